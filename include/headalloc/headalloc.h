@@ -1,0 +1,23 @@
+/* headalloc — optimal head allocation under a fixed key-dimension budget.
+ * The umbrella header: include this one. */
+#ifndef HEADALLOC_HEADALLOC_H
+#define HEADALLOC_HEADALLOC_H
+
+#include "status.h"
+#include "model.h"
+#include "divisors.h"
+#include "solver.h"
+#include "yaml_writer.h"
+#include "report.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The library version, "X.Y.Z". */
+const char *ha_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

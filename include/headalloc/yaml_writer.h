@@ -1,0 +1,59 @@
+/* headalloc — a small YAML writer over libyaml's emitter.
+ *
+ * Block style by default; errors are sticky: after the first failure every
+ * call is a no-op and ha_yaml_writer_finish() reports it.  Floats are
+ * written in the shortest form that reads back as the same double;
+ * infinities as .inf / -.inf. */
+#ifndef HEADALLOC_YAML_WRITER_H
+#define HEADALLOC_YAML_WRITER_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ha_yaml_writer;
+
+/* Start a YAML stream and one document on stream (not closed by the
+ * writer).  HA_ENOMEM / HA_EIO on failure, then *out is NULL. */
+enum ha_status ha_yaml_writer_new(FILE *stream, struct ha_yaml_writer **out);
+
+/* End the document and the stream, flush, and report the first error of
+ * the writer's life (HA_EIO when the emitter or the stream failed).  The
+ * writer is still to be freed. */
+enum ha_status ha_yaml_writer_finish(struct ha_yaml_writer *w);
+
+/* Free the writer (NULL accepted); does not close the stream. */
+void ha_yaml_writer_free(struct ha_yaml_writer *w);
+
+/* Containers.  flow != 0 writes [a, b] / {k: v} on one line. */
+void ha_yaml_begin_map(struct ha_yaml_writer *w, int flow);
+void ha_yaml_end_map(struct ha_yaml_writer *w);
+void ha_yaml_begin_seq(struct ha_yaml_writer *w, int flow);
+void ha_yaml_end_seq(struct ha_yaml_writer *w);
+
+/* Scalars.  Inside a map, write a key with ha_yaml_key then its value. */
+void ha_yaml_key(struct ha_yaml_writer *w, const char *key);
+void ha_yaml_string(struct ha_yaml_writer *w, const char *value);
+void ha_yaml_uint(struct ha_yaml_writer *w, uint64_t value);
+void ha_yaml_int(struct ha_yaml_writer *w, int64_t value);
+void ha_yaml_double(struct ha_yaml_writer *w, double value);
+void ha_yaml_bool(struct ha_yaml_writer *w, int value);
+void ha_yaml_null(struct ha_yaml_writer *w);
+
+/* The status so far (HA_OK until something failed). */
+enum ha_status ha_yaml_writer_status(const struct ha_yaml_writer *w);
+
+/* Format a double in the shortest "%.{15,16,17}g" form that strtod reads
+ * back exactly, into buf (at least 32 bytes); "inf", "-inf", "nan" for the
+ * non-finite.  Returns buf. */
+char *ha_format_double(double value, char buf[32]);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,102 @@
+/* The error model of spec §2, entirely in natural logs. */
+#include <math.h>
+
+#include <headalloc/model.h>
+
+struct ha_model ha_model_defaults(void)
+{
+	struct ha_model m = {
+		.samples = 1e8,
+		.smoothness = 2.0,
+		.bias_coef = 1.0,
+		.var_coef = 1.0,
+		.hdi = 1.0,
+	};
+	return m;
+}
+
+static int positive_finite(double x)
+{
+	return isfinite(x) && x > 0.0;
+}
+
+enum ha_status ha_model_validate(const struct ha_model *m)
+{
+	if (!m)
+		return HA_EINVAL;
+	if (!isfinite(m->samples) || !(m->samples > 1.0) || m->samples > 1e300)
+		return HA_EINVAL;
+	if (!positive_finite(m->smoothness) || !positive_finite(m->bias_coef) ||
+	    !positive_finite(m->var_coef))
+		return HA_EINVAL;
+	if (!(m->hdi >= 0.0 && m->hdi <= 1.0))
+		return HA_EINVAL;
+	return HA_OK;
+}
+
+double ha_log_add(double a, double b)
+{
+	if (a == -INFINITY)
+		return b;
+	if (b == -INFINITY)
+		return a;
+	double hi = a > b ? a : b;
+	double lo = a > b ? b : a;
+	return hi + log1p(exp(lo - hi));
+}
+
+double ha_exp_or_inf(double log_value)
+{
+	double v = exp(log_value);
+	return isfinite(v) ? v : INFINITY;
+}
+
+/* ln var(d) = ln c_v + (d/2) ln d - ln n: one head's variance. */
+static double log_head_variance(const struct ha_model *m, double d)
+{
+	return log(m->var_coef) + 0.5 * d * log(d) - log(m->samples);
+}
+
+enum ha_status ha_model_eval(const struct ha_model *m, uint64_t budget,
+                             uint64_t head_dim, struct ha_terms *out)
+{
+	if (!m || !out || head_dim == 0 || budget == 0 ||
+	    budget > HA_BUDGET_MAX || budget % head_dim != 0)
+		return HA_EINVAL;
+
+	uint64_t heads = budget / head_dim;
+	double d = (double)head_dim;
+	double rho = 1.0 - m->hdi;
+	double log_var = log_head_variance(m, d);
+
+	out->log_bias2 = log(m->bias_coef) - m->smoothness * log(d);
+	out->log_variance = log_var - log((double)heads);
+	if (rho > 0.0 && heads > 1)
+		out->log_covariance =
+			log(rho) + log_var + log1p(-1.0 / (double)heads);
+	else
+		out->log_covariance = -INFINITY;
+	out->log_mse = ha_log_add(ha_log_add(out->log_bias2, out->log_variance),
+	                          out->log_covariance);
+	return HA_OK;
+}
+
+double ha_model_log_relaxed(const struct ha_model *m, double budget, double x,
+                            double *grad)
+{
+	double rho = 1.0 - m->hdi;
+	/* Variance factor rho + (1 - rho)/H with H = D/x. */
+	double factor = rho + (1.0 - rho) * x / budget;
+	double log_bias = log(m->bias_coef) - m->smoothness * log(x);
+	double log_var = log_head_variance(m, x) + log(factor);
+	double log_f = ha_log_add(log_bias, log_var);
+
+	if (grad) {
+		double w_bias = exp(log_bias - log_f);
+		double w_var = exp(log_var - log_f);
+		double dlog_var = 0.5 * (log(x) + 1.0) +
+		                  (1.0 - rho) / budget / factor;
+		*grad = w_bias * (-m->smoothness / x) + w_var * dlog_var;
+	}
+	return log_f;
+}
