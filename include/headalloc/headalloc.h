@@ -9,6 +9,7 @@
 #include "solver.h"
 #include "yaml_writer.h"
 #include "report.h"
+#include "fit.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -13,6 +13,7 @@ const char *ha_status_str(enum ha_status status)
 	case HA_EIO: return "input/output error";
 	case HA_EFORMAT: return "malformed input";
 	case HA_EUNSUPPORTED: return "unsupported input";
+	case HA_EDEGENERATE: return "too few distinct points to fit";
 	}
 	return "unknown status";
 }

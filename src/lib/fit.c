@@ -1,0 +1,282 @@
+/* Streaming ordinary least squares with centred (Welford) updates. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <gsl/gsl_cdf.h>
+
+#include <headalloc/fit.h>
+
+struct ha_fit {
+	enum ha_fit_kind kind;
+	size_t count;
+	double mean_x, mean_y; /* running means of X and Y */
+	double sxx, sxy, syy;  /* centred sums of squares and products */
+	double first_x, second_x;
+	size_t distinct;       /* distinct X seen, capped at 3 */
+	size_t store_cap;
+	double *store;         /* X0, Y0, X1, Y1, ...: min(count, cap) points */
+};
+
+static int kind_valid(enum ha_fit_kind kind)
+{
+	return kind == HA_FIT_LINEAR || kind == HA_FIT_POWER_LOGLN ||
+	       kind == HA_FIT_LOG || kind == HA_FIT_POWER;
+}
+
+/* Map a raw point into the fit's coordinates; 0 when outside the domain. */
+static int transform(enum ha_fit_kind kind, double x, double y, double *tx,
+                     double *ty)
+{
+	if (!isfinite(x) || !isfinite(y))
+		return 0;
+	switch (kind) {
+	case HA_FIT_LINEAR:
+		*tx = x;
+		*ty = y;
+		break;
+	case HA_FIT_POWER_LOGLN:
+		if (!(x > 1.0) || !(y > 0.0))
+			return 0;
+		*tx = log(log(x));
+		*ty = log(y);
+		break;
+	case HA_FIT_LOG:
+		if (!(x > 0.0))
+			return 0;
+		*tx = log(x);
+		*ty = y;
+		break;
+	case HA_FIT_POWER:
+		if (!(x > 0.0) || !(y > 0.0))
+			return 0;
+		*tx = log(x);
+		*ty = log(y);
+		break;
+	default:
+		return 0;
+	}
+	return isfinite(*tx) && isfinite(*ty);
+}
+
+enum ha_status ha_fit_new(enum ha_fit_kind kind, size_t store_cap,
+                          struct ha_fit **out)
+{
+	if (!out)
+		return HA_EINVAL;
+	*out = NULL;
+	if (!kind_valid(kind))
+		return HA_EINVAL;
+	if (store_cap > SIZE_MAX / (2 * sizeof(double)))
+		return HA_ENOMEM;
+
+	struct ha_fit *fit = calloc(1, sizeof *fit);
+	if (!fit)
+		return HA_ENOMEM;
+	fit->kind = kind;
+	fit->store_cap = store_cap;
+	if (store_cap > 0) {
+		fit->store = malloc(store_cap * 2 * sizeof(double));
+		if (!fit->store) {
+			free(fit);
+			return HA_ENOMEM;
+		}
+	}
+	*out = fit;
+	return HA_OK;
+}
+
+void ha_fit_free(struct ha_fit *fit)
+{
+	if (!fit)
+		return;
+	free(fit->store);
+	free(fit);
+}
+
+void ha_fit_reset(struct ha_fit *fit)
+{
+	if (!fit)
+		return;
+	fit->count = 0;
+	fit->mean_x = fit->mean_y = 0.0;
+	fit->sxx = fit->sxy = fit->syy = 0.0;
+	fit->first_x = fit->second_x = 0.0;
+	fit->distinct = 0;
+}
+
+size_t ha_fit_count(const struct ha_fit *fit)
+{
+	return fit ? fit->count : 0;
+}
+
+static void count_distinct(struct ha_fit *fit, double tx)
+{
+	if (fit->distinct == 0) {
+		fit->first_x = tx;
+		fit->distinct = 1;
+	} else if (fit->distinct == 1 && tx != fit->first_x) {
+		fit->second_x = tx;
+		fit->distinct = 2;
+	} else if (fit->distinct == 2 && tx != fit->first_x &&
+	           tx != fit->second_x) {
+		fit->distinct = 3;
+	}
+}
+
+enum ha_status ha_fit_add(struct ha_fit *fit, double x, double y)
+{
+	double tx, ty;
+	if (!fit || !transform(fit->kind, x, y, &tx, &ty))
+		return HA_EINVAL;
+
+	if (fit->count < fit->store_cap) {
+		fit->store[2 * fit->count] = tx;
+		fit->store[2 * fit->count + 1] = ty;
+	}
+	count_distinct(fit, tx);
+
+	/* Welford: update the means, then the centred sums with the old and
+	 * new deviations, which keeps them exact for an exact line far
+	 * better than raw sums of squares would. */
+	fit->count++;
+	double n = (double)fit->count;
+	double dx = tx - fit->mean_x;
+	double dy = ty - fit->mean_y;
+	fit->mean_x += dx / n;
+	fit->mean_y += dy / n;
+	fit->sxx += dx * (tx - fit->mean_x);
+	fit->sxy += dx * (ty - fit->mean_y);
+	fit->syy += dy * (ty - fit->mean_y);
+	return HA_OK;
+}
+
+/* Fold one residual into the running SSR and maximum. */
+static void take_residual(struct ha_fit_result *r, double tx, double ty,
+                          size_t index, double *ssr)
+{
+	double res = ty - r->intercept - r->slope * tx;
+	*ssr += res * res;
+	if (fabs(res) > r->max_abs_residual || index == 0) {
+		r->max_abs_residual = fabs(res);
+		r->max_residual_index = index;
+	}
+}
+
+/* The second pass, over the store or a replay.  On HA_OK *ssr holds the
+ * directly summed squared residuals. */
+static enum ha_status residual_pass(const struct ha_fit *fit,
+                                    ha_fit_replay_fn replay, void *ctx,
+                                    struct ha_fit_result *r, double *ssr)
+{
+	*ssr = 0.0;
+	r->max_abs_residual = 0.0;
+	r->max_residual_index = 0;
+	for (size_t i = 0; i < fit->count; i++) {
+		double tx, ty;
+		if (fit->count <= fit->store_cap) {
+			tx = fit->store[2 * i];
+			ty = fit->store[2 * i + 1];
+		} else {
+			double x, y;
+			enum ha_status st = replay(ctx, i, &x, &y);
+			if (st != HA_OK)
+				return st;
+			if (!transform(fit->kind, x, y, &tx, &ty))
+				return HA_EINVAL;
+		}
+		take_residual(r, tx, ty, i, ssr);
+	}
+	return HA_OK;
+}
+
+enum ha_status ha_fit_result(const struct ha_fit *fit, ha_fit_replay_fn replay,
+                             void *ctx, struct ha_fit_result *out)
+{
+	if (!fit || !out)
+		return HA_EINVAL;
+	if (fit->distinct < 3)
+		return HA_EDEGENERATE;
+	if (!isfinite(fit->sxx) || !isfinite(fit->sxy) ||
+	    !isfinite(fit->syy) || !isfinite(fit->mean_x) ||
+	    !isfinite(fit->mean_y) || !(fit->sxx > 0.0))
+		return HA_ENUMERIC;
+
+	struct ha_fit_result r = {0};
+	double n = (double)fit->count;
+	r.kind = fit->kind;
+	r.count = fit->count;
+	r.slope = fit->sxy / fit->sxx;
+	r.intercept = fit->mean_y - r.slope * fit->mean_x;
+
+	double ssr;
+	if (fit->count <= fit->store_cap || replay) {
+		enum ha_status st = residual_pass(fit, replay, ctx, &r, &ssr);
+		if (st != HA_OK)
+			return st;
+		r.max_residual_known = 1;
+	} else {
+		/* Without a pass: SSR = Syy - beta Sxy, clamped at zero
+		 * against rounding. */
+		ssr = fit->syy - r.slope * fit->sxy;
+		if (!(ssr > 0.0))
+			ssr = 0.0;
+	}
+	if (!isfinite(ssr) || !isfinite(r.slope) || !isfinite(r.intercept))
+		return HA_ENUMERIC;
+
+	double dof = n - 2.0;
+	double s2 = ssr / dof;
+	r.residual_sd = sqrt(s2);
+	r.se_slope = sqrt(s2 / fit->sxx);
+	r.se_intercept =
+		sqrt(s2 * (1.0 / n + fit->mean_x * fit->mean_x / fit->sxx));
+	r.t_quantile = gsl_cdf_tdist_Pinv(0.5 + 0.5 * HA_FIT_LEVEL, dof);
+	r.slope_low = r.slope - r.t_quantile * r.se_slope;
+	r.slope_high = r.slope + r.t_quantile * r.se_slope;
+
+	if (fit->syy > 0.0) {
+		r.r2 = 1.0 - ssr / fit->syy;
+		if (r.r2 < 0.0)
+			r.r2 = 0.0;
+		if (r.r2 > 1.0)
+			r.r2 = 1.0;
+		r.r2_defined = 1;
+	} else {
+		r.r2 = 1.0;
+		r.r2_defined = 0;
+	}
+
+	if (!isfinite(r.se_slope) || !isfinite(r.se_intercept) ||
+	    !isfinite(r.t_quantile) || !isfinite(r.slope_low) ||
+	    !isfinite(r.slope_high) || !isfinite(r.max_abs_residual))
+		return HA_ENUMERIC;
+	*out = r;
+	return HA_OK;
+}
+
+double ha_fit_residual(const struct ha_fit_result *result, double x, double y)
+{
+	double tx, ty;
+	if (!result || !transform(result->kind, x, y, &tx, &ty))
+		return 0.0;
+	return ty - result->intercept - result->slope * tx;
+}
+
+const char *ha_fit_kind_str(enum ha_fit_kind kind)
+{
+	switch (kind) {
+	case HA_FIT_LINEAR: return "linear";
+	case HA_FIT_POWER_LOGLN: return "power-lnln";
+	case HA_FIT_LOG: return "log";
+	case HA_FIT_POWER: return "power";
+	}
+	return "unknown";
+}
+
+double ha_fit_seed_exponent(double smoothness)
+{
+	if (!(smoothness > -4.0) || !isfinite(smoothness))
+		return 0.0;
+	return 2.0 / (4.0 + smoothness);
+}

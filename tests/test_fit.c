@@ -1,0 +1,268 @@
+/* Streaming least-squares fits against known laws and against GSL. */
+#include <math.h>
+#include <stdlib.h>
+
+#include <criterion/criterion.h>
+#include <gsl/gsl_fit.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+
+#include <headalloc/fit.h>
+
+/* n_i log-spaced from lo to hi, both ends included. */
+static double log_spaced(double lo, double hi, size_t i, size_t points)
+{
+	return exp(log(lo) + (log(hi) - log(lo)) * (double)i /
+	                             (double)(points - 1));
+}
+
+static struct ha_fit *make(enum ha_fit_kind kind, size_t cap)
+{
+	struct ha_fit *fit = NULL;
+	cr_assert_eq(ha_fit_new(kind, cap, &fit), HA_OK);
+	cr_assert_not_null(fit);
+	return fit;
+}
+
+Test(fit, exact_line)
+{
+	struct ha_fit *fit = make(HA_FIT_LINEAR, HA_FIT_STORE_DEFAULT);
+	for (int i = 0; i < 10; i++)
+		cr_assert_eq(ha_fit_add(fit, i, 3.0 - 0.5 * i), HA_OK);
+	struct ha_fit_result r;
+	cr_assert_eq(ha_fit_result(fit, NULL, NULL, &r), HA_OK);
+	cr_expect_eq(r.count, 10);
+	cr_expect(fabs(r.slope + 0.5) < 1e-14);
+	cr_expect(fabs(r.intercept - 3.0) < 1e-14);
+	cr_expect(fabs(r.r2 - 1.0) < 1e-14);
+	cr_expect_eq(r.r2_defined, 1);
+	cr_expect(r.max_residual_known);
+	cr_expect(r.max_abs_residual < 1e-14);
+	cr_expect(r.slope_low <= r.slope && r.slope <= r.slope_high);
+	ha_fit_free(fit);
+}
+
+/* ln x* = ln a + b ln ln n, exactly, over n = 1e4 .. 1e12. */
+Test(fit, exact_power_law_in_ln_n_recovers_b)
+{
+	const double a = 1.7, b = 0.7123456789;
+	struct ha_fit *fit = make(HA_FIT_POWER_LOGLN, HA_FIT_STORE_DEFAULT);
+	for (size_t i = 0; i < 500; i++) {
+		double n = log_spaced(1e4, 1e12, i, 500);
+		cr_assert_eq(ha_fit_add(fit, n, a * pow(log(n), b)), HA_OK);
+	}
+	struct ha_fit_result r;
+	cr_assert_eq(ha_fit_result(fit, NULL, NULL, &r), HA_OK);
+	cr_expect(fabs(r.slope - b) < 1e-12, "b = %.17g", r.slope);
+	cr_expect(fabs(r.intercept - log(a)) < 1e-12);
+	cr_expect(r.max_abs_residual < 1e-13);
+	cr_expect(r.r2 > 1.0 - 1e-12);
+	cr_expect(r.slope_low <= b + 1e-12 && b - 1e-12 <= r.slope_high);
+	ha_fit_free(fit);
+}
+
+struct sweep {
+	double a, b;
+	size_t points;
+	size_t calls;
+};
+
+static enum ha_status sweep_point(void *ctx, size_t i, double *x, double *y)
+{
+	struct sweep *s = ctx;
+	s->calls++;
+	*x = log_spaced(1e4, 1e12, i, s->points);
+	*y = s->a * pow(log(*x), s->b);
+	return HA_OK;
+}
+
+/* A million points with no store: O(1) memory; the largest residual comes
+ * from the replay. */
+Test(fit, million_point_stream_with_replay)
+{
+	struct sweep s = {.a = 2.5, .b = 1.0 / 3.0, .points = 1000000};
+	struct ha_fit *fit = make(HA_FIT_POWER_LOGLN, 0);
+	for (size_t i = 0; i < s.points; i++) {
+		double x, y;
+		sweep_point(&s, i, &x, &y);
+		cr_assert_eq(ha_fit_add(fit, x, y), HA_OK);
+	}
+	s.calls = 0;
+	struct ha_fit_result r;
+	cr_assert_eq(ha_fit_result(fit, NULL, NULL, &r), HA_OK);
+	cr_expect_eq(r.max_residual_known, 0);
+	cr_expect(fabs(r.slope - s.b) < 1e-12, "b = %.17g", r.slope);
+
+	cr_assert_eq(ha_fit_result(fit, sweep_point, &s, &r), HA_OK);
+	cr_expect_eq(s.calls, s.points);
+	cr_expect_eq(r.max_residual_known, 1);
+	cr_expect(r.max_abs_residual < 1e-12);
+	cr_expect(fabs(r.slope - s.b) < 1e-12, "b = %.17g", r.slope);
+	ha_fit_free(fit);
+}
+
+static enum ha_status failing_replay(void *ctx, size_t i, double *x,
+                                     double *y)
+{
+	(void)ctx;
+	*x = *y = 2.0;
+	return i == 3 ? HA_EIO : HA_OK;
+}
+
+Test(fit, replay_status_is_returned)
+{
+	struct ha_fit *fit = make(HA_FIT_LINEAR, 2);
+	for (int i = 0; i < 5; i++)
+		ha_fit_add(fit, i, i * i);
+	struct ha_fit_result r;
+	cr_expect_eq(ha_fit_result(fit, failing_replay, NULL, &r), HA_EIO);
+	ha_fit_free(fit);
+}
+
+Test(fit, log_law_and_budget_law)
+{
+	struct ha_fit *lg = make(HA_FIT_LOG, 16);
+	struct ha_fit *pw = make(HA_FIT_POWER, 16);
+	for (size_t i = 0; i < 9; i++) {
+		double n = log_spaced(1e4, 1e12, i, 9);
+		double budget = 64.0 * pow(2.0, (double)i);
+		ha_fit_add(lg, n, 1.25 + 0.375 * log(n));
+		ha_fit_add(pw, budget, 0.125 * pow(budget, 0.98));
+	}
+	struct ha_fit_result r;
+	cr_assert_eq(ha_fit_result(lg, NULL, NULL, &r), HA_OK);
+	cr_expect(fabs(r.slope - 0.375) < 1e-13);
+	cr_expect(fabs(r.intercept - 1.25) < 1e-12);
+	cr_assert_eq(ha_fit_result(pw, NULL, NULL, &r), HA_OK);
+	cr_expect(fabs(r.slope - 0.98) < 1e-13);
+	cr_expect(fabs(r.intercept - log(0.125)) < 1e-12);
+	ha_fit_free(lg);
+	ha_fit_free(pw);
+}
+
+/* Noisy line: agrees with gsl_fit_linear, and the 95% interval covers the
+ * true slope about 95% of the time. */
+Test(fit, noisy_agrees_with_gsl_and_covers_truth)
+{
+	enum { TRIALS = 400, POINTS = 30 };
+	const double alpha = -0.3, beta = 0.71;
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(rng, 12345);
+	struct ha_fit *fit = make(HA_FIT_LINEAR, POINTS);
+	int covered = 0;
+	for (int trial = 0; trial < TRIALS; trial++) {
+		double xs[POINTS], ys[POINTS];
+		ha_fit_reset(fit);
+		for (int i = 0; i < POINTS; i++) {
+			xs[i] = 2.0 + 0.05 * i;
+			ys[i] = alpha + beta * xs[i] +
+			        gsl_ran_gaussian(rng, 0.02);
+			ha_fit_add(fit, xs[i], ys[i]);
+		}
+		struct ha_fit_result r;
+		cr_assert_eq(ha_fit_result(fit, NULL, NULL, &r), HA_OK);
+		double c0, c1, cov00, cov01, cov11, sumsq;
+		gsl_fit_linear(xs, 1, ys, 1, POINTS, &c0, &c1, &cov00, &cov01,
+		               &cov11, &sumsq);
+		cr_assert(fabs(r.slope - c1) < 1e-12);
+		cr_assert(fabs(r.intercept - c0) < 1e-12);
+		cr_assert(fabs(r.se_slope - sqrt(cov11)) < 1e-12);
+		cr_assert(fabs(r.se_intercept - sqrt(cov00)) < 1e-12);
+		cr_assert(fabs(r.residual_sd - sqrt(sumsq / (POINTS - 2))) <
+		          1e-14);
+		double mx = 0.0;
+		for (int i = 0; i < POINTS; i++)
+			mx = fmax(mx, fabs(ys[i] - c0 - c1 * xs[i]));
+		cr_assert(fabs(r.max_abs_residual - mx) < 1e-14);
+		if (r.slope_low <= beta && beta <= r.slope_high)
+			covered++;
+	}
+	cr_expect(covered >= 0.92 * TRIALS && covered <= 0.98 * TRIALS,
+	          "covered %d of %d", covered, TRIALS);
+	ha_fit_free(fit);
+	gsl_rng_free(rng);
+}
+
+Test(fit, t_quantile_matches_tables)
+{
+	struct ha_fit *fit = make(HA_FIT_LINEAR, 0);
+	ha_fit_add(fit, 0, 0);
+	ha_fit_add(fit, 1, 1);
+	ha_fit_add(fit, 2, 1);
+	struct ha_fit_result r;
+	cr_assert_eq(ha_fit_result(fit, NULL, NULL, &r), HA_OK);
+	cr_expect(fabs(r.t_quantile - 12.7062047361747) < 1e-9); /* 1 dof */
+	ha_fit_free(fit);
+}
+
+Test(fit, fewer_than_three_distinct_x_is_degenerate)
+{
+	struct ha_fit *fit = make(HA_FIT_LINEAR, 8);
+	struct ha_fit_result r;
+	cr_expect_eq(ha_fit_result(fit, NULL, NULL, &r), HA_EDEGENERATE);
+	for (int i = 0; i < 6; i++)
+		ha_fit_add(fit, i % 2, i);
+	cr_expect_eq(ha_fit_count(fit), 6);
+	cr_expect_eq(ha_fit_result(fit, NULL, NULL, &r), HA_EDEGENERATE);
+	ha_fit_add(fit, 7, 1);
+	cr_expect_eq(ha_fit_result(fit, NULL, NULL, &r), HA_OK);
+	ha_fit_free(fit);
+}
+
+Test(fit, constant_y_has_undefined_r2_reported_as_exact)
+{
+	struct ha_fit *fit = make(HA_FIT_LINEAR, 0);
+	for (int i = 0; i < 5; i++)
+		ha_fit_add(fit, i, 4.25);
+	struct ha_fit_result r;
+	cr_assert_eq(ha_fit_result(fit, NULL, NULL, &r), HA_OK);
+	cr_expect_eq(r.r2_defined, 0);
+	cr_expect_eq(r.r2, 1.0);
+	cr_expect_eq(r.slope, 0.0);
+	cr_expect_eq(r.intercept, 4.25);
+	cr_expect_eq(r.se_slope, 0.0);
+	cr_expect_eq(r.slope_low, 0.0);
+	cr_expect_eq(r.slope_high, 0.0);
+	ha_fit_free(fit);
+}
+
+Test(fit, domain_errors_leave_fit_untouched)
+{
+	struct ha_fit *fit = make(HA_FIT_POWER_LOGLN, 4);
+	cr_expect_eq(ha_fit_add(fit, 1.0, 2.0), HA_EINVAL);
+	cr_expect_eq(ha_fit_add(fit, 0.5, 2.0), HA_EINVAL);
+	cr_expect_eq(ha_fit_add(fit, 10.0, 0.0), HA_EINVAL);
+	cr_expect_eq(ha_fit_add(fit, NAN, 2.0), HA_EINVAL);
+	cr_expect_eq(ha_fit_add(fit, 10.0, INFINITY), HA_EINVAL);
+	cr_expect_eq(ha_fit_count(fit), 0);
+	cr_expect_eq(ha_fit_add(NULL, 10.0, 1.0), HA_EINVAL);
+	ha_fit_free(fit);
+
+	struct ha_fit *out = (struct ha_fit *)1;
+	cr_expect_eq(ha_fit_new((enum ha_fit_kind)42, 0, &out), HA_EINVAL);
+	cr_expect_null(out);
+	cr_expect_eq(ha_fit_new(HA_FIT_LINEAR, 0, NULL), HA_EINVAL);
+	ha_fit_free(NULL);
+}
+
+Test(fit, overflowing_sums_are_numeric_errors)
+{
+	struct ha_fit *fit = make(HA_FIT_LINEAR, 0);
+	ha_fit_add(fit, -1e300, 1e300);
+	ha_fit_add(fit, 1e300, -1e300);
+	ha_fit_add(fit, 0, 0);
+	struct ha_fit_result r;
+	cr_expect_eq(ha_fit_result(fit, NULL, NULL, &r), HA_ENUMERIC);
+	ha_fit_free(fit);
+}
+
+Test(fit, residual_and_names)
+{
+	struct ha_fit_result r = {.kind = HA_FIT_LOG, .intercept = 1.0,
+	                          .slope = 2.0};
+	cr_expect(fabs(ha_fit_residual(&r, exp(1.0), 4.0) - 1.0) < 1e-15);
+	cr_expect_str_eq(ha_fit_kind_str(HA_FIT_POWER_LOGLN), "power-lnln");
+	cr_expect(fabs(ha_fit_seed_exponent(2.0) - 1.0 / 3.0) < 1e-16);
+	cr_expect_str_eq(ha_status_str(HA_EDEGENERATE),
+	                 "too few distinct points to fit");
+}
