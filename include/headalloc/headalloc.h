@@ -10,6 +10,7 @@
 #include "yaml_writer.h"
 #include "report.h"
 #include "fit.h"
+#include "regime.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,0 +1,63 @@
+/* headalloc — exact regimes in the number of samples n (spec §4).
+ *
+ * For a fixed budget D each feasible head dimension d has an error affine
+ * in t = 1/n:  MSE_d(t) = a_d + b_d t  with  a_d = c_b d^-s  and
+ * b_d = c_v d^(d/2) (rho + (1 - rho) d/D).  The optimum over n >= 1 is the
+ * lower envelope of these lines, computed exactly (no sampling) with every
+ * quantity in natural logs, so d^(d/2) never overflows.
+ *
+ * As n grows the optimal d steps up.  The switch from d1 to d2 > d1 is at
+ * n = (b_d2 - b_d1) / (a_d1 - a_d2), where both errors are equal; by the
+ * solver's tie rule that point belongs to the smaller d1.  (Within a
+ * relative 1e-12 of MSE around a switch the solver also keeps d1; the
+ * table reports the exact crossing.) */
+#ifndef HEADALLOC_REGIME_H
+#define HEADALLOC_REGIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+#include "status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One regime: (heads, head_dim) is optimal for n in
+ * [exp(log_samples_from), exp(log_samples_to)].  Logs because the ends can
+ * pass any double (the last d of a large D takes over near n = e^(d/2 ln d)).
+ * The first regime starts at n = 1 (log_samples_from = 0).  The last has
+ * unbounded = 1 and log_samples_to = +inf, which is its meaning ("for every
+ * larger n"); every other field of every regime is finite. */
+struct ha_regime {
+	uint64_t heads;
+	uint64_t head_dim;
+	double log_samples_from; /* ln n where this regime starts (>= 0) */
+	double log_samples_to;   /* ln n where it ends; +inf when unbounded */
+	int unbounded;           /* 1 for the last regime, else 0 */
+};
+
+/* The regime table of budget D over the given feasible head dimensions
+ * (ascending, each dividing D; e.g. ha_solver_feasible()), for the model's
+ * s, c_b, c_v and hdi (its samples field is ignored).  On HA_OK *out is a
+ * new array of *count regimes sorted by n, which the caller frees with
+ * free().  HA_EINVAL for NULL pointers, an invalid model, D out of range,
+ * or head dimensions that are zero, unsorted, repeated or not divisors;
+ * HA_EINFEASIBLE for count == 0; HA_ENOMEM.  On error *out is NULL. */
+enum ha_status ha_regime_compute(const struct ha_model *model, uint64_t budget,
+                                 const uint64_t *head_dims, size_t count,
+                                 struct ha_regime **out, size_t *regimes);
+
+/* Natural log of the switch point n at which head dimension d2 > d1
+ * starts to beat d1 under budget D (both dividing D), for the model's
+ * s, c_b, c_v, hdi.  Always finite for d1 < d2 (it may be negative: the
+ * switch lies below n = 1).  Returns +inf for invalid arguments and when
+ * the bias gain s ln(d2/d1) underflows to zero (d2 never wins). */
+double ha_regime_log_switch(const struct ha_model *model, uint64_t budget,
+                            uint64_t d1, uint64_t d2);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

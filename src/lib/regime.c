@@ -1,0 +1,149 @@
+/* Exact regimes: the lower envelope of the lines a_d + b_d / n, in logs. */
+#include <math.h>
+#include <stdlib.h>
+
+#include <headalloc/regime.h>
+
+/* ln(e^x - 1) for x > 0, accurate for tiny and huge x. */
+static double log_expm1(double x)
+{
+	if (x > 0.5)
+		return x + log1p(-exp(-x));
+	return log(expm1(x));
+}
+
+/* ln(d2/d1) for d2 > d1 >= 1 without rounding d2/d1 first. */
+static double log_ratio(uint64_t d1, uint64_t d2)
+{
+	return log1p((double)(d2 - d1) / (double)d1);
+}
+
+/* ln(rho + (1 - rho) d/D) = ln(rho + (1 - rho)/H). */
+static double log_factor(const struct ha_model *m, uint64_t budget,
+                         uint64_t d)
+{
+	double rho = 1.0 - m->hdi;
+	return log(rho + (1.0 - rho) / (double)(budget / d));
+}
+
+static int model_ok(const struct ha_model *m)
+{
+	if (!m)
+		return 0;
+	struct ha_model copy = *m;
+	copy.samples = 2.0; /* the regimes span every n */
+	return ha_model_validate(&copy) == HA_OK;
+}
+
+/* The switch point of d1 < d2, both dividing D, for a validated model.
+ *   ln n = ln(b2 - b1) - ln(a1 - a2)
+ *        = ln b1 + ln(e^db - 1) - ln a2 - ln(e^da - 1)
+ * with da = ln a1 - ln a2 = s ln(d2/d1) > 0 and db = ln b2 - ln b1 > 0. */
+static double log_switch(const struct ha_model *m, uint64_t budget,
+                         uint64_t d1, uint64_t d2)
+{
+	double lr = log_ratio(d1, d2);
+	double da = m->smoothness * lr;
+	if (!(da > 0.0))
+		return INFINITY;
+	double fd1 = (double)d1, fd2 = (double)d2;
+	/* (d2/2) ln d2 - (d1/2) ln d1 = ((d2 - d1) ln d2 + d1 ln(d2/d1))/2 */
+	double db = 0.5 * ((double)(d2 - d1) * log(fd2) + fd1 * lr) +
+	            log_factor(m, budget, d2) - log_factor(m, budget, d1);
+	double log_b1 = log(m->var_coef) + 0.5 * fd1 * log(fd1) +
+	                log_factor(m, budget, d1);
+	double log_a2 = log(m->bias_coef) - m->smoothness * log(fd2);
+	return log_b1 + log_expm1(db) - log_a2 - log_expm1(da);
+}
+
+double ha_regime_log_switch(const struct ha_model *model, uint64_t budget,
+                            uint64_t d1, uint64_t d2)
+{
+	if (!model_ok(model) || budget == 0 || budget > HA_BUDGET_MAX ||
+	    d1 == 0 || d2 <= d1 || budget % d1 != 0 || budget % d2 != 0)
+		return INFINITY;
+	return log_switch(model, budget, d1, d2);
+}
+
+static int dims_ok(uint64_t budget, const uint64_t *dims, size_t count)
+{
+	for (size_t i = 0; i < count; i++) {
+		if (dims[i] == 0 || budget % dims[i] != 0)
+			return 0;
+		if (i > 0 && dims[i] <= dims[i - 1])
+			return 0;
+	}
+	return 1;
+}
+
+enum ha_status ha_regime_compute(const struct ha_model *model, uint64_t budget,
+                                 const uint64_t *head_dims, size_t count,
+                                 struct ha_regime **out, size_t *regimes)
+{
+	if (out)
+		*out = NULL;
+	if (regimes)
+		*regimes = 0;
+	if (!out || !regimes || !model_ok(model) || budget == 0 ||
+	    budget > HA_BUDGET_MAX || (count > 0 && !head_dims))
+		return HA_EINVAL;
+	if (count == 0)
+		return HA_EINFEASIBLE;
+	if (!dims_ok(budget, head_dims, count))
+		return HA_EINVAL;
+
+	/* hull[]: indices into head_dims of the lines on the envelope;
+	 * from[m]: ln n at which hull[m] takes over from hull[m-1]. */
+	size_t *hull = malloc(count * sizeof *hull);
+	double *from = malloc(count * sizeof *from);
+	if (!hull || !from) {
+		free(hull);
+		free(from);
+		return HA_ENOMEM;
+	}
+
+	/* Lines in ascending d have ascending slope b_d and descending
+	 * intercept a_d.  A line is dropped when the next one overtakes it
+	 * no later than it overtakes its predecessor; at equality it is
+	 * optimal at one point only, where the smaller d wins the tie. */
+	size_t top = 0;
+	for (size_t k = 0; k < count; k++) {
+		double start = -INFINITY;
+		while (top > 0) {
+			start = log_switch(model, budget, head_dims[hull[top - 1]],
+			                   head_dims[k]);
+			if (top == 1 || from[top - 1] < start)
+				break;
+			top--;
+		}
+		hull[top] = k;
+		from[top] = top == 0 ? -INFINITY : start;
+		top++;
+	}
+
+	struct ha_regime *table = malloc(top * sizeof *table);
+	if (!table) {
+		free(hull);
+		free(from);
+		return HA_ENOMEM;
+	}
+	size_t used = 0;
+	for (size_t m = 0; m < top; m++) {
+		double lo = from[m];
+		double hi = m + 1 < top ? from[m + 1] : INFINITY;
+		if (!(hi > 0.0) || lo == INFINITY)
+			continue; /* over before n = 1, or never reached */
+		uint64_t d = head_dims[hull[m]];
+		table[used].head_dim = d;
+		table[used].heads = budget / d;
+		table[used].log_samples_from = lo > 0.0 ? lo : 0.0;
+		table[used].log_samples_to = hi;
+		table[used].unbounded = hi == INFINITY;
+		used++;
+	}
+	free(hull);
+	free(from);
+	*out = table;
+	*regimes = used;
+	return HA_OK;
+}

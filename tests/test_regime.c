@@ -1,0 +1,283 @@
+/* Exact regimes against brute force over every feasible divisor. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <criterion/criterion.h>
+
+#include <headalloc/regime.h>
+
+struct limits {
+	uint64_t multiple, min_d, max_d, min_h, max_h;
+};
+
+/* Feasible head dimensions of D by trial division (tests use small D). */
+static size_t feasible(uint64_t budget, struct limits c, uint64_t *dims,
+                       size_t cap)
+{
+	size_t count = 0;
+	for (uint64_t d = 1; d <= budget && count < cap; d++) {
+		if (budget % d)
+			continue;
+		uint64_t h = budget / d;
+		if ((c.multiple && d % c.multiple) || (c.min_d && d < c.min_d) ||
+		    (c.max_d && d > c.max_d) || (c.min_h && h < c.min_h) ||
+		    (c.max_h && h > c.max_h))
+			continue;
+		dims[count++] = d;
+	}
+	return count;
+}
+
+static double log_add(double a, double b)
+{
+	double hi = fmax(a, b), lo = fmin(a, b);
+	return hi + log1p(exp(lo - hi));
+}
+
+/* ln MSE of head dimension d at ln n: through ha_model_eval when n is a
+ * double, else the formula of spec §2 directly. */
+static double log_mse(const struct ha_model *m, uint64_t budget, uint64_t d,
+                      double log_n)
+{
+	if (log_n < 690.0) {
+		struct ha_model at = *m;
+		at.samples = exp(log_n);
+		struct ha_terms t;
+		cr_assert_eq(ha_model_eval(&at, budget, d, &t), HA_OK);
+		return t.log_mse;
+	}
+	double x = (double)d, rho = 1.0 - m->hdi;
+	double la = log(m->bias_coef) - m->smoothness * log(x);
+	double lb = log(m->var_coef) + 0.5 * x * log(x) +
+	            log(rho + (1.0 - rho) / (double)(budget / d));
+	return log_add(la, lb - log_n);
+}
+
+/* The brute-force optimum: ties within 1e-12 go to the smaller d. */
+static uint64_t brute_best(const struct ha_model *m, uint64_t budget,
+                           const uint64_t *dims, size_t count, double log_n)
+{
+	uint64_t best = dims[0];
+	double best_l = log_mse(m, budget, dims[0], log_n);
+	for (size_t i = 1; i < count; i++) {
+		double l = log_mse(m, budget, dims[i], log_n);
+		if (l < best_l - 1e-12) {
+			best_l = l;
+			best = dims[i];
+		}
+	}
+	return best;
+}
+
+/* The regime table is contiguous from n = 1 to +inf, strictly increasing
+ * in d, and agrees with brute force on both sides of every boundary and
+ * on a fine grid of ln n in [0, 1000]. */
+static void check_against_brute_force(uint64_t budget, struct limits c,
+                                      struct ha_model m)
+{
+	static uint64_t dims[8192];
+	size_t count = feasible(budget, c, dims, 8192);
+	cr_assert_gt(count, 0);
+
+	struct ha_regime *r = NULL;
+	size_t nr = 0;
+	cr_assert_eq(ha_regime_compute(&m, budget, dims, count, &r, &nr),
+	             HA_OK);
+	cr_assert_gt(nr, 0);
+	cr_assert_eq(r[0].log_samples_from, 0.0);
+	cr_assert(r[nr - 1].unbounded);
+	cr_assert(isinf(r[nr - 1].log_samples_to));
+	for (size_t i = 0; i < nr; i++) {
+		cr_assert_eq(r[i].heads * r[i].head_dim, budget);
+		cr_assert(isfinite(r[i].log_samples_from));
+		cr_assert(r[i].log_samples_from < r[i].log_samples_to);
+		if (i + 1 < nr) {
+			cr_assert_eq(r[i].unbounded, 0);
+			cr_assert(isfinite(r[i].log_samples_to));
+			cr_assert_eq(r[i].log_samples_to,
+			             r[i + 1].log_samples_from);
+			cr_assert_lt(r[i].head_dim, r[i + 1].head_dim);
+		}
+	}
+
+	/* Both sides of each boundary, where n is a double or not. */
+	for (size_t i = 1; i < nr; i++) {
+		double b = r[i].log_samples_from;
+		double eps = 1e-7 * fmax(1.0, b);
+		cr_assert_eq(brute_best(&m, budget, dims, count, b - eps),
+		             r[i - 1].head_dim, "D=%llu below boundary %zu",
+		             (unsigned long long)budget, i);
+		cr_assert_eq(brute_best(&m, budget, dims, count, b + eps),
+		             r[i].head_dim, "D=%llu above boundary %zu",
+		             (unsigned long long)budget, i);
+	}
+
+	/* A fine grid over n = 1 .. e^1000. */
+	size_t k = 0;
+	for (int g = 1; g <= 4000; g++) {
+		double ln = 0.25 * g;
+		while (k + 1 < nr && ln > r[k].log_samples_to)
+			k++;
+		if (fabs(ln - r[k].log_samples_to) < 1e-6 ||
+		    fabs(ln - r[k].log_samples_from) < 1e-6)
+			continue;
+		cr_assert_eq(brute_best(&m, budget, dims, count, ln),
+		             r[k].head_dim, "D=%llu ln n=%g",
+		             (unsigned long long)budget, ln);
+	}
+	free(r);
+}
+
+Test(regime, spec_example_d512)
+{
+	struct ha_model m = ha_model_defaults();
+	uint64_t dims[] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512};
+	struct ha_regime *r = NULL;
+	size_t nr = 0;
+	cr_assert_eq(ha_regime_compute(&m, 512, dims, 10, &r, &nr), HA_OK);
+	size_t i = 0;
+	while (i < nr && r[i].head_dim != 8)
+		i++;
+	cr_assert_lt(i, nr);
+	cr_expect_eq(r[i].heads, 64);
+	/* n = (b_8 - b_4)/(a_4 - a_8) = (64 - 1/8)/(3/64). */
+	double from = (64.0 - 0.125) / (3.0 / 64.0);
+	double to = (134217728.0 - 64.0) / (3.0 / 256.0);
+	cr_expect(fabs(exp(r[i].log_samples_from) / from - 1.0) < 1e-13,
+	          "from %.17g", exp(r[i].log_samples_from));
+	cr_expect(fabs(exp(r[i].log_samples_to) / to - 1.0) < 1e-13,
+	          "to %.17g", exp(r[i].log_samples_to));
+	cr_expect(fabs(exp(r[i].log_samples_from) - 1.36e3) < 5.0);
+	cr_expect(fabs(exp(r[i].log_samples_to) / 1.15e10 - 1.0) < 5e-3);
+	check_against_brute_force(512, (struct limits){0}, m);
+	free(r);
+}
+
+Test(regime, defaults_several_budgets)
+{
+	struct ha_model m = ha_model_defaults();
+	uint64_t budgets[] = {1, 2, 12, 64, 768, 997, 4096, 4544, 12288,
+	                      720720};
+	for (size_t i = 0; i < sizeof budgets / sizeof *budgets; i++)
+		check_against_brute_force(budgets[i], (struct limits){0}, m);
+}
+
+Test(regime, constrained)
+{
+	struct ha_model m = ha_model_defaults();
+	check_against_brute_force(4096, (struct limits){.multiple = 8}, m);
+	check_against_brute_force(4544, (struct limits){.multiple = 64}, m);
+	check_against_brute_force(
+		12288, (struct limits){.min_d = 16, .max_d = 256}, m);
+	check_against_brute_force(
+		720720, (struct limits){.min_h = 4, .max_h = 1000}, m);
+	check_against_brute_force(
+		720720, (struct limits){.multiple = 8, .max_d = 256}, m);
+}
+
+Test(regime, other_models)
+{
+	struct ha_model m = ha_model_defaults();
+	m.hdi = 0.5;
+	check_against_brute_force(4096, (struct limits){0}, m);
+	m.hdi = 0.0;
+	check_against_brute_force(720720, (struct limits){0}, m);
+	m = ha_model_defaults();
+	m.smoothness = 0.5;
+	m.bias_coef = 3.0;
+	m.var_coef = 0.01;
+	check_against_brute_force(5040, (struct limits){0}, m);
+	m.smoothness = 7.0;
+	m.hdi = 0.9;
+	check_against_brute_force(5040, (struct limits){.multiple = 2}, m);
+}
+
+Test(regime, single_divisor_is_one_unbounded_regime)
+{
+	struct ha_model m = ha_model_defaults();
+	uint64_t d = 64;
+	struct ha_regime *r = NULL;
+	size_t nr = 0;
+	cr_assert_eq(ha_regime_compute(&m, 4096, &d, 1, &r, &nr), HA_OK);
+	cr_assert_eq(nr, 1);
+	cr_expect_eq(r[0].heads, 64);
+	cr_expect_eq(r[0].log_samples_from, 0.0);
+	cr_expect(r[0].unbounded);
+	free(r);
+}
+
+/* D = 2^62: switch points far beyond any double n stay finite logs. */
+Test(regime, huge_budget_stays_finite)
+{
+	struct ha_model m = ha_model_defaults();
+	uint64_t dims[63];
+	for (int i = 0; i < 63; i++)
+		dims[i] = UINT64_C(1) << i;
+	struct ha_regime *r = NULL;
+	size_t nr = 0;
+	uint64_t budget = UINT64_C(1) << 62;
+	cr_assert_eq(ha_regime_compute(&m, budget, dims, 63, &r, &nr), HA_OK);
+	cr_assert_gt(nr, 40); /* nearly every power of two has a turn */
+	for (size_t i = 0; i + 1 < nr; i++) {
+		cr_assert(isfinite(r[i].log_samples_to));
+		cr_assert_lt(r[i].log_samples_to, r[i + 1].log_samples_to);
+	}
+	cr_expect_eq(r[nr - 1].head_dim, budget);
+	cr_expect(r[nr - 1].log_samples_from > 1e19);
+	free(r);
+
+	uint64_t big[] = {1, HA_BUDGET_MAX};
+	cr_assert_eq(ha_regime_compute(&m, HA_BUDGET_MAX, big, 2, &r, &nr),
+	             HA_OK);
+	cr_assert_eq(nr, 2);
+	cr_expect(isfinite(r[0].log_samples_to));
+	free(r);
+}
+
+Test(regime, log_switch)
+{
+	struct ha_model m = ha_model_defaults();
+	double l = ha_regime_log_switch(&m, 512, 4, 8);
+	cr_expect(fabs(l - log(63.875 * 64.0 / 3.0)) < 1e-13);
+	cr_expect(isinf(ha_regime_log_switch(&m, 512, 8, 4)));
+	cr_expect(isinf(ha_regime_log_switch(&m, 512, 3, 8)));
+	cr_expect(isinf(ha_regime_log_switch(NULL, 512, 4, 8)));
+	/* D = 2: d = 1 -> 2 switches at n = (2 - 1/2)/(1 - 1/4) = 2. */
+	l = ha_regime_log_switch(&m, 2, 1, 2);
+	cr_expect(fabs(l - log(2.0)) < 1e-14);
+}
+
+Test(regime, errors)
+{
+	struct ha_model m = ha_model_defaults();
+	struct ha_regime *r = (struct ha_regime *)1;
+	size_t nr = 7;
+	uint64_t unsorted[] = {8, 4}, zero[] = {0, 4}, nondiv[] = {3},
+	         twice[] = {4, 4};
+	cr_expect_eq(ha_regime_compute(&m, 512, unsorted, 2, &r, &nr),
+	             HA_EINVAL);
+	cr_expect_null(r);
+	cr_expect_eq(nr, 0);
+	cr_expect_eq(ha_regime_compute(&m, 512, zero, 2, &r, &nr), HA_EINVAL);
+	cr_expect_eq(ha_regime_compute(&m, 512, nondiv, 1, &r, &nr),
+	             HA_EINVAL);
+	cr_expect_eq(ha_regime_compute(&m, 512, twice, 2, &r, &nr),
+	             HA_EINVAL);
+	cr_expect_eq(ha_regime_compute(&m, 512, NULL, 0, &r, &nr),
+	             HA_EINFEASIBLE);
+	cr_expect_eq(ha_regime_compute(&m, 0, unsorted, 2, &r, &nr),
+	             HA_EINVAL);
+	cr_expect_eq(ha_regime_compute(NULL, 512, unsorted, 2, &r, &nr),
+	             HA_EINVAL);
+	cr_expect_eq(ha_regime_compute(&m, 512, unsorted, 2, NULL, &nr),
+	             HA_EINVAL);
+	m.hdi = 1.5;
+	uint64_t ok[] = {4};
+	cr_expect_eq(ha_regime_compute(&m, 512, ok, 1, &r, &nr), HA_EINVAL);
+	/* samples is ignored: any value, even invalid, is fine. */
+	m = ha_model_defaults();
+	m.samples = 0.0;
+	cr_expect_eq(ha_regime_compute(&m, 512, ok, 1, &r, &nr), HA_OK);
+	free(r);
+}
