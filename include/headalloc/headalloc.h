@@ -11,6 +11,7 @@
 #include "report.h"
 #include "fit.h"
 #include "regime.h"
+#include "scenario.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,0 +1,118 @@
+/* headalloc — scenario files: a YAML description of a sweep.
+ *
+ *   model:                      # optional; the defaults of spec §1
+ *     smoothness: 2             # s > 0
+ *     bias_coef: 1              # c_b > 0
+ *     var_coef: 1               # c_v > 0
+ *     hdi: 1                    # in [0, 1]
+ *   constraints:                # optional; 0 or absent = none
+ *     head_dim_multiple: 8
+ *     min_head_dim: 16
+ *     max_head_dim: 256
+ *     min_heads: 1
+ *     max_heads: 128
+ *   budgets: [512, 4096]        # an integer or a list, 1 .. 2^63 - 1
+ *   samples: {from: 1e4, to: 1e12, points: 9}  # or a number or a list
+ *   report:
+ *     all: false                # list every feasible pair
+ *     regimes: true             # print the regime table
+ *     format: text              # text | yaml
+ *   models:                     # optional: the public-model table
+ *     - {name: BERT-base, heads: 12, head_dim: 64, samples: 3.3e9,
+ *        note: "3.3B words"}
+ *
+ * Every key is optional except that the file needs `budgets` or `models`.
+ * Unknown keys, repeated keys, anchors, aliases and explicit tags are
+ * errors, as are quoted scalars where a number or boolean belongs.
+ * Numbers are read whole and strictly: budgets and counts as decimal
+ * integers (no sign, fraction or exponent), real values as finite
+ * decimals that may use an exponent ("1e8"); samples must be > 1 and at
+ * most 1e300.  `{from, to, points}` is log-spaced with both ends exact
+ * (from < to, 2 <= points).  Lists hold at most HA_SCENARIO_MAX_POINTS
+ * entries (models: HA_SCENARIO_MAX_MODELS), strings at most
+ * HA_SCENARIO_MAX_STRING bytes, so memory stays bounded on any input. */
+#ifndef HEADALLOC_SCENARIO_H
+#define HEADALLOC_SCENARIO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+#include "solver.h"
+#include "status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HA_SCENARIO_MAX_POINTS ((size_t)1000000)
+#define HA_SCENARIO_MAX_MODELS ((size_t)10000)
+#define HA_SCENARIO_MAX_STRING ((size_t)256)
+
+enum ha_report_format {
+	HA_FORMAT_TEXT = 0,
+	HA_FORMAT_YAML = 1
+};
+
+/* One row of the public-model table. */
+struct ha_scenario_entry {
+	char *name;         /* non-empty, owned by the scenario */
+	uint64_t budget;    /* heads * head_dim */
+	uint64_t heads;
+	uint64_t head_dim;
+	double samples;     /* training-set size, valid when has_samples */
+	int has_samples;    /* 0 when the file gives none ("not disclosed") */
+	char *note;         /* owned; NULL when absent */
+};
+
+/* A scenario read from a file.  Arrays and strings are owned by it and
+ * freed by ha_scenario_free(). */
+struct ha_scenario {
+	struct ha_model model;             /* samples keeps its default */
+	struct ha_constraints constraints; /* zero fields: no constraint */
+	uint64_t *budgets;                 /* in file order */
+	size_t budget_count;
+	double *samples;                   /* in file order (sweeps: ascending) */
+	size_t sample_count;               /* >= 1: default {model.samples} */
+	int report_all;
+	int report_regimes;
+	enum ha_report_format report_format;
+	struct ha_scenario_entry *models;
+	size_t model_count;
+};
+
+/* Where and why reading failed.  line and column are 1-based (0 when the
+ * error has no position, e.g. a file that cannot be opened); message says
+ * what was expected and what was found, e.g.
+ *   "model.smoothness: expected a number > 0, found '-1'". */
+struct ha_scenario_error {
+	enum ha_status status;
+	unsigned long line;
+	unsigned long column;
+	char message[384];
+};
+
+/* Read a scenario from a file.  On HA_OK *out owns a new scenario (free
+ * with ha_scenario_free()).  Otherwise *out is NULL and, when err is not
+ * NULL, *err says where and why: HA_EIO when the file cannot be opened or
+ * read, HA_EFORMAT for malformed YAML or content, HA_ENOMEM; HA_EINVAL for
+ * a NULL path or out (no position). */
+enum ha_status ha_scenario_read_file(const char *path,
+                                     struct ha_scenario **out,
+                                     struct ha_scenario_error *err);
+
+/* The same from a buffer of len bytes (need not be NUL-terminated). */
+enum ha_status ha_scenario_read_string(const char *text, size_t len,
+                                       struct ha_scenario **out,
+                                       struct ha_scenario_error *err);
+
+/* Free a scenario and everything it owns; NULL is accepted. */
+void ha_scenario_free(struct ha_scenario *scenario);
+
+/* The name of a report format: "text" or "yaml". */
+const char *ha_report_format_str(enum ha_report_format format);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
