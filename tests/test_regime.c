@@ -281,3 +281,60 @@ Test(regime, errors)
 	cr_expect_eq(ha_regime_compute(&m, 512, ok, 1, &r, &nr), HA_OK);
 	free(r);
 }
+
+/* The solver agrees: inside each regime and on both sides of each
+ * boundary (outside its 1e-12 tie band), for several D and constraints. */
+Test(regime, agrees_with_solver)
+{
+	struct {
+		uint64_t budget;
+		struct ha_constraints c;
+		double hdi;
+	} cases[] = {
+		{512, {0}, 1.0},
+		{4096, {.head_dim_multiple = 8}, 1.0},
+		{4544, {.head_dim_multiple = 64}, 0.7},
+		{12288, {.min_head_dim = 16, .max_head_dim = 256}, 1.0},
+		{720720, {.min_heads = 4, .max_heads = 1000}, 0.0},
+		{UINT64_C(897612484786617600), {0}, 1.0},
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+		struct ha_solver *solver = NULL;
+		cr_assert_eq(ha_solver_new(cases[c].budget, &cases[c].c,
+		                           &solver), HA_OK);
+		struct ha_model m = ha_model_defaults();
+		m.hdi = cases[c].hdi;
+		struct ha_regime *r = NULL;
+		size_t nr = 0;
+		cr_assert_eq(ha_regime_compute_solver(solver, &m, &r, &nr),
+		             HA_OK);
+		for (size_t i = 0; i < nr; i++) {
+			double lo = r[i].log_samples_from;
+			double hi = r[i].unbounded ? lo + 10.0
+			                           : r[i].log_samples_to;
+			double probes[] = {lo + 1e-7 * fmax(1.0, lo),
+			                   0.5 * (lo + hi),
+			                   hi - 1e-7 * fmax(1.0, hi)};
+			for (size_t p = 0; p < 3; p++) {
+				if (probes[p] > log(1e300) || probes[p] <= 0.0)
+					continue;
+				m.samples = exp(probes[p]);
+				struct ha_allocation best;
+				cr_assert_eq(ha_solver_solve_integer(solver, &m,
+				                                     &best, NULL),
+				             HA_OK);
+				cr_assert_eq(best.head_dim, r[i].head_dim,
+				             "D=%llu n=e^%.17g",
+				             (unsigned long long)cases[c].budget,
+				             probes[p]);
+			}
+		}
+		free(r);
+		ha_solver_free(solver);
+	}
+	struct ha_regime *r = (struct ha_regime *)1;
+	size_t nr = 3;
+	struct ha_model m = ha_model_defaults();
+	cr_expect_eq(ha_regime_compute_solver(NULL, &m, &r, &nr), HA_EINVAL);
+	cr_expect_null(r);
+}

@@ -39,6 +39,13 @@ struct ha_terms {
 	double log_variance;
 	double log_covariance;
 	double log_mse;
+	/* The same four as plain values, computed directly (not through
+	 * exp(log)) so that they are as exact as a double allows; +inf where
+	 * the value is beyond a double. */
+	double bias2;
+	double variance;
+	double covariance;
+	double mse;
 };
 
 /* Defaults of spec §1: s = 2, c_b = c_v = 1, hdi = 1, samples = 1e8. */
@@ -53,6 +60,11 @@ enum ha_status ha_model_validate(const struct ha_model *model);
  * d not dividing D or D out of range.  The model is assumed validated. */
 enum ha_status ha_model_eval(const struct ha_model *model, uint64_t budget,
                              uint64_t head_dim, struct ha_terms *out);
+
+/* ln MSE alone, for search loops: the same value as ha_model_eval's
+ * log_mse, with the same preconditions (checked by the caller). */
+double ha_model_log_mse(const struct ha_model *model, uint64_t budget,
+                        uint64_t head_dim);
 
 /* The relaxed objective of spec §3 at a real head dimension x >= 1 with
  * H = D/x: ln f(x).  Also stores d ln f / dx in *grad when grad is not NULL. */

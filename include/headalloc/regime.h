@@ -9,8 +9,8 @@
  * As n grows the optimal d steps up.  The switch from d1 to d2 > d1 is at
  * n = (b_d2 - b_d1) / (a_d1 - a_d2), where both errors are equal; by the
  * solver's tie rule that point belongs to the smaller d1.  (Within a
- * relative 1e-12 of MSE around a switch the solver also keeps d1; the
- * table reports the exact crossing.) */
+ * relative 1e-12 of MSE around a switch the solver also keeps d1: its
+ * tie band; the table reports the exact crossing.) */
 #ifndef HEADALLOC_REGIME_H
 #define HEADALLOC_REGIME_H
 
@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "model.h"
+#include "solver.h"
 #include "status.h"
 
 #ifdef __cplusplus
@@ -48,6 +49,13 @@ struct ha_regime {
 enum ha_status ha_regime_compute(const struct ha_model *model, uint64_t budget,
                                  const uint64_t *head_dims, size_t count,
                                  struct ha_regime **out, size_t *regimes);
+
+/* The same over a solver's feasible head dimensions
+ * (ha_solver_feasible()) and budget.  HA_EINVAL for a NULL solver. */
+enum ha_status ha_regime_compute_solver(const struct ha_solver *solver,
+                                        const struct ha_model *model,
+                                        struct ha_regime **out,
+                                        size_t *regimes);
 
 /* Natural log of the switch point n at which head dimension d2 > d1
  * starts to beat d1 under budget D (both dividing D), for the model's

@@ -66,19 +66,45 @@ enum ha_status ha_model_eval(const struct ha_model *m, uint64_t budget,
 
 	uint64_t heads = budget / head_dim;
 	double d = (double)head_dim;
+	double H = (double)heads;
 	double rho = 1.0 - m->hdi;
 	double log_var = log_head_variance(m, d);
+	int has_covariance = rho > 0.0 && heads > 1;
 
 	out->log_bias2 = log(m->bias_coef) - m->smoothness * log(d);
-	out->log_variance = log_var - log((double)heads);
-	if (rho > 0.0 && heads > 1)
-		out->log_covariance =
-			log(rho) + log_var + log1p(-1.0 / (double)heads);
-	else
-		out->log_covariance = -INFINITY;
+	out->log_variance = log_var - log(H);
+	out->log_covariance = has_covariance
+		? log(rho) + log_var + log1p(-1.0 / H) : -INFINITY;
 	out->log_mse = ha_log_add(ha_log_add(out->log_bias2, out->log_variance),
 	                          out->log_covariance);
+
+	/* Plain values straight from the formulas where they fit a double
+	 * (exp of a log would lose the last bits); +inf where they do not. */
+	out->bias2 = m->bias_coef * pow(d, -m->smoothness);
+	double var = ha_exp_or_inf(log_var) < INFINITY
+		? m->var_coef * pow(d, 0.5 * d) / m->samples : INFINITY;
+	out->variance = isfinite(var) ? var / H : ha_exp_or_inf(out->log_variance);
+	if (!has_covariance)
+		out->covariance = 0.0;
+	else if (isfinite(var))
+		out->covariance = rho * var * (1.0 - 1.0 / H);
+	else
+		out->covariance = ha_exp_or_inf(out->log_covariance);
+	double sum = out->bias2 + out->variance + out->covariance;
+	out->mse = isfinite(sum) ? sum : ha_exp_or_inf(out->log_mse);
 	return HA_OK;
+}
+
+double ha_model_log_mse(const struct ha_model *m, uint64_t budget,
+                        uint64_t head_dim)
+{
+	double d = (double)head_dim;
+	double H = (double)(budget / head_dim);
+	double rho = 1.0 - m->hdi;
+	double log_bias2 = log(m->bias_coef) - m->smoothness * log(d);
+	/* var(d) (rho + (1 - rho)/H), which is variance + covariance. */
+	double log_var = log_head_variance(m, d) + log(rho + (1.0 - rho) / H);
+	return ha_log_add(log_bias2, log_var);
 }
 
 double ha_model_log_relaxed(const struct ha_model *m, double budget, double x,

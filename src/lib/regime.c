@@ -147,3 +147,21 @@ enum ha_status ha_regime_compute(const struct ha_model *model, uint64_t budget,
 	*regimes = used;
 	return HA_OK;
 }
+
+enum ha_status ha_regime_compute_solver(const struct ha_solver *solver,
+                                        const struct ha_model *model,
+                                        struct ha_regime **out,
+                                        size_t *regimes)
+{
+	if (!solver) {
+		if (out)
+			*out = NULL;
+		if (regimes)
+			*regimes = 0;
+		return HA_EINVAL;
+	}
+	size_t count = 0;
+	const uint64_t *dims = ha_solver_feasible(solver, &count);
+	return ha_regime_compute(model, ha_solver_budget(solver), dims, count,
+	                         out, regimes);
+}

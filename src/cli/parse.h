@@ -1,0 +1,16 @@
+/* Strict parsing of command-line values: the whole string must be a
+ * number of the expected kind and range, or the parse fails. */
+#ifndef HEADALLOC_CLI_PARSE_H
+#define HEADALLOC_CLI_PARSE_H
+
+#include <stdint.h>
+
+/* A decimal whole number from min to max (digits only, no sign, no
+ * spaces).  Returns 1 on success. */
+int cli_parse_uint(const char *text, uint64_t min, uint64_t max, uint64_t *out);
+
+/* A finite decimal real ("1e8", "100000000", "0.5"); no hex, no inf or
+ * nan, no surrounding spaces.  Returns 1 on success. */
+int cli_parse_real(const char *text, double *out);
+
+#endif

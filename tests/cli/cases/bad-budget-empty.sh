@@ -1,0 +1,1 @@
+"$HEADALLOC" --budget '' --samples 1e8

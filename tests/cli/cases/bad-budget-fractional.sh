@@ -1,0 +1,1 @@
+"$HEADALLOC" --budget 512.5 --samples 1e8

@@ -1,0 +1,1 @@
+"$HEADALLOC" --budget abc --samples 1e8

@@ -1,0 +1,1 @@
+"$HEADALLOC" --budget 512k --samples 1e8

@@ -1,0 +1,1 @@
+"$HEADALLOC" --budget 0 --samples 1e8

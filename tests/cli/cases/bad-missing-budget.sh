@@ -1,0 +1,1 @@
+"$HEADALLOC" --samples 1e8

@@ -1,0 +1,1 @@
+"$HEADALLOC" --budget 1 --samples 2 --format yaml

@@ -1,0 +1,1 @@
+"$HEADALLOC" -b 512 -n 100000000 -f yaml

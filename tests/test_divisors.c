@@ -1,0 +1,132 @@
+/* Factorisation and divisors against known values and trial division. */
+#include <stdlib.h>
+
+#include <criterion/criterion.h>
+
+#include <headalloc/divisors.h>
+#include <headalloc/model.h>
+
+static uint64_t naive_divisor_count(uint64_t n)
+{
+	uint64_t count = 0;
+	for (uint64_t d = 1; d * d <= n; d++)
+		if (n % d == 0)
+			count += (d * d == n) ? 1 : 2;
+	return count;
+}
+
+static int naive_is_prime(uint64_t n)
+{
+	if (n < 2)
+		return 0;
+	for (uint64_t d = 2; d * d <= n; d++)
+		if (n % d == 0)
+			return 0;
+	return 1;
+}
+
+Test(divisors, primality_agrees_with_trial_division_below_100000)
+{
+	for (uint64_t n = 0; n < 100000; n++)
+		cr_assert_eq(ha_is_prime(n), naive_is_prime(n), "n = %llu",
+		             (unsigned long long)n);
+}
+
+Test(divisors, known_large_primes_and_composites)
+{
+	cr_assert(ha_is_prime(UINT64_C(2305843009213693951)));  /* 2^61 - 1 */
+	cr_assert(ha_is_prime(UINT64_C(9223372036854775783)));  /* largest < 2^63 */
+	cr_assert(ha_is_prime(UINT64_C(18446744073709551557))); /* largest < 2^64 */
+	/* Strong pseudoprimes to several small bases. */
+	cr_assert(!ha_is_prime(UINT64_C(3215031751)));
+	cr_assert(!ha_is_prime(UINT64_C(3825123056546413051)));
+	cr_assert(!ha_is_prime(UINT64_C(4611686014132420609))); /* (2^31-1)^2 */
+}
+
+Test(divisors, counts_of_known_values)
+{
+	cr_assert_eq(ha_divisor_count(1), 1);
+	cr_assert_eq(ha_divisor_count(512), 10);
+	cr_assert_eq(ha_divisor_count(4544), 14); /* 2^6 * 71 */
+	cr_assert_eq(ha_divisor_count(UINT64_C(4611686018427387904)), 63); /* 2^62 */
+	cr_assert_eq(ha_divisor_count(UINT64_C(897612484786617600)), 103680);
+	cr_assert_eq(ha_divisor_count(UINT64_C(9223372036854775783)), 2);
+	cr_assert_eq(ha_divisor_count(UINT64_C(9223372036854775807)), 96);
+	cr_assert_eq(ha_divisor_count(0), 0);
+}
+
+Test(divisors, counts_agree_with_trial_division_up_to_20000)
+{
+	for (uint64_t n = 1; n <= 20000; n++)
+		cr_assert_eq(ha_divisor_count(n), naive_divisor_count(n), "n = %llu",
+		             (unsigned long long)n);
+}
+
+static void check_factorisation(uint64_t n)
+{
+	struct ha_prime_power f[HA_MAX_PRIME_FACTORS];
+	size_t count;
+	cr_assert_eq(ha_factorize(n, f, &count), HA_OK);
+	uint64_t product = 1;
+	for (size_t i = 0; i < count; i++) {
+		cr_assert(ha_is_prime(f[i].prime), "%llu not prime",
+		          (unsigned long long)f[i].prime);
+		if (i)
+			cr_assert_gt(f[i].prime, f[i - 1].prime);
+		for (unsigned e = 0; e < f[i].exponent; e++)
+			product *= f[i].prime;
+	}
+	cr_assert_eq(product, n, "n = %llu", (unsigned long long)n);
+}
+
+Test(divisors, factorisations_multiply_back)
+{
+	/* Semiprimes of two ~31-bit primes, prime powers, random values. */
+	check_factorisation(UINT64_C(4611685975477714963)); /* (2^31-1)(2^31-19) */
+	check_factorisation(UINT64_C(9223372036854775807)); /* 7^2 73 127 337 92737 649657 */
+	check_factorisation(UINT64_C(3486784401));          /* 3^20 */
+	check_factorisation(UINT64_C(9223371873002223329)); /* 3037000453 * 3037000493 */
+	cr_assert_eq(ha_divisor_count(UINT64_C(9223371873002223329)), 4);
+	cr_assert_eq(ha_divisor_count(UINT64_C(9223372021822390277)), 4); /* (2^32-5)(2^31-1) */
+	uint64_t x = 88172645463325252u;
+	for (int i = 0; i < 2000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		check_factorisation((x >> 1) | 1);
+		check_factorisation(x >> 1 ? x >> 1 : 1);
+	}
+}
+
+Test(divisors, list_is_sorted_complete_and_divides)
+{
+	uint64_t *d;
+	size_t count;
+	uint64_t n = UINT64_C(897612484786617600);
+	cr_assert_eq(ha_divisors(n, &d, &count), HA_OK);
+	cr_assert_eq(count, 103680);
+	cr_assert_eq(d[0], 1);
+	cr_assert_eq(d[count - 1], n);
+	for (size_t i = 0; i < count; i++) {
+		cr_assert_eq(n % d[i], 0);
+		if (i)
+			cr_assert_gt(d[i], d[i - 1]);
+		/* d and n/d pair up from the two ends. */
+		cr_assert_eq(d[i] * d[count - 1 - i], n);
+	}
+	free(d);
+}
+
+Test(divisors, rejects_out_of_range)
+{
+	uint64_t *d = (uint64_t *)1;
+	size_t count = 7;
+	cr_assert_eq(ha_divisors(0, &d, &count), HA_EINVAL);
+	cr_assert_null(d);
+	cr_assert_eq(ha_divisors(HA_BUDGET_MAX + 1, &d, &count), HA_EINVAL);
+	cr_assert_eq(ha_divisors(12, NULL, &count), HA_EINVAL);
+	cr_assert_eq(ha_divisors(1, &d, &count), HA_OK);
+	cr_assert_eq(count, 1);
+	cr_assert_eq(d[0], 1);
+	free(d);
+}

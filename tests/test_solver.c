@@ -1,0 +1,340 @@
+/* The solver against independent methods: brute-force enumeration of every
+ * divisor (found by trial division where D is small) and a GSL root of the
+ * stationarity equation of spec §3. */
+#include <math.h>
+#include <stdlib.h>
+
+#include <criterion/criterion.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_roots.h>
+
+#include <headalloc/headalloc.h>
+
+/* xorshift64*: reproducible random numbers without global state. */
+static uint64_t next_random(uint64_t *state)
+{
+	uint64_t x = *state;
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*state = x;
+	return x * UINT64_C(2685821657736338717);
+}
+
+static double uniform(uint64_t *state, double lo, double hi)
+{
+	return lo + (hi - lo) * (double)(next_random(state) >> 11) / 9007199254740992.0;
+}
+
+static double log_uniform(uint64_t *state, double lo, double hi)
+{
+	return exp(uniform(state, log(lo), log(hi)));
+}
+
+static int feasible(uint64_t D, uint64_t d, const struct ha_constraints *c)
+{
+	uint64_t H = D / d;
+	return (!c->head_dim_multiple || d % c->head_dim_multiple == 0) &&
+	       (!c->min_head_dim || d >= c->min_head_dim) &&
+	       (!c->max_head_dim || d <= c->max_head_dim) &&
+	       (!c->min_heads || H >= c->min_heads) &&
+	       (!c->max_heads || H <= c->max_heads);
+}
+
+static int by_value(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* The brute-force answer: every divisor evaluated, the smallest d within a
+ * relative 1e-12 of the minimum.  Returns 0 when nothing is feasible. */
+static uint64_t brute_force(uint64_t D, const struct ha_constraints *c,
+                            const struct ha_model *m)
+{
+	uint64_t *divs;
+	size_t count;
+	if (D <= UINT64_C(1000000000000)) {
+		/* Trial division up to sqrt(D); order does not matter below. */
+		divs = malloc(2 * 6720 * sizeof *divs);
+		count = 0;
+		for (uint64_t d = 1; d * d <= D; d++) {
+			if (D % d)
+				continue;
+			divs[count++] = d;
+			if (d * d != D)
+				divs[count++] = D / d;
+		}
+		qsort(divs, count, sizeof *divs, by_value);
+	} else {
+		cr_assert_eq(ha_divisors(D, &divs, &count), HA_OK);
+	}
+	double min = INFINITY;
+	for (size_t i = 0; i < count; i++) {
+		if (!feasible(D, divs[i], c))
+			continue;
+		struct ha_terms t;
+		ha_model_eval(m, D, divs[i], &t);
+		if (t.log_mse < min)
+			min = t.log_mse;
+	}
+	uint64_t best = 0;
+	for (size_t i = 0; i < count && !best; i++) {
+		if (!feasible(D, divs[i], c))
+			continue;
+		struct ha_terms t;
+		ha_model_eval(m, D, divs[i], &t);
+		if (t.log_mse <= min + 1e-12)
+			best = divs[i];
+	}
+	free(divs);
+	return best;
+}
+
+static uint64_t pick_budget(uint64_t *rng)
+{
+	static const uint64_t special[] = {
+		1, 2, 7, 65521, 4544, 512, 4096, 12288, 720720, 1081080,
+		UINT64_C(4611686018427387904), UINT64_C(9223372036854775783),
+		UINT64_C(9223372036854775807), UINT64_C(897612484786617600),
+		UINT64_C(9223371873002223329),
+	};
+	uint64_t r = next_random(rng) % 10;
+	if (r == 0)
+		return special[next_random(rng) % (sizeof special / sizeof *special)];
+	if (r < 3)
+		return 1 + next_random(rng) % 1000000;
+	return 1 + next_random(rng) % 65536;
+}
+
+static uint64_t maybe(uint64_t *rng, uint64_t value)
+{
+	return next_random(rng) % 4 == 0 ? value : 0;
+}
+
+static struct ha_constraints pick_constraints(uint64_t *rng, uint64_t D)
+{
+	static const uint64_t multiples[] = {2, 3, 4, 8, 16, 64};
+	struct ha_constraints c = {0, 0, 0, 0, 0};
+	if (next_random(rng) % 2)
+		return c;
+	c.head_dim_multiple = maybe(rng, multiples[next_random(rng) % 6]);
+	uint64_t a = 1 + next_random(rng) % (D < 512 ? D : 512);
+	uint64_t b = 1 + next_random(rng) % (D < 512 ? D : 512);
+	c.min_head_dim = maybe(rng, a < b ? a : b);
+	c.max_head_dim = maybe(rng, a < b ? b : a);
+	a = 1 + next_random(rng) % (D < 4096 ? D : 4096);
+	b = 1 + next_random(rng) % (D < 4096 ? D : 4096);
+	c.min_heads = maybe(rng, a < b ? a : b);
+	c.max_heads = maybe(rng, a < b ? b : a);
+	return c;
+}
+
+static struct ha_model pick_model(uint64_t *rng)
+{
+	struct ha_model m;
+	m.samples = log_uniform(rng, 1.001, 1e300);
+	m.smoothness = log_uniform(rng, 0.05, 8);
+	m.bias_coef = log_uniform(rng, 1e-6, 1e6);
+	m.var_coef = log_uniform(rng, 1e-6, 1e6);
+	uint64_t r = next_random(rng) % 4;
+	m.hdi = r == 0 ? 1.0 : r == 1 ? 0.0 : uniform(rng, 0, 1);
+	cr_assert_eq(ha_model_validate(&m), HA_OK);
+	return m;
+}
+
+Test(solver, agrees_with_brute_force_on_10000_random_cases, .timeout = 600)
+{
+	uint64_t rng = UINT64_C(0x9E3779B97F4A7C15);
+	int solved = 0, infeasible = 0;
+	for (int i = 0; i < 10000; i++) {
+		uint64_t D = pick_budget(&rng);
+		struct ha_constraints c = pick_constraints(&rng, D);
+		struct ha_model m = pick_model(&rng);
+		uint64_t want = brute_force(D, &c, &m);
+
+		struct ha_solution sol;
+		enum ha_status st = ha_solve(D, &c, &m, &sol);
+		if (!want) {
+			cr_assert_eq(st, HA_EINFEASIBLE, "case %d D=%llu", i,
+			             (unsigned long long)D);
+			infeasible++;
+			continue;
+		}
+		cr_assert_eq(st, HA_OK, "case %d: %s D=%llu n=%.17g s=%.17g cb=%.17g cv=%.17g hdi=%.17g c={%llu,%llu,%llu,%llu,%llu}", i, ha_status_str(st), (unsigned long long)D, m.samples, m.smoothness, m.bias_coef, m.var_coef, m.hdi, (unsigned long long)c.head_dim_multiple, (unsigned long long)c.min_head_dim, (unsigned long long)c.max_head_dim, (unsigned long long)c.min_heads, (unsigned long long)c.max_heads);
+		cr_assert_eq(sol.optimum.head_dim, want,
+		             "case %d D=%llu n=%g s=%g hdi=%g: got d=%llu, brute force %llu",
+		             i, (unsigned long long)D, m.samples, m.smoothness, m.hdi,
+		             (unsigned long long)sol.optimum.head_dim,
+		             (unsigned long long)want);
+		cr_assert_eq(sol.optimum.heads * sol.optimum.head_dim, D);
+		cr_assert(isfinite(sol.optimum.terms.log_mse));
+		cr_assert(isfinite(sol.relaxed.head_dim) && isfinite(sol.relaxed.log_mse));
+		cr_assert(!isnan(sol.optimum.terms.mse));
+		/* The relaxed optimum is a lower bound over its interval, which
+		 * contains every feasible d. */
+		cr_assert_leq(sol.relaxed.log_mse,
+		              sol.optimum.terms.log_mse + 1e-9 * (1 + fabs(sol.optimum.terms.log_mse)));
+		solved++;
+	}
+	/* Both outcomes were exercised. */
+	cr_assert_gt(solved, 5000);
+	cr_assert_gt(infeasible, 10);
+}
+
+struct stationarity {
+	double s, cb, cv, n, D;
+};
+
+/* (x/2 + s + 2) ln x + ln(ln x / 2 + 1/2 + 1/x) - ln(s c_b n D / c_v). */
+static double stationarity_residual(double x, void *data)
+{
+	const struct stationarity *p = data;
+	return (x / 2 + p->s + 2) * log(x) + log(0.5 * log(x) + 0.5 + 1 / x) -
+	       log(p->s * p->cb * p->n * p->D / p->cv);
+}
+
+static double brent_root(struct stationarity *p, double lo, double hi)
+{
+	gsl_function F = {stationarity_residual, p};
+	gsl_root_fsolver *solver = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
+	gsl_root_fsolver_set(solver, &F, lo, hi);
+	double root = lo;
+	for (int i = 0; i < 200; i++) {
+		gsl_root_fsolver_iterate(solver);
+		root = gsl_root_fsolver_root(solver);
+		double a = gsl_root_fsolver_x_lower(solver);
+		double b = gsl_root_fsolver_x_upper(solver);
+		if (gsl_root_test_interval(a, b, 0, 1e-15) == GSL_SUCCESS)
+			break;
+	}
+	gsl_root_fsolver_free(solver);
+	return root;
+}
+
+Test(solver, relaxation_is_the_root_of_the_stationarity_equation)
+{
+	uint64_t rng = 12345;
+	int checked = 0;
+	for (int i = 0; i < 2000; i++) {
+		uint64_t D = UINT64_C(1) << (1 + next_random(&rng) % 62);
+		struct ha_model m = ha_model_defaults();
+		m.samples = log_uniform(&rng, 1.01, 1e300);
+		m.smoothness = log_uniform(&rng, 0.1, 6);
+		m.bias_coef = log_uniform(&rng, 1e-3, 1e3);
+		m.var_coef = log_uniform(&rng, 1e-3, 1e3);
+		struct stationarity p = {m.smoothness, m.bias_coef, m.var_coef,
+		                         m.samples, (double)D};
+		/* Only interior optima: the residual changes sign on [1, D]. */
+		if (stationarity_residual(1.0, &p) >= 0 ||
+		    stationarity_residual((double)D, &p) <= 0)
+			continue;
+		double root = brent_root(&p, 1.0, (double)D);
+		struct ha_solution sol;
+		cr_assert_eq(ha_solve(D, NULL, &m, &sol), HA_OK);
+		cr_assert(fabs(sol.relaxed.head_dim - root) <= 1e-10 * root,
+		          "D=%llu n=%g s=%g: NLopt %.17g, Brent %.17g",
+		          (unsigned long long)D, m.samples, m.smoothness,
+		          sol.relaxed.head_dim, root);
+		/* The integer optimum is one of the two divisors around x*. */
+		cr_assert(sol.optimum.head_dim <= 2 * ceil(root) &&
+		          2 * sol.optimum.head_dim >= floor(root));
+		checked++;
+	}
+	cr_assert_gt(checked, 1000);
+}
+
+Test(solver, main_job_answer)
+{
+	struct ha_model m = ha_model_defaults();
+	struct ha_solution sol;
+	cr_assert_eq(ha_solve(512, NULL, &m, &sol), HA_OK);
+	cr_assert_eq(sol.optimum.heads, 64);
+	cr_assert_eq(sol.optimum.head_dim, 8);
+	cr_assert(fabs(sol.relaxed.head_dim - 11.95) < 0.01);
+	cr_assert_eq(sol.certificate.method, HA_CERT_BRACKET);
+	cr_assert_eq(sol.certificate.divisors, 10);
+	cr_assert_eq(sol.certificate.feasible, 10);
+	cr_assert_gt(sol.certificate.evaluated, 0);
+}
+
+Test(solver, small_feasible_sets_are_enumerated)
+{
+	struct ha_model m = ha_model_defaults();
+	struct ha_solution sol;
+	cr_assert_eq(ha_solve(1, NULL, &m, &sol), HA_OK);
+	cr_assert_eq(sol.optimum.heads, 1);
+	cr_assert_eq(sol.optimum.head_dim, 1);
+	cr_assert_eq(sol.certificate.method, HA_CERT_EXHAUSTIVE);
+	cr_assert_eq(sol.relaxed.head_dim, 1.0);
+	cr_assert_eq(ha_solve(UINT64_C(9223372036854775783), NULL, &m, &sol), HA_OK);
+	cr_assert_eq(sol.certificate.divisors, 2);
+	cr_assert_eq(sol.certificate.evaluated, 2);
+}
+
+Test(solver, constraints_are_honoured)
+{
+	struct ha_model m = ha_model_defaults();
+	m.samples = 2e12;
+	struct ha_constraints c = {.head_dim_multiple = 64};
+	struct ha_solution sol;
+	cr_assert_eq(ha_solve(4096, &c, &m, &sol), HA_OK);
+	cr_assert_eq(sol.optimum.head_dim % 64, 0);
+	struct ha_constraints none = {0, 0, 0, 0, 0};
+	struct ha_constraints bad = {.min_heads = 10, .max_heads = 3};
+	cr_assert_eq(ha_solve(4096, &bad, &m, &sol), HA_EINVAL);
+	struct ha_constraints impossible = {.head_dim_multiple = 3};
+	cr_assert_eq(ha_solve(4096, &impossible, &m, &sol), HA_EINFEASIBLE);
+	cr_assert_eq(ha_solve(0, &none, &m, &sol), HA_EINVAL);
+	cr_assert_eq(ha_solve(HA_BUDGET_MAX + 1, &none, &m, &sol), HA_EINVAL);
+	/* The relaxed optimum stays inside the bounds on d and H. */
+	struct ha_constraints box = {.min_head_dim = 100, .max_heads = 8};
+	cr_assert_eq(ha_solve(4096, &box, &m, &sol), HA_OK);
+	cr_assert_geq(sol.relaxed.head_dim, 512.0);
+	cr_assert_geq(sol.optimum.head_dim, 512);
+}
+
+Test(solver, enumeration_is_best_first_and_starts_with_the_optimum)
+{
+	uint64_t rng = 777;
+	for (int i = 0; i < 300; i++) {
+		uint64_t D = pick_budget(&rng);
+		if (ha_divisor_count(D) > 5000)
+			continue;
+		struct ha_model m = pick_model(&rng);
+		struct ha_solver *s;
+		cr_assert_eq(ha_solver_new(D, NULL, &s), HA_OK);
+		struct ha_solution sol;
+		cr_assert_eq(ha_solver_solve(s, &m, &sol), HA_OK);
+		struct ha_allocation *rows;
+		size_t count;
+		cr_assert_eq(ha_solver_enumerate(s, &m, &rows, &count), HA_OK);
+		cr_assert_eq(count, ha_solver_divisor_count(s));
+		cr_assert_eq(rows[0].head_dim, sol.optimum.head_dim);
+		for (size_t k = 1; k < count; k++)
+			cr_assert_geq(rows[k].terms.log_mse,
+			              rows[k - 1].terms.log_mse - 1e-12);
+		free(rows);
+		ha_solver_free(s);
+	}
+}
+
+Test(solver, the_most_divisor_rich_budget)
+{
+	struct ha_model m = ha_model_defaults();
+	struct ha_solution sol;
+	uint64_t D = UINT64_C(897612484786617600);
+	cr_assert_eq(ha_solve(D, NULL, &m, &sol), HA_OK);
+	cr_assert_eq(sol.certificate.divisors, 103680);
+	cr_assert_eq(sol.optimum.head_dim, brute_force(D, &(struct ha_constraints){0, 0, 0, 0, 0}, &m));
+	/* A bracket search: logarithmically many evaluations. */
+	cr_assert_lt(sol.certificate.evaluated, 64);
+}
+
+Test(solver, free_accepts_null)
+{
+	ha_solver_free(NULL);
+	cr_assert_str_eq(ha_status_str(HA_EINFEASIBLE), "no feasible allocation");
+	cr_assert_str_eq(ha_certificate_method_str(HA_CERT_BRACKET), "bracket");
+	cr_assert_str_eq(ha_certificate_method_str(HA_CERT_EXHAUSTIVE), "exhaustive");
+}

@@ -1,0 +1,122 @@
+/* The YAML writer: exact float round trips and documents libyaml reads
+ * back to the same scalars. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+#include <yaml.h>
+
+#include <headalloc/yaml_writer.h>
+
+Test(yaml_writer, doubles_round_trip_exactly_and_stay_floats)
+{
+	uint64_t x = 0x123456789ABCDEFu;
+	char buf[32];
+	for (int i = 0; i < 200000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		double v;
+		memcpy(&v, &x, sizeof v);
+		if (!isfinite(v))
+			continue;
+		ha_format_double(v, buf);
+		cr_assert_eq(strtod(buf, NULL), v, "%s", buf);
+		/* A dot in the mantissa keeps YAML 1.1 readers reading a float. */
+		cr_assert_not_null(strchr(buf, '.'), "%s", buf);
+	}
+	cr_assert_str_eq(ha_format_double(1e8, buf), "100000000.0");
+	cr_assert_str_eq(ha_format_double(0.1, buf), "0.1");
+	cr_assert_str_eq(ha_format_double(1e300, buf), "1.0e+300");
+	cr_assert_str_eq(ha_format_double(-2.0, buf), "-2.0");
+	cr_assert_str_eq(ha_format_double(5e-324, buf), "4.94065645841247e-324");
+	cr_assert_str_eq(ha_format_double(INFINITY, buf), "inf");
+}
+
+/* Write a small document into memory and return it (caller frees). */
+static char *write_sample(void)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+	struct ha_yaml_writer *w;
+	cr_assert_eq(ha_yaml_writer_new(f, &w), HA_OK);
+	ha_yaml_begin_map(w, 0);
+	ha_yaml_key(w, "name");
+	ha_yaml_string(w, "bracket");
+	ha_yaml_key(w, "tricky");
+	ha_yaml_string(w, "yes");
+	ha_yaml_key(w, "colon");
+	ha_yaml_string(w, "a: b");
+	ha_yaml_key(w, "big");
+	ha_yaml_double(w, INFINITY);
+	ha_yaml_key(w, "count");
+	ha_yaml_uint(w, UINT64_C(9223372036854775807));
+	ha_yaml_key(w, "list");
+	ha_yaml_begin_seq(w, 1);
+	ha_yaml_double(w, 0.1);
+	ha_yaml_int(w, -3);
+	ha_yaml_bool(w, 1);
+	ha_yaml_null(w);
+	ha_yaml_end_seq(w);
+	ha_yaml_end_map(w);
+	cr_assert_eq(ha_yaml_writer_finish(w), HA_OK);
+	ha_yaml_writer_free(w);
+	fclose(f);
+	return text;
+}
+
+Test(yaml_writer, document_reads_back)
+{
+	char *text = write_sample();
+	static const char *const want[][2] = {
+		{"name", "plain"}, {"bracket", "plain"}, {"tricky", "plain"},
+		{"yes", "quoted"}, {"colon", "plain"}, {"a: b", "quoted"},
+		{"big", "plain"}, {".inf", "plain"}, {"count", "plain"},
+		{"9223372036854775807", "plain"}, {"list", "plain"}, {"0.1", "plain"},
+		{"-3", "plain"}, {"true", "plain"}, {"null", "plain"},
+	};
+	yaml_parser_t parser;
+	yaml_parser_initialize(&parser);
+	yaml_parser_set_input_string(&parser, (unsigned char *)text, strlen(text));
+	size_t k = 0;
+	for (;;) {
+		yaml_event_t e;
+		cr_assert(yaml_parser_parse(&parser, &e), "parse error in:\n%s", text);
+		int done = e.type == YAML_STREAM_END_EVENT;
+		if (e.type == YAML_SCALAR_EVENT) {
+			cr_assert_lt(k, sizeof want / sizeof *want);
+			cr_assert_str_eq((char *)e.data.scalar.value, want[k][0]);
+			int plain = e.data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+			cr_assert_eq(plain, strcmp(want[k][1], "plain") == 0,
+			             "scalar %s", want[k][0]);
+			k++;
+		}
+		yaml_event_delete(&e);
+		if (done)
+			break;
+	}
+	cr_assert_eq(k, sizeof want / sizeof *want);
+	yaml_parser_delete(&parser);
+	free(text);
+}
+
+Test(yaml_writer, write_errors_are_reported)
+{
+	/* A stream opened read-only cannot be written. */
+	FILE *f = fopen("/dev/null", "r");
+	cr_assert_not_null(f);
+	struct ha_yaml_writer *w;
+	cr_assert_eq(ha_yaml_writer_new(f, &w), HA_OK);
+	ha_yaml_begin_map(w, 0);
+	for (int i = 0; i < 2000; i++) {
+		ha_yaml_key(w, "k");
+		ha_yaml_double(w, i);
+	}
+	ha_yaml_end_map(w);
+	cr_assert_eq(ha_yaml_writer_finish(w), HA_EIO);
+	ha_yaml_writer_free(w);
+	ha_yaml_writer_free(NULL);
+	fclose(f);
+}
