@@ -8,6 +8,7 @@
 #include <gsl/gsl_rng.h>
 
 #include <headalloc/fit.h>
+#include <headalloc/solver.h>
 
 /* n_i log-spaced from lo to hi, both ends included. */
 static double log_spaced(double lo, double hi, size_t i, size_t points)
@@ -265,4 +266,36 @@ Test(fit, residual_and_names)
 	cr_expect(fabs(ha_fit_seed_exponent(2.0) - 1.0 / 3.0) < 1e-16);
 	cr_expect_str_eq(ha_status_str(HA_EDEGENERATE),
 	                 "too few distinct points to fit");
+}
+
+/* Spec §6, known discrepancy: over n = 1e4 .. 1e12 at D = 512 the relaxed
+ * optimum gives b near 0.71, and the seeds' 1/3 is far outside the
+ * interval. */
+Test(fit, relaxed_sweep_reproduces_known_discrepancy)
+{
+	struct ha_solver *solver = NULL;
+	cr_assert_eq(ha_solver_new(512, NULL, &solver), HA_OK);
+	struct ha_fit *pl = make(HA_FIT_POWER_LOGLN, HA_FIT_STORE_DEFAULT);
+	struct ha_fit *lg = make(HA_FIT_LOG, HA_FIT_STORE_DEFAULT);
+	struct ha_model m = ha_model_defaults();
+	for (size_t i = 0; i < 81; i++) {
+		m.samples = log_spaced(1e4, 1e12, i, 81);
+		struct ha_relaxed x;
+		cr_assert_eq(ha_solver_solve_relaxed(solver, &m, &x), HA_OK);
+		cr_assert_eq(ha_fit_add(pl, m.samples, x.head_dim), HA_OK);
+		cr_assert_eq(ha_fit_add(lg, m.samples, x.head_dim), HA_OK);
+	}
+	struct ha_fit_result r;
+	cr_assert_eq(ha_fit_result(pl, NULL, NULL, &r), HA_OK);
+	cr_expect(fabs(r.slope - 0.71) < 0.03, "b = %g", r.slope);
+	cr_expect(r.r2 > 0.99);
+	double claim = ha_fit_seed_exponent(m.smoothness);
+	cr_expect(claim < r.slope_low, "claim %g in [%g, %g]", claim,
+	          r.slope_low, r.slope_high);
+	cr_assert_eq(ha_fit_result(lg, NULL, NULL, &r), HA_OK);
+	cr_expect(r.slope > 0.0 && r.r2 > 0.99, "q = %g, R2 = %g", r.slope,
+	          r.r2);
+	ha_fit_free(pl);
+	ha_fit_free(lg);
+	ha_solver_free(solver);
 }

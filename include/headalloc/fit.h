@@ -92,7 +92,9 @@ typedef enum ha_status (*ha_fit_replay_fn)(void *ctx, size_t index,
 
 /* Compute the fit into *out.  The largest residual comes from the store
  * when every point is in it; else from replay (called once per point, in
- * order) when replay is not NULL; else max_residual_known is 0.
+ * order) when replay is not NULL; else max_residual_known is 0.  With
+ * a pass the residual sum of squares is summed directly; without one it
+ * is Syy - slope Sxy (clamped at 0).
  * Errors: HA_EINVAL for NULL fit or out; HA_EDEGENERATE when fewer than
  * three distinct X were accepted (no line with an error estimate);
  * HA_ENUMERIC when the sums overflowed; a replay's own status, or

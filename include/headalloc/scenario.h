@@ -20,6 +20,11 @@
  *   models:                     # optional: the public-model table
  *     - {name: BERT-base, heads: 12, head_dim: 64, samples: 3.3e9,
  *        note: "3.3B words"}
+ *     - {name: Falcon-7B, budget: 4544, heads: 71, head_dim: 64}
+ *
+ * In a model row name, heads and head_dim are required; budget, when
+ * given, must equal heads * head_dim; samples (> 1) and note are
+ * optional.
  *
  * Every key is optional except that the file needs `budgets` or `models`.
  * Unknown keys, repeated keys, anchors, aliases and explicit tags are
