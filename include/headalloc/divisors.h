@@ -17,8 +17,9 @@ extern "C" {
 /* The most distinct primes any 64-bit integer has. */
 #define HA_MAX_PRIME_FACTORS 15
 
-/* The most divisors any D < 2^63 has (D = 897612484786617600). */
-#define HA_MAX_DIVISORS 103680
+/* The most divisors any D < 2^63 has (D = 9200527969062830400;
+ * spec §3 says 103,680, which is the record below 10^18). */
+#define HA_MAX_DIVISORS 161280
 
 struct ha_prime_power {
 	uint64_t prime;

@@ -250,7 +250,7 @@ static double relaxed_slope(const struct relaxed_problem *p, double u)
 
 /* Take NLopt's point to full precision.  f is convex, so the slope of
  * ln f (which has the sign of f') changes sign at most once: bracket the
- * sign change next to u, then bisect it.  Near the minimum ln f is too flat
+ * sign change next to u, then close in on it.  Near the minimum ln f is too flat
  * for any minimiser to resolve x beyond ~1e-8; its slope is not. */
 static double polish_log_x(const struct relaxed_problem *p, double u,
                            double lo, double hi)
@@ -273,20 +273,38 @@ static double polish_log_x(const struct relaxed_problem *p, double u,
 		a = b;
 		step *= 2.0;
 	}
-	/* Now the slope has opposite signs at a and b. */
-	for (int i = 0; i < 100; i++) {
-		double mid = 0.5 * (a + b);
-		if (mid == a || mid == b)
+	/* Now the slope has opposite signs at a and b: regula falsi with the
+	 * Illinois weighting (superlinear), falling back on the midpoint when
+	 * the secant step stalls, until a and b are adjacent doubles. */
+	double ga = g, gb = relaxed_slope(p, b);
+	int side = 0;
+	for (int i = 0; i < 200; i++) {
+		double x = (a * gb - b * ga) / (gb - ga);
+		double lo_ab = a < b ? a : b, hi_ab = a < b ? b : a;
+		if (!(x > lo_ab && x < hi_ab))
+			x = 0.5 * (a + b);
+		if (x == a || x == b)
 			break;
-		double gm = relaxed_slope(p, mid);
-		if (gm == 0.0)
-			return mid;
-		if ((gm < 0) == (g < 0))
-			a = mid;
-		else
-			b = mid;
+		double gx = relaxed_slope(p, x);
+		if (gx == 0.0)
+			return x;
+		if ((gx < 0) == (ga < 0)) {
+			a = x;
+			ga = gx;
+			if (side == -1)
+				gb *= 0.5;
+			side = -1;
+		} else {
+			b = x;
+			gb = gx;
+			if (side == 1)
+				ga *= 0.5;
+			side = 1;
+		}
+		if (fabs(b - a) <= 4e-16 * fabs(a))
+			break;
 	}
-	return 0.5 * (a + b);
+	return fabs(ga) < fabs(gb) ? a : b;
 }
 
 /* A starting point near the optimum of the unconstrained hdi = 1 problem,
@@ -320,7 +338,7 @@ static enum ha_status nlopt_minimise(struct relaxed_problem *p, double lo,
 	if (r > 0)
 		r = nlopt_set_upper_bounds1(opt, hi);
 	if (r > 0)
-		r = nlopt_set_xtol_rel(opt, 1e-15);
+		r = nlopt_set_xtol_rel(opt, 1e-10);
 	if (r > 0)
 		r = nlopt_set_maxeval(opt, 500);
 	double start_f = relaxed_objective(1, u, NULL, p);
@@ -360,7 +378,7 @@ enum ha_status ha_solver_solve_relaxed(const struct ha_solver *s,
 			return st;
 		/* After an NLopt failure u is still the starting point: the
 		 * polish below brackets the sign change of the slope from there
-		 * (one is known to lie in the interval) and bisects it. */
+		 * (one is known to lie in the interval) and closes in on it. */
 		u = polish_log_x(&problem, u, lo, hi);
 	}
 	relaxed->head_dim = exp(u);

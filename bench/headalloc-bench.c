@@ -1,0 +1,394 @@
+#define _DEFAULT_SOURCE /* wait4 */
+/* headalloc-bench — throughput of the solver against baselines measured in
+ * the same run, an end-to-end sweep, and divisor enumeration of hard D.
+ *
+ *   headalloc-bench [--quick] [--format text|yaml] [--cli PATH]
+ *
+ * Every figure is measured here and now; ratios are against the brute-force
+ * baseline of the same run, so they do not depend on the machine's speed.
+ * --cli names the headalloc binary for the end-to-end sweep (default: the
+ * one built beside this program). */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <headalloc/headalloc.h>
+
+struct problem {
+	uint64_t budget;
+	struct ha_model model;
+	struct ha_solver *solver; /* shared per budget */
+};
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static uint64_t rng_state = UINT64_C(0x243F6A8885A308D3);
+
+static uint64_t next_random(void)
+{
+	uint64_t x = rng_state;
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	rng_state = x;
+	return x * UINT64_C(2685821657736338717);
+}
+
+static double uniform(double lo, double hi)
+{
+	return lo + (hi - lo) * (double)(next_random() >> 11) / 9007199254740992.0;
+}
+
+/* Sink for results, so the compiler cannot drop the work. */
+static volatile uint64_t sink;
+
+/* The integer optimum by evaluating every feasible divisor. */
+static uint64_t brute_force(const struct problem *p)
+{
+	size_t count;
+	const uint64_t *d = ha_solver_feasible(p->solver, &count);
+	uint64_t best = d[0];
+	double best_log = ha_model_log_mse(&p->model, p->budget, d[0]);
+	for (size_t i = 1; i < count; i++) {
+		double v = ha_model_log_mse(&p->model, p->budget, d[i]);
+		if (v < best_log) {
+			best_log = v;
+			best = d[i];
+		}
+	}
+	return best;
+}
+
+/* The integer optimum by trying every integer 1..D as a head dimension. */
+static uint64_t naive(const struct problem *p)
+{
+	uint64_t best = 1;
+	double best_log = INFINITY;
+	for (uint64_t d = 1; d <= p->budget; d++) {
+		if (p->budget % d)
+			continue;
+		double v = ha_model_log_mse(&p->model, p->budget, d);
+		if (v < best_log) {
+			best_log = v;
+			best = d;
+		}
+	}
+	return best;
+}
+
+struct rate {
+	const char *name;
+	double per_second;
+	double seconds;
+	size_t count;
+};
+
+enum method { SHIPPED_INTEGER, BRUTE_FORCE, NAIVE, SHIPPED_FULL, FROM_SCRATCH };
+
+/* Run one method over the problems (repeating until at least min_seconds
+ * have passed) and return its rate. */
+static struct rate measure(const char *name, enum method method,
+                           struct problem *problems, size_t count,
+                           double min_seconds)
+{
+	size_t done = 0;
+	double start = now(), elapsed;
+	do {
+		for (size_t i = 0; i < count; i++) {
+			struct problem *p = &problems[i];
+			struct ha_allocation a;
+			struct ha_solution s;
+			switch (method) {
+			case SHIPPED_INTEGER:
+				ha_solver_solve_integer(p->solver, &p->model, &a, NULL);
+				sink += a.head_dim;
+				break;
+			case BRUTE_FORCE:
+				sink += brute_force(p);
+				break;
+			case NAIVE:
+				sink += naive(p);
+				break;
+			case SHIPPED_FULL:
+				ha_solver_solve(p->solver, &p->model, &s);
+				sink += s.optimum.head_dim;
+				break;
+			case FROM_SCRATCH:
+				ha_solve(p->budget, NULL, &p->model, &s);
+				sink += s.optimum.head_dim;
+				break;
+			}
+		}
+		done += count;
+		elapsed = now() - start;
+	} while (elapsed < min_seconds);
+	struct rate r = {name, (double)done / elapsed, elapsed, done};
+	return r;
+}
+
+/* Every D < 2^63 of the form 2^a1 3^a2 5^a3 ... with a1 >= a2 >= ...
+ * (the only shapes that can hold a divisor-count record), kept if among
+ * the top `want` by divisor count. */
+struct rich {
+	uint64_t value;
+	uint64_t divisors;
+};
+
+static const uint64_t first_primes[] = {2, 3, 5, 7, 11, 13, 17, 19, 23, 29,
+                                        31, 37, 41, 43, 47, 53};
+
+static void consider(struct rich *top, size_t want, uint64_t value,
+                     uint64_t divisors)
+{
+	/* top is sorted by divisors descending, then value ascending. */
+	size_t i = want;
+	while (i > 0 && (top[i - 1].divisors < divisors ||
+	                 (top[i - 1].divisors == divisors &&
+	                  top[i - 1].value > value)))
+		i--;
+	if (i >= want)
+		return;
+	memmove(&top[i + 1], &top[i], (want - 1 - i) * sizeof *top);
+	top[i].value = value;
+	top[i].divisors = divisors;
+}
+
+static void search_rich(struct rich *top, size_t want, size_t prime_index,
+                        unsigned max_exponent, uint64_t value,
+                        uint64_t divisors)
+{
+	consider(top, want, value, divisors);
+	if (prime_index >= sizeof first_primes / sizeof *first_primes)
+		return;
+	uint64_t p = first_primes[prime_index];
+	uint64_t v = value;
+	for (unsigned e = 1; e <= max_exponent; e++) {
+		if (v > HA_BUDGET_MAX / p)
+			break;
+		v *= p;
+		search_rich(top, want, prime_index + 1, e, v, divisors * (e + 1));
+	}
+}
+
+static int by_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+struct enumeration_times {
+	double worst, median;
+	uint64_t worst_budget;
+};
+
+static struct enumeration_times time_divisors(const uint64_t *values, size_t n)
+{
+	double *t = malloc(n * sizeof *t);
+	struct enumeration_times r = {0, 0, 0};
+	for (size_t i = 0; i < n; i++) {
+		double best = INFINITY;
+		/* The best of 5 runs: the figure is the work, not the noise. */
+		for (int rep = 0; rep < 5; rep++) {
+			uint64_t *d;
+			size_t count;
+			double start = now();
+			ha_divisors(values[i], &d, &count);
+			double e = now() - start;
+			sink += count;
+			free(d);
+			if (e < best)
+				best = e;
+		}
+		t[i] = best;
+		if (best > r.worst) {
+			r.worst = best;
+			r.worst_budget = values[i];
+		}
+	}
+	qsort(t, n, sizeof *t, by_double);
+	r.median = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+	free(t);
+	return r;
+}
+
+/* A random prime in [lo, hi). */
+static uint64_t random_prime(uint64_t lo, uint64_t hi)
+{
+	for (;;) {
+		uint64_t p = lo + next_random() % (hi - lo);
+		if (ha_is_prime(p))
+			return p;
+	}
+}
+
+struct sweep_figures {
+	int ran;
+	int exit_status;
+	double seconds;
+	double peak_rss_mb;
+	size_t points;
+};
+
+/* Run the CLI on a sweep of `points` values of n with YAML to /dev/null,
+ * and read its wall time and peak RSS from wait4(). */
+static struct sweep_figures run_sweep(const char *cli, size_t points)
+{
+	struct sweep_figures f = {0, -1, 0, 0, points};
+	char spec[64];
+	snprintf(spec, sizeof spec, "1e4:1e12:%zu", points);
+	double start = now();
+	pid_t pid = fork();
+	if (pid < 0)
+		return f;
+	if (pid == 0) {
+		execl(cli, cli, "--budget", "512", "--samples", spec, "--format",
+		      "yaml", "--output", "/dev/null", (char *)NULL);
+		_exit(127);
+	}
+	int status;
+	struct rusage usage;
+	if (wait4(pid, &status, 0, &usage) < 0)
+		return f;
+	f.seconds = now() - start;
+	f.ran = 1;
+	f.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	f.peak_rss_mb = (double)usage.ru_maxrss / 1024.0;
+	return f;
+}
+
+int main(int argc, char **argv)
+{
+	int quick = 0, yaml = 0;
+	const char *cli = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--quick") == 0)
+			quick = 1;
+		else if (strcmp(argv[i], "--format") == 0 && i + 1 < argc)
+			yaml = strcmp(argv[++i], "yaml") == 0;
+		else if (strcmp(argv[i], "--cli") == 0 && i + 1 < argc)
+			cli = argv[++i];
+		else {
+			fprintf(stderr, "usage: headalloc-bench [--quick] [--format text|yaml] [--cli PATH]\n");
+			return 2;
+		}
+	}
+	static char default_cli[4096];
+	if (!cli) {
+		/* The CLI built beside this program: ../src/cli/headalloc. */
+		ssize_t len = readlink("/proc/self/exe", default_cli, sizeof default_cli - 64);
+		if (len > 0) {
+			default_cli[len] = '\0';
+			char *slash = strrchr(default_cli, '/');
+			if (slash)
+				strcpy(slash, "/../src/cli/headalloc");
+		}
+		cli = default_cli;
+	}
+	double min_seconds = quick ? 0.2 : 1.0;
+
+	/* Random problems, D <= 65,536, n log-uniform in [1e3, 1e15]. */
+	enum { BUDGETS = 64, PROBLEMS = 4096 };
+	struct ha_solver *solvers[BUDGETS];
+	uint64_t budgets[BUDGETS];
+	for (size_t i = 0; i < BUDGETS; i++) {
+		budgets[i] = 1 + next_random() % 65536;
+		if (ha_solver_new(budgets[i], NULL, &solvers[i]) != HA_OK)
+			return 1;
+	}
+	struct problem *problems = malloc(PROBLEMS * sizeof *problems);
+	for (size_t i = 0; i < PROBLEMS; i++) {
+		size_t k = next_random() % BUDGETS;
+		problems[i].budget = budgets[k];
+		problems[i].solver = solvers[k];
+		problems[i].model = ha_model_defaults();
+		problems[i].model.samples = exp(uniform(log(1e3), log(1e15)));
+	}
+	/* The methods must agree before their speeds mean anything. */
+	for (size_t i = 0; i < PROBLEMS; i++) {
+		struct ha_allocation a;
+		ha_solver_solve_integer(problems[i].solver, &problems[i].model, &a, NULL);
+		if (a.head_dim != brute_force(&problems[i]) || a.head_dim != naive(&problems[i])) {
+			fprintf(stderr, "headalloc-bench: methods disagree on D=%" PRIu64 "\n",
+			        problems[i].budget);
+			return 1;
+		}
+	}
+
+	struct rate rates[5];
+	rates[0] = measure("brute force (every divisor)", BRUTE_FORCE, problems, PROBLEMS, min_seconds);
+	rates[1] = measure("naive (every integer 1..D)", NAIVE, problems, quick ? 256 : 1024, min_seconds);
+	rates[2] = measure("shipped, integer optimum", SHIPPED_INTEGER, problems, PROBLEMS, min_seconds);
+	rates[3] = measure("shipped, full point (+ relaxed)", SHIPPED_FULL, problems, PROBLEMS, min_seconds);
+	rates[4] = measure("shipped, from scratch (+ factorise)", FROM_SCRATCH, problems, PROBLEMS, min_seconds);
+
+	/* Divisor enumeration of hard budgets. */
+	enum { HARD = 20 };
+	struct rich top[HARD];
+	memset(top, 0, sizeof top);
+	search_rich(top, HARD, 0, 64, 1, 1);
+	uint64_t rich_values[HARD], semiprimes[HARD];
+	for (size_t i = 0; i < HARD; i++) {
+		rich_values[i] = top[i].value;
+		uint64_t p = random_prime(UINT64_C(2000000000), UINT64_C(3037000499));
+		uint64_t q = random_prime(UINT64_C(2000000000), HA_BUDGET_MAX / p);
+		semiprimes[i] = p * q;
+	}
+	struct enumeration_times rich_t = time_divisors(rich_values, HARD);
+	struct enumeration_times semi_t = time_divisors(semiprimes, HARD);
+
+	struct sweep_figures sweep = run_sweep(cli, quick ? 100000 : 1000000);
+
+	for (size_t i = 0; i < BUDGETS; i++)
+		ha_solver_free(solvers[i]);
+	free(problems);
+
+	if (yaml) {
+		printf("---\nsolver:\n");
+		for (size_t i = 0; i < 5; i++)
+			printf("- {method: \"%s\", per_second: %.6g, vs_brute_force: %.4g, "
+			       "calls: %zu, seconds: %.4g}\n", rates[i].name,
+			       rates[i].per_second,
+			       rates[i].per_second / rates[0].per_second,
+			       rates[i].count, rates[i].seconds);
+		printf("sweep: {points: %zu, ran: %s, exit_status: %d, seconds: %.4g, "
+		       "peak_rss_mb: %.4g}\n", sweep.points, sweep.ran ? "true" : "false",
+		       sweep.exit_status, sweep.seconds, sweep.peak_rss_mb);
+		printf("divisors:\n"
+		       "  rich: {count: %d, most_divisors: %" PRIu64 ", worst_ms: %.4g, "
+		       "median_ms: %.4g, worst_budget: %" PRIu64 "}\n"
+		       "  semiprimes: {count: %d, worst_ms: %.4g, median_ms: %.4g, "
+		       "worst_budget: %" PRIu64 "}\n",
+		       HARD, top[0].divisors, 1e3 * rich_t.worst, 1e3 * rich_t.median,
+		       rich_t.worst_budget, HARD, 1e3 * semi_t.worst,
+		       1e3 * semi_t.median, semi_t.worst_budget);
+		return 0;
+	}
+	printf("headalloc %s benchmark%s: %d random (D <= 65536, n in [1e3, 1e15]) problems\n\n",
+	       ha_version(), quick ? " (quick)" : "", PROBLEMS);
+	printf("%-38s %14s %14s\n", "method", "per second", "vs brute force");
+	for (size_t i = 0; i < 5; i++)
+		printf("%-38s %14.4g %13.3gx\n", rates[i].name, rates[i].per_second,
+		       rates[i].per_second / rates[0].per_second);
+	printf("\nsweep of %zu values of n (D = 512) as YAML to /dev/null: ", sweep.points);
+	if (sweep.ran && sweep.exit_status == 0)
+		printf("%.3f s, peak RSS %.1f MB\n", sweep.seconds, sweep.peak_rss_mb);
+	else
+		printf("did not run (%s exited %d)\n", cli, sweep.exit_status);
+	printf("\ndivisor enumeration (best of 5 runs each):\n");
+	printf("  20 most divisor-rich D < 2^63 (up to %" PRIu64 " divisors): worst %.3f ms (D = %" PRIu64 "), median %.3f ms\n",
+	       top[0].divisors, 1e3 * rich_t.worst, rich_t.worst_budget, 1e3 * rich_t.median);
+	printf("  20 semiprimes near 2^63:                          worst %.3f ms (D = %" PRIu64 "), median %.3f ms\n",
+	       1e3 * semi_t.worst, semi_t.worst_budget, 1e3 * semi_t.median);
+	return 0;
+}
