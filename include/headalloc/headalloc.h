@@ -9,6 +9,10 @@
 #include "solver.h"
 #include "yaml_writer.h"
 #include "report.h"
+#include "error.h"
+#include "weights.h"
+#include "hdi.h"
+#include "covariance.h"
 
 #ifdef __cplusplus
 extern "C" {
