@@ -61,14 +61,22 @@ struct ha_tensor_info {
 /* An open weights file: its validated tensor directory. */
 struct ha_weights;
 
-/* Open path and read its header; the format is told by the magic bytes
- * ("\x93NUMPY" is .npy, anything else is tried as .safetensors).
- * On HA_OK *out owns the handle (and the open file): free it with
- * ha_weights_free().  Errors: HA_EINVAL (NULL argument), HA_EIO (cannot
- * open, seek or read), HA_EFORMAT (malformed header), HA_EUNSUPPORTED
- * (npy fortran_order True, an npy version other than 1.0/2.0/3.0, more
- * than HA_WEIGHTS_MAX_DIMS dimensions), HA_ENOMEM; then *out is NULL and
- * err (if not NULL) says what is wrong. */
+/* The file formats. */
+enum ha_weights_format {
+	HA_FORMAT_AUTO,        /* "\x93NUMPY" magic: .npy; else safetensors */
+	HA_FORMAT_SAFETENSORS,
+	HA_FORMAT_NPY
+};
+
+/* Open path and read its header.  The format follows the name: a ".npy"
+ * suffix is .npy, ".safetensors" is safetensors, anything else is told by
+ * the magic bytes (HA_FORMAT_AUTO).  On HA_OK *out owns the handle (and
+ * the open file): free it with ha_weights_free().  Errors: HA_EINVAL
+ * (NULL argument), HA_EIO (cannot open, seek or read), HA_EFORMAT
+ * (malformed or truncated file), HA_EUNSUPPORTED (npy fortran_order True,
+ * a non-float npy dtype, an npy version other than 1.0/2.0/3.0, more than
+ * HA_WEIGHTS_MAX_DIMS dimensions), HA_ENOMEM; then *out is NULL and err
+ * (if not NULL) says what is wrong. */
 enum ha_status ha_weights_open(const char *path, struct ha_weights **out,
                                struct ha_error *err);
 
@@ -76,6 +84,7 @@ enum ha_status ha_weights_open(const char *path, struct ha_weights **out,
  * stay valid and unchanged until ha_weights_free().  npy_name names the
  * tensor of an .npy image (NULL: "array"). */
 enum ha_status ha_weights_open_memory(const void *data, size_t size,
+                                      enum ha_weights_format format,
                                       const char *npy_name,
                                       struct ha_weights **out,
                                       struct ha_error *err);

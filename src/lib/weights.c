@@ -872,17 +872,23 @@ static enum ha_status open_npy(struct ha_weights *w, const char *name,
 
 /* -------------------------------------------------------------- opening */
 
-static enum ha_status open_any(struct ha_weights *w, const char *npy_name,
-                               struct ha_error *err)
+static enum ha_status open_any(struct ha_weights *w,
+                               enum ha_weights_format format,
+                               const char *npy_name, struct ha_error *err)
 {
 	unsigned char magic[6];
-	if (w->size >= 6 && read_at(w, 0, magic, 6, "magic", err) == HA_OK &&
+	if (format == HA_FORMAT_AUTO && w->size >= 6 &&
+	    read_at(w, 0, magic, 6, "magic", err) == HA_OK &&
 	    memcmp(magic, "\x93NUMPY", 6) == 0)
+		format = HA_FORMAT_NPY;
+	ha_error_clear(err);
+	if (format == HA_FORMAT_NPY)
 		return open_npy(w, npy_name, err);
 	return open_safetensors(w, err);
 }
 
 enum ha_status ha_weights_open_memory(const void *data, size_t size,
+                                      enum ha_weights_format format,
                                       const char *npy_name,
                                       struct ha_weights **out,
                                       struct ha_error *err)
@@ -897,7 +903,8 @@ enum ha_status ha_weights_open_memory(const void *data, size_t size,
 		return ha_fail(err, HA_ENOMEM, "out of memory");
 	w->mem = data;
 	w->size = size;
-	enum ha_status st = open_any(w, npy_name ? npy_name : "array", err);
+	enum ha_status st = open_any(w, format, npy_name ? npy_name : "array",
+	                             err);
 	if (st != HA_OK) {
 		ha_weights_free(w);
 		return st;
@@ -950,7 +957,13 @@ enum ha_status ha_weights_open(const char *path, struct ha_weights **out,
 		goto out;
 	}
 	w->size = (uint64_t)end;
-	st = open_any(w, name, err);
+	size_t n = strlen(path);
+	enum ha_weights_format format = HA_FORMAT_AUTO;
+	if (n >= 4 && strcmp(path + n - 4, ".npy") == 0)
+		format = HA_FORMAT_NPY;
+	else if (n >= 12 && strcmp(path + n - 12, ".safetensors") == 0)
+		format = HA_FORMAT_SAFETENSORS;
+	st = open_any(w, format, name, err);
 out:
 	free(name);
 	if (st != HA_OK) {
