@@ -12,6 +12,10 @@
 #include "fit.h"
 #include "regime.h"
 #include "scenario.h"
+#include "error.h"
+#include "weights.h"
+#include "hdi.h"
+#include "covariance.h"
 
 #ifdef __cplusplus
 extern "C" {

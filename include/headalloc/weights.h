@@ -1,0 +1,133 @@
+/* headalloc — reading weight tensors from .safetensors and .npy files.
+ *
+ * Every byte of a file is treated as hostile: sizes are checked before any
+ * arithmetic or allocation, and a malformed file gives HA_EFORMAT with a
+ * message in the caller's struct ha_error, never a crash.  Opening a file
+ * reads and validates only its header; tensor data is read on demand with
+ * fread, so a multi-gigabyte checkpoint is never loaded whole.
+ *
+ * .safetensors: an 8-byte little-endian header length N (at most
+ * HA_WEIGHTS_MAX_HEADER), a JSON header of N bytes (parsed with json-c)
+ * mapping tensor names to {dtype, shape, data_offsets}, then the data
+ * buffer.  The offsets of all tensors must tile the data buffer exactly:
+ * no gap, no overlap, nothing past its end.  Readable dtypes: F64, F32,
+ * F16, BF16; other known dtypes (I32, U8, ...) open fine and give
+ * HA_EUNSUPPORTED when read; an unknown dtype string is HA_EFORMAT.
+ *
+ * .npy (format versions 1.0, 2.0, 3.0): descr '<f8' '<f4' '<f2' (or the
+ * big-endian '>' forms), fortran_order False (True gives HA_EUNSUPPORTED),
+ * any shape; the data must be exactly the array's bytes.  The one tensor
+ * is named after the file: its base name without a ".npy" suffix. */
+#ifndef HEADALLOC_WEIGHTS_H
+#define HEADALLOC_WEIGHTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The largest header accepted (safetensors JSON or npy dict): 100 MB. */
+#define HA_WEIGHTS_MAX_HEADER (100u * 1000u * 1000u)
+/* The most dimensions a tensor may have. */
+#define HA_WEIGHTS_MAX_DIMS 32
+/* The most elements ha_weights_read() decodes in one tensor (2^28, i.e.
+ * 2 GiB of doubles); larger tensors give HA_EUNSUPPORTED. */
+#define HA_WEIGHTS_MAX_ELEMENTS (UINT64_C(1) << 28)
+
+enum ha_dtype {
+	HA_DTYPE_F64,
+	HA_DTYPE_F32,
+	HA_DTYPE_F16,  /* IEEE 754 binary16 */
+	HA_DTYPE_BF16, /* bfloat16: the top half of a binary32 */
+	HA_DTYPE_OTHER /* a known but unreadable dtype (integers, fp8, ...) */
+};
+
+/* A description of one tensor; the pointers stay valid until the
+ * struct ha_weights it came from is freed. */
+struct ha_tensor_info {
+	const char *name;
+	enum ha_dtype dtype;
+	const char *dtype_name; /* as spelled in the file: "F32", "<f4", ... */
+	size_t ndim;
+	const uint64_t *shape;  /* ndim extents, outermost first */
+	uint64_t elements;      /* product of the extents (1 for ndim = 0) */
+};
+
+/* An open weights file: its validated tensor directory. */
+struct ha_weights;
+
+/* The file formats. */
+enum ha_weights_format {
+	HA_FORMAT_AUTO,        /* "\x93NUMPY" magic: .npy; else safetensors */
+	HA_FORMAT_SAFETENSORS,
+	HA_FORMAT_NPY
+};
+
+/* Open path and read its header.  The format follows the name: a ".npy"
+ * suffix is .npy, ".safetensors" is safetensors, anything else is told by
+ * the magic bytes (HA_FORMAT_AUTO).  On HA_OK *out owns the handle (and
+ * the open file): free it with ha_weights_free().  Errors: HA_EINVAL
+ * (NULL argument), HA_EIO (cannot open, seek or read), HA_EFORMAT
+ * (malformed or truncated file), HA_EUNSUPPORTED (npy fortran_order True,
+ * a non-float npy dtype, an npy version other than 1.0/2.0/3.0, more than
+ * HA_WEIGHTS_MAX_DIMS dimensions), HA_ENOMEM; then *out is NULL and err
+ * (if not NULL) says what is wrong. */
+enum ha_status ha_weights_open(const char *path, struct ha_weights **out,
+                               struct ha_error *err);
+
+/* The same over a file image in memory (size bytes at data), which must
+ * stay valid and unchanged until ha_weights_free().  npy_name names the
+ * tensor of an .npy image (NULL: "array"). */
+enum ha_status ha_weights_open_memory(const void *data, size_t size,
+                                      enum ha_weights_format format,
+                                      const char *npy_name,
+                                      struct ha_weights **out,
+                                      struct ha_error *err);
+
+/* Close the file and free the handle; NULL is accepted. */
+void ha_weights_free(struct ha_weights *w);
+
+/* The number of tensors (0 for NULL).  Tensors are indexed 0..count-1 in
+ * ascending strcmp order of their names. */
+size_t ha_weights_count(const struct ha_weights *w);
+
+/* Describe tensor index into *info.  HA_EINVAL for NULL or a bad index. */
+enum ha_status ha_weights_info(const struct ha_weights *w, size_t index,
+                               struct ha_tensor_info *info);
+
+/* The tensors whose names match pattern (fnmatch(3), no flags; an exact
+ * name is a pattern matching itself; NULL matches every tensor), as a new
+ * array of indices in ascending name order that the caller frees with
+ * free().  A pattern matching nothing is HA_EINVAL with a message naming
+ * the pattern; then *indices is NULL and *count 0.  HA_ENOMEM. */
+enum ha_status ha_weights_select(const struct ha_weights *w,
+                                 const char *pattern, size_t **indices,
+                                 size_t *count, struct ha_error *err);
+
+/* Decode tensor index into a new array of info.elements doubles, in the
+ * file's (C, row-major) order, that the caller frees with free().
+ * Errors: HA_EINVAL (NULL, bad index), HA_EUNSUPPORTED (a dtype that is
+ * not floating point, more than HA_WEIGHTS_MAX_ELEMENTS elements),
+ * HA_EIO (a read failed or the file shrank), HA_EFORMAT (a NaN or
+ * infinite element, named by its flat index), HA_ENOMEM; then *out is
+ * NULL. */
+enum ha_status ha_weights_read(const struct ha_weights *w, size_t index,
+                               double **out, struct ha_error *err);
+
+/* Name of a dtype: "F64", "F32", "F16", "BF16", "other". */
+const char *ha_dtype_str(enum ha_dtype dtype);
+
+/* Exact conversions of binary16 and bfloat16 bit patterns to double,
+ * including subnormals, signed zeros, infinities and NaN. */
+double ha_f16_to_double(uint16_t bits);
+double ha_bf16_to_double(uint16_t bits);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

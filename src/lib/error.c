@@ -1,0 +1,48 @@
+/* struct ha_error: failure details in caller storage. */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "error_internal.h"
+
+void ha_error_clear(struct ha_error *err)
+{
+	if (!err)
+		return;
+	err->message[0] = '\0';
+	err->line = 0;
+	err->column = 0;
+}
+
+static void set_message(struct ha_error *err, long line, long column,
+                        const char *fmt, va_list ap) HA_PRINTF(4, 0);
+
+static void set_message(struct ha_error *err, long line, long column,
+                        const char *fmt, va_list ap)
+{
+	if (!err)
+		return;
+	if (vsnprintf(err->message, sizeof err->message, fmt, ap) < 0)
+		err->message[0] = '\0';
+	err->line = line;
+	err->column = column;
+}
+
+enum ha_status ha_fail_at(struct ha_error *err, enum ha_status status,
+                          long line, long column, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	set_message(err, line, column, fmt, ap);
+	va_end(ap);
+	return status;
+}
+
+enum ha_status ha_fail(struct ha_error *err, enum ha_status status,
+                       const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	set_message(err, 0, 0, fmt, ap);
+	va_end(ap);
+	return status;
+}

@@ -1,0 +1,10 @@
+/* libFuzzer target: the .safetensors reader. */
+#include "fuzz_weights.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	fuzz_weights(data, size, HA_FORMAT_SAFETENSORS);
+	return 0;
+}
