@@ -114,6 +114,11 @@ enum ha_status ha_scenario_read_string(const char *text, size_t len,
 /* Free a scenario and everything it owns; NULL is accepted. */
 void ha_scenario_free(struct ha_scenario *scenario);
 
+/* The i-th of `points` (>= 2) log-spaced values from `from` to `to`
+ * (both > 0), with both ends exact: the one formula behind every sweep. */
+double ha_scenario_sweep_value(double from, double to, size_t points,
+                               size_t i);
+
 /* The name of a report format: "text" or "yaml". */
 const char *ha_report_format_str(enum ha_report_format format);
 

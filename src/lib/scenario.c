@@ -619,12 +619,9 @@ static enum ha_status read_sweep(struct reader *r, const char *where)
 	sc->samples = malloc((size_t)s.points * sizeof *sc->samples);
 	if (!sc->samples)
 		return fail_nopos(r, HA_ENOMEM, "out of memory");
-	double lo = log(s.from), hi = log(s.to);
-	double last = (double)(s.points - 1);
 	for (uint64_t i = 0; i < s.points; i++)
-		sc->samples[i] = exp(lo + (hi - lo) * ((double)i / last));
-	sc->samples[0] = s.from;
-	sc->samples[s.points - 1] = s.to;
+		sc->samples[i] = ha_scenario_sweep_value(s.from, s.to,
+		                                         (size_t)s.points, (size_t)i);
 	sc->sample_count = (size_t)s.points;
 	return HA_OK;
 }
@@ -874,6 +871,16 @@ static enum ha_status read_document(struct reader *r)
 }
 
 /* ---- entry points ------------------------------------------------------ */
+
+double ha_scenario_sweep_value(double from, double to, size_t points, size_t i)
+{
+	if (i == 0)
+		return from;
+	if (i + 1 >= points)
+		return to;
+	double lo = log(from), hi = log(to);
+	return exp(lo + (hi - lo) * ((double)i / (double)(points - 1)));
+}
 
 void ha_scenario_free(struct ha_scenario *sc)
 {

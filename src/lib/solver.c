@@ -307,15 +307,24 @@ static double polish_log_x(const struct relaxed_problem *p, double u,
 	return fabs(ga) < fabs(gb) ? a : b;
 }
 
-/* A starting point near the optimum of the unconstrained hdi = 1 problem,
- * x ~ 2 ln(nD) / ln ln(nD) (spec §6), clamped into the interval. */
+/* A starting point for NLopt: the root of the leading terms of the hdi = 1
+ * stationarity equation (spec §3), (x/2 + s + 2) ln x = ln(s c_b n D / c_v),
+ * by a few Newton steps in u = ln x from x = e; clamped into [lo, hi]. */
 static double starting_log_x(const struct ha_model *m, double budget,
                              double lo, double hi)
 {
-	double L = log(m->samples) + log(budget);
-	double x = L > 3.0 ? 2.0 * L / log(L) : 2.0;
-	double u = log(x);
-	if (u < lo)
+	double rhs = log(m->smoothness * m->bias_coef / m->var_coef) +
+	             log(m->samples) + log(budget);
+	double u = 1.0;
+	for (int i = 0; i < 6; i++) {
+		double x = exp(u);
+		double g = (0.5 * x + m->smoothness + 2.0) * u - rhs;
+		double dg = 0.5 * x * u + 0.5 * x + m->smoothness + 2.0;
+		double step = g / dg;
+		/* Damp: ln x moves at most by 1 per step. */
+		u -= step > 1.0 ? 1.0 : step < -1.0 ? -1.0 : step;
+	}
+	if (!isfinite(u) || u < lo)
 		u = lo;
 	if (u > hi)
 		u = hi;
@@ -338,7 +347,7 @@ static enum ha_status nlopt_minimise(struct relaxed_problem *p, double lo,
 	if (r > 0)
 		r = nlopt_set_upper_bounds1(opt, hi);
 	if (r > 0)
-		r = nlopt_set_xtol_rel(opt, 1e-10);
+		r = nlopt_set_xtol_rel(opt, 1e-7);
 	if (r > 0)
 		r = nlopt_set_maxeval(opt, 500);
 	double start_f = relaxed_objective(1, u, NULL, p);

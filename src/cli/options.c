@@ -1,0 +1,528 @@
+/* Options of the allocation command.  Two passes over argv: the first
+ * finds --config (and --help, --version), the file is read, then the
+ * second pass applies every option on top of it. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exit_codes.h"
+#include "options.h"
+#include "parse.h"
+
+static const char usage_text[] =
+	"Usage: headalloc --budget D --samples N [OPTION]...\n"
+	"       headalloc --config FILE [OPTION]...\n"
+	"       headalloc --budget D --regimes [OPTION]...\n"
+	"Choose the number of attention heads H and the head dimension d_k = D/H\n"
+	"that minimise the ensemble Nadaraya-Watson error model.\n"
+	"\n"
+	"Problem:\n"
+	"  -b, --budget D[,D...]       total key dimension D = H*d_k (1..2^63-1)\n"
+	"  -n, --samples N             training-set size, 1 < n <= 1e300 (1e8 or 100000000);\n"
+	"                              a list N,N,... or a log-spaced sweep FROM:TO:POINTS\n"
+	"  -c, --config FILE           read a scenario file (headalloc-scenario(5));\n"
+	"                              options on the command line override it\n"
+	"Model:\n"
+	"  -s, --smoothness S          squared bias falls as d_k^-S (default 2)\n"
+	"      --bias-coef C           bias coefficient c_b > 0 (default 1)\n"
+	"      --var-coef C            variance coefficient c_v > 0 (default 1)\n"
+	"      --hdi X                 head diversity index in [0, 1] (default 1)\n"
+	"      --hdi-from FILE         measure the HDI from key weights (.safetensors, .npy)\n"
+	"      --hdi-tensor PATTERN    the tensors of --hdi-from to use (default: all)\n"
+	"      --hdi-heads H           heads per tensor of --hdi-from (required with it)\n"
+	"      --hdi-layout LAYOUT     out-in ([H*d_k, d_model], default) or in-out\n"
+	"Constraints:\n"
+	"  -m, --head-dim-multiple M   head_dim must be a multiple of M\n"
+	"      --min-head-dim K        smallest head_dim allowed\n"
+	"      --max-head-dim K        largest head_dim allowed\n"
+	"      --min-heads H           fewest heads allowed\n"
+	"      --max-heads H           most heads allowed\n"
+	"Output:\n"
+	"  -a, --all                   also list every feasible (H, d_k), best first\n"
+	"  -r, --regimes               the exact regimes in n of each budget\n"
+	"  -f, --format FORMAT         text (default) or yaml\n"
+	"  -o, --output FILE           write to FILE (atomically) instead of stdout\n"
+	"  -h, --help                  show this help and exit\n"
+	"  -V, --version               show the version and exit\n"
+	"\n"
+	"Exit status: 0 success, 1 I/O or internal error, 2 usage or input error,\n"
+	"3 no feasible allocation.  See headalloc(1).\n";
+
+enum long_only {
+	OPT_BIAS_COEF = 256,
+	OPT_VAR_COEF,
+	OPT_HDI,
+	OPT_HDI_FROM,
+	OPT_HDI_TENSOR,
+	OPT_HDI_HEADS,
+	OPT_HDI_LAYOUT,
+	OPT_MIN_HEAD_DIM,
+	OPT_MAX_HEAD_DIM,
+	OPT_MIN_HEADS,
+	OPT_MAX_HEADS,
+};
+
+static const struct option long_options[] = {
+	{"budget", required_argument, NULL, 'b'},
+	{"samples", required_argument, NULL, 'n'},
+	{"config", required_argument, NULL, 'c'},
+	{"smoothness", required_argument, NULL, 's'},
+	{"bias-coef", required_argument, NULL, OPT_BIAS_COEF},
+	{"var-coef", required_argument, NULL, OPT_VAR_COEF},
+	{"hdi", required_argument, NULL, OPT_HDI},
+	{"hdi-from", required_argument, NULL, OPT_HDI_FROM},
+	{"hdi-tensor", required_argument, NULL, OPT_HDI_TENSOR},
+	{"hdi-heads", required_argument, NULL, OPT_HDI_HEADS},
+	{"hdi-layout", required_argument, NULL, OPT_HDI_LAYOUT},
+	{"head-dim-multiple", required_argument, NULL, 'm'},
+	{"min-head-dim", required_argument, NULL, OPT_MIN_HEAD_DIM},
+	{"max-head-dim", required_argument, NULL, OPT_MAX_HEAD_DIM},
+	{"min-heads", required_argument, NULL, OPT_MIN_HEADS},
+	{"max-heads", required_argument, NULL, OPT_MAX_HEADS},
+	{"all", no_argument, NULL, 'a'},
+	{"regimes", no_argument, NULL, 'r'},
+	{"format", required_argument, NULL, 'f'},
+	{"output", required_argument, NULL, 'o'},
+	{"help", no_argument, NULL, 'h'},
+	{"version", no_argument, NULL, 'V'},
+	{NULL, 0, NULL, 0},
+};
+
+static const char short_options[] = ":b:n:c:s:m:arf:o:hV";
+
+/* The largest number of budgets or values of n on one command line. */
+#define MAX_LIST 1000000
+
+size_t sample_count(const struct sample_source *s)
+{
+	return s->count;
+}
+
+double sample_at(const struct sample_source *s, size_t i)
+{
+	if (s->values)
+		return s->values[i];
+	return ha_scenario_sweep_value(s->from, s->to, s->count, i);
+}
+
+/* "--budget" for -b too: the long name of an option, for messages. */
+static const char *option_name(int code)
+{
+	for (const struct option *o = long_options; o->name; o++)
+		if (o->val == code) {
+			static char buf[64];
+			snprintf(buf, sizeof buf, "--%s", o->name);
+			return buf;
+		}
+	return "option";
+}
+
+__attribute__((format(printf, 1, 2)))
+static int usage_error(const char *fmt, ...)
+{
+	va_list args;
+	fputs("headalloc: ", stderr);
+	va_start(args, fmt);
+	vfprintf(stderr, fmt, args);
+	va_end(args);
+	fputs(" (try 'headalloc --help')\n", stderr);
+	return EXIT_USAGE;
+}
+
+static int bad_value(int code, const char *value, const char *expected)
+{
+	fprintf(stderr, "headalloc: %s: invalid value '%s': expected %s\n",
+	        option_name(code), value, expected);
+	return EXIT_USAGE;
+}
+
+static const char whole_number[] = "a whole number from 1 to 9223372036854775807";
+static const char sample_size[] = "a number n with 1 < n <= 1e300";
+
+static int parse_positive_real(int code, const char *value, double *out)
+{
+	if (!cli_parse_real(value, out) || !(*out > 0.0))
+		return bad_value(code, value, "a finite number > 0");
+	return EXIT_OK;
+}
+
+static int parse_count(int code, const char *value, uint64_t *out)
+{
+	if (!cli_parse_uint(value, 1, HA_BUDGET_MAX, out))
+		return bad_value(code, value, whole_number);
+	return EXIT_OK;
+}
+
+static int is_sample_size(double n)
+{
+	return n > 1.0 && n <= 1e300;
+}
+
+/* Split "a,b,c" into its items; each item must be non-empty.  Returns the
+ * number of items (at most MAX_LIST), or 0 for a malformed list. */
+static size_t split_list(const char *text, char ***items)
+{
+	size_t count = 1;
+	for (const char *p = text; *p; p++)
+		count += *p == ',';
+	if (count > MAX_LIST)
+		return 0;
+	char **v = calloc(count, sizeof *v);
+	char *copy = strdup(text);
+	if (!v || !copy) {
+		free(v);
+		free(copy);
+		return 0;
+	}
+	size_t i = 0;
+	for (char *start = copy;; i++) {
+		char *comma = strchr(start, ',');
+		if (comma)
+			*comma = '\0';
+		v[i] = start;
+		if (!comma)
+			break;
+		start = comma + 1;
+	}
+	*items = v; /* v[0] owns the copy */
+	return count;
+}
+
+static void free_list(char **items)
+{
+	if (items)
+		free(items[0]);
+	free(items);
+}
+
+static int parse_budgets(const char *arg, struct cli_options *o)
+{
+	char **items = NULL;
+	size_t count = split_list(arg, &items);
+	if (!count)
+		return bad_value('b', arg, "a whole number or a comma-separated list of them");
+	uint64_t *budgets = malloc(count * sizeof *budgets);
+	int rc = budgets ? EXIT_OK : EXIT_IO;
+	for (size_t i = 0; rc == EXIT_OK && i < count; i++)
+		if (!cli_parse_uint(items[i], 1, HA_BUDGET_MAX, &budgets[i]))
+			rc = bad_value('b', count > 1 ? items[i] : arg, whole_number);
+	free_list(items);
+	if (rc != EXIT_OK) {
+		free(budgets);
+		return rc;
+	}
+	free(o->budgets);
+	o->budgets = budgets;
+	o->budget_count = count;
+	return EXIT_OK;
+}
+
+/* FROM:TO:POINTS, a log-spaced sweep with both ends included. */
+static int parse_sweep(const char *arg, struct sample_source *s)
+{
+	static const char expected[] =
+		"FROM:TO:POINTS with 1 < FROM < TO <= 1e300 and 2 <= POINTS <= 1000000";
+	char from[64], to[64], points[64];
+	const char *c1 = strchr(arg, ':');
+	const char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+	if (!c1 || !c2 || strchr(c2 + 1, ':') || (size_t)(c1 - arg) >= sizeof from ||
+	    (size_t)(c2 - c1 - 1) >= sizeof to || strlen(c2 + 1) >= sizeof points)
+		return bad_value('n', arg, expected);
+	memcpy(from, arg, (size_t)(c1 - arg));
+	from[c1 - arg] = '\0';
+	memcpy(to, c1 + 1, (size_t)(c2 - c1 - 1));
+	to[c2 - c1 - 1] = '\0';
+	strcpy(points, c2 + 1);
+	uint64_t n;
+	if (!cli_parse_real(from, &s->from) || !cli_parse_real(to, &s->to) ||
+	    !cli_parse_uint(points, 2, MAX_LIST, &n) || !is_sample_size(s->from) ||
+	    !is_sample_size(s->to) || !(s->from < s->to))
+		return bad_value('n', arg, expected);
+	s->values = NULL;
+	s->count = (size_t)n;
+	return EXIT_OK;
+}
+
+static int parse_samples(const char *arg, struct cli_options *o)
+{
+	struct sample_source s = {NULL, 0, 0, 0};
+	if (strchr(arg, ':')) {
+		int rc = parse_sweep(arg, &s);
+		if (rc != EXIT_OK)
+			return rc;
+	} else {
+		char **items = NULL;
+		size_t count = split_list(arg, &items);
+		if (!count)
+			return bad_value('n', arg, sample_size);
+		s.values = malloc(count * sizeof *s.values);
+		s.count = count;
+		int rc = s.values ? EXIT_OK : EXIT_IO;
+		for (size_t i = 0; rc == EXIT_OK && i < count; i++)
+			if (!cli_parse_real(items[i], &s.values[i]) ||
+			    !is_sample_size(s.values[i]))
+				rc = bad_value('n', count > 1 ? items[i] : arg, sample_size);
+		free_list(items);
+		if (rc != EXIT_OK) {
+			free(s.values);
+			return rc;
+		}
+	}
+	free(o->samples.values);
+	o->samples = s;
+	o->have_samples = 1;
+	return EXIT_OK;
+}
+
+/* What the second pass remembers about --hdi-from and its companions. */
+struct hdi_request {
+	const char *tensor;
+	uint64_t heads;
+	enum ha_layout layout;
+	int have_hdi;
+};
+
+/* Apply one option; returns EXIT_OK or an exit code. */
+static int apply_option(struct cli_options *o, struct hdi_request *h, int code,
+                        const char *arg)
+{
+	struct ha_model *m = &o->model;
+	struct ha_constraints *c = &o->constraints;
+	switch (code) {
+	case 'b':
+		return parse_budgets(arg, o);
+	case 'n':
+		return parse_samples(arg, o);
+	case 'c':
+		return EXIT_OK; /* read in the first pass */
+	case 's':
+		return parse_positive_real(code, arg, &m->smoothness);
+	case OPT_BIAS_COEF:
+		return parse_positive_real(code, arg, &m->bias_coef);
+	case OPT_VAR_COEF:
+		return parse_positive_real(code, arg, &m->var_coef);
+	case OPT_HDI:
+		h->have_hdi = 1;
+		if (!cli_parse_real(arg, &m->hdi) || !(m->hdi >= 0.0 && m->hdi <= 1.0))
+			return bad_value(code, arg, "a number from 0 to 1");
+		return EXIT_OK;
+	case OPT_HDI_FROM:
+		if (!*arg)
+			return bad_value(code, arg, "a file name");
+		o->hdi_from = arg;
+		return EXIT_OK;
+	case OPT_HDI_TENSOR:
+		h->tensor = arg;
+		return EXIT_OK;
+	case OPT_HDI_HEADS:
+		return parse_count(code, arg, &h->heads);
+	case OPT_HDI_LAYOUT:
+		if (ha_layout_parse(arg, &h->layout) != HA_OK)
+			return bad_value(code, arg, "out-in or in-out");
+		return EXIT_OK;
+	case 'm':
+		return parse_count(code, arg, &c->head_dim_multiple);
+	case OPT_MIN_HEAD_DIM:
+		return parse_count(code, arg, &c->min_head_dim);
+	case OPT_MAX_HEAD_DIM:
+		return parse_count(code, arg, &c->max_head_dim);
+	case OPT_MIN_HEADS:
+		return parse_count(code, arg, &c->min_heads);
+	case OPT_MAX_HEADS:
+		return parse_count(code, arg, &c->max_heads);
+	case 'a':
+		o->all = 1;
+		return EXIT_OK;
+	case 'r':
+		o->regimes = 1;
+		return EXIT_OK;
+	case 'f':
+		if (strcmp(arg, "text") == 0)
+			o->format = HA_FORMAT_TEXT;
+		else if (strcmp(arg, "yaml") == 0)
+			o->format = HA_FORMAT_YAML;
+		else
+			return bad_value(code, arg, "text or yaml");
+		return EXIT_OK;
+	case 'o':
+		if (!*arg)
+			return bad_value(code, arg, "a file name");
+		o->output = arg;
+		return EXIT_OK;
+	}
+	return EXIT_USAGE;
+}
+
+/* getopt's own complaints, as one line. */
+static int getopt_error(int code, const char *typed)
+{
+	if (code == ':')
+		return usage_error("option '%s' needs a value", typed);
+	if (optopt)
+		return usage_error("unknown option '-%c'", optopt);
+	return usage_error("unknown option '%s'", typed);
+}
+
+/* Start from the scenario file: its model, constraints, budgets, samples
+ * and report settings. */
+static int load_config(struct cli_options *o)
+{
+	struct ha_scenario_error err;
+	enum ha_status st = ha_scenario_read_file(o->config, &o->scenario, &err);
+	if (st != HA_OK) {
+		if (err.line)
+			fprintf(stderr, "%s:%lu:%lu: %s\n", o->config, err.line,
+			        err.column, err.message);
+		else
+			fprintf(stderr, "headalloc: --config: %s: %s\n", o->config,
+			        err.message);
+		return st == HA_EIO || st == HA_ENOMEM ? EXIT_IO : EXIT_USAGE;
+	}
+	const struct ha_scenario *sc = o->scenario;
+	double default_samples = o->model.samples;
+	o->model = sc->model;
+	o->model.samples = default_samples;
+	o->constraints = sc->constraints;
+	if (sc->budget_count) {
+		o->budgets = malloc(sc->budget_count * sizeof *o->budgets);
+		if (!o->budgets)
+			return EXIT_IO;
+		memcpy(o->budgets, sc->budgets, sc->budget_count * sizeof *o->budgets);
+		o->budget_count = sc->budget_count;
+	}
+	/* The scenario's list of n stays owned by the scenario. */
+	o->samples.values = NULL;
+	o->samples.count = 0;
+	o->all = sc->report_all;
+	o->regimes = sc->report_regimes;
+	o->format = sc->report_format;
+	return EXIT_OK;
+}
+
+/* Measure the HDI of --hdi-from into model.hdi and describe its source. */
+static int measure_hdi(struct cli_options *o, const struct hdi_request *h)
+{
+	struct ha_hdi_report *report = NULL;
+	struct ha_error err;
+	ha_error_clear(&err);
+	enum ha_status st = ha_hdi_from_file(o->hdi_from, h->tensor, (size_t)h->heads,
+	                                     h->layout, &report, &err);
+	if (st != HA_OK) {
+		fprintf(stderr, "headalloc: --hdi-from: %s: %s\n", o->hdi_from,
+		        err.message[0] ? err.message : ha_status_str(st));
+		return st == HA_EIO ? EXIT_IO : EXIT_USAGE;
+	}
+	o->model.hdi = report->mean_hdi;
+	snprintf(o->hdi_source, sizeof o->hdi_source,
+	         "mean over %zu tensor%s of %s (%s, %" PRIu64 " heads, layout %s)",
+	         report->count, report->count == 1 ? "" : "s", o->hdi_from,
+	         h->tensor ? h->tensor : "all tensors", h->heads,
+	         ha_layout_str(h->layout));
+	ha_hdi_report_free(report);
+	return EXIT_OK;
+}
+
+/* The checks that need every option: required values, ranges, conflicts. */
+static int check_combination(const struct cli_options *o,
+                             const struct hdi_request *h)
+{
+	const struct ha_constraints *c = &o->constraints;
+	if (!o->budget_count)
+		return usage_error("--budget is required");
+	if (!o->have_samples && !o->regimes)
+		return usage_error("--samples is required");
+	if (c->min_head_dim && c->max_head_dim && c->min_head_dim > c->max_head_dim)
+		return usage_error("--min-head-dim %" PRIu64 " is larger than --max-head-dim %" PRIu64,
+		                   c->min_head_dim, c->max_head_dim);
+	if (c->min_heads && c->max_heads && c->min_heads > c->max_heads)
+		return usage_error("--min-heads %" PRIu64 " is larger than --max-heads %" PRIu64,
+		                   c->min_heads, c->max_heads);
+	if (o->hdi_from && h->have_hdi)
+		return usage_error("--hdi and --hdi-from cannot be used together");
+	if (o->hdi_from && !h->heads)
+		return usage_error("--hdi-from needs --hdi-heads");
+	if (!o->hdi_from && (h->tensor || h->heads))
+		return usage_error("--hdi-tensor and --hdi-heads go with --hdi-from");
+	if (o->all && (o->budget_count > 1 || sample_count(&o->samples) > 1))
+		return usage_error("--all needs a single budget and a single value of --samples");
+	return EXIT_OK;
+}
+
+int cli_options_parse(int argc, char **argv, struct cli_options *o)
+{
+	memset(o, 0, sizeof *o);
+	o->model = ha_model_defaults();
+	opterr = 0;
+
+	/* First pass: --help, --version, --config and getopt's own errors. */
+	int code;
+	optind = 0;
+	while ((code = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
+		if (code == 'h') {
+			fputs(usage_text, stdout);
+			return EXIT_OK;
+		}
+		if (code == 'V') {
+			printf("headalloc %s\n", ha_version());
+			return EXIT_OK;
+		}
+		if (code == '?' || code == ':')
+			return getopt_error(code, argv[optind - 1]);
+		if (code == 'c') {
+			if (!*optarg)
+				return bad_value(code, optarg, "a file name");
+			o->config = optarg;
+		}
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument '%s'", argv[optind]);
+	if (o->config) {
+		int rc = load_config(o);
+		if (rc != EXIT_OK)
+			return rc;
+		const struct ha_scenario *sc = o->scenario;
+		o->samples.values = sc->samples;
+		o->samples.count = sc->sample_count;
+		o->have_samples = sc->sample_count > 0;
+	}
+	/* The scenario's samples belong to it: copy before any override
+	 * frees the current list. */
+	if (o->samples.values && o->scenario) {
+		double *copy = malloc(o->samples.count * sizeof *copy);
+		if (!copy)
+			return EXIT_IO;
+		memcpy(copy, o->samples.values, o->samples.count * sizeof *copy);
+		o->samples.values = copy;
+	}
+
+	/* Second pass: every option, over the file. */
+	struct hdi_request h = {NULL, 0, HA_LAYOUT_OUT_IN, 0};
+	optind = 0;
+	while ((code = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
+		int rc = apply_option(o, &h, code, optarg);
+		if (rc != EXIT_OK)
+			return rc;
+	}
+	int rc = check_combination(o, &h);
+	if (rc != EXIT_OK)
+		return rc;
+	if (o->hdi_from) {
+		rc = measure_hdi(o, &h);
+		if (rc != EXIT_OK)
+			return rc;
+	}
+	if (sample_count(&o->samples) == 1)
+		o->model.samples = sample_at(&o->samples, 0);
+	return -1;
+}
+
+void cli_options_free(struct cli_options *o)
+{
+	free(o->budgets);
+	free(o->samples.values);
+	ha_scenario_free(o->scenario);
+	memset(o, 0, sizeof *o);
+}
