@@ -61,15 +61,23 @@ enum ha_status ha_model_validate(const struct ha_model *model);
 enum ha_status ha_model_eval(const struct ha_model *model, uint64_t budget,
                              uint64_t head_dim, struct ha_terms *out);
 
-/* ln MSE alone, for search loops: the same value as ha_model_eval's
- * log_mse, with the same preconditions (checked by the caller). */
-double ha_model_log_mse(const struct ha_model *model, uint64_t budget,
-                        uint64_t head_dim);
+/* ln(MSE / c_b), for comparing head dimensions: it differs from
+ * ha_model_eval's log_mse by the constant ln c_b, which changes no
+ * comparison or ratio but keeps every digit where ln c_b is large (a tie
+ * within 1e-12 is decided on it).  The caller checks the preconditions of
+ * ha_model_eval. */
+double ha_model_log_relative_mse(const struct ha_model *model, uint64_t budget,
+                                 uint64_t head_dim);
 
 /* The relaxed objective of spec §3 at a real head dimension x >= 1 with
  * H = D/x: ln f(x).  Also stores d ln f / dx in *grad when grad is not NULL. */
 double ha_model_log_relaxed(const struct ha_model *model, double budget,
                             double x, double *grad);
+
+/* The same in u = ln x: ln f(e^u), and d ln f / du in *grad when grad is
+ * not NULL.  Exact where x rounds to 1 or e^u loses digits. */
+double ha_model_log_relaxed_ln(const struct ha_model *model, double budget,
+                               double log_x, double *grad);
 
 /* exp(log_value) when that is a finite double, else +inf (never NaN for a
  * non-NaN argument).  A convenience for printing. */

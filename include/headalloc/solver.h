@@ -91,9 +91,12 @@ enum ha_status ha_solver_solve_integer(const struct ha_solver *solver,
                                        struct ha_allocation *optimum,
                                        struct ha_certificate *certificate);
 
-/* The continuous relaxation by NLopt over the feasible interval (the
- * constraints' bounds on d and H, without the multiple).  HA_ENUMERIC when
- * NLopt fails. */
+/* The continuous relaxation over the feasible interval (the constraints'
+ * bounds on d and H, and d >= the multiple): NLopt's SLSQP in ln x, then
+ * regula falsi on the sign change of the slope to full precision (f is
+ * convex, so the sign change is bracketed; if NLopt itself fails, the
+ * regula falsi starts from the initial point instead).  HA_ENOMEM when
+ * NLopt cannot allocate, HA_ENUMERIC if no finite optimum results. */
 enum ha_status ha_solver_solve_relaxed(const struct ha_solver *solver,
                                        const struct ha_model *model,
                                        struct ha_relaxed *relaxed);

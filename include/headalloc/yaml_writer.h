@@ -19,7 +19,9 @@ extern "C" {
 struct ha_yaml_writer;
 
 /* Start a YAML stream and one document on stream (not closed by the
- * writer).  HA_ENOMEM / HA_EIO on failure, then *out is NULL. */
+ * writer).  HA_EINVAL for a NULL argument, HA_ENOMEM when the writer
+ * cannot be allocated (then *out is NULL).  A failure to emit the stream
+ * start is sticky and reported by ha_yaml_writer_finish(). */
 enum ha_status ha_yaml_writer_new(FILE *stream, struct ha_yaml_writer **out);
 
 /* End the document and the stream, flush, and report the first error of

@@ -1,3 +1,4 @@
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,9 +15,10 @@ static void release(struct atomic_file *f)
 	f->stream = NULL;
 }
 
-/* A target that exists and is not a regular file (/dev/null, a FIFO, a
- * terminal) is written in place: renaming over it would replace the device
- * node itself. */
+/* A target that is not a regular file (/dev/null, a FIFO, a terminal, a
+ * /proc/self/fd link) is written in place: renaming over it would replace
+ * the node itself, and it cannot be half-written in the sense that
+ * matters. */
 static int open_in_place(struct atomic_file *f, const char *path)
 {
 	f->stream = fopen(path, "w");
@@ -25,21 +27,42 @@ static int open_in_place(struct atomic_file *f, const char *path)
 	return 0;
 }
 
+static int is_special(const char *resolved)
+{
+	return strncmp(resolved, "/dev/", 5) == 0 || strncmp(resolved, "/proc/", 6) == 0;
+}
+
 int atomic_file_open(struct atomic_file *f, const char *path)
 {
 	static const char suffix[] = ".tmp-XXXXXX";
 	struct stat st;
 	memset(f, 0, sizeof *f);
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+
+	/* Replace what a symbolic link points to, not the link.  A link that
+	 * does not resolve to a file (/dev/stdout on a pipe is a link to
+	 * "pipe:[...]") is written through, never renamed over. */
+	char *resolved = realpath(path, NULL);
+	int exists = resolved && stat(resolved, &st) == 0;
+	struct stat link;
+	if (!resolved && lstat(path, &link) == 0 && S_ISLNK(link.st_mode))
 		return open_in_place(f, path);
-	size_t len = strlen(path);
-	f->target = strdup(path);
+	if (exists && S_ISDIR(st.st_mode)) {
+		free(resolved);
+		return EISDIR;
+	}
+	if ((exists && !S_ISREG(st.st_mode)) || is_special(path) ||
+	    (resolved && is_special(resolved))) {
+		free(resolved);
+		return open_in_place(f, path);
+	}
+	f->target = resolved ? resolved : strdup(path);
+	size_t len = f->target ? strlen(f->target) : 0;
 	f->temp = malloc(len + sizeof suffix);
 	if (!f->target || !f->temp) {
 		release(f);
 		return ENOMEM;
 	}
-	memcpy(f->temp, path, len);
+	memcpy(f->temp, f->target, len);
 	memcpy(f->temp + len, suffix, sizeof suffix);
 
 	int fd = mkstemp(f->temp);
@@ -48,12 +71,17 @@ int atomic_file_open(struct atomic_file *f, const char *path)
 		release(f);
 		return err;
 	}
-	/* mkstemp makes the file 0600; give it the mode a plain fopen would. */
-	mode_t mask = umask(0);
-	umask(mask);
-	fchmod(fd, 0666 & ~mask);
-	f->stream = fdopen(fd, "w");
-	if (!f->stream) {
+	/* mkstemp makes the file 0600: keep the mode of the file it replaces,
+	 * or give a new one the mode a plain fopen would. */
+	mode_t mode;
+	if (exists) {
+		mode = st.st_mode & 07777;
+	} else {
+		mode_t mask = umask(0);
+		umask(mask);
+		mode = 0666 & ~mask;
+	}
+	if (fchmod(fd, mode) != 0 || !(f->stream = fdopen(fd, "w"))) {
 		int err = errno;
 		close(fd);
 		unlink(f->temp);

@@ -12,8 +12,12 @@
 
 static int write_error(const char *path, int err)
 {
-	fprintf(stderr, "headalloc: --output: cannot write '%s': %s\n", path,
-	        strerror(err));
+	if (path)
+		fprintf(stderr, "headalloc: --output: cannot write '%s': %s\n", path,
+		        strerror(err));
+	else
+		fprintf(stderr, "headalloc: writing standard output: %s\n",
+		        strerror(err));
 	return EXIT_IO;
 }
 
@@ -36,19 +40,19 @@ int main(int argc, char **argv)
 		}
 		out = file.stream;
 	}
+	errno = 0;
 	rc = cli_run(&o, out);
+	if (rc == EXIT_OK && fflush(out) != 0)
+		rc = EXIT_WRITE_FAILED;
+	int err = errno ? errno : EIO;
 	if (o.output) {
-		if (rc != EXIT_OK) {
+		if (rc != EXIT_OK)
 			atomic_file_abort(&file);
-		} else {
-			int err = atomic_file_commit(&file);
-			if (err)
-				rc = write_error(o.output, err);
-		}
-	} else if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "headalloc: writing standard output: %s\n", strerror(errno));
-		rc = EXIT_IO;
+		else if ((err = atomic_file_commit(&file)) != 0)
+			rc = EXIT_WRITE_FAILED;
 	}
+	if (rc == EXIT_WRITE_FAILED)
+		rc = write_error(o.output, err);
 out:
 	cli_options_free(&o);
 	return rc;

@@ -361,9 +361,17 @@ static int getopt_error(int code, const char *typed)
 {
 	if (code == ':')
 		return usage_error("option '%s' needs a value", typed);
-	if (optopt)
+	if (strncmp(typed, "--", 2) != 0)
 		return usage_error("unknown option '-%c'", optopt);
-	return usage_error("unknown option '%s'", typed);
+	/* "--all=3": a flag given a value.  glibc reports it like an unknown
+	 * option, so tell them apart here. */
+	const char *eq = strchr(typed, '=');
+	size_t len = eq ? (size_t)(eq - typed - 2) : strlen(typed + 2);
+	for (const struct option *o = long_options; eq && o->name; o++)
+		if (o->has_arg == no_argument && strlen(o->name) == len &&
+		    strncmp(o->name, typed + 2, len) == 0)
+			return usage_error("option '--%s' takes no value", o->name);
+	return usage_error("unknown or ambiguous option '%s'", typed);
 }
 
 /* Start from the scenario file: its model, constraints, budgets, samples

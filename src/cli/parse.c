@@ -1,4 +1,3 @@
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,9 +32,10 @@ int cli_parse_real(const char *text, double *out)
 	if (strspn(text, "0123456789+-.eE") != strlen(text))
 		return 0;
 	char *end;
-	errno = 0;
 	double value = strtod(text, &end);
-	if (end == text || *end != '\0' || errno == ERANGE || !isfinite(value))
+	/* ERANGE on underflow leaves the nearest double (a subnormal or 0),
+	 * which is the value meant; on overflow it leaves inf, rejected. */
+	if (end == text || *end != '\0' || !isfinite(value))
 		return 0;
 	*out = value;
 	return 1;

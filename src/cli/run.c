@@ -172,7 +172,7 @@ static int write_single(const struct cli_options *o, struct sink *s)
 	} else {
 		st = ha_report_text_solution(s->stream, &o->model, &sol, rows, count);
 		if (st != HA_OK)
-			rc = library_failure("writing the report", st);
+			rc = EXIT_WRITE_FAILED;
 	}
 	free(rows);
 	ha_solver_free(solver);
@@ -327,9 +327,9 @@ static int write_rows(struct table *t, struct sink *s)
 				f->largest_at = (double)o->budgets[f->result.max_residual_index];
 		}
 		if (s->yaml && ha_yaml_writer_status(s->yaml) != HA_OK)
-			return library_failure("writing the report", HA_EIO);
+			return EXIT_WRITE_FAILED;
 		if (!s->yaml && ferror(s->stream))
-			return library_failure("writing the report", HA_EIO);
+			return EXIT_WRITE_FAILED;
 	}
 	if (s->yaml)
 		ha_yaml_end_seq(s->yaml);
@@ -484,19 +484,19 @@ int cli_run(const struct cli_options *o, FILE *out)
 	if (o->format == HA_FORMAT_TEXT) {
 		int rc = write_sections(o, &s);
 		if (rc == EXIT_OK && (fflush(out) != 0 || ferror(out)))
-			rc = library_failure("writing the report", HA_EIO);
+			rc = EXIT_WRITE_FAILED;
 		return rc;
 	}
 	enum ha_status st = ha_yaml_writer_new(out, &s.yaml);
 	if (st != HA_OK)
-		return library_failure("writing the report", st);
+		return EXIT_WRITE_FAILED;
 	ha_yaml_begin_map(s.yaml, 0);
 	int rc = write_sections(o, &s);
 	if (rc == EXIT_OK) {
 		ha_yaml_end_map(s.yaml);
 		st = ha_yaml_writer_finish(s.yaml);
 		if (st != HA_OK)
-			rc = library_failure("writing the report", st);
+			rc = EXIT_WRITE_FAILED;
 	}
 	ha_yaml_writer_free(s.yaml);
 	return rc;

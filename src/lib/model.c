@@ -1,5 +1,6 @@
 /* The error model of spec §2, entirely in natural logs. */
 #include <math.h>
+#include <stddef.h>
 
 #include <headalloc/model.h>
 
@@ -57,6 +58,16 @@ static double log_head_variance(const struct ha_model *m, double d)
 	return log(m->var_coef) + 0.5 * d * log(d) - log(m->samples);
 }
 
+/* direct when it is a normal double, else exp(log_value) (+inf beyond a
+ * double); clears *all_direct when it falls back. */
+static double plain(double direct, double log_value, int *all_direct)
+{
+	if (isnormal(direct))
+		return direct;
+	*all_direct = 0;
+	return ha_exp_or_inf(log_value);
+}
+
 enum ha_status ha_model_eval(const struct ha_model *m, uint64_t budget,
                              uint64_t head_dim, struct ha_terms *out)
 {
@@ -78,51 +89,64 @@ enum ha_status ha_model_eval(const struct ha_model *m, uint64_t budget,
 	out->log_mse = ha_log_add(ha_log_add(out->log_bias2, out->log_variance),
 	                          out->log_covariance);
 
-	/* Plain values straight from the formulas where they fit a double
-	 * (exp of a log would lose the last bits); +inf where they do not. */
-	out->bias2 = m->bias_coef * pow(d, -m->smoothness);
-	double var = ha_exp_or_inf(log_var) < INFINITY
-		? m->var_coef * pow(d, 0.5 * d) / m->samples : INFINITY;
-	out->variance = isfinite(var) ? var / H : ha_exp_or_inf(out->log_variance);
-	if (!has_covariance)
-		out->covariance = 0.0;
-	else if (isfinite(var))
-		out->covariance = rho * var * (1.0 - 1.0 / H);
-	else
-		out->covariance = ha_exp_or_inf(out->log_covariance);
+	/* Plain values straight from the formulas where every intermediate is
+	 * a normal double (exp of a log would lose the last bits); from the
+	 * logs where a power under- or overflows on the way. */
+	int direct = 1;
+	out->bias2 = plain(m->bias_coef * pow(d, -m->smoothness),
+	                   out->log_bias2, &direct);
+	double var = m->var_coef * (pow(d, 0.5 * d) / m->samples);
+	out->variance = plain(var / H, out->log_variance, &direct);
+	out->covariance = has_covariance
+		? plain(rho * var * (1.0 - 1.0 / H), out->log_covariance, &direct)
+		: 0.0;
 	double sum = out->bias2 + out->variance + out->covariance;
-	out->mse = isfinite(sum) ? sum : ha_exp_or_inf(out->log_mse);
+	out->mse = direct && isnormal(sum) ? sum : ha_exp_or_inf(out->log_mse);
 	return HA_OK;
 }
 
-double ha_model_log_mse(const struct ha_model *m, uint64_t budget,
-                        uint64_t head_dim)
+double ha_model_log_relative_mse(const struct ha_model *m, uint64_t budget,
+                                 uint64_t head_dim)
 {
 	double d = (double)head_dim;
 	double H = (double)(budget / head_dim);
 	double rho = 1.0 - m->hdi;
-	double log_bias2 = log(m->bias_coef) - m->smoothness * log(d);
-	/* var(d) (rho + (1 - rho)/H), which is variance + covariance. */
-	double log_var = log_head_variance(m, d) + log(rho + (1.0 - rho) / H);
-	return ha_log_add(log_bias2, log_var);
+	/* ln(bias2 / c_b) and ln((variance + covariance) / c_b), where
+	 * variance + covariance = var(d) (rho + (1 - rho)/H). */
+	double log_bias = -m->smoothness * log(d);
+	double log_var = log(m->var_coef) - log(m->bias_coef) + 0.5 * d * log(d) -
+	                 log(m->samples) + log(rho + (1.0 - rho) / H);
+	return ha_log_add(log_bias, log_var);
 }
 
 double ha_model_log_relaxed(const struct ha_model *m, double budget, double x,
                             double *grad)
 {
+	double grad_u;
+	double log_f = ha_model_log_relaxed_ln(m, budget, log(x), grad ? &grad_u : NULL);
+	if (grad)
+		*grad = grad_u / x;
+	return log_f;
+}
+
+double ha_model_log_relaxed_ln(const struct ha_model *m, double budget,
+                               double log_x, double *grad)
+{
+	double x = exp(log_x);
 	double rho = 1.0 - m->hdi;
 	/* Variance factor rho + (1 - rho)/H with H = D/x. */
 	double factor = rho + (1.0 - rho) * x / budget;
-	double log_bias = log(m->bias_coef) - m->smoothness * log(x);
-	double log_var = log_head_variance(m, x) + log(factor);
+	double log_bias = log(m->bias_coef) - m->smoothness * log_x;
+	double log_var = log(m->var_coef) + 0.5 * x * log_x - log(m->samples) +
+	                 log(factor);
 	double log_f = ha_log_add(log_bias, log_var);
 
 	if (grad) {
+		/* d/du of each log term, u = ln x. */
 		double w_bias = exp(log_bias - log_f);
 		double w_var = exp(log_var - log_f);
-		double dlog_var = 0.5 * (log(x) + 1.0) +
-		                  (1.0 - rho) / budget / factor;
-		*grad = w_bias * (-m->smoothness / x) + w_var * dlog_var;
+		double dvar = 0.5 * x * (log_x + 1.0) + (1.0 - rho) * x / budget / factor;
+		*grad = -m->smoothness * w_bias + w_var * dvar;
 	}
 	return log_f;
 }

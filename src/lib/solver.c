@@ -151,7 +151,7 @@ static double log_mse_at(const struct ha_solver *s, const struct ha_model *m,
                          size_t i, size_t *evaluations)
 {
 	(*evaluations)++;
-	return ha_model_log_mse(m, s->budget, s->feasible[i]);
+	return ha_model_log_relative_mse(m, s->budget, s->feasible[i]);
 }
 
 /* Evaluate every feasible divisor (at most EXHAUSTIVE_MAX); the answer is
@@ -184,14 +184,33 @@ static size_t argmin_bracket(const struct ha_solver *s, const struct ha_model *m
 		else
 			hi = mid;
 	}
-	/* Tie rule: the smallest d within tolerance of the minimum.  Left of
-	 * the minimum f decreases, so the ties are the contiguous run just
-	 * before it. */
-	double best_log = log_mse_at(s, m, lo, evaluations);
-	while (lo > 0 &&
-	       log_mse_at(s, m, lo - 1, evaluations) <= best_log + TIE_LOG_TOLERANCE)
-		lo--;
-	return lo;
+	/* Where f is flat to within rounding, the search stops anywhere on
+	 * the flat stretch.  By convexity the values within the tie tolerance
+	 * of the minimum are one contiguous run: walk out to both of its ends,
+	 * tracking the least value seen, then take the smallest d within
+	 * tolerance of it (spec §3 tie rule). */
+	double min = log_mse_at(s, m, lo, evaluations);
+	size_t right = lo;
+	while (right + 1 < s->feasible_count) {
+		double v = log_mse_at(s, m, right + 1, evaluations);
+		if (v > min + TIE_LOG_TOLERANCE)
+			break;
+		if (v < min)
+			min = v;
+		right++;
+	}
+	size_t left = lo;
+	while (left > 0) {
+		double v = log_mse_at(s, m, left - 1, evaluations);
+		if (v > min + TIE_LOG_TOLERANCE)
+			break;
+		if (v < min)
+			min = v;
+		left--;
+	}
+	while (left < right && log_mse_at(s, m, left, evaluations) > min + TIE_LOG_TOLERANCE)
+		left++;
+	return left;
 }
 
 enum ha_status ha_solver_solve_integer(const struct ha_solver *s,
@@ -233,12 +252,7 @@ static double relaxed_objective(unsigned n, const double *u, double *grad,
 {
 	(void)n;
 	const struct relaxed_problem *p = data;
-	double x = exp(u[0]);
-	double dfdx;
-	double value = ha_model_log_relaxed(p->model, p->budget, x, &dfdx);
-	if (grad)
-		grad[0] = dfdx * x;
-	return value;
+	return ha_model_log_relaxed_ln(p->model, p->budget, u[0], grad);
 }
 
 static double relaxed_slope(const struct relaxed_problem *p, double u)
@@ -396,8 +410,9 @@ enum ha_status ha_solver_solve_relaxed(const struct ha_solver *s,
 	if (relaxed->head_dim > s->x_hi)
 		relaxed->head_dim = s->x_hi;
 	relaxed->heads = problem.budget / relaxed->head_dim;
-	relaxed->log_mse = ha_model_log_relaxed(m, problem.budget,
-	                                        relaxed->head_dim, NULL);
+	/* In u, not at exp(u): x* = 1 + 1e-20 rounds to 1 but its error
+	 * does not. */
+	relaxed->log_mse = ha_model_log_relaxed_ln(m, problem.budget, u, NULL);
 	if (!isfinite(relaxed->head_dim) || !isfinite(relaxed->log_mse))
 		return HA_ENUMERIC;
 	return HA_OK;
@@ -417,18 +432,24 @@ enum ha_status ha_solver_solve(const struct ha_solver *s,
 	return st;
 }
 
-static int by_error_then_dim(const void *a, const void *b)
+/* A feasible index with its sort key, ln(MSE / c_b). */
+struct keyed {
+	double key;
+	size_t index;
+};
+
+static int by_key_then_index(const void *a, const void *b)
 {
-	const struct ha_allocation *x = a, *y = b;
-	if (x->terms.log_mse != y->terms.log_mse)
-		return x->terms.log_mse < y->terms.log_mse ? -1 : 1;
-	return (x->head_dim > y->head_dim) - (x->head_dim < y->head_dim);
+	const struct keyed *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return (x->index > y->index) - (x->index < y->index);
 }
 
-static int by_dim(const void *a, const void *b)
+static int by_index(const void *a, const void *b)
 {
-	const struct ha_allocation *x = a, *y = b;
-	return (x->head_dim > y->head_dim) - (x->head_dim < y->head_dim);
+	const struct keyed *x = a, *y = b;
+	return (x->index > y->index) - (x->index < y->index);
 }
 
 enum ha_status ha_solver_enumerate(const struct ha_solver *s,
@@ -439,24 +460,35 @@ enum ha_status ha_solver_enumerate(const struct ha_solver *s,
 		return HA_EINVAL;
 	*out = NULL;
 	*count = 0;
-	struct ha_allocation *rows = malloc(s->feasible_count * sizeof *rows);
-	if (!rows)
+	size_t n = s->feasible_count;
+	struct ha_allocation *rows = malloc(n * sizeof *rows);
+	struct keyed *order = malloc(n * sizeof *order);
+	if (!rows || !order) {
+		free(rows);
+		free(order);
 		return HA_ENOMEM;
-	for (size_t i = 0; i < s->feasible_count; i++) {
-		rows[i].head_dim = s->feasible[i];
-		rows[i].heads = s->budget / s->feasible[i];
-		ha_model_eval(m, s->budget, s->feasible[i], &rows[i].terms);
 	}
-	qsort(rows, s->feasible_count, sizeof *rows, by_error_then_dim);
-	/* The rows tied with the best (spec §3 tolerance) go smaller d first,
-	 * so the first row is always the optimum of ha_solver_solve. */
+	/* Sorted on the same values the solver compares, so that the first
+	 * row is always its optimum. */
+	for (size_t i = 0; i < n; i++) {
+		order[i].key = ha_model_log_relative_mse(m, s->budget, s->feasible[i]);
+		order[i].index = i;
+	}
+	qsort(order, n, sizeof *order, by_key_then_index);
+	/* The rows tied with the best (spec §3 tolerance) go smaller d first. */
 	size_t tied = 1;
-	while (tied < s->feasible_count &&
-	       rows[tied].terms.log_mse <= rows[0].terms.log_mse + TIE_LOG_TOLERANCE)
+	while (tied < n && order[tied].key <= order[0].key + TIE_LOG_TOLERANCE)
 		tied++;
-	qsort(rows, tied, sizeof *rows, by_dim);
+	qsort(order, tied, sizeof *order, by_index);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t d = s->feasible[order[i].index];
+		rows[i].head_dim = d;
+		rows[i].heads = s->budget / d;
+		ha_model_eval(m, s->budget, d, &rows[i].terms);
+	}
+	free(order);
 	*out = rows;
-	*count = s->feasible_count;
+	*count = n;
 	return HA_OK;
 }
 

@@ -1,0 +1,2 @@
+"$HEADALLOC" --budget 512 --samples 1e8 > /dev/full
+echo "exit $?"
