@@ -145,8 +145,8 @@ Test(scenario, minimal_file_gets_defaults)
 	cr_expect_eq(sc->constraints.max_heads, 0);
 	cr_assert_eq(sc->budget_count, 1);
 	cr_expect_eq(sc->budgets[0], 4096);
-	cr_assert_eq(sc->sample_count, 1);
-	cr_expect_eq(sc->samples[0], d.samples);
+	cr_expect_eq(sc->sample_count, 0);
+	cr_expect_null(sc->samples);
 	cr_expect_eq(sc->report_all, 0);
 	cr_expect_eq(sc->report_regimes, 0);
 	cr_expect_eq(sc->report_format, HA_FORMAT_TEXT);

@@ -78,7 +78,7 @@ struct ha_scenario {
 	uint64_t *budgets;                 /* in file order */
 	size_t budget_count;
 	double *samples;                   /* in file order (sweeps: ascending) */
-	size_t sample_count;               /* >= 1: default {model.samples} */
+	size_t sample_count;               /* 0 when the file gives none */
 	int report_all;
 	int report_regimes;
 	enum ha_report_format report_format;

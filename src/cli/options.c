@@ -401,9 +401,15 @@ static int load_config(struct cli_options *o)
 		memcpy(o->budgets, sc->budgets, sc->budget_count * sizeof *o->budgets);
 		o->budget_count = sc->budget_count;
 	}
-	/* The scenario's list of n stays owned by the scenario. */
-	o->samples.values = NULL;
-	o->samples.count = 0;
+	if (sc->sample_count) {
+		o->samples.values = malloc(sc->sample_count * sizeof *o->samples.values);
+		if (!o->samples.values)
+			return EXIT_IO;
+		memcpy(o->samples.values, sc->samples,
+		       sc->sample_count * sizeof *o->samples.values);
+		o->samples.count = sc->sample_count;
+		o->have_samples = 1;
+	}
 	o->all = sc->report_all;
 	o->regimes = sc->report_regimes;
 	o->format = sc->report_format;
@@ -438,9 +444,10 @@ static int check_combination(const struct cli_options *o,
                              const struct hdi_request *h)
 {
 	const struct ha_constraints *c = &o->constraints;
-	if (!o->budget_count)
+	int has_models = o->scenario && o->scenario->model_count;
+	if (!o->budget_count && !has_models)
 		return usage_error("--budget is required");
-	if (!o->have_samples && !o->regimes)
+	if (!o->have_samples && !o->regimes && !has_models)
 		return usage_error("--samples is required");
 	if (c->min_head_dim && c->max_head_dim && c->min_head_dim > c->max_head_dim)
 		return usage_error("--min-head-dim %" PRIu64 " is larger than --max-head-dim %" PRIu64,
@@ -491,19 +498,6 @@ int cli_options_parse(int argc, char **argv, struct cli_options *o)
 		int rc = load_config(o);
 		if (rc != EXIT_OK)
 			return rc;
-		const struct ha_scenario *sc = o->scenario;
-		o->samples.values = sc->samples;
-		o->samples.count = sc->sample_count;
-		o->have_samples = sc->sample_count > 0;
-	}
-	/* The scenario's samples belong to it: copy before any override
-	 * frees the current list. */
-	if (o->samples.values && o->scenario) {
-		double *copy = malloc(o->samples.count * sizeof *copy);
-		if (!copy)
-			return EXIT_IO;
-		memcpy(copy, o->samples.values, o->samples.count * sizeof *copy);
-		o->samples.values = copy;
 	}
 
 	/* Second pass: every option, over the file. */

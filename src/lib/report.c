@@ -217,7 +217,7 @@ struct law_names {
 	const char *intercept; /* its intercept's name (as fitted) */
 	const char *scale;     /* exp(intercept)'s name, or NULL */
 	const char *abscissa;  /* what largest_at is */
-	const char *claim;     /* the seeds' claim, in words */
+	const char *claim;     /* the seeds' claim, as "name = formula" */
 };
 
 static struct law_names law_names(enum ha_law law)
@@ -227,7 +227,7 @@ static struct law_names law_names(enum ha_law law)
 		 "samples", "b = 2/(4+s)"},
 		{"head_dim = p + q ln(samples)", "q", "p", NULL, "samples", NULL},
 		{"ln(heads) = ln(c) + e ln(budget)", "e", "ln_c", "c", "budget",
-		 "e = 1 (nearly linear)"},
+		 "e"},
 	};
 	return names[law];
 }

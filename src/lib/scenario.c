@@ -920,15 +920,6 @@ static enum ha_status run(struct reader *r, struct ha_scenario **out)
 	r->sc = sc;
 
 	enum ha_status st = read_document(r);
-	if (st == HA_OK && sc->sample_count == 0) {
-		sc->samples = malloc(sizeof *sc->samples);
-		if (!sc->samples) {
-			st = fail_nopos(r, HA_ENOMEM, "out of memory");
-		} else {
-			sc->samples[0] = sc->model.samples;
-			sc->sample_count = 1;
-		}
-	}
 	if (r->have_event)
 		yaml_event_delete(&r->ev);
 	r->have_event = 0;
