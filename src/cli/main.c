@@ -13,6 +13,7 @@
 #include <headalloc/headalloc.h>
 
 #include "atomic_file.h"
+#include "commands.h"
 #include "parse.h"
 
 enum exit_code {
@@ -60,6 +61,8 @@ static const char usage_text[] =
 	"  -o, --output FILE           write to FILE (atomically) instead of stdout\n"
 	"  -h, --help                  show this help and exit\n"
 	"  -V, --version               show the version and exit\n"
+	"Subcommands (each has its own --help):\n"
+	"  hdi FILE, weights COV.yaml  head diversity of weights; optimal head weights\n"
 	"\n"
 	"Exit status: 0 success, 1 I/O or internal error, 2 usage or input error,\n"
 	"3 no feasible allocation.  See headalloc(1).\n";
@@ -323,6 +326,10 @@ out:
 
 int main(int argc, char **argv)
 {
+	if (argc > 1 && strcmp(argv[1], "hdi") == 0)
+		return cli_hdi_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "weights") == 0)
+		return cli_weights_main(argc - 1, argv + 1);
 	struct options o;
 	int rc = parse_options(argc, argv, &o);
 	if (rc >= 0)
