@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "atomic_file.h"
+#include "commands.h"
 #include "exit_codes.h"
 #include "options.h"
 #include "run.h"
@@ -23,6 +24,11 @@ static int write_error(const char *path, int err)
 
 int main(int argc, char **argv)
 {
+	if (argc > 1 && strcmp(argv[1], "hdi") == 0)
+		return cli_hdi_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "weights") == 0)
+		return cli_weights_main(argc - 1, argv + 1);
+
 	struct cli_options o;
 	int rc = cli_options_parse(argc, argv, &o);
 	if (rc >= 0) {

@@ -47,6 +47,8 @@ static const char usage_text[] =
 	"  -o, --output FILE           write to FILE (atomically) instead of stdout\n"
 	"  -h, --help                  show this help and exit\n"
 	"  -V, --version               show the version and exit\n"
+	"Subcommands (each has its own --help):\n"
+	"  hdi FILE, weights COV.yaml  head diversity of weights; optimal head weights\n"
 	"\n"
 	"Exit status: 0 success, 1 I/O or internal error, 2 usage or input error,\n"
 	"3 no feasible allocation.  See headalloc(1).\n";

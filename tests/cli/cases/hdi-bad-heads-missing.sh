@@ -1,0 +1,1 @@
+"$HEADALLOC" hdi model.safetensors

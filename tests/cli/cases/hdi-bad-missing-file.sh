@@ -1,0 +1,1 @@
+"$HEADALLOC" hdi missing.safetensors --heads 12

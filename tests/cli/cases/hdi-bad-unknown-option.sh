@@ -1,0 +1,1 @@
+"$HEADALLOC" hdi model.safetensors --heads 12 --budget 512

@@ -1,0 +1,1 @@
+"$HEADALLOC" weights a.yaml b.yaml
