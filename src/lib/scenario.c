@@ -878,8 +878,10 @@ double ha_scenario_sweep_value(double from, double to, size_t points, size_t i)
 		return from;
 	if (i + 1 >= points)
 		return to;
-	double lo = log(from), hi = log(to);
-	return exp(lo + (hi - lo) * ((double)i / (double)(points - 1)));
+	/* In decades: sweeps between powers of ten, the usual kind, then land
+	 * exactly on the powers of ten (1e5, not 100000.00000000001). */
+	double lo = log10(from), hi = log10(to);
+	return pow(10.0, lo + (hi - lo) * ((double)i / (double)(points - 1)));
 }
 
 void ha_scenario_free(struct ha_scenario *sc)

@@ -1,0 +1,1 @@
+"$HEADALLOC" --config missing.yaml

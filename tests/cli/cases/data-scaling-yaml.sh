@@ -1,0 +1,2 @@
+D=$(dirname "$0")/../../../data
+"$HEADALLOC" --config "$D/scaling.yaml" --format yaml
