@@ -79,6 +79,24 @@ double ha_model_log_relaxed(const struct ha_model *model, double budget,
 double ha_model_log_relaxed_ln(const struct ha_model *model, double budget,
                                double log_x, double *grad);
 
+/* The relaxed objective prepared once for a model and a budget, so that
+ * repeated evaluations (a minimiser's) skip the constant logarithms. */
+struct ha_relaxed_fn {
+	double log_bias_coef;
+	double log_var_scale; /* ln c_v - ln n */
+	double smoothness;
+	double rho;
+	double budget;
+	double log_budget;
+};
+
+void ha_relaxed_fn_init(struct ha_relaxed_fn *f, const struct ha_model *model,
+                        double budget);
+
+/* ha_model_log_relaxed_ln with the prepared constants. */
+double ha_relaxed_fn_eval(const struct ha_relaxed_fn *f, double log_x,
+                          double *grad);
+
 /* exp(log_value) when that is a finite double, else +inf (never NaN for a
  * non-NaN argument).  A convenience for printing. */
 double ha_exp_or_inf(double log_value);

@@ -129,24 +129,46 @@ double ha_model_log_relaxed(const struct ha_model *m, double budget, double x,
 	return log_f;
 }
 
-double ha_model_log_relaxed_ln(const struct ha_model *m, double budget,
-                               double log_x, double *grad)
+void ha_relaxed_fn_init(struct ha_relaxed_fn *f, const struct ha_model *m,
+                        double budget)
+{
+	f->log_bias_coef = log(m->bias_coef);
+	f->log_var_scale = log(m->var_coef) - log(m->samples);
+	f->smoothness = m->smoothness;
+	f->rho = 1.0 - m->hdi;
+	f->budget = budget;
+	f->log_budget = log(budget);
+}
+
+double ha_relaxed_fn_eval(const struct ha_relaxed_fn *f, double log_x,
+                          double *grad)
 {
 	double x = exp(log_x);
-	double rho = 1.0 - m->hdi;
-	/* Variance factor rho + (1 - rho)/H with H = D/x. */
-	double factor = rho + (1.0 - rho) * x / budget;
-	double log_bias = log(m->bias_coef) - m->smoothness * log_x;
-	double log_var = log(m->var_coef) + 0.5 * x * log_x - log(m->samples) +
-	                 log(factor);
+	/* ln of the variance factor rho + (1 - rho) x / D; for rho = 0 it is
+	 * ln x - ln D, with no rounding of x / D. */
+	double log_factor = f->rho > 0.0
+		? log(f->rho + (1.0 - f->rho) * x / f->budget)
+		: log_x - f->log_budget;
+	double log_bias = f->log_bias_coef - f->smoothness * log_x;
+	double log_var = f->log_var_scale + 0.5 * x * log_x + log_factor;
 	double log_f = ha_log_add(log_bias, log_var);
 
 	if (grad) {
-		/* d/du of each log term, u = ln x. */
+		/* d/du of each log term (u = ln x), weighted by its share of f. */
 		double w_bias = exp(log_bias - log_f);
-		double w_var = exp(log_var - log_f);
-		double dvar = 0.5 * x * (log_x + 1.0) + (1.0 - rho) * x / budget / factor;
-		*grad = -m->smoothness * w_bias + w_var * dvar;
+		double w_var = 1.0 - w_bias;
+		double dfactor = (1.0 - f->rho) * x / f->budget /
+		                 (f->rho + (1.0 - f->rho) * x / f->budget);
+		double dvar = 0.5 * x * (log_x + 1.0) + dfactor;
+		*grad = -f->smoothness * w_bias + w_var * dvar;
 	}
 	return log_f;
+}
+
+double ha_model_log_relaxed_ln(const struct ha_model *m, double budget,
+                               double log_x, double *grad)
+{
+	struct ha_relaxed_fn f;
+	ha_relaxed_fn_init(&f, m, budget);
+	return ha_relaxed_fn_eval(&f, log_x, grad);
 }

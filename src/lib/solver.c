@@ -243,6 +243,7 @@ enum ha_status ha_solver_solve_integer(const struct ha_solver *s,
 struct relaxed_problem {
 	const struct ha_model *model;
 	double budget;
+	struct ha_relaxed_fn fn;
 };
 
 /* NLopt objective in u = ln x, which keeps the search well scaled over
@@ -252,7 +253,7 @@ static double relaxed_objective(unsigned n, const double *u, double *grad,
 {
 	(void)n;
 	const struct relaxed_problem *p = data;
-	return ha_model_log_relaxed_ln(p->model, p->budget, u[0], grad);
+	return ha_relaxed_fn_eval(&p->fn, u[0], grad);
 }
 
 static double relaxed_slope(const struct relaxed_problem *p, double u)
@@ -384,7 +385,8 @@ enum ha_status ha_solver_solve_relaxed(const struct ha_solver *s,
 {
 	if (!s || !relaxed || ha_model_validate(m) != HA_OK)
 		return HA_EINVAL;
-	struct relaxed_problem problem = {m, (double)s->budget};
+	struct relaxed_problem problem = {m, (double)s->budget, {0, 0, 0, 0, 0, 0}};
+	ha_relaxed_fn_init(&problem.fn, m, problem.budget);
 	double lo = log(s->x_lo), hi = log(s->x_hi);
 	double u;
 

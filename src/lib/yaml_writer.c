@@ -232,10 +232,17 @@ char *ha_format_double(double value, char buf[32])
 		strcpy(buf, value > 0 ? "inf" : "-inf");
 		return buf;
 	}
-	for (int precision = 15; precision <= 17; precision++) {
-		snprintf(buf, 32, "%.*g", precision, value);
-		if (strtod(buf, NULL) == value)
-			break;
+	/* The shortest of 15, 16 and 17 significant digits that reads back
+	 * exactly (17 always does).  Trying 16 first settles most values of a
+	 * computation in two conversions. */
+	snprintf(buf, 32, "%.16g", value);
+	if (strtod(buf, NULL) != value) {
+		snprintf(buf, 32, "%.17g", value);
+	} else {
+		char shorter[32];
+		snprintf(shorter, sizeof shorter, "%.15g", value);
+		if (strtod(shorter, NULL) == value)
+			strcpy(buf, shorter);
 	}
 	/* YAML 1.1 readers (PyYAML) take a float only with a dot in the
 	 * mantissa: write 1.0e+08 and 3.0, never 1e+08 or 3. */
