@@ -384,7 +384,7 @@ static int load_config(struct cli_options *o)
 	enum ha_status st = ha_scenario_read_file(o->config, &o->scenario, &err);
 	if (st != HA_OK) {
 		if (err.line)
-			fprintf(stderr, "%s:%lu:%lu: %s\n", o->config, err.line,
+			fprintf(stderr, "headalloc: %s:%lu:%lu: %s\n", o->config, err.line,
 			        err.column, err.message);
 		else
 			fprintf(stderr, "headalloc: --config: %s: %s\n", o->config,

@@ -1,2 +1,2 @@
-D=$(dirname "$0")/../../data
+D=$(dirname "$0")/../data
 cp "$D/cov-nonsymmetric.yaml" . && "$HEADALLOC" weights cov-nonsymmetric.yaml

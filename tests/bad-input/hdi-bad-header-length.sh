@@ -1,2 +1,2 @@
-D=$(dirname "$0")/../../data
+D=$(dirname "$0")/../data
 cp "$D/bad-header-length.safetensors" . && "$HEADALLOC" hdi bad-header-length.safetensors --heads 2
