@@ -1,5 +1,6 @@
 #define _XOPEN_SOURCE 700 /* realpath */
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -7,8 +8,37 @@
 
 #include "atomic_file.h"
 
+/* The temporary file being written, for the signal handler: an
+ * interrupted run (Ctrl-C, kill) leaves neither a partial output nor the
+ * temporary file behind.  Only one atomic file is open at a time. */
+static const char *volatile pending_temp;
+
+static void remove_pending_and_die(int sig)
+{
+	const char *temp = pending_temp;
+	if (temp)
+		unlink(temp); /* async-signal-safe */
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void watch_signals(const char *temp)
+{
+	static const int signals[] = {SIGINT, SIGTERM, SIGHUP};
+	pending_temp = temp;
+	for (size_t i = 0; i < sizeof signals / sizeof *signals; i++) {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = temp ? remove_pending_and_die : SIG_DFL;
+		sigemptyset(&sa.sa_mask);
+		sigaction(signals[i], &sa, NULL);
+	}
+}
+
 static void release(struct atomic_file *f)
 {
+	if (f->temp)
+		watch_signals(NULL);
 	free(f->target);
 	free(f->temp);
 	f->target = f->temp = NULL;
@@ -81,6 +111,7 @@ int atomic_file_open(struct atomic_file *f, const char *path)
 		umask(mask);
 		mode = 0666 & ~mask;
 	}
+	watch_signals(f->temp);
 	if (fchmod(fd, mode) != 0 || !(f->stream = fdopen(fd, "w"))) {
 		int err = errno;
 		close(fd);
