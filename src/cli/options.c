@@ -284,6 +284,7 @@ struct hdi_request {
 	const char *tensor;
 	uint64_t heads;
 	enum ha_layout layout;
+	int have_layout;
 	int have_hdi;
 };
 
@@ -322,6 +323,7 @@ static int apply_option(struct cli_options *o, struct hdi_request *h, int code,
 	case OPT_HDI_HEADS:
 		return parse_count(code, arg, &h->heads);
 	case OPT_HDI_LAYOUT:
+		h->have_layout = 1;
 		if (ha_layout_parse(arg, &h->layout) != HA_OK)
 			return bad_value(code, arg, "out-in or in-out");
 		return EXIT_OK;
@@ -461,8 +463,8 @@ static int check_combination(const struct cli_options *o,
 		return usage_error("--hdi and --hdi-from cannot be used together");
 	if (o->hdi_from && !h->heads)
 		return usage_error("--hdi-from needs --hdi-heads");
-	if (!o->hdi_from && (h->tensor || h->heads))
-		return usage_error("--hdi-tensor and --hdi-heads go with --hdi-from");
+	if (!o->hdi_from && (h->tensor || h->heads || h->have_layout))
+		return usage_error("--hdi-tensor, --hdi-heads and --hdi-layout go with --hdi-from");
 	if (o->all && (o->budget_count > 1 || sample_count(&o->samples) > 1))
 		return usage_error("--all needs a single budget and a single value of --samples");
 	return EXIT_OK;
@@ -503,7 +505,7 @@ int cli_options_parse(int argc, char **argv, struct cli_options *o)
 	}
 
 	/* Second pass: every option, over the file. */
-	struct hdi_request h = {NULL, 0, HA_LAYOUT_OUT_IN, 0};
+	struct hdi_request h = {NULL, 0, HA_LAYOUT_OUT_IN, 0, 0};
 	optind = 0;
 	while ((code = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
 		int rc = apply_option(o, &h, code, optarg);

@@ -297,6 +297,7 @@ static int write_rows(struct table *t, struct sink *s)
 		ha_yaml_key(s->yaml, "table");
 		ha_yaml_begin_seq(s->yaml, 0);
 	} else {
+		fputc('\n', s->stream);
 		ha_report_text_table_header(s->stream);
 	}
 	for (size_t i = 0; i < ns; i++) {
@@ -407,7 +408,6 @@ static void write_model_header(const struct cli_options *o, struct sink *s)
 		fprintf(s->stream, "model: smoothness %.6g, bias_coef %.6g, var_coef %.6g, hdi %.6g\n",
 		        m->smoothness, m->bias_coef, m->var_coef, m->hdi);
 		hdi_source(o, s);
-		fputc('\n', s->stream);
 		return;
 	}
 	ha_yaml_key(s->yaml, "model");
@@ -431,12 +431,13 @@ static void write_model_header(const struct cli_options *o, struct sink *s)
 		{"min_heads", c->min_heads},
 		{"max_heads", c->max_heads},
 	};
+	/* Only the constraints in force, so that the map reads back as a
+	 * scenario file's constraints. */
 	for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
+		if (!fields[i].value)
+			continue;
 		ha_yaml_key(s->yaml, fields[i].key);
-		if (fields[i].value)
-			ha_yaml_uint(s->yaml, fields[i].value);
-		else
-			ha_yaml_null(s->yaml);
+		ha_yaml_uint(s->yaml, fields[i].value);
 	}
 	ha_yaml_end_map(s->yaml);
 }
