@@ -12,17 +12,10 @@
 
 #include <headalloc/headalloc.h>
 
-#include "atomic_file.h"
+#include "common.h"
 #include "commands.h"
 #include "parse.h"
 
-enum cmd_exit {
-	CMD_OK = 0,
-	CMD_IO = 1,
-	CMD_USAGE = 2,
-};
-
-enum cmd_format { CMD_TEXT, CMD_YAML };
 
 static const char hdi_usage[] =
 	"Usage: headalloc hdi FILE --heads H [OPTION]...\n"
@@ -90,7 +83,7 @@ struct command {
 /* Options common to both subcommands, and the positional file. */
 struct common {
 	const char *file;
-	enum cmd_format format;
+	enum ha_report_format format;
 	const char *output;
 };
 
@@ -103,44 +96,24 @@ struct hdi_options {
 	int overlap;
 };
 
-__attribute__((format(printf, 2, 3)))
-static int usage_error(const struct command *cmd, const char *fmt, ...)
-{
-	va_list args;
-	fputs("headalloc: ", stderr);
-	va_start(args, fmt);
-	vfprintf(stderr, fmt, args);
-	va_end(args);
-	fprintf(stderr, " (try 'headalloc %s --help')\n", cmd->name);
-	return CMD_USAGE;
-}
-
-static int bad_value(const char *option, const char *value,
-                     const char *expected)
-{
-	fprintf(stderr, "headalloc: --%s: invalid value '%s': expected %s\n",
-	        option, value, expected);
-	return CMD_USAGE;
-}
-
-/* --format and --output; CMD_USAGE after a message, CMD_OK if applied,
+/* --format and --output; EXIT_USAGE after a message, EXIT_OK if applied,
  * -1 when code is not one of them. */
 static int apply_common(struct common *c, int code, const char *arg)
 {
 	switch (code) {
 	case 'f':
 		if (strcmp(arg, "text") == 0)
-			c->format = CMD_TEXT;
+			c->format = HA_FORMAT_TEXT;
 		else if (strcmp(arg, "yaml") == 0)
-			c->format = CMD_YAML;
+			c->format = HA_FORMAT_YAML;
 		else
-			return bad_value("format", arg, "text or yaml");
-		return CMD_OK;
+			return cli_bad_value("--format", arg, "text or yaml");
+		return EXIT_OK;
 	case 'o':
 		if (!*arg)
-			return bad_value("output", arg, "a file name");
+			return cli_bad_value("--output", arg, "a file name");
 		c->output = arg;
-		return CMD_OK;
+		return EXIT_OK;
 	}
 	return -1;
 }
@@ -154,23 +127,23 @@ static int apply_hdi(void *opts, int code, const char *arg)
 		/* H divides a dimension of a tensor of at most
 		 * HA_WEIGHTS_MAX_ELEMENTS elements. */
 		if (!cli_parse_uint(arg, 1, HA_WEIGHTS_MAX_ELEMENTS, &heads))
-			return bad_value("heads", arg,
+			return cli_bad_value("--heads", arg,
 			                 "a whole number from 1 to 268435456");
 		o->heads = (size_t)heads;
 		o->have_heads = 1;
-		return CMD_OK;
+		return EXIT_OK;
 	case OPT_TENSOR:
 		if (!*arg)
-			return bad_value("tensor", arg, "a tensor name or pattern");
+			return cli_bad_value("--tensor", arg, "a tensor name or pattern");
 		o->tensor = arg;
-		return CMD_OK;
+		return EXIT_OK;
 	case OPT_LAYOUT:
 		if (ha_layout_parse(arg, &o->layout) != HA_OK)
-			return bad_value("layout", arg, "out-in or in-out");
-		return CMD_OK;
+			return cli_bad_value("--layout", arg, "out-in or in-out");
+		return EXIT_OK;
 	case OPT_OVERLAP:
 		o->overlap = 1;
-		return CMD_OK;
+		return EXIT_OK;
 	}
 	return apply_common(&o->c, code, arg);
 }
@@ -195,26 +168,21 @@ static int parse(const struct command *cmd, int argc, char **argv,
 		const char *typed = argv[optind - 1];
 		if (code == 'h') {
 			fputs(cmd->usage, stdout);
-			return CMD_OK;
+			return EXIT_OK;
 		}
-		if (code == '?') {
-			if (optopt)
-				return usage_error(cmd, "unknown option '-%c'", optopt);
-			return usage_error(cmd, "unknown option '%s'", typed);
-		}
-		if (code == ':')
-			return usage_error(cmd, "option '%s' needs a value", typed);
+		if (code == '?' || code == ':')
+			return cli_getopt_error(code, typed, cmd->options, cmd->name);
 		int rc = apply(opts, code, optarg);
-		if (rc != CMD_OK)
-			return rc == -1 ? CMD_USAGE : rc;
+		if (rc != EXIT_OK)
+			return rc == -1 ? EXIT_USAGE : rc;
 	}
 	if (optind >= argc)
-		return usage_error(cmd, "a file is required");
+		return cli_usage_error(cmd->name, "a file is required");
 	c->file = argv[optind++];
 	if (optind < argc)
-		return usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+		return cli_usage_error(cmd->name, "unexpected argument '%s'", argv[optind]);
 	if (!*c->file)
-		return usage_error(cmd, "the file name is empty");
+		return cli_usage_error(cmd->name, "the file name is empty");
 	return -1;
 }
 
@@ -235,51 +203,10 @@ static int file_error(const char *path, enum ha_status st,
 	case HA_EFORMAT:
 	case HA_EUNSUPPORTED:
 	case HA_EINVAL:
-		return CMD_USAGE;
+		return EXIT_USAGE;
 	default:
-		return CMD_IO;
+		return EXIT_IO;
 	}
-}
-
-/* Run write(stream, ctx) on the standard output or, with --output, on an
- * atomically replaced file; report a failure to write.  write returns an
- * enum ha_status. */
-static int emit(const char *output, const void *ctx,
-                enum ha_status (*write)(FILE *, const void *))
-{
-	struct atomic_file file = {0};
-	FILE *out = stdout;
-	if (output) {
-		int e = atomic_file_open(&file, output);
-		if (e) {
-			fprintf(stderr, "headalloc: --output: cannot write '%s': %s\n",
-			        output, strerror(e));
-			return CMD_IO;
-		}
-		out = file.stream;
-	}
-	enum ha_status st = write(out, ctx);
-	if (st == HA_OK && (fflush(out) != 0 || ferror(out)))
-		st = HA_EIO;
-	if (output) {
-		if (st != HA_OK) {
-			atomic_file_abort(&file);
-			fprintf(stderr, "headalloc: --output: cannot write '%s': %s\n",
-			        output, ha_status_str(st));
-			return CMD_IO;
-		}
-		int e = atomic_file_commit(&file);
-		if (e) {
-			fprintf(stderr, "headalloc: --output: cannot write '%s': %s\n",
-			        output, strerror(e));
-			return CMD_IO;
-		}
-	} else if (st != HA_OK) {
-		fprintf(stderr, "headalloc: writing standard output: %s\n",
-		        st == HA_EIO && errno ? strerror(errno) : ha_status_str(st));
-		return CMD_IO;
-	}
-	return CMD_OK;
 }
 
 /* ------------------------------------------------------------------- hdi */
@@ -314,7 +241,7 @@ static void text_overlap(FILE *out, const struct ha_hdi_tensor *t)
 	}
 }
 
-static enum ha_status hdi_text(FILE *out, const void *ctx)
+static int hdi_text(FILE *out, const void *ctx)
 {
 	const struct hdi_job *job = ctx;
 	const struct ha_hdi_report *r = job->report;
@@ -344,7 +271,7 @@ static enum ha_status hdi_text(FILE *out, const void *ctx)
 	}
 	fprintf(out, "mean HDI %.6f over %zu tensor%s\n", r->mean_hdi, r->count,
 	        r->count == 1 ? "" : "s");
-	return ferror(out) ? HA_EIO : HA_OK;
+	return ferror(out) ? EXIT_WRITE_FAILED : EXIT_OK;
 }
 
 static void yaml_pair(struct ha_yaml_writer *w, const char *key,
@@ -397,14 +324,14 @@ static void yaml_tensor(struct ha_yaml_writer *w,
 	ha_yaml_end_map(w);
 }
 
-static enum ha_status hdi_yaml(FILE *out, const void *ctx)
+static int hdi_yaml(FILE *out, const void *ctx)
 {
 	const struct hdi_job *job = ctx;
 	const struct ha_hdi_report *r = job->report;
 	struct ha_yaml_writer *w;
 	enum ha_status st = ha_yaml_writer_new(out, &w);
 	if (st != HA_OK)
-		return st;
+		return EXIT_WRITE_FAILED;
 	ha_yaml_begin_map(w, 0);
 	ha_yaml_key(w, "file");
 	ha_yaml_string(w, job->o->c.file);
@@ -420,7 +347,7 @@ static enum ha_status hdi_yaml(FILE *out, const void *ctx)
 	ha_yaml_end_map(w);
 	st = ha_yaml_writer_finish(w);
 	ha_yaml_writer_free(w);
-	return st;
+	return st == HA_OK ? EXIT_OK : EXIT_WRITE_FAILED;
 }
 
 int cli_hdi_main(int argc, char **argv)
@@ -433,7 +360,7 @@ int cli_hdi_main(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	if (!o.have_heads)
-		return usage_error(&cmd, "--heads is required");
+		return cli_usage_error(cmd.name, "--heads is required");
 
 	struct ha_hdi_report *report = NULL;
 	struct ha_error err;
@@ -442,14 +369,14 @@ int cli_hdi_main(int argc, char **argv)
 	if (st != HA_OK)
 		return file_error(o.c.file, st, &err);
 	struct hdi_job job = {&o, report};
-	rc = emit(o.c.output, &job, o.c.format == CMD_YAML ? hdi_yaml : hdi_text);
+	rc = cli_emit(o.c.output, o.c.format == HA_FORMAT_YAML ? hdi_yaml : hdi_text, &job);
 	ha_hdi_report_free(report);
 	return rc;
 }
 
 /* --------------------------------------------------------------- weights */
 
-static enum ha_status weights_text(FILE *out, const void *ctx)
+static int weights_text(FILE *out, const void *ctx)
 {
 	const struct ha_head_weights *hw = ctx;
 	fprintf(out, "heads          %zu\n", hw->heads);
@@ -460,16 +387,16 @@ static enum ha_status weights_text(FILE *out, const void *ctx)
 	fprintf(out, "error optimal  %.6g\n", hw->error_optimal);
 	fprintf(out, "error uniform  %.6g\n", hw->error_uniform);
 	fprintf(out, "gain           %.6g\n", hw->gain);
-	return ferror(out) ? HA_EIO : HA_OK;
+	return ferror(out) ? EXIT_WRITE_FAILED : EXIT_OK;
 }
 
-static enum ha_status weights_yaml(FILE *out, const void *ctx)
+static int weights_yaml(FILE *out, const void *ctx)
 {
 	const struct ha_head_weights *hw = ctx;
 	struct ha_yaml_writer *w;
 	enum ha_status st = ha_yaml_writer_new(out, &w);
 	if (st != HA_OK)
-		return st;
+		return EXIT_WRITE_FAILED;
 	ha_yaml_begin_map(w, 0);
 	ha_yaml_key(w, "heads");
 	ha_yaml_uint(w, hw->heads);
@@ -489,7 +416,7 @@ static enum ha_status weights_yaml(FILE *out, const void *ctx)
 	ha_yaml_end_map(w);
 	st = ha_yaml_writer_finish(w);
 	ha_yaml_writer_free(w);
-	return st;
+	return st == HA_OK ? EXIT_OK : EXIT_WRITE_FAILED;
 }
 
 /* The one warning line for a covariance the plain inverse cannot use. */
@@ -532,8 +459,8 @@ int cli_weights_main(int argc, char **argv)
 		return file_error(o.file, st, &err);
 	if (hw.pseudo_inverse)
 		warn_pseudo_inverse(o.file, &hw);
-	rc = emit(o.output, &hw, o.format == CMD_YAML ? weights_yaml
-	                                              : weights_text);
+	rc = cli_emit(o.output, o.format == HA_FORMAT_YAML ? weights_yaml : weights_text,
+	              &hw);
 	ha_head_weights_clear(&hw);
 	return rc;
 }

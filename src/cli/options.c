@@ -3,12 +3,11 @@
  * second pass applies every option on top of it. */
 #include <getopt.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "exit_codes.h"
+#include "common.h"
 #include "options.h"
 #include "parse.h"
 
@@ -122,23 +121,9 @@ static const char *option_name(int code)
 	return "option";
 }
 
-__attribute__((format(printf, 1, 2)))
-static int usage_error(const char *fmt, ...)
-{
-	va_list args;
-	fputs("headalloc: ", stderr);
-	va_start(args, fmt);
-	vfprintf(stderr, fmt, args);
-	va_end(args);
-	fputs(" (try 'headalloc --help')\n", stderr);
-	return EXIT_USAGE;
-}
-
 static int bad_value(int code, const char *value, const char *expected)
 {
-	fprintf(stderr, "headalloc: %s: invalid value '%s': expected %s\n",
-	        option_name(code), value, expected);
-	return EXIT_USAGE;
+	return cli_bad_value(option_name(code), value, expected);
 }
 
 static const char whole_number[] = "a whole number from 1 to 9223372036854775807";
@@ -360,24 +345,6 @@ static int apply_option(struct cli_options *o, struct hdi_request *h, int code,
 	return EXIT_USAGE;
 }
 
-/* getopt's own complaints, as one line. */
-static int getopt_error(int code, const char *typed)
-{
-	if (code == ':')
-		return usage_error("option '%s' needs a value", typed);
-	if (strncmp(typed, "--", 2) != 0)
-		return usage_error("unknown option '-%c'", optopt);
-	/* "--all=3": a flag given a value.  glibc reports it like an unknown
-	 * option, so tell them apart here. */
-	const char *eq = strchr(typed, '=');
-	size_t len = eq ? (size_t)(eq - typed - 2) : strlen(typed + 2);
-	for (const struct option *o = long_options; eq && o->name; o++)
-		if (o->has_arg == no_argument && strlen(o->name) == len &&
-		    strncmp(o->name, typed + 2, len) == 0)
-			return usage_error("option '--%s' takes no value", o->name);
-	return usage_error("unknown or ambiguous option '%s'", typed);
-}
-
 /* Start from the scenario file: its model, constraints, budgets, samples
  * and report settings. */
 static int load_config(struct cli_options *o)
@@ -450,23 +417,23 @@ static int check_combination(const struct cli_options *o,
 	const struct ha_constraints *c = &o->constraints;
 	int has_models = o->scenario && o->scenario->model_count;
 	if (!o->budget_count && !has_models)
-		return usage_error("--budget is required");
+		return cli_usage_error(NULL, "--budget is required");
 	if (!o->have_samples && !o->regimes && !has_models)
-		return usage_error("--samples is required");
+		return cli_usage_error(NULL, "--samples is required");
 	if (c->min_head_dim && c->max_head_dim && c->min_head_dim > c->max_head_dim)
-		return usage_error("--min-head-dim %" PRIu64 " is larger than --max-head-dim %" PRIu64,
+		return cli_usage_error(NULL, "--min-head-dim %" PRIu64 " is larger than --max-head-dim %" PRIu64,
 		                   c->min_head_dim, c->max_head_dim);
 	if (c->min_heads && c->max_heads && c->min_heads > c->max_heads)
-		return usage_error("--min-heads %" PRIu64 " is larger than --max-heads %" PRIu64,
+		return cli_usage_error(NULL, "--min-heads %" PRIu64 " is larger than --max-heads %" PRIu64,
 		                   c->min_heads, c->max_heads);
 	if (o->hdi_from && h->have_hdi)
-		return usage_error("--hdi and --hdi-from cannot be used together");
+		return cli_usage_error(NULL, "--hdi and --hdi-from cannot be used together");
 	if (o->hdi_from && !h->heads)
-		return usage_error("--hdi-from needs --hdi-heads");
+		return cli_usage_error(NULL, "--hdi-from needs --hdi-heads");
 	if (!o->hdi_from && (h->tensor || h->heads || h->have_layout))
-		return usage_error("--hdi-tensor, --hdi-heads and --hdi-layout go with --hdi-from");
+		return cli_usage_error(NULL, "--hdi-tensor, --hdi-heads and --hdi-layout go with --hdi-from");
 	if (o->all && (o->budget_count > 1 || sample_count(&o->samples) > 1))
-		return usage_error("--all needs a single budget and a single value of --samples");
+		return cli_usage_error(NULL, "--all needs a single budget and a single value of --samples");
 	return EXIT_OK;
 }
 
@@ -489,7 +456,7 @@ int cli_options_parse(int argc, char **argv, struct cli_options *o)
 			return EXIT_OK;
 		}
 		if (code == '?' || code == ':')
-			return getopt_error(code, argv[optind - 1]);
+			return cli_getopt_error(code, argv[optind - 1], long_options, NULL);
 		if (code == 'c') {
 			if (!*optarg)
 				return bad_value(code, optarg, "a file name");
@@ -497,7 +464,7 @@ int cli_options_parse(int argc, char **argv, struct cli_options *o)
 		}
 	}
 	if (optind < argc)
-		return usage_error("unexpected argument '%s'", argv[optind]);
+		return cli_usage_error(NULL, "unexpected argument '%s'", argv[optind]);
 	if (o->config) {
 		int rc = load_config(o);
 		if (rc != EXIT_OK)

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Print the catalogue of rejected inputs (README.md) from the cases here:
-# each NAME.sh, its exit status NAME.status and its message NAME.err.
-#   catalogue.sh            print it
-#   catalogue.sh --check    fail unless README.md is up to date
+# Print the catalogue of rejected inputs, tests/bad-input/README.md, from
+# the cases there: each NAME.sh, its status NAME.status, its message NAME.err.
+#   bad_input_catalogue.sh            print it
+#   bad_input_catalogue.sh --check    fail unless the README is up to date
 set -u
-dir=$(cd "$(dirname "$0")" && pwd)
+dir=$(cd "$(dirname "$0")/bad-input" && pwd)
 render() {
 	cat <<'HEAD'
 # Bad-input catalogue
@@ -15,14 +15,13 @@ malformed or out-of-range value, option, scenario file or weight file, 3
 when no allocation meets the constraints.  Each row is a case in this
 directory (`NAME.sh`, run with `$HEADALLOC` set to the binary), checked
 byte for byte by `meson test` (suite `bad-input`); this page is generated
-by `catalogue.sh` and checked against the cases too.
+by `tests/bad_input_catalogue.sh` and checked against the cases too.
 
 | case | input | status | message |
 |---|---|---|---|
 HEAD
 	for script in "$dir"/*.sh; do
 		name=$(basename "$script" .sh)
-		[ "$name" = catalogue ] && continue
 		input=$(grep -v '^D=' "$script" | sed 's/"\$HEADALLOC"/headalloc/g; s/\$D\///g; s/"\$(dirname "\$0")\/..\/data\/\([^"]*\)"/\1/g' |
 		        tr '\n' ';' | sed 's/;$//; s/;/; /g; s/|/\\|/g')
 		message=$(tr '\n' ' ' <"$dir/$name.err" | sed 's/ $//; s/|/\\|/g')
