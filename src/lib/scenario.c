@@ -515,48 +515,68 @@ static enum ha_status budget_value(struct reader *r, const char *where,
 	return HA_OK;
 }
 
-/* budgets: an integer or a non-empty list of integers. */
-static enum ha_status read_budgets(struct reader *r, const char *where)
+/* One list item into its slot of a new array. */
+typedef enum ha_status (*item_reader)(struct reader *r, const char *where,
+                                      void *slot);
+
+/* A scalar, or a non-empty list of scalars, each read by `item` into a new
+ * array of `size`-byte elements at *array (owned by the scenario, so it is
+ * freed with it whatever happens).  Anything else is "expected WHAT"; an
+ * empty list "expected at least one ONE". */
+static enum ha_status read_scalar_or_list(struct reader *r, const char *where,
+                                          const char *what, const char *one,
+                                          size_t size,
+                                          item_reader item, void **array,
+                                          size_t *count)
 {
-	struct ha_scenario *sc = r->sc;
 	if (r->ev.type == YAML_SCALAR_EVENT) {
-		uint64_t v;
-		enum ha_status st = budget_value(r, where, &v);
-		if (st != HA_OK)
-			return st;
-		sc->budgets = malloc(sizeof *sc->budgets);
-		if (!sc->budgets)
+		*array = malloc(size);
+		if (!*array)
 			return fail_nopos(r, HA_ENOMEM, "out of memory");
-		sc->budgets[0] = v;
-		sc->budget_count = 1;
-		return HA_OK;
+		enum ha_status st = item(r, where, *array);
+		if (st == HA_OK)
+			*count = 1;
+		return st;
 	}
 	if (r->ev.type != YAML_SEQUENCE_START_EVENT)
-		return expected(r, where, "an integer budget or a list of them");
+		return expected(r, where, what);
 	yaml_mark_t start = r->ev.start_mark;
 	size_t cap = 0;
 	for (;;) {
-		char item[64];
-		snprintf(item, sizeof item, "%s[%zu]", where, sc->budget_count);
+		char name[64];
+		snprintf(name, sizeof name, "%s[%zu]", where, *count);
 		enum ha_status st = next(r);
 		if (st != HA_OK)
 			return st;
 		if (r->ev.type == YAML_SEQUENCE_END_EVENT)
 			break;
-		st = grow(r, (void **)&sc->budgets, &cap, sc->budget_count,
-		          sizeof *sc->budgets, HA_SCENARIO_MAX_POINTS, where);
+		st = grow(r, array, &cap, *count, size, HA_SCENARIO_MAX_POINTS, where);
 		if (st != HA_OK)
 			return st;
-		st = budget_value(r, item, &sc->budgets[sc->budget_count]);
+		st = item(r, name, (char *)*array + *count * size);
 		if (st != HA_OK)
 			return st;
-		sc->budget_count++;
+		(*count)++;
 	}
-	if (sc->budget_count == 0)
+	if (*count == 0)
 		return fail(r, start, HA_EFORMAT,
-		            "%s: expected at least one budget, found an empty list",
-		            where);
+		            "%s: expected at least one %s, found an empty list",
+		            where, one);
 	return HA_OK;
+}
+
+static enum ha_status budget_item(struct reader *r, const char *where, void *slot)
+{
+	return budget_value(r, where, slot);
+}
+
+/* budgets: an integer or a non-empty list of integers. */
+static enum ha_status read_budgets(struct reader *r, const char *where)
+{
+	struct ha_scenario *sc = r->sc;
+	return read_scalar_or_list(r, where, "an integer budget or a list of them",
+	                           "budget", sizeof *sc->budgets, budget_item,
+	                           (void **)&sc->budgets, &sc->budget_count);
 }
 
 static const char *const SAMPLES_WHAT = "a number > 1 and <= 1e300";
@@ -626,52 +646,20 @@ static enum ha_status read_sweep(struct reader *r, const char *where)
 	return HA_OK;
 }
 
+static enum ha_status sample_item(struct reader *r, const char *where, void *slot)
+{
+	return sample_value(r, where, slot);
+}
+
 /* samples: a number, a list of numbers, or {from, to, points}. */
 static enum ha_status read_samples(struct reader *r, const char *where)
 {
 	struct ha_scenario *sc = r->sc;
 	if (r->ev.type == YAML_MAPPING_START_EVENT)
 		return read_sweep(r, where);
-	if (r->ev.type == YAML_SCALAR_EVENT) {
-		double v;
-		enum ha_status st = sample_value(r, where, &v);
-		if (st != HA_OK)
-			return st;
-		sc->samples = malloc(sizeof *sc->samples);
-		if (!sc->samples)
-			return fail_nopos(r, HA_ENOMEM, "out of memory");
-		sc->samples[0] = v;
-		sc->sample_count = 1;
-		return HA_OK;
-	}
-	if (r->ev.type != YAML_SEQUENCE_START_EVENT)
-		return expected(r, where,
-		                "a number, a list or {from, to, points}");
-	yaml_mark_t start = r->ev.start_mark;
-	size_t cap = 0;
-	for (;;) {
-		char item[64];
-		snprintf(item, sizeof item, "%s[%zu]", where, sc->sample_count);
-		enum ha_status st = next(r);
-		if (st != HA_OK)
-			return st;
-		if (r->ev.type == YAML_SEQUENCE_END_EVENT)
-			break;
-		st = grow(r, (void **)&sc->samples, &cap, sc->sample_count,
-		          sizeof *sc->samples, HA_SCENARIO_MAX_POINTS, where);
-		if (st != HA_OK)
-			return st;
-		double v;
-		st = sample_value(r, item, &v);
-		if (st != HA_OK)
-			return st;
-		sc->samples[sc->sample_count++] = v;
-	}
-	if (sc->sample_count == 0)
-		return fail(r, start, HA_EFORMAT,
-		            "%s: expected at least one sample size, found an "
-		            "empty list", where);
-	return HA_OK;
+	return read_scalar_or_list(r, where, "a number, a list or {from, to, points}",
+	                           "sample size", sizeof *sc->samples, sample_item,
+	                           (void **)&sc->samples, &sc->sample_count);
 }
 
 static const char *const report_keys[] = {"all", "regimes", "format"};
