@@ -819,23 +819,28 @@ static enum ha_status top_field(struct reader *r, void *ctx, size_t key,
 	}
 }
 
-static enum ha_status read_document(struct reader *r)
+/* The next event, which must be of the given type ("expected WHAT"). */
+static enum ha_status next_of_type(struct reader *r, yaml_event_type_t type,
+                                   const char *what)
 {
 	enum ha_status st = next(r);
 	if (st != HA_OK)
 		return st;
-	if (r->ev.type != YAML_STREAM_START_EVENT)
-		return expected(r, "", "the start of the file");
-	st = next(r);
+	return r->ev.type == type ? HA_OK : expected(r, "", what);
+}
+
+static enum ha_status read_document(struct reader *r)
+{
+	enum ha_status st = next_of_type(r, YAML_STREAM_START_EVENT,
+	                                 "the start of the file");
+	if (st == HA_OK)
+		st = next_of_type(r, YAML_DOCUMENT_START_EVENT,
+		                  "a mapping of scenario keys");
+	if (st == HA_OK)
+		st = next_of_type(r, YAML_MAPPING_START_EVENT,
+		                  "a mapping of scenario keys");
 	if (st != HA_OK)
 		return st;
-	if (r->ev.type != YAML_DOCUMENT_START_EVENT)
-		return expected(r, "", "a mapping of scenario keys");
-	st = next(r);
-	if (st != HA_OK)
-		return st;
-	if (r->ev.type != YAML_MAPPING_START_EVENT)
-		return expected(r, "", "a mapping of scenario keys");
 	yaml_mark_t start = r->ev.start_mark;
 	int seen[6] = {0};
 	yaml_mark_t marks[6];
@@ -845,17 +850,10 @@ static enum ha_status read_document(struct reader *r)
 	if (!seen[2] && !seen[5])
 		return fail(r, start, HA_EFORMAT,
 		            "expected the key 'budgets' or 'models', found neither");
-	st = next(r);
-	if (st != HA_OK)
-		return st;
-	if (r->ev.type != YAML_DOCUMENT_END_EVENT)
-		return expected(r, "", "the end of the document");
-	st = next(r);
-	if (st != HA_OK)
-		return st;
-	if (r->ev.type != YAML_STREAM_END_EVENT)
-		return expected(r, "", "the end of the file");
-	return HA_OK;
+	st = next_of_type(r, YAML_DOCUMENT_END_EVENT, "the end of the document");
+	if (st == HA_OK)
+		st = next_of_type(r, YAML_STREAM_END_EVENT, "the end of the file");
+	return st;
 }
 
 /* ---- entry points ------------------------------------------------------ */
