@@ -610,11 +610,32 @@ Test(hdi, covariance_diagonal_and_singular)
 	cr_assert(fabs(hw.gain - 1.0) < 1e-14);
 	ha_head_weights_clear(&hw);
 
-	/* zero matrix: uniform fallback */
+	/* zero matrix: every alpha has error 0; the null-space rule gives the
+	 * uniform one */
 	const double z[4] = {0, 0, 0, 0};
 	cr_assert_eq(ha_covariance_weights(z, 2, &hw, NULL), HA_OK);
-	cr_assert_eq(hw.uniform_fallback, 1);
+	cr_assert_eq(hw.null_space, 1);
+	cr_assert(fabs(hw.alpha[0] - 0.5) < 1e-14);
 	cr_assert_eq(hw.gain, 1.0);
+	ha_head_weights_clear(&hw);
+
+	/* a head with no variance: all the weight on it, error 0, which the
+	 * pseudo-inverse alone would miss (it gives alpha = (1, 0), error 1) */
+	const double n[4] = {1, 0, 0, 0};
+	cr_assert_eq(ha_covariance_weights(n, 2, &hw, NULL), HA_OK);
+	cr_assert_eq(hw.null_space, 1);
+	cr_assert(fabs(hw.alpha[0]) < 1e-14 && fabs(hw.alpha[1] - 1.0) < 1e-14);
+	cr_assert_eq(hw.error_optimal, 0.0);
+	cr_assert(fabs(hw.error_uniform - 0.25) < 1e-15);
+	cr_assert(isinf(hw.gain));
+	ha_head_weights_clear(&hw);
+
+	/* entries near the largest double: no overflow on the way */
+	const double big[4] = {1e308, 0, 0, 1e308};
+	cr_assert_eq(ha_covariance_weights(big, 2, &hw, NULL), HA_OK);
+	cr_assert(fabs(hw.alpha[0] - 0.5) < 1e-14);
+	cr_assert(fabs(hw.error_optimal / 0.5e308 - 1.0) < 1e-14);
+	cr_assert(fabs(hw.gain - 1.0) < 1e-14);
 	ha_head_weights_clear(&hw);
 }
 
@@ -633,6 +654,11 @@ Test(hdi, covariance_rejects_asymmetric_and_nonfinite)
 	cr_assert_eq(ha_covariance_weights(c, 2, &hw, &err), HA_EFORMAT);
 	cr_assert(strstr(err.message, "not finite"), "%s", err.message);
 	cr_assert_eq(ha_covariance_weights(c, 0, &hw, &err), HA_EINVAL);
+	/* not a covariance: a negative eigenvalue */
+	const double neg[4] = {-1, 0, 0, -1};
+	cr_assert_eq(ha_covariance_weights(neg, 2, &hw, &err), HA_EFORMAT);
+	cr_assert(strstr(err.message, "not positive semi-definite"), "%s", err.message);
+	cr_assert_null(hw.alpha);
 }
 
 Test(hdi, covariance_yaml_read)

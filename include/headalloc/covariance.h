@@ -39,11 +39,11 @@ struct ha_head_weights {
 	double error_uniform;  /* (1/H^2) 1^T Sigma 1 */
 	double gain;           /* error_uniform / error_optimal; +inf when
 	                          only error_optimal is 0, 1 when both are */
-	int pseudo_inverse;    /* 1: Sigma is singular or not positive
-	                          definite, so alpha used the SVD
-	                          pseudo-inverse Sigma^+ (callers should warn) */
-	int uniform_fallback;  /* 1: 1^T Sigma^+ 1 vanished (1 is orthogonal
-	                          to the range of Sigma); alpha is uniform */
+	int pseudo_inverse;    /* 1: Sigma is singular, so the plain inverse
+	                          does not apply (callers should warn) */
+	int null_space;        /* 1: 1 has a component p in the null space of
+	                          Sigma: alpha = p / (1^T p), error 0 (the
+	                          minimum); 0: alpha = Sigma^+ 1 / (1^T Sigma^+ 1) */
 	size_t rank;           /* numerical rank of Sigma */
 	double min_eigenvalue; /* smallest eigenvalue of (symmetrised) Sigma */
 };
@@ -54,7 +54,10 @@ struct ha_head_weights {
  * count as zero.  On HA_OK *out owns alpha; on failure *out is zeroed.
  * Errors: HA_EINVAL (NULL, heads = 0 or > HA_COVARIANCE_MAX_HEADS),
  * HA_EFORMAT (a non-finite entry; not symmetric, the message names the
- * worst (i, j)), HA_ENOMEM, HA_ENUMERIC (the eigensolver failed). */
+ * worst (i, j); not positive semi-definite: an eigenvalue below
+ * -1e-9 max|eigenvalue|), HA_ENOMEM, HA_ENUMERIC (the eigensolver
+ * failed).  alpha minimises alpha^T Sigma alpha subject to sum alpha = 1
+ * for every positive semi-definite Sigma, singular or not. */
 enum ha_status ha_covariance_weights(const double *sigma, size_t heads,
                                      struct ha_head_weights *out,
                                      struct ha_error *err);

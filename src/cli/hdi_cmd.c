@@ -413,26 +413,23 @@ static int weights_yaml(FILE *out, const void *ctx)
 	ha_yaml_double(w, hw->gain);
 	ha_yaml_key(w, "pseudo_inverse");
 	ha_yaml_bool(w, hw->pseudo_inverse);
+	ha_yaml_key(w, "null_space");
+	ha_yaml_bool(w, hw->null_space);
 	ha_yaml_end_map(w);
 	st = ha_yaml_writer_finish(w);
 	ha_yaml_writer_free(w);
 	return st == HA_OK ? EXIT_OK : EXIT_WRITE_FAILED;
 }
 
-/* The one warning line for a covariance the plain inverse cannot use. */
+/* The one warning line for a singular covariance. */
 static void warn_pseudo_inverse(const char *path,
                                 const struct ha_head_weights *hw)
 {
-	fprintf(stderr, "headalloc: warning: %s: covariance is ", path);
-	if (hw->rank < hw->heads)
-		fprintf(stderr, "singular (smallest eigenvalue %.3g, rank %zu of %zu)",
-		        hw->min_eigenvalue, hw->rank, hw->heads);
-	else
-		fprintf(stderr, "not positive definite (smallest eigenvalue %.3g)",
-		        hw->min_eigenvalue);
-	if (hw->uniform_fallback)
-		fputs("; its pseudo-inverse gives no weights, so they are "
-		      "uniform\n", stderr);
+	fprintf(stderr, "headalloc: warning: %s: covariance is singular "
+	        "(smallest eigenvalue %.3g, rank %zu of %zu)", path,
+	        hw->min_eigenvalue, hw->rank, hw->heads);
+	if (hw->null_space)
+		fputs("; weights in its null space cancel the error exactly\n", stderr);
 	else
 		fputs("; using the pseudo-inverse\n", stderr);
 }

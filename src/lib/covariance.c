@@ -44,8 +44,9 @@ static enum ha_status solve(gsl_matrix *a, size_t h, double scale,
 	gsl_matrix *evec = gsl_matrix_alloc(h, h);
 	gsl_eigen_symmv_workspace *ws = gsl_eigen_symmv_alloc(h);
 	double *u = calloc(h, sizeof *u);
+	double *p = calloc(h, sizeof *p);
 	enum ha_status st = HA_ENOMEM;
-	if (!eval || !evec || !ws || !u)
+	if (!eval || !evec || !ws || !u || !p)
 		goto out;
 	st = HA_ENUMERIC;
 	if (gsl_eigen_symmv(a, eval, evec, ws) != GSL_SUCCESS)
@@ -61,35 +62,42 @@ static enum ha_status solve(gsl_matrix *a, size_t h, double scale,
 	}
 	double tol = (double)h * DBL_EPSILON * lmax;
 	out->min_eigenvalue = lmin * scale;
+	/* A covariance is positive semi-definite; beyond rounding, a negative
+	 * eigenvalue means the matrix is not one. */
+	st = HA_EFORMAT;
+	if (lmin < -1e-9 * lmax)
+		goto out;
 	out->pseudo_inverse = !(lmin > tol);
 
-	/* u = Sigma^+ 1 = sum over kept i of (v_i . 1) / l_i v_i */
-	double s = 0.0, s_abs = 0.0, proj = 0.0;
+	/* Minimise alpha^T S alpha subject to 1^T alpha = 1.  When 1 has a
+	 * component p in the null space of S, alpha = p / (1^T p) has error 0,
+	 * the minimum.  Otherwise alpha = S^+ 1 / (1^T S^+ 1), with
+	 * S^+ 1 = sum over non-zero l_i of (v_i . 1) / l_i v_i. */
+	double in_null = 0.0, s_range = 0.0;
 	for (size_t i = 0; i < h; i++) {
 		double l = gsl_vector_get(eval, i);
-		if (!(fabs(l) > tol) || lmax == 0.0)
-			continue;
-		out->rank++;
 		double dot = 0.0;
 		for (size_t k = 0; k < h; k++)
 			dot += gsl_matrix_get(evec, k, i);
-		proj += dot * dot;
-		s += dot * dot / l;
-		s_abs += dot * dot / fabs(l);
-		for (size_t k = 0; k < h; k++)
-			u[k] += dot / l * gsl_matrix_get(evec, k, i);
+		if (l > tol) {
+			out->rank++;
+			s_range += dot * dot / l;
+			for (size_t k = 0; k < h; k++)
+				u[k] += dot / l * gsl_matrix_get(evec, k, i);
+		} else {
+			in_null += dot * dot;
+			for (size_t k = 0; k < h; k++)
+				p[k] += dot * gsl_matrix_get(evec, k, i);
+		}
 	}
-	if (proj <= 1e-12 * (double)h || fabs(s) <= 1e-12 * s_abs) {
-		out->uniform_fallback = 1;
-		for (size_t k = 0; k < h; k++)
-			out->alpha[k] = 1.0 / (double)h;
-	} else {
-		for (size_t k = 0; k < h; k++)
-			out->alpha[k] = u[k] / s;
-	}
+	/* |1|^2 = h; a null-space share above rounding is a real direction. */
+	out->null_space = in_null > 1e-10 * (double)h;
+	for (size_t k = 0; k < h; k++)
+		out->alpha[k] = out->null_space ? p[k] / in_null : u[k] / s_range;
 	st = HA_OK;
 out:
 	free(u);
+	free(p);
 	gsl_eigen_symmv_free(ws);
 	gsl_matrix_free(evec);
 	gsl_vector_free(eval);
@@ -147,8 +155,10 @@ enum ha_status ha_covariance_weights(const double *sigma, size_t h,
 		goto out;
 	for (size_t i = 0; i < h; i++)
 		for (size_t j = 0; j < h; j++) {
-			sym[i * h + j] = 0.5 * (sigma[i * h + j] + sigma[j * h + i]);
-			gsl_matrix_set(a, i, j, sym[i * h + j] / scale);
+			/* Scaled to max |S| = 1 first: 1e308 + 1e308 overflows. */
+			sym[i * h + j] = 0.5 * (sigma[i * h + j] / scale) +
+			                 0.5 * (sigma[j * h + i] / scale);
+			gsl_matrix_set(a, i, j, sym[i * h + j]);
 		}
 
 	gsl_error_handler_t *old = gsl_set_error_handler_off();
@@ -158,11 +168,15 @@ enum ha_status ha_covariance_weights(const double *sigma, size_t h,
 		goto out;
 
 	out->heads = h;
+	/* The errors in the scaled units, then back (alpha is scale-free). */
 	out->error_optimal = quad_form(sym, out->alpha, h);
+	if (out->null_space || out->error_optimal < 0.0)
+		out->error_optimal = fmax(out->error_optimal, 0.0);
+	out->error_optimal *= scale;
 	double total = 0.0;
 	for (size_t i = 0; i < h * h; i++)
-		total += sym[i];
-	out->error_uniform = total / ((double)h * (double)h);
+		total += sym[i] / ((double)h * (double)h);
+	out->error_uniform = fmax(total, 0.0) * scale;
 	if (out->error_optimal != 0.0)
 		out->gain = out->error_uniform / out->error_optimal;
 	else
@@ -171,7 +185,12 @@ out:
 	gsl_matrix_free(a);
 	free(sym);
 	if (st != HA_OK) {
+		double min_eigenvalue = out->min_eigenvalue;
 		ha_head_weights_clear(out);
+		if (st == HA_EFORMAT)
+			return ha_fail(err, st, "covariance is not positive "
+			               "semi-definite (smallest eigenvalue %.6g)",
+			               min_eigenvalue);
 		return ha_fail(err, st, st == HA_ENOMEM
 		                            ? "out of memory"
 		                            : "the eigensolver did not converge");
