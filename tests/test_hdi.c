@@ -819,6 +819,12 @@ Test(hdi, bad_safetensors_files)
 		{"{\"a\":{\"dtype\":\"F32\",\"shape\":[5,4],"
 		 "\"data_offsets\":[0,80]}}", 80, HA_EINVAL, "do not divide"},
 		{"{\"__metadata__\":3}", 0, HA_EFORMAT, "__metadata__"},
+		{"{\"__metadata__\":{\"format\":5}}", 0, HA_EFORMAT,
+		 "value of 'format' is not a string"},
+		{"{\"k\\u0000x\":{\"dtype\":\"F32\",\"shape\":[1,1],"
+		 "\"data_offsets\":[0,4]}}", 4, HA_EFORMAT, "NUL character"},
+		{"{\"a\\nb\":{\"dtype\":\"F32\",\"shape\":[1],"
+		 "\"data_offsets\":[0,4]}}", 4, HA_EUNSUPPORTED, "'a?b'"},
 		{"{}", 0, HA_EINVAL, "no tensor matches"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -378,12 +378,16 @@ Test(scenario, bad_models)
 	         "models[0].budget: expected heads * head_dim = 768, found 512");
 	read_bad("models:\n  - {name: '', heads: 1, head_dim: 1}\n", HA_EFORMAT,
 	         2, 12,
-	         "models[0].name: expected a string of 1 to 256 bytes, found "
-	         "the quoted string ''");
+	         "models[0].name: expected a string of 1 to 256 bytes without "
+	         "control characters, found the quoted string ''");
+	read_bad("models:\n  - {name: \"a\\nb\", heads: 1, head_dim: 1}\n",
+	         HA_EFORMAT, 2, 12,
+	         "models[0].name: expected a string of 1 to 256 bytes without "
+	         "control characters");
 	read_bad("models:\n  - {name: [x], heads: 1, head_dim: 1}\n",
 	         HA_EFORMAT, 2, 12,
-	         "models[0].name: expected a string of 1 to 256 bytes, found a "
-	         "list");
+	         "models[0].name: expected a string of 1 to 256 bytes without "
+	         "control characters, found a list");
 	read_bad("models:\n  - {name: a, heads: 0, head_dim: 1}\n", HA_EFORMAT,
 	         2, 22, "models[0].heads: expected an integer from 1 to");
 	read_bad("models:\n  - {name: a, heads: 4294967296, head_dim: "
@@ -406,8 +410,8 @@ Test(scenario, bad_models)
 	         "models:\n  - {name: a, heads: 1, head_dim: 1, note: %s}\n",
 	         note);
 	read_bad(text, HA_EFORMAT, 2, 44,
-	         "models[0].note: expected a string of 1 to 256 bytes, found "
-	         "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...'");
+	         "models[0].note: expected a string of 1 to 256 bytes without "
+	         "control characters, found 'xxxxxxxxxxxxxxxxxxxxxxxxxxxx");
 }
 
 /* ---- hostile input ------------------------------------------------------ */

@@ -60,14 +60,16 @@ enum ha_law {
 /* A finished fit: status is HA_OK (result valid), HA_EDEGENERATE (fewer
  * than 3 distinct points: reported in words), or another failure.
  * points is the number of points offered.  largest_at is the abscissa
- * (n or D) of the point with the largest residual.  claimed is the seeds'
- * value of the slope (b = 2/(4+s), or e = 1); NaN for none. */
+ * n of the point with the largest residual (largest_budget, its D, for
+ * HA_LAW_HEADS_POWER).  claimed is the seeds' value of the slope
+ * (b = 2/(4+s), or e = 1); NaN for none. */
 struct ha_law_fit {
 	enum ha_law law;
 	enum ha_status status;
 	size_t points;
 	struct ha_fit_result result;
 	double largest_at;
+	uint64_t largest_budget;
 	double claimed;
 };
 

@@ -101,7 +101,8 @@ enum ha_status ha_weights_info(const struct ha_weights *w, size_t index,
                                struct ha_tensor_info *info);
 
 /* The tensors whose names match pattern (fnmatch(3), no flags; an exact
- * name is a pattern matching itself; NULL matches every tensor), as a new
+ * name selects that tensor alone, even if it reads as a pattern that would
+ * match others; NULL matches every tensor), as a new
  * array of indices in ascending name order that the caller frees with
  * free().  A pattern matching nothing is HA_EINVAL with a message naming
  * the pattern; then *indices is NULL and *count 0.  HA_ENOMEM. */

@@ -241,6 +241,16 @@ static void text_overlap(FILE *out, const struct ha_hdi_tensor *t)
 	}
 }
 
+/* A tensor name for a line of text: control characters (a newline in a
+ * name from a hostile file) become '?'. */
+static void printable_name(char *buf, size_t size, const char *name)
+{
+	snprintf(buf, size, "%s", name);
+	for (char *c = buf; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
+}
+
 static int hdi_text(FILE *out, const void *ctx)
 {
 	const struct hdi_job *job = ctx;
@@ -257,10 +267,11 @@ static int hdi_text(FILE *out, const void *ctx)
 	        "head_dim", "hdi", "most similar", "least similar");
 	for (size_t i = 0; i < r->count; i++) {
 		const struct ha_hdi_tensor *t = &r->tensors[i];
-		char most[64], least[64];
+		char most[64], least[64], name[1024];
 		format_pair(most, sizeof most, t, &t->most_similar);
 		format_pair(least, sizeof least, t, &t->least_similar);
-		fprintf(out, "%-*s  %5zu  %8zu  %.6f  %-17s  %s", width, t->name,
+		printable_name(name, sizeof name, t->name);
+		fprintf(out, "%-*s  %5zu  %8zu  %.6f  %-17s  %s", width, name,
 		        t->heads, t->head_dim, t->hdi, most, least);
 		if (t->rank_deficient)
 			fprintf(out, "  (%zu rank-deficient head%s)",

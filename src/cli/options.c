@@ -296,6 +296,7 @@ static int apply_option(struct cli_options *o, struct hdi_request *h, int code,
 		h->have_hdi = 1;
 		if (!cli_parse_real(arg, &m->hdi) || !(m->hdi >= 0.0 && m->hdi <= 1.0))
 			return bad_value(code, arg, "a number from 0 to 1");
+		m->hdi += 0.0; /* -0 reads as 0 */
 		return EXIT_OK;
 	case OPT_HDI_FROM:
 		if (!*arg)

@@ -325,7 +325,7 @@ static int write_rows(struct table *t, struct sink *s)
 			finish_fit(f, HA_LAW_HEADS_POWER, t->heads_power, replay_heads, t);
 			f->claimed = HA_FIT_SEED_BUDGET_EXPONENT;
 			if (f->status == HA_OK)
-				f->largest_at = (double)o->budgets[f->result.max_residual_index];
+				f->largest_budget = o->budgets[f->result.max_residual_index];
 		}
 		if (s->yaml && ha_yaml_writer_status(s->yaml) != HA_OK)
 			return EXIT_WRITE_FAILED;
@@ -463,9 +463,29 @@ static int single_point(const struct cli_options *o)
 	       !(o->scenario && o->scenario->model_count);
 }
 
+/* Every budget (and every model's) must have a feasible pair before a
+ * line is written: a report is whole or absent, on stdout too. */
+static int check_feasible(const struct cli_options *o)
+{
+	const struct ha_scenario *sc = o->scenario;
+	size_t models = sc ? sc->model_count : 0;
+	for (size_t i = 0; i < o->budget_count + models; i++) {
+		uint64_t budget = i < o->budget_count ? o->budgets[i]
+		                                      : sc->models[i - o->budget_count].budget;
+		struct ha_solver *solver = NULL;
+		int rc = new_solver(o, budget, &solver);
+		ha_solver_free(solver);
+		if (rc != EXIT_OK)
+			return rc;
+	}
+	return EXIT_OK;
+}
+
 static int write_sections(const struct cli_options *o, struct sink *s)
 {
-	int rc = EXIT_OK;
+	int rc = check_feasible(o);
+	if (rc != EXIT_OK)
+		return rc;
 	if (single_point(o))
 		rc = write_single(o, s);
 	else if (o->have_samples && o->budget_count)

@@ -13,6 +13,7 @@
 
 #include <headalloc/covariance.h>
 
+#include "open_file.h"
 #include "error_internal.h"
 
 void ha_head_weights_clear(struct ha_head_weights *w)
@@ -470,7 +471,7 @@ enum ha_status ha_covariance_read(const char *path, double **sigma,
 		*sigma = NULL;
 	if (!path || !sigma || !heads)
 		return ha_fail(err, HA_EINVAL, "NULL argument");
-	FILE *f = fopen(path, "rb");
+	FILE *f = ha_open_input(path);
 	if (!f)
 		return ha_fail(err, HA_EIO, "cannot open: %s", strerror(errno));
 

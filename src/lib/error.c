@@ -23,6 +23,11 @@ static void set_message(struct ha_error *err, long line, long column,
 		return;
 	if (vsnprintf(err->message, sizeof err->message, fmt, ap) < 0)
 		err->message[0] = '\0';
+	/* Messages quote names from the file: a control character in one
+	 * (a newline above all) must not break the message's one line. */
+	for (char *c = err->message; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
 	err->line = line;
 	err->column = column;
 }

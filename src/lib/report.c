@@ -285,10 +285,12 @@ void ha_report_yaml_fit(struct ha_yaml_writer *w, const struct ha_law_fit *fit)
 		ha_yaml_null(w);
 	snprintf(key, sizeof key, "max_residual_%s", n.abscissa);
 	ha_yaml_key(w, key);
-	if (r->max_residual_known)
-		ha_yaml_double(w, fit->largest_at);
-	else
+	if (!r->max_residual_known)
 		ha_yaml_null(w);
+	else if (fit->law == HA_LAW_HEADS_POWER)
+		ha_yaml_uint(w, fit->largest_budget);
+	else
+		ha_yaml_double(w, fit->largest_at);
 	if (n.claim && !isnan(fit->claimed)) {
 		snprintf(key, sizeof key, "claimed_%s", n.slope);
 		ha_yaml_key(w, key);
@@ -313,7 +315,10 @@ void ha_report_text_fit(FILE *f, const char *label, const struct ha_law_fit *fit
 	        n.slope, r->slope, r->se_slope, r->slope_low, r->slope_high,
 	        n.scale ? n.scale : n.intercept,
 	        n.scale ? ha_exp_or_inf(r->intercept) : r->intercept, r->r2);
-	if (r->max_residual_known)
+	if (r->max_residual_known && fit->law == HA_LAW_HEADS_POWER)
+		fprintf(f, ", largest residual %.3g at %s = %" PRIu64,
+		        r->max_abs_residual, n.abscissa, fit->largest_budget);
+	else if (r->max_residual_known)
 		fprintf(f, ", largest residual %.3g at %s = %.6g", r->max_abs_residual,
 		        n.abscissa, fit->largest_at);
 	fprintf(f, ", %zu points", r->count);

@@ -14,6 +14,8 @@
 
 #include <headalloc/scenario.h>
 
+#include "open_file.h"
+
 /* Input larger than this is refused (a full 1e6-point list is ~25 MiB);
  * fail_nopos's message in ha_scenario_read_string says 64 MiB. */
 #define MAX_INPUT_BYTES ((size_t)64 << 20)
@@ -300,21 +302,30 @@ static enum ha_status read_bool(struct reader *r, const char *where, int *out)
 	return expected(r, where, "true or false");
 }
 
+static int has_control_character(const unsigned char *s, size_t length)
+{
+	for (size_t i = 0; i < length; i++)
+		if (s[i] < 0x20 || s[i] == 0x7f)
+			return 1;
+	return 0;
+}
+
 /* The next value as a non-empty string of at most MAX_STRING bytes, in a
- * new allocation. */
+ * new allocation.  Control characters (a newline, a NUL) are refused: the
+ * string is printed in tables and messages of one line. */
 static enum ha_status read_string(struct reader *r, const char *where,
                                   char **out)
 {
-	char what[64];
-	snprintf(what, sizeof what, "a string of 1 to %zu bytes",
-	         HA_SCENARIO_MAX_STRING);
+	char what[96];
+	snprintf(what, sizeof what, "a string of 1 to %zu bytes without "
+	         "control characters", HA_SCENARIO_MAX_STRING);
 	enum ha_status st = next(r);
 	if (st != HA_OK)
 		return st;
 	const yaml_event_t *ev = &r->ev;
 	if (ev->type != YAML_SCALAR_EVENT || ev->data.scalar.length == 0 ||
 	    ev->data.scalar.length > HA_SCENARIO_MAX_STRING ||
-	    strlen((const char *)ev->data.scalar.value) != ev->data.scalar.length)
+	    has_control_character(ev->data.scalar.value, ev->data.scalar.length))
 		return expected(r, where, what);
 	char *s = malloc(ev->data.scalar.length + 1);
 	if (!s)
@@ -955,7 +966,7 @@ enum ha_status ha_scenario_read_file(const char *path,
 	}
 
 	struct reader r = {.err = err};
-	r.file = fopen(path, "rb");
+	r.file = ha_open_input(path);
 	if (!r.file) {
 		err->status = HA_EIO;
 		snprintf(err->message, sizeof err->message,

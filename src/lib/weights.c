@@ -14,6 +14,7 @@
 
 #include <headalloc/weights.h>
 
+#include "open_file.h"
 #include "error_internal.h"
 
 struct tensor {
@@ -222,11 +223,16 @@ enum ha_status ha_weights_select(const struct ha_weights *w,
 	size_t *idx = malloc((w->count ? w->count : 1) * sizeof *idx);
 	if (!idx)
 		return ha_fail(err, HA_ENOMEM, "out of memory");
+	/* A name that exists selects that tensor alone, even when it reads as
+	 * a pattern too ("layers[0].k" must not also pick "layers0.k"). */
 	size_t n = 0;
-	for (size_t i = 0; i < w->count; i++)
-		if (!pattern || strcmp(pattern, w->tensors[i].name) == 0 ||
-		    fnmatch(pattern, w->tensors[i].name, 0) == 0)
+	for (size_t i = 0; pattern && i < w->count && n == 0; i++)
+		if (strcmp(pattern, w->tensors[i].name) == 0)
 			idx[n++] = i;
+	if (n == 0)
+		for (size_t i = 0; i < w->count; i++)
+			if (!pattern || fnmatch(pattern, w->tensors[i].name, 0) == 0)
+				idx[n++] = i;
 	if (n == 0) {
 		free(idx);
 		return ha_fail(err, HA_EINVAL,
@@ -466,6 +472,23 @@ static int is_json_space(char c)
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
+/* "__metadata__" is a map of strings to strings (the safetensors format). */
+static enum ha_status check_metadata(struct json_object *val,
+                                     struct ha_error *err)
+{
+	if (!json_object_is_type(val, json_type_object))
+		return ha_fail(err, HA_EFORMAT, "\"__metadata__\" is not an object");
+	struct json_object_iterator it = json_object_iter_begin(val);
+	struct json_object_iterator end = json_object_iter_end(val);
+	for (; !json_object_iter_equal(&it, &end); json_object_iter_next(&it))
+		if (!json_object_is_type(json_object_iter_peek_value(&it),
+		                         json_type_string))
+			return ha_fail(err, HA_EFORMAT, "\"__metadata__\" value of "
+			               "'%s' is not a string",
+			               json_object_iter_peek_name(&it));
+	return HA_OK;
+}
+
 static enum ha_status open_safetensors(struct ha_weights *w,
                                        struct ha_error *err)
 {
@@ -517,6 +540,18 @@ static enum ha_status open_safetensors(struct ha_weights *w,
 		goto out;
 	}
 
+	/* A NUL in a JSON string ("\u0000") would cut a tensor name short
+	 * without a word from json-c: no name or dtype ever holds one. */
+	for (size_t i = 0; i + 6 <= hlen; i++)
+		if (header[i] == '\\' && header[i + 1] == 'u' &&
+		    strncmp(header + i + 2, "0000", 4) == 0) {
+			st = ha_fail(err, HA_EFORMAT, "header JSON: a NUL character "
+			             "(\\u0000) at byte %zu", i);
+			goto out;
+		} else if (header[i] == '\\') {
+			i++; /* skip the escaped character, e.g. the second '\\' */
+		}
+
 	tok = json_tokener_new_ex(8);
 	if (!tok) {
 		st = ha_fail(err, HA_ENOMEM, "out of memory for the JSON parser");
@@ -558,11 +593,9 @@ static enum ha_status open_safetensors(struct ha_weights *w,
 		const char *name = json_object_iter_peek_name(&it);
 		struct json_object *val = json_object_iter_peek_value(&it);
 		if (strcmp(name, "__metadata__") == 0) {
-			if (!json_object_is_type(val, json_type_object)) {
-				st = ha_fail(err, HA_EFORMAT,
-				             "\"__metadata__\" is not an object");
+			st = check_metadata(val, err);
+			if (st != HA_OK)
 				goto out;
-			}
 			continue;
 		}
 		if (w->count >= keys)
@@ -945,7 +978,7 @@ enum ha_status ha_weights_open(const char *path, struct ha_weights **out,
 		st = ha_fail(err, HA_ENOMEM, "out of memory");
 		goto out;
 	}
-	w->file = fopen(path, "rb");
+	w->file = ha_open_input(path);
 	if (!w->file) {
 		st = ha_fail(err, HA_EIO, "cannot open: %s", strerror(errno));
 		goto out;
