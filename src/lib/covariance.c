@@ -124,8 +124,8 @@ enum ha_status ha_covariance_weights(const double *sigma, size_t h,
 	for (size_t i = 0; i < h * h; i++) {
 		if (!isfinite(sigma[i]))
 			return ha_fail(err, HA_EFORMAT,
-			               "covariance[%zu][%zu] is not finite", i / h,
-			               i % h);
+			               "covariance row %zu, column %zu is not finite",
+			               i / h + 1, i % h + 1);
 		if (fabs(sigma[i]) > scale)
 			scale = fabs(sigma[i]);
 	}
@@ -142,9 +142,10 @@ enum ha_status ha_covariance_weights(const double *sigma, size_t h,
 		}
 	if (worst > HA_COVARIANCE_SYMMETRY_TOL * scale)
 		return ha_fail(err, HA_EFORMAT,
-		               "covariance is not symmetric: [%zu][%zu] = %.17g but "
-		               "[%zu][%zu] = %.17g", wi, wj, sigma[wi * h + wj], wj,
-		               wi, sigma[wj * h + wi]);
+		               "covariance is not symmetric: row %zu, column %zu is "
+		               "%.17g but row %zu, column %zu is %.17g", wi + 1,
+		               wj + 1, sigma[wi * h + wj], wj + 1, wi + 1,
+		               sigma[wj * h + wi]);
 	if (scale == 0.0)
 		scale = 1.0;
 
