@@ -422,11 +422,13 @@ static int check_combination(const struct cli_options *o,
 	if (!o->have_samples && !o->regimes && !has_models)
 		return cli_usage_error(NULL, "--samples is required");
 	if (c->min_head_dim && c->max_head_dim && c->min_head_dim > c->max_head_dim)
-		return cli_usage_error(NULL, "--min-head-dim %" PRIu64 " is larger than --max-head-dim %" PRIu64,
-		                   c->min_head_dim, c->max_head_dim);
+		return cli_usage_error(NULL, "--min-head-dim %" PRIu64
+		                       " is larger than --max-head-dim %" PRIu64,
+		                       c->min_head_dim, c->max_head_dim);
 	if (c->min_heads && c->max_heads && c->min_heads > c->max_heads)
-		return cli_usage_error(NULL, "--min-heads %" PRIu64 " is larger than --max-heads %" PRIu64,
-		                   c->min_heads, c->max_heads);
+		return cli_usage_error(NULL, "--min-heads %" PRIu64
+		                       " is larger than --max-heads %" PRIu64,
+		                       c->min_heads, c->max_heads);
 	if (o->hdi_from && h->have_hdi)
 		return cli_usage_error(NULL, "--hdi and --hdi-from cannot be used together");
 	if (o->hdi_from && !h->heads)
