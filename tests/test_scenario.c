@@ -444,6 +444,11 @@ Test(scenario, syntax_and_encoding_errors)
 	cr_expect_null(sc);
 	cr_expect(strstr(err.message, "invalid input: ") != NULL, "%s",
 	          err.message);
+	/* The reader's errors point at the offending byte, not 1:1. */
+	cr_expect_eq(err.line, 2);
+	cr_expect_eq(err.column, 1);
+	read_bad("budgets: 1\nsamples: 1e8 \x01\n", HA_EFORMAT, 2, 14,
+	         "invalid input: control characters are not allowed");
 	cr_expect_eq(read_text("budgets: [1, \"\\0\"]\n", &sc, &err),
 	             HA_EFORMAT);
 	cr_expect(strstr(err.message, "budgets[1]: expected an integer") !=

@@ -29,6 +29,8 @@ struct reader {
 	struct ha_scenario *sc;
 	struct ha_scenario_error *err;
 	FILE *file;        /* for the read handler */
+	const unsigned char *text; /* or the input in memory */
+	size_t text_length;
 	size_t bytes_read;
 	int too_large;
 	int read_failed;
@@ -125,6 +127,32 @@ static enum ha_status expected(struct reader *r, const char *where,
 	            describe(&r->ev, buf, sizeof buf));
 }
 
+/* The 1-based line and column (in bytes) of a byte offset of the input:
+ * libyaml gives only the offset for an encoding error.  On the error path
+ * alone, so the file is read again from the start. */
+static yaml_mark_t mark_at_offset(struct reader *r, size_t offset)
+{
+	yaml_mark_t m = {offset, 0, 0};
+	if (r->file && fseek(r->file, 0, SEEK_SET) != 0)
+		return m;
+	for (size_t i = 0; i < offset; i++) {
+		int c;
+		if (r->file)
+			c = getc(r->file);
+		else
+			c = i < r->text_length ? r->text[i] : EOF;
+		if (c == EOF)
+			break;
+		if (c == '\n') {
+			m.line++;
+			m.column = 0;
+		} else {
+			m.column++;
+		}
+	}
+	return m;
+}
+
 static enum ha_status parser_error(struct reader *r)
 {
 	yaml_parser_t *p = &r->parser;
@@ -138,7 +166,7 @@ static enum ha_status parser_error(struct reader *r)
 		return fail(r, p->mark, HA_EIO, "reading failed: %s",
 		            p->problem ? p->problem : "input error");
 	if (p->error == YAML_READER_ERROR)
-		return fail(r, p->mark, HA_EFORMAT,
+		return fail(r, mark_at_offset(r, p->problem_offset), HA_EFORMAT,
 		            "invalid input: %s (byte offset %zu)",
 		            p->problem ? p->problem : "unreadable",
 		            p->problem_offset);
@@ -1011,9 +1039,9 @@ enum ha_status ha_scenario_read_string(const char *text, size_t len,
 		snprintf(err->message, sizeof err->message, "out of memory");
 		return HA_ENOMEM;
 	}
-	yaml_parser_set_input_string(&r.parser,
-	                             (const unsigned char *)(text ? text : ""),
-	                             len);
+	r.text = (const unsigned char *)(text ? text : "");
+	r.text_length = len;
+	yaml_parser_set_input_string(&r.parser, r.text, len);
 	enum ha_status st = run(&r, out);
 	yaml_parser_delete(&r.parser);
 	return st;
