@@ -242,6 +242,21 @@ static int all_digits(const char *s)
 	return 1;
 }
 
+/* Advance to the next value, which must be a plain scalar: its text, or
+ * NULL with *status set (anything else is "expected WHAT"). */
+static const char *next_plain_scalar(struct reader *r, const char *where,
+                                     const char *what, enum ha_status *status)
+{
+	*status = next(r);
+	if (*status != HA_OK)
+		return NULL;
+	if (!is_plain_scalar(&r->ev)) {
+		*status = expected(r, where, what);
+		return NULL;
+	}
+	return (const char *)r->ev.data.scalar.value;
+}
+
 /* The next value as a decimal integer in [lo, hi]. */
 static enum ha_status read_uint(struct reader *r, const char *where,
                                 uint64_t lo, uint64_t hi, uint64_t *out)
@@ -249,12 +264,10 @@ static enum ha_status read_uint(struct reader *r, const char *where,
 	char what[96];
 	snprintf(what, sizeof what, "an integer from %llu to %llu",
 	         (unsigned long long)lo, (unsigned long long)hi);
-	enum ha_status st = next(r);
-	if (st != HA_OK)
+	enum ha_status st;
+	const char *s = next_plain_scalar(r, where, what, &st);
+	if (!s)
 		return st;
-	if (!is_plain_scalar(&r->ev))
-		return expected(r, where, what);
-	const char *s = (const char *)r->ev.data.scalar.value;
 	if (!all_digits(s))
 		return expected(r, where, what);
 	errno = 0;
@@ -300,12 +313,10 @@ static enum ha_status read_real(struct reader *r, const char *where,
                                 const char *what, double lo, enum bound lo_b,
                                 double hi, double *out)
 {
-	enum ha_status st = next(r);
-	if (st != HA_OK)
+	enum ha_status st;
+	const char *s = next_plain_scalar(r, where, what, &st);
+	if (!s)
 		return st;
-	if (!is_plain_scalar(&r->ev))
-		return expected(r, where, what);
-	const char *s = (const char *)r->ev.data.scalar.value;
 	if (!real_syntax(s))
 		return expected(r, where, what);
 	double v = strtod(s, NULL);
