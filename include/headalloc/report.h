@@ -17,6 +17,10 @@
 extern "C" {
 #endif
 
+/* The key "model" and its map {smoothness, bias_coef, var_coef, hdi},
+ * inside an open YAML map. */
+void ha_report_yaml_model(struct ha_yaml_writer *w, const struct ha_model *model);
+
 /* Write the keys of one solved allocation into an open YAML map:
  * budget, samples, model, optimum, relaxed, certificate and, when
  * candidates is not NULL, candidates (count rows, in the given order). */

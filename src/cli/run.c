@@ -410,17 +410,7 @@ static void write_model_header(const struct cli_options *o, struct sink *s)
 		hdi_source(o, s);
 		return;
 	}
-	ha_yaml_key(s->yaml, "model");
-	ha_yaml_begin_map(s->yaml, 0);
-	ha_yaml_key(s->yaml, "smoothness");
-	ha_yaml_double(s->yaml, m->smoothness);
-	ha_yaml_key(s->yaml, "bias_coef");
-	ha_yaml_double(s->yaml, m->bias_coef);
-	ha_yaml_key(s->yaml, "var_coef");
-	ha_yaml_double(s->yaml, m->var_coef);
-	ha_yaml_key(s->yaml, "hdi");
-	ha_yaml_double(s->yaml, m->hdi);
-	ha_yaml_end_map(s->yaml);
+	ha_report_yaml_model(s->yaml, m);
 	hdi_source(o, s);
 	ha_yaml_key(s->yaml, "constraints");
 	ha_yaml_begin_map(s->yaml, 1);

@@ -27,17 +27,8 @@ static void yaml_terms(struct ha_yaml_writer *w, const struct ha_allocation *a)
 	ha_yaml_double(w, a->terms.covariance);
 }
 
-void ha_report_yaml_solution(struct ha_yaml_writer *w,
-                             const struct ha_model *model,
-                             const struct ha_solution *sol,
-                             const struct ha_allocation *candidates,
-                             size_t count)
+void ha_report_yaml_model(struct ha_yaml_writer *w, const struct ha_model *model)
 {
-	ha_yaml_key(w, "budget");
-	ha_yaml_uint(w, sol->budget);
-	ha_yaml_key(w, "samples");
-	ha_yaml_double(w, model->samples);
-
 	ha_yaml_key(w, "model");
 	ha_yaml_begin_map(w, 0);
 	ha_yaml_key(w, "smoothness");
@@ -49,6 +40,20 @@ void ha_report_yaml_solution(struct ha_yaml_writer *w,
 	ha_yaml_key(w, "hdi");
 	ha_yaml_double(w, model->hdi);
 	ha_yaml_end_map(w);
+}
+
+void ha_report_yaml_solution(struct ha_yaml_writer *w,
+                             const struct ha_model *model,
+                             const struct ha_solution *sol,
+                             const struct ha_allocation *candidates,
+                             size_t count)
+{
+	ha_yaml_key(w, "budget");
+	ha_yaml_uint(w, sol->budget);
+	ha_yaml_key(w, "samples");
+	ha_yaml_double(w, model->samples);
+
+	ha_report_yaml_model(w, model);
 
 	ha_yaml_key(w, "optimum");
 	ha_yaml_begin_map(w, 0);
