@@ -14,6 +14,8 @@
 #ifndef HEADALLOC_COVARIANCE_H
 #define HEADALLOC_COVARIANCE_H
 
+#include "export.h"
+
 #include <stddef.h>
 
 #include "error.h"
@@ -58,12 +60,12 @@ struct ha_head_weights {
  * -1e-9 max|eigenvalue|), HA_ENOMEM, HA_ENUMERIC (the eigensolver
  * failed).  alpha minimises alpha^T Sigma alpha subject to sum alpha = 1
  * for every positive semi-definite Sigma, singular or not. */
-enum ha_status ha_covariance_weights(const double *sigma, size_t heads,
+HA_API enum ha_status ha_covariance_weights(const double *sigma, size_t heads,
                                      struct ha_head_weights *out,
                                      struct ha_error *err);
 
 /* Free out->alpha and zero *out; NULL is accepted. */
-void ha_head_weights_clear(struct ha_head_weights *w);
+HA_API void ha_head_weights_clear(struct ha_head_weights *w);
 
 /* Parse a covariance YAML document of size bytes.  On HA_OK *sigma is a
  * new H x H row-major array (the caller frees it with free()) and *heads
@@ -72,13 +74,13 @@ void ha_head_weights_clear(struct ha_head_weights *w);
  * line and column), HA_EUNSUPPORTED (H > HA_COVARIANCE_MAX_HEADS),
  * HA_EINVAL, HA_ENOMEM; then *sigma is NULL.  Symmetry is checked by
  * ha_covariance_weights, not here. */
-enum ha_status ha_covariance_parse(const char *text, size_t size,
+HA_API enum ha_status ha_covariance_parse(const char *text, size_t size,
                                    double **sigma, size_t *heads,
                                    struct ha_error *err);
 
 /* Read and parse the file at path (at most HA_COVARIANCE_MAX_FILE bytes,
  * else HA_EFORMAT); HA_EIO when it cannot be read. */
-enum ha_status ha_covariance_read(const char *path, double **sigma,
+HA_API enum ha_status ha_covariance_read(const char *path, double **sigma,
                                   size_t *heads, struct ha_error *err);
 
 #ifdef __cplusplus

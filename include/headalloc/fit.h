@@ -20,6 +20,8 @@
 #ifndef HEADALLOC_FIT_H
 #define HEADALLOC_FIT_H
 
+#include "export.h"
+
 #include <stddef.h>
 
 #include "status.h"
@@ -67,23 +69,23 @@ struct ha_fit;
  * for the largest residual (0: store none; HA_FIT_STORE_DEFAULT is a good
  * choice).  On HA_OK *out owns a fit to free with ha_fit_free().
  * HA_EINVAL for an unknown kind or NULL out, HA_ENOMEM. */
-enum ha_status ha_fit_new(enum ha_fit_kind kind, size_t store_cap,
+HA_API enum ha_status ha_fit_new(enum ha_fit_kind kind, size_t store_cap,
                           struct ha_fit **out);
 
 /* Free a fit; NULL is accepted. */
-void ha_fit_free(struct ha_fit *fit);
+HA_API void ha_fit_free(struct ha_fit *fit);
 
 /* Forget every point, keeping the kind and the store. */
-void ha_fit_reset(struct ha_fit *fit);
+HA_API void ha_fit_reset(struct ha_fit *fit);
 
 /* Add one raw point.  HA_EINVAL, and the point is ignored, when fit is
  * NULL or the point is outside the kind's domain: non-finite values,
  * x <= 1 for HA_FIT_POWER_LOGLN, x <= 0 for HA_FIT_LOG and HA_FIT_POWER,
  * y <= 0 for the power kinds.  Never allocates. */
-enum ha_status ha_fit_add(struct ha_fit *fit, double x, double y);
+HA_API enum ha_status ha_fit_add(struct ha_fit *fit, double x, double y);
 
 /* The number of points accepted so far (0 for NULL). */
-size_t ha_fit_count(const struct ha_fit *fit);
+HA_API size_t ha_fit_count(const struct ha_fit *fit);
 
 /* Regenerate raw point `index` (0-based, in the order they were added)
  * into *x and *y; return HA_OK or a status that aborts the replay. */
@@ -100,20 +102,20 @@ typedef enum ha_status (*ha_fit_replay_fn)(void *ctx, size_t index,
  * HA_ENUMERIC when the sums overflowed; a replay's own status, or
  * HA_EINVAL when it returns a point outside the domain.  *out is
  * written only on HA_OK. */
-enum ha_status ha_fit_result(const struct ha_fit *fit, ha_fit_replay_fn replay,
+HA_API enum ha_status ha_fit_result(const struct ha_fit *fit, ha_fit_replay_fn replay,
                              void *ctx, struct ha_fit_result *out);
 
 /* The residual Y - intercept - slope X of one raw point under a result
  * (0 for a point outside the domain).  A building block for a caller's
  * own second pass. */
-double ha_fit_residual(const struct ha_fit_result *result, double x, double y);
+HA_API double ha_fit_residual(const struct ha_fit_result *result, double x, double y);
 
 /* The name of a kind: "linear", "power-lnln", "log", "power". */
-const char *ha_fit_kind_str(enum ha_fit_kind kind);
+HA_API const char *ha_fit_kind_str(enum ha_fit_kind kind);
 
 /* The seeds' claimed exponent of the power law in ln n, b = 2/(4 + s),
  * reported beside the fitted b (1/3 at s = 2).  0 for s <= -4 or NaN. */
-double ha_fit_seed_exponent(double smoothness);
+HA_API double ha_fit_seed_exponent(double smoothness);
 
 /* The seeds' claimed exponent e of ln H* = ln c + e ln D ("nearly
  * linear"). */

@@ -25,6 +25,8 @@
 #ifndef HEADALLOC_HDI_H
 #define HEADALLOC_HDI_H
 
+#include "export.h"
+
 #include <stddef.h>
 
 #include "error.h"
@@ -73,10 +75,10 @@ struct ha_hdi_report {
 };
 
 /* "out-in" or "in-out". */
-const char *ha_layout_str(enum ha_layout layout);
+HA_API const char *ha_layout_str(enum ha_layout layout);
 
 /* Parse "out-in" / "in-out" into *out.  HA_EINVAL for anything else. */
-enum ha_status ha_layout_parse(const char *text, enum ha_layout *out);
+HA_API enum ha_status ha_layout_parse(const char *text, enum ha_layout *out);
 
 /* The HDI of one 2-D weight of rows x cols finite doubles (row-major) with
  * the given number of heads and layout; name (may be NULL) is copied into
@@ -84,14 +86,14 @@ enum ha_status ha_layout_parse(const char *text, enum ha_layout *out);
  * with ha_hdi_tensor_clear); on failure *out is zeroed.  Errors: HA_EINVAL
  * (NULL pointer, heads = 0, an empty matrix, heads not dividing the
  * output dimension), HA_ENOMEM, HA_ENUMERIC (the SVD failed). */
-enum ha_status ha_hdi_compute(const double *weights, size_t rows,
+HA_API enum ha_status ha_hdi_compute(const double *weights, size_t rows,
                               size_t cols, size_t heads,
                               enum ha_layout layout, const char *name,
                               struct ha_hdi_tensor *out,
                               struct ha_error *err);
 
 /* Free the arrays of *t and zero it; NULL is accepted. */
-void ha_hdi_tensor_clear(struct ha_hdi_tensor *t);
+HA_API void ha_hdi_tensor_clear(struct ha_hdi_tensor *t);
 
 /* The HDI of every tensor of w matching pattern (see ha_weights_select;
  * NULL: all), in name order, with `heads` heads each.  On HA_OK *out owns
@@ -99,7 +101,7 @@ void ha_hdi_tensor_clear(struct ha_hdi_tensor *t);
  * ha_weights_select, ha_weights_read and ha_hdi_compute, and
  * HA_EUNSUPPORTED for a selected tensor that is not 2-D; the message names
  * the tensor.  Then *out is NULL. */
-enum ha_status ha_hdi_from_weights(const struct ha_weights *w,
+HA_API enum ha_status ha_hdi_from_weights(const struct ha_weights *w,
                                    const char *pattern, size_t heads,
                                    enum ha_layout layout,
                                    struct ha_hdi_report **out,
@@ -107,13 +109,13 @@ enum ha_status ha_hdi_from_weights(const struct ha_weights *w,
 
 /* ha_weights_open(path) + ha_hdi_from_weights + ha_weights_free: all the
  * CLI's `hdi FILE --tensor PAT --heads H --layout L` needs. */
-enum ha_status ha_hdi_from_file(const char *path, const char *pattern,
+HA_API enum ha_status ha_hdi_from_file(const char *path, const char *pattern,
                                 size_t heads, enum ha_layout layout,
                                 struct ha_hdi_report **out,
                                 struct ha_error *err);
 
 /* Free a report; NULL is accepted. */
-void ha_hdi_report_free(struct ha_hdi_report *report);
+HA_API void ha_hdi_report_free(struct ha_hdi_report *report);
 
 #ifdef __cplusplus
 }

@@ -17,14 +17,4 @@
 #include "hdi.h"
 #include "covariance.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-/* The library version, "X.Y.Z". */
-const char *ha_version(void);
-
-#ifdef __cplusplus
-}
-#endif
 #endif

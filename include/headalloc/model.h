@@ -6,6 +6,8 @@
 #ifndef HEADALLOC_MODEL_H
 #define HEADALLOC_MODEL_H
 
+#include "export.h"
+
 #include <stdint.h>
 
 #include "status.h"
@@ -49,16 +51,16 @@ struct ha_terms {
 };
 
 /* Defaults of spec §1: s = 2, c_b = c_v = 1, hdi = 1, samples = 1e8. */
-struct ha_model ha_model_defaults(void);
+HA_API struct ha_model ha_model_defaults(void);
 
 /* HA_OK if every field is in its domain (see struct ha_model), else
  * HA_EINVAL.  NaN and infinities are rejected. */
-enum ha_status ha_model_validate(const struct ha_model *model);
+HA_API enum ha_status ha_model_validate(const struct ha_model *model);
 
 /* Evaluate the model at budget D and head dimension d (d must divide D,
  * 1 <= D <= HA_BUDGET_MAX).  Returns HA_EINVAL for a NULL pointer, d = 0,
  * d not dividing D or D out of range.  The model is assumed validated. */
-enum ha_status ha_model_eval(const struct ha_model *model, uint64_t budget,
+HA_API enum ha_status ha_model_eval(const struct ha_model *model, uint64_t budget,
                              uint64_t head_dim, struct ha_terms *out);
 
 /* ln(MSE / c_b), for comparing head dimensions: it differs from
@@ -66,17 +68,17 @@ enum ha_status ha_model_eval(const struct ha_model *model, uint64_t budget,
  * comparison or ratio but keeps every digit where ln c_b is large (a tie
  * within 1e-12 is decided on it).  The caller checks the preconditions of
  * ha_model_eval. */
-double ha_model_log_relative_mse(const struct ha_model *model, uint64_t budget,
+HA_API double ha_model_log_relative_mse(const struct ha_model *model, uint64_t budget,
                                  uint64_t head_dim);
 
 /* The relaxed objective of spec §3 at a real head dimension x >= 1 with
  * H = D/x: ln f(x).  Also stores d ln f / dx in *grad when grad is not NULL. */
-double ha_model_log_relaxed(const struct ha_model *model, double budget,
+HA_API double ha_model_log_relaxed(const struct ha_model *model, double budget,
                             double x, double *grad);
 
 /* The same in u = ln x: ln f(e^u), and d ln f / du in *grad when grad is
  * not NULL.  Exact where x rounds to 1 or e^u loses digits. */
-double ha_model_log_relaxed_ln(const struct ha_model *model, double budget,
+HA_API double ha_model_log_relaxed_ln(const struct ha_model *model, double budget,
                                double log_x, double *grad);
 
 /* The relaxed objective prepared once for a model and a budget, so that
@@ -90,19 +92,19 @@ struct ha_relaxed_fn {
 	double log_budget;
 };
 
-void ha_relaxed_fn_init(struct ha_relaxed_fn *f, const struct ha_model *model,
+HA_API void ha_relaxed_fn_init(struct ha_relaxed_fn *f, const struct ha_model *model,
                         double budget);
 
 /* ha_model_log_relaxed_ln with the prepared constants. */
-double ha_relaxed_fn_eval(const struct ha_relaxed_fn *f, double log_x,
+HA_API double ha_relaxed_fn_eval(const struct ha_relaxed_fn *f, double log_x,
                           double *grad);
 
 /* exp(log_value) when that is a finite double, else +inf (never NaN for a
  * non-NaN argument).  A convenience for printing. */
-double ha_exp_or_inf(double log_value);
+HA_API double ha_exp_or_inf(double log_value);
 
 /* ln(exp(a) + exp(b)) without overflow; either may be -inf. */
-double ha_log_add(double a, double b);
+HA_API double ha_log_add(double a, double b);
 
 #ifdef __cplusplus
 }

@@ -14,6 +14,8 @@
 #ifndef HEADALLOC_REGIME_H
 #define HEADALLOC_REGIME_H
 
+#include "export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -46,13 +48,13 @@ struct ha_regime {
  * free().  HA_EINVAL for NULL pointers, an invalid model, D out of range,
  * or head dimensions that are zero, unsorted, repeated or not divisors;
  * HA_EINFEASIBLE for count == 0; HA_ENOMEM.  On error *out is NULL. */
-enum ha_status ha_regime_compute(const struct ha_model *model, uint64_t budget,
+HA_API enum ha_status ha_regime_compute(const struct ha_model *model, uint64_t budget,
                                  const uint64_t *head_dims, size_t count,
                                  struct ha_regime **out, size_t *regimes);
 
 /* The same over a solver's feasible head dimensions
  * (ha_solver_feasible()) and budget.  HA_EINVAL for a NULL solver. */
-enum ha_status ha_regime_compute_solver(const struct ha_solver *solver,
+HA_API enum ha_status ha_regime_compute_solver(const struct ha_solver *solver,
                                         const struct ha_model *model,
                                         struct ha_regime **out,
                                         size_t *regimes);
@@ -62,7 +64,7 @@ enum ha_status ha_regime_compute_solver(const struct ha_solver *solver,
  * s, c_b, c_v, hdi.  Always finite for d1 < d2 (it may be negative: the
  * switch lies below n = 1).  Returns +inf for invalid arguments and when
  * the bias gain s ln(d2/d1) underflows to zero (d2 never wins). */
-double ha_regime_log_switch(const struct ha_model *model, uint64_t budget,
+HA_API double ha_regime_log_switch(const struct ha_model *model, uint64_t budget,
                             uint64_t d1, uint64_t d2);
 
 #ifdef __cplusplus

@@ -3,6 +3,8 @@
 #ifndef HEADALLOC_REPORT_H
 #define HEADALLOC_REPORT_H
 
+#include "export.h"
+
 #include <stddef.h>
 #include <stdio.h>
 
@@ -19,12 +21,12 @@ extern "C" {
 
 /* The key "model" and its map {smoothness, bias_coef, var_coef, hdi},
  * inside an open YAML map. */
-void ha_report_yaml_model(struct ha_yaml_writer *w, const struct ha_model *model);
+HA_API void ha_report_yaml_model(struct ha_yaml_writer *w, const struct ha_model *model);
 
 /* Write the keys of one solved allocation into an open YAML map:
  * budget, samples, model, optimum, relaxed, certificate and, when
  * candidates is not NULL, candidates (count rows, in the given order). */
-void ha_report_yaml_solution(struct ha_yaml_writer *w,
+HA_API void ha_report_yaml_solution(struct ha_yaml_writer *w,
                              const struct ha_model *model,
                              const struct ha_solution *solution,
                              const struct ha_allocation *candidates,
@@ -33,7 +35,7 @@ void ha_report_yaml_solution(struct ha_yaml_writer *w,
 /* The same for people: the optimum, the relaxed optimum, the error split,
  * the certificate and, when candidates is not NULL, an aligned table.
  * HA_EIO when writing fails. */
-enum ha_status ha_report_text_solution(FILE *stream,
+HA_API enum ha_status ha_report_text_solution(FILE *stream,
                                        const struct ha_model *model,
                                        const struct ha_solution *solution,
                                        const struct ha_allocation *candidates,
@@ -44,12 +46,12 @@ enum ha_status ha_report_text_solution(FILE *stream,
 
 /* A row as a flow map {budget, samples, heads, head_dim, mse, log10_mse,
  * relaxed_head_dim, relaxed_heads} inside an open YAML sequence. */
-void ha_report_yaml_table_row(struct ha_yaml_writer *w, double samples,
+HA_API void ha_report_yaml_table_row(struct ha_yaml_writer *w, double samples,
                               const struct ha_solution *solution);
 
 /* The header line of the text table, then one line per row. */
-void ha_report_text_table_header(FILE *stream);
-void ha_report_text_table_row(FILE *stream, double samples,
+HA_API void ha_report_text_table_header(FILE *stream);
+HA_API void ha_report_text_table_row(FILE *stream, double samples,
                               const struct ha_solution *solution);
 
 /* ---- fits (spec §6) ------------------------------------------------------ */
@@ -78,10 +80,10 @@ struct ha_law_fit {
 };
 
 /* The fit as a YAML map (open it with a key first). */
-void ha_report_yaml_fit(struct ha_yaml_writer *w, const struct ha_law_fit *fit);
+HA_API void ha_report_yaml_fit(struct ha_yaml_writer *w, const struct ha_law_fit *fit);
 
 /* The fit in one line for people, prefixed by label ("budget 512"). */
-void ha_report_text_fit(FILE *stream, const char *label,
+HA_API void ha_report_text_fit(FILE *stream, const char *label,
                         const struct ha_law_fit *fit);
 
 /* ---- regimes (spec §4) ---------------------------------------------------- */
@@ -89,11 +91,11 @@ void ha_report_text_fit(FILE *stream, const char *label,
 /* Each regime as a flow map {budget, heads, head_dim, samples_from,
  * samples_to, log10_samples_from, log10_samples_to} inside an open YAML
  * sequence; samples beyond a double are .inf while their log10 is exact. */
-void ha_report_yaml_regimes(struct ha_yaml_writer *w, uint64_t budget,
+HA_API void ha_report_yaml_regimes(struct ha_yaml_writer *w, uint64_t budget,
                             const struct ha_regime *regimes, size_t count);
 
 /* The regime table of one budget for people. */
-void ha_report_text_regimes(FILE *stream, uint64_t budget,
+HA_API void ha_report_text_regimes(FILE *stream, uint64_t budget,
                             const struct ha_regime *regimes, size_t count);
 
 /* ---- public models -------------------------------------------------------- */
@@ -112,15 +114,15 @@ struct ha_model_comparison {
 /* Compare a model of budget heads*head_dim: evaluate its own allocation
  * and solve for the theory's under c.  HA_EINVAL / HA_EINFEASIBLE as
  * ha_solve; the actual allocation need not meet c. */
-enum ha_status ha_report_compare_model(const struct ha_model *model,
+HA_API enum ha_status ha_report_compare_model(const struct ha_model *model,
                                        const struct ha_constraints *c,
                                        uint64_t heads, uint64_t head_dim,
                                        struct ha_model_comparison *out);
 
-void ha_report_yaml_comparison(struct ha_yaml_writer *w,
+HA_API void ha_report_yaml_comparison(struct ha_yaml_writer *w,
                                const struct ha_model_comparison *cmp);
-void ha_report_text_comparison_header(FILE *stream);
-void ha_report_text_comparison(FILE *stream, const struct ha_model_comparison *cmp);
+HA_API void ha_report_text_comparison_header(FILE *stream);
+HA_API void ha_report_text_comparison(FILE *stream, const struct ha_model_comparison *cmp);
 
 #ifdef __cplusplus
 }

@@ -39,6 +39,8 @@
 #ifndef HEADALLOC_SCENARIO_H
 #define HEADALLOC_SCENARIO_H
 
+#include "export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -102,25 +104,25 @@ struct ha_scenario_error {
  * NULL, *err says where and why: HA_EIO when the file cannot be opened or
  * read, HA_EFORMAT for malformed YAML or content, HA_ENOMEM; HA_EINVAL for
  * a NULL path or out (no position). */
-enum ha_status ha_scenario_read_file(const char *path,
+HA_API enum ha_status ha_scenario_read_file(const char *path,
                                      struct ha_scenario **out,
                                      struct ha_scenario_error *err);
 
 /* The same from a buffer of len bytes (need not be NUL-terminated). */
-enum ha_status ha_scenario_read_string(const char *text, size_t len,
+HA_API enum ha_status ha_scenario_read_string(const char *text, size_t len,
                                        struct ha_scenario **out,
                                        struct ha_scenario_error *err);
 
 /* Free a scenario and everything it owns; NULL is accepted. */
-void ha_scenario_free(struct ha_scenario *scenario);
+HA_API void ha_scenario_free(struct ha_scenario *scenario);
 
 /* The i-th of `points` (>= 2) log-spaced values from `from` to `to`
  * (both > 0), with both ends exact: the one formula behind every sweep. */
-double ha_scenario_sweep_value(double from, double to, size_t points,
+HA_API double ha_scenario_sweep_value(double from, double to, size_t points,
                                size_t i);
 
 /* The name of a report format: "text" or "yaml". */
-const char *ha_report_format_str(enum ha_report_format format);
+HA_API const char *ha_report_format_str(enum ha_report_format format);
 
 #ifdef __cplusplus
 }

@@ -6,6 +6,8 @@
 #ifndef HEADALLOC_SOLVER_H
 #define HEADALLOC_SOLVER_H
 
+#include "export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -61,32 +63,32 @@ struct ha_solution {
 struct ha_solver;
 
 /* Name of a certificate method: "bracket" or "exhaustive". */
-const char *ha_certificate_method_str(enum ha_certificate_method method);
+HA_API const char *ha_certificate_method_str(enum ha_certificate_method method);
 
 /* HA_OK when the constraints are self-consistent (min <= max where both are
  * set), HA_EINVAL otherwise.  NULL means no constraints. */
-enum ha_status ha_constraints_validate(const struct ha_constraints *c);
+HA_API enum ha_status ha_constraints_validate(const struct ha_constraints *c);
 
 /* Make a solver for budget D (1 <= D <= HA_BUDGET_MAX) under constraints c
  * (NULL for none).  On HA_OK *out owns a solver to free with
  * ha_solver_free().  HA_EINVAL for a bad argument, HA_EINFEASIBLE when no
  * divisor pair meets c, HA_ENOMEM. */
-enum ha_status ha_solver_new(uint64_t budget, const struct ha_constraints *c,
+HA_API enum ha_status ha_solver_new(uint64_t budget, const struct ha_constraints *c,
                              struct ha_solver **out);
 
 /* Free a solver; NULL is accepted. */
-void ha_solver_free(struct ha_solver *solver);
+HA_API void ha_solver_free(struct ha_solver *solver);
 
-uint64_t ha_solver_budget(const struct ha_solver *solver);
-size_t ha_solver_divisor_count(const struct ha_solver *solver);
+HA_API uint64_t ha_solver_budget(const struct ha_solver *solver);
+HA_API size_t ha_solver_divisor_count(const struct ha_solver *solver);
 /* The feasible head dimensions, ascending; valid until ha_solver_free. */
-const uint64_t *ha_solver_feasible(const struct ha_solver *solver,
+HA_API const uint64_t *ha_solver_feasible(const struct ha_solver *solver,
                                    size_t *count);
 
 /* The integer optimum over the feasible pairs, with its certificate, for a
  * validated model (HA_EINVAL otherwise).  Ties within a relative 1e-12 in
  * MSE go to the smaller head dimension. */
-enum ha_status ha_solver_solve_integer(const struct ha_solver *solver,
+HA_API enum ha_status ha_solver_solve_integer(const struct ha_solver *solver,
                                        const struct ha_model *model,
                                        struct ha_allocation *optimum,
                                        struct ha_certificate *certificate);
@@ -97,23 +99,23 @@ enum ha_status ha_solver_solve_integer(const struct ha_solver *solver,
  * convex, so the sign change is bracketed; if NLopt itself fails, the
  * regula falsi starts from the initial point instead).  HA_ENOMEM when
  * NLopt cannot allocate, HA_ENUMERIC if no finite optimum results. */
-enum ha_status ha_solver_solve_relaxed(const struct ha_solver *solver,
+HA_API enum ha_status ha_solver_solve_relaxed(const struct ha_solver *solver,
                                        const struct ha_model *model,
                                        struct ha_relaxed *relaxed);
 
 /* Both of the above into *out. */
-enum ha_status ha_solver_solve(const struct ha_solver *solver,
+HA_API enum ha_status ha_solver_solve(const struct ha_solver *solver,
                                const struct ha_model *model,
                                struct ha_solution *out);
 
 /* Every feasible pair, best first (ties: smaller d first), in a new array
  * the caller frees with free(). */
-enum ha_status ha_solver_enumerate(const struct ha_solver *solver,
+HA_API enum ha_status ha_solver_enumerate(const struct ha_solver *solver,
                                    const struct ha_model *model,
                                    struct ha_allocation **out, size_t *count);
 
 /* One-shot convenience: ha_solver_new + ha_solver_solve + ha_solver_free. */
-enum ha_status ha_solve(uint64_t budget, const struct ha_constraints *c,
+HA_API enum ha_status ha_solve(uint64_t budget, const struct ha_constraints *c,
                         const struct ha_model *model, struct ha_solution *out);
 
 #ifdef __cplusplus

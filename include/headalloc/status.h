@@ -6,6 +6,8 @@
 #ifndef HEADALLOC_STATUS_H
 #define HEADALLOC_STATUS_H
 
+#include "export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -24,7 +26,10 @@ enum ha_status {
 
 /* A short, static, lower-case description of a status ("no feasible
  * allocation", ...).  Never NULL; unknown values give "unknown status". */
-const char *ha_status_str(enum ha_status status);
+HA_API const char *ha_status_str(enum ha_status status);
+
+/* The library version, "X.Y.Z". */
+HA_API const char *ha_version(void);
 
 #ifdef __cplusplus
 }

@@ -1,4 +1,4 @@
-#include <headalloc/headalloc.h>
+#include <headalloc/status.h>
 
 #include "version.h"
 

@@ -8,19 +8,23 @@ void ha_error_clear(struct ha_error *err)
 {
 	if (!err)
 		return;
+	err->status = HA_OK;
+	err->file = NULL;
 	err->message[0] = '\0';
 	err->line = 0;
 	err->column = 0;
 }
 
-static void set_message(struct ha_error *err, long line, long column,
-                        const char *fmt, va_list ap) HA_PRINTF(4, 0);
+static void set_message(struct ha_error *err, enum ha_status status,
+                        long line, long column, const char *fmt, va_list ap)
+	HA_PRINTF(5, 0);
 
-static void set_message(struct ha_error *err, long line, long column,
-                        const char *fmt, va_list ap)
+static void set_message(struct ha_error *err, enum ha_status status,
+                        long line, long column, const char *fmt, va_list ap)
 {
 	if (!err)
 		return;
+	err->status = status;
 	if (vsnprintf(err->message, sizeof err->message, fmt, ap) < 0)
 		err->message[0] = '\0';
 	/* Messages quote names from the file: a control character in one
@@ -37,7 +41,7 @@ enum ha_status ha_fail_at(struct ha_error *err, enum ha_status status,
 {
 	va_list ap;
 	va_start(ap, fmt);
-	set_message(err, line, column, fmt, ap);
+	set_message(err, status, line, column, fmt, ap);
 	va_end(ap);
 	return status;
 }
@@ -47,7 +51,7 @@ enum ha_status ha_fail(struct ha_error *err, enum ha_status status,
 {
 	va_list ap;
 	va_start(ap, fmt);
-	set_message(err, 0, 0, fmt, ap);
+	set_message(err, status, 0, 0, fmt, ap);
 	va_end(ap);
 	return status;
 }

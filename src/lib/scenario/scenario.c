@@ -14,7 +14,7 @@
 
 #include <headalloc/scenario.h>
 
-#include "open_file.h"
+#include "base/open_file.h"
 
 /* Input larger than this is refused (a full 1e6-point list is ~25 MiB);
  * fail_nopos's message in ha_scenario_read_string says 64 MiB. */

@@ -13,8 +13,8 @@
 
 #include <headalloc/covariance.h>
 
-#include "open_file.h"
-#include "error_internal.h"
+#include "base/open_file.h"
+#include "base/error_internal.h"
 
 void ha_head_weights_clear(struct ha_head_weights *w)
 {

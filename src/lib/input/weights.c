@@ -14,8 +14,8 @@
 
 #include <headalloc/weights.h>
 
-#include "open_file.h"
-#include "error_internal.h"
+#include "base/open_file.h"
+#include "base/error_internal.h"
 
 struct tensor {
 	char *name;

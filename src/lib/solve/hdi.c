@@ -11,7 +11,7 @@
 
 #include <headalloc/hdi.h>
 
-#include "error_internal.h"
+#include "base/error_internal.h"
 
 const char *ha_layout_str(enum ha_layout layout)
 {

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# The include direction of the library's layers.  Each folder of src/lib is
+# one layer and each public header belongs to one; a file may include
+# headers of its own layer and of the layers below it, never above:
+#
+#   base < model < input < solve < report < scenario < cli
+#
+# The umbrella <headalloc/headalloc.h> is for users of the library (the
+# CLI, the tests, the bench), never for the library itself.
+#
+#   check_layers.sh SOURCE_ROOT
+set -u
+root=${1:-.}
+cd "$root" || exit 2
+
+rank_of_layer() {
+	case $1 in
+	base) echo 0 ;; model) echo 1 ;; input) echo 2 ;; solve) echo 3 ;;
+	report) echo 4 ;; scenario) echo 5 ;; cli) echo 6 ;; *) echo "" ;;
+	esac
+}
+
+# The layer of each public header: keep in step with include/headalloc/.
+layer_of_header() {
+	case $1 in
+	export.h | status.h | error.h) echo base ;;
+	model.h | divisors.h) echo model ;;
+	weights.h | covariance.h) echo input ;;
+	solver.h | fit.h | regime.h | hdi.h | head_weights.h | compare.h | calibrate.h) echo solve ;;
+	report.h | yaml_writer.h) echo report ;;
+	scenario.h) echo scenario ;;
+	*) echo "" ;;
+	esac
+}
+
+problems=0
+complain() {
+	echo "$1"
+	problems=$((problems + 1))
+}
+
+# check FILE LAYER: every include of FILE against LAYER.
+check() {
+	local file=$1 layer=$2 rank line target target_layer
+	rank=$(rank_of_layer "$layer")
+	while IFS= read -r line; do
+		target=$(sed -E 's/^#include [<"]([^>"]*)[>"].*/\1/' <<<"$line")
+		case $target in
+		headalloc/headalloc.h | headalloc.h)
+			[ "$layer" = cli ] ||
+				complain "$file: includes the umbrella header; include the headers it needs"
+			continue ;;
+		headalloc/*) target_layer=$(layer_of_header "${target#headalloc/}") ;;
+		*/*) target_layer=${target%%/*}
+		     [ -n "$(rank_of_layer "$target_layer")" ] || continue ;;
+		*)
+			# A header beside the file, or a public header included
+			# from another public header.
+			if [ "${file#include/}" != "$file" ]; then
+				target_layer=$(layer_of_header "$target")
+			else
+				continue
+			fi ;;
+		esac
+		if [ -z "$target_layer" ]; then
+			complain "$file: includes $target, which has no layer in tests/check_layers.sh"
+		elif [ "$(rank_of_layer "$target_layer")" -gt "$rank" ]; then
+			complain "$file: $layer includes $target of the higher layer $target_layer"
+		fi
+	done < <(grep -E '^#include [<"]' "$file" | grep -vE '^#include <(std|math|string|errno|inttypes|limits|float|getopt|signal|unistd|fcntl|sys/|time|ctype|assert|yaml|gsl/|nlopt|json-c/|plplot|cblas|locale|stdarg|dirent)')
+}
+
+for file in include/headalloc/*.h; do
+	name=$(basename "$file")
+	[ "$name" = headalloc.h ] && continue
+	layer=$(layer_of_header "$name")
+	if [ -z "$layer" ]; then
+		complain "$file: no layer in tests/check_layers.sh"
+		continue
+	fi
+	check "$file" "$layer"
+done
+
+for file in src/lib/*/*.[ch]; do
+	layer=$(basename "$(dirname "$file")")
+	if [ -z "$(rank_of_layer "$layer")" ]; then
+		complain "$file: src/lib/$layer is not a layer"
+		continue
+	fi
+	check "$file" "$layer"
+done
+
+for file in src/lib/*.[ch]; do
+	[ -e "$file" ] && complain "$file: library sources live in a layer's folder"
+done
+
+for file in src/cli/*.[ch]; do
+	if grep -qE '^#include "(base|model|input|solve|report|scenario)/' "$file"; then
+		complain "$file: the CLI includes a library-internal header; use the public API"
+	fi
+	check "$file" cli
+done
+
+if [ "$problems" -eq 0 ]; then
+	echo "include direction: every file includes only its own layer and those below"
+	exit 0
+fi
+echo "$problems include(s) against the layers"
+exit 1
