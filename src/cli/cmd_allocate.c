@@ -7,7 +7,6 @@
  * too.  The report layer writes every line. */
 #include <inttypes.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "commands.h"
 #include "common.h"

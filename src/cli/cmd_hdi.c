@@ -1,7 +1,6 @@
 /* headalloc hdi: the Head Diversity Index measured on real key weights
  * (spec §5).  Parses its options, measures through the library and hands
  * the result to the report layer. */
-#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"

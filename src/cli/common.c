@@ -174,10 +174,8 @@ static enum ha_status write_report(FILE *out, enum ha_report_format format,
 	if (st == HA_OK)
 		st = write(r, ctx, err);
 	if (st == HA_OK)
-		st = ha_report_finish(r);
+		st = ha_report_finish(r); /* flushes out */
 	ha_report_free(r);
-	if (st == HA_OK && fflush(out) != 0)
-		st = HA_EIO;
 	return st;
 }
 
