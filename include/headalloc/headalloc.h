@@ -7,6 +7,7 @@
 #include "model.h"
 #include "divisors.h"
 #include "solver.h"
+#include "compare.h"
 #include "yaml_writer.h"
 #include "report.h"
 #include "fit.h"

@@ -1,128 +1,218 @@
-/* headalloc — reports of a solved allocation, for people (text) and for
- * machines (YAML).  Writers write only to the stream they are given. */
+/* headalloc — reports, for people (text) and for machines (YAML).
+ *
+ * Every output of headalloc is written here, and only here.  A report is
+ * a document on a stream, in one format, made of sections:
+ *
+ *     struct ha_report *r;
+ *     ha_report_new(stdout, HA_FORMAT_YAML, &r);
+ *     ha_report_allocation(r, &(struct ha_allocation_request){...}, &err);
+ *     ha_report_regimes(r, &(struct ha_regimes_request){...}, &err);
+ *     ha_report_finish(r);
+ *     ha_report_free(r);
+ *
+ * In YAML the document is one map and each section adds its keys to it;
+ * in text each section adds its lines.  Each section takes a small request
+ * struct (what to report; zero-initialise it, so that fields added later
+ * keep their default) and returns an enum ha_status.  Errors are sticky:
+ * after a section fails, later sections and ha_report_finish() write
+ * nothing and return the first failure.  Sections that compute as they
+ * write (the sweep table, the regimes) call the solver themselves, so that
+ * a sweep of a million points streams in constant memory.
+ *
+ * Writers write only to the stream they are given and never close it. */
 #ifndef HEADALLOC_REPORT_H
 #define HEADALLOC_REPORT_H
 
 #include "export.h"
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
-#include "fit.h"
+#include "compare.h"
+#include "covariance.h"
+#include "error.h"
+#include "hdi.h"
 #include "model.h"
-#include "regime.h"
 #include "solver.h"
 #include "status.h"
-#include "yaml_writer.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* The key "model" and its map {smoothness, bias_coef, var_coef, hdi},
- * inside an open YAML map. */
-HA_API void ha_report_yaml_model(struct ha_yaml_writer *w, const struct ha_model *model);
+/* ---- formats ------------------------------------------------------------ */
 
-/* Write the keys of one solved allocation into an open YAML map:
- * budget, samples, model, optimum, relaxed, certificate and, when
- * candidates is not NULL, candidates (count rows, in the given order). */
-HA_API void ha_report_yaml_solution(struct ha_yaml_writer *w,
-                             const struct ha_model *model,
-                             const struct ha_solution *solution,
-                             const struct ha_allocation *candidates,
-                             size_t count);
-
-/* The same for people: the optimum, the relaxed optimum, the error split,
- * the certificate and, when candidates is not NULL, an aligned table.
- * HA_EIO when writing fails. */
-HA_API enum ha_status ha_report_text_solution(FILE *stream,
-                                       const struct ha_model *model,
-                                       const struct ha_solution *solution,
-                                       const struct ha_allocation *candidates,
-                                       size_t count);
-
-/* ---- sweep tables ------------------------------------------------------
- * One row per (budget, samples): the integer optimum and the relaxed one. */
-
-/* A row as a flow map {budget, samples, heads, head_dim, mse, log10_mse,
- * relaxed_head_dim, relaxed_heads} inside an open YAML sequence. */
-HA_API void ha_report_yaml_table_row(struct ha_yaml_writer *w, double samples,
-                              const struct ha_solution *solution);
-
-/* The header line of the text table, then one line per row. */
-HA_API void ha_report_text_table_header(FILE *stream);
-HA_API void ha_report_text_table_row(FILE *stream, double samples,
-                              const struct ha_solution *solution);
-
-/* ---- fits (spec §6) ------------------------------------------------------ */
-
-/* What a fit is of, for its report. */
-enum ha_law {
-	HA_LAW_DIM_POWER,   /* ln d_k* = ln a + b ln ln n      (HA_FIT_POWER_LOGLN) */
-	HA_LAW_DIM_LOG,     /* d_k* = p + q ln n                (HA_FIT_LOG) */
-	HA_LAW_HEADS_POWER  /* ln H* = ln c + e ln D            (HA_FIT_POWER) */
+enum ha_report_format {
+	HA_FORMAT_TEXT = 0, /* aligned lines for people */
+	HA_FORMAT_YAML = 1  /* one YAML document; floats read back exactly */
 };
 
-/* A finished fit: status is HA_OK (result valid), HA_EDEGENERATE (fewer
- * than 3 distinct points: reported in words), or another failure.
- * points is the number of points offered.  largest_at is the abscissa
- * n of the point with the largest residual (largest_budget, its D, for
- * HA_LAW_HEADS_POWER).  claimed is the seeds' value of the slope
- * (b = 2/(4+s), or e = 1); NaN for none. */
-struct ha_law_fit {
-	enum ha_law law;
-	enum ha_status status;
-	size_t points;
-	struct ha_fit_result result;
-	double largest_at;
-	uint64_t largest_budget;
-	double claimed;
+/* The name of a report format: "text" or "yaml" (never NULL). */
+HA_API const char *ha_report_format_str(enum ha_report_format format);
+
+/* Parse "text" or "yaml" (exactly) into *out.  HA_EINVAL for anything
+ * else or a NULL argument; then *out is untouched. */
+HA_API enum ha_status ha_report_format_parse(const char *text,
+                                             enum ha_report_format *out);
+
+/* ---- the document ------------------------------------------------------- */
+
+struct ha_report;
+
+/* Start a report on stream (not closed by the report) in the given
+ * format; for YAML this writes the start of the document.  On HA_OK *out
+ * owns a report to free with ha_report_free().  Errors: HA_EINVAL for a
+ * NULL argument or an unknown format, HA_ENOMEM; then *out is NULL.  A
+ * failure to write the start is sticky and returned by the first section
+ * or ha_report_finish(). */
+HA_API enum ha_status ha_report_new(FILE *stream, enum ha_report_format format,
+                                    struct ha_report **out);
+
+/* End the document (YAML: close the top map and the stream), flush the
+ * stream and return the report's first failure: HA_EIO when writing
+ * failed, else a section's own failure, else HA_OK.  Call it once, after
+ * the last section; the report is still to be freed. */
+HA_API enum ha_status ha_report_finish(struct ha_report *report);
+
+/* Free a report (NULL accepted) without writing anything more. */
+HA_API void ha_report_free(struct ha_report *report);
+
+/* ---- sections ------------------------------------------------------------
+ * Every section returns HA_OK; HA_EINVAL for a NULL report or request or a
+ * request that breaks its contract; HA_EIO when writing fails; or the
+ * status of an earlier failure.  When err is not NULL it is filled on
+ * failure with a one-line message for people ("solving: out of memory";
+ * "writing the report failed").  Pointers in a request are borrowed for
+ * the call only. */
+
+/* Where a measured HDI came from (the allocation command's --hdi-from):
+ * the mean HDI over `tensors` tensors of file, read as heads heads each in
+ * the given layout.  Reported as "mean over 2 tensors of FILE (PATTERN,
+ * 12 heads, layout out-in)". */
+struct ha_hdi_source {
+	const char *file;      /* required */
+	const char *pattern;   /* the tensors selected; NULL: all tensors */
+	uint64_t heads;
+	enum ha_layout layout;
+	size_t tensors;
 };
 
-/* The fit as a YAML map (open it with a key first). */
-HA_API void ha_report_yaml_fit(struct ha_yaml_writer *w, const struct ha_law_fit *fit);
+/* One solved allocation.  YAML keys: budget, samples, model {smoothness,
+ * bias_coef, var_coef, hdi}, optimum {heads, head_dim, mse, log10_mse,
+ * bias2, variance, covariance}, relaxed {head_dim, heads, mse, log10_mse},
+ * certificate {method, divisors, feasible, evaluated}, then candidates (a
+ * list of maps like optimum, in the given order) when candidates is not
+ * NULL, then hdi_source when hdi_source is not NULL.  Text: the same
+ * account in lines, the candidates as an aligned table. */
+struct ha_allocation_request {
+	const struct ha_model *model;          /* required; model->samples is n */
+	const struct ha_solution *solution;    /* required */
+	const struct ha_allocation *candidates; /* NULL: none */
+	size_t candidate_count;
+	const struct ha_hdi_source *hdi_source; /* NULL: the HDI was given */
+};
+HA_API enum ha_status ha_report_allocation(struct ha_report *report,
+                                           const struct ha_allocation_request *req,
+                                           struct ha_error *err);
 
-/* The fit in one line for people, prefixed by label ("budget 512"). */
-HA_API void ha_report_text_fit(FILE *stream, const char *label,
-                        const struct ha_law_fit *fit);
+/* The problem of a sweep: YAML keys model (as above), hdi_source when
+ * given, and constraints (a flow map of the constraints in force, zero
+ * fields left out, so that it reads back as a scenario file's); text: a
+ * "model:" line and the HDI's source. */
+struct ha_header_request {
+	const struct ha_model *model;             /* required; samples unused */
+	const struct ha_constraints *constraints; /* NULL: none */
+	const struct ha_hdi_source *hdi_source;   /* NULL: the HDI was given */
+};
+HA_API enum ha_status ha_report_header(struct ha_report *report,
+                                       const struct ha_header_request *req,
+                                       struct ha_error *err);
 
-/* ---- regimes (spec §4) ---------------------------------------------------- */
-
-/* Each regime as a flow map {budget, heads, head_dim, samples_from,
- * samples_to, log10_samples_from, log10_samples_to} inside an open YAML
- * sequence; samples beyond a double are .inf while their log10 is exact. */
-HA_API void ha_report_yaml_regimes(struct ha_yaml_writer *w, uint64_t budget,
-                            const struct ha_regime *regimes, size_t count);
-
-/* The regime table of one budget for people. */
-HA_API void ha_report_text_regimes(FILE *stream, uint64_t budget,
-                            const struct ha_regime *regimes, size_t count);
-
-/* ---- public models -------------------------------------------------------- */
-
-/* A model's actual allocation against the theory's at its budget and n. */
-struct ha_model_comparison {
-	const char *name;
-	const char *note;        /* may be NULL */
-	double samples;
-	int samples_assumed;     /* 1: the file gave no size; samples is assumed */
-	struct ha_allocation actual;
-	struct ha_solution theory;
-	double log10_ratio;      /* log10(mse_actual / mse_theory), finite */
+/* The values of n of a sweep, produced on demand so that a log-spaced
+ * sweep of a million points takes no memory: at(ctx, i) is the i-th of
+ * count values (each > 1). */
+struct ha_samples {
+	size_t count;
+	double (*at)(const void *ctx, size_t i);
+	const void *ctx;
 };
 
-/* Compare a model of budget heads*head_dim: evaluate its own allocation
- * and solve for the theory's under c.  HA_EINVAL / HA_EINFEASIBLE as
- * ha_solve; the actual allocation need not meet c. */
-HA_API enum ha_status ha_report_compare_model(const struct ha_model *model,
-                                       const struct ha_constraints *c,
-                                       uint64_t heads, uint64_t head_dim,
-                                       struct ha_model_comparison *out);
+/* The sweep table: solve every (n, D), n outer, and stream one row each
+ * (YAML: key table, a list of flow maps {budget, samples, heads, head_dim,
+ * mse, log10_mse, relaxed_head_dim, relaxed_heads}), then the scaling-law
+ * fits of spec §6 (YAML: key fits {by_budget, by_samples}): per budget
+ * ln d* = ln a + b ln ln n and d* = p + q ln n, per n (with several
+ * budgets) ln H* = ln c + e ln D, each with its interval, R^2, largest
+ * residual and the seeds' claimed slope.  A fit of fewer than three
+ * distinct points is reported in words.  The largest residuals of long
+ * sweeps are found by a second pass that reads cached relaxed optima or
+ * solves again.  Write ha_report_header() first.  Errors besides the
+ * common ones: those of ha_solver_new and ha_solver_solve (HA_EINFEASIBLE,
+ * HA_ENOMEM, HA_ENUMERIC); HA_EINVAL for no budget, no sample, or a NULL
+ * samples.at. */
+struct ha_table_request {
+	const struct ha_model *model;             /* required; samples unused */
+	const struct ha_constraints *constraints; /* NULL: none */
+	const uint64_t *budgets;                  /* budget_count >= 1 */
+	size_t budget_count;
+	struct ha_samples samples;                /* count >= 1 */
+};
+HA_API enum ha_status ha_report_table(struct ha_report *report,
+                                      const struct ha_table_request *req,
+                                      struct ha_error *err);
 
-HA_API void ha_report_yaml_comparison(struct ha_yaml_writer *w,
-                               const struct ha_model_comparison *cmp);
-HA_API void ha_report_text_comparison_header(FILE *stream);
-HA_API void ha_report_text_comparison(FILE *stream, const struct ha_model_comparison *cmp);
+/* The exact regimes in n of each budget (spec §4): YAML key regimes, a
+ * list of flow maps {budget, heads, head_dim, samples_from, samples_to,
+ * log10_samples_from, log10_samples_to} (samples beyond a double are .inf
+ * while their log10 is exact); text: one table per budget.  Errors besides
+ * the common ones: those of ha_solver_new and ha_regime_compute_solver. */
+struct ha_regimes_request {
+	const struct ha_model *model;             /* required; samples unused */
+	const struct ha_constraints *constraints; /* NULL: none */
+	const uint64_t *budgets;
+	size_t budget_count;
+};
+HA_API enum ha_status ha_report_regimes(struct ha_report *report,
+                                        const struct ha_regimes_request *req,
+                                        struct ha_error *err);
+
+/* Public models against the theory (from ha_compare_model, with name, note
+ * and samples_assumed set): YAML key models, a list of maps {name, budget,
+ * samples, samples_assumed, note (when not NULL), actual, theory,
+ * relaxed_head_dim, mse_ratio, log10_mse_ratio}; text: a table. */
+struct ha_models_request {
+	const struct ha_model_comparison *comparisons;
+	size_t count;
+};
+HA_API enum ha_status ha_report_models(struct ha_report *report,
+                                       const struct ha_models_request *req,
+                                       struct ha_error *err);
+
+/* The Head Diversity Index of a weights file (headalloc hdi): YAML keys
+ * file, layout, layers (one map per tensor with its overlap matrix) and
+ * mean_hdi; text: a line per tensor (control characters in names shown as
+ * '?'), each followed by its overlap matrix when overlap is not 0, then
+ * the mean. */
+struct ha_hdi_request {
+	const char *file;                  /* required: the file measured */
+	enum ha_layout layout;
+	const struct ha_hdi_report *hdi;   /* required */
+	int overlap;                       /* text: print the overlap matrices */
+};
+HA_API enum ha_status ha_report_hdi(struct ha_report *report,
+                                    const struct ha_hdi_request *req,
+                                    struct ha_error *err);
+
+/* Optimal head weights (headalloc weights): YAML keys heads, alpha,
+ * error_optimal, error_uniform, gain, pseudo_inverse, null_space; text:
+ * the first five, one a line. */
+struct ha_head_weights_request {
+	const struct ha_head_weights *weights; /* required */
+};
+HA_API enum ha_status ha_report_head_weights(struct ha_report *report,
+                                             const struct ha_head_weights_request *req,
+                                             struct ha_error *err);
 
 #ifdef __cplusplus
 }

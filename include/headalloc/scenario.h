@@ -45,6 +45,7 @@
 #include <stdint.h>
 
 #include "model.h"
+#include "report.h"
 #include "solver.h"
 #include "status.h"
 
@@ -55,11 +56,6 @@ extern "C" {
 #define HA_SCENARIO_MAX_POINTS ((size_t)1000000)
 #define HA_SCENARIO_MAX_MODELS ((size_t)10000)
 #define HA_SCENARIO_MAX_STRING ((size_t)256)
-
-enum ha_report_format {
-	HA_FORMAT_TEXT = 0,
-	HA_FORMAT_YAML = 1
-};
 
 /* One row of the public-model table. */
 struct ha_scenario_entry {
@@ -120,9 +116,6 @@ HA_API void ha_scenario_free(struct ha_scenario *scenario);
  * (both > 0), with both ends exact: the one formula behind every sweep. */
 HA_API double ha_scenario_sweep_value(double from, double to, size_t points,
                                size_t i);
-
-/* The name of a report format: "text" or "yaml". */
-HA_API const char *ha_report_format_str(enum ha_report_format format);
 
 #ifdef __cplusplus
 }

@@ -1,17 +1,22 @@
-/* The subcommands of headalloc.  Each takes the arguments that follow
- * "headalloc" (argv[0] is the subcommand's name), prints its own messages
- * and returns the process's exit status: 0 success, 1 I/O or internal
- * error, 2 usage or input error. */
+/* The commands of headalloc, one file each.  Each takes the arguments
+ * that follow "headalloc" (argv[0] is the command's name, or the program's
+ * for the allocation command), prints its own messages and returns the
+ * process's exit status (common.h, cli_exit_status). */
 #ifndef HEADALLOC_CLI_COMMANDS_H
 #define HEADALLOC_CLI_COMMANDS_H
 
+/* headalloc --budget D --samples N [OPTION]...: the optimal allocation, or
+ * a sweep table with its fits, regimes and public-model comparison
+ * (cmd_allocate.c, options in options.c). */
+int cli_allocate_main(int argc, char **argv);
+
 /* headalloc hdi FILE --heads H [--tensor PATTERN] [--layout L] [--overlap]
  * [--format F] [--output FILE]: the Head Diversity Index of key
- * projections read from a .safetensors or .npy file. */
+ * projections read from a .safetensors or .npy file (cmd_hdi.c). */
 int cli_hdi_main(int argc, char **argv);
 
 /* headalloc weights COVARIANCE.yaml [--format F] [--output FILE]: the
- * optimal head weights alpha proportional to Sigma^-1 1. */
+ * optimal head weights alpha proportional to Sigma^-1 1 (cmd_weights.c). */
 int cli_weights_main(int argc, char **argv);
 
 #endif

@@ -1,9 +1,57 @@
+/* Failures, usage errors, the file commands' options and report output:
+ * what every headalloc command shares. */
 #include <errno.h>
 #include <stdarg.h>
 #include <string.h>
 
 #include "atomic_file.h"
 #include "common.h"
+
+/* ---- failures -------------------------------------------------------------- */
+
+int cli_exit_status(enum ha_status status)
+{
+	switch (status) {
+	case HA_OK:
+		return EXIT_OK;
+	case HA_EINVAL:
+	case HA_EFORMAT:
+	case HA_EUNSUPPORTED:
+	case HA_EDEGENERATE:
+		return EXIT_USAGE;
+	case HA_EINFEASIBLE:
+		return EXIT_INFEASIBLE;
+	case HA_EIO:
+	case HA_ENOMEM:
+	case HA_ENUMERIC:
+		break;
+	}
+	return EXIT_IO;
+}
+
+int cli_library_failure(const char *subject, const char *file,
+                        enum ha_status status, const struct ha_error *err)
+{
+	long line = err ? err->line : 0, column = err ? err->column : 0;
+	if (err && err->file)
+		file = err->file;
+	fputs("headalloc: ", stderr);
+	/* FILE:LINE:COLUMN says where; naming the option too is noise. */
+	if (subject && line <= 0)
+		fprintf(stderr, "%s: ", subject);
+	if (file)
+		fputs(file, stderr);
+	if (line > 0) {
+		fprintf(stderr, file ? ":%ld" : "%ld", line);
+		if (column > 0)
+			fprintf(stderr, ":%ld", column);
+	}
+	if (file || line > 0)
+		fputs(": ", stderr);
+	fprintf(stderr, "%s\n", err && err->message[0] ? err->message
+	                                               : ha_status_str(status));
+	return cli_exit_status(status);
+}
 
 int cli_usage_error(const char *command, const char *fmt, ...)
 {
@@ -43,6 +91,67 @@ int cli_getopt_error(int code, const char *typed, const struct option *options,
 	return cli_usage_error(command, "unknown or ambiguous option '%s'", typed);
 }
 
+/* ---- the file commands ------------------------------------------------------ */
+
+int cli_apply_file_option(struct cli_file_options *c, int code, const char *arg)
+{
+	switch (code) {
+	case 'f':
+		if (ha_report_format_parse(arg, &c->format) != HA_OK)
+			return cli_bad_value("--format", arg, "text or yaml");
+		return EXIT_OK;
+	case 'o':
+		if (!*arg)
+			return cli_bad_value("--output", arg, "a file name");
+		c->output = arg;
+		return EXIT_OK;
+	}
+	/* getopt_long returns only the codes of the command's table, and
+	 * each command applies its own before handing the rest here. */
+	return EXIT_USAGE;
+}
+
+static bool done(int *exit_status, int status)
+{
+	*exit_status = status;
+	return false;
+}
+
+bool cli_parse_file_command(const struct cli_command *cmd, int argc,
+                            char **argv, struct cli_file_options *file,
+                            void *options, cli_apply_fn apply,
+                            int *exit_status)
+{
+	opterr = 0;
+	int code;
+	while ((code = getopt_long(argc, argv, cmd->short_options, cmd->options,
+	                           NULL)) != -1) {
+		const char *typed = argv[optind - 1];
+		if (code == 'h') {
+			fputs(cmd->usage, stdout);
+			return done(exit_status, EXIT_OK);
+		}
+		if (code == '?' || code == ':')
+			return done(exit_status, cli_getopt_error(code, typed,
+			                                          cmd->options, cmd->name));
+		int status = apply(options, code, optarg);
+		if (status != EXIT_OK)
+			return done(exit_status, status);
+	}
+	if (optind >= argc)
+		return done(exit_status, cli_usage_error(cmd->name, "a file is required"));
+	file->file = argv[optind++];
+	if (optind < argc)
+		return done(exit_status, cli_usage_error(cmd->name,
+		            "unexpected argument '%s'", argv[optind]));
+	if (!*file->file)
+		return done(exit_status, cli_usage_error(cmd->name, "the file name is empty"));
+	*exit_status = EXIT_OK;
+	return true;
+}
+
+/* ---- writing a report ---------------------------------------------------------- */
+
 static int write_error(const char *path, int err)
 {
 	if (path)
@@ -51,29 +160,50 @@ static int write_error(const char *path, int err)
 	else
 		fprintf(stderr, "headalloc: writing standard output: %s\n",
 		        strerror(err));
-	return EXIT_IO;
+	return cli_exit_status(HA_EIO);
 }
 
-int cli_emit(const char *output, cli_write_fn write, const void *ctx)
+/* The whole report on out: its sections, then its end.  HA_EIO means
+ * writing failed; any other failure is explained in *err. */
+static enum ha_status write_report(FILE *out, enum ha_report_format format,
+                                   cli_report_fn write, const void *ctx,
+                                   struct ha_error *err)
+{
+	struct ha_report *r = NULL;
+	enum ha_status st = ha_report_new(out, format, &r);
+	if (st == HA_OK)
+		st = write(r, ctx, err);
+	if (st == HA_OK)
+		st = ha_report_finish(r); /* flushes out */
+	ha_report_free(r);
+	return st;
+}
+
+int cli_emit(const char *output, enum ha_report_format format,
+             cli_report_fn write, const void *ctx)
 {
 	struct atomic_file file = {0};
 	FILE *out = stdout;
 	if (output) {
-		int err = atomic_file_open(&file, output);
-		if (err)
-			return write_error(output, err);
+		int e = atomic_file_open(&file, output);
+		if (e)
+			return write_error(output, e);
 		out = file.stream;
 	}
+	struct ha_error err;
+	ha_error_clear(&err);
 	errno = 0;
-	int rc = write(out, ctx);
-	if (rc == EXIT_OK && fflush(out) != 0)
-		rc = EXIT_WRITE_FAILED;
-	int err = errno ? errno : EIO;
+	enum ha_status st = write_report(out, format, write, ctx, &err);
+	int e = errno ? errno : EIO;
 	if (output) {
-		if (rc != EXIT_OK)
+		if (st != HA_OK)
 			atomic_file_abort(&file);
-		else if ((err = atomic_file_commit(&file)) != 0)
-			rc = EXIT_WRITE_FAILED;
+		else if ((e = atomic_file_commit(&file)) != 0)
+			st = HA_EIO;
 	}
-	return rc == EXIT_WRITE_FAILED ? write_error(output, err) : rc;
+	if (st == HA_EIO)
+		return write_error(output, e);
+	if (st != HA_OK)
+		return cli_library_failure(NULL, NULL, st, &err);
+	return EXIT_OK;
 }

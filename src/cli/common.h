@@ -1,13 +1,40 @@
-/* What every headalloc command shares: one-line error messages, getopt's
- * complaints in words, and writing a report to stdout or, atomically, to
- * an --output file. */
+/* What every headalloc command shares: the one mapping from library
+ * statuses to exit statuses, one-line error messages, getopt's complaints
+ * in words, the options of the file commands (hdi, weights), and writing
+ * a report to stdout or, atomically, to an --output file. */
 #ifndef HEADALLOC_CLI_COMMON_H
 #define HEADALLOC_CLI_COMMON_H
 
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 
+#include <headalloc/headalloc.h>
+
 #include "exit_codes.h"
+
+/* ---- failures --------------------------------------------------------- */
+
+/* The exit status of a library status: the one mapping, for every command.
+ *   HA_OK                                       0  success
+ *   HA_EIO, HA_ENOMEM, HA_ENUMERIC              1  I/O or internal failure
+ *   HA_EINVAL, HA_EFORMAT, HA_EUNSUPPORTED,     2  invalid input
+ *   HA_EDEGENERATE
+ *   HA_EINFEASIBLE                              3  no feasible allocation
+ * An unknown status is an internal failure (1). */
+int cli_exit_status(enum ha_status status);
+
+/* Say what went wrong in a library call, in one line on stderr, and return
+ * cli_exit_status(status):
+ *   headalloc: FILE:LINE:COLUMN: MESSAGE   when err has a position
+ *   headalloc: SUBJECT: FILE: MESSAGE      otherwise
+ * leaving out whatever is absent.  subject names the option whose value
+ * failed ("--hdi-from") or the step that did ("solving"), or is NULL; a
+ * position makes it redundant.  file is the file at fault when err names
+ * none (err->file wins), or NULL.  MESSAGE is err->message, or
+ * ha_status_str(status) when err is NULL or its message empty. */
+int cli_library_failure(const char *subject, const char *file,
+                        enum ha_status status, const struct ha_error *err);
 
 /* "headalloc: MESSAGE (try 'headalloc [COMMAND] --help')"; command is
  * NULL for the allocation command.  Returns EXIT_USAGE. */
@@ -24,14 +51,53 @@ int cli_bad_value(const char *option, const char *value, const char *expected);
 int cli_getopt_error(int code, const char *typed, const struct option *options,
                      const char *command);
 
-/* Writes a report on out; returns EXIT_OK, EXIT_WRITE_FAILED when writing
- * failed (nothing said yet), or another exit code after its own message. */
-typedef int (*cli_write_fn)(FILE *out, const void *ctx);
+/* ---- the file commands: headalloc COMMAND FILE [OPTION]... ---------------- */
 
-/* Run write on the standard output, or with output != NULL on a temporary
- * file renamed over output once complete (removed on failure).  Reports a
- * failure to write in one line naming the destination.  Returns the exit
- * code. */
-int cli_emit(const char *output, cli_write_fn write, const void *ctx);
+struct cli_command {
+	const char *name;              /* "hdi" */
+	const char *usage;             /* --help's text */
+	const struct option *options;  /* for getopt_long */
+	const char *short_options;     /* for getopt_long, starting with ':' */
+};
+
+/* The positional file and the options every file command has. */
+struct cli_file_options {
+	const char *file;
+	enum ha_report_format format;  /* --format */
+	const char *output;            /* --output, or NULL for stdout */
+};
+
+/* Apply one option to a command's own options; returns EXIT_OK, or an
+ * exit status after printing why the value is refused. */
+typedef int (*cli_apply_fn)(void *options, int code, const char *arg);
+
+/* Apply --format (code 'f') or --output ('o') to c; EXIT_OK, or
+ * EXIT_USAGE after a message. */
+int cli_apply_file_option(struct cli_file_options *c, int code, const char *arg);
+
+/* Parse argv (argv[0] is the command's name) for cmd: each option through
+ * apply(options, code, arg), then exactly one non-empty FILE into
+ * file->file.  Returns true when the command is to run; false when it is
+ * done (after --help, or a usage error already printed), with its exit
+ * status in *exit_status. */
+bool cli_parse_file_command(const struct cli_command *cmd, int argc,
+                            char **argv, struct cli_file_options *file,
+                            void *options, cli_apply_fn apply,
+                            int *exit_status);
+
+/* ---- writing a report ---------------------------------------------------- */
+
+/* Write the sections of a report into r (ha_report_*); returns the status
+ * of the last (errors are sticky), err saying why on failure. */
+typedef enum ha_status (*cli_report_fn)(struct ha_report *r, const void *ctx,
+                                        struct ha_error *err);
+
+/* Write a report in format with write(r, ctx, err) to the standard output,
+ * or with output != NULL to a temporary file renamed over output once
+ * complete (removed on failure).  A failure to write is reported in one
+ * line naming the destination; any other through cli_library_failure().
+ * Returns the exit status. */
+int cli_emit(const char *output, enum ha_report_format format,
+             cli_report_fn write, const void *ctx);
 
 #endif

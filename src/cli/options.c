@@ -192,7 +192,7 @@ static int parse_budgets(const char *arg, struct cli_options *o)
 	if (!count)
 		return bad_value('b', arg, "a whole number or a comma-separated list of them");
 	uint64_t *budgets = malloc(count * sizeof *budgets);
-	int rc = budgets ? EXIT_OK : EXIT_IO;
+	int rc = budgets ? EXIT_OK : cli_library_failure("--budget", NULL, HA_ENOMEM, NULL);
 	for (size_t i = 0; rc == EXIT_OK && i < count; i++)
 		if (!cli_parse_uint(items[i], 1, HA_BUDGET_MAX, &budgets[i]))
 			rc = bad_value('b', count > 1 ? items[i] : arg, whole_number);
@@ -247,7 +247,8 @@ static int parse_samples(const char *arg, struct cli_options *o)
 			return bad_value('n', arg, sample_size);
 		s.values = malloc(count * sizeof *s.values);
 		s.count = count;
-		int rc = s.values ? EXIT_OK : EXIT_IO;
+		int rc = s.values ? EXIT_OK
+		                  : cli_library_failure("--samples", NULL, HA_ENOMEM, NULL);
 		for (size_t i = 0; rc == EXIT_OK && i < count; i++)
 			if (!cli_parse_real(items[i], &s.values[i]) ||
 			    !is_sample_size(s.values[i]))
@@ -330,11 +331,7 @@ static int apply_option(struct cli_options *o, struct hdi_request *h, int code,
 		o->regimes = 1;
 		return EXIT_OK;
 	case 'f':
-		if (strcmp(arg, "text") == 0)
-			o->format = HA_FORMAT_TEXT;
-		else if (strcmp(arg, "yaml") == 0)
-			o->format = HA_FORMAT_YAML;
-		else
+		if (ha_report_format_parse(arg, &o->format) != HA_OK)
 			return bad_value(code, arg, "text or yaml");
 		return EXIT_OK;
 	case 'o':
@@ -359,7 +356,7 @@ static int load_config(struct cli_options *o)
 		else
 			fprintf(stderr, "headalloc: --config: %s: %s\n", o->config,
 			        err.message);
-		return st == HA_EIO || st == HA_ENOMEM ? EXIT_IO : EXIT_USAGE;
+		return cli_exit_status(st);
 	}
 	const struct ha_scenario *sc = o->scenario;
 	double default_samples = o->model.samples;
@@ -396,17 +393,16 @@ static int measure_hdi(struct cli_options *o, const struct hdi_request *h)
 	ha_error_clear(&err);
 	enum ha_status st = ha_hdi_from_file(o->hdi_from, h->tensor, (size_t)h->heads,
 	                                     h->layout, &report, &err);
-	if (st != HA_OK) {
-		fprintf(stderr, "headalloc: --hdi-from: %s: %s\n", o->hdi_from,
-		        err.message[0] ? err.message : ha_status_str(st));
-		return st == HA_EIO ? EXIT_IO : EXIT_USAGE;
-	}
+	if (st != HA_OK)
+		return cli_library_failure("--hdi-from", o->hdi_from, st, &err);
 	o->model.hdi = report->mean_hdi;
-	snprintf(o->hdi_source, sizeof o->hdi_source,
-	         "mean over %zu tensor%s of %s (%s, %" PRIu64 " heads, layout %s)",
-	         report->count, report->count == 1 ? "" : "s", o->hdi_from,
-	         h->tensor ? h->tensor : "all tensors", h->heads,
-	         ha_layout_str(h->layout));
+	o->hdi_source = (struct ha_hdi_source){
+		.file = o->hdi_from,
+		.pattern = h->tensor,
+		.heads = h->heads,
+		.layout = h->layout,
+		.tensors = report->count,
+	};
 	ha_hdi_report_free(report);
 	return EXIT_OK;
 }
@@ -440,7 +436,9 @@ static int check_combination(const struct cli_options *o,
 	return EXIT_OK;
 }
 
-int cli_options_parse(int argc, char **argv, struct cli_options *o)
+/* Parse into o; returns EXIT_OK or the exit status of an error already
+ * printed.  *answered is set after --help or --version: nothing to run. */
+static int parse(int argc, char **argv, struct cli_options *o, bool *answered)
 {
 	memset(o, 0, sizeof *o);
 	o->model = ha_model_defaults();
@@ -452,10 +450,12 @@ int cli_options_parse(int argc, char **argv, struct cli_options *o)
 	while ((code = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
 		if (code == 'h') {
 			fputs(usage_text, stdout);
+			*answered = true;
 			return EXIT_OK;
 		}
 		if (code == 'V') {
 			printf("headalloc %s\n", ha_version());
+			*answered = true;
 			return EXIT_OK;
 		}
 		if (code == '?' || code == ':')
@@ -492,7 +492,15 @@ int cli_options_parse(int argc, char **argv, struct cli_options *o)
 	}
 	if (sample_count(&o->samples) == 1)
 		o->model.samples = sample_at(&o->samples, 0);
-	return -1;
+	return EXIT_OK;
+}
+
+bool cli_options_parse(int argc, char **argv, struct cli_options *o,
+                       int *exit_status)
+{
+	bool answered = false;
+	*exit_status = parse(argc, argv, o, &answered);
+	return *exit_status == EXIT_OK && !answered;
 }
 
 void cli_options_free(struct cli_options *o)

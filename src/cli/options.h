@@ -3,6 +3,7 @@
 #ifndef HEADALLOC_CLI_OPTIONS_H
 #define HEADALLOC_CLI_OPTIONS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -34,12 +35,15 @@ struct cli_options {
 	struct ha_scenario *scenario; /* owned; its models are the model table */
 	/* --hdi-from: where the HDI in model.hdi was measured, for the report */
 	const char *hdi_from;
-	char hdi_source[512];
+	struct ha_hdi_source hdi_source;
 };
 
-/* Parse argv into o.  Returns -1 to go on, or an exit code (0 after --help
- * or --version; the message is already printed). */
-int cli_options_parse(int argc, char **argv, struct cli_options *o);
+/* Parse argv into o (free it with cli_options_free() in any case).
+ * Returns true when the command is to run with o; false when it is done
+ * (after --help, --version, or an error whose message is printed), with
+ * its exit status in *exit_status. */
+bool cli_options_parse(int argc, char **argv, struct cli_options *o,
+                       int *exit_status);
 
 /* Free what the options own. */
 void cli_options_free(struct cli_options *o);

@@ -44,9 +44,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	argv[argc] = NULL;
 
 	struct cli_options o;
-	int rc = cli_options_parse(argc, argv, &o);
-	if (rc < 0) {
-		/* Accepted: what run.c relies on holds. */
+	int status;
+	if (cli_options_parse(argc, argv, &o, &status)) {
+		/* Accepted: what cmd_allocate.c relies on holds. */
 		if (o.budget_count == 0 && !(o.scenario && o.scenario->model_count))
 			abort();
 		if (ha_model_validate(&o.model) != HA_OK)

@@ -934,11 +934,6 @@ void ha_scenario_free(struct ha_scenario *sc)
 	free(sc);
 }
 
-const char *ha_report_format_str(enum ha_report_format format)
-{
-	return format == HA_FORMAT_YAML ? "yaml" : "text";
-}
-
 static void clear_error(struct ha_scenario_error *err)
 {
 	err->status = HA_OK;

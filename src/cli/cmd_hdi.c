@@ -1,0 +1,119 @@
+/* headalloc hdi: the Head Diversity Index measured on real key weights
+ * (spec §5).  Parses its options, measures through the library and hands
+ * the result to the report layer. */
+#include <string.h>
+
+#include "commands.h"
+#include "common.h"
+#include "parse.h"
+
+static const char usage[] =
+	"Usage: headalloc hdi FILE --heads H [OPTION]...\n"
+	"Measure the Head Diversity Index of the key projections in FILE\n"
+	"(.safetensors or .npy): how far apart the heads' key subspaces are.\n"
+	"\n"
+	"      --heads H               heads per tensor (required)\n"
+	"      --tensor PATTERN        tensors to read: a name or a glob such as\n"
+	"                              '*.k_proj.weight' (default: every tensor)\n"
+	"      --layout LAYOUT         out-in (default, PyTorch [H*d_k, d_model])\n"
+	"                              or in-out ([d_model, H*d_k])\n"
+	"      --overlap               text: also print each H x H overlap matrix\n"
+	"  -f, --format FORMAT         text (default) or yaml\n"
+	"  -o, --output FILE           write to FILE (atomically) instead of stdout\n"
+	"  -h, --help                  show this help and exit\n"
+	"\n"
+	"Heads are numbered from 0.  Exit status: 0 success, 1 I/O or internal\n"
+	"error, 2 usage or input error.  See headalloc(1).\n";
+
+enum long_only {
+	OPT_HEADS = 256,
+	OPT_TENSOR,
+	OPT_LAYOUT,
+	OPT_OVERLAP,
+};
+
+static const struct option long_options[] = {
+	{"heads", required_argument, NULL, OPT_HEADS},
+	{"tensor", required_argument, NULL, OPT_TENSOR},
+	{"layout", required_argument, NULL, OPT_LAYOUT},
+	{"overlap", no_argument, NULL, OPT_OVERLAP},
+	{"format", required_argument, NULL, 'f'},
+	{"output", required_argument, NULL, 'o'},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+struct hdi_options {
+	struct cli_file_options c;
+	size_t heads;
+	int have_heads;
+	const char *tensor;
+	enum ha_layout layout;
+	int overlap;
+};
+
+static int apply(void *options, int code, const char *arg)
+{
+	struct hdi_options *o = options;
+	uint64_t heads;
+	switch (code) {
+	case OPT_HEADS:
+		/* H divides a dimension of a tensor of at most
+		 * HA_WEIGHTS_MAX_ELEMENTS elements. */
+		if (!cli_parse_uint(arg, 1, HA_WEIGHTS_MAX_ELEMENTS, &heads))
+			return cli_bad_value("--heads", arg,
+			                 "a whole number from 1 to 268435456");
+		o->heads = (size_t)heads;
+		o->have_heads = 1;
+		return EXIT_OK;
+	case OPT_TENSOR:
+		if (!*arg)
+			return cli_bad_value("--tensor", arg, "a tensor name or pattern");
+		o->tensor = arg;
+		return EXIT_OK;
+	case OPT_LAYOUT:
+		if (ha_layout_parse(arg, &o->layout) != HA_OK)
+			return cli_bad_value("--layout", arg, "out-in or in-out");
+		return EXIT_OK;
+	case OPT_OVERLAP:
+		o->overlap = 1;
+		return EXIT_OK;
+	}
+	return cli_apply_file_option(&o->c, code, arg);
+}
+
+static enum ha_status write_hdi(struct ha_report *r, const void *req,
+                                struct ha_error *err)
+{
+	return ha_report_hdi(r, req, err);
+}
+
+int cli_hdi_main(int argc, char **argv)
+{
+	static const struct cli_command cmd = {"hdi", usage, long_options, ":f:o:h"};
+	struct hdi_options o;
+	memset(&o, 0, sizeof o);
+	o.layout = HA_LAYOUT_OUT_IN;
+	int status;
+	if (!cli_parse_file_command(&cmd, argc, argv, &o.c, &o, apply, &status))
+		return status;
+	if (!o.have_heads)
+		return cli_usage_error(cmd.name, "--heads is required");
+
+	struct ha_hdi_report *hdi = NULL;
+	struct ha_error err;
+	ha_error_clear(&err);
+	enum ha_status st = ha_hdi_from_file(o.c.file, o.tensor, o.heads,
+	                                     o.layout, &hdi, &err);
+	if (st != HA_OK)
+		return cli_library_failure(NULL, o.c.file, st, &err);
+	struct ha_hdi_request req = {
+		.file = o.c.file,
+		.layout = o.layout,
+		.hdi = hdi,
+		.overlap = o.overlap,
+	};
+	status = cli_emit(o.c.output, o.c.format, write_hdi, &req);
+	ha_hdi_report_free(hdi);
+	return status;
+}

@@ -1,0 +1,81 @@
+/* headalloc weights: the optimal head weights of a head covariance matrix
+ * (the seeds' Theorem 7.1).  Parses its options, computes through the
+ * library and hands the result to the report layer. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "common.h"
+
+static const char usage[] =
+	"Usage: headalloc weights COVARIANCE.yaml [OPTION]...\n"
+	"Compute the optimal head weights alpha, proportional to Sigma^-1 1, for\n"
+	"the H x H covariance Sigma of the heads' outputs.\n"
+	"\n"
+	"  -f, --format FORMAT         text (default) or yaml\n"
+	"  -o, --output FILE           write to FILE (atomically) instead of stdout\n"
+	"  -h, --help                  show this help and exit\n"
+	"\n"
+	"Exit status: 0 success (also when Sigma is singular: a warning is\n"
+	"printed and the pseudo-inverse used), 1 I/O or internal error, 2 usage\n"
+	"or input error.  See headalloc(1).\n";
+
+static const struct option long_options[] = {
+	{"format", required_argument, NULL, 'f'},
+	{"output", required_argument, NULL, 'o'},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+static int apply(void *options, int code, const char *arg)
+{
+	return cli_apply_file_option(options, code, arg);
+}
+
+/* The one warning line for a singular covariance. */
+static void warn_pseudo_inverse(const char *path,
+                                const struct ha_head_weights *hw)
+{
+	fprintf(stderr, "headalloc: warning: %s: covariance is singular "
+	        "(smallest eigenvalue %.3g, rank %zu of %zu)", path,
+	        hw->min_eigenvalue, hw->rank, hw->heads);
+	if (hw->null_space)
+		fputs("; weights in its null space cancel the error exactly\n", stderr);
+	else
+		fputs("; using the pseudo-inverse\n", stderr);
+}
+
+static enum ha_status write_weights(struct ha_report *r, const void *req,
+                                    struct ha_error *err)
+{
+	return ha_report_head_weights(r, req, err);
+}
+
+int cli_weights_main(int argc, char **argv)
+{
+	static const struct cli_command cmd = {"weights", usage, long_options,
+	                                       ":f:o:h"};
+	struct cli_file_options o;
+	memset(&o, 0, sizeof o);
+	int status;
+	if (!cli_parse_file_command(&cmd, argc, argv, &o, &o, apply, &status))
+		return status;
+
+	double *sigma = NULL;
+	size_t heads = 0;
+	struct ha_error err;
+	struct ha_head_weights hw = {0};
+	ha_error_clear(&err);
+	enum ha_status st = ha_covariance_read(o.file, &sigma, &heads, &err);
+	if (st == HA_OK)
+		st = ha_covariance_weights(sigma, heads, &hw, &err);
+	free(sigma);
+	if (st != HA_OK)
+		return cli_library_failure(NULL, o.file, st, &err);
+	if (hw.pseudo_inverse)
+		warn_pseudo_inverse(o.file, &hw);
+	struct ha_head_weights_request req = {.weights = &hw};
+	status = cli_emit(o.output, o.format, write_weights, &req);
+	ha_head_weights_clear(&hw);
+	return status;
+}

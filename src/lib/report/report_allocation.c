@@ -1,0 +1,256 @@
+/* One solved allocation, and the problem header of a sweep. */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "report_internal.h"
+
+void report_yaml_terms(struct ha_yaml_writer *w, const struct ha_allocation *a)
+{
+	ha_yaml_key(w, "heads");
+	ha_yaml_uint(w, a->heads);
+	ha_yaml_key(w, "head_dim");
+	ha_yaml_uint(w, a->head_dim);
+	ha_yaml_key(w, "mse");
+	ha_yaml_double(w, a->terms.mse);
+	ha_yaml_key(w, "log10_mse");
+	ha_yaml_double(w, report_log10(a->terms.log_mse));
+	ha_yaml_key(w, "bias2");
+	ha_yaml_double(w, a->terms.bias2);
+	ha_yaml_key(w, "variance");
+	ha_yaml_double(w, a->terms.variance);
+	ha_yaml_key(w, "covariance");
+	ha_yaml_double(w, a->terms.covariance);
+}
+
+void report_yaml_model(struct ha_yaml_writer *w, const struct ha_model *model)
+{
+	ha_yaml_key(w, "model");
+	ha_yaml_begin_map(w, 0);
+	ha_yaml_key(w, "smoothness");
+	ha_yaml_double(w, model->smoothness);
+	ha_yaml_key(w, "bias_coef");
+	ha_yaml_double(w, model->bias_coef);
+	ha_yaml_key(w, "var_coef");
+	ha_yaml_double(w, model->var_coef);
+	ha_yaml_key(w, "hdi");
+	ha_yaml_double(w, model->hdi);
+	ha_yaml_end_map(w);
+}
+
+#define SOURCE_FORMAT "mean over %zu tensor%s of %s (%s, %" PRIu64 " heads, layout %s)"
+#define SOURCE_ARGS(s) (s)->tensors, (s)->tensors == 1 ? "" : "s", (s)->file, \
+	(s)->pattern ? (s)->pattern : "all tensors", (s)->heads, \
+	ha_layout_str((s)->layout)
+
+enum ha_status report_hdi_source(struct ha_report *r, struct ha_error *err,
+                                 const struct ha_model *model,
+                                 const struct ha_hdi_source *s)
+{
+	if (!s)
+		return HA_OK;
+	if (!s->file)
+		return report_fail(r, err, HA_EINVAL, "the HDI's source names no file");
+	if (!r->yaml) {
+		fprintf(r->stream, "hdi          %.6g, " SOURCE_FORMAT "\n", model->hdi,
+		        SOURCE_ARGS(s));
+		return HA_OK;
+	}
+	/* The YAML string must be whole: measure, then format. */
+	int len = snprintf(NULL, 0, SOURCE_FORMAT, SOURCE_ARGS(s));
+	char *text = len < 0 ? NULL : malloc((size_t)len + 1);
+	if (!text)
+		return report_fail(r, err, HA_ENOMEM, "describing the HDI's source: %s",
+		                   ha_status_str(HA_ENOMEM));
+	snprintf(text, (size_t)len + 1, SOURCE_FORMAT, SOURCE_ARGS(s));
+	ha_yaml_key(r->yaml, "hdi_source");
+	ha_yaml_string(r->yaml, text);
+	free(text);
+	return HA_OK;
+}
+
+/* ---- one allocation -------------------------------------------------------- */
+
+static void yaml_solution(struct ha_yaml_writer *w,
+                          const struct ha_allocation_request *req)
+{
+	const struct ha_solution *sol = req->solution;
+	ha_yaml_key(w, "budget");
+	ha_yaml_uint(w, sol->budget);
+	ha_yaml_key(w, "samples");
+	ha_yaml_double(w, req->model->samples);
+
+	report_yaml_model(w, req->model);
+
+	ha_yaml_key(w, "optimum");
+	ha_yaml_begin_map(w, 0);
+	report_yaml_terms(w, &sol->optimum);
+	ha_yaml_end_map(w);
+
+	ha_yaml_key(w, "relaxed");
+	ha_yaml_begin_map(w, 0);
+	ha_yaml_key(w, "head_dim");
+	ha_yaml_double(w, sol->relaxed.head_dim);
+	ha_yaml_key(w, "heads");
+	ha_yaml_double(w, sol->relaxed.heads);
+	ha_yaml_key(w, "mse");
+	ha_yaml_double(w, ha_exp_or_inf(sol->relaxed.log_mse));
+	ha_yaml_key(w, "log10_mse");
+	ha_yaml_double(w, report_log10(sol->relaxed.log_mse));
+	ha_yaml_end_map(w);
+
+	ha_yaml_key(w, "certificate");
+	ha_yaml_begin_map(w, 0);
+	ha_yaml_key(w, "method");
+	ha_yaml_string(w, ha_certificate_method_str(sol->certificate.method));
+	ha_yaml_key(w, "divisors");
+	ha_yaml_uint(w, sol->certificate.divisors);
+	ha_yaml_key(w, "feasible");
+	ha_yaml_uint(w, sol->certificate.feasible);
+	ha_yaml_key(w, "evaluated");
+	ha_yaml_uint(w, sol->certificate.evaluated);
+	ha_yaml_end_map(w);
+
+	if (!req->candidates)
+		return;
+	ha_yaml_key(w, "candidates");
+	ha_yaml_begin_seq(w, 0);
+	for (size_t i = 0; i < req->candidate_count; i++) {
+		ha_yaml_begin_map(w, 1);
+		report_yaml_terms(w, &req->candidates[i]);
+		ha_yaml_end_map(w);
+	}
+	ha_yaml_end_seq(w);
+}
+
+static int digits(uint64_t v)
+{
+	int n = 1;
+	while (v >= 10) {
+		v /= 10;
+		n++;
+	}
+	return n;
+}
+
+static void text_candidates(FILE *f, const struct ha_allocation *rows,
+                            size_t count)
+{
+	char b1[32], b2[32], b3[32], b4[32];
+	/* heads and head_dim columns as wide as their widest entry (the
+	 * largest H and d are the two ends of the divisor list). */
+	int width = 8;
+	for (size_t i = 0; i < count; i++) {
+		if (digits(rows[i].heads) > width)
+			width = digits(rows[i].heads);
+		if (digits(rows[i].head_dim) > width)
+			width = digits(rows[i].head_dim);
+	}
+	fprintf(f, "\n%*s %*s %13s %13s %13s %13s %13s\n", width, "heads", width,
+	        "head_dim", "mse", "log10_mse", "bias2", "variance", "covariance");
+	for (size_t i = 0; i < count; i++) {
+		const struct ha_terms *t = &rows[i].terms;
+		fprintf(f, "%*" PRIu64 " %*" PRIu64 " %13s %13.6f %13s %13s %13s\n",
+		        width, rows[i].heads, width, rows[i].head_dim,
+		        report_human(t->mse, b1), report_log10(t->log_mse),
+		        report_human(t->bias2, b2), report_human(t->variance, b3),
+		        report_human(t->covariance, b4));
+	}
+}
+
+static void text_solution(FILE *f, const struct ha_allocation_request *req)
+{
+	char b1[32], b2[32], b3[32], b4[32];
+	const struct ha_model *model = req->model;
+	const struct ha_solution *sol = req->solution;
+	const struct ha_terms *t = &sol->optimum.terms;
+	const struct ha_certificate *c = &sol->certificate;
+
+	fprintf(f, "budget D = %" PRIu64 ", samples n = %.6g"
+	        " (smoothness %.6g, bias_coef %.6g, var_coef %.6g, hdi %.6g)\n\n",
+	        sol->budget, model->samples, model->smoothness, model->bias_coef,
+	        model->var_coef, model->hdi);
+	fprintf(f, "optimum      %" PRIu64 " heads x head_dim %" PRIu64 "\n",
+	        sol->optimum.heads, sol->optimum.head_dim);
+	fprintf(f, "  mse        %s (log10 %.6f)\n", report_human(t->mse, b1),
+	        report_log10(t->log_mse));
+	fprintf(f, "  bias^2     %s\n", report_human(t->bias2, b2));
+	fprintf(f, "  variance   %s\n", report_human(t->variance, b3));
+	fprintf(f, "  covariance %s\n", report_human(t->covariance, b4));
+	fprintf(f, "relaxed      head_dim %.6g, heads %.6g, mse %s\n",
+	        sol->relaxed.head_dim, sol->relaxed.heads,
+	        report_human(ha_exp_or_inf(sol->relaxed.log_mse), b1));
+	fprintf(f, "certificate  %s: %zu evaluations, %zu feasible of %zu divisors\n",
+	        ha_certificate_method_str(c->method), c->evaluated, c->feasible,
+	        c->divisors);
+	if (req->candidates)
+		text_candidates(f, req->candidates, req->candidate_count);
+}
+
+enum ha_status ha_report_allocation(struct ha_report *r,
+                                    const struct ha_allocation_request *req,
+                                    struct ha_error *err)
+{
+	enum ha_status st = report_start(r, req, err);
+	if (st != HA_OK)
+		return st;
+	if (!req->model || !req->solution)
+		return report_fail(r, err, HA_EINVAL,
+		                   "an allocation report needs a model and a solution");
+	if (r->yaml)
+		yaml_solution(r->yaml, req);
+	else
+		text_solution(r->stream, req);
+	st = report_hdi_source(r, err, req->model, req->hdi_source);
+	return st != HA_OK ? st : report_end(r, err);
+}
+
+/* ---- the problem of a sweep ------------------------------------------------ */
+
+static void yaml_constraints(struct ha_yaml_writer *w,
+                             const struct ha_constraints *c)
+{
+	static const struct ha_constraints none = {0, 0, 0, 0, 0};
+	if (!c)
+		c = &none;
+	const struct { const char *key; uint64_t value; } fields[] = {
+		{"head_dim_multiple", c->head_dim_multiple},
+		{"min_head_dim", c->min_head_dim},
+		{"max_head_dim", c->max_head_dim},
+		{"min_heads", c->min_heads},
+		{"max_heads", c->max_heads},
+	};
+	ha_yaml_key(w, "constraints");
+	ha_yaml_begin_map(w, 1);
+	/* Only the constraints in force, so that the map reads back as a
+	 * scenario file's constraints. */
+	for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
+		if (!fields[i].value)
+			continue;
+		ha_yaml_key(w, fields[i].key);
+		ha_yaml_uint(w, fields[i].value);
+	}
+	ha_yaml_end_map(w);
+}
+
+enum ha_status ha_report_header(struct ha_report *r,
+                                const struct ha_header_request *req,
+                                struct ha_error *err)
+{
+	enum ha_status st = report_start(r, req, err);
+	if (st != HA_OK)
+		return st;
+	const struct ha_model *m = req->model;
+	if (!m)
+		return report_fail(r, err, HA_EINVAL, "a report header needs a model");
+	if (r->yaml)
+		report_yaml_model(r->yaml, m);
+	else
+		fprintf(r->stream, "model: smoothness %.6g, bias_coef %.6g, var_coef %.6g, hdi %.6g\n",
+		        m->smoothness, m->bias_coef, m->var_coef, m->hdi);
+	st = report_hdi_source(r, err, m, req->hdi_source);
+	if (st != HA_OK)
+		return st;
+	if (r->yaml)
+		yaml_constraints(r->yaml, req->constraints);
+	return report_end(r, err);
+}

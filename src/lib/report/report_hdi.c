@@ -1,0 +1,210 @@
+/* Reports of real weights: the Head Diversity Index of key projections
+ * (headalloc hdi) and the optimal head weights of a covariance (headalloc
+ * weights). */
+#include <string.h>
+
+#include "report_internal.h"
+
+/* ---- hdi ------------------------------------------------------------------ */
+
+/* Overlaps and HDI lie in [0, 1]: six decimals, reproducible. */
+static void format_pair(char *buf, size_t size, const struct ha_hdi_tensor *t,
+                        const struct ha_head_pair *p)
+{
+	if (t->pairs == 0)
+		snprintf(buf, size, "-");
+	else
+		snprintf(buf, size, "(%zu, %zu) %.6f", p->first, p->second,
+		         p->overlap);
+}
+
+static void text_overlap(FILE *out, const struct ha_hdi_tensor *t)
+{
+	fputs("      ", out);
+	for (size_t j = 0; j < t->heads; j++)
+		fprintf(out, " %6zu", j);
+	fputc('\n', out);
+	for (size_t i = 0; i < t->heads; i++) {
+		fprintf(out, "  %4zu", i);
+		for (size_t j = 0; j < t->heads; j++)
+			fprintf(out, " %6.4f", t->overlap[i * t->heads + j]);
+		fputc('\n', out);
+	}
+}
+
+/* A tensor name for a line of text: control characters (a newline in a
+ * name from a hostile file) become '?'. */
+static void printable_name(char *buf, size_t size, const char *name)
+{
+	snprintf(buf, size, "%s", name);
+	for (char *c = buf; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
+}
+
+static void hdi_text(FILE *out, const struct ha_hdi_request *req)
+{
+	const struct ha_hdi_report *r = req->hdi;
+	int width = (int)strlen("tensor");
+	for (size_t i = 0; i < r->count; i++) {
+		size_t n = strlen(r->tensors[i].name);
+		if (n > (size_t)width)
+			width = n > 200 ? 200 : (int)n;
+	}
+	fprintf(out, "%s (layout %s)\n", req->file, ha_layout_str(req->layout));
+	fprintf(out, "%-*s  %5s  %8s  %-8s  %-17s  %s\n", width, "tensor", "heads",
+	        "head_dim", "hdi", "most similar", "least similar");
+	for (size_t i = 0; i < r->count; i++) {
+		const struct ha_hdi_tensor *t = &r->tensors[i];
+		char most[64], least[64], name[1024];
+		format_pair(most, sizeof most, t, &t->most_similar);
+		format_pair(least, sizeof least, t, &t->least_similar);
+		printable_name(name, sizeof name, t->name);
+		fprintf(out, "%-*s  %5zu  %8zu  %.6f  %-17s  %s", width, name,
+		        t->heads, t->head_dim, t->hdi, most, least);
+		if (t->rank_deficient)
+			fprintf(out, "  (%zu rank-deficient head%s)",
+			        t->rank_deficient, t->rank_deficient == 1 ? "" : "s");
+		fputc('\n', out);
+		if (req->overlap)
+			text_overlap(out, t);
+	}
+	fprintf(out, "mean HDI %.6f over %zu tensor%s\n", r->mean_hdi, r->count,
+	        r->count == 1 ? "" : "s");
+}
+
+static void yaml_pair(struct ha_yaml_writer *w, const char *key,
+                      const struct ha_hdi_tensor *t,
+                      const struct ha_head_pair *p)
+{
+	ha_yaml_key(w, key);
+	if (t->pairs == 0) {
+		ha_yaml_null(w);
+		return;
+	}
+	ha_yaml_begin_map(w, 1);
+	ha_yaml_key(w, "heads");
+	ha_yaml_begin_seq(w, 1);
+	ha_yaml_uint(w, p->first);
+	ha_yaml_uint(w, p->second);
+	ha_yaml_end_seq(w);
+	ha_yaml_key(w, "overlap");
+	ha_yaml_double(w, p->overlap);
+	ha_yaml_end_map(w);
+}
+
+static void yaml_tensor(struct ha_yaml_writer *w,
+                        const struct ha_hdi_tensor *t)
+{
+	ha_yaml_begin_map(w, 0);
+	ha_yaml_key(w, "tensor");
+	ha_yaml_string(w, t->name);
+	ha_yaml_key(w, "heads");
+	ha_yaml_uint(w, t->heads);
+	ha_yaml_key(w, "head_dim");
+	ha_yaml_uint(w, t->head_dim);
+	ha_yaml_key(w, "model_dim");
+	ha_yaml_uint(w, t->model_dim);
+	ha_yaml_key(w, "hdi");
+	ha_yaml_double(w, t->hdi);
+	ha_yaml_key(w, "rank_deficient");
+	ha_yaml_uint(w, t->rank_deficient);
+	yaml_pair(w, "most_similar", t, &t->most_similar);
+	yaml_pair(w, "least_similar", t, &t->least_similar);
+	ha_yaml_key(w, "overlap");
+	ha_yaml_begin_seq(w, 0);
+	for (size_t i = 0; i < t->heads; i++) {
+		ha_yaml_begin_seq(w, 1);
+		for (size_t j = 0; j < t->heads; j++)
+			ha_yaml_double(w, t->overlap[i * t->heads + j]);
+		ha_yaml_end_seq(w);
+	}
+	ha_yaml_end_seq(w);
+	ha_yaml_end_map(w);
+}
+
+static void hdi_yaml(struct ha_yaml_writer *w, const struct ha_hdi_request *req)
+{
+	const struct ha_hdi_report *r = req->hdi;
+	ha_yaml_key(w, "file");
+	ha_yaml_string(w, req->file);
+	ha_yaml_key(w, "layout");
+	ha_yaml_string(w, ha_layout_str(req->layout));
+	ha_yaml_key(w, "layers");
+	ha_yaml_begin_seq(w, 0);
+	for (size_t i = 0; i < r->count; i++)
+		yaml_tensor(w, &r->tensors[i]);
+	ha_yaml_end_seq(w);
+	ha_yaml_key(w, "mean_hdi");
+	ha_yaml_double(w, r->mean_hdi);
+}
+
+enum ha_status ha_report_hdi(struct ha_report *r,
+                             const struct ha_hdi_request *req,
+                             struct ha_error *err)
+{
+	enum ha_status st = report_start(r, req, err);
+	if (st != HA_OK)
+		return st;
+	if (!req->file || !req->hdi || (req->hdi->count && !req->hdi->tensors))
+		return report_fail(r, err, HA_EINVAL,
+		                   "an HDI report needs its file and its measurements");
+	if (r->yaml)
+		hdi_yaml(r->yaml, req);
+	else
+		hdi_text(r->stream, req);
+	return report_end(r, err);
+}
+
+/* ---- head weights ------------------------------------------------------------ */
+
+static void weights_text(FILE *out, const struct ha_head_weights *hw)
+{
+	fprintf(out, "heads          %zu\n", hw->heads);
+	fputs("alpha         ", out);
+	for (size_t i = 0; i < hw->heads; i++)
+		fprintf(out, " %.6g", hw->alpha[i]);
+	fputc('\n', out);
+	fprintf(out, "error optimal  %.6g\n", hw->error_optimal);
+	fprintf(out, "error uniform  %.6g\n", hw->error_uniform);
+	fprintf(out, "gain           %.6g\n", hw->gain);
+}
+
+static void weights_yaml(struct ha_yaml_writer *w,
+                         const struct ha_head_weights *hw)
+{
+	ha_yaml_key(w, "heads");
+	ha_yaml_uint(w, hw->heads);
+	ha_yaml_key(w, "alpha");
+	ha_yaml_begin_seq(w, 1);
+	for (size_t i = 0; i < hw->heads; i++)
+		ha_yaml_double(w, hw->alpha[i]);
+	ha_yaml_end_seq(w);
+	ha_yaml_key(w, "error_optimal");
+	ha_yaml_double(w, hw->error_optimal);
+	ha_yaml_key(w, "error_uniform");
+	ha_yaml_double(w, hw->error_uniform);
+	ha_yaml_key(w, "gain");
+	ha_yaml_double(w, hw->gain);
+	ha_yaml_key(w, "pseudo_inverse");
+	ha_yaml_bool(w, hw->pseudo_inverse);
+	ha_yaml_key(w, "null_space");
+	ha_yaml_bool(w, hw->null_space);
+}
+
+enum ha_status ha_report_head_weights(struct ha_report *r,
+                                      const struct ha_head_weights_request *req,
+                                      struct ha_error *err)
+{
+	enum ha_status st = report_start(r, req, err);
+	if (st != HA_OK)
+		return st;
+	const struct ha_head_weights *hw = req->weights;
+	if (!hw || (hw->heads && !hw->alpha))
+		return report_fail(r, err, HA_EINVAL, "a head-weights report needs the weights");
+	if (r->yaml)
+		weights_yaml(r->yaml, hw);
+	else
+		weights_text(r->stream, hw);
+	return report_end(r, err);
+}

@@ -1,0 +1,107 @@
+/* What the report's sections share (library-internal): the document, its
+ * sticky failure, and the small formatting helpers of both formats. */
+#ifndef HEADALLOC_REPORT_INTERNAL_H
+#define HEADALLOC_REPORT_INTERNAL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include <headalloc/error.h>
+#include <headalloc/fit.h>
+#include <headalloc/report.h>
+#include <headalloc/yaml_writer.h>
+
+#include "base/error_internal.h"
+
+struct ha_report {
+	FILE *stream;
+	enum ha_report_format format;
+	struct ha_yaml_writer *yaml; /* NULL for text */
+	struct ha_error failure;     /* the first failure; status HA_OK while none */
+};
+
+/* ---- the life of a section ----------------------------------------------
+ * A section starts with report_start(), which refuses a NULL report or
+ * request and repeats an earlier failure, and ends with report_end(),
+ * which turns a failed stream into HA_EIO.  Both fill err (if not NULL). */
+enum ha_status report_start(struct ha_report *r, const void *req,
+                            struct ha_error *err);
+enum ha_status report_end(struct ha_report *r, struct ha_error *err);
+
+/* Record a failure of status st (the first one sticks) and copy it to
+ * err.  Returns the report's first failure. */
+enum ha_status report_fail(struct ha_report *r, struct ha_error *err,
+                           enum ha_status st, const char *fmt, ...)
+	HA_PRINTF(4, 5);
+
+/* 1 when writing has failed so far (stream error or YAML writer error):
+ * long sections check it to stop early. */
+int report_write_failed(const struct ha_report *r);
+
+/* ---- numbers ------------------------------------------------------------- */
+
+/* ln x -> log10 x. */
+double report_log10(double log_value);
+
+/* A value for people: %.6g, or "inf" beyond a double.  Returns buf. */
+const char *report_human(double v, char buf[32]);
+
+/* n from ln n for people: %.6g while it fits a double, else 10^x; "inf"
+ * for an infinite ln n.  Returns buf. */
+const char *report_human_samples(double log_n, char buf[32]);
+
+/* ---- pieces more than one section writes --------------------------------- */
+
+/* The YAML keys heads, head_dim, mse, log10_mse, bias2, variance and
+ * covariance of an allocation, inside an open map. */
+void report_yaml_terms(struct ha_yaml_writer *w, const struct ha_allocation *a);
+
+/* The key "model" and its map {smoothness, bias_coef, var_coef, hdi},
+ * inside an open map. */
+void report_yaml_model(struct ha_yaml_writer *w, const struct ha_model *model);
+
+/* The HDI's source: the YAML key hdi_source, or the text line "hdi
+ * VALUE, SOURCE".  Nothing for a NULL source.  HA_ENOMEM (recorded in r)
+ * when the description cannot be allocated. */
+enum ha_status report_hdi_source(struct ha_report *r, struct ha_error *err,
+                                 const struct ha_model *model,
+                                 const struct ha_hdi_source *source);
+
+/* ---- fits (spec §6) --------------------------------------------------- */
+
+/* What a fit is of, for its report. */
+enum report_law {
+	LAW_DIM_POWER,   /* ln d_k* = ln a + b ln ln n      (HA_FIT_POWER_LOGLN) */
+	LAW_DIM_LOG,     /* d_k* = p + q ln n                (HA_FIT_LOG) */
+	LAW_HEADS_POWER  /* ln H* = ln c + e ln D            (HA_FIT_POWER) */
+};
+
+/* A finished fit: status is HA_OK (result valid), HA_EDEGENERATE (fewer
+ * than 3 distinct points: reported in words), or another failure.
+ * points is the number of points offered.  largest_at is the abscissa n
+ * of the point with the largest residual (largest_budget, its D, for
+ * LAW_HEADS_POWER).  claimed is the seeds' value of the slope (b =
+ * 2/(4+s), or e = 1); NaN for none. */
+struct report_law_fit {
+	enum report_law law;
+	enum ha_status status;
+	size_t points;
+	struct ha_fit_result result;
+	double largest_at;
+	uint64_t largest_budget;
+	double claimed;
+};
+
+/* Finish fit into *out (claimed NaN, largest_* unset), replaying its
+ * points through replay(ctx, ...) when its store overflowed. */
+void report_finish_fit(struct report_law_fit *out, enum report_law law,
+                       const struct ha_fit *fit, ha_fit_replay_fn replay,
+                       void *ctx);
+
+/* The fit as a YAML map (open it with a key first). */
+void report_yaml_fit(struct ha_yaml_writer *w, const struct report_law_fit *fit);
+
+/* The fit in one line for people, prefixed by label ("budget 512"). */
+void report_text_fit(FILE *f, const char *label, const struct report_law_fit *fit);
+
+#endif

@@ -1,0 +1,83 @@
+/* Public models against the theory: what ha_compare_model found. */
+#include <inttypes.h>
+#include <math.h>
+
+#include "report_internal.h"
+
+static void yaml_comparison(struct ha_yaml_writer *w,
+                            const struct ha_model_comparison *cmp)
+{
+	ha_yaml_begin_map(w, 0);
+	ha_yaml_key(w, "name");
+	ha_yaml_string(w, cmp->name);
+	ha_yaml_key(w, "budget");
+	ha_yaml_uint(w, cmp->theory.budget);
+	ha_yaml_key(w, "samples");
+	ha_yaml_double(w, cmp->samples);
+	ha_yaml_key(w, "samples_assumed");
+	ha_yaml_bool(w, cmp->samples_assumed);
+	if (cmp->note) {
+		ha_yaml_key(w, "note");
+		ha_yaml_string(w, cmp->note);
+	}
+	ha_yaml_key(w, "actual");
+	ha_yaml_begin_map(w, 1);
+	report_yaml_terms(w, &cmp->actual);
+	ha_yaml_end_map(w);
+	ha_yaml_key(w, "theory");
+	ha_yaml_begin_map(w, 1);
+	report_yaml_terms(w, &cmp->theory.optimum);
+	ha_yaml_end_map(w);
+	ha_yaml_key(w, "relaxed_head_dim");
+	ha_yaml_double(w, cmp->theory.relaxed.head_dim);
+	ha_yaml_key(w, "mse_ratio");
+	ha_yaml_double(w, ha_exp_or_inf(cmp->log10_ratio * log(10.0)));
+	ha_yaml_key(w, "log10_mse_ratio");
+	ha_yaml_double(w, cmp->log10_ratio);
+	ha_yaml_end_map(w);
+}
+
+static void text_comparison(FILE *f, const struct ha_model_comparison *cmp)
+{
+	char actual[48], theory[48];
+	snprintf(actual, sizeof actual, "%" PRIu64 " x %" PRIu64,
+	         cmp->actual.heads, cmp->actual.head_dim);
+	snprintf(theory, sizeof theory, "%" PRIu64 " x %" PRIu64,
+	         cmp->theory.optimum.heads, cmp->theory.optimum.head_dim);
+	fprintf(f, "%-18s %8" PRIu64 " %10.4g %13s %13s %16.6g  %s%s\n",
+	        cmp->name, cmp->theory.budget, cmp->samples, actual, theory,
+	        cmp->log10_ratio, cmp->samples_assumed ? "(samples assumed) " : "",
+	        cmp->note ? cmp->note : "");
+}
+
+enum ha_status ha_report_models(struct ha_report *r,
+                                const struct ha_models_request *req,
+                                struct ha_error *err)
+{
+	enum ha_status st = report_start(r, req, err);
+	if (st != HA_OK)
+		return st;
+	if (req->count && !req->comparisons)
+		return report_fail(r, err, HA_EINVAL, "a models table needs its comparisons");
+	for (size_t i = 0; i < req->count; i++)
+		if (!req->comparisons[i].name)
+			return report_fail(r, err, HA_EINVAL,
+			                   "model comparison %zu has no name", i);
+	if (r->yaml) {
+		ha_yaml_key(r->yaml, "models");
+		ha_yaml_begin_seq(r->yaml, 0);
+	} else {
+		fprintf(r->stream, "\n%-18s %8s %10s %13s %13s %16s  %s\n", "model",
+		        "budget", "samples", "actual H x d", "theory H x d",
+		        "log10 mse ratio", "note");
+	}
+	for (size_t i = 0; i < req->count; i++) {
+		if (r->yaml)
+			yaml_comparison(r->yaml, &req->comparisons[i]);
+		else
+			text_comparison(r->stream, &req->comparisons[i]);
+	}
+	if (r->yaml)
+		ha_yaml_end_seq(r->yaml);
+	return report_end(r, err);
+}

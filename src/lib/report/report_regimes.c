@@ -1,0 +1,106 @@
+/* The exact regimes in n of each budget (spec §4). */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include <headalloc/regime.h>
+
+#include "report_internal.h"
+
+static double log10_samples(double log_n)
+{
+	return isinf(log_n) ? log_n : report_log10(log_n);
+}
+
+static void yaml_regimes(struct ha_yaml_writer *w, uint64_t budget,
+                         const struct ha_regime *regimes, size_t count)
+{
+	for (size_t i = 0; i < count; i++) {
+		const struct ha_regime *g = &regimes[i];
+		ha_yaml_begin_map(w, 1);
+		ha_yaml_key(w, "budget");
+		ha_yaml_uint(w, budget);
+		ha_yaml_key(w, "heads");
+		ha_yaml_uint(w, g->heads);
+		ha_yaml_key(w, "head_dim");
+		ha_yaml_uint(w, g->head_dim);
+		ha_yaml_key(w, "samples_from");
+		ha_yaml_double(w, ha_exp_or_inf(g->log_samples_from));
+		ha_yaml_key(w, "samples_to");
+		ha_yaml_double(w, ha_exp_or_inf(g->log_samples_to));
+		ha_yaml_key(w, "log10_samples_from");
+		ha_yaml_double(w, log10_samples(g->log_samples_from));
+		ha_yaml_key(w, "log10_samples_to");
+		ha_yaml_double(w, log10_samples(g->log_samples_to));
+		ha_yaml_end_map(w);
+	}
+}
+
+static void text_regimes(FILE *f, uint64_t budget,
+                         const struct ha_regime *regimes, size_t count)
+{
+	char from[32], to[32];
+	fprintf(f, "\nregimes of budget %" PRIu64 " (each pair is optimal for n in"
+	        " [samples_from, samples_to]):\n", budget);
+	fprintf(f, "%20s %20s %16s %16s\n", "heads", "head_dim", "samples_from",
+	        "samples_to");
+	for (size_t i = 0; i < count; i++)
+		fprintf(f, "%20" PRIu64 " %20" PRIu64 " %16s %16s\n",
+		        regimes[i].heads, regimes[i].head_dim,
+		        report_human_samples(regimes[i].log_samples_from, from),
+		        report_human_samples(regimes[i].log_samples_to, to));
+}
+
+/* The regimes of one budget, computed and written. */
+static enum ha_status write_budget(struct ha_report *r, struct ha_error *err,
+                                   const struct ha_regimes_request *req,
+                                   uint64_t budget)
+{
+	struct ha_solver *solver = NULL;
+	struct ha_regime *regimes = NULL;
+	size_t count = 0;
+	enum ha_status st = ha_solver_new(budget, req->constraints, &solver);
+	if (st == HA_EINFEASIBLE)
+		report_fail(r, err, st, "no (heads, head_dim) pair of budget %" PRIu64
+		            " meets the constraints", budget);
+	else if (st != HA_OK)
+		report_fail(r, err, st, "solving: %s", ha_status_str(st));
+	if (st == HA_OK) {
+		st = ha_regime_compute_solver(solver, req->model, &regimes, &count);
+		if (st != HA_OK)
+			report_fail(r, err, st, "computing the regimes: %s",
+			            ha_status_str(st));
+	}
+	if (st == HA_OK && r->yaml)
+		yaml_regimes(r->yaml, budget, regimes, count);
+	else if (st == HA_OK)
+		text_regimes(r->stream, budget, regimes, count);
+	free(regimes);
+	ha_solver_free(solver);
+	return st;
+}
+
+enum ha_status ha_report_regimes(struct ha_report *r,
+                                 const struct ha_regimes_request *req,
+                                 struct ha_error *err)
+{
+	enum ha_status st = report_start(r, req, err);
+	if (st != HA_OK)
+		return st;
+	if (!req->model || (req->budget_count && !req->budgets))
+		return report_fail(r, err, HA_EINVAL, "regimes need a model and budgets");
+	if (r->yaml) {
+		ha_yaml_key(r->yaml, "regimes");
+		ha_yaml_begin_seq(r->yaml, 0);
+	}
+	for (size_t b = 0; b < req->budget_count; b++) {
+		st = write_budget(r, err, req, req->budgets[b]);
+		if (st != HA_OK)
+			return st;
+		if (report_write_failed(r))
+			return report_end(r, err);
+	}
+	if (r->yaml)
+		ha_yaml_end_seq(r->yaml);
+	return report_end(r, err);
+}
