@@ -21,10 +21,10 @@
 /* The shortest JSON object, "{}". */
 #define MIN_HEADER 2
 
-/* How deep the header's JSON may nest.  A valid header nests three deep
- * (the root, a tensor's object, its shape array); json-c refuses deeper
- * input with its own "nesting too deep" message, so a hostile header
- * cannot exhaust the stack. */
+/* json-c's depth limit for the header: it refuses JSON nested
+ * JSON_MAX_DEPTH levels deep (or deeper) with its own "nesting too deep"
+ * message, so a hostile header cannot exhaust the stack.  A valid header
+ * nests three levels: the root, a tensor's object, its shape array. */
 #define JSON_MAX_DEPTH 8
 
 /* json-c takes the header's length as an int. */
