@@ -47,7 +47,7 @@ struct ha_weights {
 	const unsigned char *mem;
 	uint64_t size;             /* bytes in the file or image */
 	struct ha_weights_tensor *tensors;
-	size_t count;              /* tensors whose name is set (freed) */
+	size_t count;              /* tensors in the directory, names set */
 };
 
 /* ---------------------------------------------------------------- bytes */
