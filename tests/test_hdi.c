@@ -959,9 +959,9 @@ Test(hdi, open_memory)
 	                          "'shape': (0,), }";
 	struct ha_weights *w;
 	struct ha_error err;
-	cr_assert_eq(ha_weights_open_memory(npy, sizeof npy - 1, HA_FORMAT_AUTO,
-	                                    "x", &w, &err), HA_OK, "%s",
-	             err.message);
+	cr_assert_eq(ha_weights_open_memory(npy, sizeof npy - 1,
+	                                    HA_WEIGHTS_FORMAT_AUTO, "x", &w, &err),
+	             HA_OK, "%s", err.message);
 	struct ha_tensor_info info;
 	cr_assert_eq(ha_weights_info(w, 0, &info), HA_OK);
 	cr_assert_str_eq(info.name, "x");
@@ -970,10 +970,11 @@ Test(hdi, open_memory)
 	cr_assert_eq(ha_weights_read(w, 0, &d, &err), HA_OK);
 	free(d);
 	ha_weights_free(w);
-	cr_assert_eq(ha_weights_open_memory(NULL, 0, HA_FORMAT_SAFETENSORS, NULL,
+	cr_assert_eq(ha_weights_open_memory(NULL, 0,
+	                                    HA_WEIGHTS_FORMAT_SAFETENSORS, NULL,
 	                                    &w, &err), HA_EFORMAT);
 	cr_assert_null(w);
 	cr_assert_eq(ha_weights_open_memory(npy, sizeof npy - 1,
-	                                    HA_FORMAT_SAFETENSORS, NULL, &w, &err),
-	             HA_EFORMAT);
+	                                    HA_WEIGHTS_FORMAT_SAFETENSORS, NULL,
+	                                    &w, &err), HA_EFORMAT);
 }

@@ -65,15 +65,15 @@ struct ha_weights;
 
 /* The file formats. */
 enum ha_weights_format {
-	HA_FORMAT_AUTO,        /* "\x93NUMPY" magic: .npy; else safetensors */
-	HA_FORMAT_SAFETENSORS,
-	HA_FORMAT_NPY
+	HA_WEIGHTS_FORMAT_AUTO, /* "\x93NUMPY" magic: .npy; else safetensors */
+	HA_WEIGHTS_FORMAT_SAFETENSORS,
+	HA_WEIGHTS_FORMAT_NPY
 };
 
 /* Open path and read its header.  The format follows the name: a ".npy"
  * suffix is .npy, ".safetensors" is safetensors, anything else is told by
- * the magic bytes (HA_FORMAT_AUTO).  On HA_OK *out owns the handle (and
- * the open file): free it with ha_weights_free().  Errors: HA_EINVAL
+ * the magic bytes (HA_WEIGHTS_FORMAT_AUTO).  On HA_OK *out owns the handle
+ * (and the open file): free it with ha_weights_free().  Errors: HA_EINVAL
  * (NULL argument), HA_EIO (cannot open, seek or read), HA_EFORMAT
  * (malformed or truncated file), HA_EUNSUPPORTED (npy fortran_order True,
  * a non-float npy dtype, an npy version other than 1.0/2.0/3.0, more than

@@ -5,6 +5,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	fuzz_weights(data, size, HA_FORMAT_SAFETENSORS);
+	fuzz_weights(data, size, HA_WEIGHTS_FORMAT_SAFETENSORS);
 	return 0;
 }

@@ -1,0 +1,96 @@
+/* The weights container and its two file formats (library-internal).
+ *
+ * weights.c is the container: it opens a file or an image in memory, picks
+ * the format, keeps the tensor directory, selects tensors by name and
+ * decodes their data.  safetensors.c and npy.c each read one format's
+ * header into that directory (names, dtypes, shapes, absolute data
+ * offsets) and check it against the file size; neither reads tensor data.
+ *
+ * Every size read from a file is checked against the file size before it
+ * is used in arithmetic, an allocation or a read. */
+#ifndef HEADALLOC_WEIGHTS_INTERNAL_H
+#define HEADALLOC_WEIGHTS_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <headalloc/error.h>
+#include <headalloc/status.h>
+#include <headalloc/weights.h>
+
+/* Capacity of a tensor's dtype spelling, with its NUL: the longest
+ * safetensors dtype ("F8_E4M3") fits, and npy.c refuses a longer descr. */
+#define HA_DTYPE_NAME_MAX 16
+
+/* The first bytes of every .npy file; without them a file is safetensors
+ * (HA_WEIGHTS_FORMAT_AUTO). */
+#define HA_NPY_MAGIC "\x93NUMPY"
+#define HA_NPY_MAGIC_LEN 6
+
+/* One tensor of the directory. */
+struct ha_weights_tensor {
+	char *name;
+	char dtype_name[HA_DTYPE_NAME_MAX];
+	enum ha_dtype dtype;
+	size_t elem_size;   /* bytes per element */
+	int big_endian;
+	size_t ndim;
+	uint64_t shape[HA_WEIGHTS_MAX_DIMS];
+	uint64_t elements;
+	uint64_t offset;    /* absolute, in the file */
+	uint64_t nbytes;
+};
+
+struct ha_weights {
+	FILE *file;                /* NULL for an image in memory */
+	const unsigned char *mem;
+	uint64_t size;             /* bytes in the file or image */
+	struct ha_weights_tensor *tensors;
+	size_t count;              /* tensors in the directory, names set */
+};
+
+/* ---------------------------------------------------------------- bytes */
+
+static inline uint64_t ha_le64(const unsigned char *b)
+{
+	uint64_t v = 0;
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | b[i];
+	return v;
+}
+
+static inline uint32_t ha_le32(const unsigned char *b)
+{
+	return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
+	       (uint32_t)b[3] << 24;
+}
+
+/* a * b into *out, or 1 (and *out untouched) when it overflows 64 bits. */
+static inline int ha_mul_overflows(uint64_t a, uint64_t b, uint64_t *out)
+{
+	if (a != 0 && b > UINT64_MAX / a)
+		return 1;
+	*out = a * b;
+	return 0;
+}
+
+/* Read n bytes at offset of w's file or image; a range beyond the end is
+ * HA_EFORMAT (the file is truncated; `what` names the bytes wanted in the
+ * message), a failing seek or read HA_EIO. */
+enum ha_status ha_weights_read_at(const struct ha_weights *w, uint64_t offset,
+                                  void *buf, size_t n, const char *what,
+                                  struct ha_error *err);
+
+/* ---------------------------------------------------------- the formats */
+
+/* Fill w's tensor directory (w->tensors, w->count; their order is left to
+ * the caller) from the safetensors file or image w->size bytes long.  On
+ * failure w may hold a partial directory, which ha_weights_free frees. */
+enum ha_status ha_safetensors_open(struct ha_weights *w, struct ha_error *err);
+
+/* The same for an .npy file or image, whose one tensor is named name. */
+enum ha_status ha_npy_open(struct ha_weights *w, const char *name,
+                           struct ha_error *err);
+
+#endif

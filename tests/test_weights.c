@@ -1,0 +1,257 @@
+/* The weights container through the public API (weights.h): reading
+ * tensors longer than its read buffer, the element limit, the format and
+ * tensor name chosen from a path, selection and argument checks.  The two
+ * formats' headers have their own suites (test_npy.c, test_safetensors.c);
+ * tests/test_hdi.c reads weights through ha_hdi_from_file. */
+#include <criterion/criterion.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <headalloc/headalloc.h>
+
+#include "weights_images.h"
+
+TestSuite(weights, .init = weights_setup, .fini = weights_teardown);
+
+/* ------------------------------------------------------ reading data */
+
+/* n F32 values i - n/2 (exact in binary32) with a NaN at nan_at (n for
+ * none), as a one-tensor safetensors image. */
+static struct image f32_ramp(size_t n, size_t nan_at)
+{
+	char header[128];
+	snprintf(header, sizeof header,
+	         "{\"k\":{\"dtype\":\"F32\",\"shape\":[%zu],"
+	         "\"data_offsets\":[0,%zu]}}", n, 4 * n);
+	unsigned char *data = malloc(4 * n);
+	cr_assert_not_null(data);
+	for (size_t i = 0; i < n; i++) {
+		float f = (float)((double)i - (double)(n / 2));
+		uint32_t u;
+		memcpy(&u, &f, 4);
+		put_le(data + 4 * i, i == nan_at ? 0x7fc00000 : u, 4);
+	}
+	struct image im = safetensors(header, data, 4 * n);
+	free(data);
+	return im;
+}
+
+/* A tensor of several read buffers' worth, from a file and from memory:
+ * every element where it belongs, and a NaN named by its index in a
+ * later buffer. */
+Test(weights, long_tensors_read_in_pieces)
+{
+	const size_t n = 50000; /* 200,000 bytes */
+	struct image im = f32_ramp(n, n);
+	const char *path = write_file("ramp.safetensors", im.bytes, im.size);
+	for (int from_file = 0; from_file < 2; from_file++) {
+		struct ha_weights *w;
+		struct ha_error err;
+		enum ha_status st = from_file ? ha_weights_open(path, &w, &err)
+		                              : open_image(im, ST, &w, &err);
+		cr_assert_eq(st, HA_OK, "%s", err.message);
+		double *d;
+		cr_assert_eq(ha_weights_read(w, 0, &d, &err), HA_OK, "%s",
+		             err.message);
+		size_t wrong = 0;
+		for (size_t i = 0; i < n; i++)
+			wrong += d[i] != (double)i - (double)(n / 2);
+		cr_expect_eq(wrong, 0, "%zu of %zu elements wrong (file %d)", wrong,
+		             n, from_file);
+		free(d);
+		ha_weights_free(w);
+	}
+	free(im.bytes);
+
+	im = f32_ramp(n, 40000);
+	path = write_file("nan.safetensors", im.bytes, im.size);
+	for (int from_file = 0; from_file < 2; from_file++) {
+		struct ha_weights *w;
+		struct ha_error err;
+		enum ha_status st = from_file ? ha_weights_open(path, &w, &err)
+		                              : open_image(im, ST, &w, &err);
+		cr_assert_eq(st, HA_OK, "%s", err.message);
+		double *d = (double *)&d;
+		cr_expect_eq(ha_weights_read(w, 0, &d, &err), HA_EFORMAT);
+		cr_expect_null(d);
+		cr_expect_str_eq(err.message, "tensor 'k': element 40000 is NaN; "
+		                              "weights must be finite");
+		ha_weights_free(w);
+	}
+	free(im.bytes);
+}
+
+/* A tensor one element over HA_WEIGHTS_MAX_ELEMENTS opens (its header is
+ * fine) but is not read: a sparse file holds its 512 MiB of data. */
+Test(weights, element_limit)
+{
+	unsigned long long n = (unsigned long long)HA_WEIGHTS_MAX_ELEMENTS + 1;
+	char header[160], message[160];
+	snprintf(header, sizeof header,
+	         "{\"a\":{\"dtype\":\"F16\",\"shape\":[%llu],"
+	         "\"data_offsets\":[0,%llu]}}", n, 2 * n);
+	struct image im = safetensors(header, NULL, 0);
+	const char *path = write_file("huge.safetensors", im.bytes, im.size);
+	cr_assert_eq(truncate(path, (off_t)(im.size + 2 * n)), 0);
+	free(im.bytes);
+
+	struct ha_weights *w;
+	struct ha_error err;
+	cr_assert_eq(ha_weights_open(path, &w, &err), HA_OK, "%s", err.message);
+	struct ha_tensor_info info;
+	cr_assert_eq(ha_weights_info(w, 0, &info), HA_OK);
+	cr_expect_eq(info.elements, n);
+	double *d = (double *)&d;
+	cr_expect_eq(ha_weights_read(w, 0, &d, &err), HA_EUNSUPPORTED);
+	cr_expect_null(d);
+	snprintf(message, sizeof message,
+	         "tensor 'a' has %llu elements, more than the limit of %llu", n,
+	         (unsigned long long)HA_WEIGHTS_MAX_ELEMENTS);
+	cr_expect_str_eq(err.message, message);
+	ha_weights_free(w);
+}
+
+/* ------------------------------------------------ formats, names, paths */
+
+/* The suffix picks the format (and an .npy tensor is named after the
+ * file); without one, the magic does. */
+Test(weights, format_and_name_from_the_path)
+{
+	const double x = 0.75;
+	struct image n = npy(1, 0, "{'descr': '<f8', 'fortran_order': False, "
+	                           "'shape': (1,)}", &x, 8);
+	struct image s = safetensors("{\"q\":{\"dtype\":\"F64\",\"shape\":[1],"
+	                             "\"data_offsets\":[0,8]}}", &x, 8);
+	const struct {
+		const char *file;
+		const struct image *im;
+		enum ha_status status;
+		const char *name_or_needle;
+	} cases[] = {
+		{"layer.k.npy", &n, HA_OK, "layer.k"},
+		{"weights.bin", &n, HA_OK, "weights.bin"},
+		{"noext", &s, HA_OK, "q"},
+		{"s.safetensors", &s, HA_OK, "q"},
+		{"n.safetensors", &n, HA_EFORMAT, "exceeds the limit of"},
+		{"s.npy", &s, HA_EFORMAT, "bad npy magic"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const char *path = write_file(cases[i].file, cases[i].im->bytes,
+		                              cases[i].im->size);
+		struct ha_weights *w;
+		struct ha_error err;
+		enum ha_status st = ha_weights_open(path, &w, &err);
+		cr_expect_eq(st, cases[i].status, "%s: %s", cases[i].file,
+		             err.message);
+		if (st != HA_OK) {
+			cr_expect_null(w);
+			cr_expect(strstr(err.message, cases[i].name_or_needle),
+			          "%s: '%s'", cases[i].file, err.message);
+			continue;
+		}
+		struct ha_tensor_info info;
+		cr_assert_eq(ha_weights_info(w, 0, &info), HA_OK);
+		cr_expect_str_eq(info.name, cases[i].name_or_needle);
+		double *d;
+		cr_assert_eq(ha_weights_read(w, 0, &d, &err), HA_OK);
+		cr_expect_eq(d[0], 0.75);
+		free(d);
+		ha_weights_free(w);
+	}
+
+	/* in memory, AUTO looks at the magic; an unnamed .npy is "array" */
+	struct ha_weights *w;
+	struct ha_error err;
+	cr_assert_eq(ha_weights_open_memory(n.bytes, n.size,
+	                                    HA_WEIGHTS_FORMAT_AUTO, NULL, &w,
+	                                    &err), HA_OK, "%s", err.message);
+	struct ha_tensor_info info;
+	cr_assert_eq(ha_weights_info(w, 0, &info), HA_OK);
+	cr_expect_str_eq(info.name, "array");
+	ha_weights_free(w);
+	cr_assert_eq(ha_weights_open_memory(s.bytes, s.size,
+	                                    HA_WEIGHTS_FORMAT_AUTO, NULL, &w,
+	                                    &err), HA_OK, "%s", err.message);
+	cr_expect_eq(ha_weights_count(w), 1);
+	ha_weights_free(w);
+	cr_expect_eq(ha_weights_open_memory(n.bytes, 6, HA_WEIGHTS_FORMAT_AUTO,
+	                                    NULL, &w, &err), HA_EFORMAT);
+	cr_expect_str_eq(err.message, "truncated npy file: 6 bytes");
+	cr_expect_eq(ha_weights_open_memory(n.bytes, 5, HA_WEIGHTS_FORMAT_AUTO,
+	                                    NULL, &w, &err), HA_EFORMAT);
+	cr_expect_str_eq(err.message, "truncated file: 5 bytes, too short for a "
+	                              "safetensors header length");
+	free(n.bytes);
+	free(s.bytes);
+
+	const char *dir = temp_path("dir.npy");
+	cr_assert_eq(mkdir(dir, 0700), 0);
+	cr_expect_eq(ha_weights_open(dir, &w, &err), HA_EIO);
+	cr_expect_str_eq(err.message, "cannot open: Is a directory");
+	cr_expect_eq(ha_weights_open(temp_path("missing.npy"), &w, &err), HA_EIO);
+	cr_expect_str_eq(err.message, "cannot open: No such file or directory");
+	cr_expect_null(w);
+}
+
+Test(weights, selection_by_name_and_pattern)
+{
+	struct image im = safetensors(
+		"{\"m.k\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]},"
+		"\"l[0].k\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[4,8]},"
+		"\"l0.k\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[8,12]}}",
+		NULL, 12);
+	struct ha_weights *w;
+	struct ha_error err;
+	cr_assert_eq(open_image(im, ST, &w, &err), HA_OK, "%s", err.message);
+	/* strcmp order: "l0.k" < "l[0].k" < "m.k" */
+	const struct {
+		const char *pattern;
+		size_t count;
+		size_t first;
+	} cases[] = {
+		{"l[0].k", 1, 1}, /* the exact name, though it matches "l0.k" */
+		{"l?.k", 1, 0},
+		{"*.k", 3, 0},
+		{NULL, 3, 0},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		size_t *idx, count;
+		cr_assert_eq(ha_weights_select(w, cases[i].pattern, &idx, &count,
+		                               &err), HA_OK);
+		cr_expect_eq(count, cases[i].count, "%s", cases[i].pattern);
+		cr_expect_eq(idx[0], cases[i].first, "%s", cases[i].pattern);
+		for (size_t k = 1; k < count; k++)
+			cr_expect_gt(idx[k], idx[k - 1]);
+		free(idx);
+	}
+	size_t *idx = (size_t *)&idx, count = 7;
+	cr_expect_eq(ha_weights_select(w, "nope", &idx, &count, &err), HA_EINVAL);
+	cr_expect_null(idx);
+	cr_expect_eq(count, 0);
+	cr_expect_str_eq(err.message,
+	                 "no tensor matches 'nope' (the file has 3 tensors)");
+
+	/* bad arguments */
+	cr_expect_eq(ha_weights_select(NULL, NULL, &idx, &count, &err), HA_EINVAL);
+	double *d = (double *)&d;
+	cr_expect_eq(ha_weights_read(w, 3, &d, &err), HA_EINVAL);
+	cr_expect_null(d);
+	cr_expect_str_eq(err.message, "NULL argument or bad index");
+	struct ha_tensor_info info;
+	cr_expect_eq(ha_weights_info(w, 3, &info), HA_EINVAL);
+	cr_expect_eq(ha_weights_info(NULL, 0, &info), HA_EINVAL);
+	cr_expect_eq(ha_weights_count(NULL), 0);
+	ha_weights_free(w);
+	cr_expect_eq(ha_weights_open_memory(im.bytes, im.size, ST, NULL, NULL,
+	                                    &err), HA_EINVAL);
+	cr_expect_eq(ha_weights_open_memory(NULL, 1, ST, NULL, &w, &err),
+	             HA_EINVAL);
+	cr_expect_null(w);
+	cr_expect_eq(ha_weights_open(NULL, &w, &err), HA_EINVAL);
+	free(im.bytes);
+}
+
