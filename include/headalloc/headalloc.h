@@ -16,5 +16,6 @@
 #include "weights.h"
 #include "hdi.h"
 #include "covariance.h"
+#include "number.h"
 
 #endif
