@@ -9,7 +9,9 @@
  *
  * (any YAML spelling of one mapping whose only key is `covariance`, a
  * sequence of H equal-length sequences of H plain finite decimal numbers,
- * refusing aliases). */
+ * in the grammar of number.h).  Read with the rules every YAML input of
+ * headalloc shares: anchors, aliases, tags, merge keys and repeated keys
+ * are errors, as are quoted numbers. */
 #ifndef HEADALLOC_COVARIANCE_H
 #define HEADALLOC_COVARIANCE_H
 
@@ -26,14 +28,14 @@ extern "C" {
 
 /* The largest H accepted. */
 #define HA_COVARIANCE_MAX_HEADS 4096
-/* The largest covariance file read: 64 MiB. */
-#define HA_COVARIANCE_MAX_FILE (64u * 1024u * 1024u)
+/* The largest covariance file or text read: 64 MiB. */
+#define HA_COVARIANCE_MAX_FILE ((size_t)64 << 20)
 
 /* Parse a covariance YAML document of size bytes.  On HA_OK *sigma is a
  * new H x H row-major array (the caller frees it with free()) and *heads
  * is H.  Errors: HA_EFORMAT (YAML syntax, wrong structure, a value that
- * is not a finite number, ragged or non-square matrix; err gives 1-based
- * line and column),
+ * is not a finite number, ragged or non-square matrix, more than
+ * HA_COVARIANCE_MAX_FILE bytes; err gives 1-based line and column),
  * HA_EUNSUPPORTED (H > HA_COVARIANCE_MAX_HEADS), HA_EINVAL, HA_ENOMEM;
  * then *sigma is NULL.  Symmetry is checked by ha_covariance_weights, not
  * here. */
@@ -42,7 +44,7 @@ HA_API enum ha_status ha_covariance_parse(const char *text, size_t size,
                                           struct ha_error *err);
 
 /* Read and parse the file at path (at most HA_COVARIANCE_MAX_FILE bytes,
- * else HA_EFORMAT); HA_EIO when it cannot be read. */
+ * else HA_EFORMAT); HA_EIO when it cannot be read.  err->file is path. */
 HA_API enum ha_status ha_covariance_read(const char *path, double **sigma,
                                          size_t *heads, struct ha_error *err);
 
