@@ -694,7 +694,7 @@ struct bad_yaml {
 Test(hdi, covariance_yaml_errors)
 {
 	const struct bad_yaml cases[] = {
-		{"", HA_EFORMAT, "empty file", 0, 0},
+		{"", HA_EFORMAT, "found the end of the file", 1, 1},
 		{"covariance: [[1, 2], [3]]\n", HA_EFORMAT, "row 2 has 1", 1, 22},
 		{"covariance: [[1, 2], [3, 4], [5, 6]]\n", HA_EFORMAT,
 		 "more rows than columns", 1, 30},
@@ -705,20 +705,20 @@ Test(hdi, covariance_yaml_errors)
 		 "'.nan' is not a finite", 2, 9},
 		{"covariance: [[1, 1e999], [1, 1]]\n", HA_EFORMAT, "1e999", 1, 18},
 		{"covariance: [[1, x], [1, 1]]\n", HA_EFORMAT, "'x' is not", 1, 18},
-		{"heads: 2\n", HA_EFORMAT, "unknown key", 1, 1},
+		{"heads: 2\n", HA_EFORMAT, "expected one of the keys covariance", 1, 1},
 		{"- 1\n", HA_EFORMAT, "expected a mapping", 1, 1},
 		{"covariance: [[1, 2], [2, 1]]\ncovariance: [[1]]\n", HA_EFORMAT,
-		 "repeated key", 2, 1},
+		 "expected each key once", 2, 1},
 		{"covariance: [[1, [2]], [2, 1]]\n", HA_EFORMAT, "expected a number",
 		 1, 18},
 		{"covariance: [1, 2]\n", HA_EFORMAT, "sequence of numbers", 1, 14},
 		{"covariance: 3\n", HA_EFORMAT, "must be a sequence", 1, 13},
 		{"covariance: [[]]\n", HA_EFORMAT, "empty covariance row", 1, 14},
 		{"covariance: [[1, 2]\n", HA_EFORMAT, "YAML syntax", 2, 1},
-		{"covariance: &a [[1]]\nx: *a\n", HA_EFORMAT, "unknown key", 2, 1},
+		{"covariance: &a [[1]]\nx: *a\n", HA_EFORMAT, "the anchor '&a'", 1, 13},
 		{"covariance: [[1]]\n---\ncovariance: [[1]]\n", HA_EFORMAT,
-		 "one YAML document", 2, 1},
-		{"{}\n", HA_EFORMAT, "missing key", 1, 2},
+		 "found a second document", 2, 1},
+		{"{}\n", HA_EFORMAT, "expected the key 'covariance'", 1, 1},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		double *s = (double *)&s;

@@ -8,11 +8,12 @@
 
 #include <criterion/criterion.h>
 
+#include <headalloc/number.h>
 #include <headalloc/scenario.h>
 
 /* Write text to a fresh file in the temp dir, read it back, remove it. */
 static enum ha_status read_text(const char *text, struct ha_scenario **sc,
-                                struct ha_scenario_error *err)
+                                struct ha_error *err)
 {
 	const char *tmp = getenv("TMPDIR");
 	char path[512];
@@ -25,6 +26,9 @@ static enum ha_status read_text(const char *text, struct ha_scenario **sc,
 	cr_assert_eq(fwrite(text, 1, strlen(text), f), strlen(text));
 	cr_assert_eq(fclose(f), 0);
 	enum ha_status st = ha_scenario_read_file(path, sc, err);
+	/* A failure names the file, by the caller's own pointer. */
+	if (st != HA_OK && err)
+		cr_assert_eq(err->file, path, "%s", err->message);
 	unlink(path);
 	return st;
 }
@@ -32,9 +36,9 @@ static enum ha_status read_text(const char *text, struct ha_scenario **sc,
 static struct ha_scenario *read_ok(const char *text)
 {
 	struct ha_scenario *sc = NULL;
-	struct ha_scenario_error err;
+	struct ha_error err;
 	enum ha_status st = read_text(text, &sc, &err);
-	cr_assert_eq(st, HA_OK, "%lu:%lu: %s", err.line, err.column,
+	cr_assert_eq(st, HA_OK, "%ld:%ld: %s", err.line, err.column,
 	             err.message);
 	cr_assert_not_null(sc);
 	cr_assert_eq(err.status, HA_OK);
@@ -44,19 +48,19 @@ static struct ha_scenario *read_ok(const char *text)
 /* The file must fail with this status at line:column and a message
  * containing `needle`. */
 static void read_bad(const char *text, enum ha_status status,
-                     unsigned long line, unsigned long column,
+                     long line, long column,
                      const char *needle)
 {
 	struct ha_scenario *sc = (struct ha_scenario *)1;
-	struct ha_scenario_error err;
+	struct ha_error err;
 	enum ha_status st = read_text(text, &sc, &err);
 	cr_assert_eq(st, status, "status %d for: %s (%s)", (int)st, text,
 	             err.message);
 	cr_assert_eq(err.status, status);
 	cr_assert_null(sc);
-	cr_assert_eq(err.line, line, "line %lu:%lu for: %s (%s)", err.line,
+	cr_assert_eq(err.line, line, "line %ld:%ld for: %s (%s)", err.line,
 	             err.column, text, err.message);
-	cr_assert_eq(err.column, column, "column %lu:%lu for: %s (%s)",
+	cr_assert_eq(err.column, column, "column %ld:%ld for: %s (%s)",
 	             err.line, err.column, text, err.message);
 	cr_assert(strstr(err.message, needle) != NULL,
 	          "message \"%s\" lacks \"%s\"", err.message, needle);
@@ -187,7 +191,7 @@ Test(scenario, read_string_needs_no_terminator)
 {
 	const char text[] = "budgets: 512XXXX";
 	struct ha_scenario *sc = NULL;
-	struct ha_scenario_error err;
+	struct ha_error err;
 	cr_assert_eq(ha_scenario_read_string(text, 12, &sc, &err), HA_OK,
 	             "%s", err.message);
 	cr_expect_eq(sc->budgets[0], 512);
@@ -427,6 +431,47 @@ Test(scenario, anchors_aliases_and_tags_are_refused)
 	         "expected a value, found the tag 'tag:yaml.org,2002:int' "
 	         "(tags are not supported)");
 	read_bad("&a budgets: 1\n", HA_EFORMAT, 1, 1, "found the anchor '&a'");
+	read_bad("budgets: 1\nmodel:\n  <<: {hdi: 1}\n", HA_EFORMAT, 3, 3,
+	         "model: expected a key, found the merge key '<<' (merge keys "
+	         "are not supported)");
+}
+
+Test(scenario, keys_and_words_match_in_full)
+{
+	/* Once read as "samples" and "yaml": strcmp stopped at the NUL. */
+	read_bad("budgets: 1\n\"samples\\0x\": 1e8\n", HA_EFORMAT, 2, 1,
+	         "expected one of the keys model, constraints, budgets, "
+	         "samples, report, models, found the quoted string "
+	         "'samples?x'");
+	read_bad("budgets: 1\nreport: {format: \"yaml\\0\"}\n", HA_EFORMAT,
+	         2, 18,
+	         "report.format: expected text or yaml, found the quoted "
+	         "string 'yaml?'");
+	/* Quoted words are words. */
+	struct ha_scenario *sc = read_ok("budgets: 1\n\"report\": "
+	                                 "{format: 'yaml'}\n");
+	cr_expect_eq(sc->report_format, HA_FORMAT_YAML);
+	ha_scenario_free(sc);
+}
+
+Test(scenario, numbers_have_a_length_limit)
+{
+	char text[200], number[HA_NUMBER_MAX_LENGTH + 2];
+	/* 2 and HA_NUMBER_MAX_LENGTH - 1 zeros: at the limit */
+	number[0] = '2';
+	memset(number + 1, '0', HA_NUMBER_MAX_LENGTH - 1);
+	number[HA_NUMBER_MAX_LENGTH] = '\0';
+	snprintf(text, sizeof text, "budgets: 1\nsamples: %s\n", number);
+	struct ha_scenario *sc = read_ok(text);
+	cr_expect_eq(sc->samples[0], 2e63);
+	ha_scenario_free(sc);
+	/* one more: refused, as the covariance reader refused it */
+	number[HA_NUMBER_MAX_LENGTH] = '0';
+	number[HA_NUMBER_MAX_LENGTH + 1] = '\0';
+	snprintf(text, sizeof text, "budgets: 1\nsamples: %s\n", number);
+	read_bad(text, HA_EFORMAT, 2, 10,
+	         "samples: expected a number > 1 and <= 1e300, found "
+	         "'2000000000000000000000000000000000000...'");
 }
 
 Test(scenario, syntax_and_encoding_errors)
@@ -438,7 +483,7 @@ Test(scenario, syntax_and_encoding_errors)
 	read_bad("budgets: 1\nsamples: \"abc\n", HA_EFORMAT, 3, 1,
 	         "YAML syntax error: found unexpected end of stream");
 	struct ha_scenario *sc = (struct ha_scenario *)1;
-	struct ha_scenario_error err;
+	struct ha_error err;
 	cr_expect_eq(read_text("budgets: 1\n\xff\xfe\n", &sc, &err),
 	             HA_EFORMAT);
 	cr_expect_null(sc);
@@ -464,7 +509,7 @@ Test(scenario, deep_nesting_stops_at_once)
 	memset(text + 9, '[', depth);
 	text[9 + depth] = '\0';
 	struct ha_scenario *sc = NULL;
-	struct ha_scenario_error err;
+	struct ha_error err;
 	cr_expect_eq(ha_scenario_read_string(text, strlen(text), &sc, &err),
 	             HA_EFORMAT);
 	cr_expect_eq(err.line, 1);
@@ -486,7 +531,7 @@ Test(scenario, list_caps, .timeout = 120)
 	}
 	strcpy(p - 2, "]\n");
 	struct ha_scenario *sc = NULL;
-	struct ha_scenario_error err;
+	struct ha_error err;
 	cr_expect_eq(ha_scenario_read_string(text, strlen(text), &sc, &err),
 	             HA_EFORMAT);
 	cr_expect_eq(err.line, 2);
@@ -506,7 +551,7 @@ Test(scenario, list_caps, .timeout = 120)
 Test(scenario, io_and_argument_errors)
 {
 	struct ha_scenario *sc = (struct ha_scenario *)1;
-	struct ha_scenario_error err;
+	struct ha_error err;
 	cr_expect_eq(ha_scenario_read_file("/nonexistent/dir/x.yaml", &sc,
 	                                   &err),
 	             HA_EIO);
@@ -514,9 +559,25 @@ Test(scenario, io_and_argument_errors)
 	cr_expect_eq(err.line, 0);
 	cr_expect_eq(err.column, 0);
 	cr_expect(strstr(err.message, "cannot open the file: ") != NULL);
+	cr_expect_str_eq(err.file, "/nonexistent/dir/x.yaml");
 	cr_expect_eq(ha_scenario_read_file(NULL, &sc, &err), HA_EINVAL);
 	cr_expect_eq(ha_scenario_read_file("x", NULL, NULL), HA_EINVAL);
 	cr_expect_eq(ha_scenario_read_string(NULL, 3, &sc, &err), HA_EINVAL);
+	/* Text in memory names no file. */
+	cr_expect_eq(ha_scenario_read_string("budgets: [", 10, &sc, &err),
+	             HA_EFORMAT);
+	cr_expect_null(err.file);
+	cr_expect_geq(err.line, 1);
+	/* Larger than HA_SCENARIO_MAX_FILE: refused before it is read. */
+	char *big = malloc(HA_SCENARIO_MAX_FILE + 1);
+	cr_assert_not_null(big);
+	cr_expect_eq(ha_scenario_read_string(big, HA_SCENARIO_MAX_FILE + 1, &sc,
+	                                     &err),
+	             HA_EFORMAT);
+	free(big);
+	cr_expect_null(sc);
+	cr_expect_str_eq(err.message,
+	                 "expected at most 67108864 bytes of input, found more");
 	/* A directory opens but cannot be read. */
 	cr_expect_eq(ha_scenario_read_file("/", &sc, NULL), HA_EIO);
 	cr_expect_null(sc);

@@ -17,5 +17,7 @@
 #include "weights.h"
 #include "hdi.h"
 #include "covariance.h"
+#include "head_weights.h"
+#include "number.h"
 
 #endif

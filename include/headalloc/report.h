@@ -30,7 +30,7 @@
 #include <stdio.h>
 
 #include "compare.h"
-#include "covariance.h"
+#include "head_weights.h"
 #include "error.h"
 #include "hdi.h"
 #include "model.h"

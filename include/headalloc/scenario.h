@@ -27,15 +27,19 @@
  * optional.
  *
  * Every key is optional except that the file needs `budgets` or `models`.
- * Unknown keys, repeated keys, anchors, aliases and explicit tags are
- * errors, as are quoted scalars where a number or boolean belongs.
+ * Unknown keys, repeated keys, merge keys (`<<`), anchors, aliases and
+ * explicit tags are errors, as are quoted scalars where a number or
+ * boolean belongs.
  * Numbers are read whole and strictly: budgets and counts as decimal
  * integers (no sign, fraction or exponent), real values as finite
  * decimals that may use an exponent ("1e8"); samples must be > 1 and at
  * most 1e300.  `{from, to, points}` is log-spaced with both ends exact
  * (from < to, 2 <= points).  Lists hold at most HA_SCENARIO_MAX_POINTS
  * entries (models: HA_SCENARIO_MAX_MODELS), strings at most
- * HA_SCENARIO_MAX_STRING bytes, so memory stays bounded on any input. */
+ * HA_SCENARIO_MAX_STRING bytes, the input at most HA_SCENARIO_MAX_FILE
+ * bytes, so memory stays bounded on any input.  Numbers follow the one
+ * grammar of number.h (a real number has at most HA_NUMBER_MAX_LENGTH
+ * characters). */
 #ifndef HEADALLOC_SCENARIO_H
 #define HEADALLOC_SCENARIO_H
 
@@ -44,6 +48,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "error.h"
 #include "model.h"
 #include "report.h"
 #include "solver.h"
@@ -56,6 +61,9 @@ extern "C" {
 #define HA_SCENARIO_MAX_POINTS ((size_t)1000000)
 #define HA_SCENARIO_MAX_MODELS ((size_t)10000)
 #define HA_SCENARIO_MAX_STRING ((size_t)256)
+/* The largest scenario read, file or text: 64 MiB (a full
+ * HA_SCENARIO_MAX_POINTS list is about 25 MiB). */
+#define HA_SCENARIO_MAX_FILE ((size_t)64 << 20)
 
 /* One row of the public-model table. */
 struct ha_scenario_entry {
@@ -84,30 +92,24 @@ struct ha_scenario {
 	size_t model_count;
 };
 
-/* Where and why reading failed.  line and column are 1-based (0 when the
- * error has no position, e.g. a file that cannot be opened); message says
- * what was expected and what was found, e.g.
- *   "model.smoothness: expected a number > 0, found '-1'". */
-struct ha_scenario_error {
-	enum ha_status status;
-	unsigned long line;
-	unsigned long column;
-	char message[384];
-};
-
 /* Read a scenario from a file.  On HA_OK *out owns a new scenario (free
  * with ha_scenario_free()).  Otherwise *out is NULL and, when err is not
- * NULL, *err says where and why: HA_EIO when the file cannot be opened or
- * read, HA_EFORMAT for malformed YAML or content, HA_ENOMEM; HA_EINVAL for
- * a NULL path or out (no position). */
+ * NULL, *err says where and why: err->file is path, line and column are
+ * 1-based (0 when the error has no position, e.g. a file that cannot be
+ * opened) and the message says what was expected and what was found, e.g.
+ *   "model.smoothness: expected a number > 0, found '-1'".
+ * HA_EIO when the file cannot be opened or read, HA_EFORMAT for malformed
+ * YAML or content, HA_ENOMEM; HA_EINVAL for a NULL path or out (no
+ * position, no file). */
 HA_API enum ha_status ha_scenario_read_file(const char *path,
-                                     struct ha_scenario **out,
-                                     struct ha_scenario_error *err);
+                                            struct ha_scenario **out,
+                                            struct ha_error *err);
 
-/* The same from a buffer of len bytes (need not be NUL-terminated). */
+/* The same from a buffer of len bytes (need not be NUL-terminated);
+ * err->file is NULL. */
 HA_API enum ha_status ha_scenario_read_string(const char *text, size_t len,
-                                       struct ha_scenario **out,
-                                       struct ha_scenario_error *err);
+                                              struct ha_scenario **out,
+                                              struct ha_error *err);
 
 /* Free a scenario and everything it owns; NULL is accepted. */
 HA_API void ha_scenario_free(struct ha_scenario *scenario);

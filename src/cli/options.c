@@ -347,17 +347,10 @@ static int apply_option(struct cli_options *o, struct hdi_request *h, int code,
  * and report settings. */
 static int load_config(struct cli_options *o)
 {
-	struct ha_scenario_error err;
+	struct ha_error err;
 	enum ha_status st = ha_scenario_read_file(o->config, &o->scenario, &err);
-	if (st != HA_OK) {
-		if (err.line)
-			fprintf(stderr, "headalloc: %s:%lu:%lu: %s\n", o->config, err.line,
-			        err.column, err.message);
-		else
-			fprintf(stderr, "headalloc: --config: %s: %s\n", o->config,
-			        err.message);
-		return cli_exit_status(st);
-	}
+	if (st != HA_OK)
+		return cli_library_failure("--config", o->config, st, &err);
 	const struct ha_scenario *sc = o->scenario;
 	double default_samples = o->model.samples;
 	o->model = sc->model;

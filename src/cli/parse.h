@@ -1,5 +1,7 @@
 /* Strict parsing of command-line values: the whole string must be a
- * number of the expected kind and range, or the parse fails. */
+ * number of the expected kind and range, or the parse fails.  Thin
+ * wrappers of ha_parse_uint() and ha_parse_real() (headalloc/number.h),
+ * the grammar scenario and covariance files share. */
 #ifndef HEADALLOC_CLI_PARSE_H
 #define HEADALLOC_CLI_PARSE_H
 
@@ -9,8 +11,9 @@
  * spaces).  Returns 1 on success. */
 int cli_parse_uint(const char *text, uint64_t min, uint64_t max, uint64_t *out);
 
-/* A finite decimal real ("1e8", "100000000", "0.5"); no hex, no inf or
- * nan, no surrounding spaces.  Returns 1 on success. */
+/* A finite decimal real ("1e8", "100000000", "0.5") of at most
+ * HA_NUMBER_MAX_LENGTH characters; no hex, no inf or nan, no surrounding
+ * spaces.  Returns 1 on success. */
 int cli_parse_real(const char *text, double *out);
 
 #endif

@@ -1,391 +1,161 @@
-/* Optimal head weights from a head covariance matrix (see covariance.h). */
-#include <errno.h>
-#include <float.h>
-#include <math.h>
-#include <stdio.h>
+/* Covariance files (see covariance.h): the schema on top of the YAML
+ * reader every YAML input shares (yaml_reader.h). */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <gsl/gsl_eigen.h>
-#include <gsl/gsl_errno.h>
-#include <gsl/gsl_matrix.h>
-#include <yaml.h>
-
 #include <headalloc/covariance.h>
+#include <headalloc/number.h>
 
-#include "base/open_file.h"
 #include "base/error_internal.h"
+#include "yaml_reader.h"
 
-void ha_head_weights_clear(struct ha_head_weights *w)
-{
-	if (!w)
-		return;
-	free(w->alpha);
-	memset(w, 0, sizeof *w);
-}
-
-/* alpha^T S alpha for the H x H row-major s. */
-static double quad_form(const double *s, const double *alpha, size_t h)
-{
-	double sum = 0.0;
-	for (size_t i = 0; i < h; i++) {
-		double row = 0.0;
-		for (size_t j = 0; j < h; j++)
-			row += s[i * h + j] * alpha[j];
-		sum += alpha[i] * row;
-	}
-	return sum;
-}
-
-/* alpha from the eigenpairs of the scaled symmetric matrix in a. */
-static enum ha_status solve(gsl_matrix *a, size_t h, double scale,
-                            struct ha_head_weights *out)
-{
-	gsl_vector *eval = gsl_vector_alloc(h);
-	gsl_matrix *evec = gsl_matrix_alloc(h, h);
-	gsl_eigen_symmv_workspace *ws = gsl_eigen_symmv_alloc(h);
-	double *u = calloc(h, sizeof *u);
-	double *p = calloc(h, sizeof *p);
-	enum ha_status st = HA_ENOMEM;
-	if (!eval || !evec || !ws || !u || !p)
-		goto out;
-	st = HA_ENUMERIC;
-	if (gsl_eigen_symmv(a, eval, evec, ws) != GSL_SUCCESS)
-		goto out;
-
-	double lmax = 0.0, lmin = INFINITY;
-	for (size_t i = 0; i < h; i++) {
-		double l = gsl_vector_get(eval, i);
-		if (fabs(l) > lmax)
-			lmax = fabs(l);
-		if (l < lmin)
-			lmin = l;
-	}
-	double tol = (double)h * DBL_EPSILON * lmax;
-	out->min_eigenvalue = lmin * scale;
-	/* A covariance is positive semi-definite; beyond rounding, a negative
-	 * eigenvalue means the matrix is not one. */
-	st = HA_EFORMAT;
-	if (lmin < -1e-9 * lmax)
-		goto out;
-	out->pseudo_inverse = !(lmin > tol);
-
-	/* Minimise alpha^T S alpha subject to 1^T alpha = 1.  When 1 has a
-	 * component p in the null space of S, alpha = p / (1^T p) has error 0,
-	 * the minimum.  Otherwise alpha = S^+ 1 / (1^T S^+ 1), with
-	 * S^+ 1 = sum over non-zero l_i of (v_i . 1) / l_i v_i. */
-	double in_null = 0.0, s_range = 0.0;
-	for (size_t i = 0; i < h; i++) {
-		double l = gsl_vector_get(eval, i);
-		double dot = 0.0;
-		for (size_t k = 0; k < h; k++)
-			dot += gsl_matrix_get(evec, k, i);
-		if (l > tol) {
-			out->rank++;
-			s_range += dot * dot / l;
-			for (size_t k = 0; k < h; k++)
-				u[k] += dot / l * gsl_matrix_get(evec, k, i);
-		} else {
-			in_null += dot * dot;
-			for (size_t k = 0; k < h; k++)
-				p[k] += dot * gsl_matrix_get(evec, k, i);
-		}
-	}
-	/* |1|^2 = h; a null-space share above rounding is a real direction. */
-	out->null_space = in_null > 1e-10 * (double)h;
-	for (size_t k = 0; k < h; k++)
-		out->alpha[k] = out->null_space ? p[k] / in_null : u[k] / s_range;
-	st = HA_OK;
-out:
-	free(u);
-	free(p);
-	gsl_eigen_symmv_free(ws);
-	gsl_matrix_free(evec);
-	gsl_vector_free(eval);
-	return st;
-}
-
-enum ha_status ha_covariance_weights(const double *sigma, size_t h,
-                                     struct ha_head_weights *out,
-                                     struct ha_error *err)
-{
-	ha_error_clear(err);
-	if (!out)
-		return ha_fail(err, HA_EINVAL, "NULL argument");
-	memset(out, 0, sizeof *out);
-	if (!sigma)
-		return ha_fail(err, HA_EINVAL, "NULL argument");
-	if (h == 0 || h > HA_COVARIANCE_MAX_HEADS)
-		return ha_fail(err, HA_EINVAL,
-		               "covariance of %zu heads (1..%d accepted)", h,
-		               HA_COVARIANCE_MAX_HEADS);
-
-	double scale = 0.0;
-	for (size_t i = 0; i < h * h; i++) {
-		if (!isfinite(sigma[i]))
-			return ha_fail(err, HA_EFORMAT,
-			               "covariance row %zu, column %zu is not finite",
-			               i / h + 1, i % h + 1);
-		if (fabs(sigma[i]) > scale)
-			scale = fabs(sigma[i]);
-	}
-	double worst = 0.0;
-	size_t wi = 0, wj = 0;
-	for (size_t i = 0; i < h; i++)
-		for (size_t j = i + 1; j < h; j++) {
-			double d = fabs(sigma[i * h + j] - sigma[j * h + i]);
-			if (d > worst) {
-				worst = d;
-				wi = i;
-				wj = j;
-			}
-		}
-	if (worst > HA_COVARIANCE_SYMMETRY_TOL * scale)
-		return ha_fail(err, HA_EFORMAT,
-		               "covariance is not symmetric: row %zu, column %zu is "
-		               "%.17g but row %zu, column %zu is %.17g", wi + 1,
-		               wj + 1, sigma[wi * h + wj], wj + 1, wi + 1,
-		               sigma[wj * h + wi]);
-	if (scale == 0.0)
-		scale = 1.0;
-
-	double *sym = malloc(h * h * sizeof *sym);
-	out->alpha = malloc(h * sizeof *out->alpha);
-	gsl_matrix *a = gsl_matrix_alloc(h, h);
-	enum ha_status st = HA_ENOMEM;
-	if (!sym || !out->alpha || !a)
-		goto out;
-	for (size_t i = 0; i < h; i++)
-		for (size_t j = 0; j < h; j++) {
-			/* Scaled to max |S| = 1 first: 1e308 + 1e308 overflows. */
-			sym[i * h + j] = 0.5 * (sigma[i * h + j] / scale) +
-			                 0.5 * (sigma[j * h + i] / scale);
-			gsl_matrix_set(a, i, j, sym[i * h + j]);
-		}
-
-	gsl_error_handler_t *old = gsl_set_error_handler_off();
-	st = solve(a, h, scale, out);
-	gsl_set_error_handler(old);
-	if (st != HA_OK)
-		goto out;
-
-	out->heads = h;
-	/* The errors in the scaled units, then back (alpha is scale-free). */
-	out->error_optimal = quad_form(sym, out->alpha, h);
-	if (out->null_space || out->error_optimal < 0.0)
-		out->error_optimal = fmax(out->error_optimal, 0.0);
-	out->error_optimal *= scale;
-	double total = 0.0;
-	for (size_t i = 0; i < h * h; i++)
-		total += sym[i] / ((double)h * (double)h);
-	out->error_uniform = fmax(total, 0.0) * scale;
-	if (out->error_optimal != 0.0)
-		out->gain = out->error_uniform / out->error_optimal;
-	else
-		out->gain = out->error_uniform == 0.0 ? 1.0 : INFINITY;
-out:
-	gsl_matrix_free(a);
-	free(sym);
-	if (st != HA_OK) {
-		double min_eigenvalue = out->min_eigenvalue;
-		ha_head_weights_clear(out);
-		if (st == HA_EFORMAT)
-			return ha_fail(err, st, "covariance is not positive "
-			               "semi-definite (smallest eigenvalue %.6g)",
-			               min_eigenvalue);
-		return ha_fail(err, st, st == HA_ENOMEM
-		                            ? "out of memory"
-		                            : "the eigensolver did not converge");
-	}
-	return HA_OK;
-}
-
-/* ------------------------------------------------------------- reading */
-
-struct yreader {
-	yaml_parser_t parser;
-	yaml_event_t event;
-	int have_event;
-	struct ha_error *err;
+static const struct ha_yr_options OPTIONS = {
+	.max_bytes = HA_COVARIANCE_MAX_FILE,
+	/* The wording of these two messages before the reader was shared
+	 * with scenario files; golden outputs print them. */
+	.syntax_label = "YAML syntax",
+	.open_label = "cannot open",
 };
 
-static enum ha_status at_event(struct yreader *r, enum ha_status st,
-                               const char *what)
-{
-	return ha_fail_at(r->err, st, (long)r->event.start_mark.line + 1,
-	                  (long)r->event.start_mark.column + 1, "%s", what);
-}
+/* The matrix as it is read: the first row fixes H. */
+struct matrix {
+	double *first; /* the first row, while it is read */
+	size_t cap;    /* its room */
+	double *m;     /* H x H, once the first row is read */
+	size_t h;
+};
 
-/* The next event into r->event (the previous one is deleted). */
-static enum ha_status next(struct yreader *r)
+/* The current event as a matrix entry, in this format's own words. */
+static enum ha_status number(struct ha_yr *r, double *out)
 {
-	if (r->have_event)
-		yaml_event_delete(&r->event);
-	r->have_event = 0;
-	if (!yaml_parser_parse(&r->parser, &r->event)) {
-		if (r->parser.error == YAML_MEMORY_ERROR)
-			return ha_fail(r->err, HA_ENOMEM, "out of memory");
-		const yaml_mark_t *m = &r->parser.problem_mark;
-		return ha_fail_at(r->err, HA_EFORMAT, (long)m->line + 1,
-		                  (long)m->column + 1, "YAML syntax: %s%s%s",
-		                  r->parser.problem ? r->parser.problem : "error",
-		                  r->parser.context ? " " : "",
-		                  r->parser.context ? r->parser.context : "");
-	}
-	r->have_event = 1;
-	if (r->event.type == YAML_ALIAS_EVENT)
-		return at_event(r, HA_EFORMAT, "YAML aliases are not supported");
+	if (!ha_yr_at(r, YAML_SCALAR_EVENT))
+		return ha_yr_fail_here(r, HA_EFORMAT, "expected a number");
+	if (r->ev.data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+		return ha_yr_fail_here(r, HA_EFORMAT,
+		                       "expected a number, found a quoted string");
+	if (!ha_yr_plain_real(r, out))
+		return ha_yr_fail_here(r, HA_EFORMAT,
+		                       "'%.*s' is not a finite decimal number",
+		                       HA_NUMBER_MAX_LENGTH,
+		                       (const char *)r->ev.data.scalar.value);
 	return HA_OK;
 }
 
-static enum ha_status expect(struct yreader *r, yaml_event_type_t type,
-                             const char *what)
+/* Entry `col` of row `row`: passed through ctx as {matrix, row}. */
+struct row_ctx {
+	struct matrix *mx;
+	size_t row;
+};
+
+static enum ha_status entry_item(struct ha_yr *r, void *ctx, size_t col,
+                                 const char *where)
 {
-	enum ha_status st = next(r);
+	(void)where;
+	struct row_ctx *rc = ctx;
+	struct matrix *mx = rc->mx;
+	double v = 0.0;
+	enum ha_status st = number(r, &v);
 	if (st != HA_OK)
 		return st;
-	if (r->event.type != type)
-		return at_event(r, HA_EFORMAT, what);
-	return HA_OK;
-}
-
-/* The current scalar event as a finite number. */
-static enum ha_status scalar_number(struct yreader *r, double *out)
-{
-	const char *s = (const char *)r->event.data.scalar.value;
-	size_t n = r->event.data.scalar.length;
-
-	if (r->event.type != YAML_SCALAR_EVENT)
-		return at_event(r, HA_EFORMAT, "expected a number");
-	if (r->event.data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
-		return at_event(r, HA_EFORMAT,
-		                "expected a number, found a quoted string");
-	if (n == 0 || n > 64 || strspn(s, "0123456789+-.eE") != n)
-		return ha_fail_at(r->err, HA_EFORMAT,
-		                  (long)r->event.start_mark.line + 1,
-		                  (long)r->event.start_mark.column + 1,
-		                  "'%.64s' is not a finite decimal number", s);
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (end != s + n || !isfinite(v))
-		return ha_fail_at(r->err, HA_EFORMAT,
-		                  (long)r->event.start_mark.line + 1,
-		                  (long)r->event.start_mark.column + 1,
-		                  "'%.64s' is not a finite decimal number", s);
-	*out = v;
-	return HA_OK;
-}
-
-/* The `covariance:` value, from its SEQUENCE-START on. */
-static enum ha_status parse_matrix(struct yreader *r, double **sigma,
-                                   size_t *heads)
-{
-	double *m = NULL, *first = NULL;
-	size_t h = 0, rows = 0, cap = 0;
-	enum ha_status st = expect(r, YAML_SEQUENCE_START_EVENT,
-	                           "'covariance' must be a sequence of rows");
-	if (st != HA_OK)
-		return st;
-	for (;;) {
-		if ((st = next(r)) != HA_OK)
-			goto fail;
-		if (r->event.type == YAML_SEQUENCE_END_EVENT)
-			break;
-		if (r->event.type != YAML_SEQUENCE_START_EVENT) {
-			st = at_event(r, HA_EFORMAT,
-			              "each covariance row must be a sequence of "
-			              "numbers");
-			goto fail;
-		}
-		if (rows > 0 && rows >= h) {
-			st = at_event(r, HA_EFORMAT,
-			              "more rows than columns: the covariance "
-			              "matrix must be square");
-			goto fail;
-		}
-		long row_line = (long)r->event.start_mark.line + 1;
-		long row_col = (long)r->event.start_mark.column + 1;
-		size_t cols = 0;
-		for (;;) {
-			if ((st = next(r)) != HA_OK)
-				goto fail;
-			if (r->event.type == YAML_SEQUENCE_END_EVENT)
-				break;
-			double v = 0.0;
-			if ((st = scalar_number(r, &v)) != HA_OK)
-				goto fail;
-			if (rows == 0) {
-				if (cols == HA_COVARIANCE_MAX_HEADS) {
-					st = at_event(r, HA_EUNSUPPORTED,
-					              "covariance row longer than the "
-					              "limit of 4096 heads");
-					goto fail;
-				}
-				if (cols == cap) {
-					size_t nc = cap ? 2 * cap : 16;
-					double *p = realloc(first, nc * sizeof *p);
-					if (!p) {
-						st = ha_fail(r->err, HA_ENOMEM,
-						             "out of memory");
-						goto fail;
-					}
-					first = p;
-					cap = nc;
-				}
-				first[cols] = v;
-			} else {
-				if (cols >= h) {
-					st = at_event(r, HA_EFORMAT,
-					              "covariance row longer than the "
-					              "first row");
-					goto fail;
-				}
-				m[rows * h + cols] = v;
-			}
-			cols++;
-		}
-		if (rows == 0) {
-			if (cols == 0) {
-				st = ha_fail_at(r->err, HA_EFORMAT, row_line, row_col,
-				                "empty covariance row");
-				goto fail;
-			}
-			h = cols;
-			m = malloc(h * h * sizeof *m);
-			if (!m) {
-				st = ha_fail(r->err, HA_ENOMEM, "out of memory");
-				goto fail;
-			}
-			memcpy(m, first, h * sizeof *m);
-		} else if (cols != h) {
-			st = ha_fail_at(r->err, HA_EFORMAT, row_line, row_col,
-			                "covariance row %zu has %zu numbers, the "
-			                "first row %zu", rows + 1, cols, h);
-			goto fail;
-		}
-		rows++;
+	if (rc->row > 0) {
+		if (col >= mx->h)
+			return ha_yr_fail_here(r, HA_EFORMAT, "covariance row longer "
+			                       "than the first row");
+		mx->m[rc->row * mx->h + col] = v;
+		return HA_OK;
 	}
-	if (rows == 0) {
-		st = at_event(r, HA_EFORMAT, "empty covariance matrix");
-		goto fail;
-	}
-	if (rows != h) {
-		st = ha_fail_at(r->err, HA_EFORMAT,
-		                (long)r->event.start_mark.line + 1,
-		                (long)r->event.start_mark.column + 1,
-		                "covariance matrix is not square: %zu rows of %zu "
-		                "numbers", rows, h);
-		goto fail;
-	}
-	free(first);
-	*sigma = m;
-	*heads = h;
-	return HA_OK;
-fail:
-	free(first);
-	free(m);
+	if (col == HA_COVARIANCE_MAX_HEADS)
+		return ha_yr_fail_here(r, HA_EUNSUPPORTED,
+		                       "covariance row longer than the limit of %d "
+		                       "heads", HA_COVARIANCE_MAX_HEADS);
+	st = ha_yr_grow(r, (void **)&mx->first, &mx->cap, col, sizeof v);
+	if (st == HA_OK)
+		mx->first[col] = v;
 	return st;
+}
+
+static enum ha_status row_item(struct ha_yr *r, void *ctx, size_t row,
+                               const char *where)
+{
+	struct matrix *mx = ctx;
+	if (!ha_yr_at(r, YAML_SEQUENCE_START_EVENT))
+		return ha_yr_fail_here(r, HA_EFORMAT, "each covariance row must be "
+		                       "a sequence of numbers");
+	if (row > 0 && row >= mx->h)
+		return ha_yr_fail_here(r, HA_EFORMAT, "more rows than columns: the "
+		                       "covariance matrix must be square");
+	yaml_mark_t row_at = r->ev.start_mark;
+	struct row_ctx rc = {mx, row};
+	size_t cols;
+	enum ha_status st = ha_yr_read_seq(r, where, "a row", SIZE_MAX,
+	                                   entry_item, &rc, &cols);
+	if (st != HA_OK)
+		return st;
+	if (row > 0) {
+		if (cols != mx->h)
+			return ha_yr_fail_at(r, row_at, HA_EFORMAT,
+			                     "covariance row %zu has %zu numbers, the "
+			                     "first row %zu", row + 1, cols, mx->h);
+		return HA_OK;
+	}
+	if (cols == 0)
+		return ha_yr_fail_at(r, row_at, HA_EFORMAT, "empty covariance row");
+	mx->h = cols;
+	mx->m = malloc(cols * cols * sizeof *mx->m);
+	if (!mx->m)
+		return ha_yr_nomem(r);
+	memcpy(mx->m, mx->first, cols * sizeof *mx->m);
+	return HA_OK;
+}
+
+/* The value of `covariance`. */
+static enum ha_status matrix_field(struct ha_yr *r, void *ctx, size_t key,
+                                   const char *where)
+{
+	(void)key;
+	if (!ha_yr_at(r, YAML_SEQUENCE_START_EVENT))
+		return ha_yr_fail_here(r, HA_EFORMAT,
+		                       "'covariance' must be a sequence of rows");
+	size_t rows;
+	enum ha_status st = ha_yr_read_seq(r, where, "a list of rows", SIZE_MAX,
+	                                   row_item, ctx, &rows);
+	if (st != HA_OK)
+		return st;
+	struct matrix *mx = ctx;
+	if (rows == 0)
+		return ha_yr_fail_here(r, HA_EFORMAT, "empty covariance matrix");
+	if (rows != mx->h)
+		return ha_yr_fail_here(r, HA_EFORMAT,
+		                       "covariance matrix is not square: %zu rows "
+		                       "of %zu numbers", rows, mx->h);
+	return HA_OK;
+}
+
+static const struct ha_yr_key keys[] = {{"covariance", HA_YR_REQUIRED}};
+
+/* The document of an opened reader (st: how opening went). */
+static enum ha_status read_document(struct ha_yr *r, enum ha_status st,
+                                    double **sigma, size_t *heads)
+{
+	static const char what[] = "a mapping with the key 'covariance'";
+	struct matrix mx = {0};
+	struct ha_yr_map map = HA_YR_MAP(keys);
+	if (st == HA_OK)
+		st = ha_yr_begin_document(r, what);
+	if (st == HA_OK)
+		st = ha_yr_read_map(r, "", what, &map, matrix_field, &mx);
+	if (st == HA_OK)
+		st = ha_yr_end_document(r);
+	ha_yr_close(r);
+	free(mx.first);
+	if (st != HA_OK) {
+		free(mx.m);
+		return st;
+	}
+	*sigma = mx.m;
+	*heads = mx.h;
+	return HA_OK;
 }
 
 enum ha_status ha_covariance_parse(const char *text, size_t size,
@@ -399,69 +169,9 @@ enum ha_status ha_covariance_parse(const char *text, size_t size,
 		*heads = 0;
 	if ((!text && size) || !sigma || !heads)
 		return ha_fail(err, HA_EINVAL, "NULL argument");
-
-	struct yreader r = {.err = err};
-	double *m = NULL;
-	size_t h = 0;
-	enum ha_status st;
-	if (!yaml_parser_initialize(&r.parser))
-		return ha_fail(err, HA_ENOMEM, "out of memory");
-	yaml_parser_set_input_string(&r.parser,
-	                             (const unsigned char *)(text ? text : ""),
-	                             size);
-
-	if ((st = expect(&r, YAML_STREAM_START_EVENT, "expected a YAML stream")) ||
-	    (st = next(&r)))
-		goto out;
-	if (r.event.type != YAML_DOCUMENT_START_EVENT) {
-		st = at_event(&r, HA_EFORMAT,
-		              "empty file: expected a mapping with the key "
-		              "'covariance'");
-		goto out;
-	}
-	if ((st = expect(&r, YAML_MAPPING_START_EVENT,
-	                 "expected a mapping with the key 'covariance'")))
-		goto out;
-	for (;;) {
-		if ((st = next(&r)))
-			goto out;
-		if (r.event.type == YAML_MAPPING_END_EVENT)
-			break;
-		if (r.event.type != YAML_SCALAR_EVENT ||
-		    strcmp((const char *)r.event.data.scalar.value,
-		           "covariance") != 0 ||
-		    r.event.data.scalar.length != strlen("covariance")) {
-			st = at_event(&r, HA_EFORMAT,
-			              "unknown key: the only key is 'covariance'");
-			goto out;
-		}
-		if (m) {
-			st = at_event(&r, HA_EFORMAT, "repeated key 'covariance'");
-			goto out;
-		}
-		if ((st = parse_matrix(&r, &m, &h)))
-			goto out;
-	}
-	if (!m) {
-		st = at_event(&r, HA_EFORMAT, "missing key 'covariance'");
-		goto out;
-	}
-	if ((st = expect(&r, YAML_DOCUMENT_END_EVENT,
-	                 "expected the end of the document")) ||
-	    (st = expect(&r, YAML_STREAM_END_EVENT,
-	                 "expected one YAML document only")))
-		goto out;
-out:
-	if (r.have_event)
-		yaml_event_delete(&r.event);
-	yaml_parser_delete(&r.parser);
-	if (st != HA_OK) {
-		free(m);
-		return st;
-	}
-	*sigma = m;
-	*heads = h;
-	return HA_OK;
+	struct ha_yr r;
+	return read_document(&r, ha_yr_open_text(&r, text, size, &OPTIONS, err),
+	                     sigma, heads);
 }
 
 enum ha_status ha_covariance_read(const char *path, double **sigma,
@@ -470,45 +180,11 @@ enum ha_status ha_covariance_read(const char *path, double **sigma,
 	ha_error_clear(err);
 	if (sigma)
 		*sigma = NULL;
+	if (heads)
+		*heads = 0;
 	if (!path || !sigma || !heads)
 		return ha_fail(err, HA_EINVAL, "NULL argument");
-	FILE *f = ha_open_input(path);
-	if (!f)
-		return ha_fail(err, HA_EIO, "cannot open: %s", strerror(errno));
-
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	enum ha_status st = HA_OK;
-	for (;;) {
-		if (len == cap) {
-			if (cap > HA_COVARIANCE_MAX_FILE) {
-				st = ha_fail(err, HA_EFORMAT,
-				             "file larger than the limit of %u bytes",
-				             HA_COVARIANCE_MAX_FILE);
-				break;
-			}
-			size_t nc = cap ? 2 * cap : 4096;
-			if (nc > HA_COVARIANCE_MAX_FILE + 1)
-				nc = HA_COVARIANCE_MAX_FILE + 1;
-			char *p = realloc(buf, nc + 1);
-			if (!p) {
-				st = ha_fail(err, HA_ENOMEM, "out of memory");
-				break;
-			}
-			buf = p;
-			cap = nc;
-		}
-		size_t got = fread(buf + len, 1, cap - len, f);
-		len += got;
-		if (got == 0) {
-			if (ferror(f))
-				st = ha_fail(err, HA_EIO, "read error");
-			break;
-		}
-	}
-	fclose(f);
-	if (st == HA_OK)
-		st = ha_covariance_parse(buf, len, sigma, heads, err);
-	free(buf);
-	return st;
+	struct ha_yr r;
+	return read_document(&r, ha_yr_open_file(&r, path, &OPTIONS, err),
+	                     sigma, heads);
 }

@@ -1,0 +1,55 @@
+/* headalloc — the one grammar for numbers written as text.
+ *
+ * Command-line values, scenario files and covariance files all read their
+ * numbers with these two functions, so "512", "1e8" or "0x10" mean the same
+ * (or are refused the same way) wherever they are written.  Both read the
+ * whole text or nothing: no surrounding spaces, no trailing junk.
+ *
+ *   whole numbers   decimal digits only: no sign, fraction, exponent,
+ *                   underscore or base prefix ("512", "007"; not "+512",
+ *                   "5e2", "0x200")
+ *   real numbers    finite decimals with an optional sign, fraction and
+ *                   exponent ("2", "-0.5", ".5", "1.", "1e8", "3.3E+9");
+ *                   not "inf", "nan", hexadecimal floats, or a value that
+ *                   overflows a double ("1e400").  A value below the
+ *                   smallest double reads as the nearest one (a subnormal
+ *                   or 0): that is the value the text means.  At most
+ *                   HA_NUMBER_MAX_LENGTH characters.
+ *
+ * The decimal point is '.', whatever the locale's LC_NUMERIC. */
+#ifndef HEADALLOC_NUMBER_H
+#define HEADALLOC_NUMBER_H
+
+#include "export.h"
+
+#include <stdint.h>
+
+#include "status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The longest real number read, in characters.  Ample for any double
+ * (%.17g prints at most 24 characters); the covariance reader had this
+ * limit and, as the strictest of the three readers it unified, it now
+ * holds for every real number. */
+#define HA_NUMBER_MAX_LENGTH 64
+
+/* Read text as a whole number from min to max.  HA_OK: *out is the value.
+ * HA_EFORMAT: text is not a whole number (empty, a sign, a non-digit);
+ * HA_EINVAL: it is one but outside [min, max] (or beyond UINT64_MAX), or
+ * text or out is NULL.  *out is untouched unless HA_OK. */
+HA_API enum ha_status ha_parse_uint(const char *text, uint64_t min,
+                                    uint64_t max, uint64_t *out);
+
+/* Read text as a finite real number.  HA_OK: *out is the value.
+ * HA_EFORMAT: text is not a real number of the grammar above (or is longer
+ * than HA_NUMBER_MAX_LENGTH); HA_EINVAL: it is one whose value overflows a
+ * double, or text or out is NULL.  *out is untouched unless HA_OK. */
+HA_API enum ha_status ha_parse_real(const char *text, double *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,2 @@
+printf 'covariance: &a [[1]]\n' > cov.yaml
+"$HEADALLOC" weights cov.yaml
