@@ -313,11 +313,26 @@ static void scale(struct scaled *c, uint64_t m, int e)
 	c->shift = c->s.hi >= UINT64_C(100000000000000000);
 }
 
+/* v / 10^j for j <= 3, by constants the compiler turns into products. */
+static uint64_t divide_pow10(uint64_t v, int j)
+{
+	switch (j) {
+	case 0:
+		return v;
+	case 1:
+		return v / 10;
+	case 2:
+		return v / 100;
+	default:
+		return v / 1000;
+	}
+}
+
 /* S rounded to a multiple of 10^j, divided by 10^j. */
 static uint64_t round_scaled(const struct scaled *c, int j)
 {
 	uint64_t unit = pow10_table[j];
-	uint64_t q = c->s.hi / unit;
+	uint64_t q = divide_pow10(c->s.hi, j);
 	struct u128 rest = {c->s.hi - q * unit, c->s.lo};
 	struct u128 half = {unit / 2, j ? 0 : UINT64_C(1) << 63};
 	int side = c->exact ? 0 : compare_fixed(rest, half);
@@ -356,25 +371,52 @@ static const char digit_pairs[] =
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
 
-/* d (digits digits, the first nonzero) with leading exponent x, as "%g"
- * prints it with that precision. */
+/* The 8 digits of y < 10^8, zero-padded, with one division's worth of
+ * work: f = y 2^32 / 10^6 in 32.32 fixed point; its integer part is the
+ * first pair of digits, and each product of its fraction by 100 brings
+ * the next pair.  The four pairs are floor(f 10^6 / 2^32), which is y as
+ * long as y 2^32 / 10^6 <= f < (y + 1) 2^32 / 10^6: f may be up to 4294
+ * units high but never low.  The constant's excess (0.07) times y < 10^8,
+ * over 2^24, adds under half a unit, the truncating shift loses under
+ * one, the + 1 makes up for it.  The tests check every y. */
+static void put8(char *p, uint32_t y)
+{
+	/* ceil(2^56 / 10^6); y times it stays below 2^63 */
+	uint64_t f = (((uint64_t)y * UINT64_C(72057594038)) >> 24) + 1;
+	memcpy(p, digit_pairs + 2 * (f >> 32), 2);
+	for (int i = 1; i < 4; i++) {
+		f = (f & 0xffffffff) * 100;
+		memcpy(p + 2 * i, digit_pairs + 2 * (f >> 32), 2);
+	}
+}
+
+/* The 17 digits of d < 10^17, zero-padded. */
+static void put17(char *p, uint64_t d)
+{
+	uint64_t high = d / 100000000;
+	uint32_t top = (uint32_t)(high / 100000000);
+	p[0] = (char)('0' + top);
+	put8(p + 1, (uint32_t)(high - (uint64_t)top * 100000000));
+	put8(p + 9, (uint32_t)(d - high * 100000000));
+}
+
+/* d (`digits` digits, the first nonzero) with leading exponent x, as
+ * "%g" prints it with that precision: trailing zeros dropped, the
+ * exponent form when x < -4 or x >= digits. */
 static char *render(char *out, uint64_t d, int digits, int x)
 {
-	char text[20];
-	int i = digits;
-	for (; i >= 2; i -= 2, d /= 100)
-		memcpy(text + i - 2, digit_pairs + 2 * (d % 100), 2);
-	if (i)
-		text[0] = (char)('0' + d);
-	int used = digits; /* %g drops trailing zeros */
-	while (text[used - 1] == '0')
+	char text[17];
+	put17(text, d);
+	const char *first = text + 17 - digits;
+	int used = digits;
+	while (first[used - 1] == '0')
 		used--;
 	if (x < -4 || x >= digits) {
-		*out++ = text[0];
+		*out++ = first[0];
 		if (used > 1) {
 			*out++ = '.';
-			memcpy(out, text + 1, (size_t)used - 1);
-			out += used - 1;
+			for (int i = 1; i < used; i++)
+				*out++ = first[i];
 		}
 		*out++ = 'e';
 		*out++ = x < 0 ? '-' : '+';
@@ -386,24 +428,24 @@ static char *render(char *out, uint64_t d, int digits, int x)
 		memcpy(out, digit_pairs + 2 * ax, 2);
 		return out + 2;
 	}
-	if (x >= 0) {
-		int whole = x + 1;
-		if (used <= whole) {
-			memcpy(out, text, (size_t)used);
-			memset(out + used, '0', (size_t)(whole - used));
-			return out + whole;
-		}
-		memcpy(out, text, (size_t)whole);
-		out[whole] = '.';
-		memcpy(out + whole + 1, text + whole, (size_t)(used - whole));
-		return out + used + 1;
+	if (x < 0) {
+		*out++ = '0';
+		*out++ = '.';
+		for (int i = x + 1; i < 0; i++)
+			*out++ = '0';
+		for (int i = 0; i < used; i++)
+			*out++ = first[i];
+		return out;
 	}
-	*out++ = '0';
-	*out++ = '.';
-	memset(out, '0', (size_t)(-x - 1));
-	out += -x - 1;
-	memcpy(out, text, (size_t)used);
-	return out + used;
+	int whole = x + 1, i = 0;
+	for (; i < whole; i++)
+		*out++ = i < used ? first[i] : '0';
+	if (used > whole) {
+		*out++ = '.';
+		for (; i < used; i++)
+			*out++ = first[i];
+	}
+	return out;
 }
 
 /* Round to `digits` digits and render; returns the end of the text. */
