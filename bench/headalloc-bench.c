@@ -1,6 +1,7 @@
 #define _DEFAULT_SOURCE /* wait4 */
 /* headalloc-bench — throughput of the solver against baselines measured in
- * the same run, an end-to-end sweep, and divisor enumeration of hard D.
+ * the same run, an end-to-end sweep, divisor enumeration of hard D, and
+ * ha_format_double against the snprintf/strtod method it replaced.
  *
  *   headalloc-bench [--quick] [--format text|yaml] [--cli PATH]
  *
@@ -267,6 +268,78 @@ static struct sweep_figures run_sweep(const char *cli, size_t points)
 	return f;
 }
 
+/* ha_format_double as it was before format_double.c: the shortest of
+ * %.16g, %.15g, %.17g that strtod reads back, then ".0" for YAML 1.1. */
+static char *old_format_double(double value, char buf[32])
+{
+	if (isnan(value)) {
+		strcpy(buf, "nan");
+		return buf;
+	}
+	if (isinf(value)) {
+		strcpy(buf, value > 0 ? "inf" : "-inf");
+		return buf;
+	}
+	snprintf(buf, 32, "%.16g", value);
+	if (strtod(buf, NULL) != value) {
+		snprintf(buf, 32, "%.17g", value);
+	} else {
+		char shorter[32];
+		snprintf(shorter, sizeof shorter, "%.15g", value);
+		if (strtod(shorter, NULL) == value)
+			strcpy(buf, shorter);
+	}
+	if (!strchr(buf, '.')) {
+		char *exponent = strchr(buf, 'e');
+		char tail[32] = "";
+		if (exponent) {
+			strcpy(tail, exponent);
+			*exponent = '\0';
+		}
+		strcat(buf, ".0");
+		strcat(buf, tail);
+	}
+	return buf;
+}
+
+struct format_figures {
+	double old_ns, new_ns;
+	size_t values;
+	int agree;
+};
+
+/* Nanoseconds per value of both formatters over the same values (each
+ * repeated until min_seconds have passed), after checking they print
+ * the same text. */
+static struct format_figures time_formatting(const double *values, size_t count,
+                                             double min_seconds)
+{
+	struct format_figures f = {0, 0, count, 1};
+	char a[32], b[32];
+	for (size_t i = 0; i < count; i++)
+		if (strcmp(old_format_double(values[i], a), ha_format_double(values[i], b)) != 0)
+			f.agree = 0;
+	for (int method = 0; method < 2; method++) {
+		size_t done = 0;
+		double start = now(), elapsed;
+		do {
+			for (size_t i = 0; i < count; i++) {
+				char *text = method ? ha_format_double(values[i], a)
+				                    : old_format_double(values[i], a);
+				sink += (uint64_t)text[0];
+			}
+			done += count;
+			elapsed = now() - start;
+		} while (elapsed < min_seconds);
+		double ns = 1e9 * elapsed / (double)done;
+		if (method)
+			f.new_ns = ns;
+		else
+			f.old_ns = ns;
+	}
+	return f;
+}
+
 int main(int argc, char **argv)
 {
 	int quick = 0, yaml = 0;
@@ -349,6 +422,19 @@ int main(int argc, char **argv)
 
 	struct sweep_figures sweep = run_sweep(cli, quick ? 100000 : 1000000);
 
+	/* Formatting the doubles a report prints: magnitudes log-uniform over
+	 * [1e-12, 1e16], either sign. */
+	enum { FORMAT_VALUES = 4096 };
+	static double format_values[FORMAT_VALUES];
+	for (size_t i = 0; i < FORMAT_VALUES; i++)
+		format_values[i] = (next_random() & 1 ? -1.0 : 1.0) *
+		                   exp(uniform(log(1e-12), log(1e16)));
+	struct format_figures fmt = time_formatting(format_values, FORMAT_VALUES, min_seconds);
+	if (!fmt.agree) {
+		fprintf(stderr, "headalloc-bench: the double formatters disagree\n");
+		return 1;
+	}
+
 	for (size_t i = 0; i < BUDGETS; i++)
 		ha_solver_free(solvers[i]);
 	free(problems);
@@ -372,6 +458,9 @@ int main(int argc, char **argv)
 		       HARD, top[0].divisors, 1e3 * rich_t.worst, 1e3 * rich_t.median,
 		       rich_t.worst_budget, HARD, 1e3 * semi_t.worst,
 		       1e3 * semi_t.median, semi_t.worst_budget);
+		printf("format_double: {values: %zu, snprintf_strtod_ns: %.4g, "
+		       "ha_format_double_ns: %.4g, speedup: %.4g}\n", fmt.values,
+		       fmt.old_ns, fmt.new_ns, fmt.old_ns / fmt.new_ns);
 		return 0;
 	}
 	printf("headalloc %s benchmark%s: %d random (D <= 65536, n in [1e3, 1e15]) problems\n\n",
@@ -390,5 +479,10 @@ int main(int argc, char **argv)
 	       top[0].divisors, 1e3 * rich_t.worst, rich_t.worst_budget, 1e3 * rich_t.median);
 	printf("  20 semiprimes near 2^63:                          worst %.3f ms (D = %" PRIu64 "), median %.3f ms\n",
 	       1e3 * semi_t.worst, semi_t.worst_budget, 1e3 * semi_t.median);
+	printf("\nformatting %zu doubles (|x| log-uniform in [1e-12, 1e16]), ns per value:\n",
+	       fmt.values);
+	printf("  snprintf %%.16g + strtod (the old ha_format_double): %8.1f\n", fmt.old_ns);
+	printf("  ha_format_double:                                  %8.1f  (%.1fx faster)\n",
+	       fmt.new_ns, fmt.old_ns / fmt.new_ns);
 	return 0;
 }

@@ -9,6 +9,8 @@
 
 #include <headalloc/yaml_writer.h>
 
+#include "format_double.h"
+
 struct ha_yaml_writer {
 	yaml_emitter_t emitter;
 	FILE *stream;
@@ -232,29 +234,18 @@ char *ha_format_double(double value, char buf[32])
 		strcpy(buf, value > 0 ? "inf" : "-inf");
 		return buf;
 	}
-	/* The shortest of 15, 16 and 17 significant digits that reads back
-	 * exactly (17 always does).  Trying 16 first settles most values of a
-	 * computation in two conversions. */
-	snprintf(buf, 32, "%.16g", value);
-	if (strtod(buf, NULL) != value) {
-		snprintf(buf, 32, "%.17g", value);
-	} else {
-		char shorter[32];
-		snprintf(shorter, sizeof shorter, "%.15g", value);
-		if (strtod(shorter, NULL) == value)
-			strcpy(buf, shorter);
-	}
+	/* The shortest of "%.15g", "%.16g", "%.17g" that reads back exactly
+	 * (16 first, then 15 if that reads back too, else 17), printed
+	 * without snprintf and checked without strtod: see format_double.c. */
+	size_t len = ha_fd_format(value, buf);
 	/* YAML 1.1 readers (PyYAML) take a float only with a dot in the
 	 * mantissa: write 1.0e+08 and 3.0, never 1e+08 or 3. */
-	if (!strchr(buf, '.')) {
-		char *exponent = strchr(buf, 'e');
-		char tail[32] = "";
-		if (exponent) {
-			strcpy(tail, exponent);
-			*exponent = '\0';
-		}
-		strcat(buf, ".0");
-		strcat(buf, tail);
+	if (!memchr(buf, '.', len)) {
+		char *exponent = memchr(buf, 'e', len);
+		size_t at = exponent ? (size_t)(exponent - buf) : len;
+		memmove(buf + at + 2, buf + at, len - at + 1);
+		buf[at] = '.';
+		buf[at + 1] = '0';
 	}
 	return buf;
 }

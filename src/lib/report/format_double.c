@@ -1,0 +1,510 @@
+/* An exact "%.{15,16,17}g" for doubles, without snprintf or strtod.
+ *
+ * A finite nonzero double is v = m 2^e (m < 2^53, the IEEE significand).
+ * With x = floor(log10 v) and n = 16 - x, the scaled value
+ *
+ *     S = v 10^n,  10^16 <= S < 2 10^17,
+ *
+ * holds the 17 leading digits of v in its integer part (18 when
+ * S >= 10^17: then the leading digit sits one place higher).  The
+ * correctly rounded P-digit decimal is S rounded to a multiple of 10^j
+ * (j = 17 - P, plus one when S >= 10^17), exact ties to even as glibc's
+ * printf rounds them.  That decimal reads back as v under strtod (which
+ * rounds to nearest, ties to even) when it lies inside v's rounding
+ * interval: within H = 2^(e-1) 10^n (half an ulp, scaled like S) above S,
+ * and within H below (H/2 when v is a power of two above the subnormals,
+ * whose lower neighbour is half as far); a decimal exactly on the
+ * boundary reads back as v when m is even.
+ *
+ * S and H are computed in 64.64 fixed point from a 128-bit approximation
+ * of 5^n, correct to within a few units of 2^-64 (see TOLERANCE).  Each
+ * decision -- is S above or below the midpoint of two decimals, is a
+ * decimal inside the interval -- is taken from the fixed-point values when
+ * they clear the decision point by more than their error, which is all but
+ * never false for a value that is not on the point exactly; otherwise
+ * (exact ties, and decimals exactly on a boundary, e.g. 1234567890123456.5
+ * at 16 digits) it is settled with big integers. */
+#include <stdint.h>
+#include <string.h>
+
+#include "format_double.h"
+
+struct u128 {
+	uint64_t hi, lo;
+};
+
+/* The portable product is compiled into the tests too (HA_FD_PORTABLE_MUL),
+ * so that both are checked. */
+#if defined(__SIZEOF_INT128__) && !defined(HA_FD_PORTABLE_MUL)
+__extension__ typedef unsigned __int128 wide_t;
+
+static struct u128 mul64(uint64_t a, uint64_t b)
+{
+	wide_t p = (wide_t)a * b;
+	struct u128 r = {(uint64_t)(p >> 64), (uint64_t)p};
+	return r;
+}
+#else
+static struct u128 mul64(uint64_t a, uint64_t b)
+{
+	uint64_t a0 = (uint32_t)a, a1 = a >> 32, b0 = (uint32_t)b, b1 = b >> 32;
+	uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+	uint64_t mid = (p00 >> 32) + (uint32_t)p01 + (uint32_t)p10;
+	struct u128 r = {p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32),
+	                 (mid << 32) | (uint32_t)p00};
+	return r;
+}
+#endif
+
+static int u128_less(struct u128 a, struct u128 b)
+{
+	return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo);
+}
+
+static struct u128 u128_sub(struct u128 a, struct u128 b)
+{
+	struct u128 r = {a.hi - b.hi - (a.lo < b.lo), a.lo - b.lo};
+	return r;
+}
+
+/* a >> s for 0 < s < 128. */
+static struct u128 u128_shr(struct u128 a, unsigned s)
+{
+	struct u128 r;
+	if (s >= 64) {
+		r.hi = 0;
+		r.lo = a.hi >> (s - 64);
+	} else {
+		r.hi = a.hi >> s;
+		r.lo = (a.lo >> s) | (a.hi << (64 - s));
+	}
+	return r;
+}
+
+static unsigned leading_zeros(uint64_t x) /* x != 0 */
+{
+#if defined(__GNUC__) || defined(__clang__)
+	return (unsigned)__builtin_clzll(x);
+#else
+	unsigned n = 0;
+	while (!(x >> 63)) {
+		x <<= 1;
+		n++;
+	}
+	return n;
+#endif
+}
+
+/* The fixed-point S and H are each within 2 units (2^-64) of the exact
+ * values (the 5^n mantissa is within 3 parts in 2^127, the shift drops
+ * under one unit), so any difference of two of them within 4 units;
+ * 32 leaves room and still sends only one value in ~2^58 to the big
+ * integers by chance. */
+#define TOLERANCE 32
+
+/* -1 or +1 when a is below or above b by more than the tolerance, 0 when
+ * they are too close to tell. */
+static int compare_fixed(struct u128 a, struct u128 b)
+{
+	if (u128_less(a, b)) {
+		struct u128 d = u128_sub(b, a);
+		return d.hi || d.lo > TOLERANCE ? -1 : 0;
+	}
+	struct u128 d = u128_sub(a, b);
+	return d.hi || d.lo > TOLERANCE ? 1 : 0;
+}
+
+static const uint64_t pow10_table[18] = {
+	UINT64_C(1), UINT64_C(10), UINT64_C(100), UINT64_C(1000),
+	UINT64_C(10000), UINT64_C(100000), UINT64_C(1000000),
+	UINT64_C(10000000), UINT64_C(100000000), UINT64_C(1000000000),
+	UINT64_C(10000000000), UINT64_C(100000000000),
+	UINT64_C(1000000000000), UINT64_C(10000000000000),
+	UINT64_C(100000000000000), UINT64_C(1000000000000000),
+	UINT64_C(10000000000000000), UINT64_C(100000000000000000),
+};
+
+/* 5^b, 0 <= b < 28. */
+static const uint64_t pow5_small[28] = {
+	UINT64_C(1), UINT64_C(5), UINT64_C(25), UINT64_C(125), UINT64_C(625),
+	UINT64_C(3125), UINT64_C(15625), UINT64_C(78125), UINT64_C(390625),
+	UINT64_C(1953125), UINT64_C(9765625), UINT64_C(48828125),
+	UINT64_C(244140625), UINT64_C(1220703125), UINT64_C(6103515625),
+	UINT64_C(30517578125), UINT64_C(152587890625), UINT64_C(762939453125),
+	UINT64_C(3814697265625), UINT64_C(19073486328125),
+	UINT64_C(95367431640625), UINT64_C(476837158203125),
+	UINT64_C(2384185791015625), UINT64_C(11920928955078125),
+	UINT64_C(59604644775390625), UINT64_C(298023223876953125),
+	UINT64_C(1490116119384765625), UINT64_C(7450580596923828125),
+};
+
+/* 5^(28 a) for a = -11..12 as floor(5^(28 a) 2^-exp2), the mantissa in
+ * [2^127, 2^128) (exact for a = 0, 1).  Computed with exact integers;
+ * the tests recompute every 5^n built from them. */
+static const struct {
+	uint64_t hi, lo;
+	int exp2;
+} pow5_28[24] = {
+	{0xe61acf033d1a45df, 0x6fb92487298e33bd, -843}, /* 5^-308 */
+	{0xe858ad248f5c22c9, 0xd1b3400f8f9cff68, -778}, /* 5^-280 */
+	{0xea9c227723ee8bcb, 0x465e15a979c1cadc, -713}, /* 5^-252 */
+	{0xece53cec4a314ebd, 0xa4f8bf5635246428, -648}, /* 5^-224 */
+	{0xef340a98172aace4, 0x86fb897116c87c34, -583}, /* 5^-196 */
+	{0xf18899b1bc3f8ca1, 0xdc44e6c3cb279ac1, -518}, /* 5^-168 */
+	{0xf3e2f893dec3f126, 0x5a89dba3c3efccfa, -453}, /* 5^-140 */
+	{0xf64335bcf065d37d, 0x4d4617b5ff4a16d5, -388}, /* 5^-112 */
+	{0xf8a95fcf88747d94, 0x75a44c6397ce912a, -323}, /* 5^-84 */
+	{0xfb158592be068d2e, 0xeed6e2f0f0d56712, -258}, /* 5^-56 */
+	{0xfd87b5f28300ca0d, 0x8bca9d6e188853fc, -193}, /* 5^-28 */
+	{0x8000000000000000, 0x0000000000000000, -127}, /* 5^0 */
+	{0x813f3978f8940984, 0x4000000000000000, -62},  /* 5^28 */
+	{0x82818f1281ed449f, 0xbff8f10e7a8921a4, 3},    /* 5^56 */
+	{0x83c7088e1aab65db, 0x792667c6da79e0fa, 68},   /* 5^84 */
+	{0x850fadc09923329e, 0x03e2cf6bc604ddb0, 133},  /* 5^112 */
+	{0x865b86925b9bc5c2, 0x0b8a2392ba45a9b2, 198},  /* 5^140 */
+	{0x87aa9aff79042286, 0x90fb44d2f05d0842, 263},  /* 5^168 */
+	{0x88fcf317f22241e2, 0x441fece3bdf81f03, 328},  /* 5^196 */
+	{0x8a5296ffe33cc92f, 0x82bd6b70d99aaa6f, 393},  /* 5^224 */
+	{0x8bab8eefb6409c1a, 0x1ad089b6c2f7548e, 458},  /* 5^252 */
+	{0x8d07e33455637eb2, 0xdb0b487b6423e1e8, 523},  /* 5^280 */
+	{0x8e679c2f5e44ff8f, 0x570f09eaa7ea7648, 588},  /* 5^308 */
+	{0x8fcac257558ee4e6, 0x213a4f0aa5e8a7b1, 653},  /* 5^336 */
+};
+
+/* A small table and one product instead of 633 entries: the table entry's
+ * error (< 1 unit) grows under 2 units through the product, the
+ * truncation adds under 1. */
+static struct u128 pow5_approx(int n, int *exp2)
+{
+	int a = n >= 0 ? n / 28 : -((-n + 27) / 28);
+	int b = n - 28 * a;
+	struct u128 t = {pow5_28[a + 11].hi, pow5_28[a + 11].lo};
+	if (b == 0) {
+		*exp2 = pow5_28[a + 11].exp2;
+		return t;
+	}
+	struct u128 low = mul64(t.lo, pow5_small[b]);
+	struct u128 high = mul64(t.hi, pow5_small[b]);
+	uint64_t r0 = low.lo, r1 = low.hi + high.lo;
+	uint64_t r2 = high.hi + (r1 < low.hi);
+	unsigned lz = leading_zeros(r2); /* r2 >= 2: t.hi >= 2^63, 5^b >= 5 */
+	struct u128 m = {r2, r1};
+	if (lz) {
+		m.hi = (r2 << lz) | (r1 >> (64 - lz));
+		m.lo = (r1 << lz) | (r0 >> (64 - lz));
+	}
+	*exp2 = pow5_28[a + 11].exp2 + 64 - (int)lz;
+	return m;
+}
+
+/* Big integers for the exact decisions: at most ~850 bits occur (the
+ * bound comes from the extreme doubles: 2^-1074 compares 5^337 times a
+ * 55-bit number with 2^739 times a 58-bit one). */
+enum { BIG_LIMBS = 40 };
+
+struct big {
+	int n; /* limbs in use, the top one nonzero */
+	uint32_t w[BIG_LIMBS];
+};
+
+static void big_set(struct big *b, uint64_t v)
+{
+	b->w[0] = (uint32_t)v;
+	b->w[1] = (uint32_t)(v >> 32);
+	b->n = v >> 32 ? 2 : v ? 1 : 0;
+}
+
+static void big_mul32(struct big *b, uint32_t f)
+{
+	uint64_t carry = 0;
+	for (int i = 0; i < b->n; i++) {
+		uint64_t t = (uint64_t)b->w[i] * f + carry;
+		b->w[i] = (uint32_t)t;
+		carry = t >> 32;
+	}
+	if (carry)
+		b->w[b->n++] = (uint32_t)carry;
+}
+
+static void big_mul_pow5(struct big *b, int k)
+{
+	for (; k >= 13; k -= 13)
+		big_mul32(b, (uint32_t)pow5_small[13]);
+	if (k)
+		big_mul32(b, (uint32_t)pow5_small[k]);
+}
+
+static void big_shl(struct big *b, int k)
+{
+	int limbs = k / 32, bits = k % 32;
+	if (b->n == 0)
+		return;
+	if (bits) {
+		uint32_t out = b->w[b->n - 1] >> (32 - bits);
+		for (int i = b->n - 1; i > 0; i--)
+			b->w[i] = (b->w[i] << bits) | (b->w[i - 1] >> (32 - bits));
+		b->w[0] <<= bits;
+		if (out)
+			b->w[b->n++] = out;
+	}
+	if (limbs) {
+		memmove(b->w + limbs, b->w, (size_t)b->n * sizeof *b->w);
+		memset(b->w, 0, (size_t)limbs * sizeof *b->w);
+		b->n += limbs;
+	}
+}
+
+/* The sign of a 5^a5 2^a2 - c 5^c5 2^c2. */
+static int compare_exact(uint64_t a, int a5, int a2, uint64_t c, int c5, int c2)
+{
+	struct big left, right;
+	big_set(&left, a);
+	big_set(&right, c);
+	if (a5 > c5)
+		big_mul_pow5(&left, a5 - c5);
+	else
+		big_mul_pow5(&right, c5 - a5);
+	if (a2 > c2)
+		big_shl(&left, a2 - c2);
+	else
+		big_shl(&right, c2 - a2);
+	if (left.n != right.n)
+		return left.n > right.n ? 1 : -1;
+	for (int i = left.n - 1; i >= 0; i--)
+		if (left.w[i] != right.w[i])
+			return left.w[i] > right.w[i] ? 1 : -1;
+	return 0;
+}
+
+/* One double, scaled. */
+struct scaled {
+	uint64_t m;       /* v = m 2^e */
+	int e;
+	int lower_closer; /* a power of two above the subnormals */
+	int n;            /* S = v 10^n */
+	int shift;        /* 1 when S >= 10^17 */
+	struct u128 s, h; /* S and H in 64.64 fixed point */
+	int exact;        /* every decision with big integers */
+};
+
+static void scale(struct scaled *c, uint64_t m, int e)
+{
+	c->m = m;
+	c->e = e;
+	unsigned sm = leading_zeros(m);
+	int log2v = e + 63 - (int)sm;
+	/* floor(log2v log10(2)), exact for |log2v| <= 1650 (checked for
+	 * every double exponent by the tests' powers of two). */
+	int x = log2v >= 0 ? (log2v * 78913) >> 18
+	                   : -((-log2v * 78913 + (1 << 18) - 1) >> 18);
+	c->n = 16 - x;
+	int p2;
+	struct u128 p5 = pow5_approx(c->n, &p2);
+	/* S 2^64 = (m 2^sm) p5 2^(e - sm + p2 + n + 64), the product of 192
+	 * bits between 2^190 and 2^192, S 2^64 below 2^122. */
+	uint64_t mm = m << sm;
+	struct u128 low = mul64(p5.lo, mm), high = mul64(p5.hi, mm);
+	uint64_t r1 = low.hi + high.lo;
+	struct u128 top = {high.hi + (r1 < low.hi), r1};
+	int down = -(e - (int)sm + p2 + c->n + 64) - 64; /* 4..11 */
+	c->s = u128_shr(top, (unsigned)down);
+	/* H 2^64 = p5 2^(p2 + e - 1 + n + 64), between 2^63 and 2^121. */
+	c->h = u128_shr(p5, (unsigned)-(p2 + e - 1 + c->n + 64));
+	c->shift = c->s.hi >= UINT64_C(100000000000000000);
+}
+
+/* v / 10^j for j <= 3, by constants the compiler turns into products. */
+static uint64_t divide_pow10(uint64_t v, int j)
+{
+	switch (j) {
+	case 0:
+		return v;
+	case 1:
+		return v / 10;
+	case 2:
+		return v / 100;
+	default:
+		return v / 1000;
+	}
+}
+
+/* S rounded to a multiple of 10^j, divided by 10^j. */
+static uint64_t round_scaled(const struct scaled *c, int j)
+{
+	uint64_t unit = pow10_table[j];
+	uint64_t q = divide_pow10(c->s.hi, j);
+	struct u128 rest = {c->s.hi - q * unit, c->s.lo};
+	struct u128 half = {unit / 2, j ? 0 : UINT64_C(1) << 63};
+	int side = c->exact ? 0 : compare_fixed(rest, half);
+	if (side == 0) /* 2S against (2q + 1) 10^j */
+		side = compare_exact(c->m, c->n, c->e + c->n + 1, 2 * q + 1, j, j);
+	return q + (side > 0 || (side == 0 && (q & 1)));
+}
+
+/* Does the decimal d 10^(j - n) read back as v? */
+static int reads_back(const struct scaled *c, uint64_t d, int j)
+{
+	int even = !(c->m & 1), k = j - c->n;
+	struct u128 decimal = {d * pow10_table[j], 0};
+	int above = !u128_less(decimal, c->s);
+	if (!c->exact) {
+		struct u128 reach = c->h;
+		if (!above && c->lower_closer)
+			reach = u128_shr(reach, 1);
+		int side = compare_fixed(above ? u128_sub(decimal, c->s)
+		                               : u128_sub(c->s, decimal),
+		                         reach);
+		if (side)
+			return side < 0;
+	}
+	/* Against v's upper and lower boundaries, (2m + 1) 2^(e-1) and
+	 * (2m - 1) 2^(e-1) or (4m - 1) 2^(e-2). */
+	int up = compare_exact(d, k, k, 2 * c->m + 1, 0, c->e - 1);
+	int low = c->lower_closer
+	                  ? compare_exact(d, k, k, 4 * c->m - 1, 0, c->e - 2)
+	                  : compare_exact(d, k, k, 2 * c->m - 1, 0, c->e - 1);
+	return (up < 0 || (up == 0 && even)) && (low > 0 || (low == 0 && even));
+}
+
+static const char digit_pairs[] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+/* The 8 digits of y < 10^8, zero-padded, with one division's worth of
+ * work: f = y 2^32 / 10^6 in 32.32 fixed point; its integer part is the
+ * first pair of digits, and each product of its fraction by 100 brings
+ * the next pair.  The four pairs are floor(f 10^6 / 2^32), which is y as
+ * long as y 2^32 / 10^6 <= f < (y + 1) 2^32 / 10^6: f may be up to 4294
+ * units high but never low.  The constant's excess (0.07) times y < 10^8,
+ * over 2^24, adds under half a unit, the truncating shift loses under
+ * one, the + 1 makes up for it.  The tests check every y. */
+static void put8(char *p, uint32_t y)
+{
+	/* ceil(2^56 / 10^6); y times it stays below 2^63 */
+	uint64_t f = (((uint64_t)y * UINT64_C(72057594038)) >> 24) + 1;
+	memcpy(p, digit_pairs + 2 * (f >> 32), 2);
+	for (int i = 1; i < 4; i++) {
+		f = (f & 0xffffffff) * 100;
+		memcpy(p + 2 * i, digit_pairs + 2 * (f >> 32), 2);
+	}
+}
+
+/* The 17 digits of d < 10^17, zero-padded. */
+static void put17(char *p, uint64_t d)
+{
+	uint64_t high = d / 100000000;
+	uint32_t top = (uint32_t)(high / 100000000);
+	p[0] = (char)('0' + top);
+	put8(p + 1, (uint32_t)(high - (uint64_t)top * 100000000));
+	put8(p + 9, (uint32_t)(d - high * 100000000));
+}
+
+/* d (`digits` digits, the first nonzero) with leading exponent x, as
+ * "%g" prints it with that precision: trailing zeros dropped, the
+ * exponent form when x < -4 or x >= digits. */
+static char *render(char *out, uint64_t d, int digits, int x)
+{
+	char text[17];
+	put17(text, d);
+	const char *first = text + 17 - digits;
+	int used = digits;
+	while (first[used - 1] == '0')
+		used--;
+	if (x < -4 || x >= digits) {
+		*out++ = first[0];
+		if (used > 1) {
+			*out++ = '.';
+			for (int i = 1; i < used; i++)
+				*out++ = first[i];
+		}
+		*out++ = 'e';
+		*out++ = x < 0 ? '-' : '+';
+		int ax = x < 0 ? -x : x;
+		if (ax >= 100) {
+			*out++ = (char)('0' + ax / 100);
+			ax %= 100;
+		}
+		memcpy(out, digit_pairs + 2 * ax, 2);
+		return out + 2;
+	}
+	if (x < 0) {
+		*out++ = '0';
+		*out++ = '.';
+		for (int i = x + 1; i < 0; i++)
+			*out++ = '0';
+		for (int i = 0; i < used; i++)
+			*out++ = first[i];
+		return out;
+	}
+	int whole = x + 1, i = 0;
+	for (; i < whole; i++)
+		*out++ = i < used ? first[i] : '0';
+	if (used > whole) {
+		*out++ = '.';
+		for (; i < used; i++)
+			*out++ = first[i];
+	}
+	return out;
+}
+
+/* Round to `digits` digits and render; returns the end of the text. */
+static char *render_rounded(char *out, const struct scaled *c, uint64_t d,
+                            int digits)
+{
+	int x = 16 - c->n + c->shift;
+	if (d == pow10_table[digits]) {
+		d /= 10; /* 9.99...5 rounded up to 10.0...: one more decade */
+		x++;
+	}
+	return render(out, d, digits, x);
+}
+
+/* exact != 0 takes every decision with big integers: slow, for the tests
+ * to check the fixed-point path against. */
+static size_t format(double value, char *buf, int exact)
+{
+	uint64_t bits;
+	memcpy(&bits, &value, sizeof bits);
+	char *out = buf;
+	if (bits >> 63)
+		*out++ = '-';
+	unsigned biased = (unsigned)(bits >> 52) & 0x7ff;
+	uint64_t fraction = bits & ((UINT64_C(1) << 52) - 1);
+	if (biased == 0x7ff) {
+		memcpy(out, fraction ? "nan" : "inf", 4);
+		return (size_t)(out + 3 - buf);
+	}
+	if (biased == 0 && fraction == 0) {
+		memcpy(out, "0", 2);
+		return (size_t)(out + 1 - buf);
+	}
+	struct scaled c;
+	c.exact = exact;
+	c.lower_closer = fraction == 0 && biased > 1;
+	if (biased)
+		scale(&c, fraction | UINT64_C(1) << 52, (int)biased - 1075);
+	else
+		scale(&c, fraction, -1074);
+
+	/* The old snprintf/strtod order: 16 digits; if they read back, 15
+	 * when those do too; if not, 17, which always do. */
+	int j16 = 1 + c.shift;
+	uint64_t d16 = round_scaled(&c, j16);
+	if (!reads_back(&c, d16, j16))
+		out = render_rounded(out, &c, round_scaled(&c, j16 - 1), 17);
+	else {
+		uint64_t d15 = round_scaled(&c, j16 + 1);
+		if (reads_back(&c, d15, j16 + 1))
+			out = render_rounded(out, &c, d15, 15);
+		else
+			out = render_rounded(out, &c, d16, 16);
+	}
+	*out = '\0';
+	return (size_t)(out - buf);
+}
+
+size_t ha_fd_format(double value, char *buf)
+{
+	return format(value, buf, 0);
+}
