@@ -67,10 +67,10 @@ check_list() {
 # input (for --bad-input); prints nothing when they are fine.
 shape_problems() {
 	local dir=$1
-	[ "$(cat "$dir/status")" != 0 ] || printf ' expects exit code 0;'
-	[ ! -s "$dir/stdout" ] || printf ' expects output on stdout;'
+	[ "$(cat "$dir/status")" != 0 ] || printf ' exit code 0,'
+	[ ! -s "$dir/stdout" ] || printf ' output on stdout,'
 	[ "$(wc -l <"$dir/stderr")" -eq 1 ] && [ -z "$(tail -c 1 "$dir/stderr")" ] ||
-		printf ' expects other than one line on stderr;'
+		printf ' %s lines on stderr,' "$(wc -l <"$dir/stderr")"
 }
 
 show_diff() {
@@ -107,7 +107,8 @@ run_case() {
 		problems+=" exit code $status, expected $(cat "$work/expected/status");"
 	if [ "$bad_input" = 1 ]; then
 		shape=$(shape_problems "$work/expected")
-		[ -z "$shape" ] || problems+=" not a bad input: it$shape"
+		[ -z "$shape" ] ||
+			problems+=" not a bad input (nonzero exit code, no stdout, one line on stderr): it expects${shape%,};"
 	fi
 	if [ -z "$problems" ]; then
 		echo "ok   $name"
