@@ -32,15 +32,19 @@ HEAD
 	local work case name input message
 	work=$(mktemp -d) || return 1
 	for case in "$dir"/*.test; do
-		name=$(basename "$case" .test)
+		name=${case##*/}
+		name=${name%.test}
 		case_parse "$case" "$work" || { rm -rf "$work"; return 1; }
 		# The command as a reader would type it: the binary by name, the
-		# test-data folder dropped, lines joined with "; ".
-		input=$(grep -v '^D=' "$work/command" | grep -v '^#' |
-		        sed 's/"\$HEADALLOC"/headalloc/g; s/\$D\///g; s/"\$(dirname "\$0")\/..\/data\/\([^"]*\)"/\1/g' |
-		        tr '\n' ';' | sed 's/;$//; s/;/; /g; s/|/\\|/g')
-		message=$(tr '\n' ' ' <"$work/stderr" | sed 's/ $//; s/|/\\|/g')
-		printf '| [%s](%s.test) | `%s` | %s | %s |\n' "$name" "$name" "$input" "$(cat "$work/status")" "$message"
+		# test-data folder and comments dropped, lines joined with "; ".
+		input=$(sed -e '/^D=/d; /^#/d; s/"\$HEADALLOC"/headalloc/g; s/\$D\///g' \
+		            -e 's/"\$(dirname "\$0")\/..\/data\/\([^"]*\)"/\1/g; s/|/\\|/g' \
+		            "$work/command" | tr '\n' ';')
+		input=${input%;}
+		message=$(<"$work/stderr")
+		message=${message//$'\n'/ }
+		printf '| [%s](%s.test) | `%s` | %s | %s |\n' "$name" "$name" "${input//;/; }" \
+			"$(<"$work/status")" "${message//|/\\|}"
 	done
 	rm -rf "$work"
 }

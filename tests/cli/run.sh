@@ -17,9 +17,20 @@
 # The exit status is 0 when every case passes, 1 otherwise (never 77,
 # which meson would count as a skip).
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-. "$here/casefile.sh"
+case $0 in
+*/*) . "${0%/*}/casefile.sh" ;;
+*) . ./casefile.sh ;;
+esac
 export LC_ALL=C
+
+# absolute PATH — relative paths are resolved here because the commands
+# run elsewhere.  (Not realpath: one process less per test.)
+absolute() {
+	case $1 in
+	/*) echo "$1" ;;
+	*) echo "$PWD/$1" ;;
+	esac
+}
 
 # --list: meson reads this at setup; a name becomes a test name, so keep
 # names to characters that survive meson and the shell unquoted.
@@ -66,11 +77,11 @@ check_list() {
 # shape_problems DIR — what makes the expectations in DIR unlike a rejected
 # input (for --bad-input); prints nothing when they are fine.
 shape_problems() {
-	local dir=$1
-	[ "$(cat "$dir/status")" != 0 ] || printf ' exit code 0,'
+	local dir=$1 err=""
+	[ "$(<"$dir/status")" != 0 ] || printf ' exit code 0,'
 	[ ! -s "$dir/stdout" ] || printf ' output on stdout,'
-	[ "$(wc -l <"$dir/stderr")" -eq 1 ] && [ -z "$(tail -c 1 "$dir/stderr")" ] ||
-		printf ' %s lines on stderr,' "$(wc -l <"$dir/stderr")"
+	IFS= read -r -d '' err <"$dir/stderr"
+	[[ $err == ?*$'\n' && ${err%$'\n'} != *$'\n'* ]] || printf ' other than one line on stderr,'
 }
 
 show_diff() {
@@ -82,9 +93,10 @@ show_diff() {
 # run_case CASE — run one case, print "ok NAME" or "FAIL NAME: ..." and a
 # diff; with --update rewrite the case first.
 run_case() {
-	local case name work status problems="" shape=""
-	case=$(realpath "$1") || return 1
-	name=$(basename "$case" .test)
+	local case name work status expected problems="" shape=""
+	case=$(absolute "$1")
+	name=${case##*/}
+	name=${name%.test}
 	work=$(mktemp -d) || return 1
 	mkdir "$work/expected" "$work/tmp"
 	if ! case_parse "$case" "$work/expected" 2>"$work/parse.err"; then
@@ -93,7 +105,7 @@ run_case() {
 		rm -rf "$work"
 		return 1
 	fi
-	(cd "$work/tmp" && TMP=$work/tmp exec bash -c "$(cat "$work/expected/command")" "$case") \
+	(cd "$work/tmp" && TMP=$work/tmp exec bash -c "$(<"$work/expected/command")" "$case") \
 		</dev/null >"$work/stdout" 2>"$work/stderr"
 	status=$?
 	if [ "$update" = 1 ]; then
@@ -103,8 +115,8 @@ run_case() {
 	fi
 	cmp -s "$work/expected/stdout" "$work/stdout" || problems+=" stdout differs;"
 	cmp -s "$work/expected/stderr" "$work/stderr" || problems+=" stderr differs;"
-	[ "$status" = "$(cat "$work/expected/status")" ] ||
-		problems+=" exit code $status, expected $(cat "$work/expected/status");"
+	expected=$(<"$work/expected/status")
+	[ "$status" = "$expected" ] || problems+=" exit code $status, expected $expected;"
 	if [ "$bad_input" = 1 ]; then
 		shape=$(shape_problems "$work/expected")
 		[ -z "$shape" ] ||
@@ -139,7 +151,7 @@ if [ $# -lt 2 ]; then
 	sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
 	exit 2
 fi
-HEADALLOC=$(realpath "$1")
+HEADALLOC=$(absolute "$1")
 export HEADALLOC
 shift
 passed=0 failed=0
