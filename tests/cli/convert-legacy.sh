@@ -8,7 +8,9 @@
 #   tests/cli/convert-legacy.sh tests/cli/cases/*.sh tests/bad-input/*.sh
 #
 # Afterwards set the build up again (meson setup --reconfigure BUILDDIR) so
-# that meson registers the new cases, and run them.
+# that meson registers the new cases, run them, and after new bad-input
+# cases regenerate the catalogue:
+#   tests/bad_input_catalogue.sh > tests/bad-input/README.md
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/casefile.sh"

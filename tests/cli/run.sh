@@ -14,8 +14,8 @@
 #
 # --bad-input also requires what the catalogue promises of a rejected
 # input: a nonzero exit code, no stdout and exactly one line on stderr.
-# The exit status is 0 when every case passes, 1 otherwise (never 77,
-# which meson would count as a skip).
+# The exit status is 0 when every case passes, 1 when one fails, 2 for a
+# usage error (never 77, which meson would count as a skip).
 set -u
 case $0 in
 */*) . "${0%/*}/casefile.sh" ;;
