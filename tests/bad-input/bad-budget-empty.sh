@@ -1,1 +1,0 @@
-"$HEADALLOC" --budget '' --samples 1e8

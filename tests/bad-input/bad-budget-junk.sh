@@ -1,1 +1,0 @@
-"$HEADALLOC" --budget abc --samples 1e8

@@ -1,1 +1,0 @@
-"$HEADALLOC" --budget 512,,1024 --samples 1e8

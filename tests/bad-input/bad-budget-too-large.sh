@@ -1,1 +1,0 @@
-"$HEADALLOC" --budget 9223372036854775808 --samples 1e8

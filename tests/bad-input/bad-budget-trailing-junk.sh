@@ -1,1 +1,0 @@
-"$HEADALLOC" --budget 512k --samples 1e8

@@ -1,1 +1,0 @@
-"$HEADALLOC" --budget 0 --samples 1e8

@@ -1,2 +1,0 @@
-printf "budgets: [512, 64.5]\nsamples: 1e8\n" > s.yaml
-"$HEADALLOC" --config s.yaml

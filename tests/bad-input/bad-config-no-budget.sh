@@ -1,2 +1,0 @@
-printf "samples: 1e8\n" > s.yaml
-"$HEADALLOC" --config s.yaml

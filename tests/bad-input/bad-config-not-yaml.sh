@@ -1,2 +1,0 @@
-printf "budgets: [512\n" > s.yaml
-"$HEADALLOC" --config s.yaml

@@ -1,1 +1,0 @@
-"$HEADALLOC" --budget 24 --samples 1e8 --hdi-from x.safetensors

@@ -1,1 +1,0 @@
-"$HEADALLOC" --samples 1e8

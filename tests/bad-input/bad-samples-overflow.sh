@@ -1,1 +1,0 @@
-"$HEADALLOC" --budget 512 --samples 1e400

@@ -1,2 +1,0 @@
-D=$(dirname "$0")/../data
-cp "$D/bad-header-length.safetensors" . && "$HEADALLOC" hdi bad-header-length.safetensors --heads 2

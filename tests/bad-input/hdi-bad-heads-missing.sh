@@ -1,1 +1,0 @@
-"$HEADALLOC" hdi model.safetensors

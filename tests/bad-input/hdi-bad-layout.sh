@@ -1,1 +1,0 @@
-"$HEADALLOC" hdi model.safetensors --heads 12 --layout columns

@@ -1,1 +1,0 @@
-"$HEADALLOC" hdi missing.safetensors --heads 12

@@ -1,2 +1,0 @@
-printf 'covariance: &a [[1]]\n' > cov.yaml
-"$HEADALLOC" weights cov.yaml

@@ -1,2 +1,0 @@
-printf 'covariance: [[1]]\n\001\n' > cov.yaml
-"$HEADALLOC" weights cov.yaml

@@ -1,1 +1,0 @@
-"$HEADALLOC" weights a.yaml b.yaml

@@ -1,1 +1,0 @@
-"$HEADALLOC" weights cov.yaml --format json

@@ -1,1 +1,0 @@
-"$HEADALLOC" weights missing.yaml

@@ -1,2 +1,0 @@
-printf 'covariance: [[-1, 0], [0, -1]]\n' > cov.yaml
-"$HEADALLOC" weights cov.yaml

@@ -1,2 +1,0 @@
-D=$(dirname "$0")/../data
-cp "$D/cov-bad-syntax.yaml" . && "$HEADALLOC" weights cov-bad-syntax.yaml

@@ -1,2 +1,0 @@
-printf 'covariance: [[!!float 1]]\n' > cov.yaml
-"$HEADALLOC" weights cov.yaml

@@ -1,1 +1,0 @@
-"$HEADALLOC" --budget 1 --samples 2 --format yaml

@@ -1,2 +1,0 @@
-D=$(dirname "$0")/../../../data
-"$HEADALLOC" --config "$D/public-models.yaml" --format yaml

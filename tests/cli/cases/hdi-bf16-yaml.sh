@@ -1,3 +1,0 @@
-set -o pipefail
-D=$(dirname "$0")/../../data
-cp "$D/heads12-bf16.safetensors" . && "$HEADALLOC" hdi heads12-bf16.safetensors --heads 12 --format yaml | awk -f "$(dirname "$0")/../round-floats.awk"

@@ -1,3 +1,0 @@
-set -o pipefail
-D=$(dirname "$0")/../../data
-cp "$D/heads12-in-out.npy" . && "$HEADALLOC" hdi heads12-in-out.npy --heads 12 --layout=in-out -f yaml | awk -f "$(dirname "$0")/../round-floats.awk"

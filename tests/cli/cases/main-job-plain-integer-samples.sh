@@ -1,1 +1,0 @@
-"$HEADALLOC" -b 512 -n 100000000 -f yaml

@@ -1,4 +1,0 @@
-mkdir out
-"$HEADALLOC" --budget 512 --samples 1e8 --output out
-echo "exit $?"
-ls

@@ -1,2 +1,0 @@
-"$HEADALLOC" --budget 512 --samples 1e8 > /dev/full
-echo "exit $?"

@@ -1,2 +1,0 @@
-D=$(dirname "$0")/../../data
-cp "$D/cov3.yaml" . && "$HEADALLOC" weights cov3.yaml --output out.txt && cat out.txt
