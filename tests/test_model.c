@@ -8,7 +8,12 @@
 static struct ha_model model_with(double n, double s, double cb, double cv,
                                   double hdi)
 {
-	struct ha_model m = {n, s, cb, cv, hdi};
+	struct ha_model m = ha_model_defaults();
+	m.samples = n;
+	m.smoothness = s;
+	m.bias_coef = cb;
+	m.var_coef = cv;
+	m.hdi = hdi;
 	cr_assert_eq(ha_model_validate(&m), HA_OK);
 	return m;
 }

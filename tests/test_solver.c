@@ -145,7 +145,7 @@ static struct ha_constraints pick_constraints(uint64_t *rng, uint64_t D)
 
 static struct ha_model pick_model(uint64_t *rng)
 {
-	struct ha_model m;
+	struct ha_model m = ha_model_defaults();
 	m.samples = log_uniform(rng, 1.001, 1e300);
 	m.smoothness = log_uniform(rng, 0.05, 8);
 	m.bias_coef = log_uniform(rng, 1e-6, 1e6);
@@ -204,7 +204,7 @@ Test(solver, near_flat_ties_follow_the_tie_rule, .timeout = 600)
 	int ties = 0;
 	for (int i = 0; i < 1500; i++) {
 		uint64_t D = budgets[next_random(&rng) % 6];
-		struct ha_model m;
+		struct ha_model m = ha_model_defaults();
 		m.samples = log_uniform(&rng, 1e100, 1e300);
 		m.smoothness = log_uniform(&rng, 1e-13, 1e-10);
 		m.bias_coef = log_uniform(&rng, 1e100, 1e300);

@@ -154,20 +154,26 @@ static double log_mse_at(const struct ha_solver *s, const struct ha_model *m,
 	return ha_model_log_relative_mse(m, s->budget, s->feasible[i]);
 }
 
-/* Evaluate every feasible divisor (at most EXHAUSTIVE_MAX); the answer is
- * the smallest d within the tie tolerance of the minimum. */
+/* Evaluate every feasible divisor; the answer is the smallest d within
+ * the tie tolerance of the minimum. */
 static size_t argmin_exhaustive(const struct ha_solver *s,
                                 const struct ha_model *m, size_t *evaluations)
 {
 	double value[EXHAUSTIVE_MAX];
 	double min = INFINITY;
 	for (size_t i = 0; i < s->feasible_count; i++) {
-		value[i] = log_mse_at(s, m, i, evaluations);
-		if (value[i] < min)
-			min = value[i];
+		double v = log_mse_at(s, m, i, evaluations);
+		if (i < EXHAUSTIVE_MAX)
+			value[i] = v;
+		if (v < min)
+			min = v;
 	}
+	/* Any count (calibrate: a model not proven unimodal): values past
+	 * the first EXHAUSTIVE_MAX are evaluated again, not stored. */
 	size_t best = 0;
-	while (value[best] > min + TIE_LOG_TOLERANCE)
+	while ((best < EXHAUSTIVE_MAX ? value[best]
+	                              : log_mse_at(s, m, best, evaluations)) >
+	       min + TIE_LOG_TOLERANCE)
 		best++;
 	return best;
 }
@@ -225,7 +231,10 @@ enum ha_status ha_solver_solve_integer(const struct ha_solver *s,
 		.feasible = s->feasible_count,
 	};
 	size_t best;
-	if (s->feasible_count <= EXHAUSTIVE_MAX) {
+	/* calibrate: `bracket` only where unimodality is proven for this
+	 * model (ha_model_unimodal_on, proof in model.c). */
+	if (s->feasible_count <= EXHAUSTIVE_MAX ||
+	    !ha_model_unimodal_on(m, (double)s->feasible[0])) {
 		cert.method = HA_CERT_EXHAUSTIVE;
 		best = argmin_exhaustive(s, m, &cert.evaluated);
 	} else {
@@ -385,7 +394,7 @@ enum ha_status ha_solver_solve_relaxed(const struct ha_solver *s,
 {
 	if (!s || !relaxed || ha_model_validate(m) != HA_OK)
 		return HA_EINVAL;
-	struct relaxed_problem problem = {m, (double)s->budget, {0, 0, 0, 0, 0, 0}};
+	struct relaxed_problem problem = {.model = m, .budget = (double)s->budget};
 	ha_relaxed_fn_init(&problem.fn, m, problem.budget);
 	double lo = log(s->x_lo), hi = log(s->x_hi);
 	double u;
