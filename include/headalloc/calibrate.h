@@ -13,13 +13,17 @@
  *
  * from a grid of starting points (ha_cal_fit_runs documents it) with
  * NLopt's L-BFGS on analytic gradients, the parameters scaled by the
- * Gauss–Newton curvature of the start.  Parameters are fitted on these
+ * Gauss–Newton curvature of the start, then Levenberg–Marquardt on the
+ * exact Huber loss of the linearised residuals to full precision.  Parameters are fitted on these
  * scales ("fit scale"): E, ln c_b, s, ln c_v, γ, κ, hdi; ln c_b and ln c_v
  * are unbounded (their values may lie far beyond a double: ln c_v ≈ -1598
- * is a real case), E is unbounded, and the others are held in their
- * domains by box bounds: s >= HA_CAL_SMOOTHNESS_MIN, γ >= 0, κ >= 0,
- * 0 <= hdi <= 1.  A parameter that ends on one of these bounds is
- * reported `at_bound`.
+ * is a real case), and the others are held in their domains by box
+ * bounds: E >= 0, s >= HA_CAL_SMOOTHNESS_MIN, γ >= 0, κ >= 0,
+ * 0 <= hdi <= 1.  A free parameter that ends within 1e-8 (relative, or
+ * absolute below 1) of one of these bounds is reported `at_bound`.
+ * (E >= 0 where calibration.md §2 says "real": as n and d grow L -> E,
+ * so a negative E predicts a negative error, which §1 rules out; the
+ * allocator's model rejects it for the same reason.)
  *
  * Uncertainty: Gauss–Newton standard errors (least squares approximation
  * at the optimum: cov = σ^2 (J'J)^-1, σ^2 = RSS/(m - k), J the Jacobian of
@@ -227,8 +231,8 @@ struct ha_cal_fit {
  * free) — and E, in its first variant — are the least-squares solution of
  * the linearised relative residuals (L̂_i - L_i)/L_i, with c_b, c_v >= 0
  * (a coefficient the data cannot set gets a term equal to 1% of L at its
- * most favourable run).  Each start runs L-BFGS to convergence; the best
- * is polished with Gauss–Newton steps on the same objective.
+ * most favourable run; a negative linear E becomes 0).  Each start runs
+ * L-BFGS, then Levenberg–Marquardt, to convergence; the best end wins.
  *
  * On HA_OK *out owns its residuals: release with ha_cal_fit_release(). */
 HA_API enum ha_status ha_cal_fit_runs(const struct ha_run *runs, size_t count,

@@ -43,7 +43,7 @@ struct ha_model {
 	double bias_coef;  /* plain factor of c_b, > 0 and finite */
 	double var_coef;   /* plain factor of c_v, > 0 and finite */
 	double hdi;        /* Head Diversity Index in [0, 1]; rho = 1 - hdi */
-	double irreducible;    /* E, any finite real (default 0): moves no argmin */
+	double irreducible;    /* E >= 0, finite (default 0): moves no argmin */
 	double var_rate;       /* γ >= 0, finite (default 1/2) */
 	double var_power;      /* κ >= 0, finite (default 0) */
 	double bias_log_scale; /* finite (default 0): ln c_b = ln bias_coef + this */
@@ -53,15 +53,14 @@ struct ha_model {
 /* The error of one allocation (H heads of dimension d), split into the
  * additive parts of spec §2 and calibration.md §2, each as a natural log:
  *   mse = irreducible + bias2 + variance + covariance
- *   irreducible = E                          (plain value only: E may be <= 0)
+ *   irreducible = E                          (plain value only: E may be 0)
  *   bias2      = c_b d^-s
  *   variance   = var(d) / H                 (var(d) = c_v d^(γd+κ) / n)
  *   covariance = (1 - 1/H) rho var(d)
  *   reducible  = bias2 + variance + covariance (what the allocator compares)
- * A part that is exactly zero has log -inf; log_reducible is always
- * finite.  log_mse = ln(mse) is finite too unless a negative E makes
- * mse <= 0, when it is -inf (mse is then the plain, non-positive sum).
- * With E = 0, mse and log_mse are the reducible ones, bit for bit. */
+ * A part that is exactly zero has log -inf; log_reducible and log_mse are
+ * always finite.  With E = 0, mse and log_mse are the reducible ones, bit
+ * for bit. */
 struct ha_terms {
 	double log_bias2;
 	double log_variance;
@@ -110,15 +109,14 @@ HA_API enum ha_status ha_model_eval(const struct ha_model *model, uint64_t budge
  * within 1e-12 is decided on it).  E is left out on purpose: it moves no
  * argmin (calibration.md §2), and leaving it out keeps the tie rule, and
  * so every allocation, independent of E (with E in, a large E would widen
- * the relative tie band and a negative one could make the log undefined).
+ * the relative tie band).
  * The caller checks the preconditions of ha_model_eval. */
 HA_API double ha_model_log_relative_mse(const struct ha_model *model, uint64_t budget,
                                  uint64_t head_dim);
 
 /* The relaxed objective of spec §3 at a real head dimension x >= 1 with
  * H = D/x: ln f(x), f(x) = E + c_b x^-s + c_v x^(γx+κ)/n (rho + (1-rho) x/D).
- * Also stores d ln f / dx in *grad when grad is not NULL.  When a negative
- * E makes f(x) <= 0 the value is -inf and the gradient 0. */
+ * Also stores d ln f / dx in *grad when grad is not NULL. */
 HA_API double ha_model_log_relaxed(const struct ha_model *model, double budget,
                             double x, double *grad);
 
@@ -130,8 +128,7 @@ HA_API double ha_model_log_relaxed_ln(const struct ha_model *model, double budge
 /* The relaxed objective prepared once for a model and a budget, so that
  * repeated evaluations (a minimiser's) skip the constant logarithms.
  * Its evaluation leaves E out: ha_relaxed_fn_eval is ln(f(x) - E), the
- * reducible part, which has the same minimiser as f for every E (and a
- * finite log even where a negative E would make f <= 0). */
+ * reducible part, which has the same minimiser as f for every E. */
 struct ha_relaxed_fn {
 	double log_bias_coef;
 	double log_var_scale; /* ln c_v - ln n */

@@ -65,8 +65,11 @@ enum ha_status ha_model_validate(const struct ha_model *m)
 		return HA_EINVAL;
 	if (!(m->hdi >= 0.0 && m->hdi <= 1.0))
 		return HA_EINVAL;
-	if (!isfinite(m->irreducible) || !isfinite(m->bias_log_scale) ||
-	    !isfinite(m->var_log_scale))
+	/* E >= 0: with L -> E as n and d grow, a negative E would predict a
+	 * negative error (calibration.md §1 measures errors that are
+	 * positive), and ln MSE would be undefined where it does. */
+	if (!isfinite(m->irreducible) || !(m->irreducible >= 0.0) ||
+	    !isfinite(m->bias_log_scale) || !isfinite(m->var_log_scale))
 		return HA_EINVAL;
 	if (!isfinite(m->var_rate) || !(m->var_rate >= 0.0) ||
 	    !isfinite(m->var_power) || !(m->var_power >= 0.0))
@@ -102,18 +105,10 @@ static double log_head_variance(const struct ha_model *m, double d)
 	       log(m->samples);
 }
 
-/* ln(E + e^log_r) for a real E: -inf when E + e^log_r <= 0. */
+/* ln(E + e^log_r) for E >= 0. */
 static double log_shift(double e, double log_r)
 {
-	if (e == 0.0)
-		return log_r;
-	if (e > 0.0)
-		return ha_log_add(log(e), log_r);
-	double log_neg = log(-e);
-	if (!(log_r > log_neg))
-		return -INFINITY;
-	/* ln(R - |E|) = ln R + ln(1 - e^(ln|E| - ln R)) */
-	return log_r + log(-expm1(log_neg - log_r));
+	return e == 0.0 ? log_r : ha_log_add(log(e), log_r);
 }
 
 /* direct when it is a normal double, else exp(log_value) (+inf beyond a
@@ -250,9 +245,9 @@ double ha_model_log_relaxed_ln(const struct ha_model *m, double budget,
 	if (m->irreducible == 0.0)
 		return log_r;
 	double log_f = log_shift(m->irreducible, log_r);
-	/* d ln f/du = (R/f) d ln R/du, R/f = e^(ln R - ln f); 0 where f <= 0. */
+	/* d ln f/du = (R/f) d ln R/du, R/f = e^(ln R - ln f). */
 	if (grad)
-		*grad = log_f == -INFINITY ? 0.0 : *grad * exp(log_r - log_f);
+		*grad *= exp(log_r - log_f);
 	return log_f;
 }
 

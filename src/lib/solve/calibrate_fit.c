@@ -107,6 +107,8 @@ static const char *bad_fixed_value(const struct ha_cal_law *law)
 		if (law->free[p])
 			continue;
 		int ok = isfinite(v);
+		if (p == HA_CAL_IRREDUCIBLE)
+			ok = ok && v >= 0.0;
 		if (p == HA_CAL_SMOOTHNESS)
 			ok = ok && v > 0.0;
 		if (p == HA_CAL_VAR_RATE || p == HA_CAL_VAR_POWER)
@@ -218,13 +220,22 @@ static void covariance(struct ha_cal_fit *fit, const struct cal_data *data,
 		fit->param[index[j]].has_se = 1;
 		fit->param[index[j]].se = sqrt(vj > 0.0 ? vj : 0.0);
 	}
+	/* The correlation from (J'J)^-1 itself, so that it is defined even
+	 * where the residuals vanish (sigma^2 = 0): noise-free runs still
+	 * show which parameters the design cannot tell apart. */
 	for (size_t j = 0; j < k; j++)
 		for (size_t l = 0; l < k; l++) {
-			double sj = fit->param[index[j]].se, sl = fit->param[index[l]].se;
-			double c = sj > 0.0 && sl > 0.0
-				? fit->covariance[index[j]][index[l]] / (sj * sl)
-				: (j == l ? 1.0 : 0.0);
-			fit->correlation[index[j]][index[l]] = c > 1.0 ? 1.0 : c < -1.0 ? -1.0 : c;
+			double cjl = 0.0, cjj = 0.0, cll = 0.0;
+			for (size_t q = 0; q < k; q++) {
+				double s = gsl_vector_get(sv, q), s2 = s * s;
+				double vj = gsl_matrix_get(v, j, q), vl = gsl_matrix_get(v, l, q);
+				cjl += vj * vl / s2;
+				cjj += vj * vj / s2;
+				cll += vl * vl / s2;
+			}
+			double c = cjl / sqrt(cjj * cll);
+			fit->correlation[index[j]][index[l]] =
+				j == l ? 1.0 : c > 1.0 ? 1.0 : c < -1.0 ? -1.0 : c;
 		}
 	fit->has_covariance = 1;
 	fit->no_covariance[0] = '\0';

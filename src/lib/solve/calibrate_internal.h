@@ -24,18 +24,18 @@ enum ha_status cal_data_init(struct cal_data *data, const struct ha_run *runs,
                              size_t count);
 void cal_data_free(struct cal_data *data);
 
-/* ln L̂ of run i at fit-scale parameters th; -inf when L̂ <= 0. */
+/* ln L̂ of run i at fit-scale parameters th (E >= 0). */
 double cal_log_fitted(const struct cal_data *data, const double *th, size_t i);
 
 /* The objective sum_i weight_i huber(r_i) at th (all seven, fit scale);
- * +inf when a weighted run has L̂ <= 0.  With grad, the gradient in all
- * seven (fixed ones included; the caller picks). */
+ * +inf if a weighted run's ln L̂ is not finite.  With grad, the gradient
+ * in all seven (fixed ones included; the caller picks). */
 double cal_objective(const struct cal_data *data, const double *th,
                      double delta, double *grad);
 
 /* Residuals r_i (standardised) into r[m] and their Jacobian d r_i / d th_j
- * into jac[m * 7] (row-major; NULL to skip).  0 when some weighted run has
- * L̂ <= 0 (r then undefined), else 1. */
+ * into jac[m * 7] (row-major; NULL to skip).  0 when some weighted run's
+ * ln L̂ is not finite (r then undefined), else 1. */
 int cal_residuals(const struct cal_data *data, const double *th, double *r,
                   double *jac);
 

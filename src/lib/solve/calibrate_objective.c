@@ -8,7 +8,7 @@
 #include "calibrate_internal.h"
 
 const double cal_lower[HA_CAL_PARAMS] = {
-	-INFINITY, -INFINITY, HA_CAL_SMOOTHNESS_MIN, -INFINITY, 0.0, 0.0, 0.0,
+	0.0, -INFINITY, HA_CAL_SMOOTHNESS_MIN, -INFINITY, 0.0, 0.0, 0.0,
 };
 const double cal_upper[HA_CAL_PARAMS] = {
 	INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, 1.0,
@@ -81,22 +81,14 @@ static void parts_of(const struct cal_data *data, const double *th, size_t i,
 	/* Where both terms are ordinary doubles, one exp each and one log
 	 * (most evaluations: a fit's runs are losses of order one); the
 	 * log-sum-exp below otherwise. */
-	if (fabs(p->log_b) < 600.0 && fabs(p->log_v) < 600.0 && e >= 0.0) {
+	if (fabs(p->log_b) < 600.0 && fabs(p->log_v) < 600.0) {
 		double r = exp(p->log_b) + exp(p->log_v);
 		p->log_r = log(r);
 		p->log_l = e == 0.0 ? p->log_r : log(e + r);
 		return;
 	}
 	p->log_r = log_add(p->log_b, p->log_v);
-	if (e == 0.0) {
-		p->log_l = p->log_r;
-	} else if (e > 0.0) {
-		p->log_l = log_add(log(e), p->log_r);
-	} else {
-		double log_neg = log(-e);
-		p->log_l = p->log_r > log_neg
-			? p->log_r + log(-expm1(log_neg - p->log_r)) : -INFINITY;
-	}
+	p->log_l = e == 0.0 ? p->log_r : log_add(log(e), p->log_r);
 }
 
 double cal_log_fitted(const struct cal_data *data, const double *th, size_t i)

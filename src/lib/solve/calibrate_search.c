@@ -261,8 +261,7 @@ static double local_objective(unsigned n, const double *z, double *grad,
 	point(l, z, th);
 	double f = cal_objective(l->lm.data, th, l->lm.delta, grad ? g : NULL);
 	if (!isfinite(f)) {
-		/* Past the edge where a negative E makes some L̂ <= 0: a wall
-		 * the line search backs away from. */
+		/* An overflow: a wall the line search backs away from. */
 		if (grad)
 			for (int j = 0; j < l->lm.k; j++)
 				grad[j] = 0.0;
@@ -370,8 +369,8 @@ static size_t grid_starts(const struct cal_data *data,
 		if (free[HA_CAL_IRREDUCIBLE] && e > 0)
 			th[HA_CAL_IRREDUCIBLE] = grid_e[e - 1] * data->loss_min;
 		linear_start(data, free, e_linear, th);
-		/* A linear E that leaves some L̂ <= 0 is no start: use 0. */
-		if (e_linear && !isfinite(cal_objective(data, th, 1.0, NULL))) {
+		/* E >= 0: a negative linear E is no start, use 0. */
+		if (e_linear && !(th[HA_CAL_IRREDUCIBLE] >= 0.0)) {
 			th[HA_CAL_IRREDUCIBLE] = 0.0;
 			linear_start(data, free, 0, th);
 		}
