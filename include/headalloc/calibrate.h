@@ -14,8 +14,9 @@
  * from a grid of starting points (ha_cal_fit_runs documents it) with
  * NLopt's L-BFGS on analytic gradients, the parameters scaled by the
  * Gauss–Newton curvature of the start, then Levenberg–Marquardt on the
- * exact Huber loss of the linearised residuals to full precision.  Parameters are fitted on these
- * scales ("fit scale"): E, ln c_b, s, ln c_v, γ, κ, hdi; ln c_b and ln c_v
+ * exact Huber loss of the linearised residuals to full precision.
+ * Parameters are fitted on these scales ("fit scale"): E, ln c_b, s,
+ * ln c_v, γ, κ, hdi; ln c_b and ln c_v
  * are unbounded (their values may lie far beyond a double: ln c_v ≈ -1598
  * is a real case), and the others are held in their domains by box
  * bounds: E >= 0, s >= HA_CAL_SMOOTHNESS_MIN, γ >= 0, κ >= 0,
@@ -29,7 +30,18 @@
  * at the optimum: cov = σ^2 (J'J)^-1, σ^2 = RSS/(m - k), J the Jacobian of
  * the residuals r_i in fit scale) where m > k and J has full rank; and a
  * seeded case bootstrap (gsl_rng mt19937) giving percentile 95% intervals
- * and the distribution of the optimal allocation at a target.
+ * and the distribution of the optimal allocation at a target.  Each
+ * resample is refitted from the full data's optimum by Levenberg–Marquardt
+ * alone, at most 100 steps: where a resample's optimum lies far along a
+ * direction its runs hardly determine (an L1-like Huber fit has long,
+ * nearly flat valleys, e.g. s -> 0 traded against E and c_b) the refit
+ * stops still improving; such refits are counted (`unconverged`) and
+ * warned about, and their last values stay in the intervals.
+ *
+ * Residuals, RSS and AICc: `residual` is ln L - ln L̂; `standardised` is
+ * it divided by se/L (= residual without se); rss sums the squared
+ * standardised residuals, rms is sqrt(mean residual^2); the objective is
+ * the Huber sum of the standardised ones.
  *
  * Everything here is a plain C struct with fixed-size members plus a few
  * arrays, laid out so that a report writer can emit
@@ -204,7 +216,9 @@ struct ha_cal_fit {
 	int bic_defined;         /* 0 when rss = 0 */
 	double bic;              /* m ln(rss/m) + k ln m */
 	size_t starts;           /* local optimisations run */
-	size_t reached_best;     /* of them, ended within 1e-9 (relative) of the best */
+	size_t reached_best;     /* of them, ended within 1e-9 (relative) of the
+	                            best, plus 1e-24 a run for fits that reach
+	                            zero residuals */
 	struct ha_cal_estimate param[HA_CAL_PARAMS];
 	int has_covariance;      /* else no_covariance says why */
 	char no_covariance[HA_CAL_MESSAGE_MAX];
