@@ -849,3 +849,35 @@ Test(calibrate, names_and_models)
 	cr_assert_eq(o.bootstrap, 1000);
 	cr_assert_eq(o.target.budget, 0);
 }
+
+Test(calibrate, a_law_with_nothing_free_evaluates_the_given_model)
+{
+	double th[HA_CAL_PARAMS];
+	seeds_truth(th);
+	rng_state = 44;
+	struct ha_run runs[MAX_RUNS];
+	size_t m = make_runs(runs, th, dims_a, 7, heads_a, 3, samples_a, 3, 3, 0.05);
+	int none[HA_CAL_PARAMS] = {0};
+	struct ha_cal_options o = quick_options();
+	o.law = law_with(th, none);
+	o.bootstrap = 10;
+	struct ha_calibration *c = NULL;
+	struct ha_error err;
+	cr_assert_eq(ha_calibrate(runs, m, &o, &c, &err), HA_OK, "%s", err.message);
+	cr_assert_eq(c->fit.free_count, 0);
+	cr_assert_eq(c->fit.starts, 1);
+	cr_assert(!c->fit.has_covariance);
+	double objective = 0;
+	for (size_t i = 0; i < m; i++) {
+		double a = fabs(log(runs[i].loss) -
+		                log(loss_of(th, runs[i].heads, runs[i].head_dim, runs[i].samples)));
+		objective += a <= 1e-3 ? 0.5 * a * a : 1e-3 * (a - 0.5e-3);
+	}
+	cr_assert(fabs(c->fit.objective - objective) <= 1e-12 * objective);
+	for (int p = 0; p < HA_CAL_PARAMS; p++) {
+		cr_assert_eq(c->fit.param[p].value, th[p]);
+		cr_assert(!c->fit.param[p].has_ci && !c->fit.param[p].at_bound);
+	}
+	cr_assert_eq(c->warning_count, 0);
+	ha_calibration_free(c);
+}
