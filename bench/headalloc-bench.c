@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <headalloc/calibrate.h>
 #include <headalloc/headalloc.h>
 
 struct problem {
@@ -338,6 +339,63 @@ static struct format_figures time_formatting(const double *values, size_t count,
 			f.old_ns = ns;
 	}
 	return f;
+/* ---- calibration ---------------------------------------------------- */
+
+struct calibration_times {
+	double bootstrap;  /* fit + B = 1000 resamples + prediction */
+	double everything; /* the same and the ladder of laws with leave-one-out */
+	size_t unconverged;
+};
+
+/* Ten runs with 1% noise in ln L from E = 1.5, c_b = 3, s = 1, the seeds'
+ * variance; the default law (E, c_b, s, c_v free); best of three. */
+static struct calibration_times time_calibration(void)
+{
+	uint64_t state = 1;
+	static const uint64_t dims[] = {4, 6, 8, 10, 12, 14, 16};
+	static const uint64_t heads[] = {2, 4, 8};
+	static const double samples[] = {1e4, 1e5, 1e6};
+	double th[HA_CAL_PARAMS] = {1.5, log(3.0), 1.0, log(0.25e5) - 6.0 * log(12.0),
+	                            0.5, 0.0, 1.0};
+	struct ha_run runs[10];
+	size_t m = 0;
+	for (size_t a = 0; a < 7 && m < 10; a++)
+		for (size_t b = 0; b < 3 && m < 10; b++)
+			for (size_t c = 0; c < 3 && m < 10; c++) {
+				if ((a + b + c) % 3)
+					continue;
+				struct ha_model model = ha_cal_model_of(th, samples[c]);
+				struct ha_terms t;
+				ha_model_eval(&model, heads[b] * dims[a], dims[a], &t);
+				state = state * UINT64_C(6364136223846793005) + 1442695040888963407u;
+				double u1 = ((double)(state >> 11) + 0.5) / 9007199254740992.0;
+				state = state * UINT64_C(6364136223846793005) + 1442695040888963407u;
+				double u2 = ((double)(state >> 11) + 0.5) / 9007199254740992.0;
+				double z = sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+				runs[m++] = (struct ha_run){heads[b], dims[a], samples[c],
+				                            t.mse * exp(0.01 * z), NAN};
+			}
+	struct calibration_times out = {INFINITY, INFINITY, 0};
+	for (int rep = 0; rep < 3; rep++)
+		for (int compare = 0; compare <= 1; compare++) {
+			struct ha_cal_options o;
+			ha_cal_options_defaults(&o);
+			o.compare = compare;
+			o.target = (struct ha_cal_target){96, 1e5, {0, 0, 0, 0, 0}};
+			struct ha_calibration *c = NULL;
+			double t0 = now();
+			if (ha_calibrate(runs, m, &o, &c, NULL) != HA_OK) {
+				fprintf(stderr, "headalloc-bench: the calibration failed\n");
+				exit(1);
+			}
+			double dt = now() - t0;
+			double *slot = compare ? &out.everything : &out.bootstrap;
+			if (dt < *slot)
+				*slot = dt;
+			out.unconverged = c->bootstrap.unconverged;
+			ha_calibration_free(c);
+		}
+	return out;
 }
 
 int main(int argc, char **argv)
@@ -421,6 +479,7 @@ int main(int argc, char **argv)
 	struct enumeration_times semi_t = time_divisors(semiprimes, HARD);
 
 	struct sweep_figures sweep = run_sweep(cli, quick ? 100000 : 1000000);
+	struct calibration_times cal = time_calibration();
 
 	/* Formatting the doubles a report prints: magnitudes log-uniform over
 	 * [1e-12, 1e16], either sign. */
@@ -461,6 +520,9 @@ int main(int argc, char **argv)
 		printf("format_double: {values: %zu, snprintf_strtod_ns: %.4g, "
 		       "ha_format_double_ns: %.4g, speedup: %.4g}\n", fmt.values,
 		       fmt.old_ns, fmt.new_ns, fmt.old_ns / fmt.new_ns);
+		printf("calibration: {runs: 10, resamples: 1000, seconds: %.4g, "
+		       "seconds_with_comparison: %.4g, unconverged: %zu}\n",
+		       cal.bootstrap, cal.everything, cal.unconverged);
 		return 0;
 	}
 	printf("headalloc %s benchmark%s: %d random (D <= 65536, n in [1e3, 1e15]) problems\n\n",
@@ -484,5 +546,8 @@ int main(int argc, char **argv)
 	printf("  snprintf %%.16g + strtod (the old ha_format_double): %8.1f\n", fmt.old_ns);
 	printf("  ha_format_double:                                  %8.1f  (%.1fx faster)\n",
 	       fmt.new_ns, fmt.old_ns / fmt.new_ns);
+	printf("\ncalibration of 10 runs, 4 free parameters, B = 1000 (best of 3): "
+	       "%.3f s; with the comparison of laws: %.3f s\n",
+	       cal.bootstrap, cal.everything);
 	return 0;
 }

@@ -1,14 +1,21 @@
 /* The error model against values computed by hand from spec §2. */
 #include <math.h>
+#include <stdlib.h>
 
 #include <criterion/criterion.h>
 
+#include <headalloc/divisors.h>
 #include <headalloc/model.h>
 
 static struct ha_model model_with(double n, double s, double cb, double cv,
                                   double hdi)
 {
-	struct ha_model m = {n, s, cb, cv, hdi};
+	struct ha_model m = ha_model_defaults();
+	m.samples = n;
+	m.smoothness = s;
+	m.bias_coef = cb;
+	m.var_coef = cv;
+	m.hdi = hdi;
 	cr_assert_eq(ha_model_validate(&m), HA_OK);
 	return m;
 }
@@ -166,4 +173,242 @@ Test(model, relaxed_objective_matches_integer_model_and_its_gradient)
 	             ha_model_log_relaxed(&m, 1024, x - h, NULL)) / (2 * h);
 	ha_model_log_relaxed(&m, 1024, x, &grad);
 	cr_assert(fabs(fd - grad) < 1e-7 * (1 + fabs(grad)), "fd %g grad %g", fd, grad);
+}
+
+/* ---- the generalised model of calibration.md §2 ---------------------- */
+
+Test(model, new_parameters_default_to_the_seeds_model)
+{
+	struct ha_model m = ha_model_defaults();
+	cr_assert_eq(m.irreducible, 0.0);
+	cr_assert_eq(m.var_rate, 0.5);
+	cr_assert_eq(m.var_power, 0.0);
+	cr_assert_eq(m.bias_log_scale, 0.0);
+	cr_assert_eq(m.var_log_scale, 0.0);
+	cr_assert_eq(ha_model_log_bias_coef(&m), 0.0);
+	cr_assert_eq(ha_model_log_var_coef(&m), 0.0);
+}
+
+Test(model, validate_rejects_bad_new_fields)
+{
+	struct ha_model good = ha_model_defaults();
+	double not_finite[] = {NAN, INFINITY, -INFINITY};
+	for (size_t i = 0; i < 3; i++) {
+		struct ha_model m = good;
+		m.irreducible = not_finite[i];
+		cr_assert_eq(ha_model_validate(&m), HA_EINVAL);
+		m = good;
+		m.bias_log_scale = not_finite[i];
+		cr_assert_eq(ha_model_validate(&m), HA_EINVAL);
+		m = good;
+		m.var_log_scale = not_finite[i];
+		cr_assert_eq(ha_model_validate(&m), HA_EINVAL);
+	}
+	double bad_rate[] = {-1e-300, -1.0, NAN, INFINITY};
+	for (size_t i = 0; i < 4; i++) {
+		struct ha_model m = good;
+		m.var_rate = bad_rate[i];
+		cr_assert_eq(ha_model_validate(&m), HA_EINVAL);
+		m = good;
+		m.var_power = bad_rate[i];
+		cr_assert_eq(ha_model_validate(&m), HA_EINVAL);
+	}
+	/* E >= 0: a negative E would predict a negative error as n, d grow. */
+	struct ha_model m = good;
+	m.irreducible = -1e-300;
+	cr_assert_eq(ha_model_validate(&m), HA_EINVAL);
+	m.irreducible = 0.0;
+	m.var_rate = 0.0;
+	m.var_power = 3.0;
+	cr_assert_eq(ha_model_validate(&m), HA_OK);
+}
+
+Test(model, generalised_variance_by_hand)
+{
+	/* γ = 0.25, κ = 1.5, c_v = 2, n = 1e3, d = 16, D = 64 (H = 4),
+	 * hdi = 0.5: var = 2 * 16^(4 + 1.5) / 1e3 = 2 * 2^22 / 1e3. */
+	struct ha_model m = model_with(1e3, 1.0, 3.0, 2.0, 0.5);
+	m.var_rate = 0.25;
+	m.var_power = 1.5;
+	cr_assert_eq(ha_model_validate(&m), HA_OK);
+	struct ha_terms t;
+	cr_assert_eq(ha_model_eval(&m, 64, 16, &t), HA_OK);
+	double var = 2.0 * 4194304.0 / 1e3;
+	assert_rel(t.bias2, 3.0 / 16.0, 1e-15);
+	assert_rel(t.variance, var / 4.0, 1e-15);
+	assert_rel(t.covariance, 0.75 * 0.5 * var, 1e-15);
+	assert_rel(t.mse, 3.0 / 16.0 + var * (0.5 + 0.5 / 4.0), 1e-15);
+	assert_rel(t.log_variance, log(var / 4.0), 1e-15);
+	cr_assert_eq(t.mse, t.reducible);
+	cr_assert_eq(t.irreducible, 0.0);
+}
+
+Test(model, irreducible_shifts_the_error_and_nothing_else)
+{
+	struct ha_model m = model_with(1e5, 2, 1, 1, 1);
+	struct ha_terms base, t;
+	cr_assert_eq(ha_model_eval(&m, 512, 8, &base), HA_OK);
+	m.irreducible = 1.75;
+	cr_assert_eq(ha_model_eval(&m, 512, 8, &t), HA_OK);
+	cr_assert_eq(t.bias2, base.bias2);
+	cr_assert_eq(t.variance, base.variance);
+	cr_assert_eq(t.reducible, base.mse);
+	cr_assert_eq(t.log_reducible, base.log_mse);
+	cr_assert_eq(t.irreducible, 1.75);
+	assert_rel(t.mse, 1.75 + base.mse, 1e-15);
+	assert_rel(t.log_mse, log(1.75 + base.mse), 1e-15);
+	/* E leaves the comparison key alone: it moves no argmin. */
+	cr_assert_eq(ha_model_log_relative_mse(&m, 512, 8),
+	             ha_model_log_relative_mse(&(struct ha_model){.samples = 1e5,
+	                 .smoothness = 2, .bias_coef = 1, .var_coef = 1, .hdi = 1,
+	                 .var_rate = 0.5}, 512, 8));
+	/* A huge E: the log stays exact where the plain sum rounds. */
+	m.irreducible = 1e300;
+	cr_assert_eq(ha_model_eval(&m, 512, 8, &t), HA_OK);
+	assert_rel(t.log_mse, log(1e300), 1e-15);
+	cr_assert(isfinite(t.log_reducible));
+}
+
+Test(model, coefficients_beyond_a_double_are_carried_as_logs)
+{
+	/* ln c_v = -1578 (a calibrated value): c_v underflows a double, its
+	 * log does not; the set/get pair is exact. */
+	struct ha_model m = ha_model_defaults();
+	m.samples = 1e9;
+	ha_model_set_log_var_coef(&m, -1578.25);
+	ha_model_set_log_bias_coef(&m, 800.5);
+	cr_assert_eq(ha_model_log_var_coef(&m), -1578.25);
+	cr_assert_eq(ha_model_log_bias_coef(&m), 800.5);
+	cr_assert_eq(ha_model_validate(&m), HA_OK);
+	struct ha_terms t;
+	uint64_t d = 512;
+	cr_assert_eq(ha_model_eval(&m, 4096, d, &t), HA_OK);
+	double log_var = -1578.25 + 256.0 * log(512.0) - log(1e9);
+	assert_rel(t.log_variance, log_var - log(8.0), 1e-15);
+	assert_rel(t.log_bias2, 800.5 - 2.0 * log(512.0), 1e-15);
+	cr_assert(isinf(t.bias2) && isinf(t.mse));
+	cr_assert(isfinite(t.log_mse));
+	/* A log scale on top of a plain factor multiplies them. */
+	struct ha_model p = ha_model_defaults();
+	p.var_coef = 5.0;
+	p.var_log_scale = 2.0;
+	assert_rel(ha_model_log_var_coef(&p), log(5.0) + 2.0, 1e-15);
+	struct ha_model q = ha_model_defaults();
+	ha_model_set_log_var_coef(&q, log(5.0) + 2.0);
+	struct ha_terms tp, tq;
+	cr_assert_eq(ha_model_eval(&p, 64, 8, &tp), HA_OK);
+	cr_assert_eq(ha_model_eval(&q, 64, 8, &tq), HA_OK);
+	assert_rel(tp.mse, tq.mse, 1e-14);
+	assert_rel(tp.variance, 5.0 * exp(2.0) * pow(8, 4) / 1e8 / 8.0, 1e-14);
+}
+
+Test(model, generalised_relaxed_objective_and_its_gradient)
+{
+	struct ha_model m = model_with(3e4, 1.3, 2, 0.7, 0.6);
+	m.var_rate = 0.1;
+	m.var_power = 0.7;
+	m.irreducible = 0.25;
+	ha_model_set_log_var_coef(&m, -3.0);
+	struct ha_terms t;
+	cr_assert_eq(ha_model_eval(&m, 1024, 16, &t), HA_OK);
+	double grad;
+	assert_rel(ha_model_log_relaxed(&m, 1024, 16, &grad), t.log_mse, 1e-14);
+	double h = 1e-6, x = 13.3;
+	double fd = (ha_model_log_relaxed(&m, 1024, x + h, NULL) -
+	             ha_model_log_relaxed(&m, 1024, x - h, NULL)) / (2 * h);
+	ha_model_log_relaxed(&m, 1024, x, &grad);
+	cr_assert(fabs(fd - grad) < 1e-7 * (1 + fabs(grad)), "fd %g grad %g", fd, grad);
+	/* The prepared function leaves E out: ln(f - E). */
+	struct ha_relaxed_fn fn;
+	ha_relaxed_fn_init(&fn, &m, 1024);
+	double g2;
+	double log_r = ha_relaxed_fn_eval(&fn, log(16.0), &g2);
+	assert_rel(log_r, t.log_reducible, 1e-14);
+	double u = log(x), hu = 1e-6;
+	double fdu = (ha_relaxed_fn_eval(&fn, u + hu, NULL) -
+	              ha_relaxed_fn_eval(&fn, u - hu, NULL)) / (2 * hu);
+	ha_relaxed_fn_eval(&fn, u, &g2);
+	cr_assert(fabs(fdu - g2) < 1e-7 * (1 + fabs(g2)), "fd %g grad %g", fdu, g2);
+}
+
+Test(model, unimodality_hypotheses)
+{
+	struct ha_model m = ha_model_defaults();
+	cr_assert(ha_model_unimodal_on(&m, 1.0));
+	cr_assert(ha_model_unimodal_on(&m, 64.0));
+	cr_assert(!ha_model_unimodal_on(&m, 0.5));
+	cr_assert(!ha_model_unimodal_on(&m, NAN));
+	cr_assert(!ha_model_unimodal_on(NULL, 1.0));
+	struct ha_model b = m;
+	b.var_rate = 0.0;
+	b.var_power = 0.3; /* not log-convex, still unimodal (proof in model.c) */
+	b.irreducible = 4.0;
+	ha_model_set_log_var_coef(&b, -1500.0);
+	cr_assert(ha_model_unimodal_on(&b, 1.0));
+	b = m;
+	b.var_rate = -0.1;
+	cr_assert(!ha_model_unimodal_on(&b, 1.0));
+	b = m;
+	b.var_power = -0.1;
+	cr_assert(!ha_model_unimodal_on(&b, 1.0));
+	b = m;
+	b.smoothness = 0.0;
+	cr_assert(!ha_model_unimodal_on(&b, 1.0));
+	b = m;
+	b.hdi = 1.5;
+	cr_assert(!ha_model_unimodal_on(&b, 1.0));
+}
+
+static uint64_t lcg(uint64_t *s)
+{
+	*s = *s * UINT64_C(6364136223846793005) + UINT64_C(1442695040888963407);
+	return *s >> 11;
+}
+
+static double unit(uint64_t *s)
+{
+	return (double)lcg(s) / 9007199254740992.0;
+}
+
+/* The theorem behind ha_model_unimodal_on, checked numerically and apart
+ * from the solver: over every divisor of D, for random s, γ, κ, hdi,
+ * coefficients and n, ln(MSE/c_b) falls and then rises (allowing the
+ * 1e-12 band of rounding). */
+Test(model, the_relaxed_objective_is_unimodal_over_the_divisors)
+{
+	static const uint64_t budgets[] = {720720, 65536, 4096, 1081080, 97};
+	uint64_t *divisors[5];
+	size_t counts[5];
+	for (int b = 0; b < 5; b++)
+		cr_assert_eq(ha_divisors(budgets[b], &divisors[b], &counts[b]), HA_OK);
+	uint64_t s = 7;
+	for (int trial = 0; trial < 3000; trial++) {
+		struct ha_model m = ha_model_defaults();
+		m.samples = exp(log(2.0) + unit(&s) * log(1e30));
+		m.smoothness = exp(log(0.02) + unit(&s) * log(400.0));
+		int shape = (int)(lcg(&s) % 4);
+		m.var_rate = shape == 0 ? 0.0 : shape == 1 ? 0.02 * unit(&s) : 2.0 * unit(&s);
+		m.var_power = lcg(&s) % 3 == 0 ? 0.0 : lcg(&s) % 2 ? unit(&s) : 10.0 * unit(&s);
+		m.hdi = lcg(&s) % 3 == 0 ? 1.0 : unit(&s);
+		ha_model_set_log_bias_coef(&m, 40.0 * unit(&s) - 20.0);
+		ha_model_set_log_var_coef(&m, 80.0 * unit(&s) - 40.0);
+		m.irreducible = unit(&s);
+		cr_assert(ha_model_unimodal_on(&m, 1.0));
+		uint64_t D = budgets[trial % 5];
+		double prev = INFINITY;
+		int rising = 0;
+		for (size_t i = 0; i < counts[trial % 5]; i++) {
+			uint64_t d = divisors[trial % 5][i];
+			double v = ha_model_log_relative_mse(&m, D, d);
+			double band = 1e-12 * fmax(1.0, fabs(v));
+			if (rising)
+				cr_assert(v >= prev - band, "trial %d d %llu falls again", trial,
+				          (unsigned long long)d);
+			else if (v > prev + band)
+				rising = 1;
+			prev = v;
+		}
+	}
+	for (int b = 0; b < 5; b++)
+		free(divisors[b]);
 }

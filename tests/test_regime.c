@@ -48,8 +48,8 @@ static double log_mse(const struct ha_model *m, uint64_t budget, uint64_t d,
 		return t.log_mse;
 	}
 	double x = (double)d, rho = 1.0 - m->hdi;
-	double la = log(m->bias_coef) - m->smoothness * log(x);
-	double lb = log(m->var_coef) + 0.5 * x * log(x) +
+	double la = ha_model_log_bias_coef(m) - m->smoothness * log(x);
+	double lb = ha_model_log_var_coef(m) + (m->var_rate * x + m->var_power) * log(x) +
 	            log(rho + (1.0 - rho) / (double)(budget / d));
 	return log_add(la, lb - log_n);
 }
@@ -337,4 +337,115 @@ Test(regime, agrees_with_solver)
 	struct ha_model m = ha_model_defaults();
 	cr_expect_eq(ha_regime_compute_solver(NULL, &m, &r, &nr), HA_EINVAL);
 	cr_expect_null(r);
+}
+
+/* ---- the generalised model (calibration.md §2) ------------------------ */
+
+/* The optimum at ln n by brute force on the whole error E + a_d + b_d/n,
+ * in long double written apart from the library: E cancels from every
+ * comparison in exact arithmetic, so the regimes must not move with it. */
+static uint64_t brute_best_with_e(const struct ha_model *m, uint64_t budget,
+                                  const uint64_t *dims, size_t count,
+                                  long double log_n)
+{
+	uint64_t best = 0;
+	long double best_v = INFINITY;
+	long double rho = 1.0L - (long double)m->hdi;
+	for (size_t i = 0; i < count; i++) {
+		long double x = (long double)dims[i];
+		long double a = expl((long double)ha_model_log_bias_coef(m) -
+		                     (long double)m->smoothness * logl(x));
+		long double lb = (long double)ha_model_log_var_coef(m) +
+		                 ((long double)m->var_rate * x + (long double)m->var_power) * logl(x) +
+		                 logl(rho + (1.0L - rho) / (long double)(budget / dims[i])) - log_n;
+		long double v = (long double)m->irreducible + a + expl(lb);
+		if (v < best_v) {
+			best_v = v;
+			best = dims[i];
+		}
+	}
+	return best;
+}
+
+static void check_generalised(uint64_t budget, struct ha_model m)
+{
+	static uint64_t dims[4096];
+	struct limits none = {0, 0, 0, 0, 0};
+	size_t count = feasible(budget, none, dims, 4096);
+	struct ha_regime *r = NULL, *r0 = NULL;
+	size_t nr = 0, nr0 = 0;
+	cr_assert_eq(ha_regime_compute(&m, budget, dims, count, &r, &nr), HA_OK);
+	/* E moves no switch point: the table without it is the same, bit
+	 * for bit. */
+	struct ha_model no_e = m;
+	no_e.irreducible = 0.0;
+	cr_assert_eq(ha_regime_compute(&no_e, budget, dims, count, &r0, &nr0), HA_OK);
+	cr_assert_eq(nr, nr0);
+	for (size_t i = 0; i < nr; i++) {
+		cr_assert_eq(r[i].head_dim, r0[i].head_dim);
+		cr_assert_eq(r[i].log_samples_from, r0[i].log_samples_from);
+		cr_assert_eq(r[i].log_samples_to, r0[i].log_samples_to);
+	}
+	/* Brute force inside every regime, away from its ends (where the
+	 * long double sum E + a + b/n cannot resolve the crossing). */
+	for (size_t i = 0; i < nr; i++) {
+		double lo = r[i].log_samples_from;
+		double hi = r[i].unbounded ? lo + 20.0 : r[i].log_samples_to;
+		for (int p = 1; p < 8; p++) {
+			double ln = lo + (hi - lo) * p / 8.0;
+			if (ln - lo < 1e-3 * fmax(1.0, lo) || hi - ln < 1e-3 * fmax(1.0, hi))
+				continue;
+			cr_assert_eq(brute_best_with_e(&m, budget, dims, count, ln),
+			             r[i].head_dim, "D=%llu ln n=%g regime %zu",
+			             (unsigned long long)budget, ln, i);
+		}
+	}
+	free(r);
+	free(r0);
+}
+
+Test(regime, generalised_model_with_irreducible_error)
+{
+	static const uint64_t budgets[] = {512, 4096, 720720, 1000, 97};
+	static const double rates[] = {0.5, 0.0, 0.05, 1.5};
+	static const double powers[] = {0.0, 0.4, 2.0, 7.5};
+	for (size_t b = 0; b < 5; b++)
+		for (size_t g = 0; g < 4; g++)
+			for (size_t k = 0; k < 4; k++) {
+				if (rates[g] == 0.0 && powers[k] == 0.0)
+					continue; /* every line has the same slope: below */
+				struct ha_model m = ha_model_defaults();
+				m.var_rate = rates[g];
+				m.var_power = powers[k];
+				m.irreducible = 0.05;
+				m.hdi = (b + g + k) % 3 == 0 ? 0.6 : 1.0;
+				m.smoothness = 0.5 + (double)k;
+				ha_model_set_log_var_coef(&m, -3.0 * (double)g);
+				check_generalised(budgets[b], m);
+				/* The same through the brute force of the tests above,
+				 * where ha_model_eval decides (E = 0 there). */
+				m.irreducible = 0.0;
+				struct limits none = {0, 0, 0, 0, 0};
+				if (budgets[b] <= 4096 && (g + k) % 2 == 0)
+					check_against_brute_force(budgets[b], none, m);
+			}
+}
+
+Test(regime, variance_flat_in_d_means_the_largest_d_at_every_n)
+{
+	/* γ = κ = 0 and hdi = 0: b_d is the same for every d, so the line
+	 * with the smallest a_d (the largest d) is below all others. */
+	struct ha_model m = ha_model_defaults();
+	m.var_rate = 0.0;
+	m.var_power = 0.0;
+	m.hdi = 0.0;
+	m.irreducible = 3.0;
+	uint64_t dims[] = {1, 2, 4, 8, 16};
+	struct ha_regime *r = NULL;
+	size_t nr = 0;
+	cr_assert_eq(ha_regime_compute(&m, 16, dims, 5, &r, &nr), HA_OK);
+	cr_assert_eq(nr, 1);
+	cr_assert_eq(r[0].head_dim, 16);
+	cr_assert(r[0].unbounded);
+	free(r);
 }

@@ -20,22 +20,47 @@ extern "C" {
 #define HA_BUDGET_MAX UINT64_C(9223372036854775807)
 
 /* The parameters of the error model.  Fill with ha_model_defaults() and
- * override what you need; check with ha_model_validate(). */
+ * override what you need; check with ha_model_validate().
+ *
+ * The error of H heads of dimension d at n samples (calibration.md §2):
+ *
+ *   MSE = E + c_b d^-s + c_v d^(γ d + κ) / n * (rho + (1 - rho) / H)
+ *
+ * With the defaults (E = 0, γ = 1/2, κ = 0) it is the seeds' model of
+ * spec §2.  Each coefficient is the product of a plain factor and the
+ * exponential of a log scale,
+ *
+ *   c_b = bias_coef * exp(bias_log_scale),  c_v = var_coef * exp(var_log_scale)
+ *
+ * so that a coefficient beyond a double (a calibrated ln c_v ~ -1598) is
+ * representable: set it with ha_model_set_log_var_coef(), read it with
+ * ha_model_log_var_coef().  Every evaluation uses ln c = ln(plain factor)
+ * + log scale; the scales default to 0, so code that assigns bias_coef or
+ * var_coef directly keeps working and computes exactly what it did. */
 struct ha_model {
 	double samples;    /* n, training-set size, 1 < n <= 1e300 (finite) */
 	double smoothness; /* s > 0: squared bias falls as d^-s */
-	double bias_coef;  /* c_b > 0 */
-	double var_coef;   /* c_v > 0 */
+	double bias_coef;  /* plain factor of c_b, > 0 and finite */
+	double var_coef;   /* plain factor of c_v, > 0 and finite */
 	double hdi;        /* Head Diversity Index in [0, 1]; rho = 1 - hdi */
+	double irreducible;    /* E >= 0, finite (default 0): moves no argmin */
+	double var_rate;       /* γ >= 0, finite (default 1/2) */
+	double var_power;      /* κ >= 0, finite (default 0) */
+	double bias_log_scale; /* finite (default 0): ln c_b = ln bias_coef + this */
+	double var_log_scale;  /* finite (default 0): ln c_v = ln var_coef + this */
 };
 
 /* The error of one allocation (H heads of dimension d), split into the
- * three additive parts of spec §2, each as a natural log:
- *   mse = bias2 + variance + covariance
+ * additive parts of spec §2 and calibration.md §2, each as a natural log:
+ *   mse = irreducible + bias2 + variance + covariance
+ *   irreducible = E                          (plain value only: E may be 0)
  *   bias2      = c_b d^-s
- *   variance   = var(d) / H                 (var(d) = c_v d^(d/2) / n)
+ *   variance   = var(d) / H                 (var(d) = c_v d^(γd+κ) / n)
  *   covariance = (1 - 1/H) rho var(d)
- * A part that is exactly zero has log -inf; log_mse is always finite. */
+ *   reducible  = bias2 + variance + covariance (what the allocator compares)
+ * A part that is exactly zero has log -inf; log_reducible and log_mse are
+ * always finite.  With E = 0, mse and log_mse are the reducible ones, bit
+ * for bit. */
 struct ha_terms {
 	double log_bias2;
 	double log_variance;
@@ -48,10 +73,25 @@ struct ha_terms {
 	double variance;
 	double covariance;
 	double mse;
+	double irreducible;   /* E */
+	double log_reducible; /* ln(bias2 + variance + covariance) */
+	double reducible;     /* bias2 + variance + covariance (+inf beyond a double) */
 };
 
-/* Defaults of spec §1: s = 2, c_b = c_v = 1, hdi = 1, samples = 1e8. */
+/* Defaults of spec §1: s = 2, c_b = c_v = 1, hdi = 1, samples = 1e8;
+ * and of calibration.md §2: E = 0, γ = 1/2, κ = 0 (log scales 0). */
 HA_API struct ha_model ha_model_defaults(void);
+
+/* ln c_b and ln c_v: ln(plain factor) + log scale.  Finite for a
+ * validated model. */
+HA_API double ha_model_log_bias_coef(const struct ha_model *model);
+HA_API double ha_model_log_var_coef(const struct ha_model *model);
+
+/* Set c_b (c_v) to exp(log_coef), exactly: the plain factor becomes 1 and
+ * the log scale log_coef, so ha_model_log_bias_coef() returns log_coef
+ * bit for bit whatever its size. */
+HA_API void ha_model_set_log_bias_coef(struct ha_model *model, double log_coef);
+HA_API void ha_model_set_log_var_coef(struct ha_model *model, double log_coef);
 
 /* HA_OK if every field is in its domain (see struct ha_model), else
  * HA_EINVAL.  NaN and infinities are rejected. */
@@ -63,16 +103,20 @@ HA_API enum ha_status ha_model_validate(const struct ha_model *model);
 HA_API enum ha_status ha_model_eval(const struct ha_model *model, uint64_t budget,
                              uint64_t head_dim, struct ha_terms *out);
 
-/* ln(MSE / c_b), for comparing head dimensions: it differs from
- * ha_model_eval's log_mse by the constant ln c_b, which changes no
+/* ln((MSE - E) / c_b), for comparing head dimensions: it differs from
+ * ha_model_eval's log_reducible by the constant ln c_b, which changes no
  * comparison or ratio but keeps every digit where ln c_b is large (a tie
- * within 1e-12 is decided on it).  The caller checks the preconditions of
- * ha_model_eval. */
+ * within 1e-12 is decided on it).  E is left out on purpose: it moves no
+ * argmin (calibration.md §2), and leaving it out keeps the tie rule, and
+ * so every allocation, independent of E (with E in, a large E would widen
+ * the relative tie band).
+ * The caller checks the preconditions of ha_model_eval. */
 HA_API double ha_model_log_relative_mse(const struct ha_model *model, uint64_t budget,
                                  uint64_t head_dim);
 
 /* The relaxed objective of spec §3 at a real head dimension x >= 1 with
- * H = D/x: ln f(x).  Also stores d ln f / dx in *grad when grad is not NULL. */
+ * H = D/x: ln f(x), f(x) = E + c_b x^-s + c_v x^(γx+κ)/n (rho + (1-rho) x/D).
+ * Also stores d ln f / dx in *grad when grad is not NULL. */
 HA_API double ha_model_log_relaxed(const struct ha_model *model, double budget,
                             double x, double *grad);
 
@@ -82,7 +126,9 @@ HA_API double ha_model_log_relaxed_ln(const struct ha_model *model, double budge
                                double log_x, double *grad);
 
 /* The relaxed objective prepared once for a model and a budget, so that
- * repeated evaluations (a minimiser's) skip the constant logarithms. */
+ * repeated evaluations (a minimiser's) skip the constant logarithms.
+ * Its evaluation leaves E out: ha_relaxed_fn_eval is ln(f(x) - E), the
+ * reducible part, which has the same minimiser as f for every E. */
 struct ha_relaxed_fn {
 	double log_bias_coef;
 	double log_var_scale; /* ln c_v - ln n */
@@ -90,14 +136,30 @@ struct ha_relaxed_fn {
 	double rho;
 	double budget;
 	double log_budget;
+	double var_rate;    /* γ */
+	double var_power;   /* κ */
+	double irreducible; /* E: kept for ha_model_log_relaxed_ln, not used by eval */
 };
 
 HA_API void ha_relaxed_fn_init(struct ha_relaxed_fn *f, const struct ha_model *model,
                         double budget);
 
-/* ha_model_log_relaxed_ln with the prepared constants. */
+/* ln(f(e^u) - E) with the prepared constants, and its derivative in u in
+ * *grad when grad is not NULL.  With E = 0 this is ha_model_log_relaxed_ln. */
 HA_API double ha_relaxed_fn_eval(const struct ha_relaxed_fn *f, double log_x,
                           double *grad);
+
+/* Whether the relaxed objective f (with or without E) is proven strictly
+ * unimodal on [x_lo, inf) for this model's parameters — then so is the
+ * sequence of its values at any ascending head dimensions >= x_lo, and a
+ * discrete local minimum found by bisection on the sign of successive
+ * differences is the global one (the solver's `bracket` certificate).
+ * 1 when proven, 0 otherwise (the solver then evaluates every feasible
+ * divisor: `exhaustive`).  The proof, in model.c, holds for s > 0, γ >= 0,
+ * κ >= 0, hdi in [0, 1] and x_lo >= 1 — every validated model on every
+ * divisor — whatever E, c_b, c_v and n; this function checks exactly those
+ * hypotheses (NaN anywhere gives 0). */
+HA_API int ha_model_unimodal_on(const struct ha_model *model, double x_lo);
 
 /* exp(log_value) when that is a finite double, else +inf (never NaN for a
  * non-NaN argument).  A convenience for printing. */

@@ -1,4 +1,10 @@
-/* The error model of spec §2, entirely in natural logs. */
+/* The error model of spec §2 and calibration.md §2, entirely in natural
+ * logs.
+ *
+ * Byte-identical defaults: with E = 0, γ = 1/2, κ = 0 and log scales 0
+ * every expression below rounds exactly as the seeds' model did (x + 0.0
+ * and 0.5 d + 0.0 are exact, and E = 0 takes the old path), so no printed
+ * digit of an existing answer moves. */
 #include <math.h>
 #include <stddef.h>
 
@@ -12,8 +18,35 @@ struct ha_model ha_model_defaults(void)
 		.bias_coef = 1.0,
 		.var_coef = 1.0,
 		.hdi = 1.0,
+		.irreducible = 0.0,
+		.var_rate = 0.5,
+		.var_power = 0.0,
+		.bias_log_scale = 0.0,
+		.var_log_scale = 0.0,
 	};
 	return m;
+}
+
+double ha_model_log_bias_coef(const struct ha_model *m)
+{
+	return log(m->bias_coef) + m->bias_log_scale;
+}
+
+double ha_model_log_var_coef(const struct ha_model *m)
+{
+	return log(m->var_coef) + m->var_log_scale;
+}
+
+void ha_model_set_log_bias_coef(struct ha_model *m, double log_coef)
+{
+	m->bias_coef = 1.0;
+	m->bias_log_scale = log_coef;
+}
+
+void ha_model_set_log_var_coef(struct ha_model *m, double log_coef)
+{
+	m->var_coef = 1.0;
+	m->var_log_scale = log_coef;
 }
 
 static int positive_finite(double x)
@@ -31,6 +64,19 @@ enum ha_status ha_model_validate(const struct ha_model *m)
 	    !positive_finite(m->var_coef))
 		return HA_EINVAL;
 	if (!(m->hdi >= 0.0 && m->hdi <= 1.0))
+		return HA_EINVAL;
+	/* E >= 0: with L -> E as n and d grow, a negative E would predict a
+	 * negative error (calibration.md §1 measures errors that are
+	 * positive), and ln MSE would be undefined where it does. */
+	if (!isfinite(m->irreducible) || !(m->irreducible >= 0.0) ||
+	    !isfinite(m->bias_log_scale) || !isfinite(m->var_log_scale))
+		return HA_EINVAL;
+	if (!isfinite(m->var_rate) || !(m->var_rate >= 0.0) ||
+	    !isfinite(m->var_power) || !(m->var_power >= 0.0))
+		return HA_EINVAL;
+	/* ln c = ln(factor) + scale must itself be finite. */
+	if (!isfinite(ha_model_log_bias_coef(m)) ||
+	    !isfinite(ha_model_log_var_coef(m)))
 		return HA_EINVAL;
 	return HA_OK;
 }
@@ -52,10 +98,17 @@ double ha_exp_or_inf(double log_value)
 	return isfinite(v) ? v : INFINITY;
 }
 
-/* ln var(d) = ln c_v + (d/2) ln d - ln n: one head's variance. */
+/* ln var(d) = ln c_v + (γd + κ) ln d - ln n: one head's variance. */
 static double log_head_variance(const struct ha_model *m, double d)
 {
-	return log(m->var_coef) + 0.5 * d * log(d) - log(m->samples);
+	return ha_model_log_var_coef(m) + (m->var_rate * d + m->var_power) * log(d) -
+	       log(m->samples);
+}
+
+/* ln(E + e^log_r) for E >= 0. */
+static double log_shift(double e, double log_r)
+{
+	return e == 0.0 ? log_r : ha_log_add(log(e), log_r);
 }
 
 /* direct when it is a normal double, else exp(log_value) (+inf beyond a
@@ -82,26 +135,38 @@ enum ha_status ha_model_eval(const struct ha_model *m, uint64_t budget,
 	double log_var = log_head_variance(m, d);
 	int has_covariance = rho > 0.0 && heads > 1;
 
-	out->log_bias2 = log(m->bias_coef) - m->smoothness * log(d);
+	out->log_bias2 = ha_model_log_bias_coef(m) - m->smoothness * log(d);
 	out->log_variance = log_var - log(H);
 	out->log_covariance = has_covariance
 		? log(rho) + log_var + log1p(-1.0 / H) : -INFINITY;
-	out->log_mse = ha_log_add(ha_log_add(out->log_bias2, out->log_variance),
-	                          out->log_covariance);
+	out->log_reducible = ha_log_add(ha_log_add(out->log_bias2, out->log_variance),
+	                                out->log_covariance);
 
 	/* Plain values straight from the formulas where every intermediate is
 	 * a normal double (exp of a log would lose the last bits); from the
-	 * logs where a power under- or overflows on the way. */
+	 * logs where a power under- or overflows on the way, or where a
+	 * coefficient is carried as a log scale (its plain value need not be
+	 * a double: NaN sends plain() to the log). */
 	int direct = 1;
-	out->bias2 = plain(m->bias_coef * pow(d, -m->smoothness),
-	                   out->log_bias2, &direct);
-	double var = m->var_coef * (pow(d, 0.5 * d) / m->samples);
+	double c_b = m->bias_log_scale == 0.0 ? m->bias_coef : NAN;
+	double c_v = m->var_log_scale == 0.0 ? m->var_coef : NAN;
+	out->bias2 = plain(c_b * pow(d, -m->smoothness), out->log_bias2, &direct);
+	double var = c_v * (pow(d, m->var_rate * d + m->var_power) / m->samples);
 	out->variance = plain(var / H, out->log_variance, &direct);
 	out->covariance = has_covariance
 		? plain(rho * var * (1.0 - 1.0 / H), out->log_covariance, &direct)
 		: 0.0;
 	double sum = out->bias2 + out->variance + out->covariance;
-	out->mse = direct && isnormal(sum) ? sum : ha_exp_or_inf(out->log_mse);
+	out->reducible = direct && isnormal(sum) ? sum
+	                                         : ha_exp_or_inf(out->log_reducible);
+	out->irreducible = m->irreducible;
+	if (m->irreducible == 0.0) {
+		out->log_mse = out->log_reducible;
+		out->mse = out->reducible;
+	} else {
+		out->log_mse = log_shift(m->irreducible, out->log_reducible);
+		out->mse = m->irreducible + out->reducible;
+	}
 	return HA_OK;
 }
 
@@ -112,9 +177,10 @@ double ha_model_log_relative_mse(const struct ha_model *m, uint64_t budget,
 	double H = (double)(budget / head_dim);
 	double rho = 1.0 - m->hdi;
 	/* ln(bias2 / c_b) and ln((variance + covariance) / c_b), where
-	 * variance + covariance = var(d) (rho + (1 - rho)/H). */
+	 * variance + covariance = var(d) (rho + (1 - rho)/H); E left out. */
 	double log_bias = -m->smoothness * log(d);
-	double log_var = log(m->var_coef) - log(m->bias_coef) + 0.5 * d * log(d) -
+	double log_var = ha_model_log_var_coef(m) - ha_model_log_bias_coef(m) +
+	                 (m->var_rate * d + m->var_power) * log(d) -
 	                 log(m->samples) + log(rho + (1.0 - rho) / H);
 	return ha_log_add(log_bias, log_var);
 }
@@ -132,12 +198,15 @@ double ha_model_log_relaxed(const struct ha_model *m, double budget, double x,
 void ha_relaxed_fn_init(struct ha_relaxed_fn *f, const struct ha_model *m,
                         double budget)
 {
-	f->log_bias_coef = log(m->bias_coef);
-	f->log_var_scale = log(m->var_coef) - log(m->samples);
+	f->log_bias_coef = ha_model_log_bias_coef(m);
+	f->log_var_scale = ha_model_log_var_coef(m) - log(m->samples);
 	f->smoothness = m->smoothness;
 	f->rho = 1.0 - m->hdi;
 	f->budget = budget;
 	f->log_budget = log(budget);
+	f->var_rate = m->var_rate;
+	f->var_power = m->var_power;
+	f->irreducible = m->irreducible;
 }
 
 double ha_relaxed_fn_eval(const struct ha_relaxed_fn *f, double log_x,
@@ -150,7 +219,8 @@ double ha_relaxed_fn_eval(const struct ha_relaxed_fn *f, double log_x,
 		? log(f->rho + (1.0 - f->rho) * x / f->budget)
 		: log_x - f->log_budget;
 	double log_bias = f->log_bias_coef - f->smoothness * log_x;
-	double log_var = f->log_var_scale + 0.5 * x * log_x + log_factor;
+	double log_var = f->log_var_scale + (f->var_rate * x + f->var_power) * log_x +
+	                 log_factor;
 	double log_f = ha_log_add(log_bias, log_var);
 
 	if (grad) {
@@ -159,7 +229,8 @@ double ha_relaxed_fn_eval(const struct ha_relaxed_fn *f, double log_x,
 		double w_var = 1.0 - w_bias;
 		double dfactor = (1.0 - f->rho) * x / f->budget /
 		                 (f->rho + (1.0 - f->rho) * x / f->budget);
-		double dvar = 0.5 * x * (log_x + 1.0) + dfactor;
+		/* d/du of (γx + κ) ln x is γx(ln x + 1) + κ. */
+		double dvar = f->var_rate * x * (log_x + 1.0) + f->var_power + dfactor;
 		*grad = -f->smoothness * w_bias + w_var * dvar;
 	}
 	return log_f;
@@ -170,5 +241,54 @@ double ha_model_log_relaxed_ln(const struct ha_model *m, double budget,
 {
 	struct ha_relaxed_fn f;
 	ha_relaxed_fn_init(&f, m, budget);
-	return ha_relaxed_fn_eval(&f, log_x, grad);
+	double log_r = ha_relaxed_fn_eval(&f, log_x, grad);
+	if (m->irreducible == 0.0)
+		return log_r;
+	double log_f = log_shift(m->irreducible, log_r);
+	/* d ln f/du = (R/f) d ln R/du, R/f = e^(ln R - ln f). */
+	if (grad)
+		*grad *= exp(log_r - log_f);
+	return log_f;
+}
+
+/* Why the bracket certificate holds for every parameter value of the
+ * model's domain (the condition tested by ha_model_unimodal_on).
+ *
+ * Let x >= 1 be a real head dimension and H = D/x.  The objective is
+ *   f(x) = E + B(x) + V(x),   B = c_b x^-s,
+ *   V = c e^h q,   c = c_v/n > 0,   h = (γx + κ) ln x,   q = ρ + αx,
+ * with ρ = 1 - hdi in [0, 1] and α = (1 - ρ)/D >= 0, so q > 0 on x >= 1.
+ * Then f' = -s c_b x^(-s-1) + V', V' = c e^h (h'q + α), and f' > 0 exactly
+ * where W(x) = x^(s+1) V'(x) exceeds the constant s c_b.  If W is strictly
+ * increasing on [1, inf), f' changes sign at most once, from - to +: f is
+ * strictly decreasing, then strictly increasing (strictly unimodal), and so
+ * is its restriction to any ascending sequence of head dimensions, which
+ * is what the bisection on successive differences needs.  (The sublevel
+ * sets are intervals too, so the values within the tie band of the
+ * minimum are contiguous, as the solver's tie walk assumes.)
+ *
+ * h' = γ ln x + γ + κ/x >= 0 and h'' = γ/x - κ/x^2 on x >= 1.
+ * Degenerate case γ = κ = 0 and α = 0: V is constant, f' < 0, f strictly
+ * decreasing — unimodal.  Otherwise h'q + α > 0 for x > 1 and
+ *   (ln W)' = (s+1)/x + h' + (h''q + h'α)/(h'q + α).
+ * Every term is >= 0 except possibly h''q.  If h'' >= 0, (ln W)' >=
+ * (s+1)/x > 0.  If h'' < 0 then κ > γx >= 0, so h' >= κ/x > 0, and a
+ * negative numerator over a larger denominator is closer to 0:
+ * h''q/(h'q + α) >= h''/h'.  With P = x h' = γx ln x + γx + κ >= κ,
+ *   x^2 h' (ln W)' >= (s+1)P + P^2 + x^2 h'' = (s+1)P + P^2 + γx - κ
+ *                 >= (s+1)κ + κ^2 - κ = sκ + κ^2 > 0.
+ * So W is strictly increasing on [1, inf) for every s > 0, γ >= 0, κ >= 0,
+ * hdi in [0, 1] — even where d^(γd+κ) is not log-convex (h'' < 0 for
+ * x < κ/γ, e.g. γ = 0 with 0 < κ < 1, where V is not even convex); the
+ * convexity argument of spec §3 is the special case γ = 1/2, κ = 0.  E,
+ * c_b, c_v and n do not enter; E only shifts f.  Convexity of f is not
+ * needed: unimodality is what the certificate uses. */
+int ha_model_unimodal_on(const struct ha_model *m, double x_lo)
+{
+	if (!m || !(x_lo >= 1.0))
+		return 0;
+	return isfinite(m->smoothness) && m->smoothness > 0.0 &&
+	       isfinite(m->var_rate) && m->var_rate >= 0.0 &&
+	       isfinite(m->var_power) && m->var_power >= 0.0 &&
+	       m->hdi >= 0.0 && m->hdi <= 1.0;
 }

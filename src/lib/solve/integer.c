@@ -7,7 +7,11 @@
  * logarithm, h'' + h'^2 > 0 there), and x^-s is strictly convex.  So f is
  * strictly unimodal and so is its restriction to the ascending feasible
  * divisors: the first index where f stops decreasing is the integer
- * optimum, found by binary search on the sign of successive differences. */
+ * optimum, found by binary search on the sign of successive differences.
+ * For the generalised model (irreducible E, variance c_v d^(gamma d +
+ * kappa)) the condition under which the same holds is proven in model.c
+ * and checked, per model, by ha_model_unimodal_on(): where it does not
+ * hold the search enumerates. */
 #include <math.h>
 #include <stddef.h>
 
@@ -26,20 +30,26 @@ static double log_mse_at(const struct ha_solver *s, const struct ha_model *m,
 	return ha_model_log_relative_mse(m, s->budget, s->feasible[i]);
 }
 
-/* Evaluate every feasible divisor (at most EXHAUSTIVE_MAX); the answer is
- * the smallest d within the tie tolerance of the minimum. */
+/* Evaluate every feasible divisor; the answer is the smallest d within
+ * the tie tolerance of the minimum.  Any count is accepted (a model not
+ * proven unimodal is enumerated whatever its size): values past the
+ * first EXHAUSTIVE_MAX are evaluated again rather than stored. */
 static size_t argmin_exhaustive(const struct ha_solver *s,
                                 const struct ha_model *m, size_t *evaluations)
 {
 	double value[EXHAUSTIVE_MAX];
 	double min = INFINITY;
 	for (size_t i = 0; i < s->feasible_count; i++) {
-		value[i] = log_mse_at(s, m, i, evaluations);
-		if (value[i] < min)
-			min = value[i];
+		double v = log_mse_at(s, m, i, evaluations);
+		if (i < EXHAUSTIVE_MAX)
+			value[i] = v;
+		if (v < min)
+			min = v;
 	}
 	size_t best = 0;
-	while (value[best] > min + HA_TIE_LOG_TOLERANCE)
+	while ((best < EXHAUSTIVE_MAX ? value[best]
+	                              : log_mse_at(s, m, best, evaluations)) >
+	       min + HA_TIE_LOG_TOLERANCE)
 		best++;
 	return best;
 }
@@ -98,7 +108,10 @@ enum ha_status ha_solver_solve_integer(const struct ha_solver *s,
 		.feasible = s->feasible_count,
 	};
 	size_t best;
-	if (s->feasible_count <= EXHAUSTIVE_MAX) {
+	/* `bracket` only where unimodality is proven for this model
+	 * (ha_model_unimodal_on; the proof is in model.c). */
+	if (s->feasible_count <= EXHAUSTIVE_MAX ||
+	    !ha_model_unimodal_on(m, (double)s->feasible[0])) {
 		cert.method = HA_CERT_EXHAUSTIVE;
 		best = argmin_exhaustive(s, m, &cert.evaluated);
 	} else {

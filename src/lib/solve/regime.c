@@ -1,4 +1,15 @@
-/* Exact regimes: the lower envelope of the lines a_d + b_d / n, in logs. */
+/* Exact regimes: the lower envelope of the lines a_d + b_d / n, in logs.
+ *
+ * With the generalised model of calibration.md §2 each divisor's error is
+ * still affine in t = 1/n:
+ *   a_d = E + c_b d^-s,   b_d = c_v d^(γd + κ) (rho + (1 - rho) d/D).
+ * E is common to every line, so it cancels from every switch point
+ * n = (b_d2 - b_d1)/(a_d1 - a_d2) and from the envelope: the table is
+ * exact for every E.  a_d falls strictly with d (s > 0) and b_d never
+ * falls (γ, κ >= 0 make d^(γd+κ) nondecreasing on d >= 1, and the factor
+ * rises with d), which is all the envelope below assumes; where b_d2 =
+ * b_d1 (γ = κ = 0 and hdi = 0) the larger d wins at every n, a switch at
+ * ln n = -inf. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -38,7 +49,8 @@ static int model_ok(const struct ha_model *m)
 /* The switch point of d1 < d2, both dividing D, for a validated model.
  *   ln n = ln(b2 - b1) - ln(a1 - a2)
  *        = ln b1 + ln(e^db - 1) - ln a2 - ln(e^da - 1)
- * with da = ln a1 - ln a2 = s ln(d2/d1) > 0 and db = ln b2 - ln b1 > 0. */
+ * with a the bias lines without E (E cancels), da = ln a1 - ln a2 =
+ * s ln(d2/d1) > 0 and db = ln b2 - ln b1 >= 0. */
 static double log_switch(const struct ha_model *m, uint64_t budget,
                          uint64_t d1, uint64_t d2)
 {
@@ -47,12 +59,17 @@ static double log_switch(const struct ha_model *m, uint64_t budget,
 	if (!(da > 0.0))
 		return INFINITY;
 	double fd1 = (double)d1, fd2 = (double)d2;
-	/* (d2/2) ln d2 - (d1/2) ln d1 = ((d2 - d1) ln d2 + d1 ln(d2/d1))/2 */
-	double db = 0.5 * ((double)(d2 - d1) * log(fd2) + fd1 * lr) +
+	/* (γd2 + κ) ln d2 - (γd1 + κ) ln d1
+	 *   = γ((d2 - d1) ln d2 + d1 ln(d2/d1)) + κ ln(d2/d1),
+	 * without the cancellation of the difference of two large logs.  (For
+	 * the defaults the κ term is +0.0, exact: the seeds' digits stay.) */
+	double db = m->var_rate * ((double)(d2 - d1) * log(fd2) + fd1 * lr) +
+	            m->var_power * lr +
 	            log_factor(m, budget, d2) - log_factor(m, budget, d1);
-	double log_b1 = log(m->var_coef) + 0.5 * fd1 * log(fd1) +
+	double log_b1 = ha_model_log_var_coef(m) +
+	                (m->var_rate * fd1 + m->var_power) * log(fd1) +
 	                log_factor(m, budget, d1);
-	double log_a2 = log(m->bias_coef) - m->smoothness * log(fd2);
+	double log_a2 = ha_model_log_bias_coef(m) - m->smoothness * log(fd2);
 	return log_b1 + log_expm1(db) - log_a2 - log_expm1(da);
 }
 

@@ -184,7 +184,7 @@ enum ha_status ha_solver_solve_relaxed(const struct ha_solver *s,
 {
 	if (!s || !relaxed || ha_model_validate(m) != HA_OK)
 		return HA_EINVAL;
-	struct relaxed_problem problem = {m, (double)s->budget, {0, 0, 0, 0, 0, 0}};
+	struct relaxed_problem problem = {.model = m, .budget = (double)s->budget};
 	ha_relaxed_fn_init(&problem.fn, m, problem.budget);
 	double lo = log(s->x_lo), hi = log(s->x_hi);
 	double u;

@@ -1,0 +1,364 @@
+/* headalloc — calibrating the error model on measured training runs
+ * (calibration.md).
+ *
+ * A run is (H, d, n, L[, se]).  The model of a measured loss is
+ *
+ *   L(H, d, n) = E + c_b d^-s + c_v d^(γd + κ) / n * (rho + (1 - rho)/H)
+ *
+ * with seven parameters (enum ha_cal_param), each free or fixed.  The fit
+ * minimises the SUM over runs of the Huber loss of the log residuals
+ *
+ *   r_i = (ln L_i - ln L̂_i) / (se_i / L_i)     (/ 1 where se is absent)
+ *   huber(r) = r^2/2 for |r| <= δ,  δ(|r| - δ/2) beyond   (δ = inf: r^2/2)
+ *
+ * from a grid of starting points (ha_cal_fit_runs documents it) with
+ * NLopt's L-BFGS on analytic gradients, the parameters scaled by the
+ * Gauss–Newton curvature of the start, then Levenberg–Marquardt on the
+ * exact Huber loss of the linearised residuals to full precision.
+ * Parameters are fitted on these scales ("fit scale"): E, ln c_b, s,
+ * ln c_v, γ, κ, hdi; ln c_b and ln c_v
+ * are unbounded (their values may lie far beyond a double: ln c_v ≈ -1598
+ * is a real case), and the others are held in their domains by box
+ * bounds: E >= 0, s >= HA_CAL_SMOOTHNESS_MIN, γ >= 0, κ >= 0,
+ * 0 <= hdi <= 1.  A free parameter that ends within 1e-8 (relative, or
+ * absolute below 1) of one of these bounds is reported `at_bound`.
+ * (E >= 0 where calibration.md §2 says "real": as n and d grow L -> E,
+ * so a negative E predicts a negative error, which §1 rules out; the
+ * allocator's model rejects it for the same reason.)
+ *
+ * Uncertainty: Gauss–Newton standard errors (least squares approximation
+ * at the optimum: cov = σ^2 (J'J)^-1, σ^2 = RSS/(m - k), J the Jacobian of
+ * the residuals r_i in fit scale) where m > k and J has full rank; and a
+ * seeded case bootstrap (gsl_rng mt19937) giving percentile 95% intervals
+ * and the distribution of the optimal allocation at a target.  Each
+ * resample is refitted from the full data's optimum by Levenberg–Marquardt
+ * alone, at most 100 steps: where a resample's optimum lies far along a
+ * direction its runs hardly determine (an L1-like Huber fit has long,
+ * nearly flat valleys, e.g. s -> 0 traded against E and c_b) the refit
+ * stops still improving; such refits are counted (`unconverged`) and
+ * warned about, and their last values stay in the intervals.
+ *
+ * Residuals, RSS and AICc: `residual` is ln L - ln L̂; `standardised` is
+ * it divided by se/L (= residual without se); rss sums the squared
+ * standardised residuals, rms is sqrt(mean residual^2); the objective is
+ * the Huber sum of the standardised ones.
+ *
+ * Everything here is a plain C struct with fixed-size members plus a few
+ * arrays, laid out so that a report writer can emit
+ *   calibration: {runs, huber_delta, objective, rss, rms, aicc, bic,
+ *                 starts: {total, reached_best},
+ *                 parameters: {NAME: {value, free, se, ci95, at_bound}},
+ *                 residuals: [{heads, head_dim, samples, loss, fitted,
+ *                              residual}], warnings: [...]}
+ *   model: {...}                              (struct ha_calibration.model)
+ *   prediction: {budget, samples, heads, head_dim, loss,
+ *                distribution: [{heads, head_dim, share}]}
+ *   comparison: [{law, free, k, rss, aicc, bic, loo_rmse, heads, head_dim}]
+ * A quantity that is not defined (an AICc with m - k - 1 <= 0, an SE
+ * without full rank) has a flag beside it and its double is 0, never NaN
+ * or inf. */
+#ifndef HEADALLOC_CALIBRATE_H
+#define HEADALLOC_CALIBRATE_H
+
+#include "export.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "model.h"
+#include "solver.h"
+#include "status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The seven parameters of calibration.md §2, in this order everywhere. */
+enum ha_cal_param {
+	HA_CAL_IRREDUCIBLE = 0, /* "irreducible": E (fit scale: E) */
+	HA_CAL_BIAS_COEF = 1,   /* "bias_coef": c_b (fit scale: ln c_b) */
+	HA_CAL_SMOOTHNESS = 2,  /* "smoothness": s */
+	HA_CAL_VAR_COEF = 3,    /* "var_coef": c_v (fit scale: ln c_v) */
+	HA_CAL_VAR_RATE = 4,    /* "var_rate": γ */
+	HA_CAL_VAR_POWER = 5,   /* "var_power": κ */
+	HA_CAL_HDI = 6          /* "hdi" */
+};
+#define HA_CAL_PARAMS 7
+
+/* The smallest smoothness a fit may reach (the domain is s > 0). */
+#define HA_CAL_SMOOTHNESS_MIN 1e-6
+
+/* Defaults of struct ha_cal_options. */
+#define HA_CAL_HUBER_DEFAULT 1e-3
+#define HA_CAL_BOOTSTRAP_DEFAULT ((size_t)1000)
+#define HA_CAL_COLLINEAR_DEFAULT 0.99
+
+/* Capacity of the names and messages below, with the terminating NUL. */
+#define HA_CAL_NAME_MAX 32
+#define HA_CAL_MESSAGE_MAX HA_ERROR_MESSAGE_MAX
+
+/* The laws of the comparison of calibration.md §5 (ha_cal_ladder). */
+#define HA_CAL_LADDER 4
+
+/* The parameter's name in files and options ("irreducible", "bias_coef",
+ * ...); NULL for an out-of-range value. */
+HA_API const char *ha_cal_param_name(enum ha_cal_param param);
+
+/* The parameter of a name, or -1 when the name is not one of the seven. */
+HA_API int ha_cal_param_lookup(const char *name);
+
+/* 1 for bias_coef and var_coef, whose fit-scale value is ln c. */
+HA_API int ha_cal_param_is_log(enum ha_cal_param param);
+
+/* One measured training run. */
+struct ha_run {
+	uint64_t heads;    /* H >= 1 */
+	uint64_t head_dim; /* d >= 1, H d <= HA_BUDGET_MAX */
+	double samples;    /* n > 1, finite */
+	double loss;       /* L > 0, finite */
+	double loss_se;    /* standard error of L, > 0 and finite; NaN if absent */
+};
+
+/* HA_OK when every run is in its domain; else HA_EINVAL with a message
+ * naming the run (1-based) and the field ("run 3: loss must be a finite
+ * number > 0, found -1").  count = 0 or a NULL array is HA_EINVAL. */
+HA_API enum ha_status ha_cal_validate_runs(const struct ha_run *runs,
+                                           size_t count, struct ha_error *err);
+
+/* A law: which parameters a fit moves, and the values of the others. */
+struct ha_cal_law {
+	char name[HA_CAL_NAME_MAX];  /* for the comparison table; may be "" */
+	int free[HA_CAL_PARAMS];     /* 1: fitted, 0: fixed at value[] */
+	double value[HA_CAL_PARAMS]; /* fit scale (ln c for the coefficients) */
+};
+
+/* All seven fixed at the model's values (ln c_b, ln c_v through
+ * ha_model_log_*_coef), name "". */
+HA_API void ha_cal_law_from_model(struct ha_cal_law *law,
+                                  const struct ha_model *model);
+
+/* The model of fit-scale values (ln c set exactly with
+ * ha_model_set_log_*_coef) at n = samples. */
+HA_API struct ha_model ha_cal_model_of(const double value[HA_CAL_PARAMS],
+                                       double samples);
+
+/* The ladder of calibration.md §5, each rung from `base` (its fixed values
+ * and its free hdi, if any), in this order:
+ *   "seeds"       E, c_b, c_v free; s = 2, γ = 1/2, κ = 0
+ *   "smoothness"  E, c_b, s, c_v free; γ = 1/2, κ = 0
+ *   "power"       E, c_b, s, c_v, κ free; γ = 0 (variance a power of d)
+ *   "rate"        E, c_b, s, c_v, γ free; κ = 0
+ * hdi is free in every rung exactly when it is free in base (else fixed
+ * at base's value).  Returns HA_CAL_LADDER. */
+HA_API size_t ha_cal_ladder(const struct ha_cal_law *base,
+                            struct ha_cal_law out[HA_CAL_LADDER]);
+
+/* Where to predict the optimal allocation. */
+struct ha_cal_target {
+	uint64_t budget; /* D; 0 = no target (no prediction) */
+	double samples;  /* n > 1 */
+	struct ha_constraints constraints;
+};
+
+struct ha_cal_options {
+	struct ha_cal_law law;      /* the main fit */
+	double huber_delta;         /* δ > 0; INFINITY = least squares */
+	size_t bootstrap;           /* B resamples; 0 = no bootstrap */
+	uint64_t seed;              /* of the bootstrap's gsl_rng (mt19937) */
+	int compare;                /* 1: fit the ladder of §5 as well */
+	double collinear;           /* warn when |correlation| >= this */
+	struct ha_cal_target target;
+};
+
+/* law: the seeds' model with E, c_b, s, c_v free (the "smoothness" rung),
+ * γ = 1/2, κ = 0, hdi = 1 fixed; huber_delta 1e-3; bootstrap 1000; seed 1;
+ * compare 1; collinear 0.99; no target. */
+HA_API void ha_cal_options_defaults(struct ha_cal_options *options);
+
+/* One parameter's estimate.  value, se and ci95 are in fit scale (ln c for
+ * bias_coef and var_coef: log_scale = 1). */
+struct ha_cal_estimate {
+	const char *name; /* static: ha_cal_param_name() */
+	int free;
+	int log_scale;
+	double value;
+	int has_se;       /* 0 for a fixed parameter, or no full-rank Jacobian */
+	double se;
+	int has_ci;       /* 0 for a fixed parameter or no bootstrap refit */
+	double ci95[2];   /* bootstrap percentile interval [2.5%, 97.5%] */
+	int at_bound;     /* a free parameter ended on a bound of its domain */
+};
+
+/* One run against its fitted value. */
+struct ha_cal_residual {
+	uint64_t heads;
+	uint64_t head_dim;
+	double samples;
+	double loss;
+	double fitted;       /* L̂ (+inf beyond a double) */
+	double log_fitted;   /* ln L̂ */
+	double residual;     /* ln L - ln L̂ */
+	double standardised; /* residual / (se/L); = residual without se */
+};
+
+/* A fit of one law. */
+struct ha_cal_fit {
+	struct ha_cal_law law;   /* as fitted: value[] holds the estimates */
+	size_t runs;             /* m */
+	size_t free_count;       /* k */
+	double huber_delta;
+	double objective;        /* sum of Huber losses of the standardised residuals */
+	double rss;              /* sum of squared standardised residuals */
+	double rms;              /* sqrt(mean of squared log residuals) */
+	int aicc_defined;        /* 0 when m - k - 1 <= 0 or rss = 0 */
+	double aicc;             /* m ln(rss/m) + 2k + 2k(k+1)/(m-k-1) */
+	int bic_defined;         /* 0 when rss = 0 */
+	double bic;              /* m ln(rss/m) + k ln m */
+	size_t starts;           /* local optimisations run */
+	size_t reached_best;     /* of them, ended within 1e-9 (relative) of the
+	                            best, plus 1e-24 a run for fits that reach
+	                            zero residuals */
+	struct ha_cal_estimate param[HA_CAL_PARAMS];
+	int has_covariance;      /* else no_covariance says why */
+	char no_covariance[HA_CAL_MESSAGE_MAX];
+	/* Gauss–Newton covariance and correlation in fit scale; rows and
+	 * columns of fixed parameters are 0. */
+	double covariance[HA_CAL_PARAMS][HA_CAL_PARAMS];
+	double correlation[HA_CAL_PARAMS][HA_CAL_PARAMS];
+	struct ha_cal_residual *residuals; /* m of them, in the runs' order */
+};
+
+/* Fit one law to the runs (validated here) with Huber δ.
+ *
+ * Refusals (HA_EDEGENERATE with a message): fewer runs than free
+ * parameters + 1; a single distinct head_dim while anything is free.
+ * HA_EINVAL for bad runs, a NULL pointer, δ not > 0, or a fixed value out
+ * of its domain; HA_ENUMERIC when no start reaches a finite objective;
+ * HA_ENOMEM.
+ *
+ * The starting grid: every combination of
+ *   s in {0.5, 1, 2} (if free), γ in {0.1, 0.5} (if free),
+ *   κ in {0.5, 2} (if free), hdi in {0.5, 0.95} (if free),
+ *   E: the linear start below, and 0, L_min/2, 0.9 L_min (if free),
+ * (fixed parameters at their values); at each, ln c_b and ln c_v (when
+ * free) — and E, in its first variant — are the least-squares solution of
+ * the linearised relative residuals (L̂_i - L_i)/L_i, with c_b, c_v >= 0
+ * (a coefficient the data cannot set gets a term equal to 1% of L at its
+ * most favourable run; a negative linear E becomes 0).  Each start runs
+ * L-BFGS, then Levenberg–Marquardt, to convergence; the best end wins.
+ *
+ * On HA_OK *out owns its residuals: release with ha_cal_fit_release(). */
+HA_API enum ha_status ha_cal_fit_runs(const struct ha_run *runs, size_t count,
+                                      const struct ha_cal_law *law,
+                                      double huber_delta,
+                                      struct ha_cal_fit *out,
+                                      struct ha_error *err);
+
+/* Free what a fit owns (not the struct); NULL is accepted. */
+HA_API void ha_cal_fit_release(struct ha_cal_fit *fit);
+
+/* The share of bootstrap resamples whose optimum at the target is one
+ * allocation. */
+struct ha_cal_share {
+	uint64_t heads;
+	uint64_t head_dim;
+	size_t count;
+	double share; /* count / bootstrap.predicted */
+};
+
+struct ha_cal_prediction {
+	int defined;        /* 0: no target */
+	uint64_t budget;
+	double samples;
+	uint64_t heads;     /* the optimum under the calibrated model */
+	uint64_t head_dim;
+	double loss;        /* its predicted loss L̂ (+inf beyond a double) */
+	double log_loss;    /* ln L̂; -inf if a negative E makes L̂ <= 0 */
+	struct ha_certificate certificate;
+	/* The bootstrap distribution, most frequent first (ties: smaller
+	 * head_dim first); NULL / 0 without bootstrap. */
+	struct ha_cal_share *distribution;
+	size_t distribution_count;
+};
+
+struct ha_cal_bootstrap {
+	size_t resamples;  /* B */
+	uint64_t seed;
+	size_t fitted;     /* refitted resamples: the intervals rest on these */
+	size_t unconverged; /* of them, stopped by the refit's step cap while
+	                       still improving (kept: see the warning) */
+	size_t unfittable; /* fewer distinct runs than k + 1, or one distinct d */
+	size_t failed;     /* refits with no finite optimum */
+	size_t predicted;  /* fitted resamples with an optimum at the target */
+};
+
+/* One law of the comparison (calibration.md §5). */
+struct ha_cal_comparison {
+	struct ha_cal_law law;   /* value[] holds the fitted values when fitted */
+	size_t free_count;       /* k */
+	enum ha_status status;   /* HA_OK, or why it was not fitted ... */
+	char message[HA_CAL_MESSAGE_MAX]; /* ... in words ("" when fitted) */
+	double objective;
+	double rss;
+	int aicc_defined;
+	double aicc;
+	int bic_defined;
+	double bic;
+	int loo_defined;         /* 0 when a leave-one-out set cannot be fitted */
+	double loo_rmse;         /* sqrt(mean (ln L_i - ln L̂_(-i)(run i))^2) */
+	size_t loo_unconverged;  /* leave-one-out refits stopped by their step cap */
+	int has_prediction;      /* a target was given and solved */
+	uint64_t heads;
+	uint64_t head_dim;
+	double loss;
+};
+
+enum ha_cal_warning_kind {
+	HA_CAL_WARN_ONE_SAMPLES = 1,   /* every run has the same n */
+	HA_CAL_WARN_COLLINEAR = 2,     /* two parameters nearly collinear */
+	HA_CAL_WARN_BUDGET_OUTSIDE = 3, /* target D outside the runs' range */
+	HA_CAL_WARN_SAMPLES_OUTSIDE = 4, /* target n outside the runs' range */
+	HA_CAL_WARN_NO_COVARIANCE = 5, /* no standard errors, and why */
+	HA_CAL_WARN_UNFITTABLE = 6,    /* bootstrap resamples that could not be fitted */
+	HA_CAL_WARN_AT_BOUND = 7,      /* a parameter ended on a bound */
+	HA_CAL_WARN_UNCONVERGED = 8    /* bootstrap refits stopped by their step cap */
+};
+
+struct ha_cal_warning {
+	enum ha_cal_warning_kind kind;
+	char message[HA_CAL_MESSAGE_MAX];
+};
+
+struct ha_calibration {
+	struct ha_cal_fit fit;
+	/* The calibrated model, usable by the allocator: samples = the
+	 * target's n, or without a target the largest n of the runs. */
+	struct ha_model model;
+	struct ha_cal_bootstrap bootstrap;
+	struct ha_cal_prediction prediction;
+	struct ha_cal_comparison *comparison; /* HA_CAL_LADDER rows, or NULL */
+	size_t comparison_count;
+	struct ha_cal_warning *warnings;
+	size_t warning_count;
+};
+
+/* The whole of calibration.md: fit, uncertainty, prediction, comparison
+ * and warnings.  The main fit's refusals and errors are those of
+ * ha_cal_fit_runs; besides, HA_EINVAL for bad options (message names the
+ * option) and HA_EINFEASIBLE when the target's constraints leave no
+ * allocation.  A comparison law that cannot be fitted is a row with its
+ * status, not an error.  On HA_OK *out is a new result to free with
+ * ha_calibration_free(); on error *out is NULL and err says why. */
+HA_API enum ha_status ha_calibrate(const struct ha_run *runs, size_t count,
+                                   const struct ha_cal_options *options,
+                                   struct ha_calibration **out,
+                                   struct ha_error *err);
+
+/* NULL is accepted. */
+HA_API void ha_calibration_free(struct ha_calibration *calibration);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,280 @@
+/* The whole calibration (calibration.md): options, the ladder of laws,
+ * the main fit, the prediction at the target, bootstrap, comparison and
+ * the identifiability warnings. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error_internal.h"
+#include "calibrate_internal.h"
+
+void ha_cal_options_defaults(struct ha_cal_options *o)
+{
+	memset(o, 0, sizeof *o);
+	struct ha_model seeds = ha_model_defaults();
+	ha_cal_law_from_model(&o->law, &seeds);
+	snprintf(o->law.name, sizeof o->law.name, "smoothness");
+	o->law.free[HA_CAL_IRREDUCIBLE] = 1;
+	o->law.free[HA_CAL_BIAS_COEF] = 1;
+	o->law.free[HA_CAL_SMOOTHNESS] = 1;
+	o->law.free[HA_CAL_VAR_COEF] = 1;
+	o->huber_delta = HA_CAL_HUBER_DEFAULT;
+	o->bootstrap = HA_CAL_BOOTSTRAP_DEFAULT;
+	o->seed = 1;
+	o->compare = 1;
+	o->collinear = HA_CAL_COLLINEAR_DEFAULT;
+}
+
+size_t ha_cal_ladder(const struct ha_cal_law *base,
+                     struct ha_cal_law out[HA_CAL_LADDER])
+{
+	static const char *const names[HA_CAL_LADDER] = {
+		"seeds", "smoothness", "power", "rate",
+	};
+	/* free: E, c_b, s, c_v, γ, κ (hdi as in base) */
+	static const int frees[HA_CAL_LADDER][6] = {
+		{1, 1, 0, 1, 0, 0},
+		{1, 1, 1, 1, 0, 0},
+		{1, 1, 1, 1, 0, 1},
+		{1, 1, 1, 1, 1, 0},
+	};
+	static const double rates[HA_CAL_LADDER] = {0.5, 0.5, 0.0, 0.5};
+	for (int l = 0; l < HA_CAL_LADDER; l++) {
+		struct ha_cal_law *law = &out[l];
+		*law = *base;
+		snprintf(law->name, sizeof law->name, "%s", names[l]);
+		for (int p = 0; p < 6; p++)
+			law->free[p] = frees[l][p];
+		law->value[HA_CAL_SMOOTHNESS] = 2.0;
+		law->value[HA_CAL_VAR_RATE] = rates[l];
+		law->value[HA_CAL_VAR_POWER] = 0.0;
+		law->free[HA_CAL_HDI] = base->free[HA_CAL_HDI] != 0;
+	}
+	return HA_CAL_LADDER;
+}
+
+static enum ha_status check_options(const struct ha_cal_options *o,
+                                    struct ha_error *err)
+{
+	enum ha_status st = cal_check_law(&o->law, o->huber_delta, err);
+	if (st != HA_OK)
+		return st;
+	if (!(o->collinear > 0.0 && o->collinear <= 1.0))
+		return ha_fail(err, HA_EINVAL,
+		               "collinear: the correlation threshold must be in (0, 1], found %g",
+		               o->collinear);
+	const struct ha_cal_target *t = &o->target;
+	if (t->budget == 0)
+		return HA_OK;
+	if (t->budget > HA_BUDGET_MAX)
+		return ha_fail(err, HA_EINVAL, "target budget %llu exceeds 2^63 - 1",
+		               (unsigned long long)t->budget);
+	if (!isfinite(t->samples) || !(t->samples > 1.0) || t->samples > 1e300)
+		return ha_fail(err, HA_EINVAL,
+		               "target samples must be a finite number in (1, 1e300], found %g",
+		               t->samples);
+	if (ha_constraints_validate(&t->constraints) != HA_OK)
+		return ha_fail(err, HA_EINVAL,
+		               "target constraints: a minimum exceeds its maximum");
+	return HA_OK;
+}
+
+/* Append a warning; 0 when out of memory. */
+static int warn(struct ha_calibration *c, enum ha_cal_warning_kind kind,
+                const char *fmt, ...) HA_PRINTF(3, 4);
+
+static int warn(struct ha_calibration *c, enum ha_cal_warning_kind kind,
+                const char *fmt, ...)
+{
+	struct ha_cal_warning *w = realloc(c->warnings,
+	                                   (c->warning_count + 1) * sizeof *w);
+	if (!w)
+		return 0;
+	c->warnings = w;
+	w += c->warning_count++;
+	w->kind = kind;
+	va_list ap;
+	va_start(ap, fmt);
+	if (vsnprintf(w->message, sizeof w->message, fmt, ap) < 0)
+		w->message[0] = '\0';
+	va_end(ap);
+	return 1;
+}
+
+/* The warnings of calibration.md §4 and §6 that need no bootstrap. */
+static int fit_warnings(struct ha_calibration *c, const struct ha_run *runs,
+                        size_t count, const struct ha_cal_options *o)
+{
+	const struct ha_cal_fit *fit = &c->fit;
+	int ok = 1;
+	double n_lo = runs[0].samples, n_hi = runs[0].samples;
+	uint64_t d_lo = runs[0].heads * runs[0].head_dim, d_hi = d_lo;
+	for (size_t i = 1; i < count; i++) {
+		uint64_t budget = runs[i].heads * runs[i].head_dim;
+		n_lo = fmin(n_lo, runs[i].samples);
+		n_hi = fmax(n_hi, runs[i].samples);
+		d_lo = budget < d_lo ? budget : d_lo;
+		d_hi = budget > d_hi ? budget : d_hi;
+	}
+	if (n_lo == n_hi && fit->free_count > 0)
+		ok &= warn(c, HA_CAL_WARN_ONE_SAMPLES,
+		           "every run has samples %g: var_coef and n are one number, "
+		           "and a prediction at another n rests on the 1/n law alone",
+		           n_lo);
+	if (fit->free_count > 0 && !fit->has_covariance)
+		ok &= warn(c, HA_CAL_WARN_NO_COVARIANCE, "no standard errors: %s",
+		           fit->no_covariance);
+	for (int p = 0; p < HA_CAL_PARAMS; p++)
+		for (int q = p + 1; q < HA_CAL_PARAMS && fit->has_covariance; q++) {
+			double r = fit->correlation[p][q];
+			if (fit->law.free[p] && fit->law.free[q] && fabs(r) >= o->collinear)
+				ok &= warn(c, HA_CAL_WARN_COLLINEAR,
+				           "%s and %s are nearly collinear (correlation %.4f)",
+				           fit->param[p].name, fit->param[q].name, r);
+		}
+	for (int p = 0; p < HA_CAL_PARAMS; p++)
+		if (fit->param[p].at_bound)
+			ok &= warn(c, HA_CAL_WARN_AT_BOUND,
+			           "%s ended on a bound of its domain (%g)",
+			           fit->param[p].name, fit->param[p].value);
+	const struct ha_cal_target *t = &o->target;
+	if (t->budget == 0)
+		return ok;
+	if (t->budget < d_lo || t->budget > d_hi)
+		ok &= warn(c, HA_CAL_WARN_BUDGET_OUTSIDE,
+		           "target budget %llu lies outside the runs' budgets "
+		           "[%llu, %llu]: the prediction is an extrapolation",
+		           (unsigned long long)t->budget, (unsigned long long)d_lo,
+		           (unsigned long long)d_hi);
+	if (t->samples < n_lo || t->samples > n_hi)
+		ok &= warn(c, HA_CAL_WARN_SAMPLES_OUTSIDE,
+		           "target samples %g lies outside the runs' samples "
+		           "[%g, %g]: the prediction is an extrapolation",
+		           t->samples, n_lo, n_hi);
+	return ok;
+}
+
+static int bootstrap_warnings(struct ha_calibration *c)
+{
+	const struct ha_cal_bootstrap *b = &c->bootstrap;
+	if (b->unconverged > 0 &&
+	    !warn(c, HA_CAL_WARN_UNCONVERGED,
+	          "%zu of %zu bootstrap refits were still improving when they "
+	          "stopped (a direction the resampled runs hardly determine): "
+	          "their last values are in the intervals, whose ends may lie "
+	          "further out still", b->unconverged, b->fitted))
+		return 0;
+	if (b->unfittable == 0 && b->failed == 0)
+		return 1;
+	return warn(c, HA_CAL_WARN_UNFITTABLE,
+	            "%zu of %zu bootstrap resamples could not be fitted (%zu with "
+	            "fewer distinct runs than free parameters + 1 or one head_dim, "
+	            "%zu without a finite optimum): the intervals rest on the "
+	            "other %zu",
+	            b->unfittable + b->failed, b->resamples, b->unfittable,
+	            b->failed, b->fitted);
+}
+
+static enum ha_status oom(struct ha_error *err)
+{
+	return ha_fail(err, HA_ENOMEM, "out of memory");
+}
+
+enum ha_status ha_calibrate(const struct ha_run *runs, size_t count,
+                            const struct ha_cal_options *o,
+                            struct ha_calibration **out, struct ha_error *err)
+{
+	ha_error_clear(err);
+	if (!out)
+		return ha_fail(err, HA_EINVAL, "no result to fill");
+	*out = NULL;
+	if (!o)
+		return ha_fail(err, HA_EINVAL, "no options");
+	enum ha_status st = ha_cal_validate_runs(runs, count, err);
+	if (st == HA_OK)
+		st = check_options(o, err);
+	if (st != HA_OK)
+		return st;
+
+	struct ha_solver *solver = NULL;
+	if (o->target.budget) {
+		st = ha_solver_new(o->target.budget, &o->target.constraints, &solver);
+		if (st == HA_EINFEASIBLE)
+			return ha_fail(err, st,
+			               "target budget %llu: no allocation meets the constraints",
+			               (unsigned long long)o->target.budget);
+		if (st != HA_OK)
+			return st == HA_ENOMEM ? oom(err)
+			                       : ha_fail(err, st, "target budget %llu: %s",
+			                                 (unsigned long long)o->target.budget,
+			                                 ha_status_str(st));
+	}
+	struct ha_calibration *c = calloc(1, sizeof *c);
+	struct cal_data data;
+	if (!c || cal_data_init(&data, runs, count) != HA_OK) {
+		free(c);
+		ha_solver_free(solver);
+		return oom(err);
+	}
+	st = cal_fit_data(runs, &data, &o->law, o->huber_delta, &c->fit, err);
+	if (st != HA_OK)
+		goto fail_quiet;
+
+	double n = o->target.budget ? o->target.samples : runs[0].samples;
+	if (!o->target.budget)
+		for (size_t i = 1; i < count; i++)
+			n = fmax(n, runs[i].samples);
+	c->model = ha_cal_model_of(c->fit.law.value, n);
+	struct ha_cal_prediction *pred = &c->prediction;
+	if (solver) {
+		struct ha_allocation a;
+		st = cal_predict(solver, n, c->fit.law.value, &a, &pred->certificate);
+		if (st != HA_OK) {
+			ha_fail(err, st, "the calibrated model gives no optimum at the target: %s",
+			        ha_status_str(st));
+			goto fail_quiet;
+		}
+		pred->defined = 1;
+		pred->budget = o->target.budget;
+		pred->samples = n;
+		pred->heads = a.heads;
+		pred->head_dim = a.head_dim;
+		pred->loss = a.terms.mse;
+		pred->log_loss = a.terms.log_mse;
+	}
+	if (!fit_warnings(c, runs, count, o))
+		goto fail_oom;
+	st = cal_bootstrap(runs, &data, o->huber_delta, o->bootstrap, o->seed,
+	                   solver, n, c);
+	if (st != HA_OK || !bootstrap_warnings(c))
+		goto fail_oom;
+	if (o->compare &&
+	    cal_compare(runs, &data, &o->law, o->huber_delta, solver, n, c) != HA_OK)
+		goto fail_oom;
+	cal_data_free(&data);
+	ha_solver_free(solver);
+	*out = c;
+	return HA_OK;
+
+fail_oom:
+	oom(err);
+	st = HA_ENOMEM;
+fail_quiet:
+	cal_data_free(&data);
+	ha_solver_free(solver);
+	ha_calibration_free(c);
+	return st;
+}
+
+void ha_calibration_free(struct ha_calibration *c)
+{
+	if (!c)
+		return;
+	ha_cal_fit_release(&c->fit);
+	free(c->prediction.distribution);
+	free(c->comparison);
+	free(c->warnings);
+	free(c);
+}

@@ -1,0 +1,353 @@
+/* One law fitted to the runs: validation, identifiability, the search,
+ * and the statistics of the optimum (residuals, AICc, BIC, Gauss–Newton
+ * covariance). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_linalg.h>
+#include <gsl/gsl_matrix.h>
+#include <gsl/gsl_vector.h>
+
+#include "base/error_internal.h"
+#include "calibrate_internal.h"
+
+static const char *const param_names[HA_CAL_PARAMS] = {
+	"irreducible", "bias_coef", "smoothness", "var_coef",
+	"var_rate", "var_power", "hdi",
+};
+
+const char *ha_cal_param_name(enum ha_cal_param param)
+{
+	int p = (int)param;
+	return p >= 0 && p < HA_CAL_PARAMS ? param_names[p] : NULL;
+}
+
+int ha_cal_param_lookup(const char *name)
+{
+	if (!name)
+		return -1;
+	for (int p = 0; p < HA_CAL_PARAMS; p++)
+		if (strcmp(name, param_names[p]) == 0)
+			return p;
+	return -1;
+}
+
+int ha_cal_param_is_log(enum ha_cal_param param)
+{
+	return param == HA_CAL_BIAS_COEF || param == HA_CAL_VAR_COEF;
+}
+
+void ha_cal_law_from_model(struct ha_cal_law *law, const struct ha_model *m)
+{
+	memset(law, 0, sizeof *law);
+	law->value[HA_CAL_IRREDUCIBLE] = m->irreducible;
+	law->value[HA_CAL_BIAS_COEF] = ha_model_log_bias_coef(m);
+	law->value[HA_CAL_SMOOTHNESS] = m->smoothness;
+	law->value[HA_CAL_VAR_COEF] = ha_model_log_var_coef(m);
+	law->value[HA_CAL_VAR_RATE] = m->var_rate;
+	law->value[HA_CAL_VAR_POWER] = m->var_power;
+	law->value[HA_CAL_HDI] = m->hdi;
+}
+
+struct ha_model ha_cal_model_of(const double value[HA_CAL_PARAMS],
+                                double samples)
+{
+	struct ha_model m = ha_model_defaults();
+	m.samples = samples;
+	m.irreducible = value[HA_CAL_IRREDUCIBLE];
+	ha_model_set_log_bias_coef(&m, value[HA_CAL_BIAS_COEF]);
+	m.smoothness = value[HA_CAL_SMOOTHNESS];
+	ha_model_set_log_var_coef(&m, value[HA_CAL_VAR_COEF]);
+	m.var_rate = value[HA_CAL_VAR_RATE];
+	m.var_power = value[HA_CAL_VAR_POWER];
+	m.hdi = value[HA_CAL_HDI];
+	return m;
+}
+
+enum ha_status ha_cal_validate_runs(const struct ha_run *runs, size_t count,
+                                    struct ha_error *err)
+{
+	if (!runs || count == 0)
+		return ha_fail(err, HA_EINVAL, "no runs to calibrate on");
+	for (size_t i = 0; i < count; i++) {
+		const struct ha_run *r = &runs[i];
+		size_t at = i + 1;
+		if (r->heads == 0)
+			return ha_fail(err, HA_EINVAL, "run %zu: heads must be >= 1, found 0", at);
+		if (r->head_dim == 0)
+			return ha_fail(err, HA_EINVAL, "run %zu: head_dim must be >= 1, found 0", at);
+		if (r->heads > HA_BUDGET_MAX / r->head_dim)
+			return ha_fail(err, HA_EINVAL,
+			               "run %zu: heads x head_dim = %llu x %llu exceeds 2^63 - 1",
+			               at, (unsigned long long)r->heads,
+			               (unsigned long long)r->head_dim);
+		if (!isfinite(r->samples) || !(r->samples > 1.0))
+			return ha_fail(err, HA_EINVAL,
+			               "run %zu: samples must be a finite number > 1, found %g",
+			               at, r->samples);
+		if (!isfinite(r->loss) || !(r->loss > 0.0))
+			return ha_fail(err, HA_EINVAL,
+			               "run %zu: loss must be a finite number > 0, found %g",
+			               at, r->loss);
+		if (!isnan(r->loss_se) && (!isfinite(r->loss_se) || !(r->loss_se > 0.0)))
+			return ha_fail(err, HA_EINVAL,
+			               "run %zu: loss_se must be a finite number > 0 (or absent), found %g",
+			               at, r->loss_se);
+	}
+	return HA_OK;
+}
+
+/* A fixed value outside its parameter's domain, or NULL. */
+static const char *bad_fixed_value(const struct ha_cal_law *law)
+{
+	for (int p = 0; p < HA_CAL_PARAMS; p++) {
+		double v = law->value[p];
+		if (law->free[p])
+			continue;
+		int ok = isfinite(v);
+		if (p == HA_CAL_IRREDUCIBLE)
+			ok = ok && v >= 0.0;
+		if (p == HA_CAL_SMOOTHNESS)
+			ok = ok && v > 0.0;
+		if (p == HA_CAL_VAR_RATE || p == HA_CAL_VAR_POWER)
+			ok = ok && v >= 0.0;
+		if (p == HA_CAL_HDI)
+			ok = ok && v >= 0.0 && v <= 1.0;
+		if (!ok)
+			return param_names[p];
+	}
+	return NULL;
+}
+
+enum ha_status cal_check_law(const struct ha_cal_law *law, double delta,
+                             struct ha_error *err)
+{
+	if (!(delta > 0.0))
+		return ha_fail(err, HA_EINVAL,
+		               "huber_delta must be > 0 (or infinite), found %g", delta);
+	const char *bad = bad_fixed_value(law);
+	if (bad) {
+		int p = ha_cal_param_lookup(bad);
+		return ha_fail(err, HA_EINVAL,
+		               "%s: fixed value %g is outside the parameter's domain",
+		               bad, law->value[p]);
+	}
+	return HA_OK;
+}
+
+static void covariance(struct ha_cal_fit *fit, const struct cal_data *data,
+                       const double *th)
+{
+	size_t m = data->m, k = fit->free_count;
+	int index[HA_CAL_PARAMS], n = 0;
+	for (int p = 0; p < HA_CAL_PARAMS; p++)
+		if (fit->law.free[p])
+			index[n++] = p;
+	fit->has_covariance = 0;
+	if (k == 0) {
+		snprintf(fit->no_covariance, sizeof fit->no_covariance,
+		         "no free parameter");
+		return;
+	}
+	if (m <= k) {
+		snprintf(fit->no_covariance, sizeof fit->no_covariance,
+		         "%zu runs leave no degree of freedom for %zu free parameters",
+		         m, k);
+		return;
+	}
+	double *r = malloc(m * sizeof *r);
+	double *jac = malloc(m * HA_CAL_PARAMS * sizeof *jac);
+	gsl_matrix *a = gsl_matrix_alloc(m, k);
+	gsl_matrix *v = gsl_matrix_alloc(k, k);
+	gsl_vector *sv = gsl_vector_alloc(k);
+	gsl_vector *work = gsl_vector_alloc(k);
+	snprintf(fit->no_covariance, sizeof fit->no_covariance,
+	         "out of memory for the covariance");
+	if (!r || !jac || !a || !v || !sv || !work)
+		goto done;
+	cal_residuals(data, th, r, jac);
+	double scale[HA_CAL_PARAMS];
+	for (size_t j = 0; j < k; j++) {
+		double s2 = 0.0;
+		for (size_t i = 0; i < m; i++)
+			s2 += jac[i * HA_CAL_PARAMS + index[j]] * jac[i * HA_CAL_PARAMS + index[j]];
+		scale[j] = s2 > 0.0 ? 1.0 / sqrt(s2) : 0.0;
+		for (size_t i = 0; i < m; i++)
+			gsl_matrix_set(a, i, j, jac[i * HA_CAL_PARAMS + index[j]] * scale[j]);
+	}
+	if (gsl_linalg_SV_decomp(a, v, sv, work) != 0) {
+		snprintf(fit->no_covariance, sizeof fit->no_covariance,
+		         "the singular value decomposition of the Jacobian failed");
+		goto done;
+	}
+	double smax = gsl_vector_get(sv, 0), smin = gsl_vector_get(sv, k - 1);
+	int zero_column = 0;
+	for (size_t j = 0; j < k; j++)
+		zero_column |= scale[j] == 0.0;
+	if (zero_column || !(smin > 1e-10 * smax)) {
+		/* Name the parameters of the direction the data do not fix. */
+		char names[160] = "";
+		size_t used = 0;
+		for (size_t j = 0; j < k; j++) {
+			double c = scale[j] == 0.0 ? 1.0 : gsl_matrix_get(v, j, k - 1);
+			if (fabs(c) < 0.1)
+				continue;
+			int w = snprintf(names + used, sizeof names - used, "%s%s",
+			                 used ? ", " : "", param_names[index[j]]);
+			if (w < 0 || (size_t)w >= sizeof names - used)
+				break;
+			used += (size_t)w;
+		}
+		snprintf(fit->no_covariance, sizeof fit->no_covariance,
+		         "the Jacobian is rank-deficient: the runs do not determine "
+		         "%s separately", names);
+		goto done;
+	}
+	double sigma2 = fit->rss / (double)(m - k);
+	for (size_t j = 0; j < k; j++)
+		for (size_t l = 0; l < k; l++) {
+			double c = 0.0;
+			for (size_t q = 0; q < k; q++) {
+				double s = gsl_vector_get(sv, q);
+				c += gsl_matrix_get(v, j, q) * gsl_matrix_get(v, l, q) / (s * s);
+			}
+			fit->covariance[index[j]][index[l]] = sigma2 * c * scale[j] * scale[l];
+		}
+	for (size_t j = 0; j < k; j++) {
+		double vj = fit->covariance[index[j]][index[j]];
+		fit->param[index[j]].has_se = 1;
+		fit->param[index[j]].se = sqrt(vj > 0.0 ? vj : 0.0);
+	}
+	/* The correlation from (J'J)^-1 itself, so that it is defined even
+	 * where the residuals vanish (sigma^2 = 0): noise-free runs still
+	 * show which parameters the design cannot tell apart. */
+	for (size_t j = 0; j < k; j++)
+		for (size_t l = 0; l < k; l++) {
+			double cjl = 0.0, cjj = 0.0, cll = 0.0;
+			for (size_t q = 0; q < k; q++) {
+				double s = gsl_vector_get(sv, q), s2 = s * s;
+				double vj = gsl_matrix_get(v, j, q), vl = gsl_matrix_get(v, l, q);
+				cjl += vj * vl / s2;
+				cjj += vj * vj / s2;
+				cll += vl * vl / s2;
+			}
+			double c = cjl / sqrt(cjj * cll);
+			fit->correlation[index[j]][index[l]] =
+				j == l ? 1.0 : c > 1.0 ? 1.0 : c < -1.0 ? -1.0 : c;
+		}
+	fit->has_covariance = 1;
+	fit->no_covariance[0] = '\0';
+done:
+	free(r);
+	free(jac);
+	gsl_matrix_free(a);
+	gsl_matrix_free(v);
+	gsl_vector_free(sv);
+	gsl_vector_free(work);
+}
+
+/* The statistics of the optimum th of the (unit-weight) data. */
+static enum ha_status fill_fit(struct ha_cal_fit *fit, const struct ha_run *runs,
+                               const struct cal_data *data, const double *th)
+{
+	size_t m = data->m, k = fit->free_count;
+	fit->residuals = calloc(m, sizeof *fit->residuals);
+	if (!fit->residuals)
+		return HA_ENOMEM;
+	double rss = 0.0, sum2 = 0.0;
+	for (size_t i = 0; i < m; i++) {
+		struct ha_cal_residual *res = &fit->residuals[i];
+		res->heads = runs[i].heads;
+		res->head_dim = runs[i].head_dim;
+		res->samples = runs[i].samples;
+		res->loss = runs[i].loss;
+		res->log_fitted = cal_log_fitted(data, th, i);
+		res->fitted = ha_exp_or_inf(res->log_fitted);
+		res->residual = data->log_loss[i] - res->log_fitted;
+		res->standardised = data->inv_w[i] * res->residual;
+		rss += res->standardised * res->standardised;
+		sum2 += res->residual * res->residual;
+	}
+	fit->rss = rss;
+	fit->rms = sqrt(sum2 / (double)m);
+	double dm = (double)m, dk = (double)k;
+	fit->bic_defined = rss > 0.0;
+	fit->bic = fit->bic_defined ? dm * log(rss / dm) + dk * log(dm) : 0.0;
+	fit->aicc_defined = rss > 0.0 && m > k + 1;
+	fit->aicc = fit->aicc_defined
+		? dm * log(rss / dm) + 2.0 * dk + 2.0 * dk * (dk + 1.0) / (dm - dk - 1.0)
+		: 0.0;
+	for (int p = 0; p < HA_CAL_PARAMS; p++) {
+		struct ha_cal_estimate *e = &fit->param[p];
+		e->name = param_names[p];
+		e->free = fit->law.free[p] != 0;
+		e->log_scale = ha_cal_param_is_log((enum ha_cal_param)p);
+		e->value = th[p];
+		double lo = cal_lower[p], hi = cal_upper[p];
+		e->at_bound = e->free &&
+		              ((isfinite(lo) && th[p] <= lo + 1e-8 * fmax(1.0, fabs(lo))) ||
+		               (isfinite(hi) && th[p] >= hi - 1e-8 * fmax(1.0, fabs(hi))));
+	}
+	covariance(fit, data, th);
+	return HA_OK;
+}
+
+enum ha_status cal_fit_data(const struct ha_run *runs, const struct cal_data *data,
+                            const struct ha_cal_law *law, double delta,
+                            struct ha_cal_fit *out, struct ha_error *err)
+{
+	memset(out, 0, sizeof *out);
+	out->law = *law;
+	out->runs = data->m;
+	out->free_count = cal_free_count(law);
+	out->huber_delta = delta;
+	char msg[HA_CAL_MESSAGE_MAX];
+	if (!cal_identifiable(data, runs, out->free_count, msg))
+		return ha_fail(err, HA_EDEGENERATE, "%s", msg);
+	double th[HA_CAL_PARAMS];
+	enum ha_status st = cal_minimise(data, law, delta, NULL, th,
+	                                 &out->objective, &out->starts,
+	                                 &out->reached_best, NULL);
+	if (st == HA_ENOMEM)
+		return ha_fail(err, st, "out of memory");
+	if (st != HA_OK)
+		return ha_fail(err, st, "no starting point reached a finite objective");
+	memcpy(out->law.value, th, sizeof th);
+	st = fill_fit(out, runs, data, th);
+	if (st != HA_OK) {
+		ha_cal_fit_release(out);
+		return ha_fail(err, st, "out of memory");
+	}
+	return HA_OK;
+}
+
+enum ha_status ha_cal_fit_runs(const struct ha_run *runs, size_t count,
+                               const struct ha_cal_law *law, double huber_delta,
+                               struct ha_cal_fit *out, struct ha_error *err)
+{
+	ha_error_clear(err);
+	if (!law || !out)
+		return ha_fail(err, HA_EINVAL, "no law or no result to fill");
+	memset(out, 0, sizeof *out);
+	enum ha_status st = ha_cal_validate_runs(runs, count, err);
+	if (st == HA_OK)
+		st = cal_check_law(law, huber_delta, err);
+	if (st != HA_OK)
+		return st;
+	struct cal_data data;
+	if (cal_data_init(&data, runs, count) != HA_OK)
+		return ha_fail(err, HA_ENOMEM, "out of memory");
+	st = cal_fit_data(runs, &data, law, huber_delta, out, err);
+	cal_data_free(&data);
+	return st;
+}
+
+void ha_cal_fit_release(struct ha_cal_fit *fit)
+{
+	if (!fit)
+		return;
+	free(fit->residuals);
+	fit->residuals = NULL;
+}

@@ -1,0 +1,126 @@
+/* Internals of the calibration (calibrate*.c); not installed. */
+#ifndef HEADALLOC_CALIBRATE_INTERNAL_H
+#define HEADALLOC_CALIBRATE_INTERNAL_H
+
+#include <stddef.h>
+
+#include <headalloc/calibrate.h>
+
+/* The runs reduced to what the objective needs, once. */
+struct cal_data {
+	size_t m;
+	double *log_d;     /* ln d */
+	double *d_log_d;   /* d ln d */
+	double *log_n;     /* ln n */
+	double *log_loss;  /* ln L */
+	double *inv_w;     /* L/se, or 1 without se: r_i = inv_w (ln L - ln L̂) */
+	double *cover;     /* 1 - 1/H: q = 1 - hdi cover = rho + (1 - rho)/H */
+	double *weight;    /* multiplicity in the objective (bootstrap, LOO) */
+	double loss_min;   /* the smallest L */
+	void *block;       /* one allocation for all of the above */
+};
+
+enum ha_status cal_data_init(struct cal_data *data, const struct ha_run *runs,
+                             size_t count);
+void cal_data_free(struct cal_data *data);
+
+/* ln L̂ of run i at fit-scale parameters th (E >= 0). */
+double cal_log_fitted(const struct cal_data *data, const double *th, size_t i);
+
+/* The objective sum_i weight_i huber(r_i) at th (all seven, fit scale);
+ * +inf if a weighted run's ln L̂ is not finite.  With grad, the gradient
+ * in all seven (fixed ones included; the caller picks). */
+double cal_objective(const struct cal_data *data, const double *th,
+                     double delta, double *grad);
+
+/* Residuals r_i (standardised) into r[m] and their Jacobian d r_i / d th_j
+ * into jac[m * 7] (row-major; NULL to skip).  0 when some weighted run's
+ * ln L̂ is not finite (r then undefined), else 1. */
+int cal_residuals(const struct cal_data *data, const double *th, double *r,
+                  double *jac);
+
+/* cal_residuals, and (curv not NULL) the second-order part of the
+ * objective's Hessian, sum_i w_i psi(r_i) Hess r_i, in all seven
+ * (row-major 7 x 7). */
+int cal_residuals_curvature(const struct cal_data *data, const double *th,
+                            double delta, double *r, double *jac,
+                            double *curv);
+
+/* The domain box of each parameter in fit scale. */
+extern const double cal_lower[HA_CAL_PARAMS];
+extern const double cal_upper[HA_CAL_PARAMS];
+
+/* Whether the weighted runs can fit k free parameters: at least k + 1
+ * distinct runs, and (k > 0) two distinct head dimensions.  Fills msg
+ * (HA_CAL_MESSAGE_MAX) with the reason when not. */
+int cal_identifiable(const struct cal_data *data, const struct ha_run *runs,
+                     size_t k, char *msg);
+
+/* The local fit of one law on the weighted data.  start = NULL: the full
+ * search from the grid of ha_cal_fit_runs' comment (L-BFGS, then
+ * Levenberg–Marquardt to convergence).  Else a refit (bootstrap,
+ * leave-one-out) from start (fit scale) and from start with E, ln c_b,
+ * by Levenberg–Marquardt alone with a looser stop and a step cap.  On
+ * HA_OK th[7] holds the best parameters, *objective its value; *total
+ * and *reached count the starts, *converged says whether the best one
+ * stopped by its tolerance rather than its step cap (each may be NULL). */
+enum ha_status cal_minimise(const struct cal_data *data,
+                            const struct ha_cal_law *law, double delta,
+                            const double *start, double *th,
+                            double *objective, size_t *total, size_t *reached,
+                            int *converged);
+
+/* HA_OK when δ > 0 and every fixed value is in its domain. */
+enum ha_status cal_check_law(const struct ha_cal_law *law, double delta,
+                             struct ha_error *err);
+
+/* ha_cal_fit_runs on prepared data (weights included), the runs and the
+ * law already validated. */
+enum ha_status cal_fit_data(const struct ha_run *runs, const struct cal_data *data,
+                            const struct ha_cal_law *law, double delta,
+                            struct ha_cal_fit *out, struct ha_error *err);
+
+/* The optimum under fit-scale values th at the target (solver; n =
+ * samples): HA_OK and *out, or the solver's status. */
+enum ha_status cal_predict(const struct ha_solver *solver, double samples,
+                           const double *th, struct ha_allocation *out,
+                           struct ha_certificate *certificate);
+
+/* The case bootstrap of calibration.md §4 for the fit in c->fit (law
+ * value[] = the full-data optimum, the refits' start): fills
+ * c->bootstrap, the fit's ci95, and with a solver the prediction's
+ * distribution.  HA_ENOMEM only. */
+enum ha_status cal_bootstrap(const struct ha_run *runs, const struct cal_data *data,
+                             double delta, size_t resamples, uint64_t seed,
+                             const struct ha_solver *solver, double samples,
+                             struct ha_calibration *c);
+
+/* The comparison of calibration.md §5 into c->comparison. HA_ENOMEM only:
+ * a law that cannot be fitted is a row with its status. */
+enum ha_status cal_compare(const struct ha_run *runs, const struct cal_data *data,
+                           const struct ha_cal_law *base, double delta,
+                           const struct ha_solver *solver, double samples,
+                           struct ha_calibration *c);
+
+/* Levenberg–Marquardt on the Huber objective (calibrate_lm.c) over the
+ * free parameters index[0..k) from th (objective f there); th moves to
+ * the result, whose objective is returned.  r[2 m] and jac[m * 7] are
+ * workspace. */
+struct cal_lm {
+	const struct cal_data *data;
+	double delta;
+	int steps;        /* at most this many accepted steps */
+	double tolerance; /* stop when a step gains <= tolerance * objective */
+	int index[HA_CAL_PARAMS];
+	int k;
+	double *r, *jac;
+	int converged;    /* out: stopped by tolerance, not by the step cap */
+	double curv[HA_CAL_PARAMS * HA_CAL_PARAMS]; /* sum w psi(r) Hess r, free x free */
+};
+
+double cal_levenberg(struct cal_lm *lm, double *th, double f);
+
+/* Free-parameter count of a law. */
+size_t cal_free_count(const struct ha_cal_law *law);
+
+#endif

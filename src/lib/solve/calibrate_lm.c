@@ -1,0 +1,341 @@
+/* Levenberg–Marquardt for a sum of Huber losses of nonlinear residuals.
+ *
+ * Why not plain Gauss–Newton or L-BFGS alone: with δ = 1e-3 and residuals
+ * of a percent most runs sit on the linear arms of the Huber loss, so the
+ * objective is an L1 fit smoothed in a band 1e-3 wide.  Its curvature
+ * comes only from the residuals inside the band and jumps as they enter
+ * or leave; quasi-Newton updates and reweighted least squares crawl along
+ * such a surface.  Here each step minimises the exact Huber loss of the
+ * linearised residuals, plus a damping term,
+ *
+ *   q(Δ) = sum_i w_i huber(r_i + J_i Δ) + μ/2 sum_j D_j^2 Δ_j^2,
+ *
+ * a strictly convex piecewise quadratic, by semismooth Newton (the
+ * Hessian of the current piece, a backtracking line search on q), and μ
+ * follows the ratio of actual to predicted reduction.  Inside the band —
+ * noise-free runs — this is Levenberg–Marquardt on least squares and
+ * converges quadratically. */
+#include <math.h>
+#include <string.h>
+
+#include "calibrate_internal.h"
+
+#define INNER_STEPS 40
+
+static double huber(double r, double delta)
+{
+	double a = fabs(r);
+	return a <= delta ? 0.5 * r * r : delta * (a - 0.5 * delta);
+}
+
+static double psi(double r, double delta)
+{
+	return r > delta ? delta : r < -delta ? -delta : r;
+}
+
+/* Cholesky solve of the k x k SPD system a x = b (a overwritten); 0 when
+ * a is not numerically positive definite. */
+static int cholesky_solve(double *a, double *b, int k)
+{
+	for (int j = 0; j < k; j++) {
+		double s = a[j * k + j];
+		for (int p = 0; p < j; p++)
+			s -= a[j * k + p] * a[j * k + p];
+		if (!(s > 0.0))
+			return 0;
+		double l = sqrt(s);
+		a[j * k + j] = l;
+		for (int i = j + 1; i < k; i++) {
+			double t = a[i * k + j];
+			for (int p = 0; p < j; p++)
+				t -= a[i * k + p] * a[j * k + p];
+			a[i * k + j] = t / l;
+		}
+	}
+	for (int i = 0; i < k; i++) {
+		for (int p = 0; p < i; p++)
+			b[i] -= a[i * k + p] * b[p];
+		b[i] /= a[i * k + i];
+	}
+	for (int i = k - 1; i >= 0; i--) {
+		for (int p = i + 1; p < k; p++)
+			b[i] -= a[p * k + i] * b[p];
+		b[i] /= a[i * k + i];
+	}
+	return 1;
+}
+
+/* The local model at step d (undamped): sum w huber(r + J d) plus the
+ * second-order term d'Cd/2, C = sum w psi(r) Hess r — without it the
+ * model cannot see the bend of a narrow curved valley and the steps
+ * shrink to the valley's width. */
+static double model(const struct cal_lm *lm, const double *d)
+{
+	const struct cal_data *data = lm->data;
+	double q = 0.0;
+	for (int j = 0; j < lm->k; j++)
+		for (int l = 0; l < lm->k; l++)
+			q += 0.5 * d[j] * lm->curv[j * HA_CAL_PARAMS + l] * d[l];
+	for (size_t i = 0; i < data->m; i++) {
+		if (data->weight[i] == 0.0)
+			continue;
+		double a = lm->r[i];
+		for (int j = 0; j < lm->k; j++)
+			a += lm->jac[i * HA_CAL_PARAMS + lm->index[j]] * d[j];
+		q += data->weight[i] * huber(a, lm->delta);
+	}
+	return q;
+}
+
+static double damped(const struct cal_lm *lm, const double *d, double mu,
+                     const double *dd)
+{
+	double q = model(lm, d);
+	for (int j = 0; j < lm->k; j++)
+		q += 0.5 * mu * dd[j] * d[j] * d[j];
+	return q;
+}
+
+/* Minimise the damped model q over d (held parameters stay 0); 0 when
+ * the first Newton system is not numerically positive definite (more
+ * damping is due). */
+static int solve_model(const struct cal_lm *lm, double mu, const double *dd,
+                        const int *held, double *d)
+{
+	const struct cal_data *data = lm->data;
+	int k = lm->k;
+	for (int j = 0; j < k; j++)
+		d[j] = 0.0;
+	double q = damped(lm, d, mu, dd);
+	for (int it = 0; it < INNER_STEPS; it++) {
+		double h[HA_CAL_PARAMS * HA_CAL_PARAMS] = {0}, g[HA_CAL_PARAMS];
+		for (int j = 0; j < k; j++) {
+			g[j] = mu * dd[j] * d[j];
+			for (int l = 0; l < k; l++) {
+				g[j] += lm->curv[j * HA_CAL_PARAMS + l] * d[l];
+				h[j * k + l] = lm->curv[j * HA_CAL_PARAMS + l];
+			}
+		}
+		for (size_t i = 0; i < data->m; i++) {
+			double w = data->weight[i];
+			if (w == 0.0)
+				continue;
+			const double *ji = lm->jac + i * HA_CAL_PARAMS;
+			double a = lm->r[i];
+			for (int j = 0; j < k; j++)
+				a += ji[lm->index[j]] * d[j];
+			double p = psi(a, lm->delta);
+			for (int j = 0; j < k; j++)
+				g[j] += w * p * ji[lm->index[j]];
+			if (fabs(a) > lm->delta)
+				continue;
+			for (int j = 0; j < k; j++)
+				for (int l = 0; l < k; l++)
+					h[j * k + l] += w * ji[lm->index[j]] * ji[lm->index[l]];
+		}
+		double step[HA_CAL_PARAMS], slope = 0.0;
+		for (int j = 0; j < k; j++) {
+			h[j * k + j] += mu * dd[j];
+			step[j] = held[j] ? 0.0 : -g[j];
+		}
+		for (int j = 0; j < k; j++)
+			if (held[j])
+				for (int l = 0; l < k; l++) {
+					h[j * k + l] = l == j ? 1.0 : 0.0;
+					h[l * k + j] = l == j ? 1.0 : 0.0;
+				}
+		if (!cholesky_solve(h, step, k))
+			return it > 0;
+		for (int j = 0; j < k; j++)
+			slope += g[j] * step[j];
+		if (!(slope < 0.0))
+			return 1;
+		double t = 1.0, trial[HA_CAL_PARAMS], qt = q;
+		for (int half = 0; half < 30; half++, t *= 0.5) {
+			for (int j = 0; j < k; j++)
+				trial[j] = d[j] + t * step[j];
+			qt = damped(lm, trial, mu, dd);
+			if (qt <= q + 1e-4 * t * slope)
+				break;
+		}
+		if (!(qt < q))
+			return 1;
+		memcpy(d, trial, (size_t)k * sizeof *d);
+		double gain = q - qt;
+		q = qt;
+		if (gain <= 1e-16 * (q > 0 ? q : 1e-300))
+			return 1;
+	}
+	return 1;
+}
+
+/* The second-order correction of a step d whose in-band residuals (those
+ * the model puts on the quadratic part of the loss) drifted off their
+ * linear prediction — the Maratos effect of a narrow curved valley: the
+ * least-squares shift c that puts them back, J_S c = -(r(th + d) - r - J_S d),
+ * with the Jacobian at th.  0 when there is nothing to correct. */
+static int correction(const struct cal_lm *lm, const double *th, const double *d,
+                      const double *dd, const int *held, double *c)
+{
+	const struct cal_data *data = lm->data;
+	int k = lm->k;
+	double trial[HA_CAL_PARAMS];
+	memcpy(trial, th, sizeof trial);
+	for (int j = 0; j < k; j++)
+		trial[lm->index[j]] += d[j];
+	double *r2 = lm->r + data->m;
+	if (!cal_residuals(data, trial, r2, NULL))
+		return 0;
+	double h[HA_CAL_PARAMS * HA_CAL_PARAMS] = {0}, g[HA_CAL_PARAMS] = {0};
+	int inside = 0;
+	for (size_t i = 0; i < data->m; i++) {
+		double w = data->weight[i];
+		if (w == 0.0)
+			continue;
+		const double *ji = lm->jac + i * HA_CAL_PARAMS;
+		double a = lm->r[i];
+		for (int j = 0; j < k; j++)
+			a += ji[lm->index[j]] * d[j];
+		if (fabs(a) > lm->delta)
+			continue;
+		inside++;
+		double e = r2[i] - a;
+		for (int j = 0; j < k; j++) {
+			g[j] -= w * ji[lm->index[j]] * e;
+			for (int l = 0; l < k; l++)
+				h[j * k + l] += w * ji[lm->index[j]] * ji[lm->index[l]];
+		}
+	}
+	if (inside == 0)
+		return 0;
+	for (int j = 0; j < k; j++) {
+		h[j * k + j] += 1e-10 * dd[j];
+		if (held[j]) {
+			for (int l = 0; l < k; l++)
+				h[j * k + l] = h[l * k + j] = l == j ? 1.0 : 0.0;
+			g[j] = 0.0;
+		}
+	}
+	if (!cholesky_solve(h, g, k))
+		return 0;
+	memcpy(c, g, (size_t)k * sizeof *c);
+	return 1;
+}
+
+/* th + d clamped into the box; the step actually taken back in d.
+ * Returns whether anything moved. */
+static int take(const struct cal_lm *lm, const double *th, double *d,
+                double *trial)
+{
+	int moved = 0;
+	memcpy(trial, th, HA_CAL_PARAMS * sizeof *trial);
+	for (int j = 0; j < lm->k; j++) {
+		int p = lm->index[j];
+		double v = th[p] + d[j];
+		v = v < cal_lower[p] ? cal_lower[p] : v;
+		v = v > cal_upper[p] ? cal_upper[p] : v;
+		moved |= v != th[p];
+		d[j] = v - th[p];
+		trial[p] = v;
+	}
+	return moved;
+}
+
+double cal_levenberg(struct cal_lm *lm, double *th, double f)
+{
+	const struct cal_data *data = lm->data;
+	int k = lm->k;
+	double mu = 1e-3;
+	lm->converged = 1;
+	int it;
+	for (it = 0; it < lm->steps && isfinite(f); it++) {
+		double full[HA_CAL_PARAMS * HA_CAL_PARAMS];
+		if (!cal_residuals_curvature(data, th, lm->delta, lm->r, lm->jac, full))
+			return f;
+		/* Damping scales: the columns' curvatures, floored so that a
+		 * parameter the runs do not see is still damped. */
+		double dd[HA_CAL_PARAMS], top = 0.0, grad[HA_CAL_PARAMS];
+		for (int j = 0; j < k; j++) {
+			dd[j] = 0.0;
+			grad[j] = 0.0;
+			for (size_t i = 0; i < data->m; i++) {
+				double x = lm->jac[i * HA_CAL_PARAMS + lm->index[j]];
+				dd[j] += data->weight[i] * x * x;
+				grad[j] += data->weight[i] * psi(lm->r[i], lm->delta) * x;
+			}
+			top = dd[j] > top ? dd[j] : top;
+		}
+		if (!(top > 0.0))
+			break;
+		/* C = sum w psi(r) Hess r over the free parameters. */
+		for (int j = 0; j < k; j++)
+			for (int l = 0; l < k; l++)
+				lm->curv[j * HA_CAL_PARAMS + l] =
+					full[lm->index[j] * HA_CAL_PARAMS + lm->index[l]];
+		int held[HA_CAL_PARAMS];
+		for (int j = 0; j < k; j++) {
+			if (dd[j] < 1e-10 * top)
+				dd[j] = 1e-10 * top;
+			int p = lm->index[j];
+			/* On a bound with the descent direction pointing out. */
+			held[j] = (th[p] <= cal_lower[p] && grad[j] > 0.0) ||
+			          (th[p] >= cal_upper[p] && grad[j] < 0.0);
+		}
+		/* The model must be convex: C + mu D^2 positive definite. */
+		for (;;) {
+			double a[HA_CAL_PARAMS * HA_CAL_PARAMS], b[HA_CAL_PARAMS] = {0};
+			for (int j = 0; j < k; j++)
+				for (int l = 0; l < k; l++)
+					a[j * k + l] = lm->curv[j * HA_CAL_PARAMS + l] +
+					               (j == l ? mu * dd[j] : 0.0);
+			if (cholesky_solve(a, b, k) || mu > 1e16)
+				break;
+			mu *= 4.0;
+		}
+		for (;;) {
+			double d[HA_CAL_PARAMS], trial[HA_CAL_PARAMS];
+			if (!solve_model(lm, mu, dd, held, d)) {
+				mu *= 4.0;
+				if (mu > 1e16)
+					return f;
+				continue;
+			}
+			int moved = take(lm, th, d, trial);
+			double predicted = f - model(lm, d);
+			if (!moved || !(predicted > 1e-16 * f) || predicted <= 0.0)
+				return f;
+			double ft = cal_objective(data, trial, lm->delta, NULL);
+			double ratio = (f - ft) / predicted;
+			double c[HA_CAL_PARAMS], t2[HA_CAL_PARAMS];
+			if (ratio < 0.75 && correction(lm, th, d, dd, held, c)) {
+				for (int j = 0; j < k; j++)
+					c[j] += d[j];
+				take(lm, th, c, t2);
+				double f2 = cal_objective(data, t2, lm->delta, NULL);
+				if (f2 < ft) {
+					ft = f2;
+					ratio = (f - ft) / predicted;
+					memcpy(trial, t2, sizeof trial);
+				}
+			}
+			if (ft < f) {
+				memcpy(th, trial, sizeof trial);
+				double gain = f - ft;
+				f = ft;
+				if (ratio > 0.75)
+					mu = mu / 3.0 > 1e-12 ? mu / 3.0 : 1e-12;
+				else if (ratio < 0.25)
+					mu *= 2.0;
+				if (gain <= lm->tolerance * f)
+					return f;
+				break;
+			}
+			mu *= 4.0;
+			if (mu > 1e16)
+				return f;
+		}
+	}
+	/* Out of steps while still gaining: not converged. */
+	lm->converged = it < lm->steps;
+	return f;
+}

@@ -1,0 +1,269 @@
+/* The calibration objective: log residuals of the measured losses, their
+ * Huber sum and its gradient, and the residuals' Jacobian — all through
+ * log-sum-exp, so that c_v d^(γd+κ) never leaves log space. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "calibrate_internal.h"
+
+const double cal_lower[HA_CAL_PARAMS] = {
+	0.0, -INFINITY, HA_CAL_SMOOTHNESS_MIN, -INFINITY, 0.0, 0.0, 0.0,
+};
+const double cal_upper[HA_CAL_PARAMS] = {
+	INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, 1.0,
+};
+
+enum ha_status cal_data_init(struct cal_data *data, const struct ha_run *runs,
+                             size_t count)
+{
+	const size_t arrays = 7;
+	double *block = malloc(arrays * count * sizeof *block);
+	if (!block)
+		return HA_ENOMEM;
+	data->block = block;
+	data->m = count;
+	data->log_d = block;
+	data->d_log_d = block + count;
+	data->log_n = block + 2 * count;
+	data->log_loss = block + 3 * count;
+	data->inv_w = block + 4 * count;
+	data->cover = block + 5 * count;
+	data->weight = block + 6 * count;
+	data->loss_min = INFINITY;
+	for (size_t i = 0; i < count; i++) {
+		double d = (double)runs[i].head_dim;
+		data->log_d[i] = log(d);
+		data->d_log_d[i] = d * log(d);
+		data->log_n[i] = log(runs[i].samples);
+		data->log_loss[i] = log(runs[i].loss);
+		data->inv_w[i] = isnan(runs[i].loss_se) ? 1.0
+		                                        : runs[i].loss / runs[i].loss_se;
+		data->cover[i] = 1.0 - 1.0 / (double)runs[i].heads;
+		data->weight[i] = 1.0;
+		if (runs[i].loss < data->loss_min)
+			data->loss_min = runs[i].loss;
+	}
+	return HA_OK;
+}
+
+void cal_data_free(struct cal_data *data)
+{
+	if (data) {
+		free(data->block);
+		data->block = NULL;
+	}
+}
+
+static double log_add(double a, double b)
+{
+	if (a == -INFINITY)
+		return b;
+	if (b == -INFINITY)
+		return a;
+	return a > b ? a + log1p(exp(b - a)) : b + log1p(exp(a - b));
+}
+
+/* The parts of run i: ln B, ln V, ln q, ln R = ln(B + V), ln L̂. */
+struct parts {
+	double log_b, log_v, q, log_r, log_l;
+};
+
+static void parts_of(const struct cal_data *data, const double *th, size_t i,
+                     struct parts *p)
+{
+	p->log_b = th[HA_CAL_BIAS_COEF] - th[HA_CAL_SMOOTHNESS] * data->log_d[i];
+	p->q = 1.0 - th[HA_CAL_HDI] * data->cover[i];
+	p->log_v = th[HA_CAL_VAR_COEF] + th[HA_CAL_VAR_RATE] * data->d_log_d[i] +
+	           th[HA_CAL_VAR_POWER] * data->log_d[i] - data->log_n[i] +
+	           log(p->q);
+	double e = th[HA_CAL_IRREDUCIBLE];
+	/* Where both terms are ordinary doubles, one exp each and one log
+	 * (most evaluations: a fit's runs are losses of order one); the
+	 * log-sum-exp below otherwise. */
+	if (fabs(p->log_b) < 600.0 && fabs(p->log_v) < 600.0) {
+		double r = exp(p->log_b) + exp(p->log_v);
+		p->log_r = log(r);
+		p->log_l = e == 0.0 ? p->log_r : log(e + r);
+		return;
+	}
+	p->log_r = log_add(p->log_b, p->log_v);
+	p->log_l = e == 0.0 ? p->log_r : log_add(log(e), p->log_r);
+}
+
+double cal_log_fitted(const struct cal_data *data, const double *th, size_t i)
+{
+	struct parts p;
+	parts_of(data, th, i, &p);
+	return p.log_l;
+}
+
+/* d ln L̂ / d th_j for all seven, given the parts. */
+static void log_fitted_gradient(const struct cal_data *data, const double *th,
+                                size_t i, const struct parts *p, double *g)
+{
+	double share_b = exp(p->log_b - p->log_l);
+	double share_v = exp(p->log_v - p->log_l);
+	g[HA_CAL_IRREDUCIBLE] = exp(-p->log_l);
+	g[HA_CAL_BIAS_COEF] = share_b;
+	g[HA_CAL_SMOOTHNESS] = -data->log_d[i] * share_b;
+	g[HA_CAL_VAR_COEF] = share_v;
+	g[HA_CAL_VAR_RATE] = data->d_log_d[i] * share_v;
+	g[HA_CAL_VAR_POWER] = data->log_d[i] * share_v;
+	g[HA_CAL_HDI] = -data->cover[i] / p->q * share_v;
+	(void)th;
+}
+
+static double huber(double r, double delta, double *psi)
+{
+	double a = fabs(r);
+	if (a <= delta) {
+		*psi = r;
+		return 0.5 * r * r;
+	}
+	*psi = r > 0 ? delta : -delta;
+	return delta * (a - 0.5 * delta);
+}
+
+double cal_objective(const struct cal_data *data, const double *th,
+                     double delta, double *grad)
+{
+	double f = 0.0;
+	if (grad)
+		for (int j = 0; j < HA_CAL_PARAMS; j++)
+			grad[j] = 0.0;
+	for (size_t i = 0; i < data->m; i++) {
+		double w = data->weight[i];
+		if (w == 0.0)
+			continue;
+		struct parts p;
+		parts_of(data, th, i, &p);
+		if (!isfinite(p.log_l))
+			return INFINITY;
+		double r = data->inv_w[i] * (data->log_loss[i] - p.log_l);
+		double psi;
+		f += w * huber(r, delta, &psi);
+		if (grad) {
+			double g[HA_CAL_PARAMS];
+			log_fitted_gradient(data, th, i, &p, g);
+			/* d r / d th = -inv_w d ln L̂ / d th */
+			double c = -w * psi * data->inv_w[i];
+			for (int j = 0; j < HA_CAL_PARAMS; j++)
+				grad[j] += c * g[j];
+		}
+	}
+	return f;
+}
+
+/* Add c Hess(ln L̂_i) to h: Hess ln L̂ = sB gb gb' + sV (gv gv' + Hess ln V)
+ * - g g', with gb, gv the gradients of ln B, ln V and sB, sV their shares. */
+static void add_log_fitted_hessian(const struct cal_data *data, size_t i,
+                                   const struct parts *p, const double *g,
+                                   double c, double *h)
+{
+	double share_b = exp(p->log_b - p->log_l);
+	double share_v = exp(p->log_v - p->log_l);
+	double gb[HA_CAL_PARAMS] = {0}, gv[HA_CAL_PARAMS] = {0};
+	gb[HA_CAL_BIAS_COEF] = 1.0;
+	gb[HA_CAL_SMOOTHNESS] = -data->log_d[i];
+	gv[HA_CAL_VAR_COEF] = 1.0;
+	gv[HA_CAL_VAR_RATE] = data->d_log_d[i];
+	gv[HA_CAL_VAR_POWER] = data->log_d[i];
+	gv[HA_CAL_HDI] = -data->cover[i] / p->q;
+	for (int a = 0; a < HA_CAL_PARAMS; a++)
+		for (int b = 0; b < HA_CAL_PARAMS; b++)
+			h[a * HA_CAL_PARAMS + b] += c * (share_b * gb[a] * gb[b] +
+			                                 share_v * gv[a] * gv[b] -
+			                                 g[a] * g[b]);
+	/* ln V holds ln q, q = 1 - hdi cover: d2/dhdi2 = -(cover/q)^2 */
+	double t = data->cover[i] / p->q;
+	h[HA_CAL_HDI * HA_CAL_PARAMS + HA_CAL_HDI] -= c * share_v * t * t;
+}
+
+int cal_residuals_curvature(const struct cal_data *data, const double *th,
+                            double delta, double *r, double *jac,
+                            double *curv)
+{
+	int ok = 1;
+	if (curv)
+		for (int j = 0; j < HA_CAL_PARAMS * HA_CAL_PARAMS; j++)
+			curv[j] = 0.0;
+	for (size_t i = 0; i < data->m; i++) {
+		struct parts p;
+		parts_of(data, th, i, &p);
+		if (!isfinite(p.log_l)) {
+			if (data->weight[i] != 0.0)
+				ok = 0;
+			r[i] = 0.0;
+			if (jac)
+				for (int j = 0; j < HA_CAL_PARAMS; j++)
+					jac[i * HA_CAL_PARAMS + j] = 0.0;
+			continue;
+		}
+		r[i] = data->inv_w[i] * (data->log_loss[i] - p.log_l);
+		if (!jac && !curv)
+			continue;
+		double g[HA_CAL_PARAMS];
+		log_fitted_gradient(data, th, i, &p, g);
+		if (jac)
+			for (int j = 0; j < HA_CAL_PARAMS; j++)
+				jac[i * HA_CAL_PARAMS + j] = -data->inv_w[i] * g[j];
+		/* Hess r_i = -inv_w Hess ln L̂_i, weighted by w psi(r_i). */
+		if (curv && data->weight[i] != 0.0) {
+			double psi;
+			huber(r[i], delta, &psi);
+			add_log_fitted_hessian(data, i, &p, g,
+			                       -data->weight[i] * psi * data->inv_w[i],
+			                       curv);
+		}
+	}
+	return ok;
+}
+
+int cal_residuals(const struct cal_data *data, const double *th, double *r,
+                  double *jac)
+{
+	return cal_residuals_curvature(data, th, 1.0, r, jac, NULL);
+}
+
+size_t cal_free_count(const struct ha_cal_law *law)
+{
+	size_t k = 0;
+	for (int j = 0; j < HA_CAL_PARAMS; j++)
+		k += law->free[j] != 0;
+	return k;
+}
+
+int cal_identifiable(const struct cal_data *data, const struct ha_run *runs,
+                     size_t k, char *msg)
+{
+	size_t distinct = 0;
+	int two_dims = 0;
+	uint64_t first_dim = 0;
+	for (size_t i = 0; i < data->m; i++) {
+		if (data->weight[i] == 0.0)
+			continue;
+		distinct++;
+		if (first_dim == 0)
+			first_dim = runs[i].head_dim;
+		else if (runs[i].head_dim != first_dim)
+			two_dims = 1;
+	}
+	if (distinct < k + 1) {
+		snprintf(msg, HA_CAL_MESSAGE_MAX,
+		         "%zu run%s cannot fit %zu free parameter%s: at least %zu "
+		         "are needed (free parameters + 1)",
+		         distinct, distinct == 1 ? "" : "s", k, k == 1 ? "" : "s",
+		         k + 1);
+		return 0;
+	}
+	if (k > 0 && !two_dims) {
+		snprintf(msg, HA_CAL_MESSAGE_MAX,
+		         "every run has head_dim %llu: bias and variance cannot be "
+		         "told apart; add runs at another head dimension",
+		         (unsigned long long)first_dim);
+		return 0;
+	}
+	msg[0] = '\0';
+	return 1;
+}

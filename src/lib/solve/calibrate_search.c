@@ -1,0 +1,447 @@
+/* The calibration's minimiser: a grid of starts, NLopt's L-BFGS from each
+ * on the analytic gradient, and a Gauss–Newton polish of the best.
+ *
+ * Why the pieces:
+ * - The objective is not convex (calibration.md §3): a grid of starts,
+ *   and the count of starts that reach the best, tell a found optimum from
+ *   a lucky one.
+ * - The parameters differ in scale by orders of magnitude (ln c_v moves in
+ *   hundreds, hdi in [0, 1]) and each start scales them by the
+ *   Gauss–Newton curvature there, so that L-BFGS sees a round problem.
+ * - ln c_b and ln c_v enter linearly in the relative residuals: at each
+ *   start they (and E) come from a small linear least-squares problem, so
+ *   the grid covers only the nonlinear parameters.
+ * - L-BFGS stops where its line search can no longer resolve the
+ *   objective, which for noise-free runs is far from the last digits of
+ *   the parameters: Gauss–Newton steps on the same objective (iteratively
+ *   reweighted for Huber) then converge quadratically to full precision. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <nlopt.h>
+
+#include "calibrate_internal.h"
+
+/* Starting values of the nonlinear parameters (ha_cal_fit_runs' comment). */
+static const double grid_s[] = {0.5, 1.0, 2.0};
+static const double grid_rate[] = {0.1, 0.5};
+static const double grid_power[] = {0.5, 2.0};
+static const double grid_hdi[] = {0.5, 0.95};
+/* E starts as a share of the smallest loss, after the linear one. */
+static const double grid_e[] = {0.0, 0.5, 0.9};
+
+#define LBFGS_MAXEVAL 3000
+/* Levenberg–Marquardt: the full search runs to the last digits; a refit
+ * (bootstrap, leave-one-out) stops once a step gains less than 1e-10 of
+ * the objective, or after REFIT_STEPS steps.  The cap matters on the
+ * nearly flat valleys of an L1-like Huber fit, where a resample's
+ * optimum may lie far along a direction its runs hardly constrain (s -> 0
+ * with E -> -inf, say) and every step gains little: such a refit is
+ * counted as not converged and reported, its last point kept. */
+#define SEARCH_STEPS 500
+#define SEARCH_TOLERANCE 1e-15
+#define REFIT_STEPS 100
+#define REFIT_TOLERANCE 1e-10
+/* Starts within this relative distance of the best objective reached it;
+ * the absolute term per run covers fits with zero residuals. */
+#define REACHED_RELATIVE 1e-9
+#define REACHED_PER_RUN 1e-24
+
+/* ---- the linear start --------------------------------------------------- */
+
+/* Solve the n x n system a x = b (row-major, n <= 3) by Gaussian
+ * elimination with partial pivoting; 0 when (nearly) singular. */
+static int solve_small(double *a, double *b, int n)
+{
+	for (int c = 0; c < n; c++) {
+		int p = c;
+		for (int r = c + 1; r < n; r++)
+			if (fabs(a[r * n + c]) > fabs(a[p * n + c]))
+				p = r;
+		if (!(fabs(a[p * n + c]) > 1e-14))
+			return 0;
+		if (p != c) {
+			for (int k = 0; k < n; k++) {
+				double t = a[c * n + k];
+				a[c * n + k] = a[p * n + k];
+				a[p * n + k] = t;
+			}
+			double t = b[c];
+			b[c] = b[p];
+			b[p] = t;
+		}
+		for (int r = c + 1; r < n; r++) {
+			double f = a[r * n + c] / a[c * n + c];
+			for (int k = c; k < n; k++)
+				a[r * n + k] -= f * a[c * n + k];
+			b[r] -= f * b[c];
+		}
+	}
+	for (int c = n - 1; c >= 0; c--) {
+		for (int k = c + 1; k < n; k++)
+			b[c] -= a[c * n + k] * b[k];
+		b[c] /= a[c * n + c];
+	}
+	return 1;
+}
+
+/* Run i's columns of the linear start, relative to L_i and scaled by
+ * e^-shift: E, c_b X1 and c_v X2 at unit coefficients. */
+static void columns(const struct cal_data *data, const double *th, size_t i,
+                    const double *shift, double *x)
+{
+	double t[HA_CAL_PARAMS];
+	memcpy(t, th, sizeof t);
+	t[HA_CAL_IRREDUCIBLE] = 0.0;
+	t[HA_CAL_BIAS_COEF] = 0.0;
+	t[HA_CAL_VAR_COEF] = -INFINITY;
+	x[1] = cal_log_fitted(data, t, i) - data->log_loss[i];
+	t[HA_CAL_BIAS_COEF] = -INFINITY;
+	t[HA_CAL_VAR_COEF] = 0.0;
+	x[2] = cal_log_fitted(data, t, i) - data->log_loss[i];
+	x[0] = -data->log_loss[i];
+	if (shift)
+		for (int c = 0; c < 3; c++)
+			x[c] = exp(x[c] - shift[c]);
+}
+
+/* Least squares over the columns in use (the others free ones are zero,
+ * the fixed ones move to the target); 0 when singular or a coefficient
+ * in use is not positive. */
+static int linear_solve(const struct cal_data *data, const double *th,
+                        const double *shift, const int *is_free,
+                        const int *use, double *sol, double *rss)
+{
+	static const int slot[3] = {HA_CAL_IRREDUCIBLE, HA_CAL_BIAS_COEF,
+	                            HA_CAL_VAR_COEF};
+	int idx[3], n = 0;
+	for (int c = 0; c < 3; c++)
+		if (use[c])
+			idx[n++] = c;
+	double a[9] = {0}, b[3] = {0};
+	for (int pass = 0; pass < 2; pass++) {
+		*rss = 0.0;
+		for (size_t i = 0; i < data->m; i++) {
+			double w = data->weight[i];
+			if (w == 0.0)
+				continue;
+			double x[3];
+			columns(data, th, i, shift, x);
+			double target = 1.0;
+			for (int c = 0; c < 3; c++) {
+				if (use[c] || is_free[c])
+					continue;
+				double v = c == 0 ? th[slot[0]] * exp(shift[0])
+				                  : exp(th[slot[c]] + shift[c]);
+				target -= v * x[c];
+			}
+			double ww = w * data->inv_w[i] * data->inv_w[i];
+			if (pass == 0) {
+				for (int r = 0; r < n; r++) {
+					for (int c = 0; c < n; c++)
+						a[r * n + c] += ww * x[idx[r]] * x[idx[c]];
+					b[r] += ww * x[idx[r]] * target;
+				}
+			} else {
+				double fit = 0.0;
+				for (int r = 0; r < n; r++)
+					fit += sol[idx[r]] * x[idx[r]];
+				*rss += ww * (fit - target) * (fit - target);
+			}
+		}
+		if (pass == 0) {
+			if (n > 0 && !solve_small(a, b, n))
+				return 0;
+			for (int r = 0; r < n; r++)
+				sol[idx[r]] = b[r];
+			if ((use[1] && !(sol[1] > 0)) || (use[2] && !(sol[2] > 0)))
+				return 0;
+		}
+	}
+	return isfinite(*rss);
+}
+
+/* Set the free ones of E, ln c_b, ln c_v in th (E only when e_free) from
+ * the least-squares fit of the relative residuals
+ *   sum_i w_i inv_w_i^2 ((E + c_b X1_i + c_v X2_i) / L_i - 1)^2,
+ * c_b, c_v >= 0, the other parameters at their values in th.  Columns are
+ * carried as logs and scaled to a largest entry of 1. */
+static void linear_start(const struct cal_data *data, const int *free,
+                         int e_free, double *th)
+{
+	static const int slot[3] = {HA_CAL_IRREDUCIBLE, HA_CAL_BIAS_COEF,
+	                            HA_CAL_VAR_COEF};
+	int is_free[3] = {e_free, free[HA_CAL_BIAS_COEF], free[HA_CAL_VAR_COEF]};
+	double shift[3] = {-INFINITY, -INFINITY, -INFINITY};
+	/* Each column's largest log (its scale). */
+	for (size_t i = 0; i < data->m; i++) {
+		if (data->weight[i] == 0.0)
+			continue;
+		double col[3];
+		columns(data, th, i, NULL, col);
+		for (int c = 0; c < 3; c++)
+			if (col[c] > shift[c])
+				shift[c] = col[c];
+	}
+	/* Try each set of free coefficients held at zero (at most 4), keep
+	 * the best solution whose other coefficients are positive. */
+	double best_rss = INFINITY, best[3] = {0, 0, 0};
+	int best_zero = -1;
+	for (int zero = 0; zero < 4; zero++) {
+		if ((zero & 1 && !is_free[1]) || (zero & 2 && !is_free[2]))
+			continue;
+		int use[3] = {is_free[0], is_free[1] && !(zero & 1),
+		              is_free[2] && !(zero & 2)};
+		double sol[3] = {0, 0, 0}, rss = 0.0;
+		if (!linear_solve(data, th, shift, is_free, use, sol, &rss))
+			continue;
+		if (rss < best_rss) {
+			best_rss = rss;
+			memcpy(best, sol, sizeof best);
+			best_zero = zero;
+		}
+	}
+	for (int c = 0; c < 3; c++) {
+		if (!is_free[c])
+			continue;
+		int zeroed = best_zero < 0 || (c == 1 && (best_zero & 1)) ||
+		             (c == 2 && (best_zero & 2));
+		if (c == 0)
+			th[slot[0]] = best_zero < 0 ? th[slot[0]] : best[0] / exp(shift[0]);
+		else if (zeroed)
+			th[slot[c]] = log(0.01) - shift[c]; /* 1% of L at its best run */
+		else
+			th[slot[c]] = log(best[c]) - shift[c];
+	}
+}
+
+/* ---- one local optimisation ----------------------------------------------- */
+
+struct local {
+	struct cal_lm lm; /* data, delta, the free slots, workspace */
+	double origin[HA_CAL_PARAMS]; /* th at z = 0 */
+	double scale[HA_CAL_PARAMS];  /* d th_j / d z */
+};
+
+static void local_free(struct local *l)
+{
+	free(l->lm.r);
+	free(l->lm.jac);
+}
+
+static int local_alloc(struct local *l)
+{
+	size_t m = l->lm.data->m;
+	l->lm.r = malloc(2 * m * sizeof *l->lm.r);
+	l->lm.jac = malloc(m * HA_CAL_PARAMS * sizeof *l->lm.jac);
+	return l->lm.r && l->lm.jac;
+}
+
+static void point(const struct local *l, const double *z, double *th)
+{
+	memcpy(th, l->origin, sizeof l->origin);
+	for (int j = 0; j < l->lm.k; j++) {
+		int p = l->lm.index[j];
+		th[p] = l->origin[p] + l->scale[j] * z[j];
+		/* z is held in its box; rounding must not step outside */
+		if (th[p] < cal_lower[p])
+			th[p] = cal_lower[p];
+		if (th[p] > cal_upper[p])
+			th[p] = cal_upper[p];
+	}
+}
+
+static double local_objective(unsigned n, const double *z, double *grad,
+                              void *data)
+{
+	(void)n;
+	const struct local *l = data;
+	double th[HA_CAL_PARAMS], g[HA_CAL_PARAMS];
+	point(l, z, th);
+	double f = cal_objective(l->lm.data, th, l->lm.delta, grad ? g : NULL);
+	if (!isfinite(f)) {
+		/* An overflow: a wall the line search backs away from. */
+		if (grad)
+			for (int j = 0; j < l->lm.k; j++)
+				grad[j] = 0.0;
+		return HUGE_VAL;
+	}
+	if (grad)
+		for (int j = 0; j < l->lm.k; j++)
+			grad[j] = g[l->lm.index[j]] * l->scale[j];
+	return f;
+}
+
+/* Scale each free parameter by 1/sqrt of its Gauss–Newton curvature at th
+ * (the change that moves the residuals by about one). */
+static void curvature_scales(struct local *l, const double *th)
+{
+	const struct cal_data *data = l->lm.data;
+	cal_residuals(data, th, l->lm.r, l->lm.jac);
+	for (int j = 0; j < l->lm.k; j++) {
+		double sum = 0.0;
+		for (size_t i = 0; i < data->m; i++) {
+			double x = l->lm.jac[i * HA_CAL_PARAMS + l->lm.index[j]];
+			sum += data->weight[i] * x * x;
+		}
+		double s = 1.0 / sqrt(sum);
+		l->scale[j] = isfinite(s) && s > 0.0 ? s : 1.0;
+	}
+}
+
+/* L-BFGS from th; th moves to the result when it is finite and no worse. */
+static double run_lbfgs(struct local *l, double *th)
+{
+	memcpy(l->origin, th, sizeof l->origin);
+	curvature_scales(l, th);
+	double z[HA_CAL_PARAMS] = {0}, lo[HA_CAL_PARAMS], hi[HA_CAL_PARAMS];
+	int k = l->lm.k;
+	for (int j = 0; j < k; j++) {
+		int p = l->lm.index[j];
+		lo[j] = isfinite(cal_lower[p]) ? (cal_lower[p] - th[p]) / l->scale[j]
+		                               : -HUGE_VAL;
+		hi[j] = isfinite(cal_upper[p]) ? (cal_upper[p] - th[p]) / l->scale[j]
+		                               : HUGE_VAL;
+	}
+	double f0 = local_objective((unsigned)k, z, NULL, l);
+	nlopt_opt opt = nlopt_create(NLOPT_LD_LBFGS, (unsigned)k);
+	if (!opt)
+		return f0;
+	double f = f0;
+	nlopt_result r = nlopt_set_min_objective(opt, local_objective, l);
+	if (r > 0)
+		r = nlopt_set_lower_bounds(opt, lo);
+	if (r > 0)
+		r = nlopt_set_upper_bounds(opt, hi);
+	if (r > 0)
+		r = nlopt_set_ftol_rel(opt, 1e-10);
+	if (r > 0)
+		r = nlopt_set_xtol_abs1(opt, 1e-12);
+	if (r > 0)
+		r = nlopt_set_maxeval(opt, LBFGS_MAXEVAL);
+	if (r > 0)
+		r = nlopt_optimize(opt, z, &f);
+	nlopt_destroy(opt);
+	/* Any result but an outright failure leaves a usable point. */
+	if (isfinite(f) && f <= f0) {
+		double t[HA_CAL_PARAMS];
+		point(l, z, t);
+		memcpy(th, t, sizeof t);
+		return f;
+	}
+	return f0;
+}
+
+/* ---- the search ---------------------------------------------------------- */
+
+/* Fill starts (HA_CAL_PARAMS each) from the grid; returns their count.
+ * With out = NULL only counts. */
+static size_t grid_starts(const struct cal_data *data,
+                          const struct ha_cal_law *law, double *out)
+{
+	const int *free = law->free;
+	size_t ns = free[HA_CAL_SMOOTHNESS] ? sizeof grid_s / sizeof *grid_s : 1;
+	size_t nr = free[HA_CAL_VAR_RATE] ? sizeof grid_rate / sizeof *grid_rate : 1;
+	size_t np = free[HA_CAL_VAR_POWER] ? sizeof grid_power / sizeof *grid_power : 1;
+	size_t nh = free[HA_CAL_HDI] ? sizeof grid_hdi / sizeof *grid_hdi : 1;
+	size_t ne = free[HA_CAL_IRREDUCIBLE] ? 1 + sizeof grid_e / sizeof *grid_e : 1;
+	size_t total = ns * nr * np * nh * ne;
+	if (!out)
+		return total;
+	size_t c = 0;
+	for (size_t a = 0; a < ns; a++)
+	for (size_t b = 0; b < nr; b++)
+	for (size_t p = 0; p < np; p++)
+	for (size_t h = 0; h < nh; h++)
+	for (size_t e = 0; e < ne; e++, c++) {
+		double *th = out + c * HA_CAL_PARAMS;
+		memcpy(th, law->value, HA_CAL_PARAMS * sizeof *th);
+		if (free[HA_CAL_SMOOTHNESS])
+			th[HA_CAL_SMOOTHNESS] = grid_s[a];
+		if (free[HA_CAL_VAR_RATE])
+			th[HA_CAL_VAR_RATE] = grid_rate[b];
+		if (free[HA_CAL_VAR_POWER])
+			th[HA_CAL_VAR_POWER] = grid_power[p];
+		if (free[HA_CAL_HDI])
+			th[HA_CAL_HDI] = grid_hdi[h];
+		int e_linear = free[HA_CAL_IRREDUCIBLE] && e == 0;
+		if (free[HA_CAL_IRREDUCIBLE] && e > 0)
+			th[HA_CAL_IRREDUCIBLE] = grid_e[e - 1] * data->loss_min;
+		linear_start(data, free, e_linear, th);
+		/* E >= 0: a negative linear E is no start, use 0. */
+		if (e_linear && !(th[HA_CAL_IRREDUCIBLE] >= 0.0)) {
+			th[HA_CAL_IRREDUCIBLE] = 0.0;
+			linear_start(data, free, 0, th);
+		}
+	}
+	return total;
+}
+
+enum ha_status cal_minimise(const struct cal_data *data,
+                            const struct ha_cal_law *law, double delta,
+                            const double *start, double *th,
+                            double *objective, size_t *total, size_t *reached,
+                            int *converged)
+{
+	struct local l = {.lm = {.data = data, .delta = delta}};
+	for (int p = 0; p < HA_CAL_PARAMS; p++)
+		if (law->free[p])
+			l.lm.index[l.lm.k++] = p;
+	l.lm.steps = start ? REFIT_STEPS : SEARCH_STEPS;
+	l.lm.tolerance = start ? REFIT_TOLERANCE : SEARCH_TOLERANCE;
+	size_t count = start ? 1 : grid_starts(data, law, NULL);
+	double *starts = malloc(count * HA_CAL_PARAMS * sizeof *starts);
+	double *ends = malloc(count * sizeof *ends);
+	enum ha_status st = HA_ENOMEM;
+	if (!starts || !ends || !local_alloc(&l))
+		goto done;
+	if (start) {
+		memcpy(starts, start, HA_CAL_PARAMS * sizeof *starts);
+	} else {
+		grid_starts(data, law, starts);
+	}
+	double best_f = INFINITY, best[HA_CAL_PARAMS];
+	int unconverged = 0;
+	for (size_t s = 0; s < count; s++) {
+		double t[HA_CAL_PARAMS];
+		memcpy(t, starts + s * HA_CAL_PARAMS, sizeof t);
+		for (int p = 0; p < HA_CAL_PARAMS; p++)
+			if (!law->free[p])
+				t[p] = law->value[p];
+		double f = cal_objective(data, t, delta, NULL);
+		if (l.lm.k > 0 && isfinite(f))
+			f = cal_levenberg(&l.lm, t, start ? f : run_lbfgs(&l, t));
+		if (s == 0 || f < best_f)
+			unconverged = l.lm.k > 0 && !l.lm.converged;
+		ends[s] = f;
+		if (f < best_f) {
+			best_f = f;
+			memcpy(best, t, sizeof best);
+		}
+	}
+	st = HA_ENUMERIC;
+	if (!isfinite(best_f))
+		goto done;
+	double runs = 0.0;
+	for (size_t i = 0; i < data->m; i++)
+		runs += data->weight[i];
+	size_t hits = 0;
+	for (size_t s = 0; s < count; s++)
+		hits += ends[s] <= best_f + REACHED_RELATIVE * best_f +
+		                   REACHED_PER_RUN * runs;
+	memcpy(th, best, sizeof best);
+	*objective = best_f;
+	if (total)
+		*total = count;
+	if (reached)
+		*reached = hits;
+	if (converged)
+		*converged = !unconverged;
+	st = HA_OK;
+done:
+	free(starts);
+	free(ends);
+	local_free(&l);
+	return st;
+}
