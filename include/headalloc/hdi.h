@@ -30,9 +30,9 @@
  *
  *     baseline = 1 - min(d_k, d_model) / d_model
  *
- * also when H d_k > d_model (heads cannot then be orthogonal; the largest
- * HDI possible is 1 - (H d_k / d_model - 1) / (H - 1), below 1), and 0
- * when d_k >= d_model.  An HDI near the baseline says "as diverse as
+ * also when H r > d_model (heads cannot then be orthogonal: since
+ * ||sum_h P_h||_F^2 >= (H r)^2 / d_model, the largest HDI possible is
+ * 1 - (H r / d_model - 1) / (H - 1), below 1), and 0 when d_k >= d_model.  An HDI near the baseline says "as diverse as
  * random heads", not "diverse".
  *
  * The numerical routines switch GSL's error handler off while they run

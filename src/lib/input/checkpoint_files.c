@@ -162,6 +162,18 @@ static void position(const char *text, size_t at, long *line, long *col)
 	}
 }
 
+/* "NAME:LINE:COLUMN: why", HA_EFORMAT.  (The position is in the message:
+ * err->file is the directory, not the file it counts in.) */
+static enum ha_status json_fail(const struct ckpt_dir *d,
+                                struct ha_error *err, const char *name,
+                                long line, long col, const char *why)
+{
+	ha_fail(err, HA_EFORMAT, "%s:%ld:%ld: %s", name, line, col, why);
+	if (err)
+		err->file = d->dir;
+	return HA_EFORMAT;
+}
+
 static enum ha_status parse_json(const struct ckpt_dir *d, const char *name,
                                  const char *text, size_t n, json_object **out,
                                  struct ha_error *err)
@@ -179,16 +191,15 @@ static enum ha_status parse_json(const struct ckpt_dir *d, const char *name,
 		                          ? "unexpected end of file"
 		                          : json_tokener_error_desc(jerr);
 		position(text, end < n ? end : n, &line, &col);
-		return ckpt_fail(d, err, HA_EFORMAT, name, "%ld:%ld: %s", line,
-		                 col, why);
+		return json_fail(d, err, name, line, col, why);
 	}
 	while (end < n && strchr(" \t\r\n", text[end]))
 		end++;
 	enum ha_status st = HA_OK;
 	if (end < n) {
 		position(text, end, &line, &col);
-		st = ckpt_fail(d, err, HA_EFORMAT, name,
-		               "%ld:%ld: text after the JSON value", line, col);
+		st = json_fail(d, err, name, line, col,
+		               "text after the JSON value");
 	} else if (!json_object_is_type(obj, json_type_object)) {
 		st = ckpt_fail(d, err, HA_EFORMAT, name, "not a JSON object");
 	}
