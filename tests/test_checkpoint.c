@@ -273,7 +273,7 @@ Test(checkpoint, hostile_fixtures)
 		{"bad-gqa-groups", HA_EFORMAT,
 		 "config.json: 8 attention heads cannot share 3 key heads"},
 		{"bad-extra-layer", HA_EFORMAT,
-		 "config.json: says 1 layers, but the checkpoint has "
+		 "config.json: says 1 layer, but the checkpoint has "
 		 "'model.layers.1.self_attn.k_proj.weight'"},
 		{"bad-field-type", HA_EFORMAT,
 		 "config.json: 'num_attention_heads' is \"6\"; it must be a whole "

@@ -379,8 +379,9 @@ static enum ha_status plan_stack(const struct ckpt_dir *d,
 		if (b == count) { /* one past the last must not exist */
 			if (file)
 				st = ckpt_fail(d, err, HA_EFORMAT, CONFIG,
-				               "says %zu layers, but the checkpoint "
-				               "has '%s'", count, name);
+				               "says %zu layer%s, but the checkpoint "
+				               "has '%s'", count,
+				               count == 1 ? "" : "s", name);
 			break;
 		}
 		if (!file) {
