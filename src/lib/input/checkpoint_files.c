@@ -64,12 +64,12 @@ enum ha_status ckpt_dir_open(struct ckpt_dir *d, const char *dir,
 	}
 	d->root = realpath(dir, NULL);
 	if (!d->root) {
-		enum ha_status st = errno == ENOMEM ? HA_ENOMEM : HA_EIO;
-		ha_fail(err, st, "cannot resolve the directory: %s",
+		enum ha_status status = errno == ENOMEM ? HA_ENOMEM : HA_EIO;
+		ha_fail(err, status, "cannot resolve the directory: %s",
 		        strerror(errno));
 		if (err)
 			err->file = dir;
-		return st;
+		return status;
 	}
 	/* A Hugging Face cache keeps hub/models--ORG--NAME/snapshots/REV/F
 	 * as symlinks to ../../blobs/HASH: accept that one way out. */
