@@ -32,8 +32,15 @@
  *
  * also when H r > d_model (heads cannot then be orthogonal: since
  * ||sum_h P_h||_F^2 >= (H r)^2 / d_model, the largest HDI possible is
- * 1 - (H r / d_model - 1) / (H - 1), below 1), and 0 when d_k >= d_model.  An HDI near the baseline says "as diverse as
- * random heads", not "diverse".
+ * 1 - (H r / d_model - 1) / (H - 1), below 1), and 0 when d_k >= d_model.
+ * An HDI near the baseline says "as diverse as random heads", not
+ * "diverse".
+ *
+ * Memory: the bases are built in the weight's own buffer (it becomes the
+ * stacked bases), and their overlaps are computed in panels of at most
+ * 32 MiB (one block row of heads at least), so the file functions below
+ * hold one tensor of doubles and a panel; ha_hdi_compute works on a copy
+ * of its input.
  *
  * The numerical routines switch GSL's error handler off while they run
  * (and restore it after), so they never abort; that is process-wide state,
