@@ -423,3 +423,50 @@ Test(checkpoint, shard_changed_after_open, .init = tmp_setup,
 	cr_assert_null(r);
 	ha_checkpoint_free(c);
 }
+
+/* Bytes of config.json and of the index overwritten at random: every
+ * result is a status with a message, never a crash (the sanitizer build
+ * runs this too). */
+Test(checkpoint, mutated_json_never_crashes, .init = tmp_setup,
+     .fini = tmp_teardown)
+{
+	static const char *const files[] = {
+		"config.json", "model.safetensors.index.json",
+		"model-00001-of-00002.safetensors",
+		"model-00002-of-00002.safetensors",
+	};
+	char src[512];
+	unsigned long long state = 0x9E3779B97F4A7C15ull;
+	for (int round = 0; round < 300; round++) {
+		for (size_t i = 0; i < 4; i++) {
+			snprintf(src, sizeof src, "%s/llama/%s", FIXTURES, files[i]);
+			copy_file(src, at(files[i]));
+		}
+		const char *victim = at(files[round % 2]);
+		FILE *f = fopen(victim, "r+b");
+		cr_assert_not_null(f);
+		cr_assert_eq(fseek(f, 0, SEEK_END), 0);
+		long size = ftell(f);
+		for (int k = 0; k < 1 + round % 4; k++) {
+			state = state * 6364136223846793005ull + 1442695040888963407ull;
+			long pos = (long)((state >> 33) % (unsigned long long)size);
+			static const char bytes[] = "{}[]\",:0123456789.-eE \\nulltrue";
+			cr_assert_eq(fseek(f, pos, SEEK_SET), 0);
+			fputc(bytes[(state >> 17) % (sizeof bytes - 1)], f);
+		}
+		cr_assert_eq(fclose(f), 0);
+		struct ha_checkpoint *c = NULL;
+		struct ha_error err;
+		enum ha_status st = ha_checkpoint_open(tmp, &c, &err);
+		if (st == HA_OK) {
+			struct ha_hdi_report *r = NULL;
+			st = ha_hdi_from_checkpoint(c, &r, &err);
+			ha_hdi_report_free(r);
+			ha_checkpoint_free(c);
+		}
+		cr_assert(st == HA_OK || st == HA_EFORMAT || st == HA_EIO ||
+		          st == HA_EUNSUPPORTED, "round %d: status %d", round, st);
+		if (st != HA_OK)
+			cr_assert(err.message[0] != '\0', "round %d", round);
+	}
+}
