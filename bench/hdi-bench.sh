@@ -59,6 +59,11 @@ measure() {
 
 echo "file: $file ($layers layers)"
 echo "OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset} OPENBLAS_L2_SIZE=${OPENBLAS_L2_SIZE:-unset}"
+# Which library GSL's BLAS calls bind to (libgsl names gslcblas itself;
+# OpenBLAS, linked by libheadalloc, must come first).
+python3 "$here/hdi_gen.py" "$work/tiny.safetensors" --layers 1 --rows 4 --cols 4
+echo "cblas_dsyrk from: $(LD_DEBUG=bindings "$cli" hdi "$work/tiny.safetensors" --heads 2 2>&1 >/dev/null |
+	sed -n 's/.* to \([^ ]*\) .*cblas_dsyrk.*/\1/p' | head -n 1)"
 measure headalloc "$work/headalloc.yaml" "$cli" hdi "$file" --heads 32 -f yaml
 ha_secs=$secs ha_rss=$rss
 ha_per=$(awk -v s="$ha_secs" -v l="$layers" 'BEGIN {printf "%.3f", s / l}')
