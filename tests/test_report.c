@@ -624,7 +624,7 @@ Test(report, hdi_reads_back)
 	struct ha_hdi_tensor t;
 	cr_assert_eq(ha_hdi_compute(w, 2, 2, 2, HA_LAYOUT_OUT_IN, "k\nproj", &t, NULL),
 	             HA_OK);
-	struct ha_hdi_report hdi = {&t, 1, t.hdi};
+	struct ha_hdi_report hdi = {.tensors = &t, .count = 1, .mean_hdi = t.hdi};
 	char *text = render(HA_FORMAT_YAML, hdi_sections, &hdi);
 	yaml_document_t doc;
 	load(text, &doc);

@@ -2,9 +2,12 @@
  *
  * For each head h, W_K^h is the d_model x d_k block of a key-projection
  * weight that belongs to h.  Q_h is an orthonormal basis of its column
- * space, taken from the left singular vectors of W_K^h (GSL SVD) whose
- * singular values exceed max(d_model, d_k) * DBL_EPSILON * sigma_max; their
- * number is the head's numerical rank r_h.  The overlap of two heads is
+ * space; its numerical rank r_h is the number of singular values of
+ * W_K^h above max(d_model, d_k) * DBL_EPSILON * sigma_max.  (How: a
+ * certified CholeskyQR2 for heads that are far from rank-deficient, else
+ * Householder QR and the SVD of R; both give the span of the left
+ * singular vectors the rule keeps.  See src/lib/solve/hdi_basis.c.)  The
+ * overlap of two heads is
  *
  *     g_hh' = ||Q_h^T Q_h'||_F^2 / sqrt(r_h r_h')
  *
@@ -18,6 +21,27 @@
  *
  * With H = 1 there are no pairs and HDI is defined as 1.
  *
+ * The random baseline.  For two independent, uniformly random (Haar)
+ * r-dimensional subspaces of R^m with projectors P, P', E[P] = (r/m) I by
+ * rotation invariance, so E ||Q^T Q'||_F^2 = E tr(P P') = tr(E[P] E[P'])
+ * = r^2 / m and E g = r / m, with r = min(d_k, m) (the rank of a random
+ * head).  The mean over pairs has the same expectation whatever the
+ * dependence between pairs, so the HDI of H random heads has expectation
+ *
+ *     baseline = 1 - min(d_k, d_model) / d_model
+ *
+ * also when H r > d_model (heads cannot then be orthogonal: since
+ * ||sum_h P_h||_F^2 >= (H r)^2 / d_model, the largest HDI possible is
+ * 1 - (H r / d_model - 1) / (H - 1), below 1), and 0 when d_k >= d_model.
+ * An HDI near the baseline says "as diverse as random heads", not
+ * "diverse".
+ *
+ * Memory: the bases are built in the weight's own buffer (it becomes the
+ * stacked bases), and their overlaps are computed in panels of at most
+ * 32 MiB (one block row of heads at least), so the file functions below
+ * hold one tensor of doubles and a panel; ha_hdi_compute works on a copy
+ * of its input.
+ *
  * The numerical routines switch GSL's error handler off while they run
  * (and restore it after), so they never abort; that is process-wide state,
  * so do not run them concurrently with other GSL users that rely on the
@@ -29,6 +53,7 @@
 
 #include <stddef.h>
 
+#include "checkpoint.h"
 #include "error.h"
 #include "status.h"
 #include "weights.h"
@@ -37,11 +62,8 @@
 extern "C" {
 #endif
 
-/* How a 2-D key-projection weight is stored. */
-enum ha_layout {
-	HA_LAYOUT_OUT_IN, /* [H * d_k, d_model]: PyTorch nn.Linear (default) */
-	HA_LAYOUT_IN_OUT  /* [d_model, H * d_k]: JAX/Flax, TF Dense */
-};
+/* enum ha_layout (out-in [H * d_k, d_model], in-out [d_model, H * d_k])
+ * is in checkpoint.h. */
 
 /* Two heads (first < second) and their overlap g. */
 struct ha_head_pair {
@@ -65,13 +87,17 @@ struct ha_hdi_tensor {
 	struct ha_head_pair most_similar;  /* largest g (first such pair);   */
 	struct ha_head_pair least_similar; /* smallest g; both all-zero when
 	                                      pairs is 0 */
+	double baseline_hdi;   /* the expected HDI of random heads of this
+	                          shape (see above); 1 when H = 1 */
 };
 
-/* The HDI of every selected tensor of a file, sorted by tensor name. */
+/* The HDI of every selected tensor of a file, sorted by tensor name (or
+ * of every layer of a checkpoint, in the plan's order). */
 struct ha_hdi_report {
 	struct ha_hdi_tensor *tensors;
 	size_t count;
 	double mean_hdi;       /* mean of tensors[i].hdi */
+	double mean_baseline_hdi; /* mean of tensors[i].baseline_hdi */
 };
 
 /* "out-in" or "in-out". */
@@ -113,6 +139,24 @@ HA_API enum ha_status ha_hdi_from_file(const char *path, const char *pattern,
                                 size_t heads, enum ha_layout layout,
                                 struct ha_hdi_report **out,
                                 struct ha_error *err);
+
+/* The HDI of every layer of a checkpoint plan (checkpoint.h): each
+ * layer's key block, read with ha_checkpoint_read_keys, with
+ * c->key_heads heads in c->layout; tensors[i] is layer i of the plan and
+ * is named after its tensor.  One tensor is in memory at a time and the
+ * bases are computed in its buffer.  On HA_OK *out owns a report to free
+ * with ha_hdi_report_free().  Errors: those of ha_checkpoint_read_keys and
+ * ha_hdi_compute, HA_EINVAL (NULL, an empty plan); then *out is NULL. */
+HA_API enum ha_status ha_hdi_from_checkpoint(const struct ha_checkpoint *c,
+                                             struct ha_hdi_report **out,
+                                             struct ha_error *err);
+
+/* The expected HDI of `heads` independent uniformly random heads of
+ * dimension head_dim in R^model_dim: 1 - min(head_dim, model_dim) /
+ * model_dim, and 1 when heads < 2 (the HDI's own convention); 0 for a
+ * model_dim of 0. */
+HA_API double ha_hdi_random_baseline(size_t heads, size_t head_dim,
+                                     size_t model_dim);
 
 /* Free a report; NULL is accepted. */
 HA_API void ha_hdi_report_free(struct ha_hdi_report *report);

@@ -1,0 +1,307 @@
+#define _XOPEN_SOURCE 700 /* realpath */
+/* The files of a model directory as hostile input: where they may
+ * resolve to, how large they may be, their JSON (see checkpoint.h). */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <json-c/json.h>
+
+#include <headalloc/checkpoint.h>
+
+#include "base/error_internal.h"
+#include "base/open_file.h"
+#include "checkpoint_internal.h"
+
+enum ha_status ckpt_fail(const struct ckpt_dir *d, struct ha_error *err,
+                         enum ha_status status, const char *name,
+                         const char *fmt, ...)
+{
+	char text[HA_ERROR_MESSAGE_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	if (vsnprintf(text, sizeof text, fmt, ap) < 0)
+		text[0] = '\0';
+	va_end(ap);
+	ha_fail(err, status, "%s: %s", name, text);
+	if (err)
+		err->file = d->dir;
+	return status;
+}
+
+static char *join(const char *a, const char *b)
+{
+	size_t na = strlen(a), nb = strlen(b);
+	char *s = malloc(na + nb + 2);
+	if (!s)
+		return NULL;
+	memcpy(s, a, na);
+	s[na] = '/';
+	memcpy(s + na + 1, b, nb + 1);
+	return s;
+}
+
+enum ha_status ckpt_dir_open(struct ckpt_dir *d, const char *dir,
+                             struct ha_error *err)
+{
+	memset(d, 0, sizeof *d);
+	d->dir = dir;
+	struct stat st;
+	const char *why = NULL;
+	if (stat(dir, &st) != 0)
+		why = strerror(errno);
+	else if (!S_ISDIR(st.st_mode))
+		why = "not a directory";
+	if (why) {
+		ha_fail(err, HA_EIO, "cannot read the model directory: %s", why);
+		if (err)
+			err->file = dir;
+		return HA_EIO;
+	}
+	d->root = realpath(dir, NULL);
+	if (!d->root) {
+		enum ha_status status = errno == ENOMEM ? HA_ENOMEM : HA_EIO;
+		ha_fail(err, status, "cannot resolve the directory: %s",
+		        strerror(errno));
+		if (err)
+			err->file = dir;
+		return status;
+	}
+	/* A Hugging Face cache keeps hub/models--ORG--NAME/snapshots/REV/F
+	 * as symlinks to ../../blobs/HASH: accept that one way out. */
+	const char *slash = strrchr(d->root, '/');
+	size_t parent = slash ? (size_t)(slash - d->root) : 0;
+	static const char snap[] = "/snapshots";
+	size_t ns = sizeof snap - 1;
+	if (parent >= ns && strncmp(d->root + parent - ns, snap, ns) == 0) {
+		char *up = join(d->root, "../../blobs");
+		if (!up) {
+			ckpt_dir_close(d);
+			return ha_fail(err, HA_ENOMEM, "out of memory");
+		}
+		d->blobs = realpath(up, NULL); /* NULL: no blobs, no way out */
+		free(up);
+	}
+	return HA_OK;
+}
+
+void ckpt_dir_close(struct ckpt_dir *d)
+{
+	free(d->root);
+	free(d->blobs);
+	d->root = d->blobs = NULL;
+}
+
+/* path lies strictly below dir. */
+static int below(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	if (n > 0 && dir[n - 1] == '/')
+		n--; /* the root directory */
+	return strncmp(path, dir, n) == 0 && path[n] == '/';
+}
+
+enum ha_status ckpt_locate(const struct ckpt_dir *d, const char *name,
+                           int missing_ok, char **real, struct ha_error *err)
+{
+	*real = NULL;
+	int dotdot = strcmp(name, "..") == 0 || strncmp(name, "../", 3) == 0 ||
+	             strstr(name, "/../") != NULL;
+	size_t n = strlen(name);
+	if (n >= 3 && strcmp(name + n - 3, "/..") == 0)
+		dotdot = 1;
+	if (n == 0 || name[0] == '/' || dotdot)
+		return ckpt_fail(d, err, HA_EFORMAT, name,
+		                 "a file of the model must be named relative to "
+		                 "its directory, without '..'");
+	char *path = join(d->dir, name);
+	if (!path)
+		return ha_fail(err, HA_ENOMEM, "out of memory");
+	char *r = realpath(path, NULL);
+	int e = errno;
+	free(path);
+	if (!r) {
+		if (e == ENOMEM)
+			return ha_fail(err, HA_ENOMEM, "out of memory");
+		if (missing_ok && e == ENOENT)
+			return HA_OK;
+		return ckpt_fail(d, err, HA_EIO, name, "cannot open: %s",
+		                 strerror(e));
+	}
+	if (!below(r, d->root) && !(d->blobs && below(r, d->blobs))) {
+		enum ha_status st = ckpt_fail(d, err, HA_EFORMAT, name,
+		                              "resolves to %s, outside the model "
+		                              "directory", r);
+		free(r);
+		return st;
+	}
+	struct stat st;
+	if (stat(r, &st) != 0 || !S_ISREG(st.st_mode)) {
+		free(r);
+		return ckpt_fail(d, err, HA_EFORMAT, name, "not a regular file");
+	}
+	*real = r;
+	return HA_OK;
+}
+
+/* 1-based line and column of byte offset `at` of text. */
+static void position(const char *text, size_t at, long *line, long *col)
+{
+	*line = 1;
+	*col = 1;
+	for (size_t i = 0; i < at; i++) {
+		if (text[i] == '\n') {
+			(*line)++;
+			*col = 1;
+		} else {
+			(*col)++;
+		}
+	}
+}
+
+/* "NAME:LINE:COLUMN: why", HA_EFORMAT.  (The position is in the message:
+ * err->file is the directory, not the file it counts in.) */
+static enum ha_status json_fail(const struct ckpt_dir *d,
+                                struct ha_error *err, const char *name,
+                                long line, long col, const char *why)
+{
+	ha_fail(err, HA_EFORMAT, "%s:%ld:%ld: %s", name, line, col, why);
+	if (err)
+		err->file = d->dir;
+	return HA_EFORMAT;
+}
+
+static enum ha_status parse_json(const struct ckpt_dir *d, const char *name,
+                                 const char *text, size_t n, json_object **out,
+                                 struct ha_error *err)
+{
+	json_tokener *tok = json_tokener_new();
+	if (!tok)
+		return ha_fail(err, HA_ENOMEM, "out of memory");
+	json_object *obj = json_tokener_parse_ex(tok, text, (int)n);
+	enum json_tokener_error jerr = json_tokener_get_error(tok);
+	size_t end = json_tokener_get_parse_end(tok);
+	json_tokener_free(tok);
+	long line, col;
+	if (!obj) {
+		const char *why = jerr == json_tokener_continue
+		                          ? "unexpected end of file"
+		                          : json_tokener_error_desc(jerr);
+		position(text, end < n ? end : n, &line, &col);
+		return json_fail(d, err, name, line, col, why);
+	}
+	while (end < n && strchr(" \t\r\n", text[end]))
+		end++;
+	enum ha_status st = HA_OK;
+	if (end < n) {
+		position(text, end, &line, &col);
+		st = json_fail(d, err, name, line, col,
+		               "text after the JSON value");
+	} else if (!json_object_is_type(obj, json_type_object)) {
+		st = ckpt_fail(d, err, HA_EFORMAT, name, "not a JSON object");
+	}
+	if (st != HA_OK) {
+		json_object_put(obj);
+		return st;
+	}
+	*out = obj;
+	return HA_OK;
+}
+
+enum ha_status ckpt_read_json(const struct ckpt_dir *d, const char *name,
+                              size_t cap, json_object **out,
+                              struct ha_error *err)
+{
+	*out = NULL;
+	char *real = NULL;
+	enum ha_status st = ckpt_locate(d, name, 0, &real, err);
+	if (st != HA_OK)
+		return st;
+	char *text = NULL;
+	FILE *f = ha_open_input(real);
+	free(real);
+	struct stat sb;
+	if (!f || fstat(fileno(f), &sb) != 0) {
+		st = ckpt_fail(d, err, HA_EIO, name, "cannot open: %s",
+		               strerror(errno));
+		goto out;
+	}
+	if (sb.st_size < 0 || (unsigned long long)sb.st_size > cap ||
+	    cap > INT_MAX) {
+		st = ckpt_fail(d, err, HA_EFORMAT, name,
+		               "%lld bytes, more than the limit of %zu",
+		               (long long)sb.st_size, cap);
+		goto out;
+	}
+	size_t n = (size_t)sb.st_size;
+	text = malloc(n + 1);
+	if (!text) {
+		st = ha_fail(err, HA_ENOMEM, "out of memory");
+		goto out;
+	}
+	if (fread(text, 1, n, f) != n) {
+		st = ckpt_fail(d, err, HA_EIO, name, "cannot read%s",
+		               ferror(f) ? "" : ": the file shrank");
+		goto out;
+	}
+	text[n] = '\0';
+	st = parse_json(d, name, text, n, out, err);
+out:
+	free(text);
+	if (f)
+		fclose(f);
+	return st;
+}
+
+enum ha_status ckpt_config_size(const struct ckpt_dir *d, json_object *cfg,
+                                const char *const *keys, int required,
+                                size_t fallback, size_t lo, size_t hi,
+                                size_t *out, struct ha_error *err)
+{
+	json_object *v = NULL;
+	const char *key = keys[0];
+	for (const char *const *k = keys; *k; k++)
+		if (json_object_object_get_ex(cfg, *k, &v) && v) {
+			key = *k;
+			break;
+		}
+	if (!v) {
+		*out = fallback;
+		if (!required)
+			return HA_OK;
+		return ckpt_fail(d, err, HA_EFORMAT, "config.json",
+		                 "no '%s', which this model type needs", key);
+	}
+	int64_t x = json_object_get_int64(v);
+	if (!json_object_is_type(v, json_type_int) || x < 0 ||
+	    (uint64_t)x < lo || (uint64_t)x > hi)
+		return ckpt_fail(d, err, HA_EFORMAT, "config.json",
+		                 "'%s' is %.40s; it must be a whole number from "
+		                 "%zu to %zu", key,
+		                 json_object_to_json_string_ext(
+		                         v, JSON_C_TO_STRING_PLAIN),
+		                 lo, hi);
+	*out = (size_t)x;
+	return HA_OK;
+}
+
+enum ha_status ckpt_config_bool(const struct ckpt_dir *d, json_object *cfg,
+                                const char *key, int fallback, int *out,
+                                struct ha_error *err)
+{
+	json_object *v = NULL;
+	*out = fallback;
+	if (!json_object_object_get_ex(cfg, key, &v) || !v)
+		return HA_OK;
+	if (!json_object_is_type(v, json_type_boolean))
+		return ckpt_fail(d, err, HA_EFORMAT, "config.json",
+		                 "'%s' is %.40s; it must be true or false", key,
+		                 json_object_to_json_string_ext(
+		                         v, JSON_C_TO_STRING_PLAIN));
+	*out = json_object_get_boolean(v);
+	return HA_OK;
+}

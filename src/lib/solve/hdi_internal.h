@@ -1,0 +1,22 @@
+/* The numerical core of the HDI (library-internal; see hdi.h). */
+#ifndef HEADALLOC_HDI_INTERNAL_H
+#define HEADALLOC_HDI_INTERNAL_H
+
+#include <stddef.h>
+
+#include <headalloc/error.h>
+#include <headalloc/hdi.h>
+#include <headalloc/status.h>
+
+/* Replace each head's block of w (the weight, `cols` columns, row-major,
+ * d_model = m, d_k = n, in `layout`) in place by an orthonormal basis of
+ * its column space, padded with zero vectors to n, and fill t->rank,
+ * t->rank_deficient, t->overlap, t->pairs, t->hdi, t->most_similar and
+ * t->least_similar (t->overlap and t->rank already allocated, zeroed).
+ * The caller has switched GSL's error handler off.  Errors: HA_ENOMEM,
+ * HA_ENUMERIC, with a message naming t->name and the head. */
+enum ha_status ha_hdi_overlaps(double *w, size_t cols, size_t m, size_t n,
+                               size_t heads, enum ha_layout layout,
+                               struct ha_hdi_tensor *t, struct ha_error *err);
+
+#endif
