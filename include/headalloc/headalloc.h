@@ -17,5 +17,6 @@
 #include "weights.h"
 #include "hdi.h"
 #include "covariance.h"
+#include "plot.h"
 
 #endif
