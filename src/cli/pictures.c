@@ -60,7 +60,7 @@ int cli_plot_option(struct cli_plot *plot, const char *arg)
 		return cli_bad_value("--plot", arg, plot_files);
 	if (!ha_plot_available()) {
 		fputs("headalloc: --plot: this headalloc was built without pictures"
-		      " (PLplot was not found; see headalloc(1))\n", stderr);
+		      " (PLplot); see PICTURES in headalloc(1)\n", stderr);
 		return EXIT_USAGE;
 	}
 	int rc = check_destination(arg);

@@ -140,15 +140,18 @@ static void set_colour_maps(void)
 		b[i] = palette[from][2];
 	}
 	plscmap0(r, g, b, ENTRIES);
-	PLFLT pos[9], vr[9], vg[9], vb[9];
-	for (int i = 0; i < 9; i++) {
-		pos[i] = i / 8.0;
-		vr[i] = viridis[i][0] / 255.0;
-		vg[i] = viridis[i][1] / 255.0;
-		vb[i] = viridis[i][2] / 255.0;
+	/* Colour map 1 as 256 entries of our own interpolation: plscmap1l
+	 * would interpolate the control points in HLS, and the legends'
+	 * colours (plot_viridis_rgb) would not match the bars'. */
+	PLINT vr[256], vg[256], vb[256];
+	for (int i = 0; i < 256; i++) {
+		unsigned rgb[3];
+		plot_viridis_rgb(i / 255.0, rgb);
+		vr[i] = (PLINT)rgb[0];
+		vg[i] = (PLINT)rgb[1];
+		vb[i] = (PLINT)rgb[2];
 	}
-	plscmap1n(256);
-	plscmap1l(1, 9, pos, vr, vg, vb, NULL);
+	plscmap1(vr, vg, vb, 256);
 }
 
 /* Everything PLplot does, inside the guard.  Returns after the stream is
