@@ -384,6 +384,7 @@ static int axis_options(char out[16], const char *opt, double span,
                         double *tick)
 {
 	int relabel = strchr(opt, 'l') && plot_log_step(span) > 0.0;
+	int numbered = strchr(opt, 'n') || strchr(opt, 'm');
 	*tick = relabel ? plot_log_step(span) : 0.0;
 	size_t o = 0;
 	for (; *opt && o < 14; opt++) {
@@ -391,7 +392,7 @@ static int axis_options(char out[16], const char *opt, double span,
 			continue;
 		out[o++] = *opt;
 	}
-	if (relabel && strchr(out, 'n'))
+	if (relabel && numbered)
 		out[o++] = 'o';
 	out[o] = '\0';
 	return relabel;

@@ -32,6 +32,7 @@ struct landscape {
 	size_t above, below;          /* values outside the window */
 	double highest, lowest;       /* the extreme values (log10) */
 	int covariance_zero;          /* every covariance is exactly 0 */
+	int mse_off_axis;             /* some MSE is marked at the edge */
 };
 
 static void free_landscape(struct landscape *l)
@@ -136,12 +137,14 @@ static void choose_window(struct landscape *l)
 	double span = l->log10_budget, xpad = fmax(0.04 * span, 0.08);
 	l->x0 = -xpad;
 	l->x1 = span + xpad;
-	for (size_t i = 0; i < l->count; i++)
+	for (size_t i = 0; i < l->count; i++) {
 		for (int k = 0; k < CURVES; k++) {
 			double v = l->y[k][i];
 			l->above += isfinite(v) && v > l->y1;
 			l->below += isfinite(v) && v < l->y0;
 		}
+		l->mse_off_axis |= l->y[MSE][i] > l->y1 || l->y[MSE][i] < l->y0;
+	}
 	for (int k = 0; k < CURVES; k++) {
 		memcpy(l->line_x[k], l->x, l->count * sizeof *l->x);
 		memcpy(l->line_y[k], l->y[k], l->count * sizeof *l->x);
@@ -184,15 +187,15 @@ static void draw_curves(const struct landscape *l)
 static void draw_legend(const struct landscape *l)
 {
 	char optimum[64], relaxed[64];
-	snprintf(optimum, sizeof optimum, "integer optimum (%" PRIu64 " " PLOT_TIMES " %" PRIu64 ")",
-	         l->sol.optimum.heads, l->sol.optimum.head_dim);
+	snprintf(optimum, sizeof optimum, "integer optimum (d#dk#u = %" PRIu64 ")",
+	         l->sol.optimum.head_dim);
 	snprintf(relaxed, sizeof relaxed, "relaxed optimum (d#dk#u = %.4g)",
 	         l->sol.relaxed.head_dim);
-	const char *text[8];
-	PLINT opts[8], text_colours[8], line_colours[8], styles[8], symbol_colours[8],
-	      symbol_numbers[8];
-	PLFLT widths[8], symbol_scales[8];
-	const char *symbols[8];
+	const char *text[9];
+	PLINT opts[9], text_colours[9], line_colours[9], styles[9], symbol_colours[9],
+	      symbol_numbers[9];
+	PLFLT widths[9], symbol_scales[9];
+	const char *symbols[9];
 	int n = 0;
 #define ENTRY(o, t, colour, style, width, symbol)                             \
 	do {                                                                  \
@@ -208,9 +211,12 @@ static void draw_legend(const struct landscape *l)
 		n++;                                                          \
 	} while (0)
 	ENTRY(PL_LEGEND_LINE, "MSE", PLOT_BLACK, 1, 2.5, "");
-	ENTRY(PL_LEGEND_SYMBOL, "feasible divisor", PLOT_BLUE, 1, 1.0, PLOT_DISC_GLYPH);
-	if (l->feasible_count < l->count)
+	if (l->count <= MARKER_LIMIT)
+		ENTRY(PL_LEGEND_SYMBOL, "feasible divisor", PLOT_BLUE, 1, 1.0, PLOT_DISC_GLYPH);
+	if (l->feasible_count < l->count && l->count <= MARKER_LIMIT)
 		ENTRY(PL_LEGEND_SYMBOL, "infeasible divisor", PLOT_GREY, 1, 1.0, PLOT_DISC_GLYPH);
+	if (l->count <= MARKER_LIMIT && l->mse_off_axis)
+		ENTRY(PL_LEGEND_SYMBOL, "MSE off the axis", PLOT_BLUE, 1, 1.0, PLOT_UP_GLYPH);
 	ENTRY(PL_LEGEND_SYMBOL, optimum, PLOT_VERMILION, 1, 1.0, PLOT_DISC_GLYPH);
 	ENTRY(PL_LEGEND_LINE, relaxed, PLOT_VERMILION, 2, 1.5, "");
 	ENTRY(PL_LEGEND_LINE, "bias" PLOT_SQUARED, PLOT_ORANGE, 2, 2.0, "");
@@ -255,7 +261,7 @@ static void draw(struct plot_canvas *c, const void *data)
 	plot_box(c, "bcnstl", "bcnstv");
 	plcol0(PLOT_BLACK);
 	plot_mtex("b", 3.0, 0.5, 0.5, "head_dim d#dk#u (log scale)");
-	plot_mtex("l", 3.2, 0.5, 0.5, "log#d10#u of the error (MSE and its parts)");
+	plot_mtex("l", 4.0, 0.5, 0.5, "log#d10#u of the error (MSE and its parts)");
 	/* The top axis: H = D / d, so log10 H = log10 D - log10 d, which runs
 	 * backwards. */
 	plwind(l->log10_budget - l->x0, l->log10_budget - l->x1, l->y0, l->y1);
@@ -276,11 +282,10 @@ static void draw(struct plot_canvas *c, const void *data)
 	plot_caption(c, 2, "relaxed optimum (dashed): d#dk#u = %.6g, H = %.6g, log#d10#u MSE = %.4f",
 	             sol->relaxed.head_dim, sol->relaxed.heads,
 	             sol->relaxed.log_mse / log(10.0));
-	plot_caption(c, 3, "%zu divisors, %zu feasible%s;  beyond the axis: %zu values above"
-	             " (to log#d10#u %.4g; MSE " PLOT_UP_GLYPH "), %zu below (to %.4g)",
-	             l->count, l->feasible_count,
-	             l->count > MARKER_LIMIT ? " (too many to mark each)" : "",
-	             l->above, l->highest, l->below, l->lowest);
+	plot_caption(c, 3, "%zu divisors, %zu feasible%s;  off the axis: %zu values above"
+	             " (to log#d10#u %.4g), %zu below (to %.4g)", l->count, l->feasible_count,
+	             l->count > MARKER_LIMIT ? " (not marked)" : "", l->above, l->highest,
+	             l->below, l->lowest);
 }
 
 enum ha_status ha_plot_allocation(struct ha_plot_target *target,

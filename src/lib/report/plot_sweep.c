@@ -337,7 +337,8 @@ static void draw_legend(const struct sweep *sw)
 			snprintf(labels[n], sizeof labels[n], "fit ln H = ln c + e ln D");
 		if (sw->against_budget && k == 4)
 			snprintf(labels[n], sizeof labels[n], "seeds' e = 1, fitted c");
-		line_colours[n] = PLOT_BLACK;
+		/* the key to the styles in grey: black may be a budget's */
+		line_colours[n] = PLOT_DARK_GREY;
 		styles[n] = looks[k].line;
 		widths[n] = looks[k].width;
 		if (sw->against_budget && k < 2)

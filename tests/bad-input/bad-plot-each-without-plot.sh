@@ -1,0 +1,1 @@
+"$HEADALLOC" hdi x.safetensors --heads 12 --plot-each

@@ -1,0 +1,1 @@
+"$HEADALLOC" --budget 512 --samples 1e8 --plot picture.jpg

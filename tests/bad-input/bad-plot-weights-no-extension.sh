@@ -1,0 +1,1 @@
+"$HEADALLOC" weights cov.yaml --plot picture

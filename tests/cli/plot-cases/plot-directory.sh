@@ -1,0 +1,2 @@
+mkdir picture.png
+"$HEADALLOC" --budget 512 --samples 1e8 --plot picture.png
