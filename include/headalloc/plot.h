@@ -135,11 +135,13 @@ HA_API enum ha_status ha_plot_sweep(struct ha_plot_target *target,
                                     struct ha_error *err);
 
 /* 3. The regimes (the request of ha_report_regimes, budget_count >= 1):
- * one row per budget (row i spans y in [i, i + 1], the first budget at
- * the bottom), its intervals of n on a log axis coloured by the optimal
+ * one row per budget (row i spans y in [i, i + 1], its bar [i + 0.18,
+ * i + 0.68], the first budget at the bottom), its intervals of n on a log axis coloured by the optimal
  * head_dim, each boundary labelled with its n.  The axis ends at n =
  * 10^300 at most (the largest n headalloc takes); regimes that start
- * beyond are listed in the caption with their exact start.  Panel 0: x is
+ * beyond are counted in the caption with the first one's start.  When
+ * the axis spans more than 40 decades a second panel repeats the rows for
+ * n up to 10^16.  Panels: the full range, then the zoom when drawn; x is
  * log10 n, y the row. */
 HA_API enum ha_status ha_plot_regimes(struct ha_plot_target *target,
                                       const struct ha_regimes_request *req,

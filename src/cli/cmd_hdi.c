@@ -105,15 +105,12 @@ static enum ha_status write_hdi(struct ha_report *r, const void *req,
 static enum ha_status draw_hdi(struct ha_plot_target *t, const void *ctx,
                                size_t i, struct ha_error *err)
 {
-	const struct hdi_options *o = ((const struct hdi_options *const *)ctx)[0];
-	const struct ha_hdi_request *req = ((const struct ha_hdi_request *const *)ctx)[1];
-	return ha_plot_hdi(t, &(struct ha_plot_hdi_request){
-		.file = req->file,
-		.layout = req->layout,
-		.hdi = req->hdi,
-		.layers = o->plot.each ? &i : NULL,
-		.layer_count = o->plot.each ? 1 : 0,
-	}, err);
+	struct ha_plot_hdi_request req = *(const struct ha_plot_hdi_request *)ctx;
+	if (req.layer_count) {
+		req.layers = &i;
+		req.layer_count = 1;
+	}
+	return ha_plot_hdi(t, &req, err);
 }
 
 int cli_hdi_main(int argc, char **argv)
@@ -144,9 +141,15 @@ int cli_hdi_main(int argc, char **argv)
 		.hdi = hdi,
 		.overlap = o.overlap,
 	};
-	const void *draw_ctx[2] = {&o, &req};
+	/* layer_count 1 (and layers set by draw_hdi): one layer a picture */
+	struct ha_plot_hdi_request picture = {
+		.file = o.c.file,
+		.layout = o.layout,
+		.hdi = hdi,
+		.layer_count = o.plot.each ? 1 : 0,
+	};
 	status = cli_emit_with_pictures(o.c.output, o.c.format, write_hdi, &req,
-	                                &o.plot, hdi->count, draw_hdi, draw_ctx);
+	                                &o.plot, hdi->count, draw_hdi, &picture);
 	ha_hdi_report_free(hdi);
 	return status;
 }

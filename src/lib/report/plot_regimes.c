@@ -115,12 +115,27 @@ static double colour_of(const struct regimes *g, uint64_t d)
 	return g->dim_count > 1 ? (double)lo / (double)(g->dim_count - 1) : 0.5;
 }
 
+/* n for a label: plain below 10^4, else 10^x (from log10 n). */
 static void format_n(char *buf, size_t size, double log10_n)
 {
-	if (log10_n <= 6.0)
+	if (log10_n < 4.0)
 		snprintf(buf, size, "%.4g", pow(10.0, log10_n));
 	else
 		snprintf(buf, size, "10#u%.4g#d", log10_n);
+}
+
+/* The characters a label shows: PLplot's escapes (#u, #d) show none. */
+static size_t visible(const char *text)
+{
+	size_t n = 0;
+	for (; *text; text++) {
+		if (text[0] == '#' && text[1]) {
+			text++;
+			continue;
+		}
+		n++;
+	}
+	return n;
 }
 
 /* One budget's row up to x1: its regimes as coloured bars, each
@@ -161,7 +176,7 @@ static size_t draw_row(const struct plot_canvas *c, const struct regimes *g,
 		plwidth(1.0);
 		char n[48];
 		format_n(n, sizeof n, from);
-		double half = (4.0 * (double)strlen(n) + 4.0) * px;
+		double half = (5.5 * (double)visible(n) + 4.0) * px;
 		double at = fmin(fmax(from, half), x1 - half);
 		int level = label_end[0] <= label_end[1] ? 0 : 1;
 		if (at - half <= label_end[level]) {
@@ -169,7 +184,7 @@ static size_t draw_row(const struct plot_canvas *c, const struct regimes *g,
 			continue;
 		}
 		label_end[level] = at + half;
-		plptex(at, y1 + 0.07 + 0.11 * level, 1.0, 0.0, 0.5, n);
+		plptex(at, y1 + (12.0 + 26.0 * level) * plot_px_y(c), 1.0, 0.0, 0.5, n);
 	}
 	return skipped;
 }
@@ -228,12 +243,21 @@ static void beyond_caption(char *dst, size_t size, const struct regimes *g)
 		dst[used - 1] = '\0';
 }
 
-/* One panel of every row, n from 1 to 10^x1. */
+/* One panel of every row, n from 1 to 10^x1, right of the rows'
+ * labels ("D = 9223372036854775807" at most). */
 static size_t draw_panel(struct plot_canvas *c, const struct regimes *g,
                          double bottom, double top, double x1)
 {
-	size_t nb = g->req->budget_count, skipped = 0;
-	plot_panel(c, 0.12, 0.74, bottom, top, 0.0, x1, 0.0, (double)nb, 1, 0);
+	size_t nb = g->req->budget_count, skipped = 0, longest = 0;
+	for (size_t b = 0; b < nb; b++) {
+		char label[32];
+		snprintf(label, sizeof label, "%" PRIu64, g->rows[b].budget);
+		if (strlen(label) > longest)
+			longest = strlen(label);
+	}
+	double left = fmax(0.12, (40.0 + 15.0 * (double)(longest + 4)) / c->width);
+	/* room above the top row for its labels */
+	plot_panel(c, left, 0.74, bottom, top, 0.0, x1, 0.0, (double)nb + 0.3, 1, 0);
 	plschr(0.0, 0.7);
 	for (size_t b = 0; b < nb; b++)
 		skipped += draw_row(c, g, b, x1);
@@ -241,7 +265,7 @@ static size_t draw_panel(struct plot_canvas *c, const struct regimes *g,
 	plot_box(c, "bcnstl", "bc");
 	plcol0(PLOT_BLACK);
 	for (size_t b = 0; b < nb; b++)
-		plot_mtex("lv", 0.8, ((double)b + 0.43) / (double)nb, 1.0,
+		plot_mtex("lv", 0.8, ((double)b + 0.43) / ((double)nb + 0.3), 1.0,
 		          "D = %" PRIu64, g->rows[b].budget);
 	return skipped;
 }
@@ -266,10 +290,10 @@ static void draw(struct plot_canvas *c, const void *data)
 	char model[PLOT_CAPTION_MAX];
 	plot_describe_model(model, sizeof model, req->model, req->constraints, NULL);
 	plot_title(c, "Regimes: the optimal head_dim d#dk#u of each budget as n grows");
-	plot_caption(c, 0, "%s", model);
-	plot_caption(c, 1, "bar: where (D / d#dk#u heads, d#dk#u) is optimal; line: the exact n"
-	             " of a switch (a tie goes to the smaller d#dk#u)%s",
-	             g->dim_count > LEGEND_LIMIT ? "; colour: d#dk#u by rank" : "");
+	plot_caption(c, 0, "%s%s", model, g->dim_count > LEGEND_LIMIT ?
+	             ";  colours: d#dk#u by rank, dark to light" : "");
+	plot_caption(c, 1, "bars: where (D / d#dk#u heads, d#dk#u) is optimal;  lines: the exact"
+	             " n of each switch (ties: the smaller d#dk#u)");
 	if (g->capped) {
 		char beyond[PLOT_CAPTION_MAX + 1];
 		beyond_caption(beyond, sizeof beyond, g);
