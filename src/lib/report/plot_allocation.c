@@ -14,6 +14,8 @@ enum { MSE, BIAS, VARIANCE, COVARIANCE, CURVES };
 
 /* Divisors beyond this many are drawn as curves only (no marker each). */
 #define MARKER_LIMIT 400
+/* Divisors up to this many are named on the axes. */
+#define NAMED_LIMIT 12
 /* Curves keep at most 4 points a column of this many. */
 #define COLUMNS 1200
 
@@ -258,15 +260,23 @@ static void draw(struct plot_canvas *c, const void *data)
 	plcol0(PLOT_VERMILION);
 	plot_disc(c, xo, yo, 8.0, 1);
 
-	plot_box(c, "bcnstl", "bcnstv");
+	/* Few divisors (a log axis of a decade or two has one label or
+	 * none): each is named, head_dim below and heads H = D / d above. */
+	int named = l->count <= NAMED_LIMIT;
+	plot_box(c, named ? "bstl" : "bcnstl", "bcnstv");
 	plcol0(PLOT_BLACK);
+	for (size_t i = 0; named && i < l->count; i++) {
+		double at = (l->x[i] - l->x0) / (l->x1 - l->x0), d = pow(10.0, l->x[i]);
+		plot_mtex("b", 1.3, at, 0.5, "%.0f", d);
+		plot_mtex("t", 0.8, at, 0.5, "%.0f", (double)req->budget / d);
+	}
 	plot_mtex("b", 3.0, 0.5, 0.5, "head_dim d#dk#u (log scale)");
 	plot_mtex("l", 4.0, 0.5, 0.5, "log#d10#u of the error (MSE and its parts)");
 	/* The top axis: H = D / d, so log10 H = log10 D - log10 d, which runs
 	 * backwards. */
 	plwind(l->log10_budget - l->x0, l->log10_budget - l->x1, l->y0, l->y1);
-	plot_axes_box("cmstl", l->x1 - l->x0, "", 0.0);
-	plot_mtex("t", 3.4, 0.5, 0.5, "heads H = D / d#dk#u (log scale)");
+	plot_axes_box(named ? "cstl" : "cmstl", l->x1 - l->x0, "", 0.0);
+	plot_mtex("t", named ? 2.4 : 3.4, 0.5, 0.5, "heads H = D / d#dk#u (log scale)");
 	plwind(l->x0, l->x1, l->y0, l->y1);
 	draw_legend(l);
 

@@ -82,20 +82,24 @@ static void heatmap_draw(struct plot_canvas *c, const struct heatmap *h,
 	plschr(0.0, 0.8);
 }
 
-/* A vertical colour bar for [zmin, zmax] right of the current panel. */
+/* A vertical colour bar for [zmin, zmax] right of the current panel, as
+ * an image of its values (PLplot's gradient bar leaks cairo's pattern). */
 static void colour_bar(double zmin, double zmax, const char *label)
 {
+	enum { STEPS = 101 };
 	PLINT label_opts[1] = {PL_COLORBAR_LABEL_TOP};
 	const char *labels[1] = {label};
 	const char *axis_opts[1] = {"bcvtm"};
 	PLFLT ticks[1] = {0.0};
 	PLINT sub_ticks[1] = {0};
-	PLINT n_values[1] = {2};
-	PLFLT range[2] = {zmin, zmax};
-	const PLFLT *values[1] = {range};
+	PLINT n_values[1] = {STEPS};
+	PLFLT steps[STEPS];
+	for (int i = 0; i < STEPS; i++)
+		steps[i] = zmin + (zmax - zmin) * i / (STEPS - 1);
+	const PLFLT *values[1] = {steps};
 	PLFLT width = 0, height = 0;
 	plcol0(PLOT_BLACK);
-	plcolorbar(&width, &height, PL_COLORBAR_GRADIENT,
+	plcolorbar(&width, &height, PL_COLORBAR_IMAGE,
 	           PL_POSITION_OUTSIDE | PL_POSITION_RIGHT, 0.10, 0.0, 0.06, 0.85,
 	           PLOT_WHITE, PLOT_BLACK, 1, 0.0, 0.0, 0, 0.0, 1, label_opts, labels,
 	           1, axis_opts, ticks, sub_ticks, n_values, values);

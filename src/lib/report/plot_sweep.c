@@ -329,37 +329,43 @@ static void draw_legend(const struct sweep *sw)
 			continue;
 		opts[n] = PL_LEGEND_LINE;
 		snprintf(labels[n], sizeof labels[n], "%s", looks[k].label);
-		if (sw->against_budget && k == 0)
-			snprintf(labels[n], sizeof labels[n], "integer optimum d#dk#u* " PLOT_DISC_GLYPH);
-		if (sw->against_budget && k == 1)
-			snprintf(labels[n], sizeof labels[n], "relaxed optimum " PLOT_RING_GLYPH);
+		/* the key to the styles in grey: black may be a budget's */
+		line_colours[n] = symbol_colours[n] = PLOT_DARK_GREY;
+		styles[n] = looks[k].line;
+		widths[n] = looks[k].width;
+		symbols[n] = "";
+		if (sw->against_budget && k == 0) {
+			snprintf(labels[n], sizeof labels[n], "integer optimum d#dk#u*");
+			opts[n] = PL_LEGEND_SYMBOL;
+			symbol_colours[n] = PLOT_BLUE;
+			symbols[n] = PLOT_DISC_GLYPH;
+		}
+		if (sw->against_budget && k == 1) {
+			snprintf(labels[n], sizeof labels[n], "relaxed optimum");
+			opts[n] = PL_LEGEND_LINE | PL_LEGEND_SYMBOL;
+			line_colours[n] = symbol_colours[n] = PLOT_VERMILION;
+			symbols[n] = PLOT_RING_GLYPH;
+		}
 		if (sw->against_budget && k == 2)
 			snprintf(labels[n], sizeof labels[n], "fit ln H = ln c + e ln D");
 		if (sw->against_budget && k == 4)
 			snprintf(labels[n], sizeof labels[n], "seeds' e = 1, fitted c");
-		/* the key to the styles in grey: black may be a budget's */
-		line_colours[n] = PLOT_DARK_GREY;
-		styles[n] = looks[k].line;
-		widths[n] = looks[k].width;
-		if (sw->against_budget && k < 2)
-			opts[n] = PL_LEGEND_NONE;
 		n++;
 	}
 	for (size_t b = 0; !sw->against_budget && b < sw->count && n < MAX_ENTRIES; b++) {
 		opts[n] = PL_LEGEND_LINE;
 		snprintf(labels[n], sizeof labels[n], "D = %" PRIu64, sw->series[b].budget);
-		line_colours[n] = plot_category(b, sw->count);
+		line_colours[n] = symbol_colours[n] = plot_category(b, sw->count);
 		styles[n] = 1;
 		widths[n] = 3.0;
+		symbols[n] = "";
 		n++;
 	}
 	for (int i = 0; i < n; i++) {
 		text[i] = labels[i];
 		text_colours[i] = PLOT_BLACK;
-		symbol_colours[i] = PLOT_BLACK;
 		symbol_numbers[i] = 1;
 		symbol_scales[i] = 1.0;
-		symbols[i] = "";
 	}
 	PLFLT width = 0, height = 0;
 	pllegend(&width, &height, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
@@ -437,7 +443,16 @@ static void draw(struct plot_canvas *c, const void *data)
 	           sw->y_log);
 	for (size_t b = 0; b < sw->count; b++)
 		draw_series(c, sw, b);
-	plot_box(c, "bcnstl", sw->y_log ? "bcnstvl" : "bcnstv");
+	if (sw->against_budget && req->budget_count <= 12) {
+		/* a log axis of a decade or two has one label or none: name
+		 * each budget under its optimum instead */
+		plot_box(c, "bcstl", sw->y_log ? "bcnstvl" : "bcnstv");
+		for (size_t b = 0; b < req->budget_count; b++)
+			plot_mtex("b", 1.3, (log10((double)req->budgets[b]) - sw->x0) /
+			          (sw->x1 - sw->x0), 0.5, "%" PRIu64, req->budgets[b]);
+	} else {
+		plot_box(c, "bcnstl", sw->y_log ? "bcnstvl" : "bcnstv");
+	}
 	plcol0(PLOT_BLACK);
 	plot_mtex("b", 3.0, 0.5, 0.5, sw->against_budget
 	          ? "budget D = H d#dk#u (log scale)" : "samples n (log scale)");
