@@ -27,7 +27,7 @@ layer_of_header() {
 	model.h | divisors.h) echo model ;;
 	weights.h | covariance.h | checkpoint.h) echo input ;;
 	solver.h | fit.h | regime.h | hdi.h | head_weights.h | compare.h | calibrate.h) echo solve ;;
-	report.h | yaml_writer.h) echo report ;;
+	report.h | yaml_writer.h | plot.h) echo report ;;
 	scenario.h) echo scenario ;;
 	*) echo "" ;;
 	esac

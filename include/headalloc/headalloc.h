@@ -20,5 +20,6 @@
 #include "covariance.h"
 #include "head_weights.h"
 #include "number.h"
+#include "plot.h"
 
 #endif

@@ -176,6 +176,37 @@ static enum ha_status write_report(struct ha_report *r, const void *ctx,
 	return st;
 }
 
+/* The picture of the report (--plot): the regimes when asked for, else
+ * the landscape of a single (D, n), else the sweep. */
+static enum ha_status draw_picture(struct ha_plot_target *t, const void *ctx,
+                                   size_t i, struct ha_error *err)
+{
+	(void)i;
+	const struct allocation *a = ctx;
+	const struct cli_options *o = a->o;
+	if (o->regimes)
+		return ha_plot_regimes(t, &(struct ha_regimes_request){
+			.model = &o->model,
+			.constraints = &o->constraints,
+			.budgets = o->budgets,
+			.budget_count = o->budget_count,
+		}, err);
+	if (o->budget_count == 1 && sample_count(&o->samples) == 1)
+		return ha_plot_allocation(t, &(struct ha_plot_allocation_request){
+			.model = &o->model,
+			.constraints = &o->constraints,
+			.budget = o->budgets[0],
+			.hdi_source = o->hdi_from ? &o->hdi_source : NULL,
+		}, err);
+	return ha_plot_sweep(t, &(struct ha_table_request){
+		.model = &o->model,
+		.constraints = &o->constraints,
+		.budgets = o->budgets,
+		.budget_count = o->budget_count,
+		.samples = {sample_count(&o->samples), sample_of, &o->samples},
+	}, err);
+}
+
 int cli_allocate_main(int argc, char **argv)
 {
 	struct cli_options o;
@@ -188,7 +219,8 @@ int cli_allocate_main(int argc, char **argv)
 		if (status == EXIT_OK && has_models(&o))
 			status = compare_models(&a);
 		if (status == EXIT_OK)
-			status = cli_emit(o.output, o.format, write_report, &a);
+			status = cli_emit_with_pictures(o.output, o.format, write_report, &a,
+			                                &o.plot, 1, draw_picture, &a);
 		free(a.candidates);
 		free(a.comparisons);
 	}

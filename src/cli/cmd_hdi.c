@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "common.h"
 #include "parse.h"
+#include "pictures.h"
 
 static const char usage[] =
 	"Usage: headalloc hdi FILE --heads H [OPTION]...\n"
@@ -20,6 +21,10 @@ static const char usage[] =
 	"      --overlap               text: also print each H x H overlap matrix\n"
 	"  -f, --format FORMAT         text (default) or yaml\n"
 	"  -o, --output FILE           write to FILE (atomically) instead of stdout\n"
+	"      --plot FILE             also draw each layer's overlap matrix and the\n"
+	"                              HDI of every layer into FILE (.svg, .png or .pdf)\n"
+	"      --plot-each             with --plot: one picture per layer, FILE-0.png,\n"
+	"                              FILE-1.png, ... (numbered in the report's order)\n"
 	"  -h, --help                  show this help and exit\n"
 	"\n"
 	"Heads are numbered from 0.  Exit status: 0 success, 1 I/O or internal\n"
@@ -39,6 +44,8 @@ static const struct option long_options[] = {
 	{"overlap", no_argument, NULL, OPT_OVERLAP},
 	{"format", required_argument, NULL, 'f'},
 	{"output", required_argument, NULL, 'o'},
+	{"plot", required_argument, NULL, CLI_OPT_PLOT},
+	{"plot-each", no_argument, NULL, CLI_OPT_PLOT_EACH},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -50,6 +57,7 @@ struct hdi_options {
 	const char *tensor;
 	enum ha_layout layout;
 	int overlap;
+	struct cli_plot plot;
 };
 
 static int apply(void *options, int code, const char *arg)
@@ -78,6 +86,11 @@ static int apply(void *options, int code, const char *arg)
 	case OPT_OVERLAP:
 		o->overlap = 1;
 		return EXIT_OK;
+	case CLI_OPT_PLOT:
+		return cli_plot_option(&o->plot, arg);
+	case CLI_OPT_PLOT_EACH:
+		o->plot.each = true;
+		return EXIT_OK;
 	}
 	return cli_apply_file_option(&o->c, code, arg);
 }
@@ -86,6 +99,18 @@ static enum ha_status write_hdi(struct ha_report *r, const void *req,
                                 struct ha_error *err)
 {
 	return ha_report_hdi(r, req, err);
+}
+
+/* Picture i: every layer, or with --plot-each layer i alone. */
+static enum ha_status draw_hdi(struct ha_plot_target *t, const void *ctx,
+                               size_t i, struct ha_error *err)
+{
+	struct ha_plot_hdi_request req = *(const struct ha_plot_hdi_request *)ctx;
+	if (req.layer_count) {
+		req.layers = &i;
+		req.layer_count = 1;
+	}
+	return ha_plot_hdi(t, &req, err);
 }
 
 int cli_hdi_main(int argc, char **argv)
@@ -99,6 +124,9 @@ int cli_hdi_main(int argc, char **argv)
 		return status;
 	if (!o.have_heads)
 		return cli_usage_error(cmd.name, "--heads is required");
+	status = cli_plot_check(&o.plot, o.c.output, cmd.name);
+	if (status != EXIT_OK)
+		return status;
 
 	struct ha_hdi_report *hdi = NULL;
 	struct ha_error err;
@@ -113,7 +141,15 @@ int cli_hdi_main(int argc, char **argv)
 		.hdi = hdi,
 		.overlap = o.overlap,
 	};
-	status = cli_emit(o.c.output, o.c.format, write_hdi, &req);
+	/* layer_count 1 (and layers set by draw_hdi): one layer a picture */
+	struct ha_plot_hdi_request picture = {
+		.file = o.c.file,
+		.layout = o.layout,
+		.hdi = hdi,
+		.layer_count = o.plot.each ? 1 : 0,
+	};
+	status = cli_emit_with_pictures(o.c.output, o.c.format, write_hdi, &req,
+	                                &o.plot, hdi->count, draw_hdi, &picture);
 	ha_hdi_report_free(hdi);
 	return status;
 }

@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "common.h"
+#include "pictures.h"
 
 static const char usage[] =
 	"Usage: headalloc weights COVARIANCE.yaml [OPTION]...\n"
@@ -14,6 +15,8 @@ static const char usage[] =
 	"\n"
 	"  -f, --format FORMAT         text (default) or yaml\n"
 	"  -o, --output FILE           write to FILE (atomically) instead of stdout\n"
+	"      --plot FILE             also draw the weights (bars) and Sigma (a\n"
+	"                              heatmap) into FILE (.svg, .png or .pdf)\n"
 	"  -h, --help                  show this help and exit\n"
 	"\n"
 	"Exit status: 0 success (also when Sigma is singular: a warning is\n"
@@ -23,13 +26,22 @@ static const char usage[] =
 static const struct option long_options[] = {
 	{"format", required_argument, NULL, 'f'},
 	{"output", required_argument, NULL, 'o'},
+	{"plot", required_argument, NULL, CLI_OPT_PLOT},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
 
+struct weights_options {
+	struct cli_file_options c;
+	struct cli_plot plot;
+};
+
 static int apply(void *options, int code, const char *arg)
 {
-	return cli_apply_file_option(options, code, arg);
+	struct weights_options *o = options;
+	if (code == CLI_OPT_PLOT)
+		return cli_plot_option(&o->plot, arg);
+	return cli_apply_file_option(&o->c, code, arg);
 }
 
 /* The one warning line for a singular covariance. */
@@ -51,14 +63,24 @@ static enum ha_status write_weights(struct ha_report *r, const void *req,
 	return ha_report_head_weights(r, req, err);
 }
 
+static enum ha_status draw_weights(struct ha_plot_target *t, const void *req,
+                                   size_t i, struct ha_error *err)
+{
+	(void)i;
+	return ha_plot_head_weights(t, req, err);
+}
+
 int cli_weights_main(int argc, char **argv)
 {
 	static const struct cli_command cmd = {"weights", usage, long_options,
 	                                       ":f:o:h"};
-	struct cli_file_options o;
+	struct weights_options o;
 	memset(&o, 0, sizeof o);
 	int status;
-	if (!cli_parse_file_command(&cmd, argc, argv, &o, &o, apply, &status))
+	if (!cli_parse_file_command(&cmd, argc, argv, &o.c, &o, apply, &status))
+		return status;
+	status = cli_plot_check(&o.plot, o.c.output, cmd.name);
+	if (status != EXIT_OK)
 		return status;
 
 	double *sigma = NULL;
@@ -66,16 +88,20 @@ int cli_weights_main(int argc, char **argv)
 	struct ha_error err;
 	struct ha_head_weights hw = {0};
 	ha_error_clear(&err);
-	enum ha_status st = ha_covariance_read(o.file, &sigma, &heads, &err);
+	enum ha_status st = ha_covariance_read(o.c.file, &sigma, &heads, &err);
 	if (st == HA_OK)
 		st = ha_covariance_weights(sigma, heads, &hw, &err);
-	free(sigma);
-	if (st != HA_OK)
-		return cli_library_failure(NULL, o.file, st, &err);
+	if (st != HA_OK) {
+		free(sigma);
+		return cli_library_failure(NULL, o.c.file, st, &err);
+	}
 	if (hw.pseudo_inverse)
-		warn_pseudo_inverse(o.file, &hw);
+		warn_pseudo_inverse(o.c.file, &hw);
 	struct ha_head_weights_request req = {.weights = &hw};
-	status = cli_emit(o.output, o.format, write_weights, &req);
+	struct ha_plot_head_weights_request picture = {.weights = &hw, .sigma = sigma};
+	status = cli_emit_with_pictures(o.c.output, o.c.format, write_weights, &req,
+	                                &o.plot, 1, draw_weights, &picture);
+	free(sigma);
 	ha_head_weights_clear(&hw);
 	return status;
 }

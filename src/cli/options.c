@@ -44,6 +44,10 @@ static const char usage_text[] =
 	"  -r, --regimes               the exact regimes in n of each budget\n"
 	"  -f, --format FORMAT         text (default) or yaml\n"
 	"  -o, --output FILE           write to FILE (atomically) instead of stdout\n"
+	"      --plot FILE             also draw the report's picture into FILE (.svg,\n"
+	"                              .png or .pdf; atomically): the regimes with\n"
+	"                              --regimes, else the error landscape of one (D, n),\n"
+	"                              else the sweep\n"
 	"  -h, --help                  show this help and exit\n"
 	"  -V, --version               show the version and exit\n"
 	"Subcommands (each has its own --help):\n"
@@ -87,6 +91,7 @@ static const struct option long_options[] = {
 	{"regimes", no_argument, NULL, 'r'},
 	{"format", required_argument, NULL, 'f'},
 	{"output", required_argument, NULL, 'o'},
+	{"plot", required_argument, NULL, CLI_OPT_PLOT},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
 	{NULL, 0, NULL, 0},
@@ -339,6 +344,8 @@ static int apply_option(struct cli_options *o, struct hdi_request *h, int code,
 			return bad_value(code, arg, "a file name");
 		o->output = arg;
 		return EXIT_OK;
+	case CLI_OPT_PLOT:
+		return cli_plot_option(&o->plot, arg);
 	}
 	return EXIT_USAGE;
 }
@@ -426,6 +433,13 @@ static int check_combination(const struct cli_options *o,
 		return cli_usage_error(NULL, "--hdi-tensor, --hdi-heads and --hdi-layout go with --hdi-from");
 	if (o->all && (o->budget_count > 1 || sample_count(&o->samples) > 1))
 		return cli_usage_error(NULL, "--all needs a single budget and a single value of --samples");
+	int rc = cli_plot_check(&o->plot, o->output, NULL);
+	if (rc != EXIT_OK)
+		return rc;
+	/* The public-model comparison alone has no picture. */
+	if (o->plot.path && (!o->budget_count || (!o->have_samples && !o->regimes)))
+		return cli_usage_error(NULL, "--plot draws a sweep, a landscape or regimes:"
+		                       " it needs --budget and --samples or --regimes");
 	return EXIT_OK;
 }
 

@@ -9,6 +9,8 @@
 
 #include <headalloc/headalloc.h>
 
+#include "pictures.h"
+
 /* The values of n: an explicit list, or a log-spaced sweep generated on
  * demand so that a million points take no memory. */
 struct sample_source {
@@ -31,6 +33,7 @@ struct cli_options {
 	int regimes;
 	enum ha_report_format format;
 	const char *output;
+	struct cli_plot plot;         /* --plot */
 	const char *config;
 	struct ha_scenario *scenario; /* owned; its models are the model table */
 	/* --hdi-from: where the HDI in model.hdi was measured, for the report */

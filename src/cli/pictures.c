@@ -1,0 +1,179 @@
+/* --plot: check the file early, draw in memory, write after the report. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "atomic_file.h"
+#include "pictures.h"
+
+static const char plot_files[] = "a file name ending in .svg, .png or .pdf";
+
+static int cannot_write(const char *path, int err)
+{
+	fprintf(stderr, "headalloc: --plot: cannot write '%s': %s\n", path,
+	        strerror(err));
+	return EXIT_USAGE;
+}
+
+/* Whether a file can be put at path: not onto a directory, and into a
+ * directory that exists and takes new files (a special file such as
+ * /dev/null is written in place, so it must be writable itself). */
+static int check_destination(const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			return cannot_write(path, EISDIR);
+		if (!S_ISREG(st.st_mode))
+			return access(path, W_OK) == 0 ? EXIT_OK : cannot_write(path, errno);
+	}
+	const char *slash = strrchr(path, '/');
+	size_t len = slash ? (size_t)(slash - path) : 0;
+	char *dir = malloc(len + 2);
+	if (!dir)
+		return cli_library_failure("--plot", NULL, HA_ENOMEM, NULL);
+	if (!slash)
+		strcpy(dir, ".");
+	else if (len == 0)
+		strcpy(dir, "/");
+	else {
+		memcpy(dir, path, len);
+		dir[len] = '\0';
+	}
+	int rc = EXIT_OK;
+	if (stat(dir, &st) != 0)
+		rc = cannot_write(path, errno);
+	else if (!S_ISDIR(st.st_mode))
+		rc = cannot_write(path, ENOTDIR);
+	else if (access(dir, W_OK | X_OK) != 0)
+		rc = cannot_write(path, errno);
+	free(dir);
+	return rc;
+}
+
+int cli_plot_option(struct cli_plot *plot, const char *arg)
+{
+	if (!*arg || ha_plot_format_from_path(arg, &plot->format) != HA_OK)
+		return cli_bad_value("--plot", arg, plot_files);
+	if (!ha_plot_available()) {
+		fputs("headalloc: --plot: this headalloc was built without pictures"
+		      " (PLplot); see PICTURES in headalloc(1)\n", stderr);
+		return EXIT_USAGE;
+	}
+	int rc = check_destination(arg);
+	if (rc == EXIT_OK)
+		plot->path = arg;
+	return rc;
+}
+
+int cli_plot_check(const struct cli_plot *plot, const char *output,
+                   const char *command)
+{
+	if (plot->each && !plot->path)
+		return cli_usage_error(command, "--plot-each needs --plot");
+	if (plot->path && output && strcmp(plot->path, output) == 0)
+		return cli_usage_error(command, "--plot and --output name the same file '%s'",
+		                       output);
+	return EXIT_OK;
+}
+
+/* FILE, or FILE with "-I" before its extension. */
+static char *picture_path(const struct cli_plot *plot, size_t i, size_t count)
+{
+	if (!plot->each)
+		return strdup(plot->path);
+	char last[24], digits[24], number[48] = "-";
+	snprintf(last, sizeof last, "%zu", count ? count - 1 : 0);
+	snprintf(digits, sizeof digits, "%zu", i);
+	/* zero-padded to the width of the last number */
+	for (size_t pad = strlen(digits); pad < strlen(last); pad++)
+		strcat(number, "0");
+	strcat(number, digits);
+	const char *dot = strrchr(plot->path, '.'); /* there is one: checked */
+	size_t stem = (size_t)(dot - plot->path), len = strlen(number);
+	char *path = malloc(strlen(plot->path) + len + 1);
+	if (!path)
+		return NULL;
+	memcpy(path, plot->path, stem);
+	memcpy(path + stem, number, len);
+	strcpy(path + stem + len, dot);
+	return path;
+}
+
+struct picture {
+	char *data;
+	size_t size;
+	char *path;
+};
+
+static void free_pictures(struct picture *p, size_t count)
+{
+	for (size_t i = 0; p && i < count; i++) {
+		free(p[i].data);
+		free(p[i].path);
+	}
+	free(p);
+}
+
+/* Draw picture i into memory. */
+static int draw_picture(struct picture *p, const struct cli_plot *plot,
+                        size_t i, size_t count, cli_draw_fn draw,
+                        const void *ctx)
+{
+	p->path = picture_path(plot, i, count);
+	FILE *mem = p->path ? open_memstream(&p->data, &p->size) : NULL;
+	if (!mem)
+		return cli_library_failure("--plot", NULL, HA_ENOMEM, NULL);
+	struct ha_error err;
+	ha_error_clear(&err);
+	struct ha_plot_target target = {.stream = mem, .format = plot->format};
+	enum ha_status st = draw(&target, ctx, plot->each ? i : 0, &err);
+	if (fclose(mem) != 0 && st == HA_OK)
+		st = HA_ENOMEM;
+	if (st != HA_OK)
+		return cli_library_failure("--plot", NULL, st, &err);
+	return EXIT_OK;
+}
+
+static int write_picture(const struct picture *p)
+{
+	struct atomic_file file;
+	int e = atomic_file_open(&file, p->path);
+	if (e == 0) {
+		errno = 0;
+		if (fwrite(p->data, 1, p->size, file.stream) != p->size) {
+			e = errno ? errno : EIO;
+			atomic_file_abort(&file);
+		} else {
+			e = atomic_file_commit(&file);
+		}
+	}
+	if (e == 0)
+		return EXIT_OK;
+	fprintf(stderr, "headalloc: --plot: cannot write '%s': %s\n", p->path,
+	        strerror(e));
+	return cli_exit_status(HA_EIO);
+}
+
+int cli_emit_with_pictures(const char *output, enum ha_report_format format,
+                           cli_report_fn write, const void *ctx,
+                           const struct cli_plot *plot, size_t count,
+                           cli_draw_fn draw, const void *draw_ctx)
+{
+	size_t pictures = !plot->path ? 0 : plot->each ? count : 1;
+	struct picture *p = pictures ? calloc(pictures, sizeof *p) : NULL;
+	if (pictures && !p)
+		return cli_library_failure("--plot", NULL, HA_ENOMEM, NULL);
+	int status = EXIT_OK;
+	for (size_t i = 0; status == EXIT_OK && i < pictures; i++)
+		status = draw_picture(&p[i], plot, i, pictures, draw, draw_ctx);
+	if (status == EXIT_OK)
+		status = cli_emit(output, format, write, ctx);
+	for (size_t i = 0; status == EXIT_OK && i < pictures; i++)
+		status = write_picture(&p[i]);
+	free_pictures(p, pictures);
+	return status;
+}

@@ -1,0 +1,355 @@
+/* Drawing on a page: panels and axes, colours, text, marks, curves.
+ * Called only from a picture's draw function, inside plot_render()'s
+ * guard. */
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include <plplot.h>
+
+#include "plot_internal.h"
+
+/* Viridis (van der Walt and Smith), by its values at nine evenly spaced
+ * points, interpolated linearly in RGB. */
+static const unsigned char viridis[9][3] = {
+	{68, 1, 84},   {71, 44, 122},  {59, 81, 139},  {44, 113, 142},
+	{33, 144, 141}, {39, 173, 129}, {92, 200, 99}, {170, 220, 50},
+	{253, 231, 37},
+};
+
+/* ---- panels ------------------------------------------------------------------------ */
+
+void plot_panel(struct plot_canvas *c, double left, double right,
+                double bottom, double top, double x0, double x1, double y0,
+                double y1, int x_log, int y_log)
+{
+	c->axes = (struct ha_plot_axes){left, right, bottom, top, x0, x1, y0, y1,
+	                                x_log, y_log};
+	struct ha_plot_target *t = c->target;
+	if (t->axes && t->axes_count < t->axes_capacity)
+		t->axes[t->axes_count] = c->axes;
+	t->axes_count++;
+	plvpor(left, right, bottom, top);
+	plwind(x0, x1, y0, y1);
+}
+
+double plot_px_x(const struct plot_canvas *c)
+{
+	const struct ha_plot_axes *a = &c->axes;
+	return (a->x_max - a->x_min) / ((a->right - a->left) * c->width);
+}
+
+double plot_px_y(const struct plot_canvas *c)
+{
+	const struct ha_plot_axes *a = &c->axes;
+	return (a->y_max - a->y_min) / ((a->top - a->bottom) * c->height);
+}
+
+double plot_log_step(double span)
+{
+	span = fabs(span);
+	if (span <= 10.0)
+		return 0.0;
+	/* 1, 2 or 5 times a power of ten decades: at most 8 labels */
+	double step = pow(10.0, floor(log10(span / 8.0)));
+	if (span / step > 8.0)
+		step *= 2.0;
+	if (span / step > 8.0)
+		step *= 2.5;
+	if (span / step > 8.0)
+		step *= 2.0;
+	return step;
+}
+
+/* The labels of a log axis drawn as a linear axis of log10 values. */
+static void log_label(PLINT axis, PLFLT value, char *label, PLINT length,
+                      PLPointer data)
+{
+	(void)axis;
+	(void)data;
+	snprintf(label, (size_t)length, "10#u%.6g#d", value);
+}
+
+/* PLplot labels a log axis ('l') at every decade whatever the tick given:
+ * past 10 decades the axis becomes a linear one of log10 values
+ * labelled 10^x every plot_log_step() decades ('o': log_label), without
+ * minor ticks (PLplot's would be 2..9 times each label only). */
+static int axis_options(char out[16], const char *opt, double span,
+                        double *tick)
+{
+	int relabel = strchr(opt, 'l') && plot_log_step(span) > 0.0;
+	int numbered = strchr(opt, 'n') || strchr(opt, 'm');
+	*tick = relabel ? plot_log_step(span) : 0.0;
+	size_t o = 0;
+	for (; *opt && o < 14; opt++) {
+		if (relabel && (*opt == 's' || *opt == 'l'))
+			continue;
+		out[o++] = *opt;
+	}
+	if (relabel && numbered)
+		out[o++] = 'o';
+	out[o] = '\0';
+	return relabel;
+}
+
+void plot_axes_box(const char *xopt, double xspan, const char *yopt,
+                   double yspan)
+{
+	char xo[16], yo[16];
+	double xtick, ytick;
+	int relabel = axis_options(xo, xopt, xspan, &xtick);
+	relabel |= axis_options(yo, yopt, yspan, &ytick);
+	if (relabel)
+		plslabelfunc(log_label, NULL);
+	plcol0(PLOT_BLACK);
+	plwidth(1.0);
+	pllsty(1);
+	plbox(xo, xtick, 0, yo, ytick, 0);
+	if (relabel)
+		plslabelfunc(NULL, NULL);
+}
+
+void plot_box(const struct plot_canvas *c, const char *xopt, const char *yopt)
+{
+	plot_axes_box(xopt, c->axes.x_max - c->axes.x_min, yopt,
+	              c->axes.y_max - c->axes.y_min);
+}
+
+/* ---- colours --------------------------------------------------------------------------- */
+
+void plot_viridis_rgb(double t, unsigned rgb[3])
+{
+	if (!(t >= 0.0))
+		t = 0.0;
+	if (t > 1.0)
+		t = 1.0;
+	double at = t * 8.0;
+	int i = (int)at;
+	if (i > 7)
+		i = 7;
+	double f = at - i;
+	for (int k = 0; k < 3; k++)
+		rgb[k] = (unsigned)lround(viridis[i][k] + f * (viridis[i + 1][k] - viridis[i][k]));
+}
+
+enum plot_colour plot_text_on_viridis(double t)
+{
+	unsigned rgb[3];
+	plot_viridis_rgb(t, rgb);
+	/* Relative luminance, roughly: the lighter half of viridis takes
+	 * black text. */
+	double y = 0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2];
+	return y > 110.0 ? PLOT_BLACK : PLOT_WHITE_INK;
+}
+
+void plot_viridis_ink(double t)
+{
+	if (!(t >= 0.0))
+		t = 0.0;
+	if (t > 1.0)
+		t = 1.0;
+	plcol1(t);
+}
+
+int plot_category(size_t i, size_t count)
+{
+	static const enum plot_colour okabe_ito[] = {
+		PLOT_BLUE, PLOT_VERMILION, PLOT_GREEN, PLOT_ORANGE, PLOT_PURPLE,
+		PLOT_SKY, PLOT_BLACK,
+	};
+	size_t n = sizeof okabe_ito / sizeof *okabe_ito;
+	int index;
+	if (count <= n) {
+		index = (int)okabe_ito[i % n];
+	} else {
+		/* stop short of viridis' yellow, which white paper swallows */
+		unsigned rgb[3];
+		plot_viridis_rgb(0.85 * (double)i / (double)(count - 1), rgb);
+		index = PLOT_EXTRA + (int)(i % PLOT_EXTRAS);
+		plscol0(index, (PLINT)rgb[0], (PLINT)rgb[1], (PLINT)rgb[2]);
+	}
+	plcol0(index);
+	return index;
+}
+
+/* ---- text ---------------------------------------------------------------------------- */
+
+void plot_escape(char *dst, size_t size, const char *src, size_t max_chars)
+{
+	size_t o = 0, taken = 0;
+	if (!size)
+		return;
+	for (; src && *src && o + 4 < size; src++) {
+		if (taken == max_chars) {
+			memcpy(dst + o, "...", 3);
+			o += 3;
+			break;
+		}
+		unsigned char ch = (unsigned char)*src;
+		char out = ch >= 0x20 && ch < 0x7f ? (char)ch : '?';
+		dst[o++] = out;
+		if (out == '#')
+			dst[o++] = '#';
+		taken++;
+	}
+	dst[o] = '\0';
+}
+
+void plot_format_log10(char *dst, size_t size, double log10_value)
+{
+	if (isinf(log10_value))
+		snprintf(dst, size, log10_value > 0 ? "inf" : "0");
+	else if (fabs(log10_value) <= 15.0)
+		snprintf(dst, size, "%.4g", pow(10.0, log10_value));
+	else
+		snprintf(dst, size, "10#u%.5g#d", log10_value);
+}
+
+void plot_mtex(const char *side, double disp, double pos, double just,
+               const char *fmt, ...)
+{
+	char text[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	plmtex(side, disp, pos, just, text);
+}
+
+void plot_ptex(double x, double y, double just, const char *fmt, ...)
+{
+	char text[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	plptex(x, y, 1.0, 0.0, just, text);
+}
+
+/* Text relative to the whole page: a viewport over all of it. */
+static void page_text(const struct plot_canvas *c, double y_fraction,
+                      double scale, const char *text)
+{
+	(void)c;
+	plvpor(0.0, 1.0, 0.0, 1.0);
+	plwind(0.0, 1.0, 0.0, 1.0);
+	plschr(0.0, scale);
+	plcol0(PLOT_BLACK);
+	plptex(0.04, y_fraction, 1.0, 0.0, 0.0, text);
+	plschr(0.0, 0.8);
+}
+
+void plot_caption(const struct plot_canvas *c, int line, const char *fmt, ...)
+{
+	char text[PLOT_CAPTION_MAX + 1];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	/* Four lines of 27 points at the bottom of the page, line 0 highest. */
+	double y = (4.0 * 27.0 - 27.0 * line - 16.0) / c->height;
+	page_text(c, y, 0.7, text);
+}
+
+void plot_title(const struct plot_canvas *c, const char *fmt, ...)
+{
+	char text[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	page_text(c, 1.0 - 32.0 / c->height, 1.0, text);
+}
+
+/* ---- marks -------------------------------------------------------------------------------- */
+
+void plot_disc(const struct plot_canvas *c, double x, double y, double r,
+               int outline)
+{
+	enum { SIDES = 24 };
+	PLFLT px[SIDES + 1], py[SIDES + 1];
+	double rx = r * plot_px_x(c), ry = r * plot_px_y(c);
+	for (int i = 0; i <= SIDES; i++) {
+		double a = 2.0 * 3.14159265358979323846 * i / SIDES;
+		px[i] = x + rx * cos(a);
+		py[i] = y + ry * sin(a);
+	}
+	plfill(SIDES, px, py);
+	if (outline) {
+		plcol0(PLOT_BLACK);
+		plwidth(1.0);
+		pllsty(1);
+		plline(SIDES + 1, px, py);
+	}
+}
+
+void plot_arrowhead(const struct plot_canvas *c, double x, double y,
+                    double r, int dir)
+{
+	double rx = r * plot_px_x(c), ry = r * plot_px_y(c);
+	PLFLT px[3] = {x - rx, x + rx, x};
+	PLFLT py[3] = {y - dir * ry, y - dir * ry, y + dir * ry};
+	plfill(3, px, py);
+}
+
+void plot_rect(double x0, double x1, double y0, double y1)
+{
+	PLFLT px[4] = {x0, x1, x1, x0};
+	PLFLT py[4] = {y0, y0, y1, y1};
+	plfill(4, px, py);
+}
+
+/* ---- data -------------------------------------------------------------------------------- */
+
+size_t plot_thin(double *x, double *y, size_t n, double x_lo, double x_hi,
+                 size_t columns)
+{
+	if (n <= 4 * columns || !(x_hi > x_lo))
+		return n;
+	size_t out = 0, i = 0;
+	while (i < n) {
+		if (!isfinite(y[i])) {
+			x[out] = x[i];
+			y[out++] = NAN;
+			i++;
+			continue;
+		}
+		long col = (long)((x[i] - x_lo) / (x_hi - x_lo) * (double)columns);
+		size_t first = i, lo = i, hi = i, last = i;
+		while (i < n && isfinite(y[i]) &&
+		       (long)((x[i] - x_lo) / (x_hi - x_lo) * (double)columns) == col) {
+			if (y[i] < y[lo])
+				lo = i;
+			if (y[i] > y[hi])
+				hi = i;
+			last = i++;
+		}
+		/* first, then the extremes in x order, then last: the indices are
+		 * ascending, so writing in place never overtakes the reading. */
+		size_t keep[4] = {first, lo < hi ? lo : hi, lo < hi ? hi : lo, last};
+		size_t prev = (size_t)-1;
+		for (int k = 0; k < 4; k++) {
+			if (keep[k] == prev)
+				continue;
+			prev = keep[k];
+			x[out] = x[keep[k]];
+			y[out++] = y[keep[k]];
+		}
+	}
+	return out;
+}
+
+void plot_polyline(const double *x, const double *y, size_t n)
+{
+	size_t start = 0;
+	while (start < n) {
+		while (start < n && !isfinite(y[start]))
+			start++;
+		size_t end = start;
+		while (end < n && isfinite(y[end]))
+			end++;
+		if (end - start >= 2)
+			plline((PLINT)(end - start), x + start, y + start);
+		start = end;
+	}
+}

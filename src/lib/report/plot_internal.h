@@ -1,0 +1,184 @@
+/* What the pictures share (library-internal): running PLplot safely into
+ * a target, the page's panels, colours, text and markers.
+ *
+ * A picture is drawn in two steps.  Its public function computes
+ * everything first (through the solver) into memory it owns; then
+ * plot_render() runs a draw function over that data inside a guard:
+ * PLplot's exit and abort handlers are headalloc's, so a PLplot failure
+ * unwinds (longjmp) back to plot_render(), which ends the PLplot stream
+ * and returns a status.  A draw function therefore calls PLplot and the
+ * helpers below only, and never allocates: anything it would have to
+ * free must already be in its data. */
+#ifndef HEADALLOC_PLOT_INTERNAL_H
+#define HEADALLOC_PLOT_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <headalloc/error.h>
+#include <headalloc/plot.h>
+
+#include "base/error_internal.h"
+
+/* ---- the page -------------------------------------------------------------- */
+
+struct plot_canvas {
+	struct ha_plot_target *target;
+	unsigned width, height;   /* the page, in pixels (PNG) or points */
+	struct ha_plot_axes axes; /* the current panel */
+};
+
+typedef void (*plot_draw_fn)(struct plot_canvas *c, const void *data);
+
+/* Draw a width x height page with draw(c, data) into target (see plot.h
+ * for the statuses).  width and height are at least 800 x 600. */
+enum ha_status plot_render(struct ha_plot_target *target, unsigned width,
+                           unsigned height, plot_draw_fn draw,
+                           const void *data, struct ha_error *err);
+
+/* Check a target before computing anything: HA_EINVAL for a NULL target
+ * or stream or an unknown format (err filled). */
+enum ha_status plot_check_target(const struct ha_plot_target *target,
+                                 struct ha_error *err);
+
+/* Start a panel: its frame at [left, right] x [bottom, top] (fractions
+ * of the page), world coordinates x0..x1, y0..y1 (log10 of the value on a
+ * log axis), recorded as the target's next panel. */
+void plot_panel(struct plot_canvas *c, double left, double right,
+                double bottom, double top, double x0, double x1, double y0,
+                double y1, int x_log, int y_log);
+
+/* The size of one pixel (PNG) or point of the page in the current
+ * panel's world units, along x and along y. */
+double plot_px_x(const struct plot_canvas *c);
+double plot_px_y(const struct plot_canvas *c);
+
+/* ---- colours ------------------------------------------------------------------
+ * Colour map 0: the categories, Okabe & Ito's colour-blind safe palette;
+ * colour map 1: viridis, for continuous values. */
+enum plot_colour {
+	PLOT_WHITE = 0, /* the background */
+	PLOT_BLACK,
+	PLOT_ORANGE,
+	PLOT_SKY,
+	PLOT_GREEN,
+	PLOT_YELLOW,
+	PLOT_BLUE,
+	PLOT_VERMILION,
+	PLOT_PURPLE,
+	PLOT_GREY,
+	PLOT_LIGHT_GREY,
+	PLOT_DARK_GREY,
+	PLOT_WHITE_INK, /* white for text on dark fills (0 is the background) */
+	PLOT_COLOURS,
+	PLOT_EXTRA = PLOT_COLOURS, /* PLOT_EXTRAS entries set while drawing */
+	PLOT_EXTRAS = 32
+};
+
+/* The i-th of count category colours: Okabe–Ito's for up to 7, else
+ * viridis evenly spaced (in an extra entry of colour map 0, i modulo
+ * PLOT_EXTRAS).  Selects it and returns its colour map 0 index. */
+int plot_category(size_t i, size_t count);
+
+/* Select viridis at t in [0, 1] (colour map 1). */
+void plot_viridis_ink(double t);
+
+/* Viridis at t in [0, 1] as 8-bit RGB, and whether black or white text
+ * reads better on it. */
+void plot_viridis_rgb(double t, unsigned rgb[3]);
+enum plot_colour plot_text_on_viridis(double t);
+
+/* ---- text ---------------------------------------------------------------------- */
+
+/* src made safe for PLplot: printable ASCII only (anything else becomes
+ * '?'), '#' (PLplot's escape) doubled, at most max_chars characters of
+ * src (then "..."). */
+void plot_escape(char *dst, size_t size, const char *src, size_t max_chars);
+
+/* A value for a caption: %.4g, or "10^x" for a log10 value beyond 1e15
+ * (from log10 v, never from an overflowed v). */
+void plot_format_log10(char *dst, size_t size, double log10_value);
+
+/* plmtex and plptex with printf formats (text already escaped). */
+void plot_mtex(const char *side, double disp, double pos, double just,
+               const char *fmt, ...) HA_PRINTF(5, 6);
+void plot_ptex(double x, double y, double just, const char *fmt, ...)
+	HA_PRINTF(4, 5);
+
+/* Caption lines under the page's panels, line 0 first, each at most
+ * PLOT_CAPTION_MAX characters. */
+#define PLOT_CAPTION_MAX 200
+void plot_caption(const struct plot_canvas *c, int line, const char *fmt, ...)
+	HA_PRINTF(3, 4);
+
+/* The title over the page. */
+void plot_title(const struct plot_canvas *c, const char *fmt, ...)
+	HA_PRINTF(2, 3);
+
+/* A filled circle (U+25CF) in UTF-8, for legends. */
+#define PLOT_DISC_GLYPH "\xe2\x97\x8f"
+/* A filled up-pointing triangle (U+25B2) and the multiplication sign. */
+#define PLOT_UP_GLYPH "\xe2\x96\xb2"
+#define PLOT_TIMES "\xc3\x97"
+#define PLOT_SQUARED "\xc2\xb2"
+#define PLOT_PLUSMINUS "\xc2\xb1"
+#define PLOT_RING_GLYPH "\xe2\x97\x8b"
+#define PLOT_ALPHA "\xce\xb1"
+#define PLOT_SIGMA "\xce\xa3"
+#define PLOT_PROPTO "\xe2\x88\x9d"
+
+/* ---- marks ---------------------------------------------------------------------- */
+
+/* A filled disc of radius r pixels at world (x, y) in the current
+ * colour, outlined in black (which stays selected) when outline is set. */
+void plot_disc(const struct plot_canvas *c, double x, double y, double r,
+               int outline);
+
+/* A filled triangle of size r pixels at world (x, y) pointing up (dir =
+ * 1) or down (-1): the mark of a value beyond the axis. */
+void plot_arrowhead(const struct plot_canvas *c, double x, double y,
+                    double r, int dir);
+
+/* A filled rectangle in world coordinates. */
+void plot_rect(double x0, double x1, double y0, double y1);
+
+/* The frame and ticks of the current panel: xopt and yopt as plbox's;
+ * a log axis ('l') of more than 10 decades is labelled every
+ * plot_log_step() decades, without minor ticks. */
+void plot_box(const struct plot_canvas *c, const char *xopt, const char *yopt);
+
+/* The same for any window: xspan and yspan are its widths. */
+void plot_axes_box(const char *xopt, double xspan, const char *yopt,
+                   double yspan);
+
+/* The decades between labels of a log axis spanning span decades: 0
+ * (PLplot's choice: every decade) up to 10, else 1, 2 or 5 times a power
+ * of ten, at most 8 labels. */
+double plot_log_step(double span);
+
+/* ---- data ------------------------------------------------------------------------- */
+
+/* Reduce the polyline (x[i], y[i]), x ascending, to at most 4 points per
+ * column of the given count of equal columns over [x_lo, x_hi] (first,
+ * lowest, highest, last: what a pixel shows), in place; returns the new
+ * count.  Points whose y is not finite break the line and are kept as
+ * breaks (NAN). */
+size_t plot_thin(double *x, double *y, size_t n, double x_lo, double x_hi,
+                 size_t columns);
+
+/* Draw the polyline (x[i], y[i]), broken at NAN y. */
+void plot_polyline(const double *x, const double *y, size_t n);
+
+/* ---- words ------------------------------------------------------------------------ */
+
+/* A solver's failure for budget, in words (as the reports say it). */
+enum ha_status plot_solve_failed(struct ha_error *err, enum ha_status st,
+                                 uint64_t budget);
+
+/* "model: s = 2, c_b = 1, c_v = 1, hdi = 1;  constraints: none" and the
+ * HDI's source when given, for a caption. */
+void plot_describe_model(char *dst, size_t size, const struct ha_model *model,
+                         const struct ha_constraints *constraints,
+                         const struct ha_hdi_source *source);
+
+#endif

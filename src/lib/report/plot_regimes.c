@@ -1,0 +1,331 @@
+/* Picture 3: the exact regimes in n of each budget (spec §4). */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <headalloc/regime.h>
+
+#include <plplot.h>
+
+#include "plot_internal.h"
+
+/* The axis ends at n = 10^300, the largest n headalloc takes. */
+#define LOG10_N_LIMIT 300.0
+/* Distinct head dimensions listed in the legend at most. */
+#define LEGEND_LIMIT 24
+/* A full axis of more decades than this gets a second panel, n up to
+ * 10^ZOOM_DECADES: the training-set sizes of practice, readable. */
+#define ZOOM_OVER 40.0
+#define ZOOM_DECADES 16.0
+
+struct row {
+	uint64_t budget;
+	struct ha_regime *regimes;
+	size_t count;
+};
+
+struct regimes {
+	const struct ha_regimes_request *req;
+	struct row *rows;
+	uint64_t *dims;       /* the distinct optimal head_dims, ascending */
+	size_t dim_count;
+	double x1;            /* the axis' end, log10 n */
+	int capped;           /* some regime starts beyond LOG10_N_LIMIT */
+	size_t beyond;        /* how many */
+	int zoom;             /* draw the zoom panel too */
+};
+
+static void free_regimes(struct regimes *g)
+{
+	for (size_t b = 0; g->rows && b < g->req->budget_count; b++)
+		free(g->rows[b].regimes);
+	free(g->rows);
+	free(g->dims);
+}
+
+static int by_value(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+static double log10_from(const struct ha_regime *r)
+{
+	return r->log_samples_from / log(10.0);
+}
+
+static enum ha_status compute(struct regimes *g, struct ha_error *err)
+{
+	const struct ha_regimes_request *req = g->req;
+	size_t nb = req->budget_count, total = 0;
+	g->rows = calloc(nb, sizeof *g->rows);
+	if (!g->rows)
+		return ha_fail(err, HA_ENOMEM, "drawing the regimes: %s", ha_status_str(HA_ENOMEM));
+	for (size_t b = 0; b < nb; b++) {
+		struct row *row = &g->rows[b];
+		struct ha_solver *solver = NULL;
+		row->budget = req->budgets[b];
+		enum ha_status st = ha_solver_new(row->budget, req->constraints, &solver);
+		if (st == HA_OK)
+			st = ha_regime_compute_solver(solver, req->model, &row->regimes,
+			                              &row->count);
+		ha_solver_free(solver);
+		if (st != HA_OK)
+			return plot_solve_failed(err, st, row->budget);
+		total += row->count;
+	}
+	g->dims = malloc(total * sizeof *g->dims);
+	if (!g->dims)
+		return ha_fail(err, HA_ENOMEM, "drawing the regimes: %s", ha_status_str(HA_ENOMEM));
+	double last = 0.0;
+	for (size_t b = 0; b < nb; b++)
+		for (size_t i = 0; i < g->rows[b].count; i++) {
+			const struct ha_regime *r = &g->rows[b].regimes[i];
+			if (log10_from(r) >= LOG10_N_LIMIT) {
+				g->beyond++;
+				continue;
+			}
+			g->dims[g->dim_count++] = r->head_dim;
+			last = fmax(last, log10_from(r));
+		}
+	qsort(g->dims, g->dim_count, sizeof *g->dims, by_value);
+	size_t unique = 0;
+	for (size_t i = 0; i < g->dim_count; i++)
+		if (i == 0 || g->dims[i] != g->dims[unique - 1])
+			g->dims[unique++] = g->dims[i];
+	g->dim_count = unique;
+	g->capped = g->beyond > 0;
+	g->x1 = g->capped ? LOG10_N_LIMIT : last + fmax(0.1 * last, 1.0);
+	g->zoom = g->x1 > ZOOM_OVER;
+	return HA_OK;
+}
+
+/* The colour of a head_dim: its rank among those in the picture. */
+static double colour_of(const struct regimes *g, uint64_t d)
+{
+	size_t lo = 0, hi = g->dim_count;
+	while (lo + 1 < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (g->dims[mid] <= d)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return g->dim_count > 1 ? (double)lo / (double)(g->dim_count - 1) : 0.5;
+}
+
+/* n for a label: plain below 10^4, else 10^x (from log10 n). */
+static void format_n(char *buf, size_t size, double log10_n)
+{
+	if (log10_n < 4.0)
+		snprintf(buf, size, "%.4g", pow(10.0, log10_n));
+	else
+		snprintf(buf, size, "10#u%.4g#d", log10_n);
+}
+
+/* The characters a label shows: PLplot's escapes (#u, #d) show none. */
+static size_t visible(const char *text)
+{
+	size_t n = 0;
+	for (; *text; text++) {
+		if (text[0] == '#' && text[1]) {
+			text++;
+			continue;
+		}
+		n++;
+	}
+	return n;
+}
+
+/* One budget's row up to x1: its regimes as coloured bars, each
+ * labelled with its head_dim where it fits, and the switches with their
+ * n.  Returns the switches left unlabelled for want of room. */
+static size_t draw_row(const struct plot_canvas *c, const struct regimes *g,
+                       size_t b, double x1)
+{
+	const struct row *row = &g->rows[b];
+	double y0 = b + 0.18, y1 = b + 0.68, px = plot_px_x(c);
+	double label_end[2] = {-INFINITY, -INFINITY};
+	size_t skipped = 0;
+	for (size_t i = 0; i < row->count; i++) {
+		const struct ha_regime *r = &row->regimes[i];
+		double from = log10_from(r);
+		if (from >= x1)
+			break;
+		double to = r->unbounded ? x1 : fmin(r->log_samples_to / log(10.0), x1);
+		double t = colour_of(g, r->head_dim);
+		plot_viridis_ink(t);
+		plot_rect(from, to, y0, y1);
+		/* its head_dim inside when it fits: 8 points a character */
+		char label[48];
+		snprintf(label, sizeof label, "%" PRIu64, r->head_dim);
+		if ((to - from) / px > 9.0 * (double)strlen(label) + 6.0) {
+			plcol0(plot_text_on_viridis(t));
+			plptex(0.5 * (from + to), 0.5 * (y0 + y1) - 0.04, 1.0, 0.0, 0.5, label);
+		}
+		if (i == 0)
+			continue;
+		/* The switch: a line through the row and its n above it, at
+		 * one of two heights; a label that would touch its neighbour
+		 * at both heights is left out (and counted). */
+		PLFLT lx[2] = {from, from}, ly[2] = {y0 - 0.04, y1 + 0.04};
+		plcol0(PLOT_BLACK);
+		plwidth(1.5);
+		plline(2, lx, ly);
+		plwidth(1.0);
+		char n[48];
+		format_n(n, sizeof n, from);
+		double half = (5.5 * (double)visible(n) + 4.0) * px;
+		double at = fmin(fmax(from, half), x1 - half);
+		int level = label_end[0] <= label_end[1] ? 0 : 1;
+		if (at - half <= label_end[level]) {
+			skipped++;
+			continue;
+		}
+		label_end[level] = at + half;
+		plptex(at, y1 + (12.0 + 26.0 * level) * plot_px_y(c), 1.0, 0.0, 0.5, n);
+	}
+	return skipped;
+}
+
+static void draw_legend(const struct regimes *g)
+{
+	enum { N = LEGEND_LIMIT };
+	const char *text[N];
+	char labels[N][32];
+	PLINT opts[N], text_colours[N], box_colours[N], box_patterns[N];
+	PLFLT box_scales[N], box_widths[N];
+	int n = 0;
+	for (size_t i = 0; i < g->dim_count && n < N; i++, n++) {
+		unsigned rgb[3];
+		plot_viridis_rgb(colour_of(g, g->dims[i]), rgb);
+		int slot = PLOT_EXTRA + n % PLOT_EXTRAS;
+		plscol0(slot, (PLINT)rgb[0], (PLINT)rgb[1], (PLINT)rgb[2]);
+		snprintf(labels[n], sizeof labels[n], "d#dk#u = %" PRIu64, g->dims[i]);
+		text[n] = labels[n];
+		opts[n] = PL_LEGEND_COLOR_BOX;
+		text_colours[n] = PLOT_BLACK;
+		box_colours[n] = slot;
+		box_patterns[n] = 0;
+		box_scales[n] = 0.9;
+		box_widths[n] = 1.0;
+	}
+	PLFLT width = 0, height = 0;
+	pllegend(&width, &height, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
+	         PL_POSITION_OUTSIDE | PL_POSITION_RIGHT, 0.02, 0.0, 0.04,
+	         PLOT_WHITE, PLOT_BLACK, 1, n > 12 ? (n + 1) / 2 : n, n > 12 ? 2 : 1,
+	         n, opts, 1.0, 0.75, 1.8, 0.0, text_colours, text, box_colours,
+	         box_patterns, box_scales, box_widths, NULL, NULL, NULL, NULL, NULL,
+	         NULL, NULL);
+}
+
+/* " 2 of D = 512 (from 10^312.3)," for each budget. */
+static void beyond_caption(char *dst, size_t size, const struct regimes *g)
+{
+	size_t used = (size_t)snprintf(dst, size, "regimes beyond n = 10#u300#d:");
+	for (size_t b = 0; b < g->req->budget_count && used + 1 < size; b++) {
+		const struct row *row = &g->rows[b];
+		size_t count = 0;
+		double first = 0.0;
+		for (size_t i = 0; i < row->count; i++) {
+			double from = log10_from(&row->regimes[i]);
+			if (from < LOG10_N_LIMIT)
+				continue;
+			if (count++ == 0)
+				first = from;
+		}
+		if (count)
+			used += (size_t)snprintf(dst + used, size - used, " %zu of D = %" PRIu64
+			                         " (from 10#u%.4g#d),", count, row->budget, first);
+	}
+	if (used < size && dst[used - 1] == ',')
+		dst[used - 1] = '\0';
+}
+
+/* One panel of every row, n from 1 to 10^x1, right of the rows'
+ * labels ("D = 9223372036854775807" at most). */
+static size_t draw_panel(struct plot_canvas *c, const struct regimes *g,
+                         double bottom, double top, double x1)
+{
+	size_t nb = g->req->budget_count, skipped = 0, longest = 0;
+	for (size_t b = 0; b < nb; b++) {
+		char label[32];
+		snprintf(label, sizeof label, "%" PRIu64, g->rows[b].budget);
+		if (strlen(label) > longest)
+			longest = strlen(label);
+	}
+	double left = fmax(0.12, (40.0 + 15.0 * (double)(longest + 4)) / c->width);
+	/* room above the top row for its labels */
+	plot_panel(c, left, 0.74, bottom, top, 0.0, x1, 0.0, (double)nb + 0.3, 1, 0);
+	plschr(0.0, 0.7);
+	for (size_t b = 0; b < nb; b++)
+		skipped += draw_row(c, g, b, x1);
+	plschr(0.0, 0.8);
+	plot_box(c, "bcnstl", "bc");
+	plcol0(PLOT_BLACK);
+	for (size_t b = 0; b < nb; b++)
+		plot_mtex("lv", 0.8, ((double)b + 0.43) / ((double)nb + 0.3), 1.0,
+		          "D = %" PRIu64, g->rows[b].budget);
+	return skipped;
+}
+
+static void draw(struct plot_canvas *c, const void *data)
+{
+	const struct regimes *g = data;
+	const struct ha_regimes_request *req = g->req;
+	double top = 1.0 - 90.0 / c->height, bottom = 200.0 / c->height;
+	double split = bottom + 0.5 * (top - bottom);
+	size_t skipped = draw_panel(c, g, g->zoom ? split + 50.0 / c->height : bottom,
+	                            top, g->x1);
+	plot_mtex("b", 3.0, 0.5, 0.5, "samples n (log scale)");
+	if (g->dim_count <= LEGEND_LIMIT)
+		draw_legend(g);
+	if (g->zoom) {
+		draw_panel(c, g, bottom, split - 30.0 / c->height, ZOOM_DECADES);
+		plot_mtex("b", 3.0, 0.5, 0.5, "samples n (log scale): the same up to"
+		          " 10#u%.0f#d", ZOOM_DECADES);
+	}
+
+	char model[PLOT_CAPTION_MAX];
+	plot_describe_model(model, sizeof model, req->model, req->constraints, NULL);
+	plot_title(c, "Regimes: the optimal head_dim d#dk#u of each budget as n grows");
+	plot_caption(c, 0, "%s%s", model, g->dim_count > LEGEND_LIMIT ?
+	             ";  colours: d#dk#u by rank, dark to light" : "");
+	plot_caption(c, 1, "bars: where (D / d#dk#u heads, d#dk#u) is optimal;  lines: the exact"
+	             " n of each switch (ties: the smaller d#dk#u)");
+	if (g->capped) {
+		char beyond[PLOT_CAPTION_MAX + 1];
+		beyond_caption(beyond, sizeof beyond, g);
+		plot_caption(c, 2, "%s", beyond);
+	}
+	if (skipped)
+		plot_caption(c, 3, "%zu switch%s too close to a neighbour to label%s"
+		             " (every n is in the --regimes report)", skipped,
+		             skipped == 1 ? "" : "es", g->zoom ? " in the full range" : "");
+}
+
+enum ha_status ha_plot_regimes(struct ha_plot_target *target,
+                               const struct ha_regimes_request *req,
+                               struct ha_error *err)
+{
+	enum ha_status st = plot_check_target(target, err);
+	if (st != HA_OK)
+		return st;
+	if (!req || !req->model || !req->budgets || req->budget_count == 0 ||
+	    ha_model_validate(req->model) != HA_OK ||
+	    ha_constraints_validate(req->constraints) != HA_OK)
+		return ha_fail(err, HA_EINVAL, "regimes need a valid model and budgets");
+	struct regimes g = {.req = req};
+	st = compute(&g, err);
+	if (st == HA_OK) {
+		/* 70 points a row beyond the fourth, in each panel */
+		size_t extra = req->budget_count > 4 ? req->budget_count - 4 : 0;
+		if (extra > 25)
+			extra = 25;
+		unsigned height = (g.zoom ? 1000 : 700) + (g.zoom ? 140 : 70) * (unsigned)extra;
+		st = plot_render(target, 1200, height, draw, &g, err);
+	}
+	free_regimes(&g);
+	return st;
+}

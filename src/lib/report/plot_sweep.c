@@ -1,0 +1,532 @@
+/* Picture 2: a sweep.  Against n: the optimal head_dim of each budget
+ * (the exact integer steps, from the regimes, and the relaxed optimum)
+ * with the scaling laws of spec §6 fitted as the report fits them, and
+ * the seeds' claimed exponent.  Against D when there is one n. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <headalloc/fit.h>
+#include <headalloc/regime.h>
+
+#include <plplot.h>
+
+#include "plot_internal.h"
+
+/* Points of each smooth curve, log-spaced over the axis. */
+#define CURVE_POINTS 240
+/* Table points marked one by one up to this many a budget. */
+#define MARK_LIMIT 120
+
+enum { FIT_POWER, FIT_LOG, FIT_CLAIM, FITS };
+
+/* One budget's lines (against n), or the one line of each kind (against D). */
+struct series {
+	uint64_t budget;
+	double *step_x, *step_y;  /* the integer optimum */
+	size_t step_n;
+	double *mark_x, *mark_y;  /* the integer optimum at the request's points */
+	size_t mark_n;
+	double relaxed_x[CURVE_POINTS], relaxed_y[CURVE_POINTS];
+	double fit_y[FITS][CURVE_POINTS]; /* NAN where a fit does not exist */
+	enum ha_status fit_status;        /* HA_OK, or why there is no fit */
+	struct ha_fit_result power, log_law;
+	double claimed, claim_intercept;
+};
+
+struct sweep {
+	const struct ha_table_request *req;
+	int against_budget;   /* one n, several budgets */
+	size_t count;         /* series */
+	struct series *series;
+	double x0, x1, y0, y1;
+	int y_log;
+};
+
+static void free_sweep(struct sweep *s)
+{
+	for (size_t i = 0; s->series && i < s->count; i++) {
+		free(s->series[i].step_x);
+		free(s->series[i].step_y);
+		free(s->series[i].mark_x);
+		free(s->series[i].mark_y);
+	}
+	free(s->series);
+}
+
+static double sample(const struct ha_table_request *req, size_t i)
+{
+	return req->samples.at(req->samples.ctx, i);
+}
+
+/* The least-squares intercept with the slope held at claimed: the line
+ * through the centroid (X̄, Ȳ) of the fit's points. */
+static double intercept_at_slope(const struct ha_fit_result *r, double x_mean,
+                                 double claimed)
+{
+	double y_mean = r->intercept + r->slope * x_mean;
+	return y_mean - claimed * x_mean;
+}
+
+/* ---- against n --------------------------------------------------------------- */
+
+/* The integer optimum of one budget over [lo, hi] (ln n) as steps. */
+static enum ha_status steps(struct series *s, const struct ha_solver *solver,
+                            const struct ha_model *model, double lo, double hi)
+{
+	struct ha_regime *regimes = NULL;
+	size_t count = 0;
+	enum ha_status st = ha_regime_compute_solver(solver, model, &regimes, &count);
+	if (st != HA_OK)
+		return st;
+	s->step_x = malloc(2 * count * sizeof *s->step_x);
+	s->step_y = malloc(2 * count * sizeof *s->step_y);
+	if (!s->step_x || !s->step_y) {
+		free(regimes);
+		return HA_ENOMEM;
+	}
+	for (size_t i = 0; i < count; i++) {
+		double from = fmax(regimes[i].log_samples_from, lo);
+		double to = fmin(regimes[i].log_samples_to, hi);
+		if (!(from < to))
+			continue;
+		double d = (double)regimes[i].head_dim;
+		s->step_x[s->step_n] = from / log(10.0);
+		s->step_y[s->step_n++] = d;
+		s->step_x[s->step_n] = to / log(10.0);
+		s->step_y[s->step_n++] = d;
+	}
+	free(regimes);
+	return HA_OK;
+}
+
+/* One budget against n: steps, marks, the relaxed curve and the fits
+ * over every point of the request. */
+static enum ha_status budget_series(struct sweep *sw, struct series *s,
+                                    double n_lo, double n_hi)
+{
+	const struct ha_table_request *req = sw->req;
+	struct ha_model model = *req->model;
+	struct ha_solver *solver = NULL;
+	struct ha_fit *power = NULL, *logarithmic = NULL;
+	enum ha_status st = ha_solver_new(s->budget, req->constraints, &solver);
+	if (st == HA_OK)
+		st = steps(s, solver, &model, log(n_lo), log(n_hi));
+	if (st == HA_OK &&
+	    (ha_fit_new(HA_FIT_POWER_LOGLN, 0, &power) != HA_OK ||
+	     ha_fit_new(HA_FIT_LOG, 0, &logarithmic) != HA_OK))
+		st = HA_ENOMEM;
+	size_t ns = req->samples.count;
+	int marked = ns <= MARK_LIMIT;
+	if (st == HA_OK && marked) {
+		s->mark_x = malloc(ns * sizeof *s->mark_x);
+		s->mark_y = malloc(ns * sizeof *s->mark_y);
+		if (!s->mark_x || !s->mark_y)
+			st = HA_ENOMEM;
+	}
+	/* The fits, as the report computes them: x*(n) at every n. */
+	double x_sum = 0.0;
+	for (size_t i = 0; st == HA_OK && i < ns; i++) {
+		struct ha_solution sol;
+		model.samples = sample(req, i);
+		st = ha_solver_solve(solver, &model, &sol);
+		if (st != HA_OK)
+			break;
+		ha_fit_add(power, model.samples, sol.relaxed.head_dim);
+		ha_fit_add(logarithmic, model.samples, sol.relaxed.head_dim);
+		x_sum += log(log(model.samples));
+		if (marked) {
+			s->mark_x[s->mark_n] = log10(model.samples);
+			s->mark_y[s->mark_n++] = (double)sol.optimum.head_dim;
+		}
+	}
+	if (st == HA_OK) {
+		s->fit_status = ha_fit_result(power, NULL, NULL, &s->power);
+		if (s->fit_status == HA_OK)
+			s->fit_status = ha_fit_result(logarithmic, NULL, NULL, &s->log_law);
+		s->claimed = ha_fit_seed_exponent(model.smoothness);
+		if (s->fit_status == HA_OK)
+			s->claim_intercept = intercept_at_slope(&s->power, x_sum / (double)ns,
+			                                        s->claimed);
+	}
+	for (int i = 0; st == HA_OK && i < CURVE_POINTS; i++) {
+		double ln_n = log(n_lo) + (log(n_hi) - log(n_lo)) * i / (CURVE_POINTS - 1);
+		struct ha_relaxed r;
+		model.samples = exp(ln_n);
+		st = ha_solver_solve_relaxed(solver, &model, &r);
+		s->relaxed_x[i] = ln_n / log(10.0);
+		s->relaxed_y[i] = r.head_dim;
+		int ok = s->fit_status == HA_OK;
+		double lnln = log(ln_n);
+		s->fit_y[FIT_POWER][i] = ok ? exp(s->power.intercept + s->power.slope * lnln) : NAN;
+		s->fit_y[FIT_LOG][i] = ok ? s->log_law.intercept + s->log_law.slope * ln_n : NAN;
+		s->fit_y[FIT_CLAIM][i] = ok ? exp(s->claim_intercept + s->claimed * lnln) : NAN;
+	}
+	ha_fit_free(power);
+	ha_fit_free(logarithmic);
+	ha_solver_free(solver);
+	return st;
+}
+
+/* ---- against D ----------------------------------------------------------------- */
+
+static int by_budget(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* One n, several budgets: the optima at each D, the relaxed optimum
+ * between them, and d = D / H* from the fitted ln H* = ln c + e ln D. */
+static enum ha_status budget_line(struct sweep *sw, struct series *s)
+{
+	const struct ha_table_request *req = sw->req;
+	struct ha_model model = *req->model;
+	size_t nb = req->budget_count;
+	uint64_t *budgets = malloc(nb * sizeof *budgets);
+	s->mark_x = malloc(2 * nb * sizeof *s->mark_x);
+	s->mark_y = malloc(2 * nb * sizeof *s->mark_y);
+	struct ha_fit *heads = NULL;
+	enum ha_status st = budgets && s->mark_x && s->mark_y &&
+	                    ha_fit_new(HA_FIT_POWER, 0, &heads) == HA_OK ? HA_OK : HA_ENOMEM;
+	model.samples = sample(req, 0);
+	if (st == HA_OK) {
+		memcpy(budgets, req->budgets, nb * sizeof *budgets);
+		qsort(budgets, nb, sizeof *budgets, by_budget);
+	}
+	double x_sum = 0.0;
+	/* marks: the integer optimum at each D; after them, the relaxed. */
+	for (size_t i = 0; st == HA_OK && i < nb; i++) {
+		struct ha_solution sol;
+		st = ha_solve(budgets[i], req->constraints, &model, &sol);
+		if (st != HA_OK) {
+			s->budget = budgets[i];
+			break;
+		}
+		ha_fit_add(heads, (double)budgets[i], sol.relaxed.heads);
+		x_sum += log((double)budgets[i]);
+		s->mark_x[i] = log10((double)budgets[i]);
+		s->mark_y[i] = (double)sol.optimum.head_dim;
+		s->mark_x[nb + i] = s->mark_x[i];
+		s->mark_y[nb + i] = sol.relaxed.head_dim;
+	}
+	s->mark_n = nb;
+	if (st == HA_OK) {
+		s->fit_status = ha_fit_result(heads, NULL, NULL, &s->power);
+		s->claimed = HA_FIT_SEED_BUDGET_EXPONENT;
+		if (s->fit_status == HA_OK)
+			s->claim_intercept = intercept_at_slope(&s->power, x_sum / (double)nb,
+			                                        s->claimed);
+		double lo = log((double)budgets[0]), hi = log((double)budgets[nb - 1]);
+		for (int i = 0; i < CURVE_POINTS; i++) {
+			double ln_d = lo + (hi - lo) * i / (CURVE_POINTS - 1);
+			int ok = s->fit_status == HA_OK;
+			s->relaxed_x[i] = ln_d / log(10.0);
+			s->relaxed_y[i] = NAN; /* the relaxed optimum is marked */
+			/* d = D / H = exp(ln D - ln c - e ln D) */
+			s->fit_y[FIT_POWER][i] = ok ? exp(ln_d - s->power.intercept - s->power.slope * ln_d) : NAN;
+			s->fit_y[FIT_LOG][i] = NAN;
+			s->fit_y[FIT_CLAIM][i] = ok ? exp(-s->claim_intercept) : NAN;
+		}
+	}
+	ha_fit_free(heads);
+	free(budgets);
+	return st;
+}
+
+/* ---- the window ---------------------------------------------------------------- */
+
+static void extend(double *lo, double *hi, const double *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(v[i]) && v[i] > 0) {
+			*lo = fmin(*lo, v[i]);
+			*hi = fmax(*hi, v[i]);
+		}
+}
+
+/* y spans the optima and the fits; a log axis when they span more than
+ * a factor 30. */
+static void choose_window(struct sweep *sw, double x_lo, double x_hi)
+{
+	double lo = INFINITY, hi = -INFINITY;
+	for (size_t b = 0; b < sw->count; b++) {
+		struct series *s = &sw->series[b];
+		extend(&lo, &hi, s->step_y, s->step_n);
+		extend(&lo, &hi, s->mark_y, sw->against_budget ? 2 * s->mark_n : s->mark_n);
+		extend(&lo, &hi, s->relaxed_y, CURVE_POINTS);
+		for (int k = 0; k < FITS; k++)
+			extend(&lo, &hi, s->fit_y[k], CURVE_POINTS);
+	}
+	sw->y_log = hi / lo > 30.0;
+	if (sw->y_log) {
+		lo = log10(lo);
+		hi = log10(hi);
+	}
+	if (hi - lo < 1.0) {
+		double mid = 0.5 * (hi + lo);
+		lo = mid - 0.5;
+		hi = mid + 0.5;
+	}
+	double pad = 0.06 * (hi - lo);
+	sw->y0 = sw->y_log ? lo - pad : fmax(lo - pad, 0.0);
+	sw->y1 = hi + pad;
+	double xpad = fmax(0.03 * (x_hi - x_lo), 0.05);
+	sw->x0 = x_lo - xpad;
+	sw->x1 = x_hi + xpad;
+}
+
+/* Every y in axis units: log10 on a log axis. */
+static void map_to_axis(struct sweep *sw)
+{
+	if (!sw->y_log)
+		return;
+	for (size_t b = 0; b < sw->count; b++) {
+		struct series *s = &sw->series[b];
+		for (size_t i = 0; i < s->step_n; i++)
+			s->step_y[i] = log10(s->step_y[i]);
+		size_t marks = sw->against_budget ? 2 * s->mark_n : s->mark_n;
+		for (size_t i = 0; i < marks; i++)
+			s->mark_y[i] = log10(s->mark_y[i]);
+		for (int i = 0; i < CURVE_POINTS; i++) {
+			s->relaxed_y[i] = log10(s->relaxed_y[i]);
+			for (int k = 0; k < FITS; k++)
+				s->fit_y[k][i] = log10(s->fit_y[k][i]);
+		}
+	}
+}
+
+/* ---- drawing -------------------------------------------------------------------- */
+
+static void style(PLINT line, double width)
+{
+	pllsty(line);
+	plwidth(width);
+}
+
+static const struct { PLINT line; double width; const char *label; } looks[] = {
+	{1, 3.0, "integer optimum (exact steps)"},
+	{1, 1.2, "relaxed optimum"},
+	{4, 1.5, "fit ln d = ln a + b ln ln n"},
+	{5, 1.5, "fit d = p + q ln n"},
+	{2, 1.5, "seeds' b = 2/(4+s), fitted a"},
+};
+
+static void draw_legend(const struct sweep *sw)
+{
+	enum { MAX_ENTRIES = 24 };
+	const char *text[MAX_ENTRIES];
+	char labels[MAX_ENTRIES][48];
+	PLINT opts[MAX_ENTRIES], text_colours[MAX_ENTRIES], line_colours[MAX_ENTRIES],
+	      styles[MAX_ENTRIES], symbol_colours[MAX_ENTRIES], symbol_numbers[MAX_ENTRIES];
+	PLFLT widths[MAX_ENTRIES], symbol_scales[MAX_ENTRIES];
+	const char *symbols[MAX_ENTRIES];
+	int n = 0;
+	size_t kinds = sizeof looks / sizeof *looks;
+	for (size_t k = 0; k < kinds; k++) {
+		if (sw->against_budget && k == 3)
+			continue;
+		opts[n] = PL_LEGEND_LINE;
+		snprintf(labels[n], sizeof labels[n], "%s", looks[k].label);
+		/* the key to the styles in grey: black may be a budget's */
+		line_colours[n] = symbol_colours[n] = PLOT_DARK_GREY;
+		styles[n] = looks[k].line;
+		widths[n] = looks[k].width;
+		symbols[n] = "";
+		if (sw->against_budget && k == 0) {
+			snprintf(labels[n], sizeof labels[n], "integer optimum d#dk#u*");
+			opts[n] = PL_LEGEND_SYMBOL;
+			symbol_colours[n] = PLOT_BLUE;
+			symbols[n] = PLOT_DISC_GLYPH;
+		}
+		if (sw->against_budget && k == 1) {
+			snprintf(labels[n], sizeof labels[n], "relaxed optimum");
+			opts[n] = PL_LEGEND_LINE | PL_LEGEND_SYMBOL;
+			line_colours[n] = symbol_colours[n] = PLOT_VERMILION;
+			symbols[n] = PLOT_RING_GLYPH;
+		}
+		if (sw->against_budget && k == 2)
+			snprintf(labels[n], sizeof labels[n], "fit ln H = ln c + e ln D");
+		if (sw->against_budget && k == 4)
+			snprintf(labels[n], sizeof labels[n], "seeds' e = 1, fitted c");
+		n++;
+	}
+	for (size_t b = 0; !sw->against_budget && b < sw->count && n < MAX_ENTRIES; b++) {
+		opts[n] = PL_LEGEND_LINE;
+		snprintf(labels[n], sizeof labels[n], "D = %" PRIu64, sw->series[b].budget);
+		line_colours[n] = symbol_colours[n] = plot_category(b, sw->count);
+		styles[n] = 1;
+		widths[n] = 3.0;
+		symbols[n] = "";
+		n++;
+	}
+	for (int i = 0; i < n; i++) {
+		text[i] = labels[i];
+		text_colours[i] = PLOT_BLACK;
+		symbol_numbers[i] = 1;
+		symbol_scales[i] = 1.0;
+	}
+	PLFLT width = 0, height = 0;
+	pllegend(&width, &height, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
+	         PL_POSITION_OUTSIDE | PL_POSITION_RIGHT, 0.025, 0.0, 0.06,
+	         PLOT_WHITE, PLOT_BLACK, 1, 0, 0, n, opts, 1.0, 0.7, 2.0, 0.0,
+	         text_colours, text, NULL, NULL, NULL, NULL, line_colours, styles,
+	         widths, symbol_colours, symbol_scales, symbol_numbers, symbols);
+}
+
+static void draw_series(const struct plot_canvas *c, const struct sweep *sw,
+                        size_t b)
+{
+	const struct series *s = &sw->series[b];
+	if (sw->against_budget) {
+		plcol0(PLOT_VERMILION);
+		style(1, 1.5);
+		plot_polyline(s->mark_x, s->mark_y + s->mark_n, s->mark_n);
+		for (size_t i = 0; i < s->mark_n; i++) {
+			plcol0(PLOT_VERMILION);
+			plot_disc(c, s->mark_x[i], s->mark_y[s->mark_n + i], 5.0, 0);
+			plcol0(PLOT_WHITE);
+			plot_disc(c, s->mark_x[i], s->mark_y[s->mark_n + i], 2.5, 0);
+		}
+		plcol0(PLOT_BLUE);
+		for (size_t i = 0; i < s->mark_n; i++)
+			plot_disc(c, s->mark_x[i], s->mark_y[i], 5.0, 0);
+		plcol0(PLOT_BLACK);
+	} else {
+		plot_category(b, sw->count);
+		/* budgets that share a step stay visible: the later, the
+		 * thinner, drawn over the earlier */
+		style(1, sw->count > 1 ? 6.0 - 4.0 * (double)b / (double)(sw->count - 1) : 3.0);
+		plot_polyline(s->step_x, s->step_y, s->step_n);
+		style(1, 1.2);
+		plot_polyline(s->relaxed_x, s->relaxed_y, CURVE_POINTS);
+		for (size_t i = 0; i < s->mark_n; i++)
+			plot_disc(c, s->mark_x[i], s->mark_y[i], 3.5, 0);
+	}
+	for (int k = 0; k < FITS; k++) {
+		style(looks[2 + k].line, looks[2 + k].width);
+		plot_polyline(s->relaxed_x, s->fit_y[k], CURVE_POINTS);
+	}
+	style(1, 1.0);
+}
+
+static void fit_caption(const struct plot_canvas *c, const struct sweep *sw,
+                        int line, const struct series *s)
+{
+	char law[96];
+	if (sw->against_budget)
+		snprintf(law, sizeof law, "n = %.6g", sample(sw->req, 0));
+	else
+		snprintf(law, sizeof law, "D = %" PRIu64, s->budget);
+	if (s->fit_status != HA_OK) {
+		plot_caption(c, line, "%s: no fit (%s)", law,
+		             s->fit_status == HA_EDEGENERATE ? "fewer than 3 distinct points"
+		                                             : ha_status_str(s->fit_status));
+		return;
+	}
+	const struct ha_fit_result *r = &s->power;
+	const char *name = sw->against_budget ? "e" : "b";
+	plot_caption(c, line, "%s: %s = %.4g " PLOT_PLUSMINUS " %.2g (95%% [%.4g, %.4g]),"
+	             " R" PLOT_SQUARED " = %.4f; seeds claim %s = %.4g (%s the interval)",
+	             law, name, r->slope, r->se_slope, r->slope_low, r->slope_high, r->r2,
+	             name, s->claimed,
+	             s->claimed >= r->slope_low && s->claimed <= r->slope_high ? "inside"
+	                                                                       : "outside");
+}
+
+static void draw(struct plot_canvas *c, const void *data)
+{
+	const struct sweep *sw = data;
+	const struct ha_table_request *req = sw->req;
+	plot_panel(c, 0.075, 0.64, 0.27, 0.86, sw->x0, sw->x1, sw->y0, sw->y1, 1,
+	           sw->y_log);
+	for (size_t b = 0; b < sw->count; b++)
+		draw_series(c, sw, b);
+	if (sw->against_budget && req->budget_count <= 12) {
+		/* a log axis of a decade or two has one label or none: name
+		 * each budget under its optimum instead */
+		plot_box(c, "bcstl", sw->y_log ? "bcnstvl" : "bcnstv");
+		for (size_t b = 0; b < req->budget_count; b++)
+			plot_mtex("b", 1.3, (log10((double)req->budgets[b]) - sw->x0) /
+			          (sw->x1 - sw->x0), 0.5, "%" PRIu64, req->budgets[b]);
+	} else {
+		plot_box(c, "bcnstl", sw->y_log ? "bcnstvl" : "bcnstv");
+	}
+	plcol0(PLOT_BLACK);
+	plot_mtex("b", 3.0, 0.5, 0.5, sw->against_budget
+	          ? "budget D = H d#dk#u (log scale)" : "samples n (log scale)");
+	plot_mtex("l", 3.6, 0.5, 0.5, "optimal head_dim d#dk#u%s",
+	          sw->y_log ? " (log scale)" : "");
+	draw_legend(sw);
+
+	char model[PLOT_CAPTION_MAX];
+	plot_describe_model(model, sizeof model, req->model, req->constraints, NULL);
+	if (sw->against_budget)
+		plot_title(c, "Optimal head_dim against the budget at n = %.6g",
+		           sample(req, 0));
+	else
+		plot_title(c, "Optimal head_dim against n (%zu budget%s, %zu values of n)",
+		           sw->count, sw->count == 1 ? "" : "s", req->samples.count);
+	plot_caption(c, 0, "%s", model);
+	size_t shown = sw->count <= 3 ? sw->count : 2;
+	for (size_t b = 0; b < shown; b++)
+		fit_caption(c, sw, 1 + (int)b, &sw->series[b]);
+	if (shown < sw->count)
+		plot_caption(c, 3, "... and %zu more budgets: every fit is in the report"
+		             " (fits.by_budget)", sw->count - shown);
+}
+
+enum ha_status ha_plot_sweep(struct ha_plot_target *target,
+                             const struct ha_table_request *req,
+                             struct ha_error *err)
+{
+	enum ha_status st = plot_check_target(target, err);
+	if (st != HA_OK)
+		return st;
+	if (!req || !req->model || !req->budgets || req->budget_count == 0 ||
+	    req->samples.count == 0 || !req->samples.at ||
+	    ha_model_validate(req->model) != HA_OK ||
+	    ha_constraints_validate(req->constraints) != HA_OK)
+		return ha_fail(err, HA_EINVAL, "a sweep needs a valid model, budgets and samples");
+	if (req->samples.count == 1 && req->budget_count == 1)
+		return ha_fail(err, HA_EINVAL, "a sweep needs several budgets or several values of n");
+	struct sweep sw = {.req = req};
+	sw.against_budget = req->samples.count == 1;
+	sw.count = sw.against_budget ? 1 : req->budget_count;
+	sw.series = calloc(sw.count, sizeof *sw.series);
+	if (!sw.series)
+		return ha_fail(err, HA_ENOMEM, "drawing the sweep: %s", ha_status_str(HA_ENOMEM));
+	double lo = INFINITY, hi = -INFINITY;
+	for (size_t i = 0; i < req->samples.count; i++) {
+		double n = sample(req, i);
+		if (!(n > 1.0 && n <= 1e300)) {
+			free_sweep(&sw);
+			return ha_fail(err, HA_EINVAL, "a sweep's n must be in (1, 1e300], not %g", n);
+		}
+		lo = fmin(lo, n);
+		hi = fmax(hi, n);
+	}
+	for (size_t b = 0; st == HA_OK && b < sw.count; b++) {
+		struct series *s = &sw.series[b];
+		s->budget = req->budgets[b];
+		st = sw.against_budget ? budget_line(&sw, s) : budget_series(&sw, s, lo, hi);
+		if (st != HA_OK)
+			st = plot_solve_failed(err, st, s->budget);
+	}
+	if (st == HA_OK) {
+		double bl = INFINITY, bh = -INFINITY;
+		for (size_t b = 0; b < req->budget_count; b++) {
+			bl = fmin(bl, log10((double)req->budgets[b]));
+			bh = fmax(bh, log10((double)req->budgets[b]));
+		}
+		if (sw.against_budget)
+			choose_window(&sw, bl, bh);
+		else
+			choose_window(&sw, log10(lo), log10(hi));
+		map_to_axis(&sw);
+		st = plot_render(target, 1200, 800, draw, &sw, err);
+	}
+	free_sweep(&sw);
+	return st;
+}

@@ -1,0 +1,616 @@
+/* The pictures: each kind drawn for a golden case in every format; the
+ * file is valid (PNG decoded by libpng with the size of its IHDR, SVG
+ * well-formed XML, PDF framed), deterministic (two drawings are the same
+ * bytes) and right: pixels probed where the axes the picture reports put
+ * values computed here independently (brute force over the divisors, the
+ * fixtures' known overlaps and weights) must have the expected colour. */
+#define _GNU_SOURCE /* memmem */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+#include <criterion/redirect.h>
+
+#include "plot_probe.h"
+
+static const unsigned BLUE[3] = {0, 114, 178}, VERMILION[3] = {213, 94, 0},
+                      GREY[3] = {153, 153, 153}, WHITE[3] = {255, 255, 255},
+                      LIGHT_GREY[3] = {225, 225, 225};
+
+static const enum ha_plot_format formats[] = {HA_PLOT_SVG, HA_PLOT_PNG, HA_PLOT_PDF};
+
+/* ---- independent answers ------------------------------------------------------ */
+
+static struct ha_model model_at(double n)
+{
+	struct ha_model m = ha_model_defaults();
+	m.samples = n;
+	return m;
+}
+
+static int feasible(uint64_t budget, uint64_t d, const struct ha_constraints *c)
+{
+	uint64_t h = budget / d;
+	return !(c->head_dim_multiple && d % c->head_dim_multiple) &&
+	       !(c->min_head_dim && d < c->min_head_dim) &&
+	       !(c->max_head_dim && d > c->max_head_dim) &&
+	       !(c->min_heads && h < c->min_heads) && !(c->max_heads && h > c->max_heads);
+}
+
+/* The feasible divisor of least MSE, by trying every one (ties: the
+ * smaller), and log10 of its MSE. */
+static uint64_t brute_optimum(const struct ha_model *m, uint64_t budget,
+                              const struct ha_constraints *c, double *log10_mse)
+{
+	uint64_t best = 0;
+	double best_log = INFINITY;
+	for (uint64_t d = 1; d <= budget; d++) {
+		struct ha_terms t;
+		if (budget % d || !feasible(budget, d, c))
+			continue;
+		cr_assert_eq(ha_model_eval(m, budget, d, &t), HA_OK);
+		if (t.log_mse < best_log) {
+			best_log = t.log_mse;
+			best = d;
+		}
+	}
+	*log10_mse = best_log / log(10.0);
+	return best;
+}
+
+static double log10_mse(const struct ha_model *m, uint64_t budget, uint64_t d)
+{
+	struct ha_terms t;
+	cr_assert_eq(ha_model_eval(m, budget, d, &t), HA_OK);
+	return t.log_mse / log(10.0);
+}
+
+/* ---- checks every picture passes ---------------------------------------------- */
+
+/* Drawn, valid in its format, the same bytes twice. */
+static void check_valid(probe_draw_fn draw, const void *req)
+{
+	for (size_t f = 0; f < sizeof formats / sizeof *formats; f++) {
+		struct picture a, b;
+		picture_draw(&a, formats[f], draw, req);
+		cr_assert_eq(a.status, HA_OK, "%s: %s", ha_plot_format_str(formats[f]), a.err.message);
+		picture_draw(&b, formats[f], draw, req);
+		cr_assert_eq(b.status, HA_OK);
+		cr_assert(a.size == b.size && memcmp(a.data, b.data, a.size) == 0,
+		          "%s: two drawings differ", ha_plot_format_str(formats[f]));
+		char why[160];
+		if (formats[f] == HA_PLOT_SVG)
+			cr_assert(xml_well_formed(a.data, a.size, why, sizeof why), "SVG: %s", why);
+		if (formats[f] == HA_PLOT_PNG) {
+			struct image im = image_decode(&a);
+			cr_assert_geq(im.width, 800);
+			cr_assert_geq(im.height, 600);
+			image_free(&im);
+		}
+		if (formats[f] == HA_PLOT_PDF) {
+			cr_assert_eq(memcmp(a.data, "%PDF-", 5), 0);
+			cr_assert(a.size > 6 && memmem(a.data + a.size - 7, 7, "%%EOF", 5),
+			          "a PDF ends with %%%%EOF");
+			cr_assert_null(memmem(a.data, a.size, "/CreationDate", 13),
+			               "the creation date is blanked");
+		}
+		picture_free(&a);
+		picture_free(&b);
+	}
+}
+
+static struct picture png(probe_draw_fn draw, const void *req, struct image *im)
+{
+	struct picture p;
+	picture_draw(&p, HA_PLOT_PNG, draw, req);
+	cr_assert_eq(p.status, HA_OK, "%s", p.err.message);
+	*im = image_decode(&p);
+	return p;
+}
+
+#define EXPECT_NEAR(im, p, panel, x, y, radius, rgb, what)                             \
+	do {                                                                          \
+		int col_, row_;                                                       \
+		probe_locate((p), (panel), (x), (y), &col_, &row_);                   \
+		cr_assert(probe_near((im), col_, row_, (radius), (rgb), 6),           \
+		          "%s: expected (%u, %u, %u) near pixel (%d, %d), found %s",  \
+		          (what), (rgb)[0], (rgb)[1], (rgb)[2], col_, row_,            \
+		          probe_colour((im), col_, row_));                            \
+	} while (0)
+
+#define EXPECT_NOT_NEAR(im, p, panel, x, y, radius, rgb, what)                         \
+	do {                                                                          \
+		int col_, row_;                                                       \
+		probe_locate((p), (panel), (x), (y), &col_, &row_);                   \
+		cr_assert(!probe_near((im), col_, row_, (radius), (rgb), 6),          \
+		          "%s: (%u, %u, %u) near pixel (%d, %d)", (what), (rgb)[0],    \
+		          (rgb)[1], (rgb)[2], col_, row_);                             \
+	} while (0)
+
+/* ---- 1. the landscape ----------------------------------------------------------- */
+
+Test(landscape, valid_and_deterministic)
+{
+	struct ha_model m = model_at(1e8);
+	check_valid(probe_landscape, &(struct ha_plot_allocation_request){&m, NULL, 512, NULL});
+}
+
+Test(landscape, optimum_and_divisors_where_the_axes_put_them)
+{
+	struct ha_model m = model_at(1e8);
+	struct ha_constraints none = {0};
+	struct image im;
+	struct picture p = png(probe_landscape,
+	                       &(struct ha_plot_allocation_request){&m, NULL, 512, NULL}, &im);
+	cr_assert_eq(p.target.axes_count, 1);
+	cr_assert(p.axes[0].x_log && !p.axes[0].y_log);
+	double best_log;
+	uint64_t best = brute_optimum(&m, 512, &none, &best_log);
+	cr_assert_eq(best, 8);
+	EXPECT_NEAR(&im, &p, 0, log10(8.0), best_log, 1, VERMILION, "the integer optimum");
+	EXPECT_NEAR(&im, &p, 0, log10(16.0), log10_mse(&m, 512, 16), 1, BLUE, "divisor 16");
+	EXPECT_NEAR(&im, &p, 0, log10(2.0), log10_mse(&m, 512, 2), 1, BLUE, "divisor 2");
+	/* d = 64 is 10^49.8, beyond the axis: an arrowhead at the top edge */
+	cr_assert_gt(log10_mse(&m, 512, 64), p.axes[0].y_max);
+	EXPECT_NEAR(&im, &p, 0, log10(64.0), p.axes[0].y_max, 8, BLUE, "d = 64's mark at the edge");
+	/* the relaxed optimum: a dashed vertical line low in the window */
+	struct ha_solution sol;
+	cr_assert_eq(ha_solve(512, NULL, &m, &sol), HA_OK);
+	double low = p.axes[0].y_min + 0.04 * (p.axes[0].y_max - p.axes[0].y_min);
+	EXPECT_NEAR(&im, &p, 0, log10(sol.relaxed.head_dim), low, 8, VERMILION, "the relaxed optimum");
+	/* nothing up and left, where the error never is */
+	double high = p.axes[0].y_max - 0.15 * (p.axes[0].y_max - p.axes[0].y_min);
+	EXPECT_NOT_NEAR(&im, &p, 0, log10(2.0), high, 5, BLUE, "an empty corner");
+	EXPECT_NEAR(&im, &p, 0, log10(2.0), high, 0, WHITE, "an empty corner");
+	image_free(&im);
+	picture_free(&p);
+}
+
+Test(landscape, infeasible_divisors_are_grey)
+{
+	struct ha_model m = model_at(3e9);
+	struct ha_constraints c = {.min_head_dim = 16};
+	struct image im;
+	struct picture p = png(probe_landscape,
+	                       &(struct ha_plot_allocation_request){&m, &c, 768, NULL}, &im);
+	double best_log;
+	uint64_t best = brute_optimum(&m, 768, &c, &best_log);
+	cr_assert_eq(best, 16);
+	EXPECT_NEAR(&im, &p, 0, log10(16.0), best_log, 1, VERMILION, "the constrained optimum");
+	EXPECT_NEAR(&im, &p, 0, log10(4.0), log10_mse(&m, 768, 4), 1, GREY, "divisor 4");
+	EXPECT_NEAR(&im, &p, 0, log10(12.0), log10_mse(&m, 768, 12), 1, GREY, "divisor 12");
+	EXPECT_NEAR(&im, &p, 0, log10(24.0), log10_mse(&m, 768, 24), 1, BLUE, "divisor 24");
+	image_free(&im);
+	picture_free(&p);
+}
+
+Test(landscape, caption_counts_what_is_beyond_the_axis)
+{
+	struct ha_model m = model_at(1e8);
+	struct picture p;
+	char *text0;
+	picture_draw(&p, HA_PLOT_SVG, probe_landscape,
+	             &(struct ha_plot_allocation_request){&m, NULL, 512, NULL});
+	cr_assert_eq(p.status, HA_OK);
+	/* every value of the four curves above the window, counted here */
+	size_t above = 0;
+	for (uint64_t d = 1; d <= 512; d *= 2) {
+		struct ha_terms t;
+		ha_model_eval(&m, 512, d, &t);
+		double v[4] = {t.log_mse, t.log_bias2, t.log_variance, t.log_covariance};
+		for (int k = 0; k < 4; k++)
+			above += isfinite(v[k]) && v[k] / log(10.0) > p.axes[0].y_max;
+	}
+	cr_assert_gt(above, 0);
+	char expected[96];
+	snprintf(expected, sizeof expected, "off the axis: %zu values above", above);
+	cr_assert_not_null(strstr(text0 = svg_text(p.data, p.size), "MSE off the axis"));
+	free(text0);
+	char *text = svg_text(p.data, p.size);
+	cr_assert_not_null(strstr(text, expected), "'%s' not in:\n%s", expected, text);
+	cr_assert_not_null(strstr(text, "10 divisors, 10 feasible"));
+	cr_assert_not_null(strstr(text, "64 heads"));
+	cr_assert_not_null(strstr(text, "integer optimum (dk = 8)"), "%s", text);
+	free(text);
+	picture_free(&p);
+}
+
+Test(landscape, the_most_divisors_of_any_budget)
+{
+	/* 161,280 divisors: curves at the picture's resolution, no marks */
+	struct ha_model m = model_at(1e12);
+	struct picture p;
+	picture_draw(&p, HA_PLOT_SVG, probe_landscape,
+	             &(struct ha_plot_allocation_request){&m, NULL, UINT64_C(9200527969062830400), NULL});
+	cr_assert_eq(p.status, HA_OK, "%s", p.err.message);
+	cr_assert_lt(p.size, 4u << 20, "%zu bytes", p.size);
+	char *text = svg_text(p.data, p.size);
+	cr_assert_not_null(strstr(text, "161280 divisors, 161280 feasible (not marked)"), "%s", text);
+	free(text);
+	picture_free(&p);
+}
+
+/* ---- 2. the sweep ------------------------------------------------------------------ */
+
+static double decade(const void *ctx, size_t i)
+{
+	(void)ctx;
+	return pow(10.0, 4.0 + (double)i); /* 1e4 .. 1e12 */
+}
+
+Test(sweep, valid_and_deterministic)
+{
+	struct ha_model m = ha_model_defaults();
+	uint64_t budgets[] = {128, 512};
+	check_valid(probe_sweep, &(struct ha_table_request){&m, NULL, budgets, 2, {9, decade, NULL}});
+	uint64_t many[] = {128, 256, 512, 1024};
+	check_valid(probe_sweep, &(struct ha_table_request){&m, NULL, many, 4, {1, decade, NULL}});
+}
+
+Test(sweep, each_budget_steps_where_its_optimum_is)
+{
+	struct ha_model m = ha_model_defaults();
+	struct ha_constraints none = {0};
+	uint64_t budgets[] = {128, 512};
+	struct image im;
+	struct picture p = png(probe_sweep, &(struct ha_table_request){
+		&m, NULL, budgets, 2, {9, decade, NULL}}, &im);
+	cr_assert_eq(p.target.axes_count, 1);
+	cr_assert(p.axes[0].x_log);
+	cr_assert(p.axes[0].x_min < 4.0 && p.axes[0].x_max > 12.0);
+	const unsigned *colour[2] = {BLUE, VERMILION};
+	/* between the marked decades, so that only the steps are there */
+	double at[] = {5.5, 7.5, 9.5, 10.3, 11.5};
+	for (size_t i = 0; i < sizeof at / sizeof *at; i++)
+		for (size_t b = 0; b < 2; b++) {
+			struct ha_model mn = model_at(pow(10.0, at[i]));
+			double unused;
+			uint64_t d = brute_optimum(&mn, budgets[b], &none, &unused);
+			char what[64];
+			snprintf(what, sizeof what, "D = %llu at n = 10^%g (d* = %llu)",
+			         (unsigned long long)budgets[b], at[i], (unsigned long long)d);
+			EXPECT_NEAR(&im, &p, 0, at[i], (double)d, 3, colour[b], what);
+		}
+	/* at 2e10 D = 512 has switched to 16 and D = 128 not: no blue there */
+	struct ha_model mn = model_at(pow(10.0, 10.3));
+	double unused;
+	cr_assert_eq(brute_optimum(&mn, 512, &none, &unused), 16);
+	cr_assert_eq(brute_optimum(&mn, 128, &none, &unused), 8);
+	EXPECT_NOT_NEAR(&im, &p, 0, 10.3, 16.0, 2, BLUE, "D = 128 is not at 16 yet");
+	image_free(&im);
+	picture_free(&p);
+}
+
+Test(sweep, caption_gives_the_fit_and_the_claim)
+{
+	struct ha_model m = ha_model_defaults();
+	uint64_t budgets[] = {512};
+	struct picture p;
+	picture_draw(&p, HA_PLOT_SVG, probe_sweep,
+	             &(struct ha_table_request){&m, NULL, budgets, 1, {9, decade, NULL}});
+	cr_assert_eq(p.status, HA_OK);
+	char *text = svg_text(p.data, p.size);
+	cr_assert_not_null(strstr(text, "seeds claim b = 0.3333 (outside the interval)"), "%s", text);
+	free(text);
+	picture_free(&p);
+}
+
+/* ---- 3. the regimes ---------------------------------------------------------------- */
+
+Test(regimes, valid_and_deterministic)
+{
+	struct ha_model m = ha_model_defaults();
+	uint64_t budgets[] = {512, 4096};
+	check_valid(probe_regimes, &(struct ha_regimes_request){&m, NULL, budgets, 2});
+	uint64_t small[] = {24};
+	check_valid(probe_regimes, &(struct ha_regimes_request){&m, NULL, small, 1});
+}
+
+Test(regimes, each_bar_has_its_head_dims_colour)
+{
+	struct ha_model m = ha_model_defaults();
+	uint64_t budgets[] = {512, 4096};
+	struct image im;
+	struct picture p = png(probe_regimes, &(struct ha_regimes_request){&m, NULL, budgets, 2}, &im);
+	cr_assert_eq(p.target.axes_count, 2, "the full range and the zoom");
+	struct ha_regime *reg[2];
+	size_t count[2];
+	uint64_t dims[64];
+	size_t ndims = 0;
+	for (size_t b = 0; b < 2; b++) {
+		struct ha_solver *s;
+		cr_assert_eq(ha_solver_new(budgets[b], NULL, &s), HA_OK);
+		cr_assert_eq(ha_regime_compute_solver(s, &m, &reg[b], &count[b]), HA_OK);
+		ha_solver_free(s);
+		/* the distinct head_dims drawn (those starting below 10^300) */
+		for (size_t i = 0; i < count[b]; i++) {
+			if (reg[b][i].log_samples_from / log(10.0) >= 300.0)
+				continue;
+			size_t j = 0;
+			while (j < ndims && dims[j] != reg[b][i].head_dim)
+				j++;
+			if (j == ndims)
+				dims[ndims++] = reg[b][i].head_dim;
+		}
+	}
+	for (size_t panel = 0; panel < 2; panel++) {
+		double x1 = p.axes[panel].x_max;
+		for (size_t b = 0; b < 2; b++)
+			for (size_t i = 0; i < count[b]; i++) {
+				double from = reg[b][i].log_samples_from / log(10.0);
+				double to = fmin(reg[b][i].log_samples_to / log(10.0), x1);
+				if (from >= x1)
+					continue;
+				int c0, c1, row;
+				probe_locate(&p, panel, from, 0.0, &c0, &row);
+				probe_locate(&p, panel, to, 0.0, &c1, &row);
+				if (c1 - c0 < 8)
+					continue; /* too narrow to probe between its lines */
+				size_t rank = 0;
+				for (size_t j = 0; j < ndims; j++)
+					rank += dims[j] < reg[b][i].head_dim;
+				unsigned rgb[3];
+				probe_viridis((double)rank / (double)(ndims - 1), rgb);
+				char what[96];
+				snprintf(what, sizeof what, "panel %zu, D = %llu, d_k = %llu", panel,
+				         (unsigned long long)budgets[b],
+				         (unsigned long long)reg[b][i].head_dim);
+				EXPECT_NEAR(&im, &p, panel, 0.5 * (from + to), (double)b + 0.25, 0, rgb, what);
+			}
+	}
+	free(reg[0]);
+	free(reg[1]);
+	image_free(&im);
+	picture_free(&p);
+}
+
+Test(regimes, caption_counts_the_regimes_beyond_a_double)
+{
+	struct ha_model m = ha_model_defaults();
+	uint64_t budgets[] = {512};
+	struct picture p;
+	picture_draw(&p, HA_PLOT_SVG, probe_regimes, &(struct ha_regimes_request){&m, NULL, budgets, 1});
+	cr_assert_eq(p.status, HA_OK);
+	char *text = svg_text(p.data, p.size);
+	/* d = 256 from 10^312.29 and d = 512 from 10^698.5 (the report's) */
+	cr_assert_not_null(strstr(text, "2 of D = 512 (from 10312.3)"), "%s", text);
+	free(text);
+	picture_free(&p);
+}
+
+/* ---- 4. head overlaps ---------------------------------------------------------------- */
+
+static struct ha_hdi_report *two_layers(void)
+{
+	struct ha_hdi_report *r = NULL;
+	struct ha_error err;
+	cr_assert_eq(ha_hdi_from_file(HA_TEST_DATA "/two-layers.safetensors",
+	                              "model.layers.*.k_proj.weight", 12, HA_LAYOUT_OUT_IN,
+	                              &r, &err), HA_OK, "%s", err.message);
+	cr_assert_eq(r->count, 2);
+	return r;
+}
+
+Test(hdi, valid_and_deterministic)
+{
+	struct ha_hdi_report *r = two_layers();
+	check_valid(probe_hdi, &(struct ha_plot_hdi_request){.file = "two-layers.safetensors", .hdi = r});
+	size_t one = 1;
+	double baseline[2] = {0.8, 0.2};
+	check_valid(probe_hdi, &(struct ha_plot_hdi_request){
+		.file = "f", .hdi = r, .layers = &one, .layer_count = 1, .baseline = baseline});
+	ha_hdi_report_free(r);
+}
+
+Test(hdi, every_cell_has_its_overlaps_colour)
+{
+	struct ha_hdi_report *r = two_layers();
+	struct image im;
+	struct picture p = png(probe_hdi, &(struct ha_plot_hdi_request){.file = "f", .hdi = r}, &im);
+	cr_assert_eq(p.target.axes_count, 3, "two heatmaps and the strip");
+	/* the fixture's own numbers (tests/data/README.md) */
+	cr_assert_float_eq(r->tensors[0].overlap[5 * 12 + 6], 1.0, 1e-9);
+	cr_assert_float_eq(r->tensors[0].overlap[0 * 12 + 11], 0.0, 1e-9);
+	EXPECT_NEAR(&im, &p, 0, 6.0, 5.0, 0, ((unsigned[3]){253, 231, 37}), "g(5, 6) = 1");
+	EXPECT_NEAR(&im, &p, 0, 11.0, 0.0, 0, ((unsigned[3]){68, 1, 84}), "g(0, 11) = 0");
+	for (size_t k = 0; k < 2; k++)
+		for (size_t i = 0; i < 12; i++)
+			for (size_t j = 0; j < 12; j++) {
+				unsigned rgb[3];
+				probe_viridis(r->tensors[k].overlap[i * 12 + j], rgb);
+				char what[64];
+				snprintf(what, sizeof what, "layer %zu, cell (%zu, %zu)", k, i, j);
+				EXPECT_NEAR(&im, &p, k, (double)j, (double)i, 0, rgb, what);
+			}
+	/* the strip: a bar to each layer's HDI */
+	for (size_t k = 0; k < 2; k++) {
+		double hdi = r->tensors[k].hdi;
+		EXPECT_NEAR(&im, &p, 2, (double)k, 0.5 * hdi, 0, BLUE, "an HDI bar");
+		/* (off the tick marks at whole k) */
+		EXPECT_NEAR(&im, &p, 2, (double)k + 0.15, hdi + 0.25, 0, WHITE, "above an HDI bar");
+	}
+	image_free(&im);
+	picture_free(&p);
+	ha_hdi_report_free(r);
+}
+
+Test(hdi, one_layer_and_the_baseline_hook)
+{
+	struct ha_hdi_report *r = two_layers();
+	size_t one = 1;
+	double baseline[2] = {0.8, 0.2};
+	struct image im;
+	struct picture p = png(probe_hdi, &(struct ha_plot_hdi_request){
+		.file = "f", .hdi = r, .layers = &one, .layer_count = 1, .baseline = baseline}, &im);
+	cr_assert_eq(p.target.axes_count, 2);
+	EXPECT_NEAR(&im, &p, 1, 0.0, 0.5 * r->tensors[0].hdi, 0, LIGHT_GREY, "the other layer");
+	EXPECT_NEAR(&im, &p, 1, 1.0, 0.5 * r->tensors[1].hdi, 0, BLUE, "this layer");
+	EXPECT_NEAR(&im, &p, 1, 0.0, 0.8, 6, VERMILION, "layer 0's baseline");
+	EXPECT_NEAR(&im, &p, 1, 1.0, 0.2, 6, VERMILION, "layer 1's baseline");
+	image_free(&im);
+	picture_free(&p);
+	ha_hdi_report_free(r);
+}
+
+Test(hdi, hostile_names_and_many_heads)
+{
+	enum { H = 300 };
+	char name[] = "<&\"'>#\x01\xff]]> & more";
+	double *g = calloc(H * H, sizeof *g);
+	for (size_t i = 0; i < H; i++)
+		g[i * H + i] = 1.0;
+	struct ha_hdi_tensor t = {.name = name, .heads = H, .head_dim = 1, .model_dim = H,
+	                          .hdi = 1.0, .overlap = g, .pairs = H * (H - 1) / 2};
+	struct ha_hdi_report r = {.tensors = &t, .count = 1, .mean_hdi = 1.0};
+	struct picture p;
+	picture_draw(&p, HA_PLOT_SVG, probe_hdi, &(struct ha_plot_hdi_request){.file = "a<b>&c#", .hdi = &r});
+	cr_assert_eq(p.status, HA_OK, "%s", p.err.message);
+	char why[160];
+	cr_assert(xml_well_formed(p.data, p.size, why, sizeof why), "%s", why);
+	char *text = svg_text(p.data, p.size);
+	cr_assert_not_null(strstr(text, "layer 0: <&\"'>#??]]> & more"), "%s", text);
+	cr_assert_not_null(strstr(text, "(block means)"));
+	cr_assert_not_null(strstr(text, "Head overlaps of a<b>&c#"));
+	free(text);
+	picture_free(&p);
+	free(g);
+}
+
+/* ---- 5. head weights ------------------------------------------------------------------ */
+
+Test(weights, bars_and_covariance)
+{
+	/* tests/data/cov3.yaml: alpha = (4/11, 4/11, 3/11) */
+	double sigma[9] = {1.0, 0.5, 0.0, 0.5, 1.0, 0.0, 0.0, 0.0, 2.0};
+	struct ha_head_weights hw;
+	cr_assert_eq(ha_covariance_weights(sigma, 3, &hw, NULL), HA_OK);
+	double alpha[3] = {4.0 / 11, 4.0 / 11, 3.0 / 11};
+	struct ha_plot_head_weights_request req = {&hw, sigma};
+	check_valid(probe_weights, &req);
+	struct image im;
+	struct picture p = png(probe_weights, &req, &im);
+	cr_assert_eq(p.target.axes_count, 2);
+	for (size_t i = 0; i < 3; i++) {
+		cr_assert_float_eq(hw.alpha[i], alpha[i], 1e-12);
+		EXPECT_NEAR(&im, &p, 0, (double)i, 0.5 * alpha[i], 0, BLUE, "a weight's bar");
+		EXPECT_NEAR(&im, &p, 0, (double)i, alpha[i] + 0.015, 0, WHITE, "above a bar");
+		for (size_t j = 0; j < 3; j++) {
+			unsigned rgb[3];
+			probe_viridis(sigma[i * 3 + j] / 2.0, rgb); /* the scale is [0, 2] */
+			EXPECT_NEAR(&im, &p, 1, (double)j, (double)i, 0, rgb, "a covariance cell");
+		}
+	}
+	image_free(&im);
+	picture_free(&p);
+	ha_head_weights_clear(&hw);
+}
+
+/* ---- formats and failures ---------------------------------------------------------------- */
+
+Test(plot, formats_follow_the_extension)
+{
+	enum ha_plot_format f = HA_PLOT_PDF;
+	cr_assert(ha_plot_available());
+	cr_assert_eq(ha_plot_format_from_path("a.svg", &f), HA_OK);
+	cr_assert_eq(f, HA_PLOT_SVG);
+	cr_assert_eq(ha_plot_format_from_path("dir.x/b.PNG", &f), HA_OK);
+	cr_assert_eq(f, HA_PLOT_PNG);
+	cr_assert_eq(ha_plot_format_from_path("c.Pdf", &f), HA_OK);
+	cr_assert_eq(f, HA_PLOT_PDF);
+	const char *bad[] = {"a.jpg", "png", ".png", "dir/.png", "a.png/", "dir.png/x", "a.", ""};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		f = HA_PLOT_SVG;
+		cr_assert_eq(ha_plot_format_from_path(bad[i], &f), HA_EINVAL, "'%s'", bad[i]);
+		cr_assert_eq(f, HA_PLOT_SVG, "untouched");
+	}
+	cr_assert_eq(ha_plot_format_from_path(NULL, &f), HA_EINVAL);
+	cr_assert_str_eq(ha_plot_format_str(HA_PLOT_PNG), "png");
+}
+
+Test(plot, failures_are_statuses_and_write_nothing)
+{
+	struct ha_model m = model_at(1e8);
+	struct ha_error err;
+	struct ha_plot_allocation_request ok = {&m, NULL, 512, NULL};
+	cr_assert_eq(ha_plot_allocation(NULL, &ok, &err), HA_EINVAL);
+	cr_assert_eq(ha_plot_allocation(&(struct ha_plot_target){0}, &ok, &err), HA_EINVAL);
+
+	struct picture p;
+	picture_draw(&p, (enum ha_plot_format)7, probe_landscape, &ok);
+	cr_assert_eq(p.status, HA_EINVAL);
+	cr_assert_eq(p.size, 0);
+	picture_free(&p);
+
+	struct ha_constraints c = {.min_head_dim = 1000};
+	picture_draw(&p, HA_PLOT_PNG, probe_landscape, &(struct ha_plot_allocation_request){&m, &c, 512, NULL});
+	cr_assert_eq(p.status, HA_EINFEASIBLE);
+	cr_assert_str_eq(p.err.message, "no (heads, head_dim) pair of budget 512 meets the constraints");
+	cr_assert_eq(p.size, 0);
+	picture_free(&p);
+
+	picture_draw(&p, HA_PLOT_SVG, probe_landscape, &(struct ha_plot_allocation_request){&m, NULL, 0, NULL});
+	cr_assert_eq(p.status, HA_EINVAL);
+	picture_free(&p);
+	uint64_t one[] = {512};
+	picture_draw(&p, HA_PLOT_SVG, probe_sweep, &(struct ha_table_request){&m, NULL, one, 1, {1, decade, NULL}});
+	cr_assert_eq(p.status, HA_EINVAL, "one budget and one n is a landscape");
+	picture_free(&p);
+	picture_draw(&p, HA_PLOT_SVG, probe_regimes, &(struct ha_regimes_request){&m, NULL, one, 0});
+	cr_assert_eq(p.status, HA_EINVAL);
+	picture_free(&p);
+
+	struct ha_hdi_report *r = two_layers();
+	size_t missing = 2;
+	double bad_baseline[2] = {0.5, 1.5};
+	picture_draw(&p, HA_PLOT_SVG, probe_hdi, &(struct ha_plot_hdi_request){
+		.file = "f", .hdi = r, .layers = &missing, .layer_count = 1});
+	cr_assert_eq(p.status, HA_EINVAL);
+	picture_free(&p);
+	picture_draw(&p, HA_PLOT_SVG, probe_hdi, &(struct ha_plot_hdi_request){
+		.file = "f", .hdi = r, .baseline = bad_baseline});
+	cr_assert_eq(p.status, HA_EINVAL);
+	picture_free(&p);
+	ha_hdi_report_free(r);
+
+	/* a stream that takes 64 bytes and then refuses */
+	char small[64];
+	FILE *full = fmemopen(small, sizeof small, "w");
+	cr_assert_not_null(full);
+	struct ha_plot_target t = {.stream = full, .format = HA_PLOT_SVG};
+	cr_assert_eq(ha_plot_allocation(&t, &ok, &err), HA_EIO);
+	cr_assert_str_eq(err.message, "writing the picture failed");
+	fclose(full);
+}
+
+/* PLplot prints nothing of its own when a picture is drawn. */
+Test(plot, drawing_prints_nothing, .init = cr_redirect_stdout)
+{
+	cr_redirect_stderr();
+	struct ha_model m = model_at(1e8);
+	uint64_t budgets[] = {128, 512};
+	double sigma[4] = {1.0, 0.2, 0.2, 1.0};
+	struct ha_head_weights hw;
+	cr_assert_eq(ha_covariance_weights(sigma, 2, &hw, NULL), HA_OK);
+	struct ha_hdi_report *r = two_layers();
+	for (size_t f = 0; f < sizeof formats / sizeof *formats; f++) {
+		struct picture p;
+		picture_draw(&p, formats[f], probe_landscape, &(struct ha_plot_allocation_request){&m, NULL, 512, NULL});
+		picture_free(&p);
+		picture_draw(&p, formats[f], probe_sweep, &(struct ha_table_request){&m, NULL, budgets, 2, {9, decade, NULL}});
+		picture_free(&p);
+		picture_draw(&p, formats[f], probe_regimes, &(struct ha_regimes_request){&m, NULL, budgets, 2});
+		picture_free(&p);
+		picture_draw(&p, formats[f], probe_hdi, &(struct ha_plot_hdi_request){.file = "f", .hdi = r});
+		picture_free(&p);
+		picture_draw(&p, formats[f], probe_weights, &(struct ha_plot_head_weights_request){&hw, sigma});
+		picture_free(&p);
+	}
+	ha_hdi_report_free(r);
+	ha_head_weights_clear(&hw);
+	fflush(stdout);
+	fflush(stderr);
+	cr_assert_stdout_eq_str("");
+	cr_assert_stderr_eq_str("");
+}
