@@ -26,7 +26,7 @@ const char *const runs_column_name[RUNS_COLUMNS] = {
 const char *const runs_column_what[RUNS_COLUMNS] = {
 	"an integer from 1 to 9223372036854775807",
 	"an integer from 1 to 9223372036854775807",
-	"a number > 1 and <= " STRINGIFY(RUNS_SAMPLES_MAX),
+	("a number > 1 and <= " STRINGIFY(RUNS_SAMPLES_MAX)),
 	"a number > 0",
 	"a number > 0",
 };
