@@ -146,6 +146,13 @@ Test(runs, csv_without_a_final_line_end)
 	cr_assert_eq(n, 1);
 	cr_assert(same_run(r, &(struct ha_run){2, 3, 4.0, 5.0, NAN}));
 	free(r);
+	/* A last line of blanks is blank with or without its line end. */
+	r = read_ok("heads,head_dim,samples,loss\n2,3,4,5\n \t", HA_RUNS_CSV, &n);
+	cr_assert_eq(n, 1);
+	free(r);
+	r = read_ok("heads,head_dim,samples,loss\n2,3,4,5\r\n  \r\n", HA_RUNS_CSV, &n);
+	cr_assert_eq(n, 1);
+	free(r);
 }
 
 /* splitmix64, for random runs. */

@@ -171,7 +171,10 @@ static void skip_blank_lines(struct csv *c)
 	for (;;) {
 		struct csv look = *c;
 		skip_blanks(&look);
-		if (at_end(&look) || !at_line_end(&look)) {
+		if (!at_line_end(&look))
+			return;
+		if (at_end(&look)) {
+			*c = look; /* a last line of blanks, without a line end */
 			return;
 		}
 		advance(&look);
