@@ -1,7 +1,8 @@
 #define _DEFAULT_SOURCE /* wait4 */
 /* headalloc-bench — throughput of the solver against baselines measured in
  * the same run, an end-to-end sweep, divisor enumeration of hard D, and
- * ha_format_double against the snprintf/strtod method it replaced.
+ * ha_format_double against the snprintf/strtod method it replaced, and a
+ * calibration of the synthetic runs of data/runs.yaml (library and CLI).
  *
  *   headalloc-bench [--quick] [--format text|yaml] [--cli PATH]
  *
@@ -339,62 +340,103 @@ static struct format_figures time_formatting(const double *values, size_t count,
 			f.old_ns = ns;
 	}
 	return f;
+}
+
 /* ---- calibration ---------------------------------------------------- */
 
+/* The synthetic runs of the source tree (data/runs.yaml: ten runs drawn
+ * by data/synthetic-runs.c), the file of the README's example. */
+#ifndef HEADALLOC_RUNS_FILE
+#define HEADALLOC_RUNS_FILE "data/runs.yaml"
+#endif
+
 struct calibration_times {
-	double bootstrap;  /* fit + B = 1000 resamples + prediction */
-	double everything; /* the same and the ladder of laws with leave-one-out */
-	size_t unconverged;
+	int ran;
+	size_t runs;
+	/* Fit + B = 1000 resamples + prediction at D = 4096, n = 1e10, best
+	 * of three, for a law; and the same with the ladder of laws (each
+	 * rung with its leave-one-out refits). */
+	double seeds, seeds_compare;       /* E, c_b, c_v free: the CLI's default */
+	double four, four_compare;         /* E, c_b, s, c_v free */
+	double cli;                        /* the CLI end to end, with --compare */
+	int cli_status;
+	size_t unconverged;                /* of the four-parameter bootstrap */
 };
 
-/* Ten runs with 1% noise in ln L from E = 1.5, c_b = 3, s = 1, the seeds'
- * variance; the default law (E, c_b, s, c_v free); best of three. */
-static struct calibration_times time_calibration(void)
+static double time_law(const struct ha_run *runs, size_t m, int smoothness_free,
+                       int compare, size_t *unconverged)
 {
-	uint64_t state = 1;
-	static const uint64_t dims[] = {4, 6, 8, 10, 12, 14, 16};
-	static const uint64_t heads[] = {2, 4, 8};
-	static const double samples[] = {1e4, 1e5, 1e6};
-	double th[HA_CAL_PARAMS] = {1.5, log(3.0), 1.0, log(0.25e5) - 6.0 * log(12.0),
-	                            0.5, 0.0, 1.0};
-	struct ha_run runs[10];
-	size_t m = 0;
-	for (size_t a = 0; a < 7 && m < 10; a++)
-		for (size_t b = 0; b < 3 && m < 10; b++)
-			for (size_t c = 0; c < 3 && m < 10; c++) {
-				if ((a + b + c) % 3)
-					continue;
-				struct ha_model model = ha_cal_model_of(th, samples[c]);
-				struct ha_terms t;
-				ha_model_eval(&model, heads[b] * dims[a], dims[a], &t);
-				state = state * UINT64_C(6364136223846793005) + 1442695040888963407u;
-				double u1 = ((double)(state >> 11) + 0.5) / 9007199254740992.0;
-				state = state * UINT64_C(6364136223846793005) + 1442695040888963407u;
-				double u2 = ((double)(state >> 11) + 0.5) / 9007199254740992.0;
-				double z = sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
-				runs[m++] = (struct ha_run){heads[b], dims[a], samples[c],
-				                            t.mse * exp(0.01 * z), NAN};
-			}
-	struct calibration_times out = {INFINITY, INFINITY, 0};
-	for (int rep = 0; rep < 3; rep++)
-		for (int compare = 0; compare <= 1; compare++) {
-			struct ha_cal_options o;
-			ha_cal_options_defaults(&o);
-			o.compare = compare;
-			o.target = (struct ha_cal_target){96, 1e5, {0, 0, 0, 0, 0}};
-			struct ha_calibration *c = NULL;
-			double t0 = now();
-			if (ha_calibrate(runs, m, &o, &c, NULL) != HA_OK) {
-				fprintf(stderr, "headalloc-bench: the calibration failed\n");
-				exit(1);
-			}
-			double dt = now() - t0;
-			double *slot = compare ? &out.everything : &out.bootstrap;
-			if (dt < *slot)
-				*slot = dt;
-			out.unconverged = c->bootstrap.unconverged;
-			ha_calibration_free(c);
+	double best = INFINITY;
+	for (int rep = 0; rep < 3; rep++) {
+		struct ha_cal_options o;
+		ha_cal_options_defaults(&o);
+		o.law.free[HA_CAL_SMOOTHNESS] = smoothness_free;
+		o.compare = compare;
+		o.target = (struct ha_cal_target){4096, 1e10, {0, 0, 0, 0, 0}};
+		struct ha_calibration *c = NULL;
+		double t0 = now();
+		if (ha_calibrate(runs, m, &o, &c, NULL) != HA_OK) {
+			fprintf(stderr, "headalloc-bench: the calibration failed\n");
+			exit(1);
 		}
+		double dt = now() - t0;
+		if (dt < best)
+			best = dt;
+		if (unconverged)
+			*unconverged = c->bootstrap.unconverged;
+		ha_calibration_free(c);
+	}
+	return best;
+}
+
+/* The command of the README's example, output to /dev/null, best of 3. */
+static double time_cli_calibration(const char *cli, int *status)
+{
+	double best = INFINITY;
+	*status = -1;
+	for (int rep = 0; rep < 3; rep++) {
+		double start = now();
+		pid_t pid = fork();
+		if (pid < 0)
+			return INFINITY;
+		if (pid == 0) {
+			/* The extrapolation warnings are expected. */
+			if (!freopen("/dev/null", "w", stderr))
+				_exit(127);
+			execl(cli, cli, "calibrate", HEADALLOC_RUNS_FILE, "--budget",
+			      "4096", "--samples", "1e10", "--compare", "--output",
+			      "/dev/null", (char *)NULL);
+			_exit(127);
+		}
+		int st;
+		if (waitpid(pid, &st, 0) < 0)
+			return INFINITY;
+		double dt = now() - start;
+		*status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+		if (dt < best)
+			best = dt;
+	}
+	return best;
+}
+
+static struct calibration_times time_calibration(const char *cli)
+{
+	struct calibration_times out = {0};
+	struct ha_run *runs = NULL;
+	struct ha_error err;
+	if (ha_runs_read_file(HEADALLOC_RUNS_FILE, HA_RUNS_AUTO, &runs, &out.runs,
+	                      &err) != HA_OK) {
+		fprintf(stderr, "headalloc-bench: %s: %s\n", HEADALLOC_RUNS_FILE,
+		        err.message);
+		return out;
+	}
+	out.ran = 1;
+	out.seeds = time_law(runs, out.runs, 0, 0, NULL);
+	out.seeds_compare = time_law(runs, out.runs, 0, 1, NULL);
+	out.four = time_law(runs, out.runs, 1, 0, &out.unconverged);
+	out.four_compare = time_law(runs, out.runs, 1, 1, NULL);
+	out.cli = time_cli_calibration(cli, &out.cli_status);
+	free(runs);
 	return out;
 }
 
@@ -479,7 +521,7 @@ int main(int argc, char **argv)
 	struct enumeration_times semi_t = time_divisors(semiprimes, HARD);
 
 	struct sweep_figures sweep = run_sweep(cli, quick ? 100000 : 1000000);
-	struct calibration_times cal = time_calibration();
+	struct calibration_times cal = time_calibration(cli);
 
 	/* Formatting the doubles a report prints: magnitudes log-uniform over
 	 * [1e-12, 1e16], either sign. */
@@ -520,9 +562,14 @@ int main(int argc, char **argv)
 		printf("format_double: {values: %zu, snprintf_strtod_ns: %.4g, "
 		       "ha_format_double_ns: %.4g, speedup: %.4g}\n", fmt.values,
 		       fmt.old_ns, fmt.new_ns, fmt.old_ns / fmt.new_ns);
-		printf("calibration: {runs: 10, resamples: 1000, seconds: %.4g, "
-		       "seconds_with_comparison: %.4g, unconverged: %zu}\n",
-		       cal.bootstrap, cal.everything, cal.unconverged);
+		printf("calibration: {file: \"%s\", ran: %s, runs: %zu, resamples: 1000, "
+		       "seconds: %.4g, seconds_with_comparison: %.4g, "
+		       "seconds_four_free: %.4g, seconds_four_free_with_comparison: "
+		       "%.4g, cli_seconds: %.4g, cli_exit_status: %d, "
+		       "unconverged: %zu}\n", HEADALLOC_RUNS_FILE,
+		       cal.ran ? "true" : "false", cal.runs, cal.seeds,
+		       cal.seeds_compare, cal.four, cal.four_compare, cal.cli,
+		       cal.cli_status, cal.unconverged);
 		return 0;
 	}
 	printf("headalloc %s benchmark%s: %d random (D <= 65536, n in [1e3, 1e15]) problems\n\n",
@@ -546,8 +593,21 @@ int main(int argc, char **argv)
 	printf("  snprintf %%.16g + strtod (the old ha_format_double): %8.1f\n", fmt.old_ns);
 	printf("  ha_format_double:                                  %8.1f  (%.1fx faster)\n",
 	       fmt.new_ns, fmt.old_ns / fmt.new_ns);
-	printf("\ncalibration of 10 runs, 4 free parameters, B = 1000 (best of 3): "
-	       "%.3f s; with the comparison of laws: %.3f s\n",
-	       cal.bootstrap, cal.everything);
+	if (!cal.ran) {
+		printf("\ncalibration: did not run (%s unreadable)\n", HEADALLOC_RUNS_FILE);
+		return 0;
+	}
+	printf("\ncalibration of the %zu runs of %s, B = 1000, target D = 4096, "
+	       "n = 1e10 (best of 3):\n", cal.runs, HEADALLOC_RUNS_FILE);
+	printf("  E, c_b, c_v free (the CLI's default): %.3f s; with the comparison "
+	       "of laws: %.3f s\n", cal.seeds, cal.seeds_compare);
+	printf("  E, c_b, s, c_v free:                  %.3f s; with the comparison "
+	       "of laws: %.3f s (%zu refits unconverged)\n", cal.four,
+	       cal.four_compare, cal.unconverged);
+	if (cal.cli_status == 0)
+		printf("  headalloc calibrate FILE --budget 4096 --samples 1e10 --compare, "
+		       "end to end: %.3f s\n", cal.cli);
+	else
+		printf("  the CLI did not run (%s exited %d)\n", cli, cal.cli_status);
 	return 0;
 }

@@ -25,7 +25,7 @@ layer_of_header() {
 	case $1 in
 	export.h | status.h | error.h | number.h) echo base ;;
 	model.h | divisors.h) echo model ;;
-	weights.h | covariance.h | checkpoint.h) echo input ;;
+	weights.h | covariance.h | checkpoint.h | runs.h) echo input ;;
 	solver.h | fit.h | regime.h | hdi.h | head_weights.h | compare.h | calibrate.h) echo solve ;;
 	report.h | yaml_writer.h | plot.h) echo report ;;
 	scenario.h) echo scenario ;;

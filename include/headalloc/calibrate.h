@@ -67,6 +67,7 @@
 
 #include "error.h"
 #include "model.h"
+#include "runs.h"
 #include "solver.h"
 #include "status.h"
 
@@ -111,14 +112,8 @@ HA_API int ha_cal_param_lookup(const char *name);
 /* 1 for bias_coef and var_coef, whose fit-scale value is ln c. */
 HA_API int ha_cal_param_is_log(enum ha_cal_param param);
 
-/* One measured training run. */
-struct ha_run {
-	uint64_t heads;    /* H >= 1 */
-	uint64_t head_dim; /* d >= 1, H d <= HA_BUDGET_MAX */
-	double samples;    /* n > 1, finite */
-	double loss;       /* L > 0, finite */
-	double loss_se;    /* standard error of L, > 0 and finite; NaN if absent */
-};
+/* One measured training run: struct ha_run, in runs.h with the readers of
+ * runs files. */
 
 /* HA_OK when every run is in its domain; else HA_EINVAL with a message
  * naming the run (1-based) and the field ("run 3: loss must be a finite

@@ -11,6 +11,7 @@
 #include "yaml_writer.h"
 #include "report.h"
 #include "fit.h"
+#include "runs.h"
 #include "calibrate.h"
 #include "regime.h"
 #include "scenario.h"

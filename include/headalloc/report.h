@@ -29,6 +29,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "calibrate.h"
 #include "compare.h"
 #include "head_weights.h"
 #include "error.h"
@@ -213,6 +214,36 @@ struct ha_head_weights_request {
 HA_API enum ha_status ha_report_head_weights(struct ha_report *report,
                                              const struct ha_head_weights_request *req,
                                              struct ha_error *err);
+
+/* A calibration (headalloc calibrate; calibration.md).  YAML keys:
+ *   calibration {runs, huber_delta, objective, rss, rms, aicc, bic,
+ *                starts {total, reached_best},
+ *                parameters {NAME: {scale, value, free, se, ci95: [lo, hi],
+ *                                   at_bound}} for the seven parameters,
+ *                bootstrap {resamples, seed, fitted, unconverged,
+ *                           unfittable, failed},
+ *                residuals [{heads, head_dim, samples, loss, fitted,
+ *                            residual}],
+ *                warnings [MESSAGE...]}
+ *   model {...}        the calibrated model, as the allocation report's
+ *                      (a scenario file's model: it reads back exactly)
+ *   prediction {budget, samples, heads, head_dim, loss,
+ *               distribution [{heads, head_dim, share}]}  with a target
+ *   comparison [{law, free [NAME...], k, error (a law not fitted), rss,
+ *                aicc, bic, loo_rmse, heads, head_dim}]   with a ladder
+ * scale is "log" for bias_coef and var_coef, whose value, se and ci95 are
+ * then of ln c (exact however far beyond a double c lies), "linear" for
+ * the others.  A quantity that is not defined (the se of a fixed
+ * parameter or without full rank, ci95 without bootstrap refits, AICc
+ * with m - k - 1 <= 0) is null.  Text: the same account in lines and
+ * tables for people, the warnings last, one a line. */
+struct ha_calibration_request {
+	const struct ha_calibration *calibration; /* required */
+	const char *runs_file; /* text: named in the first line; NULL: not */
+};
+HA_API enum ha_status ha_report_calibration(struct ha_report *report,
+                                            const struct ha_calibration_request *req,
+                                            struct ha_error *err);
 
 #ifdef __cplusplus
 }

@@ -2,9 +2,12 @@
  *
  *   model:                      # optional; the defaults of spec §1
  *     smoothness: 2             # s > 0
- *     bias_coef: 1              # c_b > 0
- *     var_coef: 1               # c_v > 0
+ *     bias_coef: 1              # c_b > 0 (or log_bias_coef: ln c_b)
+ *     var_coef: 1               # c_v > 0 (or log_var_coef: ln c_v)
  *     hdi: 1                    # in [0, 1]
+ *     irreducible: 0            # E >= 0        (calibration.md §2)
+ *     var_rate: 0.5             # γ >= 0
+ *     var_power: 0              # κ >= 0
  *   constraints:                # optional; 0 or absent = none
  *     head_dim_multiple: 8
  *     min_head_dim: 16
@@ -26,7 +29,16 @@
  * given, must equal heads * head_dim; samples (> 1) and note are
  * optional.
  *
+ * log_bias_coef and log_var_coef set a coefficient exactly from its
+ * logarithm (any finite value: a calibrated c_v may lie far beyond a
+ * double); a coefficient is given plain or as its logarithm, not both.
+ *
  * Every key is optional except that the file needs `budgets` or `models`.
+ * A calibration report (`headalloc calibrate --format yaml`) is a
+ * scenario too: its other top-level keys `calibration`, `prediction` and
+ * `comparison` are accepted and skipped (by the same rules: no anchors,
+ * tags or repeated keys), and a file with `calibration` needs no
+ * `budgets` or `models`.
  * Unknown keys, repeated keys, merge keys (`<<`), anchors, aliases and
  * explicit tags are errors, as are quoted scalars where a number or
  * boolean belongs.

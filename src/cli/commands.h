@@ -19,4 +19,9 @@ int cli_hdi_main(int argc, char **argv);
  * optimal head weights alpha proportional to Sigma^-1 1 (cmd_weights.c). */
 int cli_weights_main(int argc, char **argv);
 
+/* headalloc calibrate RUNS [--free ...] [--fix ...] [--budget D --samples
+ * N] [--bootstrap B] [--seed S] [--compare] [--format F] [--output FILE]:
+ * the error model fitted to measured training runs (cmd_calibrate.c). */
+int cli_calibrate_main(int argc, char **argv);
+
 #endif

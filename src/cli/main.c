@@ -9,5 +9,7 @@ int main(int argc, char **argv)
 		return cli_hdi_main(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "weights") == 0)
 		return cli_weights_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "calibrate") == 0)
+		return cli_calibrate_main(argc - 1, argv + 1);
 	return cli_allocate_main(argc, argv);
 }

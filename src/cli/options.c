@@ -29,6 +29,11 @@ static const char usage_text[] =
 	"      --bias-coef C           bias coefficient c_b > 0 (default 1)\n"
 	"      --var-coef C            variance coefficient c_v > 0 (default 1)\n"
 	"      --hdi X                 head diversity index in [0, 1] (default 1)\n"
+	"      --irreducible E         irreducible error E >= 0 (default 0)\n"
+	"      --var-rate G            variance grows as d_k^(G*d_k + K) (default 0.5)\n"
+	"      --var-power K           K >= 0 of --var-rate (default 0)\n"
+	"      --log-bias-coef L       c_b = exp(L) exactly, for c_b beyond a double\n"
+	"      --log-var-coef L        c_v = exp(L) exactly, for c_v beyond a double\n"
 	"      --hdi-from FILE         measure the HDI from key weights (.safetensors, .npy)\n"
 	"      --hdi-tensor PATTERN    the tensors of --hdi-from to use (default: all)\n"
 	"      --hdi-heads H           heads per tensor of --hdi-from (required with it)\n"
@@ -52,6 +57,7 @@ static const char usage_text[] =
 	"  -V, --version               show the version and exit\n"
 	"Subcommands (each has its own --help):\n"
 	"  hdi FILE, weights COV.yaml  head diversity of weights; optimal head weights\n"
+	"  calibrate RUNS              fit the model to measured training runs\n"
 	"\n"
 	"Exit status: 0 success, 1 I/O or internal error, 2 usage or input error,\n"
 	"3 no feasible allocation.  See headalloc(1).\n";
@@ -68,6 +74,12 @@ enum long_only {
 	OPT_MAX_HEAD_DIM,
 	OPT_MIN_HEADS,
 	OPT_MAX_HEADS,
+	/* the generalised model (calibration.md §2) */
+	OPT_IRREDUCIBLE,
+	OPT_VAR_RATE,
+	OPT_VAR_POWER,
+	OPT_LOG_BIAS_COEF,
+	OPT_LOG_VAR_COEF,
 };
 
 static const struct option long_options[] = {
@@ -87,6 +99,11 @@ static const struct option long_options[] = {
 	{"max-head-dim", required_argument, NULL, OPT_MAX_HEAD_DIM},
 	{"min-heads", required_argument, NULL, OPT_MIN_HEADS},
 	{"max-heads", required_argument, NULL, OPT_MAX_HEADS},
+	{"irreducible", required_argument, NULL, OPT_IRREDUCIBLE},
+	{"var-rate", required_argument, NULL, OPT_VAR_RATE},
+	{"var-power", required_argument, NULL, OPT_VAR_POWER},
+	{"log-bias-coef", required_argument, NULL, OPT_LOG_BIAS_COEF},
+	{"log-var-coef", required_argument, NULL, OPT_LOG_VAR_COEF},
 	{"all", no_argument, NULL, 'a'},
 	{"regimes", no_argument, NULL, 'r'},
 	{"format", required_argument, NULL, 'f'},
@@ -270,6 +287,33 @@ static int parse_samples(const char *arg, struct cli_options *o)
 	return EXIT_OK;
 }
 
+/* The options of the generalised model (calibration.md §2): E, γ, κ >= 0,
+ * and a coefficient set exactly from its logarithm (the last of
+ * --bias-coef and --log-bias-coef wins, as for any repeated option). */
+static int apply_model_option(int code, const char *arg, struct ha_model *m)
+{
+	double v;
+	if (code == OPT_LOG_BIAS_COEF || code == OPT_LOG_VAR_COEF) {
+		if (!cli_parse_real(arg, &v))
+			return bad_value(code, arg, "a finite number");
+		if (code == OPT_LOG_BIAS_COEF)
+			ha_model_set_log_bias_coef(m, v);
+		else
+			ha_model_set_log_var_coef(m, v);
+		return EXIT_OK;
+	}
+	if (!cli_parse_real(arg, &v) || !(v >= 0.0))
+		return bad_value(code, arg, "a finite number >= 0");
+	v += 0.0; /* -0 reads as 0 */
+	if (code == OPT_IRREDUCIBLE)
+		m->irreducible = v;
+	else if (code == OPT_VAR_RATE)
+		m->var_rate = v;
+	else
+		m->var_power = v;
+	return EXIT_OK;
+}
+
 /* What the second pass remembers about --hdi-from and its companions. */
 struct hdi_request {
 	const char *tensor;
@@ -295,9 +339,17 @@ static int apply_option(struct cli_options *o, struct hdi_request *h, int code,
 	case 's':
 		return parse_positive_real(code, arg, &m->smoothness);
 	case OPT_BIAS_COEF:
+		m->bias_log_scale = 0.0; /* over a file's log_bias_coef */
 		return parse_positive_real(code, arg, &m->bias_coef);
 	case OPT_VAR_COEF:
+		m->var_log_scale = 0.0;
 		return parse_positive_real(code, arg, &m->var_coef);
+	case OPT_IRREDUCIBLE:
+	case OPT_VAR_RATE:
+	case OPT_VAR_POWER:
+	case OPT_LOG_BIAS_COEF:
+	case OPT_LOG_VAR_COEF:
+		return apply_model_option(code, arg, m);
 	case OPT_HDI:
 		h->have_hdi = 1;
 		if (!cli_parse_real(arg, &m->hdi) || !(m->hdi >= 0.0 && m->hdi <= 1.0))

@@ -501,8 +501,10 @@ static enum ha_status unknown_key(struct ha_yr *r, const char *where,
 	char list[KEY_LIST_SIZE] = "", buf[DESCRIBE_SIZE];
 	size_t used = 0;
 	for (size_t k = 0; k < map->count; k++) {
+		if (map->keys[k].required == HA_YR_IGNORED)
+			continue;
 		int n = snprintf(list + used, sizeof list - used, "%s%s",
-		                 k ? ", " : "", map->keys[k].name);
+		                 used ? ", " : "", map->keys[k].name);
 		if (n < 0 || (size_t)n >= sizeof list - used)
 			break;
 		used += (size_t)n;
@@ -562,12 +564,14 @@ enum ha_status ha_yr_read_map(struct ha_yr *r, const char *where,
 		join(path, where, map->keys[i].name);
 		st = ha_yr_next(r);
 		if (st == HA_OK)
-			st = fn(r, ctx, i, path);
+			st = map->keys[i].required == HA_YR_IGNORED
+			             ? ha_yr_skip(r)
+			             : fn(r, ctx, i, path);
 		if (st != HA_OK)
 			return st;
 	}
 	for (size_t i = 0; i < map->count; i++)
-		if (map->keys[i].required && !map->seen[i])
+		if (map->keys[i].required == HA_YR_REQUIRED && !map->seen[i])
 			return ha_yr_fail_at(r, map->start, HA_EFORMAT,
 			                     "%s%sexpected the key '%s' in this "
 			                     "mapping, found none",
@@ -601,6 +605,30 @@ enum ha_status ha_yr_read_seq(struct ha_yr *r, const char *where,
 			return st;
 		(*count)++;
 	}
+}
+
+enum ha_status ha_yr_skip(struct ha_yr *r)
+{
+	if (ha_yr_at(r, YAML_SCALAR_EVENT))
+		return HA_OK;
+	if (!ha_yr_at(r, YAML_SEQUENCE_START_EVENT) &&
+	    !ha_yr_at(r, YAML_MAPPING_START_EVENT))
+		return ha_yr_expected(r, "", "a value");
+	/* Inside a collection the parser yields only values and the ends of
+	 * collections (aliases are refused by ha_yr_next), so counting
+	 * starts and ends finds the end of this one. */
+	for (size_t depth = 1; depth > 0;) {
+		enum ha_status st = ha_yr_next(r);
+		if (st != HA_OK)
+			return st;
+		if (r->ev.type == YAML_SEQUENCE_START_EVENT ||
+		    r->ev.type == YAML_MAPPING_START_EVENT)
+			depth++;
+		else if (r->ev.type == YAML_SEQUENCE_END_EVENT ||
+		         r->ev.type == YAML_MAPPING_END_EVENT)
+			depth--;
+	}
+	return HA_OK;
 }
 
 enum ha_status ha_yr_grow(struct ha_yr *r, void **array, size_t *cap,

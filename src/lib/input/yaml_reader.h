@@ -192,7 +192,11 @@ enum ha_status ha_yr_string(struct ha_yr *r, const char *where, size_t max,
 
 /* ---- collections ------------------------------------------------------- */
 
-enum { HA_YR_OPTIONAL = 0, HA_YR_REQUIRED = 1 };
+/* HA_YR_IGNORED: a key accepted (once) whose value the reader skips
+ * (ha_yr_skip) without calling the field function, and which messages do
+ * not list among the keys expected: for documents that share a file with
+ * another format (a calibration report read as a scenario). */
+enum { HA_YR_OPTIONAL = 0, HA_YR_REQUIRED = 1, HA_YR_IGNORED = 2 };
 
 struct ha_yr_key {
 	const char *name;
@@ -218,7 +222,8 @@ typedef enum ha_status (*ha_yr_field_fn)(struct ha_yr *r, void *ctx,
                                          size_t key, const char *where);
 
 /* Read the mapping that starts at the current event (anything else is
- * "expected WHAT"), calling fn for each key's value.  Unknown keys,
+ * "expected WHAT"), calling fn for each key's value (but skipping the
+ * values of HA_YR_IGNORED keys).  Unknown keys,
  * repeated keys, merge keys, non-scalar keys and (at the end) a missing
  * required key, in table order, are errors. */
 enum ha_status ha_yr_read_map(struct ha_yr *r, const char *where,
@@ -236,6 +241,12 @@ typedef enum ha_status (*ha_yr_item_fn)(struct ha_yr *r, void *ctx,
 enum ha_status ha_yr_read_seq(struct ha_yr *r, const char *where,
                               const char *what, size_t max,
                               ha_yr_item_fn fn, void *ctx, size_t *count);
+
+/* Skip the value that starts at the current event: a scalar, or a whole
+ * list or mapping (without recursion, so nesting depth costs no stack),
+ * ending on its last event.  Anchors, aliases and tags inside are still
+ * errors (ha_yr_next refuses them). */
+enum ha_status ha_yr_skip(struct ha_yr *r);
 
 /* Make room in *array (room for *cap elements of size bytes) for element
  * `count`, doubling it; HA_ENOMEM on failure. */

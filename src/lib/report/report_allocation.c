@@ -22,19 +22,59 @@ void report_yaml_terms(struct ha_yaml_writer *w, const struct ha_allocation *a)
 	ha_yaml_double(w, a->terms.covariance);
 }
 
+/* The model's parameters as written: the four of spec §1 always, each
+ * coefficient plain while its log scale is 0 and else as its exact
+ * logarithm (so that a calibrated c_v beyond a double reads back bit for
+ * bit), then E, γ and κ only where they differ from the defaults (so that
+ * every report of the seeds' model stays as it was). */
+struct model_items {
+	size_t count;
+	const char *key[7];
+	double value[7];
+};
+
+static struct model_items model_items(const struct ha_model *m)
+{
+	struct model_items it = {0, {NULL}, {0}};
+	const struct ha_model defaults = ha_model_defaults();
+#define ITEM(k, v) (it.key[it.count] = (k), it.value[it.count++] = (v))
+	ITEM("smoothness", m->smoothness);
+	if (m->bias_log_scale == 0.0)
+		ITEM("bias_coef", m->bias_coef);
+	else
+		ITEM("log_bias_coef", ha_model_log_bias_coef(m));
+	if (m->var_log_scale == 0.0)
+		ITEM("var_coef", m->var_coef);
+	else
+		ITEM("log_var_coef", ha_model_log_var_coef(m));
+	ITEM("hdi", m->hdi);
+	if (m->irreducible != defaults.irreducible)
+		ITEM("irreducible", m->irreducible);
+	if (m->var_rate != defaults.var_rate)
+		ITEM("var_rate", m->var_rate);
+	if (m->var_power != defaults.var_power)
+		ITEM("var_power", m->var_power);
+#undef ITEM
+	return it;
+}
+
 void report_yaml_model(struct ha_yaml_writer *w, const struct ha_model *model)
 {
+	struct model_items it = model_items(model);
 	ha_yaml_key(w, "model");
 	ha_yaml_begin_map(w, 0);
-	ha_yaml_key(w, "smoothness");
-	ha_yaml_double(w, model->smoothness);
-	ha_yaml_key(w, "bias_coef");
-	ha_yaml_double(w, model->bias_coef);
-	ha_yaml_key(w, "var_coef");
-	ha_yaml_double(w, model->var_coef);
-	ha_yaml_key(w, "hdi");
-	ha_yaml_double(w, model->hdi);
+	for (size_t i = 0; i < it.count; i++) {
+		ha_yaml_key(w, it.key[i]);
+		ha_yaml_double(w, it.value[i]);
+	}
 	ha_yaml_end_map(w);
+}
+
+void report_text_model(FILE *f, const struct ha_model *model)
+{
+	struct model_items it = model_items(model);
+	for (size_t i = 0; i < it.count; i++)
+		fprintf(f, "%s%s %.6g", i ? ", " : "", it.key[i], it.value[i]);
 }
 
 #define SOURCE_FORMAT "mean over %zu tensor%s of %s (%s, %" PRIu64 " heads, layout %s)"
@@ -165,10 +205,10 @@ static void text_solution(FILE *f, const struct ha_allocation_request *req)
 	const struct ha_terms *t = &sol->optimum.terms;
 	const struct ha_certificate *c = &sol->certificate;
 
-	fprintf(f, "budget D = %" PRIu64 ", samples n = %.6g"
-	        " (smoothness %.6g, bias_coef %.6g, var_coef %.6g, hdi %.6g)\n\n",
-	        sol->budget, model->samples, model->smoothness, model->bias_coef,
-	        model->var_coef, model->hdi);
+	fprintf(f, "budget D = %" PRIu64 ", samples n = %.6g (", sol->budget,
+	        model->samples);
+	report_text_model(f, model);
+	fputs(")\n\n", f);
 	fprintf(f, "optimum      %" PRIu64 " heads x head_dim %" PRIu64 "\n",
 	        sol->optimum.heads, sol->optimum.head_dim);
 	fprintf(f, "  mse        %s (log10 %.6f)\n", report_human(t->mse, b1),
@@ -244,9 +284,11 @@ enum ha_status ha_report_header(struct ha_report *r,
 		return report_fail(r, err, HA_EINVAL, "a report header needs a model");
 	if (r->yaml)
 		report_yaml_model(r->yaml, m);
-	else
-		fprintf(r->stream, "model: smoothness %.6g, bias_coef %.6g, var_coef %.6g, hdi %.6g\n",
-		        m->smoothness, m->bias_coef, m->var_coef, m->hdi);
+	else {
+		fputs("model: ", r->stream);
+		report_text_model(r->stream, m);
+		fputc('\n', r->stream);
+	}
 	st = report_hdi_source(r, err, m, req->hdi_source);
 	if (st != HA_OK)
 		return st;

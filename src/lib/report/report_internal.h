@@ -57,8 +57,15 @@ const char *report_human_samples(double log_n, char buf[32]);
 void report_yaml_terms(struct ha_yaml_writer *w, const struct ha_allocation *a);
 
 /* The key "model" and its map {smoothness, bias_coef, var_coef, hdi},
- * inside an open map. */
+ * inside an open map.  A coefficient with a log scale is written as its
+ * exact logarithm instead (log_bias_coef, log_var_coef), and irreducible,
+ * var_rate and var_power follow where they differ from the defaults: the
+ * map reads back as a scenario file's model, bit for bit. */
 void report_yaml_model(struct ha_yaml_writer *w, const struct ha_model *model);
+
+/* The same parameters for people: "smoothness 2, bias_coef 1, var_coef 1,
+ * hdi 1" (%.6g), with the same keys as the YAML map. */
+void report_text_model(FILE *f, const struct ha_model *model);
 
 /* The HDI's source: the YAML key hdi_source, or the text line "hdi
  * VALUE, SOURCE".  Nothing for a NULL source.  HA_ENOMEM (recorded in r)

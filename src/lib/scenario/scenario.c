@@ -33,20 +33,87 @@ static enum ha_status sample_value(struct ha_yr *r, const char *where,
 
 /* ---- model and constraints --------------------------------------------- */
 
+/* The model's keys: the four of spec §1, then those of calibration.md §2
+ * (E, γ, κ) and the exact logarithms of the coefficients, which a
+ * calibrated model needs when c_b or c_v lies beyond a double. */
+enum model_key {
+	SMOOTHNESS, BIAS_COEF, VAR_COEF, HDI, IRREDUCIBLE, VAR_RATE, VAR_POWER,
+	LOG_BIAS_COEF, LOG_VAR_COEF
+};
+
 static const struct ha_yr_key model_keys[] = {
-	{"smoothness", HA_YR_OPTIONAL}, {"bias_coef", HA_YR_OPTIONAL},
-	{"var_coef", HA_YR_OPTIONAL}, {"hdi", HA_YR_OPTIONAL}};
+	[SMOOTHNESS] = {"smoothness", HA_YR_OPTIONAL},
+	[BIAS_COEF] = {"bias_coef", HA_YR_OPTIONAL},
+	[VAR_COEF] = {"var_coef", HA_YR_OPTIONAL},
+	[HDI] = {"hdi", HA_YR_OPTIONAL},
+	[IRREDUCIBLE] = {"irreducible", HA_YR_OPTIONAL},
+	[VAR_RATE] = {"var_rate", HA_YR_OPTIONAL},
+	[VAR_POWER] = {"var_power", HA_YR_OPTIONAL},
+	[LOG_BIAS_COEF] = {"log_bias_coef", HA_YR_OPTIONAL},
+	[LOG_VAR_COEF] = {"log_var_coef", HA_YR_OPTIONAL}};
 
 static enum ha_status model_field(struct ha_yr *r, void *ctx, size_t key,
                                   const char *where)
 {
 	struct ha_model *m = ctx;
-	double *positive[] = {&m->smoothness, &m->bias_coef, &m->var_coef};
-	if (key < 3)
+	double v;
+	enum ha_status st;
+	switch ((enum model_key)key) {
+	case SMOOTHNESS:
+	case BIAS_COEF:
+	case VAR_COEF: {
+		double *positive[] = {&m->smoothness, &m->bias_coef, &m->var_coef};
 		return ha_yr_real(r, where, "a number > 0", HA_YR_ABOVE, 0.0,
 		                  HUGE_VAL, positive[key]);
-	return ha_yr_real(r, where, "a number from 0 to 1", HA_YR_FROM, 0.0, 1.0,
-	                  &m->hdi);
+	}
+	case HDI:
+		return ha_yr_real(r, where, "a number from 0 to 1", HA_YR_FROM,
+		                  0.0, 1.0, &m->hdi);
+	case IRREDUCIBLE:
+	case VAR_RATE:
+	case VAR_POWER: {
+		double *nonnegative[] = {&m->irreducible, &m->var_rate,
+		                         &m->var_power};
+		st = ha_yr_real(r, where, "a number >= 0", HA_YR_FROM, 0.0,
+		                HUGE_VAL, nonnegative[key - IRREDUCIBLE]);
+		*nonnegative[key - IRREDUCIBLE] += 0.0; /* -0 reads as 0 */
+		return st;
+	}
+	default:
+		/* Any finite ln c: the coefficient itself may lie far beyond a
+		 * double (ln c_v = -1598 is a real fit). */
+		st = ha_yr_real(r, where, "a finite number", HA_YR_FROM, -HUGE_VAL,
+		                HUGE_VAL, &v);
+		if (st == HA_OK && key == LOG_BIAS_COEF)
+			ha_model_set_log_bias_coef(m, v);
+		else if (st == HA_OK)
+			ha_model_set_log_var_coef(m, v);
+		return st;
+	}
+}
+
+/* A coefficient is given once: plain or as its logarithm. */
+static enum ha_status read_model(struct ha_yr *r, const char *where,
+                                 struct ha_model *m)
+{
+	struct ha_yr_map map = HA_YR_MAP(model_keys);
+	enum ha_status st = ha_yr_read_map(r, where, "a mapping", &map,
+	                                   model_field, m);
+	static const enum model_key pairs[2][2] = {{BIAS_COEF, LOG_BIAS_COEF},
+	                                           {VAR_COEF, LOG_VAR_COEF}};
+	for (int i = 0; i < 2 && st == HA_OK; i++) {
+		enum model_key plain = pairs[i][0], logarithm = pairs[i][1];
+		if (map.seen[plain] && map.seen[logarithm])
+			st = ha_yr_fail_at(r, map.key_at[logarithm], HA_EFORMAT,
+			                   "%s.%s: expected %s or %s, not both "
+			                   "(%s is at line %lu)", where,
+			                   model_keys[logarithm].name,
+			                   model_keys[plain].name,
+			                   model_keys[logarithm].name,
+			                   model_keys[plain].name,
+			                   (unsigned long)map.key_at[plain].line + 1);
+	}
+	return st;
 }
 
 static const struct ha_yr_key constraint_keys[] = {
@@ -332,15 +399,25 @@ static enum ha_status entry_item(struct ha_yr *r, void *ctx, size_t i,
 
 /* ---- the document ------------------------------------------------------ */
 
-enum top_key { MODEL, CONSTRAINTS, BUDGETS, SAMPLES, REPORT, MODELS };
+enum top_key {
+	MODEL, CONSTRAINTS, BUDGETS, SAMPLES, REPORT, MODELS,
+	CALIBRATION, PREDICTION, COMPARISON
+};
 
+/* The last three are the other keys of a calibration report (`headalloc
+ * calibrate --format yaml`), whose `model` a scenario reads: so that the
+ * report itself is a scenario, they are accepted and their values
+ * skipped.  They are not scenario keys, and messages do not list them. */
 static const struct ha_yr_key top_keys[] = {
 	[MODEL] = {"model", HA_YR_OPTIONAL},
 	[CONSTRAINTS] = {"constraints", HA_YR_OPTIONAL},
 	[BUDGETS] = {"budgets", HA_YR_OPTIONAL},
 	[SAMPLES] = {"samples", HA_YR_OPTIONAL},
 	[REPORT] = {"report", HA_YR_OPTIONAL},
-	[MODELS] = {"models", HA_YR_OPTIONAL}};
+	[MODELS] = {"models", HA_YR_OPTIONAL},
+	[CALIBRATION] = {"calibration", HA_YR_IGNORED},
+	[PREDICTION] = {"prediction", HA_YR_IGNORED},
+	[COMPARISON] = {"comparison", HA_YR_IGNORED}};
 
 static enum ha_status top_field(struct ha_yr *r, void *ctx, size_t key,
                                 const char *where)
@@ -351,9 +428,7 @@ static enum ha_status top_field(struct ha_yr *r, void *ctx, size_t key,
 	size_t n;
 	switch ((enum top_key)key) {
 	case MODEL:
-		map = HA_YR_MAP(model_keys);
-		return ha_yr_read_map(r, where, "a mapping", &map, model_field,
-		                      &sc->model);
+		return read_model(r, where, &sc->model);
 	case CONSTRAINTS:
 		return read_constraints(r, where, &sc->constraints);
 	case BUDGETS:
@@ -380,7 +455,9 @@ static enum ha_status read_document(struct ha_yr *r, struct ha_scenario *sc)
 	st = ha_yr_read_map(r, "", what, &map, top_field, sc);
 	if (st != HA_OK)
 		return st;
-	if (!map.seen[BUDGETS] && !map.seen[MODELS])
+	/* A calibration report gives a model and no budget: the budget is
+	 * the command line's. */
+	if (!map.seen[BUDGETS] && !map.seen[MODELS] && !map.seen[CALIBRATION])
 		return ha_yr_fail_at(r, map.start, HA_EFORMAT,
 		                     "expected the key 'budgets' or 'models', "
 		                     "found neither");

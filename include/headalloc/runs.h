@@ -1,0 +1,116 @@
+/* headalloc — runs files: the measured training runs a calibration is
+ * fitted to (calibrate.h, headalloc-runs(5)).
+ *
+ * A run is (heads, head_dim, samples, loss[, loss_se]).  Two formats:
+ *
+ *   YAML   one mapping whose only key is `runs`, a non-empty list of
+ *          mappings {heads, head_dim, samples, loss, loss_se?}, read with
+ *          the rules every YAML input of headalloc shares (no anchors,
+ *          aliases, tags or merge keys; each key once; numbers plain, in
+ *          the grammar of number.h);
+ *
+ *            runs:
+ *              - {heads: 8, head_dim: 16, samples: 1e6, loss: 3.21}
+ *              - {heads: 4, head_dim: 32, samples: 1e7, loss: 2.87,
+ *                 loss_se: 0.01}
+ *
+ *   CSV    what experiment trackers export (RFC 4180): a header row that
+ *          names the columns, then one row a run.
+ *
+ *            heads,head_dim,samples,loss,loss_se
+ *            8,16,1e6,3.21,
+ *            4,32,1e7,2.87,0.01
+ *
+ *          The columns heads, head_dim, samples and loss are required,
+ *          loss_se is optional (an empty cell: no standard error for that
+ *          run), in any order; other columns are allowed and ignored
+ *          (trackers export dozens), and must still be well-formed CSV.
+ *          Names match exactly (case and all) after the spaces and tabs
+ *          around an unquoted cell are trimmed; a name used twice is an
+ *          error.  Cells may be quoted ("8", "a ""b"", c"), quoted cells
+ *          may hold commas and line breaks; a quote inside an unquoted
+ *          cell, or text after a closing quote, is an error.  Every row
+ *          has as many cells as the header.  Lines end in LF or CRLF
+ *          (a CR alone is an error); empty lines, and lines of spaces and
+ *          tabs only, are skipped anywhere; a UTF-8 byte-order mark at
+ *          the start is skipped.  The text must be UTF-8 without NUL or
+ *          other control characters (tab, CR and LF aside).  No comments.
+ *
+ * In both, heads and head_dim are whole numbers from 1 with heads *
+ * head_dim <= HA_BUDGET_MAX, samples a number > 1 and <= 1e300, loss and
+ * loss_se numbers > 0 (number.h's grammar: "1e6", not "1,000,000").
+ * Limits: at most HA_RUNS_MAX runs and HA_RUNS_MAX_FILE bytes, so that
+ * memory stays bounded on any input.
+ *
+ * Errors fill struct ha_error with the file, the 1-based line and column
+ * (in characters) of the offending value, and a message saying where,
+ * what was expected and what was found:
+ *   "runs[2].loss: expected a number > 0, found '-1'"        (YAML)
+ *   "row 3, loss: expected a number > 0, found '-1'"          (CSV) */
+#ifndef HEADALLOC_RUNS_H
+#define HEADALLOC_RUNS_H
+
+#include "export.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One measured training run. */
+struct ha_run {
+	uint64_t heads;    /* H >= 1 */
+	uint64_t head_dim; /* d >= 1, H d <= HA_BUDGET_MAX */
+	double samples;    /* n > 1, finite */
+	double loss;       /* L > 0, finite */
+	double loss_se;    /* standard error of L, > 0 and finite; NaN if absent */
+};
+
+/* The most runs read from one file. */
+#define HA_RUNS_MAX ((size_t)100000)
+/* The largest runs file read: 64 MiB. */
+#define HA_RUNS_MAX_FILE ((size_t)64 << 20)
+/* The longest CSV cell of a column that is read (a number); ignored
+ * columns' cells may be as long as the file. */
+#define HA_RUNS_MAX_CELL 64
+
+enum ha_runs_format {
+	HA_RUNS_AUTO = 0, /* by the file name: CSV when it ends in ".csv" (any
+	                     case), YAML otherwise */
+	HA_RUNS_YAML = 1,
+	HA_RUNS_CSV = 2
+};
+
+/* The format a file name stands for: HA_RUNS_CSV for a name ending in
+ * ".csv" in any case, else HA_RUNS_YAML (also for NULL). */
+HA_API enum ha_runs_format ha_runs_format_of(const char *path);
+
+/* Read the runs of the file at path in format (HA_RUNS_AUTO: by its
+ * name).  On HA_OK *runs is a new array of *count >= 1 runs, in the
+ * file's order (free it with free()).  Otherwise *runs is NULL, *count 0
+ * and err (if not NULL) says why: HA_EIO when the file cannot be opened
+ * or read (no position), HA_EFORMAT for malformed content (with its
+ * position), HA_ENOMEM, HA_EINVAL for a NULL argument or an unknown
+ * format.  err->file is path. */
+HA_API enum ha_status ha_runs_read_file(const char *path,
+                                        enum ha_runs_format format,
+                                        struct ha_run **runs, size_t *count,
+                                        struct ha_error *err);
+
+/* The same from length bytes at text (need not be NUL-terminated);
+ * format must be HA_RUNS_YAML or HA_RUNS_CSV; err->file is NULL. */
+HA_API enum ha_status ha_runs_read_string(const char *text, size_t length,
+                                          enum ha_runs_format format,
+                                          struct ha_run **runs,
+                                          size_t *count,
+                                          struct ha_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

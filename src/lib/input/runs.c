@@ -1,0 +1,268 @@
+/* Runs files (runs.h): the entry points, and the YAML format on the YAML
+ * reader every YAML input shares (yaml_reader.h), which holds the rules
+ * on anchors, tags, keys, numbers and positions.  The CSV format is in
+ * runs_csv.c. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <headalloc/model.h>
+#include <headalloc/runs.h>
+
+#include "base/open_file.h"
+#include "runs_internal.h"
+#include "yaml_reader.h"
+
+#define TEXT(x) #x
+#define STRINGIFY(x) TEXT(x)
+
+const char *const runs_column_name[RUNS_COLUMNS] = {
+	"heads", "head_dim", "samples", "loss", "loss_se",
+};
+
+const char *const runs_column_what[RUNS_COLUMNS] = {
+	"an integer from 1 to 9223372036854775807",
+	"an integer from 1 to 9223372036854775807",
+	("a number > 1 and <= " STRINGIFY(RUNS_SAMPLES_MAX)),
+	"a number > 0",
+	"a number > 0",
+};
+
+static const struct ha_yr_options OPTIONS = {.max_bytes = HA_RUNS_MAX_FILE};
+
+/* ---- YAML ---------------------------------------------------------------- */
+
+static const struct ha_yr_key run_keys[RUNS_COLUMNS] = {
+	{"heads", HA_YR_REQUIRED},   {"head_dim", HA_YR_REQUIRED},
+	{"samples", HA_YR_REQUIRED}, {"loss", HA_YR_REQUIRED},
+	{"loss_se", HA_YR_OPTIONAL}};
+
+static enum ha_status run_field(struct ha_yr *r, void *ctx, size_t key,
+                                const char *where)
+{
+	struct ha_run *run = ctx;
+	const char *what = runs_column_what[key];
+	switch ((enum runs_column)key) {
+	case RUNS_HEADS:
+		return ha_yr_uint(r, where, what, 1, HA_BUDGET_MAX, &run->heads);
+	case RUNS_HEAD_DIM:
+		return ha_yr_uint(r, where, what, 1, HA_BUDGET_MAX, &run->head_dim);
+	case RUNS_SAMPLES:
+		return ha_yr_real(r, where, what, HA_YR_ABOVE, 1.0,
+		                  RUNS_SAMPLES_MAX, &run->samples);
+	case RUNS_LOSS:
+		return ha_yr_real(r, where, what, HA_YR_ABOVE, 0.0, HUGE_VAL,
+		                  &run->loss);
+	default:
+		return ha_yr_real(r, where, what, HA_YR_ABOVE, 0.0, HUGE_VAL,
+		                  &run->loss_se);
+	}
+}
+
+struct yaml_runs {
+	struct ha_run *runs;
+	size_t count;
+	size_t cap;
+};
+
+static enum ha_status run_item(struct ha_yr *r, void *ctx, size_t i,
+                               const char *where)
+{
+	struct yaml_runs *y = ctx;
+	enum ha_status st = ha_yr_grow(r, (void **)&y->runs, &y->cap, i,
+	                               sizeof *y->runs);
+	if (st != HA_OK)
+		return st;
+	struct ha_run *run = &y->runs[i];
+	*run = (struct ha_run){0, 0, 0.0, 0.0, NAN};
+	struct ha_yr_map map = HA_YR_MAP(run_keys);
+	st = ha_yr_read_map(r, where,
+	                    "a mapping {heads, head_dim, samples, loss, loss_se?}",
+	                    &map, run_field, run);
+	if (st != HA_OK)
+		return st;
+	if (run->heads > HA_BUDGET_MAX / run->head_dim)
+		return ha_yr_fail_at(r, map.start, HA_EFORMAT,
+		                     "%s: expected heads * head_dim <= %llu, found "
+		                     "%llu * %llu", where,
+		                     (unsigned long long)HA_BUDGET_MAX,
+		                     (unsigned long long)run->heads,
+		                     (unsigned long long)run->head_dim);
+	y->count = i + 1;
+	return HA_OK;
+}
+
+static const struct ha_yr_key top_keys[] = {{"runs", HA_YR_REQUIRED}};
+
+static enum ha_status top_field(struct ha_yr *r, void *ctx, size_t key,
+                                const char *where)
+{
+	(void)key;
+	struct yaml_runs *y = ctx;
+	yaml_mark_t start = r->ev.start_mark;
+	size_t n;
+	enum ha_status st = ha_yr_read_seq(r, where, "a list of runs",
+	                                   HA_RUNS_MAX, run_item, y, &n);
+	if (st == HA_OK && n == 0)
+		return ha_yr_fail_at(r, start, HA_EFORMAT,
+		                     "%s: expected at least one run, found an "
+		                     "empty list", where);
+	return st;
+}
+
+static enum ha_status read_yaml(struct ha_yr *r, enum ha_status st,
+                                struct ha_run **runs, size_t *count)
+{
+	static const char what[] = "a mapping with the key 'runs'";
+	struct yaml_runs y = {NULL, 0, 0};
+	if (st == HA_OK)
+		st = ha_yr_begin_document(r, what);
+	struct ha_yr_map map = HA_YR_MAP(top_keys);
+	if (st == HA_OK)
+		st = ha_yr_read_map(r, "", what, &map, top_field, &y);
+	if (st == HA_OK)
+		st = ha_yr_end_document(r);
+	ha_yr_close(r);
+	if (st != HA_OK) {
+		free(y.runs);
+		return st;
+	}
+	*runs = y.runs;
+	*count = y.count;
+	return HA_OK;
+}
+
+/* ---- reading a CSV file whole -------------------------------------------- */
+
+/* The file's bytes in a new buffer (a CSV file is parsed in memory: at
+ * most HA_RUNS_MAX_FILE bytes). */
+static enum ha_status slurp(const char *path, char **text, size_t *length,
+                            struct ha_error *err)
+{
+	FILE *f = ha_open_input(path);
+	if (!f) {
+		ha_fail(err, HA_EIO, "cannot open the file: %s", strerror(errno));
+		return HA_EIO;
+	}
+	size_t cap = 1 << 16, n = 0;
+	char *buf = malloc(cap);
+	enum ha_status st = buf ? HA_OK : HA_ENOMEM;
+	while (st == HA_OK) {
+		if (n == cap) {
+			size_t next = cap * 2;
+			if (next > HA_RUNS_MAX_FILE + 1)
+				next = HA_RUNS_MAX_FILE + 1;
+			char *p = realloc(buf, next);
+			if (!p) {
+				st = HA_ENOMEM;
+				break;
+			}
+			buf = p;
+			cap = next;
+		}
+		size_t got = fread(buf + n, 1, cap - n, f);
+		n += got;
+		if (n > HA_RUNS_MAX_FILE) {
+			st = ha_fail(err, HA_EFORMAT, "expected at most %zu bytes of "
+			             "input, found more", HA_RUNS_MAX_FILE);
+		} else if (got == 0) {
+			if (ferror(f))
+				st = ha_fail(err, HA_EIO, "reading failed: %s",
+				             strerror(errno ? errno : EIO));
+			break;
+		}
+	}
+	fclose(f);
+	if (st == HA_ENOMEM)
+		ha_fail(err, st, "out of memory");
+	if (st != HA_OK) {
+		free(buf);
+		return st;
+	}
+	*text = buf;
+	*length = n;
+	return HA_OK;
+}
+
+/* ---- entry points -------------------------------------------------------- */
+
+enum ha_runs_format ha_runs_format_of(const char *path)
+{
+	size_t n = path ? strlen(path) : 0;
+	if (n < 4)
+		return HA_RUNS_YAML;
+	const char *ext = path + n - 4;
+	return ext[0] == '.' && tolower((unsigned char)ext[1]) == 'c' &&
+	                       tolower((unsigned char)ext[2]) == 's' &&
+	                       tolower((unsigned char)ext[3]) == 'v'
+	               ? HA_RUNS_CSV
+	               : HA_RUNS_YAML;
+}
+
+static enum ha_status start(struct ha_run **runs, size_t *count,
+                            struct ha_error *err)
+{
+	ha_error_clear(err);
+	if (runs)
+		*runs = NULL;
+	if (count)
+		*count = 0;
+	if (!runs || !count)
+		return ha_fail(err, HA_EINVAL, "expected a result pointer, found NULL");
+	return HA_OK;
+}
+
+enum ha_status ha_runs_read_file(const char *path, enum ha_runs_format format,
+                                 struct ha_run **runs, size_t *count,
+                                 struct ha_error *err)
+{
+	enum ha_status st = start(runs, count, err);
+	if (st != HA_OK)
+		return st;
+	if (!path)
+		return ha_fail(err, HA_EINVAL, "expected a path, found NULL");
+	if (format == HA_RUNS_AUTO)
+		format = ha_runs_format_of(path);
+	if (format == HA_RUNS_YAML) {
+		struct ha_yr r;
+		return read_yaml(&r, ha_yr_open_file(&r, path, &OPTIONS, err), runs,
+		                 count);
+	}
+	if (format != HA_RUNS_CSV)
+		return ha_fail(err, HA_EINVAL, "unknown runs format %d", (int)format);
+	char *text = NULL;
+	size_t length = 0;
+	st = slurp(path, &text, &length, err);
+	if (st == HA_OK)
+		st = runs_parse_csv(text, length, path, runs, count, err);
+	else if (err)
+		err->file = path;
+	free(text);
+	return st;
+}
+
+enum ha_status ha_runs_read_string(const char *text, size_t length,
+                                   enum ha_runs_format format,
+                                   struct ha_run **runs, size_t *count,
+                                   struct ha_error *err)
+{
+	enum ha_status st = start(runs, count, err);
+	if (st != HA_OK)
+		return st;
+	if (!text && length > 0)
+		return ha_fail(err, HA_EINVAL, "expected a text, found NULL");
+	if (format == HA_RUNS_YAML) {
+		struct ha_yr r;
+		return read_yaml(&r, ha_yr_open_text(&r, text, length, &OPTIONS, err),
+		                 runs, count);
+	}
+	if (format != HA_RUNS_CSV)
+		return ha_fail(err, HA_EINVAL, "unknown runs format %d", (int)format);
+	if (length > HA_RUNS_MAX_FILE)
+		return ha_fail(err, HA_EFORMAT, "expected at most %zu bytes of "
+		               "input, found more", HA_RUNS_MAX_FILE);
+	return runs_parse_csv(text ? text : "", length, NULL, runs, count, err);
+}
