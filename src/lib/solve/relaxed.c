@@ -309,8 +309,10 @@ enum ha_status ha_relaxed_solver_solve(struct ha_relaxed_solver *w,
 		relaxed->head_dim = s->x_hi;
 	relaxed->heads = problem->budget / relaxed->head_dim;
 	/* In u, not at exp(u): x* = 1 + 1e-20 rounds to 1 but its error
-	 * does not. */
-	relaxed->log_mse = ha_model_log_relaxed_ln(m, problem->budget, u, NULL);
+	 * does not.  ha_model_log_relaxed_ln(m, D, u), which is the prepared
+	 * objective's value, most often already evaluated at u. */
+	double slope;
+	relaxed->log_mse = evaluate(problem, u, &slope);
 	if (!isfinite(relaxed->head_dim) || !isfinite(relaxed->log_mse))
 		return HA_ENUMERIC;
 	return HA_OK;
