@@ -20,6 +20,8 @@
 
 #include <headalloc/headalloc.h>
 
+#include "sweep_bench.h"
+
 struct problem {
 	uint64_t budget;
 	struct ha_model model;
@@ -348,6 +350,8 @@ int main(int argc, char **argv)
 	struct enumeration_times semi_t = time_divisors(semiprimes, HARD);
 
 	struct sweep_figures sweep = run_sweep(cli, quick ? 100000 : 1000000);
+	struct sweep_bench sweeps;
+	sweep_bench_run(&sweeps, cli, quick);
 
 	for (size_t i = 0; i < BUDGETS; i++)
 		ha_solver_free(solvers[i]);
@@ -372,6 +376,7 @@ int main(int argc, char **argv)
 		       HARD, top[0].divisors, 1e3 * rich_t.worst, 1e3 * rich_t.median,
 		       rich_t.worst_budget, HARD, 1e3 * semi_t.worst,
 		       1e3 * semi_t.median, semi_t.worst_budget);
+		sweep_bench_print_yaml(&sweeps);
 		return 0;
 	}
 	printf("headalloc %s benchmark%s: %d random (D <= 65536, n in [1e3, 1e15]) problems\n\n",
@@ -390,5 +395,6 @@ int main(int argc, char **argv)
 	       top[0].divisors, 1e3 * rich_t.worst, rich_t.worst_budget, 1e3 * rich_t.median);
 	printf("  20 semiprimes near 2^63:                          worst %.3f ms (D = %" PRIu64 "), median %.3f ms\n",
 	       1e3 * semi_t.worst, semi_t.worst_budget, 1e3 * semi_t.median);
+	sweep_bench_print_text(&sweeps);
 	return 0;
 }
