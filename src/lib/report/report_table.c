@@ -35,6 +35,8 @@ struct table {
 	char *rows;                   /* YAML rows not yet written */
 	size_t rows_used;
 	size_t rows_done;             /* rows so far */
+	double samples_of_text;       /* the n samples_text holds (NaN: none) */
+	char samples_text[32];        /* n as a YAML scalar, shared by its rows */
 };
 
 static double sample_at(const struct table *t, size_t i)
@@ -187,7 +189,13 @@ static void put_yaml_row(struct table *t, struct ha_report *r, double samples,
 	p = put_text(p, "\n- {budget: ");
 	p = put_uint(p, sol->budget);
 	p = put_text(p, ", samples: ");
-	p = put_double(p, samples);
+	/* One n has a row a budget: format it once. */
+	if (!(t->samples_of_text == samples)) {
+		char buf[32];
+		strcpy(t->samples_text, ha_yaml_double_text(samples, buf));
+		t->samples_of_text = samples;
+	}
+	p = put_text(p, t->samples_text);
 	p = put_text(p, ", heads: ");
 	p = put_uint(p, sol->optimum.heads);
 	p = put_text(p, ", head_dim: ");
@@ -403,6 +411,7 @@ enum ha_status ha_report_table(struct ha_report *r,
 		                   "a table needs a model, budgets and samples");
 	struct table t = {0};
 	t.req = req;
+	t.samples_of_text = NAN;
 	st = init_table(&t, r, err);
 	if (st == HA_OK)
 		st = write_rows(&t, r, err);
