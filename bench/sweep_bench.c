@@ -21,7 +21,7 @@
  * --samples 1e4:1e12:POINTS; D = 512, or these four. */
 #define FROM 1e4
 #define TO 1e12
-static const uint64_t four_budgets[] = {512, 768, 1024, 4096};
+#define FOUR_BUDGETS "512,768,1024,4096"
 
 static double seconds_now(void)
 {
@@ -93,7 +93,7 @@ static void run_cli(struct sweep_cli_run *run, const char *cli, size_t points)
 {
 	char spec[64];
 	snprintf(spec, sizeof spec, "%g:%g:%zu", FROM, TO, points);
-	const char *budgets = run->budgets == 1 ? "512" : "512,768,1024,4096";
+	const char *budgets = run->budgets == 1 ? "512" : FOUR_BUDGETS;
 	run->ran = 0;
 	run->exit_status = -1;
 	double start = seconds_now();
@@ -192,7 +192,7 @@ void sweep_bench_run(struct sweep_bench *b, const char *cli, int quick)
 	const char *formats[] = {"yaml", "yaml", "text", "text"};
 	for (size_t i = 0; i < 4; i++) {
 		b->cli[i].format = formats[i];
-		b->cli[i].budgets = i % 2 ? sizeof four_budgets / sizeof *four_budgets : 1;
+		b->cli[i].budgets = i % 2 ? 4 : 1;
 		run_cli(&b->cli[i], cli, b->points);
 	}
 	run_scipy(b, quick ? 5000 : 20000);
@@ -200,7 +200,8 @@ void sweep_bench_run(struct sweep_bench *b, const char *cli, int quick)
 
 void sweep_bench_print_text(const struct sweep_bench *b)
 {
-	printf("\nsweeps (n log-spaced in [1e4, 1e12], D = 512; four budgets: 512,768,1024,4096):\n");
+	printf("\nsweeps (n log-spaced in [1e4, 1e12], D = 512; four budgets: %s):\n",
+	       FOUR_BUDGETS);
 	printf("  in process, %zu points: solve only %.4g points/s, YAML table %.4g rows/s, "
 	       "text table %.4g rows/s\n", b->in_process_points, b->solve_per_second,
 	       b->yaml_per_second, b->text_per_second);
