@@ -115,6 +115,8 @@ static void run_cli(struct sweep_cli_run *run, const char *cli, size_t points)
 	run->ran = 1;
 	run->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 	run->peak_rss_mb = (double)usage.ru_maxrss / 1024.0;
+	run->cpu_seconds = (double)usage.ru_utime.tv_sec + 1e-6 * (double)usage.ru_utime.tv_usec +
+	                   (double)usage.ru_stime.tv_sec + 1e-6 * (double)usage.ru_stime.tv_usec;
 	run->rows_per_second = (double)(points * run->budgets) / run->seconds;
 }
 
@@ -210,8 +212,9 @@ void sweep_bench_print_text(const struct sweep_bench *b)
 		printf("  whole process, %zu points, %zu budget%s, %-4s: ", b->points,
 		       r->budgets, r->budgets == 1 ? " " : "s", r->format);
 		if (r->ran && r->exit_status == 0)
-			printf("%.3f s, %.4g rows/s, peak RSS %.1f MB\n", r->seconds,
-			       r->rows_per_second, r->peak_rss_mb);
+			printf("%.3f s (CPU %.3f s), %.4g rows/s, peak RSS %.1f MB\n",
+			       r->seconds, r->cpu_seconds, r->rows_per_second,
+			       r->peak_rss_mb);
 		else
 			printf("did not run (exit %d)\n", r->exit_status);
 	}
@@ -237,9 +240,10 @@ void sweep_bench_print_yaml(const struct sweep_bench *b)
 	for (size_t i = 0; i < 4; i++) {
 		const struct sweep_cli_run *r = &b->cli[i];
 		printf("  - {format: %s, budgets: %zu, points: %zu, ran: %s, exit_status: %d, "
-		       "seconds: %.4g, rows_per_second: %.6g, peak_rss_mb: %.4g}\n",
-		       r->format, r->budgets, b->points, r->ran ? "true" : "false",
-		       r->exit_status, r->seconds, r->rows_per_second, r->peak_rss_mb);
+		       "seconds: %.4g, cpu_seconds: %.4g, rows_per_second: %.6g, "
+		       "peak_rss_mb: %.4g}\n", r->format, r->budgets, b->points,
+		       r->ran ? "true" : "false", r->exit_status, r->seconds,
+		       r->cpu_seconds, r->rows_per_second, r->peak_rss_mb);
 	}
 	if (!b->scipy_ran) {
 		printf("  scipy: {ran: false, note: \"%s\"}\n", b->scipy_note);

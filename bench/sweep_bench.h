@@ -13,7 +13,7 @@ struct sweep_cli_run {
 	const char *format;    /* "yaml" or "text" */
 	size_t budgets;        /* 1 or 4 */
 	int ran, exit_status;
-	double seconds, peak_rss_mb;
+	double seconds, cpu_seconds, peak_rss_mb; /* wall; user + system */
 	double rows_per_second;
 };
 
