@@ -9,7 +9,8 @@ s = 2, c_b = c_v = 1, hdi = 1): the integer optimum over the divisors of
 BUDGET (found once, as headalloc's solver does), vectorised with NumPy,
 and the continuous relaxation, the root of d ln f / du (u = ln x) by
 scipy.optimize.brentq to full precision after the same checks of the
-slope at the bounds.  Prints one line "rate POINTS_PER_SECOND SECONDS",
+slope at the bounds.  Prints one line "rate POINTS_PER_SECOND SECONDS" (CPU
+time),
 then CHECKS lines "n head_dim relaxed_head_dim" (n in full precision) for
 the caller to check the answers against its own.  Exit status 3, with a
 message, when NumPy or SciPy is missing.
@@ -85,10 +86,10 @@ def main():
     ns = [math.exp(math.log(lo_n) + (math.log(hi_n) - math.log(lo_n)) * i / (points - 1))
           for i in range(points)]
     results = []
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time, as headalloc-bench's in-process rates
     for n in ns:
         results.append((integer_optimum(dims, heads, n), relaxed_optimum(n, budget, lo, hi)))
-    seconds = time.perf_counter() - start
+    seconds = time.process_time() - start
     print(f"rate {points / seconds:.6g} {seconds:.6g}")
     step = max(1, points // max(1, checks))
     for i in range(0, points, step)[:checks]:

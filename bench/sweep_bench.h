@@ -20,7 +20,7 @@ struct sweep_cli_run {
 struct sweep_bench {
 	size_t points;            /* values of n in the long sweep */
 	size_t in_process_points; /* values of n of the in-process sweeps */
-	double solve_per_second;  /* integer + relaxed optimum, no output */
+	double solve_per_second;  /* per CPU second: integer + relaxed optimum */
 	double yaml_per_second;   /* the table section into /dev/null */
 	double text_per_second;
 	struct sweep_cli_run cli[4];
