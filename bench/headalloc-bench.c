@@ -23,6 +23,8 @@
 #include <headalloc/calibrate.h>
 #include <headalloc/headalloc.h>
 
+#include "sweep_bench.h"
+
 struct problem {
 	uint64_t budget;
 	struct ha_model model;
@@ -535,6 +537,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "headalloc-bench: the double formatters disagree\n");
 		return 1;
 	}
+	struct sweep_bench sweeps;
+	sweep_bench_run(&sweeps, cli, quick);
 
 	for (size_t i = 0; i < BUDGETS; i++)
 		ha_solver_free(solvers[i]);
@@ -570,6 +574,7 @@ int main(int argc, char **argv)
 		       cal.ran ? "true" : "false", cal.runs, cal.seeds,
 		       cal.seeds_compare, cal.four, cal.four_compare, cal.cli,
 		       cal.cli_status, cal.unconverged);
+		sweep_bench_print_yaml(&sweeps);
 		return 0;
 	}
 	printf("headalloc %s benchmark%s: %d random (D <= 65536, n in [1e3, 1e15]) problems\n\n",
@@ -588,6 +593,7 @@ int main(int argc, char **argv)
 	       top[0].divisors, 1e3 * rich_t.worst, rich_t.worst_budget, 1e3 * rich_t.median);
 	printf("  20 semiprimes near 2^63:                          worst %.3f ms (D = %" PRIu64 "), median %.3f ms\n",
 	       1e3 * semi_t.worst, semi_t.worst_budget, 1e3 * semi_t.median);
+	sweep_bench_print_text(&sweeps);
 	printf("\nformatting %zu doubles (|x| log-uniform in [1e-12, 1e16]), ns per value:\n",
 	       fmt.values);
 	printf("  snprintf %%.16g + strtod (the old ha_format_double): %8.1f\n", fmt.old_ns);

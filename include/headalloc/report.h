@@ -146,9 +146,12 @@ struct ha_samples {
  * ln d* = ln a + b ln ln n and d* = p + q ln n, per n (with several
  * budgets) ln H* = ln c + e ln D, each with its interval, R^2, largest
  * residual and the seeds' claimed slope.  A fit of fewer than three
- * distinct points is reported in words.  The largest residuals of long
- * sweeps are found by a second pass that reads cached relaxed optima or
- * solves again.  Write ha_report_header() first.  Errors besides the
+ * distinct points is reported in words.  The fits' second pass (largest
+ * residual, per-n fits) reads the relaxed optima back from memory while
+ * they take at most 1 MiB, else from an unlinked temporary file in
+ * $TMPDIR (or /tmp) of 8 bytes a row, else (no file could be made) solves
+ * again, with the same result: a sweep's memory does not grow with its
+ * rows.  Write ha_report_header() first.  Errors besides the
  * common ones: those of ha_solver_new and ha_solver_solve (HA_EINFEASIBLE,
  * HA_ENOMEM, HA_ENUMERIC); HA_EINVAL for no budget, no sample, or a NULL
  * samples.at. */

@@ -118,6 +118,29 @@ HA_API enum ha_status ha_solver_enumerate(const struct ha_solver *solver,
 HA_API enum ha_status ha_solve(uint64_t budget, const struct ha_constraints *c,
                         const struct ha_model *model, struct ha_solution *out);
 
+/* The relaxation for many models of one solver (a sweep): a workspace that
+ * keeps one NLopt optimiser for its life instead of making one a solve.
+ * Its answers are those of ha_solver_solve_relaxed, bit for bit, whatever
+ * it solved before: every solve starts from the same point a one-shot
+ * solve does (the polish's last bits depend on where NLopt stopped, so a
+ * neighbour's answer is no start).  The solver must outlive the workspace;
+ * a workspace serves one thread at a time. */
+struct ha_relaxed_solver;
+
+/* Make a workspace for solver.  HA_EINVAL for NULL arguments, HA_ENOMEM;
+ * on HA_OK *out owns it (free with ha_relaxed_solver_free). */
+HA_API enum ha_status ha_relaxed_solver_new(const struct ha_solver *solver,
+                                            struct ha_relaxed_solver **out);
+
+/* Free a workspace; NULL is accepted. */
+HA_API void ha_relaxed_solver_free(struct ha_relaxed_solver *relaxed_solver);
+
+/* ha_solver_solve_relaxed on the workspace's solver: the same answer and
+ * the same statuses. */
+HA_API enum ha_status ha_relaxed_solver_solve(struct ha_relaxed_solver *relaxed_solver,
+                                              const struct ha_model *model,
+                                              struct ha_relaxed *relaxed);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,28 +1,43 @@
 /* The sweep table: every (n, D) solved and streamed row by row, feeding
- * the scaling-law fits of spec §6, which follow the table. */
+ * the scaling-law fits of spec §6, which follow the table.
+ *
+ * A row costs its two solves and its formatting, nothing that grows with
+ * the sweep: each budget keeps one solver and one relaxation workspace,
+ * YAML rows after the first are formatted here into a buffer and written
+ * in blocks (exactly as the emitter would write them), and the fits'
+ * second pass reads the relaxed optima back from a journal
+ * (report_journal.h) instead of keeping them or solving again. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "report_internal.h"
+#include "report/report_journal.h"
+
+/* YAML rows are gathered in a buffer of this size and written once it
+ * has less than ROW_MAX bytes left (a row is at most ~330 bytes: eight
+ * keys, three integers, five doubles of at most 24 characters). */
+#define ROWS_BUFFER ((size_t)1 << 16)
+#define ROW_MAX ((size_t)512)
 
 struct table {
 	const struct ha_table_request *req;
 	struct ha_model model;        /* req->model at the current n */
 	struct ha_solver **solvers;   /* one per budget */
+	struct ha_relaxed_solver **relaxed; /* one per budget */
 	struct ha_fit **dim_power;    /* per budget: ln d* vs ln ln n */
 	struct ha_fit **dim_log;      /* per budget: d* vs ln n */
 	struct ha_fit *heads_power;   /* per n, over the budgets */
-	struct report_law_fit *by_samples; /* a finished heads fit per n */
-	double *relaxed_dims;         /* x*(n_i) per budget, row-major by budget,
-	                                 when small enough to keep; else NULL */
+	struct journal *journal;      /* x*(n, D) of every row */
 	size_t replay_budget;         /* which budget a replay regenerates */
+	size_t replay_point;          /* which n a heads replay regenerates */
+	char *rows;                   /* YAML rows not yet written */
+	size_t rows_used;
+	size_t rows_done;             /* rows so far */
+	double samples_of_text;       /* the n samples_text holds (NaN: none) */
+	char samples_text[32];        /* n as a YAML scalar, shared by its rows */
 };
-
-/* Keep the relaxed optima of a sweep (8 bytes a point) up to 16 MB, so
- * the fits' second pass for their largest residual reads them back
- * instead of solving every point again. */
-#define RELAXED_CACHE_POINTS ((size_t)1 << 21)
 
 static double sample_at(const struct table *t, size_t i)
 {
@@ -39,31 +54,39 @@ static enum ha_status solve_failed(struct ha_report *r, struct ha_error *err,
 	return report_fail(r, err, st, "solving: %s", ha_status_str(st));
 }
 
+/* x*(n_i) of budget b: from the journal, else solved again (the same
+ * double: the workspace's answers do not depend on its past). */
+static enum ha_status relaxed_dim_at(struct table *t, size_t b, size_t i,
+                                     double *x)
+{
+	if (journal_kept(t->journal) &&
+	    journal_get(t->journal, b, i, x) == HA_OK)
+		return HA_OK;
+	struct ha_model m = t->model;
+	struct ha_relaxed r;
+	m.samples = sample_at(t, i);
+	enum ha_status st = ha_relaxed_solver_solve(t->relaxed[b], &m, &r);
+	*x = r.head_dim;
+	return st;
+}
+
 /* Regenerate point i of a per-budget fit: (n_i, x*(n_i)). */
 static enum ha_status replay_dim(void *ctx, size_t i, double *x, double *y)
 {
 	struct table *t = ctx;
 	*x = sample_at(t, i);
-	if (t->relaxed_dims) {
-		*y = t->relaxed_dims[t->replay_budget * t->req->samples.count + i];
-		return HA_OK;
-	}
-	struct ha_model m = t->model;
-	struct ha_relaxed r;
-	m.samples = *x;
-	enum ha_status st = ha_solver_solve_relaxed(t->solvers[t->replay_budget], &m, &r);
-	*y = r.head_dim;
-	return st;
+	return relaxed_dim_at(t, t->replay_budget, i, y);
 }
 
-/* Regenerate point i of a per-n fit: (D_i, H*(D_i)) at t->model.samples. */
-static enum ha_status replay_heads(void *ctx, size_t i, double *x, double *y)
+/* Regenerate point b of the per-n fit at n_{t->replay_point}: (D_b, H*),
+ * H* = D_b / x* as the relaxation computes it. */
+static enum ha_status replay_heads(void *ctx, size_t b, double *x, double *y)
 {
 	struct table *t = ctx;
-	struct ha_relaxed r;
-	enum ha_status st = ha_solver_solve_relaxed(t->solvers[i], &t->model, &r);
-	*x = (double)t->req->budgets[i];
-	*y = r.heads;
+	double dim;
+	enum ha_status st = relaxed_dim_at(t, b, t->replay_point, &dim);
+	*x = (double)t->req->budgets[b];
+	*y = *x / dim;
 	return st;
 }
 
@@ -71,6 +94,8 @@ static void free_table(struct table *t)
 {
 	size_t nb = t->req->budget_count;
 	for (size_t b = 0; b < nb; b++) {
+		if (t->relaxed)
+			ha_relaxed_solver_free(t->relaxed[b]);
 		if (t->solvers)
 			ha_solver_free(t->solvers[b]);
 		if (t->dim_power)
@@ -78,12 +103,13 @@ static void free_table(struct table *t)
 		if (t->dim_log)
 			ha_fit_free(t->dim_log[b]);
 	}
+	free(t->relaxed);
 	free(t->solvers);
 	free(t->dim_power);
 	free(t->dim_log);
 	ha_fit_free(t->heads_power);
-	free(t->by_samples);
-	free(t->relaxed_dims);
+	journal_free(t->journal);
+	free(t->rows);
 }
 
 static enum ha_status init_table(struct table *t, struct ha_report *r,
@@ -93,32 +119,100 @@ static enum ha_status init_table(struct table *t, struct ha_report *r,
 	size_t nb = req->budget_count, ns = req->samples.count;
 	t->model = *req->model;
 	t->solvers = calloc(nb, sizeof *t->solvers);
+	t->relaxed = calloc(nb, sizeof *t->relaxed);
 	t->dim_power = calloc(nb, sizeof *t->dim_power);
 	t->dim_log = calloc(nb, sizeof *t->dim_log);
-	if (nb > 1)
-		t->by_samples = calloc(ns, sizeof *t->by_samples);
-	if (!t->solvers || !t->dim_power || !t->dim_log || (nb > 1 && !t->by_samples))
+	if (r->yaml)
+		t->rows = malloc(ROWS_BUFFER);
+	if (!t->solvers || !t->relaxed || !t->dim_power || !t->dim_log ||
+	    (r->yaml && !t->rows) || journal_new(nb, ns, &t->journal) != HA_OK)
 		return report_fail(r, err, HA_ENOMEM, "preparing the table: %s",
 		                   ha_status_str(HA_ENOMEM));
-	if (ns > HA_FIT_STORE_DEFAULT && ns <= RELAXED_CACHE_POINTS / nb)
-		t->relaxed_dims = malloc(nb * ns * sizeof *t->relaxed_dims);
 	for (size_t b = 0; b < nb; b++) {
 		enum ha_status st = ha_solver_new(req->budgets[b], req->constraints,
 		                                  &t->solvers[b]);
+		if (st == HA_OK)
+			st = ha_relaxed_solver_new(t->solvers[b], &t->relaxed[b]);
 		if (st != HA_OK)
 			return solve_failed(r, err, st, req->budgets[b]);
-		if (ha_fit_new(HA_FIT_POWER_LOGLN, HA_FIT_STORE_DEFAULT, &t->dim_power[b]) != HA_OK ||
-		    ha_fit_new(HA_FIT_LOG, HA_FIT_STORE_DEFAULT, &t->dim_log[b]) != HA_OK)
+		/* No store: the second pass reads the journal, at any length. */
+		if (ha_fit_new(HA_FIT_POWER_LOGLN, 0, &t->dim_power[b]) != HA_OK ||
+		    ha_fit_new(HA_FIT_LOG, 0, &t->dim_log[b]) != HA_OK)
 			return report_fail(r, err, HA_ENOMEM, "preparing the fits: %s",
 			                   ha_status_str(HA_ENOMEM));
 	}
-	if (nb > 1 && ha_fit_new(HA_FIT_POWER, HA_FIT_STORE_DEFAULT, &t->heads_power) != HA_OK)
+	/* A store for one n's points (one a budget) where they fit in it. */
+	if (nb > 1 && ha_fit_new(HA_FIT_POWER, nb <= HA_FIT_STORE_DEFAULT ? nb : 0,
+	                         &t->heads_power) != HA_OK)
 		return report_fail(r, err, HA_ENOMEM, "preparing the fits: %s",
 		                   ha_status_str(HA_ENOMEM));
 	return HA_OK;
 }
 
-static void write_row(struct ha_report *r, double samples,
+static char *put_text(char *p, const char *text)
+{
+	size_t length = strlen(text);
+	memcpy(p, text, length);
+	return p + length;
+}
+
+static char *put_uint(char *p, uint64_t value)
+{
+	char digits[20];
+	size_t n = 0;
+	do {
+		digits[n++] = (char)('0' + value % 10);
+		value /= 10;
+	} while (value);
+	while (n)
+		*p++ = digits[--n];
+	return p;
+}
+
+static char *put_double(char *p, double value)
+{
+	char buf[32];
+	return put_text(p, ha_yaml_double_text(value, buf));
+}
+
+/* A row after the first, as the emitter writes an item of the table's
+ * block sequence: a new line, "- ", and the flow map of plain scalars
+ * (numbers and .inf are plain in a flow map) with ", " between pairs. */
+static void put_yaml_row(struct table *t, struct ha_report *r, double samples,
+                         const struct ha_solution *sol)
+{
+	if (ROWS_BUFFER - t->rows_used < ROW_MAX) {
+		ha_yaml_raw(r->yaml, t->rows, t->rows_used);
+		t->rows_used = 0;
+	}
+	char *p = t->rows + t->rows_used;
+	p = put_text(p, "\n- {budget: ");
+	p = put_uint(p, sol->budget);
+	p = put_text(p, ", samples: ");
+	/* One n has a row a budget: format it once. */
+	if (!(t->samples_of_text == samples)) {
+		char buf[32];
+		strcpy(t->samples_text, ha_yaml_double_text(samples, buf));
+		t->samples_of_text = samples;
+	}
+	p = put_text(p, t->samples_text);
+	p = put_text(p, ", heads: ");
+	p = put_uint(p, sol->optimum.heads);
+	p = put_text(p, ", head_dim: ");
+	p = put_uint(p, sol->optimum.head_dim);
+	p = put_text(p, ", mse: ");
+	p = put_double(p, sol->optimum.terms.mse);
+	p = put_text(p, ", log10_mse: ");
+	p = put_double(p, report_log10(sol->optimum.terms.log_mse));
+	p = put_text(p, ", relaxed_head_dim: ");
+	p = put_double(p, sol->relaxed.head_dim);
+	p = put_text(p, ", relaxed_heads: ");
+	p = put_double(p, sol->relaxed.heads);
+	p = put_text(p, "}");
+	t->rows_used = (size_t)(p - t->rows);
+}
+
+static void write_row(struct table *t, struct ha_report *r, double samples,
                       const struct ha_solution *sol)
 {
 	char b[32];
@@ -131,6 +225,12 @@ static void write_row(struct ha_report *r, double samples,
 		        sol->relaxed.head_dim, sol->relaxed.heads);
 		return;
 	}
+	if (t->rows_done++ > 0) {
+		put_yaml_row(t, r, samples, sol);
+		return;
+	}
+	/* The first row through the emitter, which then knows the sequence
+	 * holds an item (an empty one it would write as []). */
 	struct ha_yaml_writer *w = r->yaml;
 	ha_yaml_begin_map(w, 1);
 	ha_yaml_key(w, "budget");
@@ -152,6 +252,15 @@ static void write_row(struct ha_report *r, double samples,
 	ha_yaml_end_map(w);
 }
 
+/* Write the rows gathered so far. */
+static void flush_rows(struct table *t, struct ha_report *r)
+{
+	if (r->yaml && t->rows_used) {
+		ha_yaml_raw(r->yaml, t->rows, t->rows_used);
+		t->rows_used = 0;
+	}
+}
+
 /* Solve every (n, D), streaming the rows and feeding the fits. */
 static enum ha_status write_rows(struct table *t, struct ha_report *r,
                                  struct ha_error *err)
@@ -168,32 +277,29 @@ static enum ha_status write_rows(struct table *t, struct ha_report *r,
 	}
 	for (size_t i = 0; i < ns; i++) {
 		t->model.samples = sample_at(t, i);
-		if (t->heads_power)
-			ha_fit_reset(t->heads_power);
 		for (size_t b = 0; b < nb; b++) {
 			struct ha_solution sol;
-			enum ha_status st = ha_solver_solve(t->solvers[b], &t->model, &sol);
-			if (st != HA_OK)
+			sol.budget = req->budgets[b];
+			enum ha_status st = ha_solver_solve_integer(t->solvers[b], &t->model,
+			                                            &sol.optimum,
+			                                            &sol.certificate);
+			if (st == HA_OK)
+				st = ha_relaxed_solver_solve(t->relaxed[b], &t->model,
+				                             &sol.relaxed);
+			if (st != HA_OK) {
+				flush_rows(t, r);
 				return solve_failed(r, err, st, req->budgets[b]);
-			write_row(r, t->model.samples, &sol);
-			if (t->relaxed_dims)
-				t->relaxed_dims[b * ns + i] = sol.relaxed.head_dim;
+			}
+			write_row(t, r, t->model.samples, &sol);
+			journal_put(t->journal, sol.relaxed.head_dim);
 			ha_fit_add(t->dim_power[b], t->model.samples, sol.relaxed.head_dim);
 			ha_fit_add(t->dim_log[b], t->model.samples, sol.relaxed.head_dim);
-			if (t->heads_power)
-				ha_fit_add(t->heads_power, (double)req->budgets[b], sol.relaxed.heads);
-		}
-		if (t->heads_power) {
-			struct report_law_fit *f = &t->by_samples[i];
-			report_finish_fit(f, LAW_HEADS_POWER, t->heads_power, replay_heads, t);
-			f->claimed = HA_FIT_SEED_BUDGET_EXPONENT;
-			if (f->status == HA_OK)
-				f->largest_budget = req->budgets[f->result.max_residual_index];
 		}
 		/* A closed pipe need not cost the rest of a long sweep. */
 		if (report_write_failed(r))
 			return report_end(r, err);
 	}
+	flush_rows(t, r);
 	if (r->yaml)
 		ha_yaml_end_seq(r->yaml);
 	return HA_OK;
@@ -228,20 +334,41 @@ static void write_budget_fits(struct table *t, struct ha_report *r, size_t b)
 	ha_yaml_end_map(r->yaml);
 }
 
+/* The fit of ln H* against ln D over the budgets at n_i, from the
+ * journal (or solved again). */
+static void samples_fit(struct table *t, size_t i, struct report_law_fit *f)
+{
+	const struct ha_table_request *req = t->req;
+	t->model.samples = sample_at(t, i);
+	t->replay_point = i;
+	ha_fit_reset(t->heads_power);
+	for (size_t b = 0; b < req->budget_count; b++) {
+		double x, y;
+		if (replay_heads(t, b, &x, &y) == HA_OK)
+			ha_fit_add(t->heads_power, x, y);
+	}
+	report_finish_fit(f, LAW_HEADS_POWER, t->heads_power, replay_heads, t);
+	f->claimed = HA_FIT_SEED_BUDGET_EXPONENT;
+	if (f->status == HA_OK)
+		f->largest_budget = req->budgets[f->result.max_residual_index];
+}
+
 static void write_samples_fit(struct table *t, struct ha_report *r, size_t i)
 {
-	double n = sample_at(t, i);
+	struct report_law_fit fit;
+	samples_fit(t, i, &fit);
+	double n = t->model.samples;
 	if (!r->yaml) {
 		char label[64];
 		snprintf(label, sizeof label, "samples %.6g", n);
-		report_text_fit(r->stream, label, &t->by_samples[i]);
+		report_text_fit(r->stream, label, &fit);
 		return;
 	}
 	ha_yaml_begin_map(r->yaml, 0);
 	ha_yaml_key(r->yaml, "samples");
 	ha_yaml_double(r->yaml, n);
 	ha_yaml_key(r->yaml, "heads_law");
-	report_yaml_fit(r->yaml, &t->by_samples[i]);
+	report_yaml_fit(r->yaml, &fit);
 	ha_yaml_end_map(r->yaml);
 }
 
@@ -262,7 +389,8 @@ static void write_fits(struct table *t, struct ha_report *r)
 		ha_yaml_key(r->yaml, "by_samples");
 		ha_yaml_begin_seq(r->yaml, 0);
 	}
-	for (size_t i = 0; t->by_samples && i < t->req->samples.count; i++)
+	for (size_t i = 0; t->heads_power && i < t->req->samples.count &&
+	                   !report_write_failed(r); i++)
 		write_samples_fit(t, r, i);
 	if (r->yaml) {
 		ha_yaml_end_seq(r->yaml);
@@ -283,6 +411,7 @@ enum ha_status ha_report_table(struct ha_report *r,
 		                   "a table needs a model, budgets and samples");
 	struct table t = {0};
 	t.req = req;
+	t.samples_of_text = NAN;
 	st = init_table(&t, r, err);
 	if (st == HA_OK)
 		st = write_rows(&t, r, err);

@@ -203,15 +203,28 @@ void ha_yaml_int(struct ha_yaml_writer *w, int64_t value)
 	scalar(w, buf, 1);
 }
 
+const char *ha_yaml_double_text(double value, char buf[32])
+{
+	if (isnan(value))
+		return ".nan";
+	if (isinf(value))
+		return value > 0 ? ".inf" : "-.inf";
+	return ha_format_double(value, buf);
+}
+
 void ha_yaml_double(struct ha_yaml_writer *w, double value)
 {
 	char buf[32];
-	if (isnan(value))
-		scalar(w, ".nan", 1);
-	else if (isinf(value))
-		scalar(w, value > 0 ? ".inf" : "-.inf", 1);
-	else
-		scalar(w, ha_format_double(value, buf), 1);
+	scalar(w, ha_yaml_double_text(value, buf), 1);
+}
+
+void ha_yaml_raw(struct ha_yaml_writer *w, const char *text, size_t length)
+{
+	if (w->status != HA_OK)
+		return;
+	if (!yaml_emitter_flush(&w->emitter) ||
+	    fwrite(text, 1, length, w->stream) != length)
+		w->status = HA_EIO;
 }
 
 void ha_yaml_bool(struct ha_yaml_writer *w, int value)

@@ -1,0 +1,268 @@
+#define _DEFAULT_SOURCE /* wait4, popen */
+/* headalloc-bench's sweep section: see sweep_bench.h. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <headalloc/headalloc.h>
+
+#include "sweep_bench.h"
+
+#ifndef HA_BENCH_DIR
+#define HA_BENCH_DIR "bench"
+#endif
+
+/* The sweep of every figure: n log-spaced in [1e4, 1e12], as the CLI's
+ * --samples 1e4:1e12:POINTS; D = 512, or these four. */
+#define FROM 1e4
+#define TO 1e12
+#define FOUR_BUDGETS "512,768,1024,4096"
+
+static double seconds_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* In-process rates are per second of this process's CPU time, as the
+ * SciPy loop's are (time.process_time): on a shared machine the wall
+ * clock also counts the other processes' turns. */
+static double cpu_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double sweep_at(const void *ctx, size_t i)
+{
+	return ha_scenario_sweep_value(FROM, TO, *(const size_t *)ctx, i);
+}
+
+static volatile double sweep_sink;
+
+/* Integer and relaxed optimum of every point of a sweep, no output. */
+static double solve_rate(size_t points)
+{
+	struct ha_solver *s;
+	struct ha_relaxed_solver *w;
+	if (ha_solver_new(512, NULL, &s) != HA_OK)
+		return 0;
+	if (ha_relaxed_solver_new(s, &w) != HA_OK) {
+		ha_solver_free(s);
+		return 0;
+	}
+	struct ha_model m = ha_model_defaults();
+	double start = cpu_now();
+	for (size_t i = 0; i < points; i++) {
+		struct ha_allocation a;
+		struct ha_relaxed r;
+		m.samples = sweep_at(&points, i);
+		ha_solver_solve_integer(s, &m, &a, NULL);
+		ha_relaxed_solver_solve(w, &m, &r);
+		sweep_sink += r.head_dim + (double)a.head_dim;
+	}
+	double elapsed = cpu_now() - start;
+	ha_relaxed_solver_free(w);
+	ha_solver_free(s);
+	return (double)points / elapsed;
+}
+
+/* The table section of a sweep (D = 512) into /dev/null: rows a second. */
+static double table_rate(size_t points, enum ha_report_format format)
+{
+	FILE *f = fopen("/dev/null", "w");
+	if (!f)
+		return 0;
+	struct ha_report *r;
+	struct ha_model m = ha_model_defaults();
+	uint64_t budget = 512;
+	double start = cpu_now();
+	enum ha_status st = ha_report_new(f, format, &r);
+	if (st == HA_OK) {
+		ha_report_table(r, &(struct ha_table_request){
+			.model = &m, .budgets = &budget, .budget_count = 1,
+			.samples = {points, sweep_at, &points}}, NULL);
+		st = ha_report_finish(r);
+		ha_report_free(r);
+	}
+	double elapsed = cpu_now() - start;
+	fclose(f);
+	return st == HA_OK ? (double)points / elapsed : 0;
+}
+
+/* The CLI on the long sweep, stdout to /dev/null: wall time and peak RSS
+ * from wait4(). */
+static void run_cli(struct sweep_cli_run *run, const char *cli, size_t points)
+{
+	char spec[64];
+	snprintf(spec, sizeof spec, "%g:%g:%zu", FROM, TO, points);
+	const char *budgets = run->budgets == 1 ? "512" : FOUR_BUDGETS;
+	run->ran = 0;
+	run->exit_status = -1;
+	double start = seconds_now();
+	pid_t pid = fork();
+	if (pid < 0)
+		return;
+	if (pid == 0) {
+		if (!freopen("/dev/null", "w", stdout))
+			_exit(127);
+		execl(cli, cli, "--budget", budgets, "--samples", spec, "--format",
+		      run->format, (char *)NULL);
+		_exit(127);
+	}
+	int status;
+	struct rusage usage;
+	if (wait4(pid, &status, 0, &usage) < 0)
+		return;
+	run->seconds = seconds_now() - start;
+	run->ran = 1;
+	run->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	run->peak_rss_mb = (double)usage.ru_maxrss / 1024.0;
+	run->cpu_seconds = (double)usage.ru_utime.tv_sec + 1e-6 * (double)usage.ru_utime.tv_usec +
+	                   (double)usage.ru_stime.tv_sec + 1e-6 * (double)usage.ru_stime.tv_usec;
+	run->rows_per_second = (double)(points * run->budgets) / run->seconds;
+}
+
+/* Check the SciPy loop's answers ("n d x" lines) against headalloc's. */
+static void check_scipy(struct sweep_bench *b, FILE *p)
+{
+	struct ha_solver *s;
+	if (ha_solver_new(512, NULL, &s) != HA_OK)
+		return;
+	double n, x;
+	unsigned long long d;
+	size_t checked = 0;
+	b->scipy_agree = 1;
+	while (fscanf(p, "%lf %llu %lf", &n, &d, &x) == 3) {
+		struct ha_model m = ha_model_defaults();
+		struct ha_solution sol;
+		m.samples = n;
+		if (ha_solver_solve(s, &m, &sol) != HA_OK || sol.optimum.head_dim != d)
+			b->scipy_agree = 0;
+		double diff = fabs(x - sol.relaxed.head_dim) / sol.relaxed.head_dim;
+		if (diff > b->scipy_max_rel_diff)
+			b->scipy_max_rel_diff = diff;
+		checked++;
+	}
+	if (checked == 0 || b->scipy_max_rel_diff > 1e-9)
+		b->scipy_agree = 0;
+	ha_solver_free(s);
+}
+
+/* Run bench/scipy_sweep.py under the first Python that has SciPy. */
+static void run_scipy(struct sweep_bench *b, size_t points)
+{
+	const char *env = getenv("PYTHON");
+	const char *pythons[] = {env && *env ? env : "python3", "python3",
+	                         "/usr/bin/python3"};
+	snprintf(b->scipy_note, sizeof b->scipy_note, "no python3 found");
+	for (size_t k = 0; k < sizeof pythons / sizeof *pythons; k++) {
+		if (k > 0 && strcmp(pythons[k], pythons[k - 1]) == 0)
+			continue;
+		char cmd[1024];
+		snprintf(cmd, sizeof cmd, "'%s' '%s/scipy_sweep.py' 512 %g %g %zu 8 2>&1",
+		         pythons[k], HA_BENCH_DIR, FROM, TO, points);
+		FILE *p = popen(cmd, "r");
+		if (!p)
+			continue;
+		char line[256] = "";
+		double rate = 0, seconds = 0;
+		int got = fgets(line, sizeof line, p) &&
+		          sscanf(line, "rate %lf %lf", &rate, &seconds) == 2;
+		if (got)
+			check_scipy(b, p);
+		int status = pclose(p);
+		if (got && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+			b->scipy_ran = 1;
+			b->scipy_points = points;
+			b->scipy_per_second = rate;
+			snprintf(b->scipy_note, sizeof b->scipy_note, "%s", pythons[k]);
+			return;
+		}
+		/* Say why the last candidate could not run it. */
+		line[strcspn(line, "\n")] = '\0';
+		if (*line)
+			snprintf(b->scipy_note, sizeof b->scipy_note, "%s: %s", pythons[k], line);
+	}
+}
+
+void sweep_bench_run(struct sweep_bench *b, const char *cli, int quick)
+{
+	memset(b, 0, sizeof *b);
+	b->points = quick ? 100000 : 1000000;
+	b->in_process_points = quick ? 20000 : 200000;
+	b->solve_per_second = solve_rate(b->in_process_points);
+	b->yaml_per_second = table_rate(b->in_process_points, HA_FORMAT_YAML);
+	b->text_per_second = table_rate(b->in_process_points, HA_FORMAT_TEXT);
+	const char *formats[] = {"yaml", "yaml", "text", "text"};
+	for (size_t i = 0; i < 4; i++) {
+		b->cli[i].format = formats[i];
+		b->cli[i].budgets = i % 2 ? 4 : 1;
+		run_cli(&b->cli[i], cli, b->points);
+	}
+	run_scipy(b, quick ? 5000 : 20000);
+}
+
+void sweep_bench_print_text(const struct sweep_bench *b)
+{
+	printf("\nsweeps (n log-spaced in [1e4, 1e12], D = 512; four budgets: %s):\n",
+	       FOUR_BUDGETS);
+	printf("  in process, %zu points, per CPU second: solve only %.4g points/s, "
+	       "YAML table %.4g rows/s, text table %.4g rows/s\n", b->in_process_points, b->solve_per_second,
+	       b->yaml_per_second, b->text_per_second);
+	for (size_t i = 0; i < 4; i++) {
+		const struct sweep_cli_run *r = &b->cli[i];
+		printf("  whole process, %zu points, %zu budget%s, %-4s: ", b->points,
+		       r->budgets, r->budgets == 1 ? " " : "s", r->format);
+		if (r->ran && r->exit_status == 0)
+			printf("%.3f s (CPU %.3f s), %.4g rows/s, peak RSS %.1f MB\n",
+			       r->seconds, r->cpu_seconds, r->rows_per_second,
+			       r->peak_rss_mb);
+		else
+			printf("did not run (exit %d)\n", r->exit_status);
+	}
+	if (!b->scipy_ran) {
+		printf("  SciPy/NumPy loop: skipped (%s)\n", b->scipy_note);
+		return;
+	}
+	printf("  SciPy/NumPy loop (%s), %zu points: %.4g points/CPU s; headalloc %.3gx "
+	       "(solve only), %.3gx (YAML table); answers %s (x* within %.2g)\n",
+	       b->scipy_note, b->scipy_points, b->scipy_per_second,
+	       b->solve_per_second / b->scipy_per_second,
+	       b->yaml_per_second / b->scipy_per_second,
+	       b->scipy_agree ? "agree" : "DISAGREE", b->scipy_max_rel_diff);
+}
+
+void sweep_bench_print_yaml(const struct sweep_bench *b)
+{
+	printf("sweeps:\n  in_process: {points: %zu, solve_per_second: %.6g, "
+	       "yaml_rows_per_second: %.6g, text_rows_per_second: %.6g}\n",
+	       b->in_process_points, b->solve_per_second, b->yaml_per_second,
+	       b->text_per_second);
+	printf("  whole_process:\n");
+	for (size_t i = 0; i < 4; i++) {
+		const struct sweep_cli_run *r = &b->cli[i];
+		printf("  - {format: %s, budgets: %zu, points: %zu, ran: %s, exit_status: %d, "
+		       "seconds: %.4g, cpu_seconds: %.4g, rows_per_second: %.6g, "
+		       "peak_rss_mb: %.4g}\n", r->format, r->budgets, b->points,
+		       r->ran ? "true" : "false", r->exit_status, r->seconds,
+		       r->cpu_seconds, r->rows_per_second, r->peak_rss_mb);
+	}
+	if (!b->scipy_ran) {
+		printf("  scipy: {ran: false, note: \"%s\"}\n", b->scipy_note);
+		return;
+	}
+	printf("  scipy: {ran: true, python: \"%s\", points: %zu, per_second: %.6g, "
+	       "solve_ratio: %.4g, yaml_ratio: %.4g, agree: %s, max_rel_diff: %.3g}\n",
+	       b->scipy_note, b->scipy_points, b->scipy_per_second,
+	       b->solve_per_second / b->scipy_per_second,
+	       b->yaml_per_second / b->scipy_per_second,
+	       b->scipy_agree ? "true" : "false", b->scipy_max_rel_diff);
+}

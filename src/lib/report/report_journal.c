@@ -1,0 +1,189 @@
+/* The journal of a sweep's relaxed optima (see report_journal.h).
+ *
+ * In memory the values lie row by row.  In the file they lie in groups of
+ * JOURNAL_BLOCK points: group k holds, budget after budget, one block of
+ * each budget's values for points k*JOURNAL_BLOCK onwards.  The group being
+ * filled stays in memory; a full group is written at once (one write
+ * for every budget), and a block is read back with one read. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report/report_journal.h"
+
+struct journal {
+	size_t budgets, points;
+	size_t put;            /* values put so far */
+	int kept;              /* 0 once values are lost */
+	double *memory;        /* every value, row by row (memory journals) */
+	int fd;                /* the temporary file (file journals), or -1 */
+	double *group;         /* the group being filled, block by block */
+	size_t groups_written; /* groups in the file */
+	double *cache;         /* one block a budget, read back */
+	size_t *cached;        /* the group of each budget's cached block + 1 */
+};
+
+/* An unlinked temporary file in $TMPDIR (else /tmp), or -1. */
+static int temporary_file(void)
+{
+	static const char name[] = "/headalloc-journal-XXXXXX";
+	const char *dir = getenv("TMPDIR");
+	if (!dir || !*dir)
+		dir = "/tmp";
+	size_t length = strlen(dir);
+	char *path = malloc(length + sizeof name);
+	if (!path)
+		return -1;
+	memcpy(path, dir, length);
+	memcpy(path + length, name, sizeof name);
+	int fd = mkstemp(path);
+	if (fd >= 0)
+		unlink(path);
+	free(path);
+	return fd;
+}
+
+static int write_all(int fd, const double *values, size_t count, off_t offset)
+{
+	const char *p = (const char *)values;
+	size_t left = count * sizeof *values;
+	while (left > 0) {
+		ssize_t n = pwrite(fd, p, left, offset);
+		if (n <= 0)
+			return 0;
+		p += n;
+		left -= (size_t)n;
+		offset += n;
+	}
+	return 1;
+}
+
+static int read_all(int fd, double *values, size_t count, off_t offset)
+{
+	char *p = (char *)values;
+	size_t left = count * sizeof *values;
+	while (left > 0) {
+		ssize_t n = pread(fd, p, left, offset);
+		if (n <= 0)
+			return 0;
+		p += n;
+		left -= (size_t)n;
+		offset += n;
+	}
+	return 1;
+}
+
+/* Give up keeping values: the caller solves again. */
+static void lose(struct journal *j)
+{
+	j->kept = 0;
+	if (j->fd >= 0)
+		close(j->fd);
+	j->fd = -1;
+}
+
+enum ha_status journal_new(size_t budgets, size_t points, struct journal **out)
+{
+	*out = NULL;
+	if (budgets == 0 || points > SIZE_MAX / budgets ||
+	    budgets > SIZE_MAX / sizeof(double) / JOURNAL_BLOCK)
+		return HA_ENOMEM;
+	struct journal *j = calloc(1, sizeof *j);
+	if (!j)
+		return HA_ENOMEM;
+	j->budgets = budgets;
+	j->points = points;
+	j->kept = 1;
+	j->fd = -1;
+	if (budgets * points <= JOURNAL_MEMORY_VALUES) {
+		j->memory = malloc((budgets * points + 1) * sizeof *j->memory);
+		if (!j->memory) {
+			free(j);
+			return HA_ENOMEM;
+		}
+		*out = j;
+		return HA_OK;
+	}
+	j->group = malloc(budgets * JOURNAL_BLOCK * sizeof *j->group);
+	j->cache = malloc(budgets * JOURNAL_BLOCK * sizeof *j->cache);
+	j->cached = calloc(budgets, sizeof *j->cached);
+	if (!j->group || !j->cache || !j->cached) {
+		journal_free(j);
+		return HA_ENOMEM;
+	}
+	j->fd = temporary_file();
+	if (j->fd < 0)
+		j->kept = 0;
+	*out = j;
+	return HA_OK;
+}
+
+void journal_free(struct journal *j)
+{
+	if (!j)
+		return;
+	if (j->fd >= 0)
+		close(j->fd);
+	free(j->memory);
+	free(j->group);
+	free(j->cache);
+	free(j->cached);
+	free(j);
+}
+
+int journal_kept(const struct journal *j)
+{
+	return j->kept;
+}
+
+void journal_put(struct journal *j, double value)
+{
+	if (!j->kept)
+		return;
+	if (j->memory) {
+		j->memory[j->put++] = value;
+		return;
+	}
+	size_t point = j->put / j->budgets, budget = j->put % j->budgets;
+	size_t in_block = point % JOURNAL_BLOCK;
+	j->group[budget * JOURNAL_BLOCK + in_block] = value;
+	j->put++;
+	if (budget + 1 == j->budgets && in_block + 1 == JOURNAL_BLOCK) {
+		size_t values = j->budgets * JOURNAL_BLOCK;
+		off_t offset = (off_t)(j->groups_written * values * sizeof(double));
+		if (!write_all(j->fd, j->group, values, offset))
+			lose(j);
+		j->groups_written++;
+	}
+}
+
+enum ha_status journal_get(struct journal *j, size_t budget, size_t point,
+                           double *value)
+{
+	if (!j->kept || budget >= j->budgets ||
+	    point * j->budgets + budget >= j->put)
+		return HA_EIO;
+	if (j->memory) {
+		*value = j->memory[point * j->budgets + budget];
+		return HA_OK;
+	}
+	size_t group = point / JOURNAL_BLOCK, in_block = point % JOURNAL_BLOCK;
+	if (group >= j->groups_written) {
+		/* Not written yet: still in the group being filled. */
+		*value = j->group[budget * JOURNAL_BLOCK + in_block];
+		return HA_OK;
+	}
+	double *block = j->cache + budget * JOURNAL_BLOCK;
+	if (j->cached[budget] != group + 1) {
+		off_t offset = (off_t)((group * j->budgets + budget) *
+		                       JOURNAL_BLOCK * sizeof(double));
+		if (!read_all(j->fd, block, JOURNAL_BLOCK, offset)) {
+			lose(j);
+			return HA_EIO;
+		}
+		j->cached[budget] = group + 1;
+	}
+	*value = block[in_block];
+	return HA_OK;
+}

@@ -1,0 +1,52 @@
+/* The relaxed optima of a sweep, kept for the fits' second pass
+ * (library-internal).
+ *
+ * The fits of spec §6 need every point twice: once for the line, once
+ * for the largest residual and the directly summed squared residuals.
+ * Solving every point again would double the cost of a sweep, and holding
+ * the points would make its memory grow with its length; the journal
+ * holds them in memory while they are few (up to JOURNAL_MEMORY_VALUES)
+ * and in an unlinked temporary file beyond, so that a sweep's memory does
+ * not grow with its rows and its cost per row does not jump at any size.
+ *
+ * Values are put row by row (point outer, budget inner, as the table is
+ * solved) and read back by (budget, point) in any order; reading a budget's
+ * points in order, or every budget of one point after another, costs one
+ * block read per JOURNAL_BLOCK values.  When no temporary file can be
+ * made (or writing it fails), the journal keeps nothing and says so: the
+ * caller then solves again, with the same result. */
+#ifndef HEADALLOC_REPORT_JOURNAL_H
+#define HEADALLOC_REPORT_JOURNAL_H
+
+#include <stddef.h>
+
+#include <headalloc/status.h>
+
+/* Values in one block: 4 KiB. */
+#define JOURNAL_BLOCK ((size_t)512)
+
+/* Journals of up to this many values (1 MiB) stay in memory. */
+#define JOURNAL_MEMORY_VALUES ((size_t)1 << 17)
+
+struct journal;
+
+/* A journal for budgets x points values.  HA_ENOMEM, or HA_OK with *out a
+ * journal to free with journal_free (one that may keep nothing, see
+ * journal_kept). */
+enum ha_status journal_new(size_t budgets, size_t points, struct journal **out);
+
+void journal_free(struct journal *j);
+
+/* Put the next value (row by row). */
+void journal_put(struct journal *j, double value);
+
+/* 1 when every value put can be read back, 0 when the journal keeps
+ * nothing (no temporary file could be made or written). */
+int journal_kept(const struct journal *j);
+
+/* The value put for (budget, point), into *value.  HA_EIO when it cannot
+ * be read back (then journal_kept turns 0). */
+enum ha_status journal_get(struct journal *j, size_t budget, size_t point,
+                           double *value);
+
+#endif

@@ -1,0 +1,331 @@
+/* The relaxation workspace (ha_relaxed_solver) against the per-point
+ * solve as it was before the workspace existed (commit 68dfc38): the
+ * same answers, bit for bit, on many random problems solved in sweeps and
+ * in random order.  The last bits of x* depend on where NLopt stopped, so
+ * nothing short of the same computation gives them: the reference below
+ * is that computation, written against the public API. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+#include <nlopt.h>
+
+#include <headalloc/headalloc.h>
+
+static uint64_t next_random(uint64_t *state)
+{
+	uint64_t x = *state;
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*state = x;
+	return x * UINT64_C(2685821657736338717);
+}
+
+static double uniform(uint64_t *state, double lo, double hi)
+{
+	return lo + (hi - lo) * (double)(next_random(state) >> 11) / 9007199254740992.0;
+}
+
+static double log_uniform(uint64_t *state, double lo, double hi)
+{
+	return exp(uniform(state, log(lo), log(hi)));
+}
+
+/* ---- the per-point solve of 68dfc38 -------------------------------------- */
+
+struct old_problem {
+	struct ha_relaxed_fn fn;
+};
+
+static double old_objective(unsigned n, const double *u, double *grad, void *data)
+{
+	(void)n;
+	const struct old_problem *p = data;
+	return ha_relaxed_fn_eval(&p->fn, u[0], grad);
+}
+
+static double old_slope(const struct old_problem *p, double u)
+{
+	double grad;
+	old_objective(1, &u, &grad, (void *)p);
+	return grad;
+}
+
+static double old_polish(const struct old_problem *p, double u, double lo,
+                         double hi)
+{
+	double g = old_slope(p, u);
+	if (g == 0.0 || !isfinite(g))
+		return u;
+	double a = u, b = u;
+	double step = 1e-9 * (fabs(u) > 1.0 ? fabs(u) : 1.0);
+	for (int i = 0; i < 80; i++) {
+		b = g < 0 ? a + step : a - step;
+		if (b >= hi || b <= lo) {
+			b = b >= hi ? hi : lo;
+			if ((old_slope(p, b) < 0) == (g < 0))
+				return b;
+			break;
+		}
+		if ((old_slope(p, b) < 0) != (g < 0))
+			break;
+		a = b;
+		step *= 2.0;
+	}
+	double ga = g, gb = old_slope(p, b);
+	int side = 0;
+	for (int i = 0; i < 200; i++) {
+		double x = (a * gb - b * ga) / (gb - ga);
+		double lo_ab = a < b ? a : b, hi_ab = a < b ? b : a;
+		if (!(x > lo_ab && x < hi_ab))
+			x = 0.5 * (a + b);
+		if (x == a || x == b)
+			break;
+		double gx = old_slope(p, x);
+		if (gx == 0.0)
+			return x;
+		if ((gx < 0) == (ga < 0)) {
+			a = x;
+			ga = gx;
+			if (side == -1)
+				gb *= 0.5;
+			side = -1;
+		} else {
+			b = x;
+			gb = gx;
+			if (side == 1)
+				ga *= 0.5;
+			side = 1;
+		}
+		if (fabs(b - a) <= 4e-16 * fabs(a))
+			break;
+	}
+	return fabs(ga) < fabs(gb) ? a : b;
+}
+
+static double old_start(const struct ha_model *m, double budget, double lo,
+                        double hi)
+{
+	double rhs = log(m->smoothness * m->bias_coef / m->var_coef) +
+	             log(m->samples) + log(budget);
+	double u = 1.0;
+	for (int i = 0; i < 6; i++) {
+		double x = exp(u);
+		double g = (0.5 * x + m->smoothness + 2.0) * u - rhs;
+		double dg = 0.5 * x * u + 0.5 * x + m->smoothness + 2.0;
+		double step = g / dg;
+		u -= step > 1.0 ? 1.0 : step < -1.0 ? -1.0 : step;
+	}
+	if (!isfinite(u) || u < lo)
+		u = lo;
+	if (u > hi)
+		u = hi;
+	return u;
+}
+
+static enum ha_status old_nlopt(struct old_problem *p, double lo, double hi,
+                                double *u)
+{
+	nlopt_opt opt = nlopt_create(NLOPT_LD_SLSQP, 1);
+	if (!opt)
+		return HA_ENOMEM;
+	nlopt_result r = nlopt_set_min_objective(opt, old_objective, p);
+	if (r > 0)
+		r = nlopt_set_lower_bounds1(opt, lo);
+	if (r > 0)
+		r = nlopt_set_upper_bounds1(opt, hi);
+	if (r > 0)
+		r = nlopt_set_xtol_rel(opt, 1e-7);
+	if (r > 0)
+		r = nlopt_set_maxeval(opt, 500);
+	double start_f = old_objective(1, u, NULL, p);
+	double u_opt = *u, f_opt = start_f;
+	if (r > 0)
+		r = nlopt_optimize(opt, &u_opt, &f_opt);
+	nlopt_destroy(opt);
+	if (r == NLOPT_OUT_OF_MEMORY)
+		return HA_ENOMEM;
+	if (r < 0 && r != NLOPT_ROUNDOFF_LIMITED)
+		return HA_ENUMERIC;
+	if (isfinite(u_opt) && u_opt >= lo && u_opt <= hi && f_opt <= start_f)
+		*u = u_opt;
+	return HA_OK;
+}
+
+/* The relaxed interval of solver.c (x_lo, x_hi) for budget D under c. */
+static void old_interval(uint64_t budget, const struct ha_constraints *c,
+                         double *lo, double *hi)
+{
+	double D = (double)budget;
+	*lo = 1.0;
+	*hi = D;
+	if (c->min_head_dim && (double)c->min_head_dim > *lo)
+		*lo = (double)c->min_head_dim;
+	if (c->head_dim_multiple && (double)c->head_dim_multiple > *lo)
+		*lo = (double)c->head_dim_multiple;
+	if (c->max_heads && D / (double)c->max_heads > *lo)
+		*lo = D / (double)c->max_heads;
+	if (c->max_head_dim && (double)c->max_head_dim < *hi)
+		*hi = (double)c->max_head_dim;
+	if (c->min_heads && D / (double)c->min_heads < *hi)
+		*hi = D / (double)c->min_heads;
+}
+
+static enum ha_status old_solve(uint64_t budget, const struct ha_constraints *c,
+                                const struct ha_model *m, struct ha_relaxed *out)
+{
+	double x_lo, x_hi;
+	old_interval(budget, c, &x_lo, &x_hi);
+	struct old_problem problem;
+	double D = (double)budget;
+	ha_relaxed_fn_init(&problem.fn, m, D);
+	double lo = log(x_lo), hi = log(x_hi), u;
+	if (!(hi > lo) || old_slope(&problem, lo) >= 0) {
+		u = lo;
+	} else if (old_slope(&problem, hi) <= 0) {
+		u = hi;
+	} else {
+		u = old_start(m, D, lo, hi);
+		enum ha_status st = old_nlopt(&problem, lo, hi, &u);
+		if (st == HA_ENOMEM)
+			return st;
+		u = old_polish(&problem, u, lo, hi);
+	}
+	out->head_dim = exp(u);
+	if (out->head_dim < x_lo)
+		out->head_dim = x_lo;
+	if (out->head_dim > x_hi)
+		out->head_dim = x_hi;
+	out->heads = D / out->head_dim;
+	out->log_mse = ha_model_log_relaxed_ln(m, D, u, NULL);
+	if (!isfinite(out->head_dim) || !isfinite(out->log_mse))
+		return HA_ENUMERIC;
+	return HA_OK;
+}
+
+/* ---- random problems ------------------------------------------------------ */
+
+static uint64_t pick_budget(uint64_t *rng)
+{
+	static const uint64_t special[] = {
+		1, 2, 7, 512, 4096, 4544, 720720, UINT64_C(4611686018427387904),
+		UINT64_C(9223372036854775807), UINT64_C(897612484786617600),
+	};
+	uint64_t r = next_random(rng) % 8;
+	if (r == 0)
+		return special[next_random(rng) % (sizeof special / sizeof *special)];
+	if (r < 3)
+		return 1 + next_random(rng) % 1000000000000;
+	return 1 + next_random(rng) % 65536;
+}
+
+static struct ha_constraints pick_constraints(uint64_t *rng, uint64_t D)
+{
+	struct ha_constraints c = {0, 0, 0, 0, 0};
+	if (next_random(rng) % 2)
+		return c;
+	uint64_t top = D < 4096 ? D : 4096;
+	if (next_random(rng) % 3 == 0)
+		c.head_dim_multiple = 1 + next_random(rng) % 64;
+	if (next_random(rng) % 3 == 0)
+		c.min_head_dim = 1 + next_random(rng) % top;
+	if (next_random(rng) % 3 == 0)
+		c.max_heads = 1 + next_random(rng) % top;
+	if (next_random(rng) % 3 == 0)
+		c.min_heads = 1 + next_random(rng) % 8;
+	return c;
+}
+
+static struct ha_model pick_model(uint64_t *rng)
+{
+	struct ha_model m;
+	m.samples = log_uniform(rng, 1.001, 1e300);
+	m.smoothness = log_uniform(rng, 0.05, 8);
+	m.bias_coef = log_uniform(rng, 1e-6, 1e6);
+	m.var_coef = log_uniform(rng, 1e-6, 1e6);
+	uint64_t r = next_random(rng) % 4;
+	m.hdi = r == 0 ? 1.0 : r == 1 ? 0.0 : uniform(rng, 0, 1);
+	return m;
+}
+
+static void assert_same(const struct ha_relaxed *got, const struct ha_relaxed *want,
+                        uint64_t budget, const struct ha_model *m)
+{
+	cr_assert(memcmp(&got->head_dim, &want->head_dim, sizeof(double)) == 0 &&
+	          memcmp(&got->heads, &want->heads, sizeof(double)) == 0 &&
+	          memcmp(&got->log_mse, &want->log_mse, sizeof(double)) == 0,
+	          "D=%llu n=%.17g s=%.17g c_b=%.17g c_v=%.17g hdi=%.17g: "
+	          "x* %.17g / %.17g, H* %.17g / %.17g, ln f %.17g / %.17g",
+	          (unsigned long long)budget, m->samples, m->smoothness,
+	          m->bias_coef, m->var_coef, m->hdi, got->head_dim, want->head_dim,
+	          got->heads, want->heads, got->log_mse, want->log_mse);
+}
+
+/* A workspace per problem, fed a sweep in n (as the table feeds it) and
+ * then models in random order: every answer that of the old per-point
+ * solve, to the bit, and that of the one-shot ha_solver_solve_relaxed. */
+Test(relaxed, a_workspace_answers_as_the_old_per_point_solve_bit_for_bit,
+     .timeout = 600)
+{
+	uint64_t rng = 20250113;
+	size_t compared = 0, interior = 0;
+	for (int problem = 0; problem < 400; problem++) {
+		uint64_t D = pick_budget(&rng);
+		struct ha_constraints c = pick_constraints(&rng, D);
+		struct ha_solver *s;
+		if (ha_solver_new(D, &c, &s) != HA_OK)
+			continue;
+		struct ha_relaxed_solver *w;
+		cr_assert_eq(ha_relaxed_solver_new(s, &w), HA_OK);
+		struct ha_model base = pick_model(&rng);
+		double from = log_uniform(&rng, 1.001, 1e20);
+		double to = from * log_uniform(&rng, 1.0, 1e40);
+		for (int k = 0; k < 60; k++) {
+			struct ha_model m = base;
+			if (k < 40)
+				m.samples = exp(log(from) + (log(to) - log(from)) * k / 39.0);
+			else
+				m = pick_model(&rng);
+			struct ha_relaxed got, want, one_shot;
+			enum ha_status st = ha_relaxed_solver_solve(w, &m, &got);
+			cr_assert_eq(st, old_solve(D, &c, &m, &want));
+			cr_assert_eq(st, ha_solver_solve_relaxed(s, &m, &one_shot));
+			if (st != HA_OK)
+				continue;
+			assert_same(&got, &want, D, &m);
+			assert_same(&one_shot, &want, D, &m);
+			compared++;
+			double x_lo, x_hi;
+			old_interval(D, &c, &x_lo, &x_hi);
+			interior += got.head_dim > x_lo && got.head_dim < x_hi;
+		}
+		ha_relaxed_solver_free(w);
+		ha_solver_free(s);
+	}
+	cr_assert_gt(compared, 15000);
+	/* Most answers came from NLopt and the polish, not a bound. */
+	cr_assert_gt(interior, compared / 2);
+}
+
+Test(relaxed, a_workspace_refuses_bad_arguments)
+{
+	struct ha_solver *s;
+	struct ha_relaxed_solver *w = (void *)&s;
+	cr_assert_eq(ha_relaxed_solver_new(NULL, &w), HA_EINVAL);
+	cr_assert_null(w);
+	cr_assert_eq(ha_solver_new(512, NULL, &s), HA_OK);
+	cr_assert_eq(ha_relaxed_solver_new(s, NULL), HA_EINVAL);
+	cr_assert_eq(ha_relaxed_solver_new(s, &w), HA_OK);
+	struct ha_model m = ha_model_defaults();
+	struct ha_relaxed r;
+	cr_assert_eq(ha_relaxed_solver_solve(NULL, &m, &r), HA_EINVAL);
+	cr_assert_eq(ha_relaxed_solver_solve(w, NULL, &r), HA_EINVAL);
+	cr_assert_eq(ha_relaxed_solver_solve(w, &m, NULL), HA_EINVAL);
+	m.samples = 1.0;
+	cr_assert_eq(ha_relaxed_solver_solve(w, &m, &r), HA_EINVAL);
+	ha_relaxed_solver_free(w);
+	ha_relaxed_solver_free(NULL);
+	ha_solver_free(s);
+}
