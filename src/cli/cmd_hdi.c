@@ -99,6 +99,11 @@ int cli_hdi_main(int argc, char **argv)
 		return status;
 	if (!o.have_heads)
 		return cli_usage_error(cmd.name, "--heads is required");
+	status = cli_input(o.c.file, "the input");
+	if (status == EXIT_OK)
+		status = cli_check_output(o.c.output);
+	if (status != EXIT_OK)
+		return status;
 
 	struct ha_hdi_report *hdi = NULL;
 	struct ha_error err;

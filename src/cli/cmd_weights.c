@@ -60,6 +60,11 @@ int cli_weights_main(int argc, char **argv)
 	int status;
 	if (!cli_parse_file_command(&cmd, argc, argv, &o, &o, apply, &status))
 		return status;
+	status = cli_input(o.file, "the input");
+	if (status == EXIT_OK)
+		status = cli_check_output(o.output);
+	if (status != EXIT_OK)
+		return status;
 
 	double *sigma = NULL;
 	size_t heads = 0;

@@ -152,11 +152,27 @@ bool cli_parse_file_command(const struct cli_command *cmd, int argc,
 
 /* ---- writing a report ---------------------------------------------------------- */
 
+/* A refused output is a usage error (2) when the user named an input as
+ * the output or a file whose other links would silently keep the old
+ * contents; one that could not have been written in place (read-only,
+ * someone else's) is a failure to write (1), as fopen's EACCES was. */
+static int refusal_status(int err)
+{
+	return err == ATOMIC_SAME_AS_INPUT || err == ATOMIC_HARD_LINKED
+	               ? EXIT_USAGE
+	               : cli_exit_status(HA_EIO);
+}
+
 static int write_error(const char *path, int err)
 {
+	if (path && err < 0) {
+		fprintf(stderr, "headalloc: --output: refusing to replace '%s': %s\n",
+		        path, atomic_file_strerror(err));
+		return refusal_status(err);
+	}
 	if (path)
 		fprintf(stderr, "headalloc: --output: cannot write '%s': %s\n", path,
-		        strerror(err));
+		        atomic_file_strerror(err));
 	else
 		fprintf(stderr, "headalloc: writing standard output: %s\n",
 		        strerror(err));
@@ -177,6 +193,19 @@ static enum ha_status write_report(FILE *out, enum ha_report_format format,
 		st = ha_report_finish(r); /* flushes out */
 	ha_report_free(r);
 	return st;
+}
+
+int cli_input(const char *path, const char *what)
+{
+	if (atomic_file_add_input(path, what) != 0)
+		return cli_library_failure(what, path, HA_ENOMEM, NULL);
+	return EXIT_OK;
+}
+
+int cli_check_output(const char *output)
+{
+	int e = output ? atomic_file_check(output) : 0;
+	return e ? write_error(output, e) : EXIT_OK;
 }
 
 int cli_emit(const char *output, enum ha_report_format format,

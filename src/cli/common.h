@@ -92,9 +92,19 @@ bool cli_parse_file_command(const struct cli_command *cmd, int argc,
 typedef enum ha_status (*cli_report_fn)(struct ha_report *r, const void *ctx,
                                         struct ha_error *err);
 
+/* Register path, an input of the command named by what ("--config",
+ * "the weights file"), as a file no output may replace (atomic_file.h).
+ * EXIT_OK, or EXIT_IO after a message. */
+int cli_input(const char *path, const char *what);
+
+/* Refuse output (when not NULL) before any work is done, when writing it
+ * would destroy something (atomic_file_check): one line naming it and the
+ * reason.  Returns the exit status, EXIT_OK when it may be written. */
+int cli_check_output(const char *output);
+
 /* Write a report in format with write(r, ctx, err) to the standard output,
- * or with output != NULL to a temporary file renamed over output once
- * complete (removed on failure).  A failure to write is reported in one
+ * or with output != NULL through atomic_file_open() (refusals and
+ * all).  A failure to write is reported in one
  * line naming the destination; any other through cli_library_failure().
  * Returns the exit status. */
 int cli_emit(const char *output, enum ha_report_format format,

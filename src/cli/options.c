@@ -348,6 +348,9 @@ static int apply_option(struct cli_options *o, struct hdi_request *h, int code,
 static int load_config(struct cli_options *o)
 {
 	struct ha_error err;
+	int rc = cli_input(o->config, "--config");
+	if (rc != EXIT_OK)
+		return rc;
 	enum ha_status st = ha_scenario_read_file(o->config, &o->scenario, &err);
 	if (st != HA_OK)
 		return cli_library_failure("--config", o->config, st, &err);
@@ -476,6 +479,10 @@ static int parse(int argc, char **argv, struct cli_options *o, bool *answered)
 			return rc;
 	}
 	int rc = check_combination(o, &h);
+	if (rc == EXIT_OK && o->hdi_from)
+		rc = cli_input(o->hdi_from, "--hdi-from");
+	if (rc == EXIT_OK)
+		rc = cli_check_output(o->output);
 	if (rc != EXIT_OK)
 		return rc;
 	if (o->hdi_from) {
