@@ -71,7 +71,7 @@ static void free_table(struct table *t)
 {
 	size_t nb = t->req->budget_count;
 	for (size_t b = 0; b < nb; b++) {
-		if (t->solvers)
+		if (t->solvers && !t->req->solvers)
 			ha_solver_free(t->solvers[b]);
 		if (t->dim_power)
 			ha_fit_free(t->dim_power[b]);
@@ -103,8 +103,12 @@ static enum ha_status init_table(struct table *t, struct ha_report *r,
 	if (ns > HA_FIT_STORE_DEFAULT && ns <= RELAXED_CACHE_POINTS / nb)
 		t->relaxed_dims = malloc(nb * ns * sizeof *t->relaxed_dims);
 	for (size_t b = 0; b < nb; b++) {
-		enum ha_status st = ha_solver_new(req->budgets[b], req->constraints,
-		                                  &t->solvers[b]);
+		enum ha_status st = HA_OK;
+		if (req->solvers) /* borrowed: the caller frees them */
+			t->solvers[b] = req->solvers[b];
+		else
+			st = ha_solver_new(req->budgets[b], req->constraints,
+			                   &t->solvers[b]);
 		if (st != HA_OK)
 			return solve_failed(r, err, st, req->budgets[b]);
 		if (ha_fit_new(HA_FIT_POWER_LOGLN, HA_FIT_STORE_DEFAULT, &t->dim_power[b]) != HA_OK ||

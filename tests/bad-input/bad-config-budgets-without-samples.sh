@@ -1,0 +1,2 @@
+printf "budgets: [512]\n" > s.yaml
+"$HEADALLOC" --config s.yaml
