@@ -655,9 +655,16 @@ Test(hdi, covariance_rejects_asymmetric_and_nonfinite)
 	cr_assert(strstr(err.message, "not finite"), "%s", err.message);
 	cr_assert_eq(ha_covariance_weights(c, 0, &hw, &err), HA_EINVAL);
 	/* not a covariance: a negative eigenvalue */
-	const double neg[4] = {-1, 0, 0, -1};
+	const double neg[4] = {1, 2, 2, 1};
 	cr_assert_eq(ha_covariance_weights(neg, 2, &hw, &err), HA_EFORMAT);
 	cr_assert(strstr(err.message, "not positive semi-definite"), "%s", err.message);
+	cr_assert_null(hw.alpha);
+	/* a negative variance, however small, is no rounding error: it was
+	 * once taken for a singular matrix with gain inf */
+	const double tiny[4] = {1, 0, 0, -1e-12};
+	cr_assert_eq(ha_covariance_weights(tiny, 2, &hw, &err), HA_EFORMAT);
+	cr_assert(strstr(err.message, "row 2, column 2 is a variance"), "%s",
+	          err.message);
 	cr_assert_null(hw.alpha);
 }
 

@@ -1,2 +1,2 @@
-printf 'covariance: [[-1, 0], [0, -1]]\n' > cov.yaml
+printf 'covariance: [[1, 2], [2, 1]]\n' > cov.yaml
 "$HEADALLOC" weights cov.yaml
