@@ -202,6 +202,29 @@ out:
 	return st;
 }
 
+/* issue 9: H = 1.  There are no pairs, so the HDI is 1 whatever the
+ * weights; only whether they are all zero (rank 0) is looked at. */
+static enum ha_status single_head(const double *weights, size_t rows,
+                                  size_t cols, struct ha_hdi_tensor *t,
+                                  struct ha_error *err)
+{
+	t->overlap = calloc(1, sizeof *t->overlap);
+	t->rank = calloc(1, sizeof *t->rank);
+	if (!t->overlap || !t->rank) {
+		ha_hdi_tensor_clear(t);
+		return ha_fail(err, HA_ENOMEM, "out of memory");
+	}
+	int zero = 1;
+	for (size_t i = 0; i < rows * cols && zero; i++)
+		zero = weights[i] == 0.0;
+	size_t full = t->head_dim < t->model_dim ? t->head_dim : t->model_dim;
+	t->rank[0] = zero ? 0 : full;
+	t->rank_deficient = zero;
+	t->overlap[0] = zero ? 0.0 : 1.0;
+	t->hdi = 1.0;
+	return HA_OK;
+}
+
 enum ha_status ha_hdi_compute(const double *weights, size_t rows,
                               size_t cols, size_t heads,
                               enum ha_layout layout, const char *name,
@@ -233,6 +256,11 @@ enum ha_status ha_hdi_compute(const double *weights, size_t rows,
 	if (heads > SIZE_MAX / sizeof(double) / heads)
 		return ha_fail(err, HA_EINVAL, "tensor '%s': too many heads (%zu)",
 		               name, heads);
+	/* issue 9: the H x H overlap matrix stays bounded. */
+	if (heads > HA_HDI_MAX_HEADS)
+		return ha_fail(err, HA_EUNSUPPORTED, "tensor '%s': %zu heads; at "
+		               "most %zu are supported", name, heads,
+		               HA_HDI_MAX_HEADS);
 
 	out->name = strdup(name);
 	if (!out->name)
@@ -240,6 +268,9 @@ enum ha_status ha_hdi_compute(const double *weights, size_t rows,
 	out->heads = heads;
 	out->head_dim = outdim / heads;
 	out->model_dim = model;
+
+	if (heads == 1) /* issue 9: no SVD for an answer that is always 1 */
+		return single_head(weights, rows, cols, out, err);
 
 	gsl_error_handler_t *old = gsl_set_error_handler_off();
 	enum ha_status st = compute(weights, cols, model, out->head_dim, heads,
