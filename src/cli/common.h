@@ -85,6 +85,19 @@ bool cli_parse_file_command(const struct cli_command *cmd, int argc,
                             void *options, cli_apply_fn apply,
                             int *exit_status);
 
+/* ---- measuring the HDI (measure_hdi.c) ----------------------------------- */
+
+/* The HDI of the tensors of path matching pattern (NULL: all), with heads
+ * heads each, for the hdi command (subject NULL) and --hdi-from (subject
+ * "--hdi-from").  A tensor whose overlaps would cost more than
+ * HA_HDI_MAX_WORK is refused before its data is read; a tensor whose heads
+ * are all zero is an error; zero and lower-rank heads are warned about,
+ * saying what was done.  Returns EXIT_OK with *out to free with
+ * ha_hdi_report_free(), or the exit status after one line on stderr. */
+int cli_measure_hdi(const char *subject, const char *path,
+                    const char *pattern, size_t heads, enum ha_layout layout,
+                    struct ha_hdi_report **out);
+
 /* ---- writing a report ---------------------------------------------------- */
 
 /* Write the sections of a report into r (ha_report_*); returns the status

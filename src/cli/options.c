@@ -341,7 +341,9 @@ static int apply_option(struct cli_options *o, struct hdi_request *h, int code,
 		h->tensor = arg;
 		return EXIT_OK;
 	case OPT_HDI_HEADS:
-		return parse_count(code, arg, &h->heads);
+		if (!cli_parse_uint(arg, 1, HA_HDI_MAX_HEADS, &h->heads))
+			return bad_value(code, arg, "a whole number from 1 to 1024");
+		return EXIT_OK;
 	case OPT_HDI_LAYOUT:
 		h->have_layout = 1;
 		if (ha_layout_parse(arg, &h->layout) != HA_OK)
@@ -430,12 +432,10 @@ static int load_config(struct cli_options *o)
 static int measure_hdi(struct cli_options *o, const struct hdi_request *h)
 {
 	struct ha_hdi_report *report = NULL;
-	struct ha_error err;
-	ha_error_clear(&err);
-	enum ha_status st = ha_hdi_from_file(o->hdi_from, h->tensor, (size_t)h->heads,
-	                                     h->layout, &report, &err);
-	if (st != HA_OK)
-		return cli_library_failure("--hdi-from", o->hdi_from, st, &err);
+	int rc = cli_measure_hdi("--hdi-from", o->hdi_from, h->tensor,
+	                         (size_t)h->heads, h->layout, &report);
+	if (rc != EXIT_OK)
+		return rc;
 	o->model.hdi = report->mean_hdi;
 	o->hdi_source = (struct ha_hdi_source){
 		.file = o->hdi_from,

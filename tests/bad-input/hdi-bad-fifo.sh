@@ -1,0 +1,1 @@
+mkfifo w.safetensors && "$HEADALLOC" hdi w.safetensors --heads 2
