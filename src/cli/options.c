@@ -531,6 +531,23 @@ static int check_combination(const struct cli_options *o,
 	return EXIT_OK;
 }
 
+/* "headalloc --heads 12 hdi w.safetensors": a subcommand after options
+ * is named as such, instead of the options being unknown to the
+ * allocation command.  Returns the exit status after the message, or 0
+ * when no argument is a subcommand's name. */
+static int misplaced_command(int argc, char **argv)
+{
+	static const char *const commands[] = {"hdi", "weights"};
+	for (int i = 2; i < argc; i++)
+		for (size_t c = 0; c < sizeof commands / sizeof *commands; c++)
+			if (strcmp(argv[i], commands[c]) == 0)
+				return cli_usage_error(commands[c], "the command '%s' "
+				                       "must come first: headalloc %s "
+				                       "FILE [OPTION]...", commands[c],
+				                       commands[c]);
+	return 0;
+}
+
 /* Parse into o; returns EXIT_OK or the exit status of an error already
  * printed.  *answered is set after --help or --version: nothing to run. */
 static int parse(int argc, char **argv, struct cli_options *o, bool *answered)
@@ -553,16 +570,22 @@ static int parse(int argc, char **argv, struct cli_options *o, bool *answered)
 			*answered = true;
 			return EXIT_OK;
 		}
-		if (code == '?' || code == ':')
-			return cli_getopt_error(code, argv[optind - 1], long_options, NULL);
+		if (code == '?' || code == ':') {
+			int rc = misplaced_command(argc, argv);
+			return rc ? rc : cli_getopt_error(code, argv[optind - 1],
+			                                  long_options, NULL);
+		}
 		if (code == 'c') {
 			if (!*optarg)
 				return bad_value(code, optarg, "a file name");
 			o->config = optarg;
 		}
 	}
-	if (optind < argc)
-		return cli_usage_error(NULL, "unexpected argument '%s'", argv[optind]);
+	if (optind < argc) {
+		int rc = misplaced_command(argc, argv);
+		return rc ? rc : cli_usage_error(NULL, "unexpected argument '%s'",
+		                                 argv[optind]);
+	}
 	if (o->config) {
 		int rc = load_config(o);
 		if (rc != EXIT_OK)
