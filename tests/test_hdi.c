@@ -831,7 +831,15 @@ Test(hdi, bad_safetensors_files)
 		{"{\"k\\u0000x\":{\"dtype\":\"F32\",\"shape\":[1,1],"
 		 "\"data_offsets\":[0,4]}}", 4, HA_EFORMAT, "NUL character"},
 		{"{\"a\\nb\":{\"dtype\":\"F32\",\"shape\":[1],"
-		 "\"data_offsets\":[0,4]}}", 4, HA_EUNSUPPORTED, "'a?b'"},
+		 "\"data_offsets\":[0,4]}}", 4, HA_EFORMAT,
+		 "tensor name 'a?b' holds a control character"},
+		/* a C1 control (U+009B, a one-byte CSI) and a bidi override */
+		{"{\"a\\u009bb\":{\"dtype\":\"F32\",\"shape\":[1],"
+		 "\"data_offsets\":[0,4]}}", 4, HA_EFORMAT,
+		 "tensor name 'a?b' holds a control character"},
+		{"{\"a\\u202eb\":{\"dtype\":\"F32\",\"shape\":[1],"
+		 "\"data_offsets\":[0,4]}}", 4, HA_EFORMAT,
+		 "tensor name 'a?b' holds a control character"},
 		{"{}", 0, HA_EINVAL, "no tensor matches"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -19,5 +19,6 @@
 #include "covariance.h"
 #include "head_weights.h"
 #include "number.h"
+#include "text.h"
 
 #endif

@@ -35,6 +35,10 @@ int cli_library_failure(const char *subject, const char *file,
 	long line = err ? err->line : 0, column = err ? err->column : 0;
 	if (err && err->file)
 		file = err->file;
+	/* Paths and messages may quote what a file holds: shown safe. */
+	char safe_file[4096], safe_message[HA_ERROR_MESSAGE_MAX];
+	if (file)
+		file = ha_text_safe(file, safe_file, sizeof safe_file);
 	fputs("headalloc: ", stderr);
 	/* FILE:LINE:COLUMN says where; naming the option too is noise. */
 	if (subject && line <= 0)
@@ -48,18 +52,23 @@ int cli_library_failure(const char *subject, const char *file,
 	}
 	if (file || line > 0)
 		fputs(": ", stderr);
-	fprintf(stderr, "%s\n", err && err->message[0] ? err->message
-	                                               : ha_status_str(status));
+	fprintf(stderr, "%s\n",
+	        err && err->message[0]
+	                ? ha_text_safe(err->message, safe_message,
+	                               sizeof safe_message)
+	                : ha_status_str(status));
 	return cli_exit_status(status);
 }
 
 int cli_usage_error(const char *command, const char *fmt, ...)
 {
 	va_list args;
-	fputs("headalloc: ", stderr);
+	char line[4096], safe[4096];
 	va_start(args, fmt);
-	vfprintf(stderr, fmt, args);
+	vsnprintf(line, sizeof line, fmt, args);
 	va_end(args);
+	/* it may quote an argument as typed: shown safe */
+	fprintf(stderr, "headalloc: %s", ha_text_safe(line, safe, sizeof safe));
 	fprintf(stderr, " (try 'headalloc %s%s--help')\n", command ? command : "",
 	        command ? " " : "");
 	return EXIT_USAGE;
@@ -67,8 +76,9 @@ int cli_usage_error(const char *command, const char *fmt, ...)
 
 int cli_bad_value(const char *option, const char *value, const char *expected)
 {
+	char safe[256];
 	fprintf(stderr, "headalloc: %s: invalid value '%s': expected %s\n",
-	        option, value, expected);
+	        option, ha_text_safe(value, safe, sizeof safe), expected);
 	return EXIT_USAGE;
 }
 

@@ -123,6 +123,14 @@ static const char *option_name(int code)
 
 static int bad_value(int code, const char *value, const char *expected)
 {
+	/* "0512": refused by the number grammar, since a YAML 1.1 reader
+	 * takes it as octal; say so rather than leave it a puzzle. */
+	const char *v = value + (*value == '+' || *value == '-');
+	char why[160];
+	if (v[0] == '0' && v[1] >= '0' && v[1] <= '9' &&
+	    (size_t)snprintf(why, sizeof why, "%s without a leading zero",
+	                     expected) < sizeof why)
+		expected = why;
 	return cli_bad_value(option_name(code), value, expected);
 }
 

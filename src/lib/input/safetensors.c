@@ -12,6 +12,8 @@
 
 #include <json-c/json.h>
 
+#include <headalloc/text.h>
+
 #include "base/error_internal.h"
 #include "input/weights_internal.h"
 
@@ -428,6 +430,16 @@ enum ha_status ha_safetensors_open(struct ha_weights *w, struct ha_error *err)
 		}
 		if (w->count >= keys)
 			break;
+		/* a name is printed in reports and messages: refuse what a
+		 * terminal would act on (text.h) */
+		size_t nlen = strlen(name);
+		if (ha_text_unsafe_at(name, nlen, NULL) < nlen) {
+			char shown[128];
+			st = ha_fail(err, HA_EFORMAT, "tensor name '%s' holds a "
+			             "control character",
+			             ha_text_safe(name, shown, sizeof shown));
+			goto out;
+		}
 		struct ha_weights_tensor *t = &w->tensors[w->count];
 		t->name = strdup(name);
 		if (!t->name) {

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include <headalloc/text.h>
 #include <headalloc/weights.h>
 
 #include "base/open_file.h"
@@ -388,6 +389,13 @@ static char *stem(const char *path)
 	if (s) {
 		memcpy(s, base, n);
 		s[n] = '\0';
+		/* the name is printed: a file name's control characters are
+		 * shown as '?' (text.h) */
+		char *safe = malloc(n + 1);
+		if (safe)
+			ha_text_safe(s, safe, n + 1);
+		free(s);
+		s = safe;
 	}
 	return s;
 }

@@ -1,0 +1,1 @@
+"$HEADALLOC" --budget "$(printf '\033[31m512')" --samples 1e8

@@ -1,0 +1,1 @@
+"$HEADALLOC" --budget 0512 --samples 1e8
