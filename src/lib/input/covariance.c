@@ -36,9 +36,13 @@ static enum ha_status number(struct ha_yr *r, double *out)
 		                       "expected a number, found a quoted string");
 	if (!ha_yr_plain_real(r, out))
 		return ha_yr_fail_here(r, HA_EFORMAT,
-		                       "'%.*s' is not a finite decimal number",
+		                       "'%.*s' is not a finite decimal number%s",
 		                       HA_NUMBER_MAX_LENGTH,
-		                       (const char *)r->ev.data.scalar.value);
+		                       (const char *)r->ev.data.scalar.value,
+		                       ha_yr_leading_zero(r)
+		                               ? " (a leading zero: YAML 1.1 "
+		                                 "reads it as octal)"
+		                               : "");
 	return HA_OK;
 }
 

@@ -149,6 +149,13 @@ static const char *describe(const yaml_event_t *ev, char buf[DESCRIBE_SIZE])
 
 /* A plain number with a leading zero ("0512", "-007.5"), which the number
  * grammar refuses because YAML 1.1 reads it as octal. */
+static int leading_zero(const yaml_event_t *ev);
+
+int ha_yr_leading_zero(const struct ha_yr *r)
+{
+	return r->have_event && leading_zero(&r->ev);
+}
+
 static int leading_zero(const yaml_event_t *ev)
 {
 	if (ev->type != YAML_SCALAR_EVENT ||
