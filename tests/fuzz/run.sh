@@ -9,7 +9,7 @@ shift || true
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=$top/build-fuzz
 if [ ! -d "$build" ]; then
-	CC=clang meson setup "$build" "$top" -Dfuzz=true -Dtests=false >/dev/null || exit 1
+	CC=clang meson setup "$build" "$top" -Dfuzz=true -Dtests=disabled >/dev/null || exit 1
 fi
 meson compile -C "$build" >/dev/null || exit 1
 targets=("$@")
