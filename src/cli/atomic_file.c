@@ -156,7 +156,7 @@ static int classify(const char *path, enum kind *kind, char **target,
 
 int atomic_file_check(const char *path)
 {
-	enum kind kind;
+	enum kind kind = NEW_FILE;
 	char *target;
 	struct stat st;
 	int e = classify(path, &kind, &target, &st);
@@ -292,7 +292,7 @@ int atomic_file_open(struct atomic_file *f, const char *path)
 {
 	static const char suffix[] = ".tmp-XXXXXX";
 	memset(f, 0, sizeof *f);
-	enum kind kind;
+	enum kind kind = NEW_FILE;
 	struct stat st;
 	int e = classify(path, &kind, &f->target, &st);
 	if (e)
