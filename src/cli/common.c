@@ -173,20 +173,33 @@ static int refusal_status(int err)
 	               : cli_exit_status(HA_EIO);
 }
 
-static int write_error(const char *path, int err)
+static int write_error_of(const char *option, const char *path, int err)
 {
+	char safe[4096];
+	if (path)
+		path = ha_text_safe(path, safe, sizeof safe);
 	if (path && err < 0) {
-		fprintf(stderr, "headalloc: --output: refusing to replace '%s': %s\n",
-		        path, atomic_file_strerror(err));
+		fprintf(stderr, "headalloc: %s: refusing to replace '%s': %s\n",
+		        option, path, atomic_file_strerror(err));
 		return refusal_status(err);
 	}
 	if (path)
-		fprintf(stderr, "headalloc: --output: cannot write '%s': %s\n", path,
-		        atomic_file_strerror(err));
+		fprintf(stderr, "headalloc: %s: cannot write '%s': %s\n", option,
+		        path, atomic_file_strerror(err));
 	else
 		fprintf(stderr, "headalloc: writing standard output: %s\n",
 		        strerror(err));
 	return cli_exit_status(HA_EIO);
+}
+
+static int write_error(const char *path, int err)
+{
+	return write_error_of("--output", path, err);
+}
+
+int cli_output_error(const char *option, const char *path, int err)
+{
+	return write_error_of(option, path, err);
 }
 
 /* The whole report on out: its sections, then its end.  HA_EIO means
@@ -212,10 +225,15 @@ int cli_input(const char *path, const char *what)
 	return EXIT_OK;
 }
 
+int cli_check_path(const char *option, const char *path)
+{
+	int e = path ? atomic_file_check(path) : 0;
+	return e ? write_error_of(option, path, e) : EXIT_OK;
+}
+
 int cli_check_output(const char *output)
 {
-	int e = output ? atomic_file_check(output) : 0;
-	return e ? write_error(output, e) : EXIT_OK;
+	return cli_check_path("--output", output);
 }
 
 int cli_emit(const char *output, enum ha_report_format format,

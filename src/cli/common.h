@@ -115,6 +115,15 @@ int cli_input(const char *path, const char *what);
  * reason.  Returns the exit status, EXIT_OK when it may be written. */
 int cli_check_output(const char *output);
 
+/* The same for any output file named by option ("--plot"). */
+int cli_check_path(const char *option, const char *path);
+
+/* Say in one line why the output file path of option could not be opened
+ * or written: err is an errno value or an enum atomic_refusal (from
+ * atomic_file_open or _commit).  Returns the exit status: 2 for an output
+ * that is an input or has other hard links, 1 otherwise. */
+int cli_output_error(const char *option, const char *path, int err);
+
 /* Write a report in format with write(r, ctx, err) to the standard output,
  * or with output != NULL through atomic_file_open() (refusals and
  * all).  A failure to write is reported in one
