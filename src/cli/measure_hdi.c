@@ -81,10 +81,15 @@ static enum ha_status check_heads(const char *path,
 		size_t full = t->head_dim < t->model_dim ? t->head_dim : t->model_dim;
 		char list[160] = "";
 		if (zero == t->heads) {
-			snprintf(err->message, sizeof err->message,
-			         "tensor '%s': all %zu head%s weights are zero: "
-			         "there is no subspace to measure", t->name,
-			         t->heads, t->heads == 1 ? "'s" : "s'");
+			if (t->heads == 1)
+				snprintf(err->message, sizeof err->message,
+				         "tensor '%s': its weights are all zero: there "
+				         "is no subspace to measure", t->name);
+			else
+				snprintf(err->message, sizeof err->message,
+				         "tensor '%s': the weights of all %zu heads "
+				         "are zero: there is no subspace to measure",
+				         t->name, t->heads);
 			err->status = HA_EDEGENERATE;
 			return HA_EDEGENERATE;
 		}
