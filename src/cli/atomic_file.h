@@ -47,6 +47,9 @@ enum atomic_refusal {
  * a command needs. */
 int atomic_file_add_input(const char *path, const char *what);
 
+/* Forget every registered input (their paths are about to be freed). */
+void atomic_file_forget_inputs(void);
+
 /* Whether path may be written as an output: 0, an errno value (EISDIR),
  * or an enum atomic_refusal.  atomic_file_open() checks the same; call
  * this first to refuse before any work is done. */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "atomic_file.h"
 #include "common.h"
 #include "options.h"
 #include "parse.h"
@@ -635,6 +636,7 @@ bool cli_options_parse(int argc, char **argv, struct cli_options *o,
 
 void cli_options_free(struct cli_options *o)
 {
+	atomic_file_forget_inputs(); /* they point into argv and o */
 	free(o->budgets);
 	free(o->samples.values);
 	ha_scenario_free(o->scenario);
