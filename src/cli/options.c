@@ -527,6 +527,10 @@ static int check_combination(const struct cli_options *o,
 		                         "%zu",
 		                         o->config, o->budget_count,
 		                         sample_count(&o->samples))
+		       : o->budgets_from_config && o->budget_count > 1
+		       ? cli_usage_error(NULL, "--all needs a single budget, and "
+		                         "%s gives %zu (give --budget)", o->config,
+		                         o->budget_count)
 		       : cli_usage_error(NULL, "--all needs a single budget and a "
 		                         "single value of --samples");
 	/* A table's rows are computed, written and fitted one by one: the
