@@ -655,9 +655,16 @@ Test(hdi, covariance_rejects_asymmetric_and_nonfinite)
 	cr_assert(strstr(err.message, "not finite"), "%s", err.message);
 	cr_assert_eq(ha_covariance_weights(c, 0, &hw, &err), HA_EINVAL);
 	/* not a covariance: a negative eigenvalue */
-	const double neg[4] = {-1, 0, 0, -1};
+	const double neg[4] = {1, 2, 2, 1};
 	cr_assert_eq(ha_covariance_weights(neg, 2, &hw, &err), HA_EFORMAT);
 	cr_assert(strstr(err.message, "not positive semi-definite"), "%s", err.message);
+	cr_assert_null(hw.alpha);
+	/* a negative variance, however small, is no rounding error: it was
+	 * once taken for a singular matrix with gain inf */
+	const double tiny[4] = {1, 0, 0, -1e-12};
+	cr_assert_eq(ha_covariance_weights(tiny, 2, &hw, &err), HA_EFORMAT);
+	cr_assert(strstr(err.message, "row 2, column 2 is a variance"), "%s",
+	          err.message);
 	cr_assert_null(hw.alpha);
 }
 
@@ -824,7 +831,15 @@ Test(hdi, bad_safetensors_files)
 		{"{\"k\\u0000x\":{\"dtype\":\"F32\",\"shape\":[1,1],"
 		 "\"data_offsets\":[0,4]}}", 4, HA_EFORMAT, "NUL character"},
 		{"{\"a\\nb\":{\"dtype\":\"F32\",\"shape\":[1],"
-		 "\"data_offsets\":[0,4]}}", 4, HA_EUNSUPPORTED, "'a?b'"},
+		 "\"data_offsets\":[0,4]}}", 4, HA_EFORMAT,
+		 "tensor name 'a?b' holds a control character"},
+		/* a C1 control (U+009B, a one-byte CSI) and a bidi override */
+		{"{\"a\\u009bb\":{\"dtype\":\"F32\",\"shape\":[1],"
+		 "\"data_offsets\":[0,4]}}", 4, HA_EFORMAT,
+		 "tensor name 'a?b' holds a control character"},
+		{"{\"a\\u202eb\":{\"dtype\":\"F32\",\"shape\":[1],"
+		 "\"data_offsets\":[0,4]}}", 4, HA_EFORMAT,
+		 "tensor name 'a?b' holds a control character"},
 		{"{}", 0, HA_EINVAL, "no tensor matches"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

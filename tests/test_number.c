@@ -27,8 +27,10 @@ Test(number, uint_accepts_decimal_digits)
 	uint64_t v;
 	cr_assert_eq(uint_status("512", &v), HA_OK);
 	cr_expect_eq(v, 512);
-	cr_assert_eq(uint_status("007", &v), HA_OK);
-	cr_expect_eq(v, 7);
+	/* a leading zero is octal to a YAML 1.1 reader: refused */
+	cr_expect_eq(uint_status("007", &v), HA_EFORMAT);
+	cr_expect_eq(uint_status("0512", &v), HA_EFORMAT);
+	cr_expect_eq(uint_status("00", &v), HA_EFORMAT);
 	cr_assert_eq(uint_status("9223372036854775807", &v), HA_OK);
 	cr_expect_eq(v, MAX);
 	cr_assert_eq(ha_parse_uint("0", 0, 0, &v), HA_OK);
@@ -95,7 +97,8 @@ Test(number, real_accepts_finite_decimals)
 	} good[] = {{"2", 2.0},         {"0.5", 0.5},   {".5", 0.5},
 	            {"1.", 1.0},        {"-0.5", -0.5}, {"+2E3", 2000.0},
 	            {"1e8", 1e8},       {"3.3e9", 3.3e9}, {"1e-3", 1e-3},
-	            {"1.e5", 1e5},      {"007.5", 7.5}, {"1e300", 1e300},
+	            {"1.e5", 1e5},      {"0.75", 0.75}, {"1e300", 1e300},
+	            {"-0e5", 0.0},
 	            {"1.7976931348623157e308", 1.7976931348623157e308}};
 	for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
 		double v;
@@ -118,7 +121,8 @@ Test(number, real_refuses_the_rest)
 	                     "1e",   "1e+",  "1.2.3", "1e5e5", "++1",  "+-1",
 	                     "inf",  "-inf", "nan",  "NaN",   "infinity",
 	                     "0x10", "0x1p3", " 1",  "1 ",    "1\n",  "1,5",
-	                     "1_0",  ".inf", "1d5",  "\xef\xbc\x91"};
+	                     "1_0",  ".inf", "1d5",  "\xef\xbc\x91", "007.5", "00.5",
+	                     "-01e3"};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		double v;
 		cr_expect_eq(real_status(bad[i], &v), HA_EFORMAT, "'%s'", bad[i]);
@@ -158,11 +162,11 @@ Test(number, every_short_string_against_a_regex)
 	const size_t k = sizeof alphabet - 1;
 	regex_t real_re, uint_re;
 	cr_assert_eq(regcomp(&real_re,
-	                     "^[+-]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)"
+	                     "^[+-]?(([1-9][0-9]*|0)(\\.[0-9]*)?|\\.[0-9]+)"
 	                     "([eE][+-]?[0-9]+)?$",
 	                     REG_EXTENDED | REG_NOSUB),
 	             0);
-	cr_assert_eq(regcomp(&uint_re, "^[0-9]+$", REG_EXTENDED | REG_NOSUB), 0);
+	cr_assert_eq(regcomp(&uint_re, "^([1-9][0-9]*|0)$", REG_EXTENDED | REG_NOSUB), 0);
 	size_t reals = 0, uints = 0;
 	for (size_t len = 0; len <= 5; len++) {
 		size_t total = 1;

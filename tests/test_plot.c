@@ -244,9 +244,9 @@ Test(sweep, valid_and_deterministic)
 {
 	struct ha_model m = ha_model_defaults();
 	uint64_t budgets[] = {128, 512};
-	check_valid(probe_sweep, &(struct ha_table_request){&m, NULL, budgets, 2, {9, decade, NULL}});
+	check_valid(probe_sweep, &(struct ha_table_request){.model = &m, .constraints = NULL, .budgets = budgets, .budget_count = 2, .samples = {9, decade, NULL}});
 	uint64_t many[] = {128, 256, 512, 1024};
-	check_valid(probe_sweep, &(struct ha_table_request){&m, NULL, many, 4, {1, decade, NULL}});
+	check_valid(probe_sweep, &(struct ha_table_request){.model = &m, .constraints = NULL, .budgets = many, .budget_count = 4, .samples = {1, decade, NULL}});
 }
 
 Test(sweep, each_budget_steps_where_its_optimum_is)
@@ -255,8 +255,7 @@ Test(sweep, each_budget_steps_where_its_optimum_is)
 	struct ha_constraints none = {0};
 	uint64_t budgets[] = {128, 512};
 	struct image im;
-	struct picture p = png(probe_sweep, &(struct ha_table_request){
-		&m, NULL, budgets, 2, {9, decade, NULL}}, &im);
+	struct picture p = png(probe_sweep, &(struct ha_table_request){.model = &m, .constraints = NULL, .budgets = budgets, .budget_count = 2, .samples = {9, decade, NULL}}, &im);
 	cr_assert_eq(p.target.axes_count, 1);
 	cr_assert(p.axes[0].x_log);
 	cr_assert(p.axes[0].x_min < 4.0 && p.axes[0].x_max > 12.0);
@@ -289,7 +288,7 @@ Test(sweep, caption_gives_the_fit_and_the_claim)
 	uint64_t budgets[] = {512};
 	struct picture p;
 	picture_draw(&p, HA_PLOT_SVG, probe_sweep,
-	             &(struct ha_table_request){&m, NULL, budgets, 1, {9, decade, NULL}});
+	             &(struct ha_table_request){.model = &m, .constraints = NULL, .budgets = budgets, .budget_count = 1, .samples = {9, decade, NULL}});
 	cr_assert_eq(p.status, HA_OK);
 	char *text = svg_text(p.data, p.size);
 	cr_assert_not_null(strstr(text, "seeds claim b = 0.3333 (outside the interval)"), "%s", text);
@@ -303,9 +302,9 @@ Test(regimes, valid_and_deterministic)
 {
 	struct ha_model m = ha_model_defaults();
 	uint64_t budgets[] = {512, 4096};
-	check_valid(probe_regimes, &(struct ha_regimes_request){&m, NULL, budgets, 2});
+	check_valid(probe_regimes, &(struct ha_regimes_request){.model = &m, .constraints = NULL, .budgets = budgets, .budget_count = 2});
 	uint64_t small[] = {24};
-	check_valid(probe_regimes, &(struct ha_regimes_request){&m, NULL, small, 1});
+	check_valid(probe_regimes, &(struct ha_regimes_request){.model = &m, .constraints = NULL, .budgets = small, .budget_count = 1});
 }
 
 Test(regimes, each_bar_has_its_head_dims_colour)
@@ -313,7 +312,7 @@ Test(regimes, each_bar_has_its_head_dims_colour)
 	struct ha_model m = ha_model_defaults();
 	uint64_t budgets[] = {512, 4096};
 	struct image im;
-	struct picture p = png(probe_regimes, &(struct ha_regimes_request){&m, NULL, budgets, 2}, &im);
+	struct picture p = png(probe_regimes, &(struct ha_regimes_request){.model = &m, .constraints = NULL, .budgets = budgets, .budget_count = 2}, &im);
 	cr_assert_eq(p.target.axes_count, 2, "the full range and the zoom");
 	struct ha_regime *reg[2];
 	size_t count[2];
@@ -371,7 +370,7 @@ Test(regimes, caption_counts_the_regimes_beyond_a_double)
 	struct ha_model m = ha_model_defaults();
 	uint64_t budgets[] = {512};
 	struct picture p;
-	picture_draw(&p, HA_PLOT_SVG, probe_regimes, &(struct ha_regimes_request){&m, NULL, budgets, 1});
+	picture_draw(&p, HA_PLOT_SVG, probe_regimes, &(struct ha_regimes_request){.model = &m, .constraints = NULL, .budgets = budgets, .budget_count = 1});
 	cr_assert_eq(p.status, HA_OK);
 	char *text = svg_text(p.data, p.size);
 	/* d = 256 from 10^312.29 and d = 512 from 10^698.5 (the report's) */
@@ -554,10 +553,10 @@ Test(plot, failures_are_statuses_and_write_nothing)
 	cr_assert_eq(p.status, HA_EINVAL);
 	picture_free(&p);
 	uint64_t one[] = {512};
-	picture_draw(&p, HA_PLOT_SVG, probe_sweep, &(struct ha_table_request){&m, NULL, one, 1, {1, decade, NULL}});
+	picture_draw(&p, HA_PLOT_SVG, probe_sweep, &(struct ha_table_request){.model = &m, .constraints = NULL, .budgets = one, .budget_count = 1, .samples = {1, decade, NULL}});
 	cr_assert_eq(p.status, HA_EINVAL, "one budget and one n is a landscape");
 	picture_free(&p);
-	picture_draw(&p, HA_PLOT_SVG, probe_regimes, &(struct ha_regimes_request){&m, NULL, one, 0});
+	picture_draw(&p, HA_PLOT_SVG, probe_regimes, &(struct ha_regimes_request){.model = &m, .constraints = NULL, .budgets = one, .budget_count = 0});
 	cr_assert_eq(p.status, HA_EINVAL);
 	picture_free(&p);
 
@@ -598,9 +597,9 @@ Test(plot, drawing_prints_nothing, .init = cr_redirect_stdout)
 		struct picture p;
 		picture_draw(&p, formats[f], probe_landscape, &(struct ha_plot_allocation_request){&m, NULL, 512, NULL});
 		picture_free(&p);
-		picture_draw(&p, formats[f], probe_sweep, &(struct ha_table_request){&m, NULL, budgets, 2, {9, decade, NULL}});
+		picture_draw(&p, formats[f], probe_sweep, &(struct ha_table_request){.model = &m, .constraints = NULL, .budgets = budgets, .budget_count = 2, .samples = {9, decade, NULL}});
 		picture_free(&p);
-		picture_draw(&p, formats[f], probe_regimes, &(struct ha_regimes_request){&m, NULL, budgets, 2});
+		picture_draw(&p, formats[f], probe_regimes, &(struct ha_regimes_request){.model = &m, .constraints = NULL, .budgets = budgets, .budget_count = 2});
 		picture_free(&p);
 		picture_draw(&p, formats[f], probe_hdi, &(struct ha_plot_hdi_request){.file = "f", .hdi = r});
 		picture_free(&p);

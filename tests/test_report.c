@@ -642,3 +642,71 @@ Test(report, hdi_reads_back)
 	free(text);
 	ha_hdi_tensor_clear(&t);
 }
+
+/* ---- solvers made once (issue 9) ------------------------------------------ */
+
+/* A table and the regimes given solvers made beforehand (so that a budget
+ * is factorised once) print exactly what they print with their own, and
+ * leave the solvers to their owner. */
+struct borrowed {
+	const uint64_t *budgets;
+	size_t count;
+	struct ha_solver *const *solvers; /* NULL: the report's own */
+};
+
+static enum ha_status borrowed_sections(struct ha_report *r, const void *ctx,
+                                        struct ha_error *err)
+{
+	const struct borrowed *b = ctx;
+	struct ha_model m = ha_model_defaults();
+	ha_report_table(r, &(struct ha_table_request){
+		.model = &m,
+		.budgets = b->budgets,
+		.budget_count = b->count,
+		.samples = {5, sample_from_array, sweep},
+		.solvers = b->solvers,
+	}, err);
+	return ha_report_regimes(r, &(struct ha_regimes_request){
+		.model = &m, .budgets = b->budgets, .budget_count = b->count,
+		.solvers = b->solvers}, err);
+}
+
+Test(report, borrowed_solvers_give_the_same_report)
+{
+	const uint64_t budgets[] = {512, 720720, 4544};
+	struct ha_solver *solvers[3];
+	for (size_t i = 0; i < 3; i++)
+		cr_assert_eq(ha_solver_new(budgets[i], NULL, &solvers[i]), HA_OK);
+	for (int f = 0; f < 2; f++) {
+		enum ha_report_format format = f ? HA_FORMAT_YAML : HA_FORMAT_TEXT;
+		char *own = render(format, borrowed_sections,
+		                   &(struct borrowed){budgets, 3, NULL});
+		char *lent = render(format, borrowed_sections,
+		                    &(struct borrowed){budgets, 3, solvers});
+		cr_expect_str_eq(lent, own);
+		free(own);
+		free(lent);
+	}
+	/* still the caller's, and usable */
+	for (size_t i = 0; i < 3; i++) {
+		cr_expect_eq(ha_solver_budget(solvers[i]), budgets[i]);
+		ha_solver_free(solvers[i]);
+	}
+}
+
+/* ha_compare_model_solver agrees with ha_compare_model, and refuses a
+ * solver of another budget. */
+Test(report, comparison_with_a_solver_made_once)
+{
+	struct ha_model m = model_at(3.3e9);
+	struct ha_solver *s = NULL;
+	cr_assert_eq(ha_solver_new(768, NULL, &s), HA_OK);
+	struct ha_model_comparison a, b;
+	cr_assert_eq(ha_compare_model(&m, NULL, 12, 64, &a), HA_OK);
+	cr_assert_eq(ha_compare_model_solver(s, &m, 12, 64, &b), HA_OK);
+	cr_expect_eq(a.theory.optimum.head_dim, b.theory.optimum.head_dim);
+	cr_expect_eq(a.log10_ratio, b.log10_ratio);
+	cr_expect_eq(a.actual.terms.log_mse, b.actual.terms.log_mse);
+	cr_expect_eq(ha_compare_model_solver(s, &m, 8, 64, &b), HA_EINVAL);
+	ha_solver_free(s);
+}

@@ -287,6 +287,30 @@ Test(scenario, bad_budgets)
 	         "budgets[1]: expected an integer budget from 1");
 }
 
+/* Issue 9: a budget given twice cannot mean anything but a slip; the
+ * table of budgets x sample sizes has a bounded number of rows. */
+Test(scenario, repeated_budgets_and_the_row_limit)
+{
+	read_bad("budgets: [512, 1024,\n  2048, 1024]\n", HA_EFORMAT, 2, 9,
+	         "budgets[3]: expected each budget once, found 1024 again "
+	         "(first at budgets[1])");
+	read_bad("budgets: [7, 7]\n", HA_EFORMAT, 1, 14,
+	         "budgets[1]: expected each budget once, found 7 again "
+	         "(first at budgets[0])");
+	read_bad("budgets: [0512]\n", HA_EFORMAT, 1, 11,
+	         "found '0512' (a leading zero: YAML 1.1 reads it as octal)");
+	/* 2 x 500000 rows is the limit; one more point is past it */
+	struct ha_scenario *sc = read_ok("budgets: [512, 1024]\n"
+	                                 "samples: {from: 2, to: 1e8, "
+	                                 "points: 500000}\n");
+	cr_expect_eq(sc->budget_count * sc->sample_count, HA_SCENARIO_MAX_ROWS);
+	ha_scenario_free(sc);
+	read_bad("budgets: [512, 1024]\nsamples: {from: 2, to: 1e8, "
+	         "points: 500001}\n", HA_EFORMAT, 2, 1,
+	         "samples: expected at most 1000000 rows (budgets x sample "
+	         "sizes), found 2 x 500001");
+}
+
 Test(scenario, bad_samples)
 {
 	const char *w = "expected a number > 1 and <= 1e300, found ";

@@ -126,6 +126,8 @@ Test(weights, format_and_name_from_the_path)
 	                           "'shape': (1,)}", &x, 8);
 	struct image s = safetensors("{\"q\":{\"dtype\":\"F64\",\"shape\":[1],"
 	                             "\"data_offsets\":[0,8]}}", &x, 8);
+	const struct image zip = {(unsigned char *)"PK\x03\x04\x14\0\0\0\0\0", 10};
+	const struct image pickle = {(unsigned char *)"\x80\x02}q\0(X\x01\0\0\0", 12};
 	const struct {
 		const char *file;
 		const struct image *im;
@@ -136,8 +138,15 @@ Test(weights, format_and_name_from_the_path)
 		{"weights.bin", &n, HA_OK, "weights.bin"},
 		{"noext", &s, HA_OK, "q"},
 		{"s.safetensors", &s, HA_OK, "q"},
-		{"n.safetensors", &n, HA_EFORMAT, "exceeds the limit of"},
-		{"s.npy", &s, HA_EFORMAT, "bad npy magic"},
+		/* a file of the other format says so, not what its first
+		 * bytes would mean (an absurd header length, a bad magic) */
+		{"n.safetensors", &n, HA_EFORMAT,
+		 "not a safetensors file: it is an .npy file"},
+		{"s.npy", &s, HA_EFORMAT,
+		 "not an .npy file: it looks like a safetensors file"},
+		{"zip.safetensors", &zip, HA_EFORMAT, "it looks like a zip archive"},
+		{"pickle.bin", &pickle, HA_EFORMAT,
+		 "not a safetensors or .npy file: it looks like a Python pickle"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		const char *path = write_file(cases[i].file, cases[i].im->bytes,
@@ -190,8 +199,15 @@ Test(weights, format_and_name_from_the_path)
 
 	const char *dir = temp_path("dir.npy");
 	cr_assert_eq(mkdir(dir, 0700), 0);
-	cr_expect_eq(ha_weights_open(dir, &w, &err), HA_EIO);
-	cr_expect_str_eq(err.message, "cannot open: Is a directory");
+	cr_expect_eq(ha_weights_open(dir, &w, &err), HA_EINVAL);
+	cr_expect_str_eq(err.message, "cannot read weights from a directory: a "
+	                              "regular file is needed");
+	/* a FIFO without a writer is refused at once instead of blocking */
+	const char *fifo = temp_path("fifo.safetensors");
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	cr_expect_eq(ha_weights_open(fifo, &w, &err), HA_EINVAL);
+	cr_expect_str_eq(err.message, "cannot read weights from a FIFO: a "
+	                              "regular file is needed");
 	cr_expect_eq(ha_weights_open(temp_path("missing.npy"), &w, &err), HA_EIO);
 	cr_expect_str_eq(err.message, "cannot open: No such file or directory");
 	cr_expect_null(w);

@@ -190,7 +190,7 @@ Test(yaml_reader, reads_a_runs_file)
 		"runs:\n"
 		"  - {heads: 8, head_dim: 64, samples: 1e8, loss: 3.25,\n"
 		"     loss_se: 0.0}\n"
-		"  - heads: 007\n"
+		"  - heads: 7\n"
 		"    head_dim: 32\n"
 		"    samples: 2.5E+9\n"
 		"    loss: .5\n"
@@ -418,6 +418,50 @@ Test(yaml_reader, strings)
 	    "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
 	    "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
 	    "\xc3\xa9\xc3\xa9...'");
+}
+
+/* A plain scalar another YAML reader takes for null, a boolean, a number
+ * or a date is no string: refused, and quoting it makes it one. */
+#define REST "heads: 1, head_dim: 1, samples: 2, loss: 1"
+
+Test(yaml_reader, strings_read_two_ways_are_refused)
+{
+	const struct {
+		const char *value, *as;
+	} cases[] = {
+		{"~", "null"},         {"null", "null"},    {"NULL", "null"},
+		{"yes", "a boolean"},  {"off", "a boolean"}, {"Y", "a boolean"},
+		{"1e3", "a number"},   {"-2", "a number"},  {".inf", "a number"},
+		{"0x1F", "a number"},  {"0o17", "a number"},
+		{"1_000", "a number or a date"}, {"1:30", "a number or a date"},
+		{"2024-1-3", "a number or a date"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char text[128], msg[200];
+		snprintf(text, sizeof text, "runs: [{label: %s, " REST "}]\n",
+		         cases[i].value);
+		snprintf(msg, sizeof msg, "runs[0].label: expected a string, found "
+		         "'%s', which YAML also reads as %s (quote it to mean the "
+		         "text)", cases[i].value, cases[i].as);
+		bad(text, 1, 16, msg);
+		snprintf(text, sizeof text, "runs: [{label: '%s', " REST "}]\n",
+		         cases[i].value);
+		struct runs runs = read_ok(text);
+		cr_expect_str_eq(runs.v[0].label, cases[i].value);
+		runs_free(&runs);
+	}
+	/* names that are only text stay plain */
+	struct runs runs = read_ok("runs: [{label: 7B, " REST "}]\n");
+	cr_expect_str_eq(runs.v[0].label, "7B");
+	runs_free(&runs);
+	/* C1 controls (U+009B is a one-byte CSI) and bidi overrides are
+	 * control characters too, and shown as '?' */
+	const char *w = "runs[0].label: expected a string of 1 to 8 bytes "
+	                "without control characters, found the quoted string ";
+	char msg[200];
+	snprintf(msg, sizeof msg, "%s'a?b'", w);
+	bad("runs: [{label: \"a\\u009bb\"}]\n", 1, 16, msg);
+	bad("runs: [{label: \"a\\u202eb\"}]\n", 1, 16, msg);
 }
 
 /* ---- the input ----------------------------------------------------------- */

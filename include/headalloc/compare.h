@@ -46,6 +46,16 @@ HA_API enum ha_status ha_compare_model(const struct ha_model *model,
                                        uint64_t heads, uint64_t head_dim,
                                        struct ha_model_comparison *out);
 
+/* The same with a solver already made for the budget heads * head_dim
+ * (and the constraints), so that models sharing a budget, or a budget
+ * already checked, are not factorised again.  HA_EINVAL, besides the
+ * above, when the solver's budget is not heads * head_dim. */
+HA_API enum ha_status ha_compare_model_solver(const struct ha_solver *solver,
+                                              const struct ha_model *model,
+                                              uint64_t heads,
+                                              uint64_t head_dim,
+                                              struct ha_model_comparison *out);
+
 #ifdef __cplusplus
 }
 #endif

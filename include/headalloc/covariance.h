@@ -26,15 +26,18 @@
 extern "C" {
 #endif
 
-/* The largest H accepted. */
-#define HA_COVARIANCE_MAX_HEADS 4096
+/* The largest H accepted: the eigendecomposition costs H^3, so a dense
+ * 1024 x 1024 matrix takes about 2 s and 40 MB (bench: "limits"); 4096
+ * took six minutes. */
+#define HA_COVARIANCE_MAX_HEADS 1024
 /* The largest covariance file or text read: 64 MiB. */
 #define HA_COVARIANCE_MAX_FILE ((size_t)64 << 20)
 
 /* Parse a covariance YAML document of size bytes.  On HA_OK *sigma is a
  * new H x H row-major array (the caller frees it with free()) and *heads
  * is H.  Errors: HA_EFORMAT (YAML syntax, wrong structure, a value that
- * is not a finite number, ragged or non-square matrix, more than
+ * is not a finite number, a negative variance (diagonal entry), ragged
+ * or non-square matrix, more than
  * HA_COVARIANCE_MAX_FILE bytes; err gives 1-based line and column),
  * HA_EUNSUPPORTED (H > HA_COVARIANCE_MAX_HEADS), HA_EINVAL, HA_ENOMEM;
  * then *sigma is NULL.  Symmetry is checked by ha_covariance_weights, not

@@ -19,7 +19,14 @@
  *
  *     HDI = 1 - (2 / (H (H - 1))) sum_{h < h'} g_hh'
  *
- * With H = 1 there are no pairs and HDI is defined as 1.
+ * With H = 1 there are no pairs and HDI is defined as 1; no SVD is run
+ * then (it cannot change the answer): the head's rank is reported as
+ * full, or 0 when every weight is zero.
+ *
+ * Limits (bench/headalloc-bench, section "limits"): at most
+ * HA_HDI_MAX_HEADS heads (the H x H overlap matrix is kept), and the CLI
+ * refuses a tensor whose (H d_k)^2 d_model, the multiply-adds of the
+ * pairwise overlaps, exceeds HA_HDI_MAX_WORK (a 4096 x 4096 layer).
  *
  * The random baseline.  For two independent, uniformly random (Haar)
  * r-dimensional subspaces of R^m with projectors P, P', E[P] = (r/m) I by
@@ -52,6 +59,7 @@
 #include "export.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "checkpoint.h"
 #include "error.h"
@@ -64,6 +72,9 @@ extern "C" {
 
 /* enum ha_layout (out-in [H * d_k, d_model], in-out [d_model, H * d_k])
  * is in checkpoint.h. */
+
+#define HA_HDI_MAX_HEADS ((size_t)1024)
+#define HA_HDI_MAX_WORK ((uint64_t)1 << 36)
 
 /* Two heads (first < second) and their overlap g. */
 struct ha_head_pair {
@@ -111,7 +122,8 @@ HA_API enum ha_status ha_layout_parse(const char *text, enum ha_layout *out);
  * out->name and used in messages.  On HA_OK *out owns its arrays (release
  * with ha_hdi_tensor_clear); on failure *out is zeroed.  Errors: HA_EINVAL
  * (NULL pointer, heads = 0, an empty matrix, heads not dividing the
- * output dimension), HA_ENOMEM, HA_ENUMERIC (the SVD failed). */
+ * output dimension), HA_EUNSUPPORTED (heads > HA_HDI_MAX_HEADS),
+ * HA_ENOMEM, HA_ENUMERIC (the SVD failed). */
 HA_API enum ha_status ha_hdi_compute(const double *weights, size_t rows,
                               size_t cols, size_t heads,
                               enum ha_layout layout, const char *name,

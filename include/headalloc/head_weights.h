@@ -45,7 +45,8 @@ struct ha_head_weights {
  * symmetrised); eigenvalues at or below H * DBL_EPSILON * max|eigenvalue|
  * count as zero.  On HA_OK *out owns alpha; on failure *out is zeroed.
  * Errors: HA_EINVAL (NULL, heads = 0 or > HA_COVARIANCE_MAX_HEADS),
- * HA_EFORMAT (a non-finite entry; not symmetric, the message names the
+ * HA_EFORMAT (a non-finite entry; a negative variance S_ii; not
+ * symmetric, the message names the
  * worst (i, j); not positive semi-definite: an eigenvalue below
  * -1e-9 max|eigenvalue|), HA_ENOMEM, HA_ENUMERIC (the eigensolver
  * failed).  alpha minimises alpha^T Sigma alpha subject to sum alpha = 1

@@ -22,5 +22,6 @@
 #include "head_weights.h"
 #include "number.h"
 #include "plot.h"
+#include "text.h"
 
 #endif

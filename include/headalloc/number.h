@@ -6,15 +6,20 @@
  * whole text or nothing: no surrounding spaces, no trailing junk.
  *
  *   whole numbers   decimal digits only: no sign, fraction, exponent,
- *                   underscore or base prefix ("512", "007"; not "+512",
- *                   "5e2", "0x200")
+ *                   underscore, base prefix or leading zero ("512", "0";
+ *                   not "+512", "5e2", "0x200", "0512")
  *   real numbers    finite decimals with an optional sign, fraction and
  *                   exponent ("2", "-0.5", ".5", "1.", "1e8", "3.3E+9");
+ *                   no leading zero before another digit ("0.5", not
+ *                   "00.5" or "007.5");
  *                   not "inf", "nan", hexadecimal floats, or a value that
  *                   overflows a double ("1e400").  A value below the
  *                   smallest double reads as the nearest one (a subnormal
  *                   or 0): that is the value the text means.  At most
  *                   HA_NUMBER_MAX_LENGTH characters.
+ *
+ * A leading zero is refused because YAML 1.1 readers take "0512" as the
+ * octal 330: the same file must not mean two things to two readers.
  *
  * The decimal point is '.', whatever the locale's LC_NUMERIC. */
 #ifndef HEADALLOC_NUMBER_H

@@ -161,6 +161,11 @@ struct ha_table_request {
 	const uint64_t *budgets;                  /* budget_count >= 1 */
 	size_t budget_count;
 	struct ha_samples samples;                /* count >= 1 */
+	/* Optional: solvers[i] made for budgets[i] under constraints, borrowed
+	 * (never freed here), so that a caller that made them already (to
+	 * check feasibility first) does not factorise a budget twice.  NULL:
+	 * the report makes its own. */
+	struct ha_solver *const *solvers;
 };
 HA_API enum ha_status ha_report_table(struct ha_report *report,
                                       const struct ha_table_request *req,
@@ -176,6 +181,7 @@ struct ha_regimes_request {
 	const struct ha_constraints *constraints; /* NULL: none */
 	const uint64_t *budgets;
 	size_t budget_count;
+	struct ha_solver *const *solvers;         /* optional, as in a table */
 };
 HA_API enum ha_status ha_report_regimes(struct ha_report *report,
                                         const struct ha_regimes_request *req,

@@ -71,6 +71,16 @@ extern "C" {
 #endif
 
 #define HA_SCENARIO_MAX_POINTS ((size_t)1000000)
+/* The limits of one run, file and command line alike, each measured by
+ * bench/headalloc-bench (section "limits") to run in seconds and in
+ * memory that grows with the input: at most HA_SCENARIO_MAX_BUDGETS
+ * distinct budgets (a budget given twice is an error), at most
+ * HA_SCENARIO_MAX_ROWS rows of a table (budgets x sample sizes), and at
+ * most HA_SCENARIO_MAX_DIVISORS divisors over the distinct budgets (the
+ * solver lists them; the most any budget has is HA_MAX_DIVISORS). */
+#define HA_SCENARIO_MAX_BUDGETS ((size_t)100000)
+#define HA_SCENARIO_MAX_ROWS ((uint64_t)1000000)
+#define HA_SCENARIO_MAX_DIVISORS ((uint64_t)1 << 22)
 #define HA_SCENARIO_MAX_MODELS ((size_t)10000)
 #define HA_SCENARIO_MAX_STRING ((size_t)256)
 /* The largest scenario read, file or text: 64 MiB (a full

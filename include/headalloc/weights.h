@@ -33,8 +33,12 @@
 extern "C" {
 #endif
 
-/* The largest header accepted (safetensors JSON or npy dict): 100 MB. */
-#define HA_WEIGHTS_MAX_HEADER (100u * 1000u * 1000u)
+/* The largest header accepted (safetensors JSON or npy dict): 16 MB.
+ * json-c takes about 25 bytes of memory for one of header, so a 16 MB
+ * header costs about 400 MB and under two seconds (bench/headalloc-limits);
+ * the 100 MB this was took 2 GB.  Real checkpoints' headers are well
+ * under 1 MB. */
+#define HA_WEIGHTS_MAX_HEADER (16u * 1000u * 1000u)
 /* The most dimensions a tensor may have. */
 #define HA_WEIGHTS_MAX_DIMS 32
 /* The most elements ha_weights_read() decodes in one tensor (2^28, i.e.

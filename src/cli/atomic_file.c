@@ -1,6 +1,9 @@
-#define _XOPEN_SOURCE 700 /* realpath */
+#define _XOPEN_SOURCE 700 /* realpath, readlink, sigaction */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -8,47 +11,265 @@
 
 #include "atomic_file.h"
 
-/* The temporary file being written, for the signal handler: an
- * interrupted run (Ctrl-C, kill) leaves neither a partial output nor the
- * temporary file behind.  Only one atomic file is open at a time. */
-static const char *volatile pending_temp;
+/* ---- inputs that no output may replace ------------------------------- */
+
+#define MAX_INPUTS 8
+
+static struct {
+	const char *path;
+	const char *what;
+} inputs[MAX_INPUTS];
+static size_t input_count;
+static char refusal[PATH_MAX + 128]; /* the words of the last refusal */
+
+int atomic_file_add_input(const char *path, const char *what)
+{
+	if (input_count == MAX_INPUTS)
+		return ENOMEM;
+	inputs[input_count].path = path;
+	inputs[input_count].what = what;
+	input_count++;
+	return 0;
+}
+
+void atomic_file_forget_inputs(void)
+{
+	input_count = 0;
+}
+
+const char *atomic_file_strerror(int code)
+{
+	switch (code) {
+	case ATOMIC_SAME_AS_INPUT:
+		return refusal;
+	case ATOMIC_READ_ONLY:
+		return "it is read-only";
+	case ATOMIC_NOT_OWNER:
+		return "it belongs to another user";
+	case ATOMIC_HARD_LINKED:
+		return refusal;
+	}
+	return strerror(code);
+}
+
+/* The input st is, by device and inode (a second name, a hard link or a
+ * symbolic link to it are all the same file), or -1. */
+static int same_as_input(const struct stat *st)
+{
+	for (size_t i = 0; i < input_count; i++) {
+		struct stat in;
+		if (stat(inputs[i].path, &in) == 0 && in.st_dev == st->st_dev &&
+		    in.st_ino == st->st_ino) {
+			snprintf(refusal, sizeof refusal,
+			         "it is the same file as %s '%s'",
+			         inputs[i].what, inputs[i].path);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Why an existing regular file may not be replaced, or 0. */
+static int replace_refused(const char *resolved, const struct stat *st)
+{
+	if (same_as_input(st))
+		return ATOMIC_SAME_AS_INPUT;
+	/* The same test writing in place would meet; root passes access(2)
+	 * on anything, so the owner's write bit stands for "read-only". */
+	if (access(resolved, W_OK) != 0 || !(st->st_mode & S_IWUSR))
+		return ATOMIC_READ_ONLY;
+	if (st->st_uid != geteuid())
+		return ATOMIC_NOT_OWNER;
+	if (st->st_nlink > 1) {
+		snprintf(refusal, sizeof refusal,
+		         "it has %ju other hard link%s, which would keep the "
+		         "old contents",
+		         (uintmax_t)(st->st_nlink - 1), st->st_nlink > 2 ? "s" : "");
+		return ATOMIC_HARD_LINKED;
+	}
+	return 0;
+}
+
+/* ---- what a path is ------------------------------------------------------ */
+
+/* The file a chain of symbolic links ending in a missing file names (a new
+ * file will be made there), in a new allocation; NULL with errno set. */
+static char *follow_dangling(const char *path)
+{
+	char *p = strdup(path);
+	for (int hops = 0; p && hops < 40; hops++) {
+		struct stat st;
+		if (lstat(p, &st) != 0 || !S_ISLNK(st.st_mode))
+			return p;
+		char link[PATH_MAX];
+		ssize_t n = readlink(p, link, sizeof link - 1);
+		if (n < 0) {
+			free(p);
+			return NULL;
+		}
+		link[n] = '\0';
+		char *slash = strrchr(p, '/');
+		size_t dir = link[0] != '/' && slash ? (size_t)(slash - p) + 1 : 0;
+		char *next = malloc(dir + (size_t)n + 1);
+		if (next) {
+			memcpy(next, p, dir);
+			memcpy(next + dir, link, (size_t)n + 1);
+		}
+		free(p);
+		p = next;
+	}
+	if (p) {
+		free(p);
+		errno = ELOOP;
+	}
+	return NULL;
+}
+
+enum kind { NEW_FILE, REGULAR, IN_PLACE };
+
+/* What path is: a new file (*target: where it will be made), an existing
+ * regular file (*target: its real path, st filled), or something written
+ * in place.  Returns 0, an errno value or a refusal. */
+static int classify(const char *path, enum kind *kind, char **target,
+                    struct stat *st)
+{
+	*target = NULL;
+	if (stat(path, st) != 0) {
+		if (errno != ENOENT)
+			return errno;
+		*kind = NEW_FILE;
+		*target = follow_dangling(path);
+		return *target ? 0 : errno;
+	}
+	if (S_ISDIR(st->st_mode))
+		return EISDIR;
+	if (!S_ISREG(st->st_mode)) {
+		*kind = IN_PLACE;
+		return 0;
+	}
+	*kind = REGULAR;
+	*target = realpath(path, NULL);
+	if (!*target)
+		return errno;
+	int refused = replace_refused(*target, st);
+	if (refused) {
+		free(*target);
+		*target = NULL;
+	}
+	return refused;
+}
+
+int atomic_file_check(const char *path)
+{
+	enum kind kind = NEW_FILE;
+	char *target;
+	struct stat st;
+	int e = classify(path, &kind, &target, &st);
+	free(target);
+	return e;
+}
+
+/* ---- signals ------------------------------------------------------------- */
+
+/* The temporary files being written, for the signal handler: an
+ * interrupted run leaves neither a partial output nor a temporary file
+ * behind.  A few outputs may be open at once (a report and a plot). */
+#define MAX_PENDING 4
+static const char *volatile pending[MAX_PENDING];
+static int pending_count;
+
+static const int watched[] = {SIGINT,  SIGTERM,   SIGHUP,  SIGQUIT,
+                              SIGPIPE, SIGXFSZ,   SIGXCPU, SIGALRM,
+                              SIGVTALRM, SIGPROF, SIGUSR1, SIGUSR2};
+#define WATCHED (sizeof watched / sizeof *watched)
+static struct sigaction saved[WATCHED];
 
 static void remove_pending_and_die(int sig)
 {
-	const char *temp = pending_temp;
-	if (temp)
-		unlink(temp); /* async-signal-safe */
+	for (int i = 0; i < MAX_PENDING; i++) {
+		const char *temp = pending[i];
+		if (temp)
+			unlink(temp); /* async-signal-safe */
+	}
 	signal(sig, SIG_DFL);
-	raise(sig);
+	raise(sig); /* delivered, with its default action, on return */
 }
 
-static void watch_signals(const char *temp)
+static void block_watched(sigset_t *old)
 {
-	static const int signals[] = {SIGINT, SIGTERM, SIGHUP};
-	pending_temp = temp;
-	for (size_t i = 0; i < sizeof signals / sizeof *signals; i++) {
+	sigset_t set;
+	sigemptyset(&set);
+	for (size_t i = 0; i < WATCHED; i++)
+		sigaddset(&set, watched[i]);
+	sigprocmask(SIG_BLOCK, &set, old);
+}
+
+/* Install the handler for the first temporary file; a signal that was
+ * ignored when it came (nohup's SIGHUP, a background job's SIGINT) keeps
+ * being ignored. */
+static void watch_signals(void)
+{
+	for (size_t i = 0; i < WATCHED; i++) {
+		sigaction(watched[i], NULL, &saved[i]);
+		if (saved[i].sa_handler == SIG_IGN)
+			continue;
 		struct sigaction sa;
 		memset(&sa, 0, sizeof sa);
-		sa.sa_handler = temp ? remove_pending_and_die : SIG_DFL;
+		sa.sa_handler = remove_pending_and_die;
 		sigemptyset(&sa.sa_mask);
-		sigaction(signals[i], &sa, NULL);
+		for (size_t j = 0; j < WATCHED; j++)
+			sigaddset(&sa.sa_mask, watched[j]);
+		sigaction(watched[i], &sa, NULL);
 	}
 }
+
+static void unwatch_signals(void)
+{
+	for (size_t i = 0; i < WATCHED; i++)
+		sigaction(watched[i], &saved[i], NULL);
+}
+
+/* Add or drop a temporary file, with the watched signals blocked so that
+ * the handler never sees the table half-changed. */
+static int track(const char *temp, int add)
+{
+	sigset_t old;
+	int ok = 0;
+	block_watched(&old);
+	for (int i = 0; i < MAX_PENDING; i++) {
+		if (add && !pending[i]) {
+			if (pending_count++ == 0)
+				watch_signals();
+			pending[i] = temp;
+			ok = 1;
+			break;
+		}
+		if (!add && pending[i] == temp) {
+			pending[i] = NULL;
+			if (--pending_count == 0)
+				unwatch_signals();
+			ok = 1;
+			break;
+		}
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return ok;
+}
+
+/* ---- opening, committing, aborting --------------------------------------- */
 
 static void release(struct atomic_file *f)
 {
 	if (f->temp)
-		watch_signals(NULL);
+		track(f->temp, 0);
 	free(f->target);
 	free(f->temp);
 	f->target = f->temp = NULL;
 	f->stream = NULL;
 }
 
-/* A target that is not a regular file (/dev/null, a FIFO, a terminal, a
- * /proc/self/fd link) is written in place: renaming over it would replace
- * the node itself, and it cannot be half-written in the sense that
- * matters. */
+/* A device, FIFO or socket: renaming over it would replace the node
+ * itself, and it cannot be half-written in the sense that matters. */
 static int open_in_place(struct atomic_file *f, const char *path)
 {
 	f->stream = fopen(path, "w");
@@ -57,67 +278,61 @@ static int open_in_place(struct atomic_file *f, const char *path)
 	return 0;
 }
 
-static int is_special(const char *resolved)
+/* mkstemp makes the file 0600: keep the mode and group of the file it
+ * replaces, or give a new one the mode a plain fopen would. */
+static int set_mode(int fd, enum kind kind, const struct stat *st)
 {
-	return strncmp(resolved, "/dev/", 5) == 0 || strncmp(resolved, "/proc/", 6) == 0;
+	if (kind == REGULAR) {
+		if (st->st_gid != getegid() && fchown(fd, (uid_t)-1, st->st_gid) != 0) {
+			/* not a member of its group: the new file keeps ours */
+		}
+		return fchmod(fd, st->st_mode & 07777);
+	}
+	mode_t mask = umask(0);
+	umask(mask);
+	return fchmod(fd, 0666 & ~mask);
 }
 
 int atomic_file_open(struct atomic_file *f, const char *path)
 {
 	static const char suffix[] = ".tmp-XXXXXX";
-	struct stat st;
 	memset(f, 0, sizeof *f);
+	enum kind kind = NEW_FILE;
+	struct stat st;
+	int e = classify(path, &kind, &f->target, &st);
+	if (e)
+		return e;
+	if (kind == IN_PLACE)
+		return open_in_place(f, path);
 
-	/* Replace what a symbolic link points to, not the link.  A link that
-	 * does not resolve to a file (/dev/stdout on a pipe is a link to
-	 * "pipe:[...]") is written through, never renamed over. */
-	char *resolved = realpath(path, NULL);
-	int exists = resolved && stat(resolved, &st) == 0;
-	struct stat link;
-	if (!resolved && lstat(path, &link) == 0 && S_ISLNK(link.st_mode))
-		return open_in_place(f, path);
-	if (exists && S_ISDIR(st.st_mode)) {
-		free(resolved);
-		return EISDIR;
-	}
-	if ((exists && !S_ISREG(st.st_mode)) || is_special(path) ||
-	    (resolved && is_special(resolved))) {
-		free(resolved);
-		return open_in_place(f, path);
-	}
-	f->target = resolved ? resolved : strdup(path);
-	size_t len = f->target ? strlen(f->target) : 0;
+	size_t len = strlen(f->target);
 	f->temp = malloc(len + sizeof suffix);
-	if (!f->target || !f->temp) {
+	if (!f->temp) {
 		release(f);
 		return ENOMEM;
 	}
 	memcpy(f->temp, f->target, len);
 	memcpy(f->temp + len, suffix, sizeof suffix);
 
+	/* Watched from before it exists, so that no signal can leave it. */
+	if (!track(f->temp, 1)) {
+		free(f->temp);
+		f->temp = NULL;
+		release(f);
+		return EMFILE;
+	}
 	int fd = mkstemp(f->temp);
 	if (fd < 0) {
-		int err = errno;
+		e = errno;
 		release(f);
-		return err;
+		return e;
 	}
-	/* mkstemp makes the file 0600: keep the mode of the file it replaces,
-	 * or give a new one the mode a plain fopen would. */
-	mode_t mode;
-	if (exists) {
-		mode = st.st_mode & 07777;
-	} else {
-		mode_t mask = umask(0);
-		umask(mask);
-		mode = 0666 & ~mask;
-	}
-	watch_signals(f->temp);
-	if (fchmod(fd, mode) != 0 || !(f->stream = fdopen(fd, "w"))) {
-		int err = errno;
+	if (set_mode(fd, kind, &st) != 0 || !(f->stream = fdopen(fd, "w"))) {
+		e = errno;
 		close(fd);
 		unlink(f->temp);
 		release(f);
-		return err;
+		return e;
 	}
 	return 0;
 }

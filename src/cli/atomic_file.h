@@ -1,6 +1,26 @@
-/* Output files that are never seen half-written: everything goes to a
- * temporary file beside the target, which replaces the target only when
- * complete (rename(2) is atomic within a file system). */
+/* Output files that are never seen half-written, and that never destroy
+ * what they should not.
+ *
+ * A regular file (or a new one) is written to a temporary file beside it,
+ * which replaces it only when complete (rename(2) is atomic within a file
+ * system); the temporary file is removed on every way out that can be
+ * caught: failure, abort, and the signals SIGINT, SIGTERM, SIGHUP,
+ * SIGQUIT, SIGPIPE, SIGXFSZ, SIGXCPU, SIGALRM, SIGVTALRM, SIGPROF,
+ * SIGUSR1 and SIGUSR2 (only while a temporary file exists; a signal the
+ * process was started with ignored, as under nohup, stays ignored).
+ *
+ * What the path IS decides how it is written, never its name: a
+ * character or block device, a FIFO or a socket (a terminal, /dev/null,
+ * /proc/self/fd/1 on a pipe) is written in place, since renaming over it
+ * would replace the node itself.
+ *
+ * A path is refused (ATOMIC_* below) when replacing it would destroy
+ * something the user did not ask to lose: the same file (device and
+ * inode) as an input registered with atomic_file_add_input(), a file the
+ * user could not have written in place (access(2) W_OK, or its owner
+ * write bit off), a file owned by someone else (rename(2) would
+ * silently hand it to us), or a file with other hard links (they would
+ * silently keep the old contents). */
 #ifndef HEADALLOC_CLI_ATOMIC_FILE_H
 #define HEADALLOC_CLI_ATOMIC_FILE_H
 
@@ -12,7 +32,36 @@ struct atomic_file {
 	char *temp;
 };
 
-/* Open a temporary file next to path.  Returns 0, or an errno value. */
+/* Refusals: negative, so that they never collide with an errno value. */
+enum atomic_refusal {
+	ATOMIC_SAME_AS_INPUT = -1, /* the same file as a registered input */
+	ATOMIC_READ_ONLY = -2,     /* the user could not write it in place */
+	ATOMIC_NOT_OWNER = -3,     /* it belongs to another user */
+	ATOMIC_HARD_LINKED = -4,   /* replacing it would break its other
+	                              hard links */
+};
+
+/* Register path (kept by pointer: it must outlive the outputs) as an
+ * input that no output may replace; what names it in messages ("the
+ * scenario file", "--hdi-from").  Returns 0, or ENOMEM past the few slots
+ * a command needs. */
+int atomic_file_add_input(const char *path, const char *what);
+
+/* Forget every registered input (their paths are about to be freed). */
+void atomic_file_forget_inputs(void);
+
+/* Whether path may be written as an output: 0, an errno value (EISDIR),
+ * or an enum atomic_refusal.  atomic_file_open() checks the same; call
+ * this first to refuse before any work is done. */
+int atomic_file_check(const char *path);
+
+/* The reason for a code of atomic_file_check() or atomic_file_open(), in
+ * words: "it is the same file as --config 'a.yaml'", "it is read-only",
+ * "Permission denied"... */
+const char *atomic_file_strerror(int code);
+
+/* Open a temporary file next to path (or path itself, in place).  Returns
+ * 0, an errno value, or an enum atomic_refusal. */
 int atomic_file_open(struct atomic_file *f, const char *path);
 
 /* Flush, sync and rename over the target.  Returns 0, or an errno value

@@ -12,9 +12,20 @@
 #include "common.h"
 #include "options.h"
 
+/* Every distinct budget of the run (the budgets and the models' budgets),
+ * ascending, with its solver: each budget is factorised once, and the
+ * table, the regimes and the comparison borrow these solvers. */
+struct solvers {
+	uint64_t *budgets;
+	struct ha_solver **solvers;
+	size_t count;
+	struct ha_solver **of_budget; /* solvers of o->budgets[i], in order */
+};
+
 /* What is computed before the report and written in it. */
 struct allocation {
 	const struct cli_options *o;
+	struct solvers s;
 	struct ha_solution solution;       /* a single point */
 	struct ha_allocation *candidates;  /* --all: every feasible pair */
 	size_t candidate_count;
@@ -22,26 +33,22 @@ struct allocation {
 	size_t comparison_count;
 };
 
-static void describe_constraint(const char *name, uint64_t value)
-{
-	if (value)
-		fprintf(stderr, " %s %" PRIu64, name, value);
-}
-
-/* A failed solve of budget: the constraints it cannot meet in terms of
- * the options, or the library's failure. */
+/* A failed solve of budget: the constraints it cannot meet, each named as
+ * it was given (an option, or the scenario file's key), or the library's
+ * failure. */
 static int solve_failure(enum ha_status st, uint64_t budget,
-                         const struct ha_constraints *c)
+                         const struct cli_options *o)
 {
 	if (st != HA_EINFEASIBLE)
 		return cli_library_failure("solving", NULL, st, NULL);
 	fprintf(stderr, "headalloc: no (heads, head_dim) pair of budget %" PRIu64
 	        " meets the constraints:", budget);
-	describe_constraint("--head-dim-multiple", c->head_dim_multiple);
-	describe_constraint("--min-head-dim", c->min_head_dim);
-	describe_constraint("--max-head-dim", c->max_head_dim);
-	describe_constraint("--min-heads", c->min_heads);
-	describe_constraint("--max-heads", c->max_heads);
+	for (int i = 0; i < CLI_CONSTRAINTS; i++) {
+		char name[CLI_DESCRIBE_SIZE];
+		if (cli_constraint(o, i))
+			fprintf(stderr, " %s",
+			        cli_constraint_describe(o, i, name, sizeof name));
+	}
 	fputc('\n', stderr);
 	return cli_exit_status(st);
 }
@@ -57,35 +64,90 @@ static int single_point(const struct cli_options *o)
 	       !has_models(o);
 }
 
-/* Every budget (and every model's) must have a feasible pair. */
-static int check_feasible(const struct cli_options *o)
+static int compare_budget(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+static struct ha_solver *solver_of(const struct solvers *s, uint64_t budget)
+{
+	const uint64_t *at = bsearch(&budget, s->budgets, s->count,
+	                             sizeof *s->budgets, compare_budget);
+	return at ? s->solvers[at - s->budgets] : NULL;
+}
+
+static void free_solvers(struct solvers *s)
+{
+	for (size_t i = 0; s->solvers && i < s->count; i++)
+		ha_solver_free(s->solvers[i]);
+	free(s->solvers);
+	free(s->budgets);
+	free(s->of_budget);
+}
+
+/* Where the budgets were given, for a message about all of them. */
+static const char *budgets_source(const struct cli_options *o)
+{
+	return o->budgets_from_config || !o->budget_count ? o->config : NULL;
+}
+
+/* Make one solver per distinct budget, checking first that their divisors
+ * (which the solvers list) stay within HA_SCENARIO_MAX_DIVISORS, and that
+ * every budget has a feasible pair: a report is whole or absent. */
+static int make_solvers(const struct cli_options *o, struct solvers *s)
 {
 	const struct ha_scenario *sc = o->scenario;
-	size_t models = sc ? sc->model_count : 0;
-	for (size_t i = 0; i < o->budget_count + models; i++) {
-		uint64_t budget = i < o->budget_count ? o->budgets[i]
-		                                      : sc->models[i - o->budget_count].budget;
-		struct ha_solver *solver = NULL;
-		enum ha_status st = ha_solver_new(budget, &o->constraints, &solver);
-		ha_solver_free(solver);
-		if (st != HA_OK)
-			return solve_failure(st, budget, &o->constraints);
+	size_t models = sc ? sc->model_count : 0, n = o->budget_count + models;
+	s->budgets = malloc((n ? n : 1) * sizeof *s->budgets);
+	s->of_budget = calloc(o->budget_count ? o->budget_count : 1,
+	                      sizeof *s->of_budget);
+	if (!s->budgets || !s->of_budget)
+		return cli_library_failure("solving", NULL, HA_ENOMEM, NULL);
+	for (size_t i = 0; i < n; i++)
+		s->budgets[i] = i < o->budget_count ? o->budgets[i]
+		                                    : sc->models[i - o->budget_count].budget;
+	qsort(s->budgets, n, sizeof *s->budgets, compare_budget);
+	size_t distinct = 0;
+	uint64_t divisors = 0;
+	for (size_t i = 0; i < n; i++)
+		if (distinct == 0 || s->budgets[i] != s->budgets[distinct - 1]) {
+			s->budgets[distinct++] = s->budgets[i];
+			divisors += ha_divisor_count(s->budgets[i]);
+		}
+	if (divisors > HA_SCENARIO_MAX_DIVISORS) {
+		const char *file = budgets_source(o);
+		fprintf(stderr, "headalloc: %s%s: the %zu distinct budgets have %"
+		        PRIu64 " divisors in all; at most %" PRIu64 " are allowed "
+		        "(see LIMITS in headalloc(1))\n",
+		        file ? file : "--budget", file ? ": budgets" : "", distinct,
+		        divisors, HA_SCENARIO_MAX_DIVISORS);
+		return EXIT_USAGE;
 	}
+	s->solvers = calloc(distinct ? distinct : 1, sizeof *s->solvers);
+	if (!s->solvers)
+		return cli_library_failure("solving", NULL, HA_ENOMEM, NULL);
+	s->count = distinct;
+	for (size_t i = 0; i < distinct; i++) {
+		enum ha_status st = ha_solver_new(s->budgets[i], &o->constraints,
+		                                  &s->solvers[i]);
+		if (st != HA_OK)
+			return solve_failure(st, s->budgets[i], o);
+	}
+	for (size_t i = 0; i < o->budget_count; i++)
+		s->of_budget[i] = solver_of(s, o->budgets[i]);
 	return EXIT_OK;
 }
 
 static int solve_single(struct allocation *a)
 {
 	const struct cli_options *o = a->o;
-	struct ha_solver *solver = NULL;
-	enum ha_status st = ha_solver_new(o->budgets[0], &o->constraints, &solver);
-	if (st == HA_OK)
-		st = ha_solver_solve(solver, &o->model, &a->solution);
+	const struct ha_solver *solver = a->s.of_budget[0];
+	enum ha_status st = ha_solver_solve(solver, &o->model, &a->solution);
 	if (st == HA_OK && o->all)
 		st = ha_solver_enumerate(solver, &o->model, &a->candidates,
 		                         &a->candidate_count);
-	ha_solver_free(solver);
-	return st == HA_OK ? EXIT_OK : solve_failure(st, o->budgets[0], &o->constraints);
+	return st == HA_OK ? EXIT_OK : solve_failure(st, o->budgets[0], o);
 }
 
 /* The n of a model row: its own, or the assumed one (the first value of
@@ -113,10 +175,10 @@ static int compare_models(struct allocation *a)
 		struct ha_model_comparison *cmp = &a->comparisons[i];
 		struct ha_model model = o->model;
 		model.samples = model_samples(o, e, &cmp->samples_assumed);
-		enum ha_status st = ha_compare_model(&model, &o->constraints,
-		                                     e->heads, e->head_dim, cmp);
+		enum ha_status st = ha_compare_model_solver(
+			solver_of(&a->s, e->budget), &model, e->heads, e->head_dim, cmp);
 		if (st != HA_OK)
-			return solve_failure(st, e->budget, &o->constraints);
+			return solve_failure(st, e->budget, o);
 		cmp->name = e->name;
 		cmp->note = e->note;
 		a->comparison_count++;
@@ -159,6 +221,7 @@ static enum ha_status write_report(struct ha_report *r, const void *ctx,
 				.budgets = o->budgets,
 				.budget_count = o->budget_count,
 				.samples = {sample_count(&o->samples), sample_of, &o->samples},
+				.solvers = a->s.of_budget,
 			}, err);
 	}
 	if (o->regimes)
@@ -167,6 +230,7 @@ static enum ha_status write_report(struct ha_report *r, const void *ctx,
 			.constraints = &o->constraints,
 			.budgets = o->budgets,
 			.budget_count = o->budget_count,
+			.solvers = a->s.of_budget,
 		}, err);
 	if (has_models(o))
 		st = ha_report_models(r, &(struct ha_models_request){
@@ -213,7 +277,7 @@ int cli_allocate_main(int argc, char **argv)
 	int status;
 	if (cli_options_parse(argc, argv, &o, &status)) {
 		struct allocation a = {.o = &o};
-		status = check_feasible(&o);
+		status = make_solvers(&o, &a.s);
 		if (status == EXIT_OK && single_point(&o))
 			status = solve_single(&a);
 		if (status == EXIT_OK && has_models(&o))
@@ -223,6 +287,7 @@ int cli_allocate_main(int argc, char **argv)
 			                                &o.plot, 1, draw_picture, &a);
 		free(a.candidates);
 		free(a.comparisons);
+		free_solvers(&a.s);
 	}
 	cli_options_free(&o);
 	return status;

@@ -66,11 +66,10 @@ static int apply(void *options, int code, const char *arg)
 	uint64_t heads;
 	switch (code) {
 	case OPT_HEADS:
-		/* H divides a dimension of a tensor of at most
-		 * HA_WEIGHTS_MAX_ELEMENTS elements. */
-		if (!cli_parse_uint(arg, 1, HA_WEIGHTS_MAX_ELEMENTS, &heads))
+		/* The H x H overlaps are kept: HA_HDI_MAX_HEADS. */
+		if (!cli_parse_uint(arg, 1, HA_HDI_MAX_HEADS, &heads))
 			return cli_bad_value("--heads", arg,
-			                 "a whole number from 1 to 268435456");
+			                     "a whole number from 1 to 1024");
 		o->heads = (size_t)heads;
 		o->have_heads = 1;
 		return EXIT_OK;
@@ -124,17 +123,19 @@ int cli_hdi_main(int argc, char **argv)
 		return status;
 	if (!o.have_heads)
 		return cli_usage_error(cmd.name, "--heads is required");
-	status = cli_plot_check(&o.plot, o.c.output, cmd.name);
+	status = cli_input(o.c.file, "the input");
+	if (status == EXIT_OK)
+		status = cli_check_output(o.c.output);
+	if (status == EXIT_OK)
+		status = cli_plot_check(&o.plot, o.c.output, cmd.name);
 	if (status != EXIT_OK)
 		return status;
 
 	struct ha_hdi_report *hdi = NULL;
-	struct ha_error err;
-	ha_error_clear(&err);
-	enum ha_status st = ha_hdi_from_file(o.c.file, o.tensor, o.heads,
-	                                     o.layout, &hdi, &err);
-	if (st != HA_OK)
-		return cli_library_failure(NULL, o.c.file, st, &err);
+	status = cli_measure_hdi(NULL, o.c.file, o.tensor, o.heads, o.layout,
+	                         &hdi);
+	if (status != EXIT_OK)
+		return status;
 	struct ha_hdi_request req = {
 		.file = o.c.file,
 		.layout = o.layout,

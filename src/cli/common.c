@@ -35,6 +35,10 @@ int cli_library_failure(const char *subject, const char *file,
 	long line = err ? err->line : 0, column = err ? err->column : 0;
 	if (err && err->file)
 		file = err->file;
+	/* Paths and messages may quote what a file holds: shown safe. */
+	char safe_file[4096], safe_message[HA_ERROR_MESSAGE_MAX];
+	if (file)
+		file = ha_text_safe(file, safe_file, sizeof safe_file);
 	fputs("headalloc: ", stderr);
 	/* FILE:LINE:COLUMN says where; naming the option too is noise. */
 	if (subject && line <= 0)
@@ -48,18 +52,23 @@ int cli_library_failure(const char *subject, const char *file,
 	}
 	if (file || line > 0)
 		fputs(": ", stderr);
-	fprintf(stderr, "%s\n", err && err->message[0] ? err->message
-	                                               : ha_status_str(status));
+	fprintf(stderr, "%s\n",
+	        err && err->message[0]
+	                ? ha_text_safe(err->message, safe_message,
+	                               sizeof safe_message)
+	                : ha_status_str(status));
 	return cli_exit_status(status);
 }
 
 int cli_usage_error(const char *command, const char *fmt, ...)
 {
 	va_list args;
-	fputs("headalloc: ", stderr);
+	char line[4096], safe[4096];
 	va_start(args, fmt);
-	vfprintf(stderr, fmt, args);
+	vsnprintf(line, sizeof line, fmt, args);
 	va_end(args);
+	/* it may quote an argument as typed: shown safe */
+	fprintf(stderr, "headalloc: %s", ha_text_safe(line, safe, sizeof safe));
 	fprintf(stderr, " (try 'headalloc %s%s--help')\n", command ? command : "",
 	        command ? " " : "");
 	return EXIT_USAGE;
@@ -67,8 +76,9 @@ int cli_usage_error(const char *command, const char *fmt, ...)
 
 int cli_bad_value(const char *option, const char *value, const char *expected)
 {
+	char safe[256];
 	fprintf(stderr, "headalloc: %s: invalid value '%s': expected %s\n",
-	        option, value, expected);
+	        option, ha_text_safe(value, safe, sizeof safe), expected);
 	return EXIT_USAGE;
 }
 
@@ -152,15 +162,44 @@ bool cli_parse_file_command(const struct cli_command *cmd, int argc,
 
 /* ---- writing a report ---------------------------------------------------------- */
 
-static int write_error(const char *path, int err)
+/* A refused output is a usage error (2) when the user named an input as
+ * the output or a file whose other links would silently keep the old
+ * contents; one that could not have been written in place (read-only,
+ * someone else's) is a failure to write (1), as fopen's EACCES was. */
+static int refusal_status(int err)
 {
+	return err == ATOMIC_SAME_AS_INPUT || err == ATOMIC_HARD_LINKED
+	               ? EXIT_USAGE
+	               : cli_exit_status(HA_EIO);
+}
+
+static int write_error_of(const char *option, const char *path, int err)
+{
+	char safe[4096];
 	if (path)
-		fprintf(stderr, "headalloc: --output: cannot write '%s': %s\n", path,
-		        strerror(err));
+		path = ha_text_safe(path, safe, sizeof safe);
+	if (path && err < 0) {
+		fprintf(stderr, "headalloc: %s: refusing to replace '%s': %s\n",
+		        option, path, atomic_file_strerror(err));
+		return refusal_status(err);
+	}
+	if (path)
+		fprintf(stderr, "headalloc: %s: cannot write '%s': %s\n", option,
+		        path, atomic_file_strerror(err));
 	else
 		fprintf(stderr, "headalloc: writing standard output: %s\n",
 		        strerror(err));
 	return cli_exit_status(HA_EIO);
+}
+
+static int write_error(const char *path, int err)
+{
+	return write_error_of("--output", path, err);
+}
+
+int cli_output_error(const char *option, const char *path, int err)
+{
+	return write_error_of(option, path, err);
 }
 
 /* The whole report on out: its sections, then its end.  HA_EIO means
@@ -177,6 +216,24 @@ static enum ha_status write_report(FILE *out, enum ha_report_format format,
 		st = ha_report_finish(r); /* flushes out */
 	ha_report_free(r);
 	return st;
+}
+
+int cli_input(const char *path, const char *what)
+{
+	if (atomic_file_add_input(path, what) != 0)
+		return cli_library_failure(what, path, HA_ENOMEM, NULL);
+	return EXIT_OK;
+}
+
+int cli_check_path(const char *option, const char *path)
+{
+	int e = path ? atomic_file_check(path) : 0;
+	return e ? write_error_of(option, path, e) : EXIT_OK;
+}
+
+int cli_check_output(const char *output)
+{
+	return cli_check_path("--output", output);
 }
 
 int cli_emit(const char *output, enum ha_report_format format,

@@ -85,6 +85,19 @@ bool cli_parse_file_command(const struct cli_command *cmd, int argc,
                             void *options, cli_apply_fn apply,
                             int *exit_status);
 
+/* ---- measuring the HDI (measure_hdi.c) ----------------------------------- */
+
+/* The HDI of the tensors of path matching pattern (NULL: all), with heads
+ * heads each, for the hdi command (subject NULL) and --hdi-from (subject
+ * "--hdi-from").  A tensor whose overlaps would cost more than
+ * HA_HDI_MAX_WORK is refused before its data is read; a tensor whose heads
+ * are all zero is an error; zero and lower-rank heads are warned about,
+ * saying what was done.  Returns EXIT_OK with *out to free with
+ * ha_hdi_report_free(), or the exit status after one line on stderr. */
+int cli_measure_hdi(const char *subject, const char *path,
+                    const char *pattern, size_t heads, enum ha_layout layout,
+                    struct ha_hdi_report **out);
+
 /* ---- writing a report ---------------------------------------------------- */
 
 /* Write the sections of a report into r (ha_report_*); returns the status
@@ -92,9 +105,28 @@ bool cli_parse_file_command(const struct cli_command *cmd, int argc,
 typedef enum ha_status (*cli_report_fn)(struct ha_report *r, const void *ctx,
                                         struct ha_error *err);
 
+/* Register path, an input of the command named by what ("--config",
+ * "the weights file"), as a file no output may replace (atomic_file.h).
+ * EXIT_OK, or EXIT_IO after a message. */
+int cli_input(const char *path, const char *what);
+
+/* Refuse output (when not NULL) before any work is done, when writing it
+ * would destroy something (atomic_file_check): one line naming it and the
+ * reason.  Returns the exit status, EXIT_OK when it may be written. */
+int cli_check_output(const char *output);
+
+/* The same for any output file named by option ("--plot"). */
+int cli_check_path(const char *option, const char *path);
+
+/* Say in one line why the output file path of option could not be opened
+ * or written: err is an errno value or an enum atomic_refusal (from
+ * atomic_file_open or _commit).  Returns the exit status: 2 for an output
+ * that is an input or has other hard links, 1 otherwise. */
+int cli_output_error(const char *option, const char *path, int err);
+
 /* Write a report in format with write(r, ctx, err) to the standard output,
- * or with output != NULL to a temporary file renamed over output once
- * complete (removed on failure).  A failure to write is reported in one
+ * or with output != NULL through atomic_file_open() (refusals and
+ * all).  A failure to write is reported in one
  * line naming the destination; any other through cli_library_failure().
  * Returns the exit status. */
 int cli_emit(const char *output, enum ha_report_format format,

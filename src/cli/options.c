@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "atomic_file.h"
 #include "common.h"
 #include "options.h"
 #include "parse.h"
@@ -145,6 +146,14 @@ static const char *option_name(int code)
 
 static int bad_value(int code, const char *value, const char *expected)
 {
+	/* "0512": refused by the number grammar, since a YAML 1.1 reader
+	 * takes it as octal; say so rather than leave it a puzzle. */
+	const char *v = value + (*value == '+' || *value == '-');
+	char why[160];
+	if (v[0] == '0' && v[1] >= '0' && v[1] <= '9' &&
+	    (size_t)snprintf(why, sizeof why, "%s without a leading zero",
+	                     expected) < sizeof why)
+		expected = why;
 	return cli_bad_value(option_name(code), value, expected);
 }
 
@@ -200,6 +209,28 @@ static size_t split_list(const char *text, char ***items)
 	return count;
 }
 
+static int compare_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* A value that is in budgets[0..count) twice, or 0 (budgets are >= 1). */
+static uint64_t repeated_budget(const uint64_t *budgets, size_t count)
+{
+	uint64_t *sorted = malloc(count * sizeof *sorted);
+	uint64_t repeated = 0;
+	if (!sorted)
+		return 0; /* the check is skipped; the solvers still run */
+	memcpy(sorted, budgets, count * sizeof *sorted);
+	qsort(sorted, count, sizeof *sorted, compare_u64);
+	for (size_t i = 1; i < count && !repeated; i++)
+		if (sorted[i] == sorted[i - 1])
+			repeated = sorted[i];
+	free(sorted);
+	return repeated;
+}
+
 static void free_list(char **items)
 {
 	if (items)
@@ -219,6 +250,15 @@ static int parse_budgets(const char *arg, struct cli_options *o)
 		if (!cli_parse_uint(items[i], 1, HA_BUDGET_MAX, &budgets[i]))
 			rc = bad_value('b', count > 1 ? items[i] : arg, whole_number);
 	free_list(items);
+	uint64_t repeated = rc == EXIT_OK ? repeated_budget(budgets, count) : 0;
+	if (rc == EXIT_OK && count > HA_SCENARIO_MAX_BUDGETS)
+		rc = cli_usage_error(NULL, "--budget: expected at most %zu budgets, "
+		                     "found %zu", HA_SCENARIO_MAX_BUDGETS, count);
+	else if (repeated) {
+		char value[24];
+		snprintf(value, sizeof value, "%" PRIu64, repeated);
+		rc = bad_value('b', value, "each budget once, found it twice");
+	}
 	if (rc != EXIT_OK) {
 		free(budgets);
 		return rc;
@@ -226,6 +266,7 @@ static int parse_budgets(const char *arg, struct cli_options *o)
 	free(o->budgets);
 	o->budgets = budgets;
 	o->budget_count = count;
+	o->budgets_from_config = 0;
 	return EXIT_OK;
 }
 
@@ -284,6 +325,7 @@ static int parse_samples(const char *arg, struct cli_options *o)
 	free(o->samples.values);
 	o->samples = s;
 	o->have_samples = 1;
+	o->samples_from_config = 0;
 	return EXIT_OK;
 }
 
@@ -365,24 +407,32 @@ static int apply_option(struct cli_options *o, struct hdi_request *h, int code,
 		h->tensor = arg;
 		return EXIT_OK;
 	case OPT_HDI_HEADS:
-		return parse_count(code, arg, &h->heads);
+		if (!cli_parse_uint(arg, 1, HA_HDI_MAX_HEADS, &h->heads))
+			return bad_value(code, arg, "a whole number from 1 to 1024");
+		return EXIT_OK;
 	case OPT_HDI_LAYOUT:
 		h->have_layout = 1;
 		if (ha_layout_parse(arg, &h->layout) != HA_OK)
 			return bad_value(code, arg, "out-in or in-out");
 		return EXIT_OK;
 	case 'm':
+		o->constraints_from_config &= ~(1u << CLI_HEAD_DIM_MULTIPLE);
 		return parse_count(code, arg, &c->head_dim_multiple);
 	case OPT_MIN_HEAD_DIM:
+		o->constraints_from_config &= ~(1u << CLI_MIN_HEAD_DIM);
 		return parse_count(code, arg, &c->min_head_dim);
 	case OPT_MAX_HEAD_DIM:
+		o->constraints_from_config &= ~(1u << CLI_MAX_HEAD_DIM);
 		return parse_count(code, arg, &c->max_head_dim);
 	case OPT_MIN_HEADS:
+		o->constraints_from_config &= ~(1u << CLI_MIN_HEADS);
 		return parse_count(code, arg, &c->min_heads);
 	case OPT_MAX_HEADS:
+		o->constraints_from_config &= ~(1u << CLI_MAX_HEADS);
 		return parse_count(code, arg, &c->max_heads);
 	case 'a':
 		o->all = 1;
+		o->all_from_config = 0;
 		return EXIT_OK;
 	case 'r':
 		o->regimes = 1;
@@ -407,6 +457,9 @@ static int apply_option(struct cli_options *o, struct hdi_request *h, int code,
 static int load_config(struct cli_options *o)
 {
 	struct ha_error err;
+	int rc = cli_input(o->config, "--config");
+	if (rc != EXIT_OK)
+		return rc;
 	enum ha_status st = ha_scenario_read_file(o->config, &o->scenario, &err);
 	if (st != HA_OK)
 		return cli_library_failure("--config", o->config, st, &err);
@@ -415,6 +468,12 @@ static int load_config(struct cli_options *o)
 	o->model = sc->model;
 	o->model.samples = default_samples;
 	o->constraints = sc->constraints;
+	for (int i = 0; i < CLI_CONSTRAINTS; i++)
+		if (cli_constraint(o, i))
+			o->constraints_from_config |= 1u << i;
+	o->budgets_from_config = sc->budget_count > 0;
+	o->samples_from_config = sc->sample_count > 0;
+	o->all_from_config = sc->report_all;
 	if (sc->budget_count) {
 		o->budgets = malloc(sc->budget_count * sizeof *o->budgets);
 		if (!o->budgets)
@@ -441,12 +500,10 @@ static int load_config(struct cli_options *o)
 static int measure_hdi(struct cli_options *o, const struct hdi_request *h)
 {
 	struct ha_hdi_report *report = NULL;
-	struct ha_error err;
-	ha_error_clear(&err);
-	enum ha_status st = ha_hdi_from_file(o->hdi_from, h->tensor, (size_t)h->heads,
-	                                     h->layout, &report, &err);
-	if (st != HA_OK)
-		return cli_library_failure("--hdi-from", o->hdi_from, st, &err);
+	int rc = cli_measure_hdi("--hdi-from", o->hdi_from, h->tensor,
+	                         (size_t)h->heads, h->layout, &report);
+	if (rc != EXIT_OK)
+		return rc;
 	o->model.hdi = report->mean_hdi;
 	o->hdi_source = (struct ha_hdi_source){
 		.file = o->hdi_from,
@@ -459,24 +516,63 @@ static int measure_hdi(struct cli_options *o, const struct hdi_request *h)
 	return EXIT_OK;
 }
 
+/* Room for "constraints.head_dim_multiple of FILE" with a long path. */
+#define PATH_NAME CLI_DESCRIBE_SIZE
+
+uint64_t cli_constraint(const struct cli_options *o, int i)
+{
+	const struct ha_constraints *c = &o->constraints;
+	const uint64_t v[CLI_CONSTRAINTS] = {c->head_dim_multiple, c->min_head_dim,
+	                                     c->max_head_dim, c->min_heads,
+	                                     c->max_heads};
+	return i >= 0 && i < CLI_CONSTRAINTS ? v[i] : 0;
+}
+
+const char *cli_constraint_describe(const struct cli_options *o, int i,
+                                    char *buf, size_t size)
+{
+	static const char *const option[CLI_CONSTRAINTS] = {
+		"--head-dim-multiple", "--min-head-dim", "--max-head-dim",
+		"--min-heads", "--max-heads"};
+	static const char *const key[CLI_CONSTRAINTS] = {
+		"head_dim_multiple", "min_head_dim", "max_head_dim", "min_heads",
+		"max_heads"};
+	if (i < 0 || i >= CLI_CONSTRAINTS)
+		return "";
+	if (o->constraints_from_config & (1u << i))
+		snprintf(buf, size, "constraints.%s %" PRIu64 " (%s)", key[i],
+		         cli_constraint(o, i), o->config);
+	else
+		snprintf(buf, size, "%s %" PRIu64, option[i], cli_constraint(o, i));
+	return buf;
+}
+
 /* The checks that need every option: required values, ranges, conflicts. */
 static int check_combination(const struct cli_options *o,
                              const struct hdi_request *h)
 {
 	const struct ha_constraints *c = &o->constraints;
 	int has_models = o->scenario && o->scenario->model_count;
+	char lo[PATH_NAME], hi[PATH_NAME];
 	if (!o->budget_count && !has_models)
 		return cli_usage_error(NULL, "--budget is required");
 	if (!o->have_samples && !o->regimes && !has_models)
-		return cli_usage_error(NULL, "--samples is required");
+		return o->budgets_from_config
+		       ? cli_usage_error(NULL, "--samples is required: %s gives "
+		                         "budgets but no samples", o->config)
+		       : cli_usage_error(NULL, "--samples is required");
 	if (c->min_head_dim && c->max_head_dim && c->min_head_dim > c->max_head_dim)
-		return cli_usage_error(NULL, "--min-head-dim %" PRIu64
-		                       " is larger than --max-head-dim %" PRIu64,
-		                       c->min_head_dim, c->max_head_dim);
+		return cli_usage_error(NULL, "%s is larger than %s",
+		                       cli_constraint_describe(o, CLI_MIN_HEAD_DIM, lo,
+		                                               sizeof lo),
+		                       cli_constraint_describe(o, CLI_MAX_HEAD_DIM, hi,
+		                                               sizeof hi));
 	if (c->min_heads && c->max_heads && c->min_heads > c->max_heads)
-		return cli_usage_error(NULL, "--min-heads %" PRIu64
-		                       " is larger than --max-heads %" PRIu64,
-		                       c->min_heads, c->max_heads);
+		return cli_usage_error(NULL, "%s is larger than %s",
+		                       cli_constraint_describe(o, CLI_MIN_HEADS, lo,
+		                                               sizeof lo),
+		                       cli_constraint_describe(o, CLI_MAX_HEADS, hi,
+		                                               sizeof hi));
 	if (o->hdi_from && h->have_hdi)
 		return cli_usage_error(NULL, "--hdi and --hdi-from cannot be used together");
 	if (o->hdi_from && !h->heads)
@@ -484,7 +580,26 @@ static int check_combination(const struct cli_options *o,
 	if (!o->hdi_from && (h->tensor || h->heads || h->have_layout))
 		return cli_usage_error(NULL, "--hdi-tensor, --hdi-heads and --hdi-layout go with --hdi-from");
 	if (o->all && (o->budget_count > 1 || sample_count(&o->samples) > 1))
-		return cli_usage_error(NULL, "--all needs a single budget and a single value of --samples");
+		return o->all_from_config
+		       ? cli_usage_error(NULL, "%s: report.all needs a single budget "
+		                         "and a single sample size, found %zu and "
+		                         "%zu",
+		                         o->config, o->budget_count,
+		                         sample_count(&o->samples))
+		       : o->budgets_from_config && o->budget_count > 1
+		       ? cli_usage_error(NULL, "--all needs a single budget, and "
+		                         "%s gives %zu (give --budget)", o->config,
+		                         o->budget_count)
+		       : cli_usage_error(NULL, "--all needs a single budget and a "
+		                         "single value of --samples");
+	/* A table's rows are computed, written and fitted one by one: the
+	 * limit keeps a run to seconds (bench: "limits"). */
+	uint64_t rows = (uint64_t)o->budget_count * sample_count(&o->samples);
+	if (rows > HA_SCENARIO_MAX_ROWS)
+		return cli_usage_error(NULL, "expected at most %" PRIu64 " rows "
+		                       "(budgets x sample sizes), found %zu x %zu",
+		                       HA_SCENARIO_MAX_ROWS, o->budget_count,
+		                       sample_count(&o->samples));
 	int rc = cli_plot_check(&o->plot, o->output, NULL);
 	if (rc != EXIT_OK)
 		return rc;
@@ -493,6 +608,23 @@ static int check_combination(const struct cli_options *o,
 		return cli_usage_error(NULL, "--plot draws a sweep, a landscape or regimes:"
 		                       " it needs --budget and --samples or --regimes");
 	return EXIT_OK;
+}
+
+/* "headalloc --heads 12 hdi w.safetensors": a subcommand after options
+ * is named as such, instead of the options being unknown to the
+ * allocation command.  Returns the exit status after the message, or 0
+ * when no argument is a subcommand's name. */
+static int misplaced_command(int argc, char **argv)
+{
+	static const char *const commands[] = {"hdi", "weights"};
+	for (int i = 2; i < argc; i++)
+		for (size_t c = 0; c < sizeof commands / sizeof *commands; c++)
+			if (strcmp(argv[i], commands[c]) == 0)
+				return cli_usage_error(commands[c], "the command '%s' "
+				                       "must come first: headalloc %s "
+				                       "FILE [OPTION]...", commands[c],
+				                       commands[c]);
+	return 0;
 }
 
 /* Parse into o; returns EXIT_OK or the exit status of an error already
@@ -517,16 +649,22 @@ static int parse(int argc, char **argv, struct cli_options *o, bool *answered)
 			*answered = true;
 			return EXIT_OK;
 		}
-		if (code == '?' || code == ':')
-			return cli_getopt_error(code, argv[optind - 1], long_options, NULL);
+		if (code == '?' || code == ':') {
+			int rc = misplaced_command(argc, argv);
+			return rc ? rc : cli_getopt_error(code, argv[optind - 1],
+			                                  long_options, NULL);
+		}
 		if (code == 'c') {
 			if (!*optarg)
 				return bad_value(code, optarg, "a file name");
 			o->config = optarg;
 		}
 	}
-	if (optind < argc)
-		return cli_usage_error(NULL, "unexpected argument '%s'", argv[optind]);
+	if (optind < argc) {
+		int rc = misplaced_command(argc, argv);
+		return rc ? rc : cli_usage_error(NULL, "unexpected argument '%s'",
+		                                 argv[optind]);
+	}
 	if (o->config) {
 		int rc = load_config(o);
 		if (rc != EXIT_OK)
@@ -542,6 +680,10 @@ static int parse(int argc, char **argv, struct cli_options *o, bool *answered)
 			return rc;
 	}
 	int rc = check_combination(o, &h);
+	if (rc == EXIT_OK && o->hdi_from)
+		rc = cli_input(o->hdi_from, "--hdi-from");
+	if (rc == EXIT_OK)
+		rc = cli_check_output(o->output);
 	if (rc != EXIT_OK)
 		return rc;
 	if (o->hdi_from) {
@@ -564,6 +706,7 @@ bool cli_options_parse(int argc, char **argv, struct cli_options *o,
 
 void cli_options_free(struct cli_options *o)
 {
+	atomic_file_forget_inputs(); /* they point into argv and o */
 	free(o->budgets);
 	free(o->samples.values);
 	ha_scenario_free(o->scenario);

@@ -20,6 +20,16 @@ struct sample_source {
 };
 
 size_t sample_count(const struct sample_source *s);
+
+/* The constraints, in the order of struct ha_constraints. */
+enum {
+	CLI_HEAD_DIM_MULTIPLE,
+	CLI_MIN_HEAD_DIM,
+	CLI_MAX_HEAD_DIM,
+	CLI_MIN_HEADS,
+	CLI_MAX_HEADS,
+	CLI_CONSTRAINTS
+};
 double sample_at(const struct sample_source *s, size_t i);
 
 struct cli_options {
@@ -36,6 +46,14 @@ struct cli_options {
 	struct cli_plot plot;         /* --plot */
 	const char *config;
 	struct ha_scenario *scenario; /* owned; its models are the model table */
+	/* Values that came from the scenario file and were not overridden on
+	 * the command line: messages about them name the file, not an option
+	 * that was never typed.  Bit i of constraints_from_config is the i-th
+	 * field of struct ha_constraints (CLI_CONSTRAINT_* order). */
+	int budgets_from_config;
+	int samples_from_config;
+	int all_from_config;
+	unsigned constraints_from_config;
 	/* --hdi-from: where the HDI in model.hdi was measured, for the report */
 	const char *hdi_from;
 	struct ha_hdi_source hdi_source;
@@ -47,6 +65,14 @@ struct cli_options {
  * its exit status in *exit_status. */
 bool cli_options_parse(int argc, char **argv, struct cli_options *o,
                        int *exit_status);
+
+/* The constraint number i of o (CLI_* order), and how a message names it
+ * with its value: "--min-heads 8" when typed, "constraints.min_heads 8
+ * (FILE)" when it came from the scenario file. */
+#define CLI_DESCRIBE_SIZE 4200
+uint64_t cli_constraint(const struct cli_options *o, int i);
+const char *cli_constraint_describe(const struct cli_options *o, int i,
+                                    char *buf, size_t size);
 
 /* Free what the options own. */
 void cli_options_free(struct cli_options *o);

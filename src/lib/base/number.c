@@ -18,6 +18,10 @@ enum ha_status ha_parse_uint(const char *text, uint64_t min, uint64_t max,
 		return HA_EINVAL;
 	if (!*text)
 		return HA_EFORMAT;
+	/* "0512" is 512 here but 330 to a YAML 1.1 reader (octal): a
+	 * number two readers read two ways is refused. */
+	if (text[0] == '0' && text[1])
+		return HA_EFORMAT;
 	uint64_t value = 0;
 	int overflow = 0;
 	/* Read every digit even past an overflow: "99...9x" is not a number
@@ -45,6 +49,8 @@ static int real_syntax(const char *s)
 	size_t digits = 0;
 	if (*s == '+' || *s == '-')
 		s++;
+	if (s[0] == '0' && is_digit(s[1]))
+		return 0; /* a leading zero: octal to YAML 1.1, as above */
 	for (; is_digit(*s); s++)
 		digits++;
 	if (*s == '.')

@@ -36,9 +36,13 @@ static enum ha_status number(struct ha_yr *r, double *out)
 		                       "expected a number, found a quoted string");
 	if (!ha_yr_plain_real(r, out))
 		return ha_yr_fail_here(r, HA_EFORMAT,
-		                       "'%.*s' is not a finite decimal number",
+		                       "'%.*s' is not a finite decimal number%s",
 		                       HA_NUMBER_MAX_LENGTH,
-		                       (const char *)r->ev.data.scalar.value);
+		                       (const char *)r->ev.data.scalar.value,
+		                       ha_yr_leading_zero(r)
+		                               ? " (a leading zero: YAML 1.1 "
+		                                 "reads it as octal)"
+		                               : "");
 	return HA_OK;
 }
 
@@ -58,6 +62,13 @@ static enum ha_status entry_item(struct ha_yr *r, void *ctx, size_t col,
 	enum ha_status st = number(r, &v);
 	if (st != HA_OK)
 		return st;
+	/* A variance below zero is not a rounding error the eigenvalue test
+	 * should forgive ("singular", gain inf): it is a wrong number. */
+	if (col == rc->row && v < 0.0)
+		return ha_yr_fail_here(r, HA_EFORMAT, "covariance row %zu, column "
+		                       "%zu is a variance: expected a number >= 0, "
+		                       "found %s", col + 1, col + 1,
+		                       (const char *)r->ev.data.scalar.value);
 	if (rc->row > 0) {
 		if (col >= mx->h)
 			return ha_yr_fail_here(r, HA_EFORMAT, "covariance row longer "

@@ -12,6 +12,8 @@
 
 #include <json-c/json.h>
 
+#include <headalloc/text.h>
+
 #include "base/error_internal.h"
 #include "input/weights_internal.h"
 
@@ -217,6 +219,102 @@ static enum ha_status check_metadata(struct json_object *val,
 	return HA_OK;
 }
 
+/* A key of the top-level object, as written (escapes unread). */
+struct raw_key {
+	const char *at;
+	size_t len;
+};
+
+static int cmp_raw_key(const void *a, const void *b)
+{
+	const struct raw_key *x = a, *y = b;
+	size_t n = x->len < y->len ? x->len : y->len;
+	int c = memcmp(x->at, y->at, n);
+	return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+/* The keys in json-c's tree: every object's, at every depth. */
+static size_t tree_keys(struct json_object *o)
+{
+	size_t n = 0;
+	if (json_object_is_type(o, json_type_object)) {
+		struct json_object_iterator it = json_object_iter_begin(o);
+		struct json_object_iterator end = json_object_iter_end(o);
+		for (; !json_object_iter_equal(&it, &end); json_object_iter_next(&it))
+			n += 1 + tree_keys(json_object_iter_peek_value(&it));
+	} else if (json_object_is_type(o, json_type_array)) {
+		size_t len = json_object_array_length(o);
+		for (size_t i = 0; i < len; i++)
+			n += tree_keys(json_object_array_get_idx(o, i));
+	}
+	return n;
+}
+
+/* The keys written in the (already valid) JSON text h: every string in
+ * key position of an object, at every depth; with top != NULL, the keys
+ * of the top-level object only, stored there. */
+static size_t text_keys(const char *h, size_t n, struct raw_key *top)
+{
+	char open[JSON_MAX_DEPTH + 1];
+	size_t count = 0, depth = 0;
+	int key_next = 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = h[i];
+		if (c == '"') {
+			size_t start = ++i;
+			while (i < n && h[i] != '"')
+				i += h[i] == '\\' ? 2 : 1;
+			if (key_next && (!top || depth == 1)) {
+				if (top)
+					top[count] = (struct raw_key){h + start, i - start};
+				count++;
+			}
+			key_next = 0;
+		} else if ((c == '{' || c == '[') && depth < JSON_MAX_DEPTH) {
+			open[++depth] = c;
+			key_next = c == '{';
+		} else if ((c == '}' || c == ']') && depth > 0) {
+			depth--;
+		} else if (c == ',' && depth > 0) {
+			key_next = open[depth] == '{';
+		}
+	}
+	return count;
+}
+
+/* json-c keeps the last of two equal keys without a word, so a tensor
+ * named twice would silently lose its first entry (and a "dtype" given
+ * twice its first value): refuse repeated keys at any depth, naming a
+ * repeated tensor when it is spelt the same both times. */
+static enum ha_status check_repeated_keys(const char *h, size_t n,
+                                          struct json_object *root,
+                                          struct ha_error *err)
+{
+	if (text_keys(h, n, NULL) == tree_keys(root))
+		return HA_OK;
+	size_t keys = (size_t)json_object_object_length(root);
+	size_t count = text_keys(h, n, NULL); /* an upper bound on the top's */
+	struct raw_key *k = malloc((count ? count : 1) * sizeof *k);
+	if (!k)
+		return ha_fail(err, HA_EFORMAT, "header JSON: a key is repeated");
+	size_t m = text_keys(h, n, k);
+	enum ha_status st = ha_fail(err, HA_EFORMAT, "header JSON: a key is "
+	                            "given twice in a tensor's entry");
+	if (m != keys)
+		st = ha_fail(err, HA_EFORMAT, "header JSON: a tensor name is given "
+		             "twice (spelt with different escapes)");
+	qsort(k, m, sizeof *k, cmp_raw_key);
+	for (size_t i = 1; m != keys && i < m; i++)
+		if (cmp_raw_key(&k[i - 1], &k[i]) == 0) {
+			st = ha_fail(err, HA_EFORMAT, "header JSON: the tensor name "
+			             "'%.*s' is given twice",
+			             (int)(k[i].len > 200 ? 200 : k[i].len), k[i].at);
+			break;
+		}
+	free(k);
+	return st;
+}
+
 enum ha_status ha_safetensors_open(struct ha_weights *w, struct ha_error *err)
 {
 	unsigned char prefix[LENGTH_BYTES];
@@ -310,6 +408,9 @@ enum ha_status ha_safetensors_open(struct ha_weights *w, struct ha_error *err)
 	}
 
 	size_t keys = (size_t)json_object_object_length(root);
+	st = check_repeated_keys(header, (size_t)hlen, root, err);
+	if (st != HA_OK)
+		goto out;
 	w->tensors = calloc(keys ? keys : 1, sizeof *w->tensors);
 	spans = calloc(keys ? keys : 1, sizeof *spans);
 	if (!w->tensors || !spans) {
@@ -329,6 +430,16 @@ enum ha_status ha_safetensors_open(struct ha_weights *w, struct ha_error *err)
 		}
 		if (w->count >= keys)
 			break;
+		/* a name is printed in reports and messages: refuse what a
+		 * terminal would act on (text.h) */
+		size_t nlen = strlen(name);
+		if (ha_text_unsafe_at(name, nlen, NULL) < nlen) {
+			char shown[128];
+			st = ha_fail(err, HA_EFORMAT, "tensor name '%s' holds a "
+			             "control character",
+			             ha_text_safe(name, shown, sizeof shown));
+			goto out;
+		}
 		struct ha_weights_tensor *t = &w->tensors[w->count];
 		t->name = strdup(name);
 		if (!t->name) {

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include <headalloc/text.h>
 #include <headalloc/weights.h>
 
 #include "base/open_file.h"
@@ -272,16 +273,73 @@ out:
 
 /* -------------------------------------------------------------- opening */
 
+/* What the first bytes of a file say it is: one of the two formats read
+ * here, another known one (named for the message), or unknown. */
+enum sniffed { SNIFF_UNKNOWN, SNIFF_NPY, SNIFF_SAFETENSORS, SNIFF_OTHER };
+
+static enum sniffed sniff(const struct ha_weights *w, const char **other)
+{
+	static const struct {
+		const char *magic;
+		size_t len;
+		const char *what;
+	} known[] = {
+		{"PK\x03\x04", 4, "a zip archive (a PyTorch .pt or .bin checkpoint?)"},
+		{"GGUF", 4, "a GGUF file"},
+		{"\x89HDF\r\n\x1a\n", 8, "an HDF5 file (a Keras .h5 checkpoint?)"},
+		{"\x1f\x8b", 2, "a gzip file"},
+	};
+	unsigned char b[16];
+	size_t n = w->size < sizeof b ? (size_t)w->size : sizeof b;
+	struct ha_error scratch;
+	*other = NULL;
+	if (ha_weights_read_at(w, 0, b, n, "magic", &scratch) != HA_OK)
+		return SNIFF_UNKNOWN;
+	if (n >= HA_NPY_MAGIC_LEN && memcmp(b, HA_NPY_MAGIC, HA_NPY_MAGIC_LEN) == 0)
+		return SNIFF_NPY;
+	for (size_t i = 0; i < sizeof known / sizeof *known; i++)
+		if (n >= known[i].len && memcmp(b, known[i].magic, known[i].len) == 0) {
+			*other = known[i].what;
+			return SNIFF_OTHER;
+		}
+	/* A Python pickle (torch.save's old format) opens with PROTO 2..5. */
+	if (n >= 2 && b[0] == 0x80 && b[1] >= 2 && b[1] <= 5) {
+		*other = "a Python pickle (a PyTorch checkpoint?)";
+		return SNIFF_OTHER;
+	}
+	if (n >= 9 && b[8] == '{' && ha_le64(b) <= w->size - 8)
+		return SNIFF_SAFETENSORS;
+	if (n >= 1 && (b[0] == '{' || b[0] == '['))
+		*other = "JSON text";
+	else if (n >= 1 && b[0] >= 0x20 && b[0] < 0x7f)
+		*other = "text";
+	return *other ? SNIFF_OTHER : SNIFF_UNKNOWN;
+}
+
 static enum ha_status open_any(struct ha_weights *w,
                                enum ha_weights_format format,
                                const char *npy_name, struct ha_error *err)
 {
-	unsigned char magic[HA_NPY_MAGIC_LEN];
-	if (format == HA_WEIGHTS_FORMAT_AUTO && w->size >= HA_NPY_MAGIC_LEN &&
-	    ha_weights_read_at(w, 0, magic, HA_NPY_MAGIC_LEN, "magic", err) ==
-	        HA_OK &&
-	    memcmp(magic, HA_NPY_MAGIC, HA_NPY_MAGIC_LEN) == 0)
+	const char *other;
+	enum sniffed looks = sniff(w, &other);
+	if (format == HA_WEIGHTS_FORMAT_AUTO && looks == SNIFF_NPY)
 		format = HA_WEIGHTS_FORMAT_NPY;
+	/* A file of the wrong format says which it looks like, instead of
+	 * what its first bytes mean in the expected one (an absurd header
+	 * length, a bad magic). */
+	const char *want = format == HA_WEIGHTS_FORMAT_NPY ? "an .npy file"
+	                 : format == HA_WEIGHTS_FORMAT_SAFETENSORS
+	                         ? "a safetensors file"
+	                         : "a safetensors or .npy file";
+	if (format != HA_WEIGHTS_FORMAT_NPY && looks == SNIFF_NPY)
+		return ha_fail(err, HA_EFORMAT, "not %s: it is an .npy file "
+		               "(rename it *.npy)", want);
+	if (format == HA_WEIGHTS_FORMAT_NPY && looks == SNIFF_SAFETENSORS)
+		return ha_fail(err, HA_EFORMAT, "not %s: it looks like a "
+		               "safetensors file (rename it *.safetensors)", want);
+	if (looks == SNIFF_OTHER && w->size > 0)
+		return ha_fail(err, HA_EFORMAT, "not %s: it looks like %s", want,
+		               other);
 	ha_error_clear(err);
 	enum ha_status st = format == HA_WEIGHTS_FORMAT_NPY
 	                  ? ha_npy_open(w, npy_name, err)
@@ -331,6 +389,13 @@ static char *stem(const char *path)
 	if (s) {
 		memcpy(s, base, n);
 		s[n] = '\0';
+		/* the name is printed: a file name's control characters are
+		 * shown as '?' (text.h) */
+		char *safe = malloc(n + 1);
+		if (safe)
+			ha_text_safe(s, safe, n + 1);
+		free(s);
+		s = safe;
 	}
 	return s;
 }
@@ -351,7 +416,13 @@ enum ha_status ha_weights_open(const char *path, struct ha_weights **out,
 		st = ha_fail(err, HA_ENOMEM, "out of memory");
 		goto out;
 	}
-	w->file = ha_open_input(path);
+	const char *kind;
+	w->file = ha_open_regular(path, &kind);
+	if (!w->file && kind) {
+		st = ha_fail(err, HA_EINVAL, "cannot read weights from %s: a "
+		             "regular file is needed", kind);
+		goto out;
+	}
 	if (!w->file) {
 		st = ha_fail(err, HA_EIO, "cannot open: %s", strerror(errno));
 		goto out;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include <headalloc/number.h>
+#include <headalloc/text.h>
 
 #include "base/open_file.h"
 #include "yaml_reader.h"
@@ -102,8 +103,15 @@ static void quote_scalar(const yaml_event_t *ev, char buf[QUOTE_SIZE])
 	if (cut)
 		length = clip(v, length, HA_YR_QUOTE_MAX - 3);
 	buf[out++] = '\'';
-	for (size_t i = 0; i < length; i++)
-		buf[out++] = (v[i] < 0x20 || v[i] == 0x7f) ? '?' : (char)v[i];
+	for (size_t i = 0; i < length;) {
+		size_t w;
+		if (ha_text_unsafe_at((const char *)v + i, length - i, &w) == 0) {
+			buf[out++] = '?'; /* C0, C1 and bidi controls alike */
+			i += w;
+		} else {
+			buf[out++] = (char)v[i++];
+		}
+	}
 	if (cut) {
 		memcpy(buf + out, "...", 3);
 		out += 3;
@@ -139,13 +147,36 @@ static const char *describe(const yaml_event_t *ev, char buf[DESCRIBE_SIZE])
 	}
 }
 
+/* A plain number with a leading zero ("0512", "-007.5"), which the number
+ * grammar refuses because YAML 1.1 reads it as octal. */
+static int leading_zero(const yaml_event_t *ev);
+
+int ha_yr_leading_zero(const struct ha_yr *r)
+{
+	return r->have_event && leading_zero(&r->ev);
+}
+
+static int leading_zero(const yaml_event_t *ev)
+{
+	if (ev->type != YAML_SCALAR_EVENT ||
+	    ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+		return 0;
+	const char *v = (const char *)ev->data.scalar.value;
+	v += *v == '+' || *v == '-';
+	return v[0] == '0' && v[1] >= '0' && v[1] <= '9';
+}
+
 enum ha_status ha_yr_expected(struct ha_yr *r, const char *where,
                               const char *what)
 {
 	char buf[DESCRIBE_SIZE];
-	return ha_yr_fail_here(r, HA_EFORMAT, "%s%sexpected %s, found %s",
+	return ha_yr_fail_here(r, HA_EFORMAT, "%s%sexpected %s, found %s%s",
 	                       where, *where ? ": " : "", what,
-	                       describe(&r->ev, buf));
+	                       describe(&r->ev, buf),
+	                       leading_zero(&r->ev)
+	                               ? " (a leading zero: YAML 1.1 reads it "
+	                                 "as octal)"
+	                               : "");
 }
 
 /* The 1-based line and column (in bytes) of a byte offset of the input:
@@ -449,10 +480,48 @@ enum ha_status ha_yr_word(struct ha_yr *r, const char *where,
 
 static int has_control_character(const unsigned char *s, size_t length)
 {
-	for (size_t i = 0; i < length; i++)
-		if (s[i] < 0x20 || s[i] == 0x7f)
-			return 1;
-	return 0;
+	return ha_text_unsafe_at((const char *)s, length, NULL) < length;
+}
+
+/* What else a YAML reader takes a plain scalar for, or NULL when only a
+ * string: "~" and "null" are null, "yes" and "off" are YAML 1.1
+ * booleans, "1e3" and "0x10" numbers.  As a name or a note such a value
+ * would mean one thing here and another to the next tool. */
+static const char *other_reading(const char *v)
+{
+	static const char *const nulls[] = {"~", "null", "Null", "NULL"};
+	static const char *const bools[] = {
+		"y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO",
+		"true", "True", "TRUE", "false", "False", "FALSE",
+		"on", "On", "ON", "off", "Off", "OFF"};
+	static const char *const specials[] = {
+		".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf",
+		"-.Inf", "-.INF", ".nan", ".NaN", ".NAN"};
+	for (size_t i = 0; i < sizeof nulls / sizeof *nulls; i++)
+		if (!strcmp(v, nulls[i]))
+			return "null";
+	for (size_t i = 0; i < sizeof bools / sizeof *bools; i++)
+		if (!strcmp(v, bools[i]))
+			return "a boolean";
+	for (size_t i = 0; i < sizeof specials / sizeof *specials; i++)
+		if (!strcmp(v, specials[i]))
+			return "a number";
+	double d;
+	if (ha_parse_real(v, &d) != HA_EFORMAT)
+		return "a number";
+	/* YAML 1.1's other numbers (0x1F, 0o17, 0b101, 1_000, 1:30) and its
+	 * dates (2024-01-31): a digit, then only what they are made of. */
+	const char *p = v + (v[0] == '+' || v[0] == '-');
+	size_t len = strlen(p);
+	if (len > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+		return strspn(p + 2, "0123456789abcdefABCDEF_") == len - 2
+		       ? "a number" : NULL;
+	if (len > 2 && p[0] == '0' && (p[1] == 'o' || p[1] == 'b'))
+		return strspn(p + 2, "01234567_") == len - 2 ? "a number" : NULL;
+	if (p[0] >= '0' && p[0] <= '9' &&
+	    strspn(p, "0123456789_:.eE+-") == len)
+		return "a number or a date";
+	return NULL;
 }
 
 enum ha_status ha_yr_string(struct ha_yr *r, const char *where, size_t max,
@@ -467,6 +536,17 @@ enum ha_status ha_yr_string(struct ha_yr *r, const char *where, size_t max,
 		snprintf(what, sizeof what, "a string of 1 to %zu bytes without "
 		         "control characters", max);
 		return ha_yr_expected(r, where, what);
+	}
+	const char *other = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE
+	                    ? other_reading((const char *)ev->data.scalar.value)
+	                    : NULL;
+	if (other) {
+		char buf[DESCRIBE_SIZE];
+		return ha_yr_fail_here(r, HA_EFORMAT,
+		                       "%s%sexpected a string, found %s, which YAML "
+		                       "also reads as %s (quote it to mean the text)",
+		                       where, *where ? ": " : "",
+		                       describe(ev, buf), other);
 	}
 	char *s = malloc(ev->data.scalar.length + 1);
 	if (!s)

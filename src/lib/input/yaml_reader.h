@@ -173,6 +173,11 @@ enum ha_status ha_yr_real(struct ha_yr *r, const char *where,
                           const char *what, enum ha_yr_lower lower,
                           double lo, double hi, double *out);
 
+/* The current event is a plain number written with a leading zero
+ * ("0512"), which the grammar refuses as YAML 1.1 reads it as octal: for
+ * a format that words its own messages. */
+int ha_yr_leading_zero(const struct ha_yr *r);
+
 /* The current event as a plain scalar in the real grammar, without a
  * message: for a format that words its own. */
 int ha_yr_plain_real(const struct ha_yr *r, double *out);

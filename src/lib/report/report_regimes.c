@@ -54,12 +54,15 @@ static void text_regimes(FILE *f, uint64_t budget,
 /* The regimes of one budget, computed and written. */
 static enum ha_status write_budget(struct ha_report *r, struct ha_error *err,
                                    const struct ha_regimes_request *req,
-                                   uint64_t budget)
+                                   uint64_t budget,
+                                   struct ha_solver *borrowed)
 {
-	struct ha_solver *solver = NULL;
+	struct ha_solver *solver = borrowed;
 	struct ha_regime *regimes = NULL;
 	size_t count = 0;
-	enum ha_status st = ha_solver_new(budget, req->constraints, &solver);
+	enum ha_status st = solver ? HA_OK
+	                           : ha_solver_new(budget, req->constraints,
+	                                           &solver);
 	if (st == HA_EINFEASIBLE)
 		report_fail(r, err, st, "no (heads, head_dim) pair of budget %" PRIu64
 		            " meets the constraints", budget);
@@ -76,7 +79,8 @@ static enum ha_status write_budget(struct ha_report *r, struct ha_error *err,
 	else if (st == HA_OK)
 		text_regimes(r->stream, budget, regimes, count);
 	free(regimes);
-	ha_solver_free(solver);
+	if (!borrowed)
+		ha_solver_free(solver);
 	return st;
 }
 
@@ -94,7 +98,8 @@ enum ha_status ha_report_regimes(struct ha_report *r,
 		ha_yaml_begin_seq(r->yaml, 0);
 	}
 	for (size_t b = 0; b < req->budget_count; b++) {
-		st = write_budget(r, err, req, req->budgets[b]);
+		st = write_budget(r, err, req, req->budgets[b],
+		                  req->solvers ? req->solvers[b] : NULL);
 		if (st != HA_OK)
 			return st;
 		if (report_write_failed(r))

@@ -96,7 +96,7 @@ static void free_table(struct table *t)
 	for (size_t b = 0; b < nb; b++) {
 		if (t->relaxed)
 			ha_relaxed_solver_free(t->relaxed[b]);
-		if (t->solvers)
+		if (t->solvers && !t->req->solvers)
 			ha_solver_free(t->solvers[b]);
 		if (t->dim_power)
 			ha_fit_free(t->dim_power[b]);
@@ -129,8 +129,12 @@ static enum ha_status init_table(struct table *t, struct ha_report *r,
 		return report_fail(r, err, HA_ENOMEM, "preparing the table: %s",
 		                   ha_status_str(HA_ENOMEM));
 	for (size_t b = 0; b < nb; b++) {
-		enum ha_status st = ha_solver_new(req->budgets[b], req->constraints,
-		                                  &t->solvers[b]);
+		enum ha_status st = HA_OK;
+		if (req->solvers) /* borrowed: the caller frees them */
+			t->solvers[b] = req->solvers[b];
+		else
+			st = ha_solver_new(req->budgets[b], req->constraints,
+			                   &t->solvers[b]);
 		if (st == HA_OK)
 			st = ha_relaxed_solver_new(t->solvers[b], &t->relaxed[b]);
 		if (st != HA_OK)

@@ -172,6 +172,8 @@ struct list_ctx {
 	size_t size;
 	size_t cap;
 	const char *what; /* one item */
+	yaml_mark_t *marks; /* budgets: where each item is, for duplicates */
+	size_t marks_cap;
 };
 
 /* Room for item i, then *count = i + 1 once the item reads. */
@@ -180,6 +182,11 @@ static enum ha_status budget_item(struct ha_yr *r, void *ctx, size_t i,
 {
 	struct list_ctx *l = ctx;
 	enum ha_status st = ha_yr_grow(r, l->array, &l->cap, i, l->size);
+	if (st == HA_OK)
+		st = ha_yr_grow(r, (void **)&l->marks, &l->marks_cap, i,
+		                sizeof *l->marks);
+	if (st == HA_OK)
+		l->marks[i] = r->ev.start_mark;
 	if (st == HA_OK)
 		st = ha_yr_uint(r, where, l->what, 1, HA_BUDGET_MAX,
 		                (uint64_t *)*l->array + i);
@@ -204,20 +211,62 @@ static enum ha_status sample_item(struct ha_yr *r, void *ctx, size_t i,
  * else is "expected WHAT"; an empty list "expected at least one ONE". */
 static enum ha_status read_scalar_or_list(struct ha_yr *r, const char *where,
                                           const char *what, const char *one,
-                                          ha_yr_item_fn item,
+                                          size_t max, ha_yr_item_fn item,
                                           struct list_ctx *l)
 {
 	if (ha_yr_at(r, YAML_SCALAR_EVENT))
 		return item(r, l, 0, where);
 	yaml_mark_t start = r->ev.start_mark;
 	size_t n;
-	enum ha_status st = ha_yr_read_seq(r, where, what, HA_SCENARIO_MAX_POINTS,
-	                                   item, l, &n);
+	enum ha_status st = ha_yr_read_seq(r, where, what, max, item, l, &n);
 	if (st == HA_OK && n == 0)
 		return ha_yr_fail_at(r, start, HA_EFORMAT,
 		                     "%s: expected at least one %s, found an empty "
 		                     "list", where, one);
 	return st;
+}
+
+struct indexed {
+	uint64_t value;
+	size_t index;
+};
+
+static int by_value_then_index(const void *a, const void *b)
+{
+	const struct indexed *x = a, *y = b;
+	if (x->value != y->value)
+		return (x->value > y->value) - (x->value < y->value);
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+/* A budget listed twice cannot mean anything but a slip (its rows would
+ * be printed and fitted twice): refused at its second place. */
+static enum ha_status check_repeated(struct ha_yr *r, const char *where,
+                                     const uint64_t *v, size_t n,
+                                     const yaml_mark_t *marks)
+{
+	if (n < 2)
+		return HA_OK;
+	struct indexed *s = malloc(n * sizeof *s);
+	if (!s)
+		return ha_yr_nomem(r);
+	for (size_t i = 0; i < n; i++)
+		s[i] = (struct indexed){v[i], i};
+	qsort(s, n, sizeof *s, by_value_then_index);
+	size_t first = 0, again = 0;
+	for (size_t i = 1; i < n; i++)
+		if (s[i].value == s[i - 1].value &&
+		    (!again || s[i].index < again)) {
+			first = s[i - 1].index;
+			again = s[i].index;
+		}
+	free(s);
+	if (!again)
+		return HA_OK;
+	return ha_yr_fail_at(r, marks[again], HA_EFORMAT,
+	                     "%s[%zu]: expected each budget once, found %llu "
+	                     "again (first at %s[%zu])", where, again,
+	                     (unsigned long long)v[again], where, first);
 }
 
 static enum ha_status read_budgets(struct ha_yr *r, const char *where,
@@ -227,9 +276,15 @@ static enum ha_status read_budgets(struct ha_yr *r, const char *where,
 	snprintf(what, sizeof what, "an integer budget from 1 to %llu",
 	         (unsigned long long)HA_BUDGET_MAX);
 	struct list_ctx l = {(void **)&sc->budgets, &sc->budget_count,
-	                     sizeof *sc->budgets, 0, what};
-	return read_scalar_or_list(r, where, "an integer budget or a list of them",
-	                           "budget", budget_item, &l);
+	                     sizeof *sc->budgets, 0, what, NULL, 0};
+	enum ha_status st = read_scalar_or_list(
+		r, where, "an integer budget or a list of them", "budget",
+		HA_SCENARIO_MAX_BUDGETS, budget_item, &l);
+	if (st == HA_OK)
+		st = check_repeated(r, where, sc->budgets, sc->budget_count,
+		                    l.marks);
+	free(l.marks);
+	return st;
 }
 
 static const struct ha_yr_key sweep_keys[] = {{"from", HA_YR_REQUIRED},
@@ -285,10 +340,11 @@ static enum ha_status read_samples(struct ha_yr *r, const char *where,
 	if (ha_yr_at(r, YAML_MAPPING_START_EVENT))
 		return read_sweep(r, where, sc);
 	struct list_ctx l = {(void **)&sc->samples, &sc->sample_count,
-	                     sizeof *sc->samples, 0, SAMPLES_WHAT};
+	                     sizeof *sc->samples, 0, SAMPLES_WHAT, NULL, 0};
 	return read_scalar_or_list(r, where,
 	                           "a number, a list or {from, to, points}",
-	                           "sample size", sample_item, &l);
+	                           "sample size", HA_SCENARIO_MAX_POINTS,
+	                           sample_item, &l);
 }
 
 /* ---- report ------------------------------------------------------------ */
@@ -461,6 +517,12 @@ static enum ha_status read_document(struct ha_yr *r, struct ha_scenario *sc)
 		return ha_yr_fail_at(r, map.start, HA_EFORMAT,
 		                     "expected the key 'budgets' or 'models', "
 		                     "found neither");
+	if ((uint64_t)sc->budget_count * sc->sample_count > HA_SCENARIO_MAX_ROWS)
+		return ha_yr_fail_at(r, map.key_at[SAMPLES], HA_EFORMAT,
+		                     "samples: expected at most %llu rows (budgets "
+		                     "x sample sizes), found %zu x %zu",
+		                     (unsigned long long)HA_SCENARIO_MAX_ROWS,
+		                     sc->budget_count, sc->sample_count);
 	return ha_yr_end_document(r);
 }
 

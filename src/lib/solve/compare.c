@@ -3,16 +3,17 @@
 
 #include <headalloc/compare.h>
 
-enum ha_status ha_compare_model(const struct ha_model *model,
-                                const struct ha_constraints *c,
-                                uint64_t heads, uint64_t head_dim,
-                                struct ha_model_comparison *out)
+enum ha_status ha_compare_model_solver(const struct ha_solver *solver,
+                                       const struct ha_model *model,
+                                       uint64_t heads, uint64_t head_dim,
+                                       struct ha_model_comparison *out)
 {
-	if (!model || !out || heads == 0 || head_dim == 0 ||
-	    heads > HA_BUDGET_MAX / head_dim)
+	if (!solver || !model || !out || heads == 0 || head_dim == 0 ||
+	    heads > HA_BUDGET_MAX / head_dim ||
+	    ha_solver_budget(solver) != heads * head_dim)
 		return HA_EINVAL;
 	uint64_t budget = heads * head_dim;
-	enum ha_status st = ha_solve(budget, c, model, &out->theory);
+	enum ha_status st = ha_solver_solve(solver, model, &out->theory);
 	if (st != HA_OK)
 		return st;
 	out->samples = model->samples;
@@ -25,4 +26,20 @@ enum ha_status ha_compare_model(const struct ha_model *model,
 	out->log10_ratio = (out->actual.terms.log_mse -
 	                    out->theory.optimum.terms.log_mse) / log(10.0);
 	return HA_OK;
+}
+
+enum ha_status ha_compare_model(const struct ha_model *model,
+                                const struct ha_constraints *c,
+                                uint64_t heads, uint64_t head_dim,
+                                struct ha_model_comparison *out)
+{
+	if (!model || !out || heads == 0 || head_dim == 0 ||
+	    heads > HA_BUDGET_MAX / head_dim)
+		return HA_EINVAL;
+	struct ha_solver *solver = NULL;
+	enum ha_status st = ha_solver_new(heads * head_dim, c, &solver);
+	if (st == HA_OK)
+		st = ha_compare_model_solver(solver, model, heads, head_dim, out);
+	ha_solver_free(solver);
+	return st;
 }

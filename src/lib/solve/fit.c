@@ -15,6 +15,7 @@ struct ha_fit {
 	double first_x, second_x;
 	size_t distinct;       /* distinct X seen, capped at 3 */
 	size_t store_cap;
+	size_t store_room;     /* points the store has room for, <= cap */
 	double *store;         /* X0, Y0, X1, Y1, ...: min(count, cap) points */
 };
 
@@ -74,14 +75,10 @@ enum ha_status ha_fit_new(enum ha_fit_kind kind, size_t store_cap,
 	if (!fit)
 		return HA_ENOMEM;
 	fit->kind = kind;
+	/* The store grows as points come (see store_point), so that a table
+	 * of many budgets with a few points each costs memory for the points
+	 * kept, not budgets times the cap. */
 	fit->store_cap = store_cap;
-	if (store_cap > 0) {
-		fit->store = malloc(store_cap * 2 * sizeof(double));
-		if (!fit->store) {
-			free(fit);
-			return HA_ENOMEM;
-		}
-	}
 	*out = fit;
 	return HA_OK;
 }
@@ -124,16 +121,36 @@ static void count_distinct(struct ha_fit *fit, double tx)
 	}
 }
 
+/* Keep point number count while the store has a place for it, doubling
+ * its room as needed.  When memory runs out the store stops where it is:
+ * the largest residual then needs a replay, as past the cap. */
+static void store_point(struct ha_fit *fit, double tx, double ty)
+{
+	if (fit->count >= fit->store_cap)
+		return;
+	if (fit->count == fit->store_room) {
+		size_t room = fit->store_room ? 2 * fit->store_room : 16;
+		if (room > fit->store_cap)
+			room = fit->store_cap;
+		double *p = realloc(fit->store, room * 2 * sizeof *p);
+		if (!p) {
+			fit->store_cap = fit->count;
+			return;
+		}
+		fit->store = p;
+		fit->store_room = room;
+	}
+	fit->store[2 * fit->count] = tx;
+	fit->store[2 * fit->count + 1] = ty;
+}
+
 enum ha_status ha_fit_add(struct ha_fit *fit, double x, double y)
 {
 	double tx, ty;
 	if (!fit || !transform(fit->kind, x, y, &tx, &ty))
 		return HA_EINVAL;
 
-	if (fit->count < fit->store_cap) {
-		fit->store[2 * fit->count] = tx;
-		fit->store[2 * fit->count + 1] = ty;
-	}
+	store_point(fit, tx, ty);
 	count_distinct(fit, tx);
 
 	/* Welford: update the means, then the centred sums with the old and

@@ -49,6 +49,23 @@ double ha_hdi_random_baseline(size_t heads, size_t head_dim,
 	return 1.0 - (double)r / (double)model_dim;
 }
 
+/* H = 1: there are no pairs, so the HDI is 1 whatever the weights; only
+ * whether they are all zero (rank 0) is looked at, without an SVD.  The
+ * arrays of t are allocated by the caller. */
+static enum ha_status single_head(const double *weights, size_t rows,
+                                  size_t cols, struct ha_hdi_tensor *t)
+{
+	int zero = 1;
+	for (size_t i = 0; i < rows * cols && zero; i++)
+		zero = weights[i] == 0.0;
+	size_t full = t->head_dim < t->model_dim ? t->head_dim : t->model_dim;
+	t->rank[0] = zero ? 0 : full;
+	t->rank_deficient = zero;
+	t->overlap[0] = zero ? 0.0 : 1.0;
+	t->hdi = 1.0;
+	return HA_OK;
+}
+
 /* The checks and set-up of ha_hdi_compute; the bases are computed in
  * weights, which the caller owns and which is overwritten. */
 static enum ha_status compute_in_place(double *weights, size_t rows,
@@ -77,6 +94,11 @@ static enum ha_status compute_in_place(double *weights, size_t rows,
 	if (heads > SIZE_MAX / sizeof(double) / heads)
 		return ha_fail(err, HA_EINVAL, "tensor '%s': too many heads (%zu)",
 		               name, heads);
+	/* The H x H overlap matrix stays bounded. */
+	if (heads > HA_HDI_MAX_HEADS)
+		return ha_fail(err, HA_EUNSUPPORTED, "tensor '%s': %zu heads; at "
+		               "most %zu are supported", name, heads,
+		               HA_HDI_MAX_HEADS);
 
 	out->name = strdup(name);
 	out->overlap = calloc(heads * heads, sizeof *out->overlap);
@@ -89,6 +111,9 @@ static enum ha_status compute_in_place(double *weights, size_t rows,
 	out->head_dim = outdim / heads;
 	out->model_dim = model;
 	out->baseline_hdi = ha_hdi_random_baseline(heads, out->head_dim, model);
+
+	if (heads == 1) /* no basis for an answer that is always 1 */
+		return single_head(weights, rows, cols, out);
 
 	gsl_error_handler_t *old = gsl_set_error_handler_off();
 	enum ha_status st = ha_hdi_overlaps(weights, cols, model, out->head_dim,

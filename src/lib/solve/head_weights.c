@@ -126,6 +126,12 @@ enum ha_status ha_covariance_weights(const double *sigma, size_t h,
 		if (fabs(sigma[i]) > scale)
 			scale = fabs(sigma[i]);
 	}
+	for (size_t i = 0; i < h; i++)
+		if (sigma[i * h + i] < 0.0)
+			return ha_fail(err, HA_EFORMAT,
+			               "covariance row %zu, column %zu is a variance: "
+			               "expected a number >= 0, found %.17g", i + 1,
+			               i + 1, sigma[i * h + i]);
 	double worst = 0.0;
 	size_t wi = 0, wj = 0;
 	for (size_t i = 0; i < h; i++)
