@@ -11,6 +11,7 @@
 #include "common.h"
 #include "options.h"
 #include "parse.h"
+#include "value_lists.h"
 
 static const char usage_text[] =
 	"Usage: headalloc --budget D --samples N [OPTION]...\n"
@@ -117,20 +118,6 @@ static const struct option long_options[] = {
 
 static const char short_options[] = ":b:n:c:s:m:arf:o:hV";
 
-/* The largest number of budgets or values of n on one command line. */
-#define MAX_LIST 1000000
-
-size_t sample_count(const struct sample_source *s)
-{
-	return s->count;
-}
-
-double sample_at(const struct sample_source *s, size_t i)
-{
-	if (s->values)
-		return s->values[i];
-	return ha_scenario_sweep_value(s->from, s->to, s->count, i);
-}
 
 /* "--budget" for -b too: the long name of an option, for messages. */
 static const char *option_name(int code)
@@ -146,19 +133,8 @@ static const char *option_name(int code)
 
 static int bad_value(int code, const char *value, const char *expected)
 {
-	/* "0512": refused by the number grammar, since a YAML 1.1 reader
-	 * takes it as octal; say so rather than leave it a puzzle. */
-	const char *v = value + (*value == '+' || *value == '-');
-	char why[160];
-	if (v[0] == '0' && v[1] >= '0' && v[1] <= '9' &&
-	    (size_t)snprintf(why, sizeof why, "%s without a leading zero",
-	                     expected) < sizeof why)
-		expected = why;
-	return cli_bad_value(option_name(code), value, expected);
+	return cli_bad_number(option_name(code), value, expected);
 }
-
-static const char whole_number[] = "a whole number from 1 to 9223372036854775807";
-static const char sample_size[] = "a number n with 1 < n <= 1e300";
 
 static int parse_positive_real(int code, const char *value, double *out)
 {
@@ -170,99 +146,17 @@ static int parse_positive_real(int code, const char *value, double *out)
 static int parse_count(int code, const char *value, uint64_t *out)
 {
 	if (!cli_parse_uint(value, 1, HA_BUDGET_MAX, out))
-		return bad_value(code, value, whole_number);
+		return bad_value(code, value, CLI_WHOLE_NUMBER);
 	return EXIT_OK;
-}
-
-static int is_sample_size(double n)
-{
-	return n > 1.0 && n <= 1e300;
-}
-
-/* Split "a,b,c" into its items; each item must be non-empty.  Returns the
- * number of items (at most MAX_LIST), or 0 for a malformed list. */
-static size_t split_list(const char *text, char ***items)
-{
-	size_t count = 1;
-	for (const char *p = text; *p; p++)
-		count += *p == ',';
-	if (count > MAX_LIST)
-		return 0;
-	char **v = calloc(count, sizeof *v);
-	char *copy = strdup(text);
-	if (!v || !copy) {
-		free(v);
-		free(copy);
-		return 0;
-	}
-	size_t i = 0;
-	for (char *start = copy;; i++) {
-		char *comma = strchr(start, ',');
-		if (comma)
-			*comma = '\0';
-		v[i] = start;
-		if (!comma)
-			break;
-		start = comma + 1;
-	}
-	*items = v; /* v[0] owns the copy */
-	return count;
-}
-
-static int compare_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return (x > y) - (x < y);
-}
-
-/* A value that is in budgets[0..count) twice, or 0 (budgets are >= 1). */
-static uint64_t repeated_budget(const uint64_t *budgets, size_t count)
-{
-	uint64_t *sorted = malloc(count * sizeof *sorted);
-	uint64_t repeated = 0;
-	if (!sorted)
-		return 0; /* the check is skipped; the solvers still run */
-	memcpy(sorted, budgets, count * sizeof *sorted);
-	qsort(sorted, count, sizeof *sorted, compare_u64);
-	for (size_t i = 1; i < count && !repeated; i++)
-		if (sorted[i] == sorted[i - 1])
-			repeated = sorted[i];
-	free(sorted);
-	return repeated;
-}
-
-static void free_list(char **items)
-{
-	if (items)
-		free(items[0]);
-	free(items);
 }
 
 static int parse_budgets(const char *arg, struct cli_options *o)
 {
-	char **items = NULL;
-	size_t count = split_list(arg, &items);
-	if (!count)
-		return bad_value('b', arg, "a whole number or a comma-separated list of them");
-	uint64_t *budgets = malloc(count * sizeof *budgets);
-	int rc = budgets ? EXIT_OK : cli_library_failure("--budget", NULL, HA_ENOMEM, NULL);
-	for (size_t i = 0; rc == EXIT_OK && i < count; i++)
-		if (!cli_parse_uint(items[i], 1, HA_BUDGET_MAX, &budgets[i]))
-			rc = bad_value('b', count > 1 ? items[i] : arg, whole_number);
-	free_list(items);
-	uint64_t repeated = rc == EXIT_OK ? repeated_budget(budgets, count) : 0;
-	if (rc == EXIT_OK && count > HA_SCENARIO_MAX_BUDGETS)
-		rc = cli_usage_error(NULL, "--budget: expected at most %zu budgets, "
-		                     "found %zu", HA_SCENARIO_MAX_BUDGETS, count);
-	else if (repeated) {
-		char value[24];
-		snprintf(value, sizeof value, "%" PRIu64, repeated);
-		rc = bad_value('b', value, "each budget once, found it twice");
-	}
-	if (rc != EXIT_OK) {
-		free(budgets);
+	uint64_t *budgets;
+	size_t count;
+	int rc = cli_parse_budget_list("--budget", arg, &budgets, &count);
+	if (rc != EXIT_OK)
 		return rc;
-	}
 	free(o->budgets);
 	o->budgets = budgets;
 	o->budget_count = count;
@@ -270,58 +164,12 @@ static int parse_budgets(const char *arg, struct cli_options *o)
 	return EXIT_OK;
 }
 
-/* FROM:TO:POINTS, a log-spaced sweep with both ends included. */
-static int parse_sweep(const char *arg, struct sample_source *s)
-{
-	static const char expected[] =
-		"FROM:TO:POINTS with 1 < FROM < TO <= 1e300 and 2 <= POINTS <= 1000000";
-	char from[64], to[64], points[64];
-	const char *c1 = strchr(arg, ':');
-	const char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-	if (!c1 || !c2 || strchr(c2 + 1, ':') || (size_t)(c1 - arg) >= sizeof from ||
-	    (size_t)(c2 - c1 - 1) >= sizeof to || strlen(c2 + 1) >= sizeof points)
-		return bad_value('n', arg, expected);
-	memcpy(from, arg, (size_t)(c1 - arg));
-	from[c1 - arg] = '\0';
-	memcpy(to, c1 + 1, (size_t)(c2 - c1 - 1));
-	to[c2 - c1 - 1] = '\0';
-	strcpy(points, c2 + 1);
-	uint64_t n;
-	if (!cli_parse_real(from, &s->from) || !cli_parse_real(to, &s->to) ||
-	    !cli_parse_uint(points, 2, MAX_LIST, &n) || !is_sample_size(s->from) ||
-	    !is_sample_size(s->to) || !(s->from < s->to))
-		return bad_value('n', arg, expected);
-	s->values = NULL;
-	s->count = (size_t)n;
-	return EXIT_OK;
-}
-
 static int parse_samples(const char *arg, struct cli_options *o)
 {
-	struct sample_source s = {NULL, 0, 0, 0};
-	if (strchr(arg, ':')) {
-		int rc = parse_sweep(arg, &s);
-		if (rc != EXIT_OK)
-			return rc;
-	} else {
-		char **items = NULL;
-		size_t count = split_list(arg, &items);
-		if (!count)
-			return bad_value('n', arg, sample_size);
-		s.values = malloc(count * sizeof *s.values);
-		s.count = count;
-		int rc = s.values ? EXIT_OK
-		                  : cli_library_failure("--samples", NULL, HA_ENOMEM, NULL);
-		for (size_t i = 0; rc == EXIT_OK && i < count; i++)
-			if (!cli_parse_real(items[i], &s.values[i]) ||
-			    !is_sample_size(s.values[i]))
-				rc = bad_value('n', count > 1 ? items[i] : arg, sample_size);
-		free_list(items);
-		if (rc != EXIT_OK) {
-			free(s.values);
-			return rc;
-		}
-	}
+	struct sample_source s;
+	int rc = cli_parse_sample_list("--samples", arg, &s);
+	if (rc != EXIT_OK)
+		return rc;
 	free(o->samples.values);
 	o->samples = s;
 	o->have_samples = 1;

@@ -10,16 +10,8 @@
 #include <headalloc/headalloc.h>
 
 #include "pictures.h"
+#include "value_lists.h"
 
-/* The values of n: an explicit list, or a log-spaced sweep generated on
- * demand so that a million points take no memory. */
-struct sample_source {
-	double *values; /* the list, or NULL for a sweep */
-	size_t count;
-	double from, to; /* the sweep's ends (both included) */
-};
-
-size_t sample_count(const struct sample_source *s);
 
 /* The constraints, in the order of struct ha_constraints. */
 enum {
@@ -30,8 +22,6 @@ enum {
 	CLI_MAX_HEADS,
 	CLI_CONSTRAINTS
 };
-double sample_at(const struct sample_source *s, size_t i);
-
 struct cli_options {
 	struct ha_model model;
 	struct ha_constraints constraints;
