@@ -246,7 +246,7 @@ Test(checkpoint_tensors, refused)
 	               HA_EFORMAT, "model-00001-of-00002.safetensors: has no "
 	               "tensor 'model.layers.1.self_attn.k_proj.weight', which "
 	               "the index puts there");
-	expect_refused(llama, "*", 0, HA_EINVAL, "0 heads: from 1 to 65536");
+	expect_refused(llama, "*", 0, HA_EINVAL, "0 heads: expected from 1 to 65536");
 	struct ha_checkpoint *c;
 	cr_assert_eq(ha_checkpoint_open_tensors(llama, NULL, 1, HA_LAYOUT_OUT_IN,
 	                                        &c, NULL), HA_EINVAL);

@@ -218,7 +218,7 @@ enum ha_status ha_checkpoint_open_tensors(const char *dir, const char *pattern,
 	if (!dir || !pattern || !out)
 		return ha_fail(err, HA_EINVAL, "NULL argument");
 	if (heads == 0 || heads > HA_CHECKPOINT_MAX_HEADS)
-		return ha_fail(err, HA_EINVAL, "%zu heads: from 1 to %d", heads,
+		return ha_fail(err, HA_EINVAL, "%zu heads: expected from 1 to %d", heads,
 		               HA_CHECKPOINT_MAX_HEADS);
 	if (layout != HA_LAYOUT_OUT_IN && layout != HA_LAYOUT_IN_OUT)
 		return ha_fail(err, HA_EINVAL, "unknown layout");
