@@ -9,11 +9,11 @@ shift || true
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=$top/build-fuzz
 if [ ! -d "$build" ]; then
-	CC=clang meson setup "$build" "$top" -Dfuzz=true -Dtests=false >/dev/null || exit 1
+	CC=clang meson setup "$build" "$top" -Dfuzz=true -Dtests=disabled >/dev/null || exit 1
 fi
 meson compile -C "$build" >/dev/null || exit 1
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(numbers options scenario safetensors npy covariance)
+[ ${#targets[@]} -gt 0 ] || targets=(numbers options scenario safetensors npy covariance config index)
 mkdir -p "$top/tests/fuzz/findings"
 passed=0 failed=0
 for t in "${targets[@]}"; do
