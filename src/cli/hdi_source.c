@@ -115,6 +115,8 @@ int hdi_source_measure(const struct hdi_choice *choice,
 	int status = is_dir ? measure_directory(choice, dir, out)
 	                    : measure_file(choice, out);
 	free(dir);
+	if (status != EXIT_OK)
+		hdi_measured_free(out);
 	return status;
 }
 

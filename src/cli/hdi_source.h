@@ -34,7 +34,7 @@ struct hdi_measured {
  * block into that many heads instead, and --tensor PATTERN (with
  * --heads, and --layout) reads the tensors it names instead of the
  * preset's.  Returns EXIT_OK with *out filled, or an exit status after
- * printing one line on stderr. */
+ * printing one line on stderr (then *out holds nothing to free). */
 int hdi_source_measure(const struct hdi_choice *choice,
                        struct hdi_measured *out);
 
