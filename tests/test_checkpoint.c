@@ -261,8 +261,10 @@ Test(checkpoint, hostile_fixtures)
 		enum ha_status status;
 		const char *needle;
 	} cases[] = {
-		{"bad-missing-shard", HA_EIO,
-		 "model-00002-of-00002.safetensors: cannot open: No such file"},
+		{"bad-missing-shard", HA_EFORMAT,
+		 "model-00002-of-00002.safetensors: missing: "
+		 "model.safetensors.index.json names it, but the directory has "
+		 "no such file"},
 		{"bad-index-orphan", HA_EFORMAT,
 		 "model-00001-of-00002.safetensors: has no tensor "
 		 "'model.layers.1.self_attn.k_proj.weight', which the index "

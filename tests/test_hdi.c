@@ -910,8 +910,6 @@ Test(hdi, bad_npy_files)
 	} cases[] = {
 		{4, "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1), }",
 		 4, HA_EUNSUPPORTED, "version 4.0"},
-		{1, "{'descr': '<f4', 'fortran_order': True, 'shape': (1, 1), }",
-		 4, HA_EUNSUPPORTED, "fortran_order True"},
 		{1, "{'descr': '<i4', 'fortran_order': False, 'shape': (1, 1), }",
 		 4, HA_EUNSUPPORTED, "'<i4' is not supported"},
 		{1, "{'descr': [('a', '<f4')], 'fortran_order': False, "

@@ -1,6 +1,7 @@
 /* The .npy header reader through the public API (weights.h): the dict
  * parser's spellings, its buffers' limits, the format versions and every
- * byte order, each value checked against a hand-written bit pattern. */
+ * byte order, each value checked against a hand-written bit pattern; and
+ * Fortran-ordered arrays, read back in C order. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdint.h>
@@ -297,3 +298,166 @@ Test(npy, byte_orders)
 	}
 }
 
+
+/* ------------------------------------------------------- Fortran order */
+
+/* The bytes of the C array a (shape, ndim dims) written in Fortran order
+ * (the first index fastest), each value in descr's dtype and byte
+ * order; es bytes an element.  Built by walking the C indices in
+ * Fortran order, independently of the reader's odometer. */
+static unsigned char *fortran_bytes(const double *a, const size_t *shape,
+                                    size_t ndim, char order, size_t es,
+                                    size_t *nbytes)
+{
+	size_t n = 1;
+	for (size_t k = 0; k < ndim; k++)
+		n *= shape[k];
+	unsigned char *out = malloc(n * es + 1);
+	cr_assert_not_null(out);
+	for (size_t f = 0; f < n; f++) {
+		/* the C offset of Fortran position f */
+		size_t rest = f, c = 0, stride = 1;
+		size_t cstride[8];
+		for (size_t k = ndim; k-- > 0;) {
+			cstride[k] = stride;
+			stride *= shape[k];
+		}
+		for (size_t k = 0; k < ndim; k++) {
+			c += (rest % shape[k]) * cstride[k];
+			rest /= shape[k];
+		}
+		uint64_t u;
+		if (es == 8) {
+			memcpy(&u, &a[c], 8);
+		} else if (es == 4) {
+			float x = (float)a[c];
+			uint32_t v;
+			memcpy(&v, &x, 4);
+			u = v;
+		} else { /* the test values are small integers: exact in f16 */
+			double x = fabs(a[c]);
+			int e;
+			double m = frexp(x, &e); /* x = m 2^e, m in [0.5, 1) */
+			u = x == 0 ? 0
+			           : (uint64_t)((e + 14) << 10) |
+			                     (uint64_t)((m * 2 - 1) * 1024);
+			if (signbit(a[c]))
+				u |= 0x8000;
+		}
+		for (size_t b = 0; b < es; b++)
+			out[f * es + (order == '>' ? es - 1 - b : b)] =
+				(unsigned char)(u >> (8 * b));
+	}
+	*nbytes = n * es;
+	return out;
+}
+
+/* np.save(W.T) writes fortran_order True: the reader gives back the C
+ * array, the same doubles as a C-ordered file of it, in every dtype,
+ * byte order and number of dimensions. */
+Test(npy, fortran_order_reads_as_c_order)
+{
+	static const size_t shapes[][4] = {
+		{2, 3, 0, 0}, {3, 2, 0, 0}, {1, 5, 0, 0}, {2, 3, 4, 0},
+		{3, 1, 2, 2}, {7, 0, 0, 0}, {2, 0, 0, 0}, {4, 4, 0, 0},
+	};
+	static const size_t ndims[] = {2, 2, 2, 3, 4, 1, 2, 2};
+	const char *descrs[] = {"<f8", ">f8", "<f4", ">f4", "<f2", ">f2"};
+	for (size_t s = 0; s < sizeof ndims / sizeof ndims[0]; s++) {
+		size_t ndim = ndims[s];
+		/* shape {2, 0} stands for (2, 0): an empty array */
+		size_t shape[4], n = 1;
+		char tuple[64];
+		size_t at = (size_t)snprintf(tuple, sizeof tuple, "(");
+		for (size_t k = 0; k < ndim; k++) {
+			shape[k] = s == 6 && k == 1 ? 0 : shapes[s][k];
+			n *= shape[k];
+			at += (size_t)snprintf(tuple + at, sizeof tuple - at, "%zu,",
+			                       shape[k]);
+		}
+		snprintf(tuple + at, sizeof tuple - at, ")");
+		double a[64];
+		for (size_t i = 0; i < n; i++) /* distinct, exact in binary16 */
+			a[i] = (double)((int)i - 20) * (i % 2 ? 1.0 : -0.5);
+		for (size_t d = 0; d < sizeof descrs / sizeof descrs[0]; d++) {
+			size_t es = (size_t)(descrs[d][2] - '0'), nbytes;
+			unsigned char *bytes = fortran_bytes(a, shape, ndim,
+			                                     descrs[d][0], es, &nbytes);
+			char header[160];
+			snprintf(header, sizeof header,
+			         "{'descr': '%s', 'fortran_order': True, "
+			         "'shape': %s}", descrs[d], tuple);
+			struct image im = npy(1, 0, header, bytes, nbytes);
+			struct ha_weights *w;
+			struct ha_error err;
+			cr_assert_eq(open_image(im, NPY, &w, &err), HA_OK, "%s: %s",
+			             header, err.message);
+			struct ha_tensor_info info;
+			cr_assert_eq(ha_weights_info(w, 0, &info), HA_OK);
+			cr_assert_eq(info.ndim, ndim);
+			for (size_t k = 0; k < ndim; k++)
+				cr_assert_eq(info.shape[k], shape[k], "%s", header);
+			double *got;
+			cr_assert_eq(ha_weights_read(w, 0, &got, &err), HA_OK, "%s: %s",
+			             header, err.message);
+			for (size_t i = 0; i < n; i++)
+				cr_assert_eq(got[i], a[i], "%s: element %zu is %g, "
+				             "want %g", header, i, got[i], a[i]);
+			free(got);
+			ha_weights_free(w);
+			free(im.bytes);
+			free(bytes);
+		}
+	}
+}
+
+/* A NaN in a Fortran-ordered file is named by its index in the array
+ * read back (C order), not by its place in the file. */
+Test(npy, fortran_order_nonfinite_named_in_c_order)
+{
+	/* a 2 x 3 array; C element 1 = (0, 1) sits at Fortran position 2 */
+	double a[6] = {1, NAN, 3, 4, 5, 6};
+	size_t shape[2] = {2, 3}, nbytes;
+	unsigned char *bytes = fortran_bytes(a, shape, 2, '<', 8, &nbytes);
+	struct image im = npy(1, 0, "{'descr': '<f8', 'fortran_order': True, "
+	                      "'shape': (2, 3)}", bytes, nbytes);
+	struct ha_weights *w;
+	struct ha_error err;
+	cr_assert_eq(open_image(im, NPY, &w, &err), HA_OK, "%s", err.message);
+	double *got = (double *)&got;
+	cr_assert_eq(ha_weights_read(w, 0, &got, &err), HA_EFORMAT);
+	cr_assert_null(got);
+	cr_assert_str_eq(err.message, "tensor 't': element 1 is NaN; weights "
+	                 "must be finite");
+	ha_weights_free(w);
+	free(im.bytes);
+	free(bytes);
+}
+
+/* Longer than the reader's buffer (64 KiB): the runs of the file land in
+ * C order across buffer boundaries. */
+Test(npy, fortran_order_across_read_buffers)
+{
+	const size_t rows = 300, cols = 70; /* 21000 doubles, 168000 bytes */
+	double *a = malloc(rows * cols * sizeof *a);
+	cr_assert_not_null(a);
+	for (size_t i = 0; i < rows * cols; i++)
+		a[i] = (double)i;
+	size_t shape[2] = {rows, cols}, nbytes;
+	unsigned char *bytes = fortran_bytes(a, shape, 2, '<', 8, &nbytes);
+	struct image im = npy(1, 0, "{'descr': '<f8', 'fortran_order': True, "
+	                      "'shape': (300, 70)}", bytes, nbytes);
+	const char *path = write_file("f.npy", im.bytes, im.size);
+	struct ha_weights *w;
+	struct ha_error err;
+	cr_assert_eq(ha_weights_open(path, &w, &err), HA_OK, "%s", err.message);
+	double *got;
+	cr_assert_eq(ha_weights_read(w, 0, &got, &err), HA_OK, "%s", err.message);
+	for (size_t i = 0; i < rows * cols; i++)
+		cr_assert_eq(got[i], a[i], "element %zu", i);
+	free(got);
+	ha_weights_free(w);
+	free(im.bytes);
+	free(bytes);
+	free(a);
+}

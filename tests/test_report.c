@@ -624,10 +624,15 @@ Test(report, hdi_reads_back)
 	struct ha_hdi_tensor t;
 	cr_assert_eq(ha_hdi_compute(w, 2, 2, 2, HA_LAYOUT_OUT_IN, "k\nproj", &t, NULL),
 	             HA_OK);
-	struct ha_hdi_report hdi = {.tensors = &t, .count = 1, .mean_hdi = t.hdi};
+	struct ha_hdi_report hdi = {.tensors = &t, .count = 1, .mean_hdi = t.hdi,
+	                            .mean_baseline_hdi = t.baseline_hdi};
 	char *text = render(HA_FORMAT_YAML, hdi_sections, &hdi);
 	yaml_document_t doc;
 	load(text, &doc);
+	/* two random lines in the plane: 1 - 1/2 */
+	cr_assert_float_eq(num_at(&doc, "layers.0.baseline_hdi"), 0.5, 1e-15);
+	cr_assert_float_eq(num_at(&doc, "mean_baseline_hdi"), 0.5, 1e-15);
+	cr_assert(!find(&doc, yaml_document_get_root_node(&doc), "checkpoint"));
 	cr_assert_str_eq(str_at(&doc, "file"), "k.npy");
 	cr_assert_str_eq(str_at(&doc, "layout"), "out-in");
 	cr_assert_str_eq(str_at(&doc, "layers.0.tensor"), "k\nproj");
@@ -638,7 +643,11 @@ Test(report, hdi_reads_back)
 	free(text);
 	text = render(HA_FORMAT_TEXT, hdi_sections, &hdi);
 	cr_assert_not_null(strstr(text, "k?proj"), "a newline in a name stays on its line: %s", text);
-	cr_assert_not_null(strstr(text, "mean HDI 1.000000 over 1 tensor\n"), "%s", text);
+	cr_assert_not_null(strstr(text, "mean HDI 1.000000 over 1 tensor\n"
+	                          "mean baseline 0.500000 (the expected HDI of "
+	                          "random heads)\n"), "%s", text);
+	cr_assert_not_null(strstr(text, "  1.000000  0.500000  (0, 1) 0.000000"),
+	                   "%s", text);
 	free(text);
 	ha_hdi_tensor_clear(&t);
 }
@@ -709,4 +718,79 @@ Test(report, comparison_with_a_solver_made_once)
 	cr_expect_eq(a.actual.terms.log_mse, b.actual.terms.log_mse);
 	cr_expect_eq(ha_compare_model_solver(s, &m, 8, 64, &b), HA_EINVAL);
 	ha_solver_free(s);
+}
+
+static enum ha_status checkpoint_sections(struct ha_report *r,
+                                          const void *ctx,
+                                          struct ha_error *err)
+{
+	return ha_report_hdi(r, ctx, err);
+}
+
+/* A model directory's report says what was read, where, and why. */
+Test(report, hdi_of_a_checkpoint)
+{
+	/* one layer: 2 key heads of 1 in R^3 along e0 and e0 + e1 */
+	const double w[] = {1, 0, 0, 1, 1, 0};
+	struct ha_hdi_tensor t;
+	cr_assert_eq(ha_hdi_compute(w, 2, 3, 2, HA_LAYOUT_OUT_IN, "l.0.k", &t,
+	                            NULL), HA_OK);
+	cr_assert_float_eq(t.hdi, 0.5, 1e-15); /* cos^2 45 degrees */
+	struct ha_hdi_report hdi = {.tensors = &t, .count = 1, .mean_hdi = t.hdi,
+	                            .mean_baseline_hdi = t.baseline_hdi};
+	struct ha_checkpoint_layer layer = {
+		.block = 0, .role = "self-attention", .shard = (char *)"/x/m.st",
+		.shard_name = (char *)"m-1.safetensors", .tensor = (char *)"l.0.k",
+		.rows = 6, .cols = 3};
+	struct ha_checkpoint c = {
+		.model_type = (char *)"qwen2", .model_dim = 3, .query_heads = 4,
+		.key_heads = 2, .head_dim = 1, .layout = HA_LAYOUT_OUT_IN,
+		.fusion = HA_FUSION_CONCATENATED, .key_offset = 4, .key_stride = 1,
+		.reason = "2 key heads (grouped-query: 4 query heads share them)",
+		.count = 1, .layers = &layer};
+	struct ha_hdi_request req = {.file = "dir", .layout = c.layout,
+	                             .hdi = &hdi, .checkpoint = &c};
+	char *text = render(HA_FORMAT_YAML, checkpoint_sections, &req);
+	yaml_document_t doc;
+	load(text, &doc);
+	cr_assert_str_eq(str_at(&doc, "checkpoint.model_type"), "qwen2");
+	cr_assert_str_eq(str_at(&doc, "checkpoint.fusion"), "concatenated q|k|v");
+	cr_assert_eq(uint_at(&doc, "checkpoint.query_heads"), 4);
+	cr_assert_eq(uint_at(&doc, "checkpoint.key_heads"), 2);
+	cr_assert_eq(uint_at(&doc, "checkpoint.heads"), 2);
+	cr_assert_eq(uint_at(&doc, "checkpoint.model_dim"), 3);
+	cr_assert_str_eq(str_at(&doc, "checkpoint.heads_reason"), c.reason);
+	cr_assert_str_eq(str_at(&doc, "layers.0.shard"), "m-1.safetensors");
+	cr_assert_str_eq(str_at(&doc, "layers.0.role"), "self-attention");
+	cr_assert_float_eq(num_at(&doc, "layers.0.baseline_hdi"), 2.0 / 3.0,
+	                   1e-15);
+	cr_assert_float_eq(num_at(&doc, "mean_hdi"), 0.5, 1e-15);
+	yaml_document_delete(&doc);
+	free(text);
+
+	req.heads_reason = "1 head, as --heads says";
+	text = render(HA_FORMAT_TEXT, checkpoint_sections, &req);
+	cr_assert_str_eq(text,
+		"dir (model_type qwen2, 1 layer)\n"
+		"heads     2: 1 head, as --heads says\n"
+		"keys      concatenated q|k|v, layout out-in, head_dim 1, d_model 3\n"
+		"tensor  shard            hdi       baseline  most similar       "
+		"least similar\n"
+		"l.0.k   m-1.safetensors  0.500000  0.666667  (0, 1) 0.500000    "
+		"(0, 1) 0.500000\n"
+		"mean HDI 0.500000 over 1 layer\n"
+		"mean baseline 0.666667 (the expected HDI of random heads)\n");
+	free(text);
+
+	/* a plan that does not match the measurements is refused */
+	c.count = 2;
+	struct ha_report *r = NULL;
+	struct ha_error err;
+	FILE *null = fopen("/dev/null", "w");
+	cr_assert_not_null(null);
+	cr_assert_eq(ha_report_new(null, HA_FORMAT_TEXT, &r), HA_OK);
+	cr_assert_eq(ha_report_hdi(r, &req, &err), HA_EINVAL);
+	ha_report_free(r);
+	fclose(null);
+	ha_hdi_tensor_clear(&t);
 }

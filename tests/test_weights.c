@@ -2,8 +2,11 @@
  * tensors longer than its read buffer, the element limit, the format and
  * tensor name chosen from a path, selection and argument checks.  The two
  * formats' headers have their own suites (test_npy.c, test_safetensors.c);
- * tests/test_hdi.c reads weights through ha_hdi_from_file. */
+ * tests/test_hdi.c reads weights through ha_hdi_from_file.  The
+ * half-precision decoders are checked bit for bit against the ldexp
+ * ones they replaced. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -271,3 +274,131 @@ Test(weights, selection_by_name_and_pattern)
 	free(im.bytes);
 }
 
+
+/* ------------------------------------------------ half-precision decode */
+
+/* The decoders as they were before the bit-level ones (ldexp per
+ * element), kept here as the reference: the new ones must give the same
+ * bits for all 65536 patterns. */
+static double old_f16_to_double(uint16_t bits)
+{
+	int sign = bits >> 15;
+	int exponent = (bits >> 10) & 0x1f;
+	int mantissa = bits & 0x3ff;
+	double v;
+	if (exponent == 0)
+		v = ldexp((double)mantissa, -24);
+	else if (exponent == 0x1f)
+		v = mantissa ? NAN : INFINITY;
+	else
+		v = ldexp((double)(mantissa + 1024), exponent - 25);
+	return sign ? -v : v;
+}
+
+static double old_bf16_to_double(uint16_t bits)
+{
+	int sign = bits >> 15;
+	int exponent = (bits >> 7) & 0xff;
+	int mantissa = bits & 0x7f;
+	double v;
+	if (exponent == 0)
+		v = ldexp((double)mantissa, -133);
+	else if (exponent == 0xff)
+		v = mantissa ? NAN : INFINITY;
+	else
+		v = ldexp((double)(mantissa + 128), exponent - 134);
+	return sign ? -v : v;
+}
+
+static uint64_t bits_of(double d)
+{
+	uint64_t u;
+	memcpy(&u, &d, sizeof u);
+	return u;
+}
+
+Test(weights, half_decoders_bit_exact)
+{
+	for (uint32_t b = 0; b < 0x10000; b++) {
+		double want = old_f16_to_double((uint16_t)b);
+		double got = ha_f16_to_double((uint16_t)b);
+		cr_assert_eq(bits_of(got), bits_of(want),
+		             "f16 %04x: %a (%016llx), want %a (%016llx)", b, got,
+		             (unsigned long long)bits_of(got), want,
+		             (unsigned long long)bits_of(want));
+		want = old_bf16_to_double((uint16_t)b);
+		got = ha_bf16_to_double((uint16_t)b);
+		cr_assert_eq(bits_of(got), bits_of(want),
+		             "bf16 %04x: %a (%016llx), want %a (%016llx)", b, got,
+		             (unsigned long long)bits_of(got), want,
+		             (unsigned long long)bits_of(want));
+	}
+}
+
+/* The tensor reader's own decode loops (one per dtype and byte order):
+ * every finite pattern of F16 and BF16 in one tensor, against the old
+ * decoder. */
+Test(weights, half_tensors_bit_exact)
+{
+	uint16_t *finite[2];
+	size_t count[2] = {0, 0};
+	for (int k = 0; k < 2; k++) {
+		finite[k] = malloc(0x10000 * sizeof *finite[k]);
+		cr_assert_not_null(finite[k]);
+		for (uint32_t b = 0; b < 0x10000; b++) {
+			double d = k ? old_bf16_to_double((uint16_t)b)
+			             : old_f16_to_double((uint16_t)b);
+			if (isfinite(d))
+				finite[k][count[k]++] = (uint16_t)b;
+		}
+	}
+	/* 63488 finite binary16 patterns, 65280 bfloat16 */
+	cr_assert_eq(count[0], 0x10000 - 2 * 0x400);
+	cr_assert_eq(count[1], 0x10000 - 2 * 0x80);
+	const char *dtypes[] = {"F16", "BF16", "<f2", ">f2"};
+	for (size_t c = 0; c < 4; c++) {
+		int bf = c == 1, big = c == 3, is_npy = c >= 2;
+		size_t n = count[bf];
+		unsigned char *data = malloc(2 * n);
+		cr_assert_not_null(data);
+		for (size_t i = 0; i < n; i++) {
+			uint16_t u = finite[bf][i];
+			data[2 * i + big] = (unsigned char)(u & 0xff);
+			data[2 * i + !big] = (unsigned char)(u >> 8);
+		}
+		char header[160];
+		struct image im;
+		if (is_npy) {
+			snprintf(header, sizeof header,
+			         "{'descr': '%s', 'fortran_order': False, "
+			         "'shape': (%zu,)}", dtypes[c], n);
+			im = npy(1, 0, header, data, 2 * n);
+		} else {
+			snprintf(header, sizeof header,
+			         "{\"k\":{\"dtype\":\"%s\",\"shape\":[%zu],"
+			         "\"data_offsets\":[0,%zu]}}", dtypes[c], n, 2 * n);
+			im = safetensors(header, data, 2 * n);
+		}
+		struct ha_weights *w;
+		struct ha_error err;
+		cr_assert_eq(open_image(im, is_npy ? HA_WEIGHTS_FORMAT_NPY
+		                                   : HA_WEIGHTS_FORMAT_SAFETENSORS,
+		                        &w, &err), HA_OK, "%s: %s", dtypes[c],
+		             err.message);
+		double *d;
+		cr_assert_eq(ha_weights_read(w, 0, &d, &err), HA_OK, "%s: %s",
+		             dtypes[c], err.message);
+		for (size_t i = 0; i < n; i++) {
+			uint16_t u = finite[bf][i];
+			double want = bf ? old_bf16_to_double(u) : old_f16_to_double(u);
+			cr_assert_eq(bits_of(d[i]), bits_of(want), "%s %04x: %a, "
+			             "want %a", dtypes[c], u, d[i], want);
+		}
+		free(d);
+		ha_weights_free(w);
+		free(im.bytes);
+		free(data);
+	}
+	free(finite[0]);
+	free(finite[1]);
+}

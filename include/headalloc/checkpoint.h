@@ -43,10 +43,11 @@
  * Errors fill struct ha_error with err->file = the directory as the
  * caller passed it, and a message that starts with the file inside it
  * ("config.json:3:17: ...", "model-00002-of-00002.safetensors: ..."):
- * HA_EIO (a file missing or unreadable), HA_EFORMAT (malformed JSON, a
- * missing or ill-typed config field, a tensor the index names but its
- * shard lacks, a shape that disagrees with the config, a file that
- * escapes the directory), HA_EUNSUPPORTED (an unknown model_type, a
+ * HA_EIO (config.json or the weights missing, a file unreadable),
+ * HA_EFORMAT (malformed JSON, a missing or ill-typed config field, a
+ * shard the index names but the directory lacks, a tensor the index
+ * names but its shard lacks, a shape that disagrees with the config, a
+ * file that escapes the directory), HA_EUNSUPPORTED (an unknown model_type, a
  * directory with only pytorch_model.bin), HA_ENOMEM, HA_EINVAL (NULL). */
 #ifndef HEADALLOC_CHECKPOINT_H
 #define HEADALLOC_CHECKPOINT_H
@@ -126,6 +127,27 @@ struct ha_checkpoint {
 HA_API enum ha_status ha_checkpoint_open(const char *dir,
                                          struct ha_checkpoint **out,
                                          struct ha_error *err);
+
+/* A plan of the tensors of dir chosen by name, for what no preset
+ * covers (an architecture without one, or tensors other than the keys,
+ * such as the queries): the tensors of the index (or model.safetensors)
+ * whose names match pattern (fnmatch(3), no flags; a name that exists
+ * selects that tensor alone), in natural order of their names (layer 2
+ * before layer 10), each read whole as `heads` heads in `layout`
+ * (fusion separate, key_heads = query_heads = heads, head_dim = the
+ * outputs / heads).  config.json is not needed: model_type is its
+ * model_type when it has a readable one, else "".  Every layer's role is
+ * "selected" and its block its place in that order.  Errors: those of
+ * ha_checkpoint_open about the index and the shards; HA_EINVAL for NULL,
+ * heads 0 or above HA_CHECKPOINT_MAX_HEADS, a pattern matching nothing,
+ * heads not dividing the outputs, tensors of different shapes;
+ * HA_EUNSUPPORTED for a tensor that is not 2-D. */
+HA_API enum ha_status ha_checkpoint_open_tensors(const char *dir,
+                                                 const char *pattern,
+                                                 size_t heads,
+                                                 enum ha_layout layout,
+                                                 struct ha_checkpoint **out,
+                                                 struct ha_error *err);
 
 /* Free a plan; NULL is accepted. */
 HA_API void ha_checkpoint_free(struct ha_checkpoint *c);

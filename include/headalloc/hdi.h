@@ -163,6 +163,16 @@ HA_API enum ha_status ha_hdi_from_checkpoint(const struct ha_checkpoint *c,
                                              struct ha_hdi_report **out,
                                              struct ha_error *err);
 
+/* The same with each layer's key block (c->key_heads * c->head_dim
+ * outputs) cut into `heads` heads of c->key_heads * c->head_dim / heads
+ * dimensions instead (0: c->key_heads, as ha_hdi_from_checkpoint): what
+ * the CLI's --heads means for a model directory.  HA_EINVAL when heads
+ * does not divide the key block. */
+HA_API enum ha_status ha_hdi_from_checkpoint_heads(const struct ha_checkpoint *c,
+                                                   size_t heads,
+                                                   struct ha_hdi_report **out,
+                                                   struct ha_error *err);
+
 /* The expected HDI of `heads` independent uniformly random heads of
  * dimension head_dim in R^model_dim: 1 - min(head_dim, model_dim) /
  * model_dim, and 1 when heads < 2 (the HDI's own convention); 0 for a

@@ -199,16 +199,31 @@ HA_API enum ha_status ha_report_models(struct ha_report *report,
                                        const struct ha_models_request *req,
                                        struct ha_error *err);
 
-/* The Head Diversity Index of a weights file (headalloc hdi): YAML keys
- * file, layout, layers (one map per tensor with its overlap matrix) and
- * mean_hdi; text: a line per tensor (control characters in names shown as
- * '?'), each followed by its overlap matrix when overlap is not 0, then
- * the mean. */
+/* The Head Diversity Index of a weights file or a model directory
+ * (headalloc hdi), each tensor's HDI beside the random baseline, the HDI
+ * random heads of its shape would have (hdi.h).  YAML keys file, layout,
+ * checkpoint (a model directory only: model_type, fusion, query_heads,
+ * key_heads, head_dim, model_dim as the plan has them, heads as measured
+ * and heads_reason), layers (one map per tensor: tensor, for a directory
+ * shard, role and block, then heads, head_dim, model_dim, hdi,
+ * baseline_hdi, rank_deficient, most_similar, least_similar and the
+ * overlap matrix), mean_hdi and mean_baseline_hdi.  Text: a line per
+ * tensor (for a directory: after lines naming the model type, the heads
+ * and why, the fusion, layout, head_dim and d_model; each line with its
+ * shard), each followed by its overlap matrix when overlap is not 0,
+ * then the means; control characters in names shown as '?'. */
 struct ha_hdi_request {
-	const char *file;                  /* required: the file measured */
+	const char *file;                  /* required: what was measured,
+	                                      as given */
 	enum ha_layout layout;
 	const struct ha_hdi_report *hdi;   /* required */
 	int overlap;                       /* text: print the overlap matrices */
+	/* A model directory's plan, whose layer i hdi->tensors[i] measures
+	 * (hdi->count == checkpoint->count), or NULL for a weights file. */
+	const struct ha_checkpoint *checkpoint;
+	/* Which heads were measured and why, for a directory; NULL: the
+	 * plan's reason. */
+	const char *heads_reason;
 };
 HA_API enum ha_status ha_report_hdi(struct ha_report *report,
                                     const struct ha_hdi_request *req,

@@ -15,8 +15,10 @@
  * HA_EUNSUPPORTED when read; an unknown dtype string is HA_EFORMAT.
  *
  * .npy (format versions 1.0, 2.0, 3.0): descr '<f8' '<f4' '<f2' (or the
- * big-endian '>' forms), fortran_order False (True gives HA_EUNSUPPORTED),
- * any shape; the data must be exactly the array's bytes.  The one tensor
+ * big-endian '>' forms), fortran_order False or True (what
+ * numpy.save(W.T) writes: the first index varies fastest; it is read back
+ * in C order, the same matrix as a C-ordered file of it), any shape; the
+ * data must be exactly the array's bytes.  The one tensor
  * is named after the file: its base name without a ".npy" suffix. */
 #ifndef HEADALLOC_WEIGHTS_H
 #define HEADALLOC_WEIGHTS_H
@@ -79,8 +81,7 @@ enum ha_weights_format {
  * the magic bytes (HA_WEIGHTS_FORMAT_AUTO).  On HA_OK *out owns the handle
  * (and the open file): free it with ha_weights_free().  Errors: HA_EINVAL
  * (NULL argument), HA_EIO (cannot open, seek or read), HA_EFORMAT
- * (malformed or truncated file), HA_EUNSUPPORTED (npy fortran_order True,
- * a non-float npy dtype, an npy version other than 1.0/2.0/3.0, more than
+ * (malformed or truncated file), HA_EUNSUPPORTED (a non-float npy dtype, an npy version other than 1.0/2.0/3.0, more than
  * HA_WEIGHTS_MAX_DIMS dimensions), HA_ENOMEM; then *out is NULL and err
  * (if not NULL) says what is wrong. */
 HA_API enum ha_status ha_weights_open(const char *path, struct ha_weights **out,
@@ -116,13 +117,14 @@ HA_API enum ha_status ha_weights_select(const struct ha_weights *w,
                                  const char *pattern, size_t **indices,
                                  size_t *count, struct ha_error *err);
 
-/* Decode tensor index into a new array of info.elements doubles, in the
- * file's (C, row-major) order, that the caller frees with free().
+/* Decode tensor index into a new array of info.elements doubles in C
+ * (row-major) order, whatever the file's order, that the caller frees
+ * with free().
  * Errors: HA_EINVAL (NULL, bad index), HA_EUNSUPPORTED (a dtype that is
  * not floating point, more than HA_WEIGHTS_MAX_ELEMENTS elements),
  * HA_EIO (a read failed or the file shrank), HA_EFORMAT (a NaN or
- * infinite element, named by its flat index), HA_ENOMEM; then *out is
- * NULL. */
+ * infinite element, named by its flat index in C order), HA_ENOMEM; then
+ * *out is NULL. */
 HA_API enum ha_status ha_weights_read(const struct ha_weights *w, size_t index,
                                double **out, struct ha_error *err);
 

@@ -5,19 +5,29 @@
 
 #include "commands.h"
 #include "common.h"
+#include "hdi_source.h"
 #include "parse.h"
 #include "pictures.h"
 
 static const char usage[] =
 	"Usage: headalloc hdi FILE --heads H [OPTION]...\n"
+	"   or: headalloc hdi DIR [OPTION]...\n"
 	"Measure the Head Diversity Index of the key projections in FILE\n"
-	"(.safetensors or .npy): how far apart the heads' key subspaces are.\n"
+	"(.safetensors or .npy) or in every layer of the Hugging Face model\n"
+	"directory DIR (config.json with model.safetensors or its index; DIR\n"
+	"may be given as either JSON file): how far apart the heads' key\n"
+	"subspaces are, beside the HDI of random heads of the same shape.\n"
 	"\n"
-	"      --heads H               heads per tensor (required)\n"
+	"      --heads H               heads per tensor (required for FILE); for\n"
+	"                              DIR, cut each layer's key block into H\n"
+	"                              heads instead of the config's key heads\n"
 	"      --tensor PATTERN        tensors to read: a name or a glob such as\n"
-	"                              '*.k_proj.weight' (default: every tensor)\n"
+	"                              '*.k_proj.weight' (default: every tensor of\n"
+	"                              FILE, the preset's keys of DIR; with DIR it\n"
+	"                              needs --heads)\n"
 	"      --layout LAYOUT         out-in (default, PyTorch [H*d_k, d_model])\n"
-	"                              or in-out ([d_model, H*d_k])\n"
+	"                              or in-out ([d_model, H*d_k]); for DIR only\n"
+	"                              with --tensor\n"
 	"      --overlap               text: also print each H x H overlap matrix\n"
 	"  -f, --format FORMAT         text (default) or yaml\n"
 	"  -o, --output FILE           write to FILE (atomically) instead of stdout\n"
@@ -27,8 +37,10 @@ static const char usage[] =
 	"                              FILE-1.png, ... (numbered in the report's order)\n"
 	"  -h, --help                  show this help and exit\n"
 	"\n"
-	"Heads are numbered from 0.  Exit status: 0 success, 1 I/O or internal\n"
-	"error, 2 usage or input error.  See headalloc(1).\n";
+	"Model types of DIR: llama mistral mixtral qwen2 gemma gemma2 gpt2\n"
+	"gpt_neox falcon bert roberta t5.  Heads are numbered from 0.  Exit\n"
+	"status: 0 success, 1 I/O or internal error, 2 usage or input error.\n"
+	"See headalloc(1).\n";
 
 enum long_only {
 	OPT_HEADS = 256,
@@ -56,6 +68,7 @@ struct hdi_options {
 	int have_heads;
 	const char *tensor;
 	enum ha_layout layout;
+	int have_layout; /* a directory takes --layout only with --tensor */
 	int overlap;
 	struct cli_plot plot;
 };
@@ -81,6 +94,7 @@ static int apply(void *options, int code, const char *arg)
 	case OPT_LAYOUT:
 		if (ha_layout_parse(arg, &o->layout) != HA_OK)
 			return cli_bad_value("--layout", arg, "out-in or in-out");
+		o->have_layout = 1;
 		return EXIT_OK;
 	case OPT_OVERLAP:
 		o->overlap = 1;
@@ -121,8 +135,6 @@ int cli_hdi_main(int argc, char **argv)
 	int status;
 	if (!cli_parse_file_command(&cmd, argc, argv, &o.c, &o, apply, &status))
 		return status;
-	if (!o.have_heads)
-		return cli_usage_error(cmd.name, "--heads is required");
 	status = cli_input(o.c.file, "the input");
 	if (status == EXIT_OK)
 		status = cli_check_output(o.c.output);
@@ -131,26 +143,30 @@ int cli_hdi_main(int argc, char **argv)
 	if (status != EXIT_OK)
 		return status;
 
-	struct ha_hdi_report *hdi = NULL;
-	status = cli_measure_hdi(NULL, o.c.file, o.tensor, o.heads, o.layout,
-	                         &hdi);
+	/* A file or a model directory: hdi_source.c. */
+	struct hdi_choice choice = {o.c.file, o.have_heads ? o.heads : 0,
+	                            o.tensor, o.layout, o.have_layout};
+	struct hdi_measured m;
+	status = hdi_source_measure(&choice, &m);
 	if (status != EXIT_OK)
 		return status;
 	struct ha_hdi_request req = {
 		.file = o.c.file,
-		.layout = o.layout,
-		.hdi = hdi,
+		.layout = m.layout,
+		.hdi = m.hdi,
 		.overlap = o.overlap,
+		.checkpoint = m.checkpoint,
+		.heads_reason = m.heads_reason,
 	};
 	/* layer_count 1 (and layers set by draw_hdi): one layer a picture */
 	struct ha_plot_hdi_request picture = {
 		.file = o.c.file,
-		.layout = o.layout,
-		.hdi = hdi,
+		.layout = m.layout,
+		.hdi = m.hdi,
 		.layer_count = o.plot.each ? 1 : 0,
 	};
 	status = cli_emit_with_pictures(o.c.output, o.c.format, write_hdi, &req,
-	                                &o.plot, hdi->count, draw_hdi, &picture);
-	ha_hdi_report_free(hdi);
+	                                &o.plot, m.hdi->count, draw_hdi, &picture);
+	hdi_measured_free(&m);
 	return status;
 }

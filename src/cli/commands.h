@@ -11,8 +11,10 @@
 int cli_allocate_main(int argc, char **argv);
 
 /* headalloc hdi FILE --heads H [--tensor PATTERN] [--layout L] [--overlap]
- * [--format F] [--output FILE]: the Head Diversity Index of key
- * projections read from a .safetensors or .npy file (cmd_hdi.c). */
+ * [--format F] [--output FILE], or headalloc hdi DIR [OPTION]...: the Head
+ * Diversity Index of key projections read from a .safetensors or .npy
+ * file, or from every layer of a model directory (cmd_hdi.c, the choice
+ * of file or directory in hdi_source.c). */
 int cli_hdi_main(int argc, char **argv);
 
 /* headalloc weights COVARIANCE.yaml [--format F] [--output FILE]: the

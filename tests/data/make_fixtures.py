@@ -121,6 +121,11 @@ def main():
                     [('k_proj.weight', dtype, shape, flat(w))])
     npy('heads12-f32.npy', '<f4', shape, flat(w))
     npy('heads12-in-out.npy', '<f8', [DM, H * DK], flat(transpose(w)))
+    # What np.save(W.T) writes: the transpose [4, 24] in Fortran order,
+    # whose bytes are W's in C order.
+    npy('heads12-fortran.npy', '<f8', [DM, H * DK], flat(w),
+        header="{'descr': '<f8', 'fortran_order': True, 'shape': (%d, %d), }"
+        % (DM, H * DK))
 
     # Layer 1: the same angles in reverse order, head 3 of rank 1 (both
     # columns along u) and head 7 all zero.

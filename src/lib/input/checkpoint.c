@@ -13,9 +13,9 @@
 #include "base/error_internal.h"
 #include "checkpoint_internal.h"
 
-static const char CONFIG[] = "config.json";
-static const char INDEX[] = "model.safetensors.index.json";
-static const char SINGLE[] = "model.safetensors";
+#define CONFIG CKPT_CONFIG
+#define INDEX CKPT_INDEX
+#define SINGLE CKPT_SINGLE
 
 enum family { FAM_LLAMA, FAM_GPT2, FAM_NEOX, FAM_FALCON, FAM_BERT, FAM_T5 };
 
@@ -84,31 +84,6 @@ void ha_checkpoint_free(struct ha_checkpoint *c)
 }
 
 /* ----------------------------------------------------- what is where */
-
-/* The tensor directory: the index's weight_map, or the single file. */
-struct names {
-	json_object *map;         /* name -> shard file, or NULL */
-	struct ha_weights *single; /* model.safetensors, or NULL */
-};
-
-/* The shard file holding tensor `name`, or NULL if none has it. */
-static const char *shard_of(const struct names *nm, const char *name)
-{
-	if (nm->map) {
-		json_object *v;
-		if (!json_object_object_get_ex(nm->map, name, &v))
-			return NULL;
-		/* a non-string is reported by the caller as a bad shard */
-		return json_object_is_type(v, json_type_string)
-		               ? json_object_get_string(v)
-		               : "";
-	}
-	size_t *idx = NULL, n = 0;
-	if (ha_weights_select(nm->single, name, &idx, &n, NULL) != HA_OK)
-		return NULL;
-	free(idx);
-	return SINGLE;
-}
 
 static char *key_name(const char *outer, const struct stack *s, size_t block)
 {
@@ -247,24 +222,10 @@ static void describe_heads(const struct shape *s, char *out, size_t size)
 
 /* -------------------------------------------------------------- plan */
 
-/* The open shard whose header is being checked (one at a time). */
-struct open_shard {
-	char *name, *real;
-	struct ha_weights *w;
-};
-
-static void shard_close(struct open_shard *o)
-{
-	ha_weights_free(o->w);
-	free(o->name);
-	free(o->real);
-	memset(o, 0, sizeof *o);
-}
-
 /* Check tensor `name` in shard `file` and fill layer *ly. */
 static enum ha_status check_tensor(const struct ckpt_dir *d,
                                    const struct shape *s, const char *file,
-                                   const char *name, struct open_shard *o,
+                                   const char *name, struct ckpt_shard *o,
                                    struct ha_checkpoint_layer *ly,
                                    struct ha_error *err)
 {
@@ -272,21 +233,9 @@ static enum ha_status check_tensor(const struct ckpt_dir *d,
 	if (!*file)
 		return ckpt_fail(d, err, HA_EFORMAT, INDEX,
 		                 "the shard of '%s' is not a file name", name);
-	if (!o->name || strcmp(o->name, file) != 0) {
-		shard_close(o);
-		o->name = strdup(file);
-		if (!o->name)
-			return ha_fail(err, HA_ENOMEM, "out of memory");
-		st = ckpt_locate(d, file, 0, &o->real, err);
-		if (st == HA_OK)
-			st = ha_weights_open(o->real, &o->w, err);
-		if (st != HA_OK) {
-			if (o->real && err) /* a weights error: say which shard */
-				ckpt_fail(d, err, st, file, "%s", err->message);
-			shard_close(o);
-			return st;
-		}
-	}
+	st = ckpt_shard_use(d, o, file, err);
+	if (st != HA_OK)
+		return st;
 	size_t *idx = NULL, n = 0;
 	if (ha_weights_select(o->w, name, &idx, &n, NULL) != HA_OK)
 		return ckpt_fail(d, err, HA_EFORMAT, file,
@@ -320,7 +269,7 @@ static enum ha_status check_tensor(const struct ckpt_dir *d,
 }
 
 /* The outer prefix under which block 0 of stack s exists, or NULL. */
-static const char *find_outer(const struct names *nm, const char *type,
+static const char *find_outer(const struct ckpt_names *nm, const char *type,
                               const struct stack *s, char **outer_buf)
 {
 	const char *outers[] = {"", "model.", "transformer.", NULL};
@@ -337,7 +286,7 @@ static const char *find_outer(const struct names *nm, const char *type,
 			o = *outer_buf;
 		}
 		char *name = key_name(o, s, 0);
-		int found = name && shard_of(nm, name);
+		int found = name && ckpt_shard_of(nm, name);
 		free(name);
 		if (found)
 			return o;
@@ -347,9 +296,9 @@ static const char *find_outer(const struct names *nm, const char *type,
 
 /* Add the layers of stack s (count blocks) to the plan. */
 static enum ha_status plan_stack(const struct ckpt_dir *d,
-                                 const struct names *nm, const char *type,
+                                 const struct ckpt_names *nm, const char *type,
                                  const struct stack *s, size_t count,
-                                 const struct shape *sh, struct open_shard *o,
+                                 const struct shape *sh, struct ckpt_shard *o,
                                  struct ha_checkpoint *c, struct ha_error *err)
 {
 	if (count == 0)
@@ -375,7 +324,7 @@ static enum ha_status plan_stack(const struct ckpt_dir *d,
 			st = ha_fail(err, HA_ENOMEM, "out of memory");
 			break;
 		}
-		const char *file = shard_of(nm, name);
+		const char *file = ckpt_shard_of(nm, name);
 		if (b == count) { /* one past the last must not exist */
 			if (file)
 				st = ckpt_fail(d, err, HA_EFORMAT, CONFIG,
@@ -402,7 +351,7 @@ out:
 }
 
 static enum ha_status plan(const struct ckpt_dir *d, json_object *cfg,
-                           const struct names *nm, struct ha_checkpoint *c,
+                           const struct ckpt_names *nm, struct ha_checkpoint *c,
                            struct ha_error *err)
 {
 	json_object *t = NULL;
@@ -451,11 +400,11 @@ static enum ha_status plan(const struct ckpt_dir *d, json_object *cfg,
 	c->layers = calloc(sh.layers + 2 * sh.decoder, sizeof *c->layers);
 	if (!c->layers)
 		return ha_fail(err, HA_ENOMEM, "out of memory");
-	struct open_shard o = {NULL, NULL, NULL};
+	struct ckpt_shard o = {NULL, NULL, NULL};
 	for (size_t i = 0; i < nstacks && st == HA_OK; i++)
 		st = plan_stack(d, nm, type, &stacks[i],
 		                i == 0 ? sh.layers : sh.decoder, &sh, &o, c, err);
-	shard_close(&o);
+	ckpt_shard_close(&o);
 	return st;
 }
 
@@ -471,54 +420,20 @@ enum ha_status ha_checkpoint_open(const char *dir, struct ha_checkpoint **out,
 	enum ha_status st = ckpt_dir_open(&d, dir, err);
 	if (st != HA_OK)
 		return st;
-	json_object *cfg = NULL, *index = NULL;
-	struct names nm = {NULL, NULL};
-	char *single = NULL, *probe = NULL;
+	json_object *cfg = NULL;
+	struct ckpt_names nm = {NULL, NULL, NULL};
 	struct ha_checkpoint *c = calloc(1, sizeof *c);
 	if (!c) {
 		st = ha_fail(err, HA_ENOMEM, "out of memory");
 		goto out;
 	}
 	st = ckpt_read_json(&d, CONFIG, HA_CHECKPOINT_MAX_CONFIG, &cfg, err);
-	if (st != HA_OK)
-		goto out;
-	st = ckpt_locate(&d, INDEX, 1, &probe, err);
-	if (st == HA_OK && probe) {
-		st = ckpt_read_json(&d, INDEX, HA_CHECKPOINT_MAX_INDEX, &index,
-		                    err);
-		if (st == HA_OK &&
-		    (!json_object_object_get_ex(index, "weight_map", &nm.map) ||
-		     !json_object_is_type(nm.map, json_type_object)))
-			st = ckpt_fail(&d, err, HA_EFORMAT, INDEX,
-			               "no weight_map object");
-	} else if (st == HA_OK) {
-		st = ckpt_locate(&d, SINGLE, 1, &single, err);
-		if (st == HA_OK && single) {
-			st = ha_weights_open(single, &nm.single, err);
-			if (st != HA_OK)
-				ckpt_fail(&d, err, st, SINGLE, "%s", err ? err->message : "");
-		} else if (st == HA_OK) {
-			free(probe);
-			probe = NULL;
-			st = ckpt_locate(&d, "pytorch_model.bin", 1, &probe, err);
-			if (st == HA_OK)
-				st = probe ? ckpt_fail(&d, err, HA_EUNSUPPORTED,
-				                       "pytorch_model.bin",
-				                       "pickled weights are not "
-				                       "read; convert the model to "
-				                       "safetensors")
-				           : ckpt_fail(&d, err, HA_EIO, SINGLE,
-				                       "cannot open: no such file, "
-				                       "nor %s", INDEX);
-		}
-	}
+	if (st == HA_OK)
+		st = ckpt_names_open(&d, &nm, err);
 	if (st == HA_OK)
 		st = plan(&d, cfg, &nm, c, err);
 out:
-	free(probe);
-	free(single);
-	ha_weights_free(nm.single);
-	json_object_put(index);
+	ckpt_names_close(&nm);
 	json_object_put(cfg);
 	ckpt_dir_close(&d);
 	if (st != HA_OK) {

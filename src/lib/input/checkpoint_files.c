@@ -12,6 +12,7 @@
 #include <json-c/json.h>
 
 #include <headalloc/checkpoint.h>
+#include <headalloc/weights.h>
 
 #include "base/error_internal.h"
 #include "base/open_file.h"
@@ -304,4 +305,129 @@ enum ha_status ckpt_config_bool(const struct ckpt_dir *d, json_object *cfg,
 		                         v, JSON_C_TO_STRING_PLAIN));
 	*out = json_object_get_boolean(v);
 	return HA_OK;
+}
+
+/* ------------------------------------------------------- what is where */
+
+enum ha_status ckpt_names_open(const struct ckpt_dir *d,
+                               struct ckpt_names *nm, struct ha_error *err)
+{
+	char *path = NULL;
+	enum ha_status st = ckpt_locate(d, CKPT_INDEX, 1, &path, err);
+	if (st == HA_OK && path) {
+		st = ckpt_read_json(d, CKPT_INDEX, HA_CHECKPOINT_MAX_INDEX,
+		                    &nm->index, err);
+		if (st == HA_OK &&
+		    (!json_object_object_get_ex(nm->index, "weight_map",
+		                                &nm->map) ||
+		     !json_object_is_type(nm->map, json_type_object)))
+			st = ckpt_fail(d, err, HA_EFORMAT, CKPT_INDEX,
+			               "no weight_map object");
+		free(path);
+		return st;
+	}
+	if (st != HA_OK)
+		return st;
+	st = ckpt_locate(d, CKPT_SINGLE, 1, &path, err);
+	if (st == HA_OK && path) {
+		st = ha_weights_open(path, &nm->single, err);
+		if (st != HA_OK)
+			ckpt_fail(d, err, st, CKPT_SINGLE, "%s",
+			          err ? err->message : "");
+		free(path);
+		return st;
+	}
+	if (st != HA_OK)
+		return st;
+	st = ckpt_locate(d, "pytorch_model.bin", 1, &path, err);
+	if (st == HA_OK)
+		st = path ? ckpt_fail(d, err, HA_EUNSUPPORTED, "pytorch_model.bin",
+		                      "pickled weights are not read; convert "
+		                      "the model to safetensors")
+		          : ckpt_fail(d, err, HA_EIO, CKPT_SINGLE,
+		                      "cannot open: no such file, nor %s",
+		                      CKPT_INDEX);
+	free(path);
+	return st;
+}
+
+void ckpt_names_close(struct ckpt_names *nm)
+{
+	json_object_put(nm->index);
+	ha_weights_free(nm->single);
+	memset(nm, 0, sizeof *nm);
+}
+
+const char *ckpt_shard_of(const struct ckpt_names *nm, const char *name)
+{
+	if (nm->map) {
+		json_object *v;
+		if (!json_object_object_get_ex(nm->map, name, &v))
+			return NULL;
+		/* a non-string is reported by the caller as a bad shard */
+		return json_object_is_type(v, json_type_string)
+		               ? json_object_get_string(v)
+		               : "";
+	}
+	size_t *idx = NULL, n = 0;
+	if (ha_weights_select(nm->single, name, &idx, &n, NULL) != HA_OK)
+		return NULL;
+	free(idx);
+	return CKPT_SINGLE;
+}
+
+enum ha_status ckpt_names_each(const struct ckpt_names *nm,
+                               enum ha_status (*fn)(const char *name,
+                                                    const char *shard,
+                                                    void *ctx),
+                               void *ctx)
+{
+	enum ha_status st = HA_OK;
+	if (nm->map) {
+		json_object_object_foreach(nm->map, key, val) {
+			st = fn(key, json_object_is_type(val, json_type_string)
+			                     ? json_object_get_string(val)
+			                     : "", ctx);
+			if (st != HA_OK)
+				return st;
+		}
+		return HA_OK;
+	}
+	for (size_t i = 0; i < ha_weights_count(nm->single) && st == HA_OK;
+	     i++) {
+		struct ha_tensor_info info;
+		ha_weights_info(nm->single, i, &info);
+		st = fn(info.name, CKPT_SINGLE, ctx);
+	}
+	return st;
+}
+
+void ckpt_shard_close(struct ckpt_shard *o)
+{
+	ha_weights_free(o->w);
+	free(o->name);
+	free(o->real);
+	memset(o, 0, sizeof *o);
+}
+
+enum ha_status ckpt_shard_use(const struct ckpt_dir *d, struct ckpt_shard *o,
+                              const char *file, struct ha_error *err)
+{
+	if (o->name && strcmp(o->name, file) == 0)
+		return HA_OK;
+	ckpt_shard_close(o);
+	o->name = strdup(file);
+	if (!o->name)
+		return ha_fail(err, HA_ENOMEM, "out of memory");
+	enum ha_status st = ckpt_locate(d, file, 1, &o->real, err);
+	if (st == HA_OK && !o->real)
+		st = ckpt_fail(d, err, HA_EFORMAT, file,
+		               "missing: %s names it, but the directory has no "
+		               "such file", CKPT_INDEX);
+	else if (st == HA_OK && (st = ha_weights_open(o->real, &o->w, err)) !=
+	                                HA_OK && err)
+		ckpt_fail(d, err, st, file, "%s", err->message); /* which shard */
+	if (st != HA_OK)
+		ckpt_shard_close(o);
+	return st;
 }

@@ -9,8 +9,14 @@
 
 #include <headalloc/error.h>
 #include <headalloc/status.h>
+#include <headalloc/weights.h>
 
 #include "base/error_internal.h"
+
+/* The files a model directory is read from. */
+#define CKPT_CONFIG "config.json"
+#define CKPT_INDEX "model.safetensors.index.json"
+#define CKPT_SINGLE "model.safetensors"
 
 /* A directory being read: the caller's spelling and where files may
  * resolve to. */
@@ -60,5 +66,49 @@ enum ha_status ckpt_config_size(const struct ckpt_dir *d, json_object *cfg,
 enum ha_status ckpt_config_bool(const struct ckpt_dir *d, json_object *cfg,
                                 const char *key, int fallback, int *out,
                                 struct ha_error *err);
+
+/* The tensor directory of a model: the index's weight_map, or the
+ * single model.safetensors when there is no index. */
+struct ckpt_names {
+	json_object *index;        /* the parsed index, or NULL */
+	json_object *map;          /* its weight_map (owned by index) */
+	struct ha_weights *single; /* model.safetensors, or NULL */
+};
+
+/* Read the index, or else open model.safetensors, into *nm (zero it
+ * first; close it with ckpt_names_close whatever the status).  Neither
+ * file: HA_EIO, or HA_EUNSUPPORTED when there is a pytorch_model.bin. */
+enum ha_status ckpt_names_open(const struct ckpt_dir *d,
+                               struct ckpt_names *nm, struct ha_error *err);
+void ckpt_names_close(struct ckpt_names *nm);
+
+/* The shard file that holds tensor `name` (CKPT_SINGLE without an
+ * index), "" when the index gives a non-string, or NULL when no file
+ * has it. */
+const char *ckpt_shard_of(const struct ckpt_names *nm, const char *name);
+
+/* Call fn(name, shard, ctx) for every tensor name of the directory (the
+ * index's keys, or the single file's tensors), in no particular order;
+ * stops at and returns the first status other than HA_OK. */
+enum ha_status ckpt_names_each(const struct ckpt_names *nm,
+                               enum ha_status (*fn)(const char *name,
+                                                    const char *shard,
+                                                    void *ctx),
+                               void *ctx);
+
+/* The shard whose headers are being checked (one open at a time). */
+struct ckpt_shard {
+	char *name;           /* as the index names it */
+	char *real;           /* its resolved path */
+	struct ha_weights *w;
+};
+
+/* Make *o the shard `file` open (reopened only when file changes).  A
+ * shard the index names but the directory lacks is HA_EFORMAT (the
+ * directory is inconsistent), other failures those of ckpt_locate and
+ * ha_weights_open, named after the shard. */
+enum ha_status ckpt_shard_use(const struct ckpt_dir *d, struct ckpt_shard *o,
+                              const char *file, struct ha_error *err);
+void ckpt_shard_close(struct ckpt_shard *o);
 
 #endif

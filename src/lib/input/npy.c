@@ -5,7 +5,7 @@
  * header -- a Python dict literal {'descr': ..., 'fortran_order': ...,
  * 'shape': (...)} -- and then exactly the array's bytes.  This file parses
  * the header into the container's one tensor; weights.c reads and decodes
- * the data. */
+ * the data (and puts a Fortran-ordered array into C order). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,10 +185,8 @@ static enum ha_status parse_npy_dict(struct ha_weights_tensor *t, const char *h,
 			if (c.n - c.at >= 5 && memcmp(h + c.at, "False", 5) == 0) {
 				c.at += 5;
 			} else if (c.n - c.at >= 4 && memcmp(h + c.at, "True", 4) == 0) {
-				return ha_fail(err, HA_EUNSUPPORTED,
-				               "npy fortran_order True is not supported; "
-				               "save a C-ordered array "
-				               "(numpy.ascontiguousarray)");
+				c.at += 4;
+				t->fortran_order = 1;
 			} else {
 				return ha_fail(err, HA_EFORMAT,
 				               "npy header: 'fortran_order' is not "

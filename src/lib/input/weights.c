@@ -60,36 +60,43 @@ enum ha_status ha_weights_read_at(const struct ha_weights *w, uint64_t offset,
 
 /* -------------------------------------------------------------- decoding */
 
+/* binary16 and bfloat16 by bit manipulation, not ldexp: a LLaMA layer is
+ * 16 million elements, and ldexp per element cost a third of a second.
+ * Both are exact (every binary16 and bfloat16 value is a binary32 value,
+ * and every binary32 value a double), and NaN comes out as the old
+ * decoder's NAN or -NAN, so the results are the same bits. */
+
 double ha_f16_to_double(uint16_t bits)
 {
-	int sign = bits >> 15;
-	int exponent = (bits >> 10) & 0x1f;
-	int mantissa = bits & 0x3ff;
+	uint32_t sign = (uint32_t)(bits & 0x8000) << 16;
+	uint32_t exponent = (bits >> 10) & 0x1f;
+	uint32_t mantissa = bits & 0x3ff;
 	double v;
 
-	if (exponent == 0)           /* zero or subnormal: m * 2^-24 */
-		v = ldexp((double)mantissa, -24);
-	else if (exponent == 0x1f)   /* infinity or NaN */
+	if (exponent == 0x1f) {      /* infinity or NaN */
 		v = mantissa ? NAN : INFINITY;
-	else                         /* (1024 + m) * 2^(e - 25) */
-		v = ldexp((double)(mantissa + 1024), exponent - 25);
-	return sign ? -v : v;
+		return sign ? -v : v;
+	}
+	if (exponent == 0) {         /* zero or subnormal: m * 2^-24, exact */
+		v = (double)mantissa * 0x1p-24;
+		return sign ? -v : v;
+	}
+	/* normal: the same significand, the exponent rebiased 15 -> 127 */
+	uint32_t u = sign | (exponent + (127 - 15)) << 23 | mantissa << 13;
+	float f;
+	memcpy(&f, &u, sizeof f);
+	return (double)f;
 }
 
 double ha_bf16_to_double(uint16_t bits)
 {
-	int sign = bits >> 15;
-	int exponent = (bits >> 7) & 0xff;
-	int mantissa = bits & 0x7f;
-	double v;
-
-	if (exponent == 0)           /* zero or subnormal: m * 2^-133 */
-		v = ldexp((double)mantissa, -133);
-	else if (exponent == 0xff)
-		v = mantissa ? NAN : INFINITY;
-	else                         /* (128 + m) * 2^(e - 134) */
-		v = ldexp((double)(mantissa + 128), exponent - 134);
-	return sign ? -v : v;
+	if ((bits & 0x7f80) == 0x7f80 && (bits & 0x7f)) /* NaN */
+		return bits & 0x8000 ? -NAN : NAN;
+	/* the top half of a binary32, subnormals and infinities included */
+	uint32_t u = (uint32_t)bits << 16;
+	float f;
+	memcpy(&f, &u, sizeof f);
+	return (double)f;
 }
 
 const char *ha_dtype_str(enum ha_dtype dtype)
@@ -104,35 +111,64 @@ const char *ha_dtype_str(enum ha_dtype dtype)
 	return "other";
 }
 
-/* One element at p (elem_size bytes, in the tensor's byte order). */
-static double decode(const struct ha_weights_tensor *t, const unsigned char *p)
+static inline uint16_t load16(const unsigned char *p, int big)
 {
-	unsigned char b[8];
-	size_t n = t->elem_size;
+	return big ? (uint16_t)(p[0] << 8 | p[1]) : (uint16_t)(p[0] | p[1] << 8);
+}
 
-	for (size_t i = 0; i < n; i++)
-		b[i] = t->big_endian ? p[n - 1 - i] : p[i];
+static inline uint32_t load32(const unsigned char *p, int big)
+{
+	if (!big)
+		return ha_le32(p);
+	return (uint32_t)p[3] | (uint32_t)p[2] << 8 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[0] << 24;
+}
+
+static inline uint64_t load64(const unsigned char *p, int big)
+{
+	if (!big)
+		return ha_le64(p);
+	uint64_t v = 0;
+	for (int i = 0; i < 8; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* k elements at p (in the tensor's dtype and byte order) into out: one
+ * loop per dtype, so that the per-element work is a load and a
+ * conversion. */
+static void decode_run(const struct ha_weights_tensor *t,
+                       const unsigned char *p, size_t k, double *out)
+{
+	int big = t->big_endian;
 	switch (t->dtype) {
-	case HA_DTYPE_F64: {
-		uint64_t u = ha_le64(b);
-		double d;
-		memcpy(&d, &u, sizeof d);
-		return d;
-	}
-	case HA_DTYPE_F32: {
-		uint32_t u = ha_le32(b);
-		float f;
-		memcpy(&f, &u, sizeof f);
-		return (double)f;
-	}
+	case HA_DTYPE_F64:
+		for (size_t i = 0; i < k; i++) {
+			uint64_t u = load64(p + 8 * i, big);
+			memcpy(&out[i], &u, sizeof u);
+		}
+		return;
+	case HA_DTYPE_F32:
+		for (size_t i = 0; i < k; i++) {
+			uint32_t u = load32(p + 4 * i, big);
+			float f;
+			memcpy(&f, &u, sizeof f);
+			out[i] = (double)f;
+		}
+		return;
 	case HA_DTYPE_F16:
-		return ha_f16_to_double((uint16_t)(b[0] | b[1] << 8));
+		for (size_t i = 0; i < k; i++)
+			out[i] = ha_f16_to_double(load16(p + 2 * i, big));
+		return;
 	case HA_DTYPE_BF16:
-		return ha_bf16_to_double((uint16_t)(b[0] | b[1] << 8));
+		for (size_t i = 0; i < k; i++)
+			out[i] = ha_bf16_to_double(load16(p + 2 * i, big));
+		return;
 	case HA_DTYPE_OTHER:
 		break;
 	}
-	return NAN;
+	for (size_t i = 0; i < k; i++)
+		out[i] = NAN;
 }
 
 /* ------------------------------------------------------------- handles */
@@ -210,6 +246,43 @@ enum ha_status ha_weights_select(const struct ha_weights *w,
 	return HA_OK;
 }
 
+/* Fortran order (the first index varies fastest in the file, as
+ * numpy.save writes the transpose of a C array): where each element of
+ * the file goes in C order.  c is the C offset of the file's current
+ * element; a step advances the first index, carrying into the next. */
+struct odometer {
+	size_t ndim;
+	uint64_t idx[HA_WEIGHTS_MAX_DIMS];
+	const uint64_t *shape;
+	size_t stride[HA_WEIGHTS_MAX_DIMS]; /* C strides, in elements */
+	size_t c;
+};
+
+static void odometer_start(struct odometer *od,
+                           const struct ha_weights_tensor *t)
+{
+	od->ndim = t->ndim;
+	od->shape = t->shape;
+	od->c = 0;
+	size_t s = 1;
+	for (size_t k = t->ndim; k-- > 0;) {
+		od->idx[k] = 0;
+		od->stride[k] = s;
+		s *= (size_t)t->shape[k]; /* at most t->elements: no overflow */
+	}
+}
+
+static void odometer_step(struct odometer *od)
+{
+	for (size_t k = 0; k < od->ndim; k++) {
+		od->c += od->stride[k];
+		if (++od->idx[k] < od->shape[k])
+			return;
+		od->c -= (size_t)od->shape[k] * od->stride[k];
+		od->idx[k] = 0;
+	}
+}
+
 enum ha_status ha_weights_read(const struct ha_weights *w, size_t index,
                                double **out, struct ha_error *err)
 {
@@ -231,16 +304,21 @@ enum ha_status ha_weights_read(const struct ha_weights *w, size_t index,
 		               (unsigned long long)HA_WEIGHTS_MAX_ELEMENTS);
 
 	size_t n = (size_t)t->elements;
+	size_t per_chunk = READ_CHUNK / t->elem_size;
+	int transpose = t->fortran_order && t->ndim > 1;
 	double *v = malloc((n ? n : 1) * sizeof *v);
 	unsigned char *buf = malloc(READ_CHUNK);
+	/* Fortran order: each run is decoded here, then scattered. */
+	double *run = transpose ? malloc(per_chunk * sizeof *run) : NULL;
 	enum ha_status st = HA_OK;
-	if (!v || !buf) {
+	if (!v || !buf || (transpose && !run)) {
 		st = ha_fail(err, HA_ENOMEM, "out of memory reading tensor '%s'",
 		             t->name);
 		goto out;
 	}
 
-	size_t per_chunk = READ_CHUNK / t->elem_size;
+	struct odometer od;
+	odometer_start(&od, t);
 	for (size_t done = 0; done < n;) {
 		size_t k = n - done < per_chunk ? n - done : per_chunk;
 		st = ha_weights_read_at(w, t->offset +
@@ -248,20 +326,26 @@ enum ha_status ha_weights_read(const struct ha_weights *w, size_t index,
 		                        buf, k * t->elem_size, "tensor data", err);
 		if (st != HA_OK)
 			goto out;
+		double *dst = transpose ? run : v + done;
+		decode_run(t, buf, k, dst);
 		for (size_t i = 0; i < k; i++) {
-			double x = decode(t, buf + i * t->elem_size);
-			if (!isfinite(x)) {
+			size_t at = transpose ? od.c : done + i;
+			if (!isfinite(dst[i])) {
 				st = ha_fail(err, HA_EFORMAT,
 				             "tensor '%s': element %zu is %s; weights "
-				             "must be finite", t->name, done + i,
-				             isnan(x) ? "NaN" : "infinite");
+				             "must be finite", t->name, at,
+				             isnan(dst[i]) ? "NaN" : "infinite");
 				goto out;
 			}
-			v[done + i] = x;
+			if (transpose) {
+				v[at] = dst[i];
+				odometer_step(&od);
+			}
 		}
 		done += k;
 	}
 out:
+	free(run);
 	free(buf);
 	if (st != HA_OK) {
 		free(v);

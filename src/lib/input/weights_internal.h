@@ -35,6 +35,7 @@ struct ha_weights_tensor {
 	enum ha_dtype dtype;
 	size_t elem_size;   /* bytes per element */
 	int big_endian;
+	int fortran_order;  /* npy: the first index varies fastest */
 	size_t ndim;
 	uint64_t shape[HA_WEIGHTS_MAX_DIMS];
 	uint64_t elements;

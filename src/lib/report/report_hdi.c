@@ -42,35 +42,103 @@ static void printable_name(char *buf, size_t size, const char *name)
 			*c = '?';
 }
 
-static void hdi_text(FILE *out, const struct ha_hdi_request *req)
+/* The width of the tensor column: the longest name, at most 200. */
+static int name_width(const struct ha_hdi_report *r)
 {
-	const struct ha_hdi_report *r = req->hdi;
 	int width = (int)strlen("tensor");
 	for (size_t i = 0; i < r->count; i++) {
 		size_t n = strlen(r->tensors[i].name);
 		if (n > (size_t)width)
 			width = n > 200 ? 200 : (int)n;
 	}
+	return width;
+}
+
+/* HDI, baseline, most and least similar pairs, rank deficiency: the end
+ * of a tensor's line in both text tables. */
+static void text_measures(FILE *out, const struct ha_hdi_tensor *t)
+{
+	char most[64], least[64];
+	format_pair(most, sizeof most, t, &t->most_similar);
+	format_pair(least, sizeof least, t, &t->least_similar);
+	fprintf(out, "%.6f  %.6f  %-17s  %s", t->hdi, t->baseline_hdi, most,
+	        least);
+	if (t->rank_deficient)
+		fprintf(out, "  (%zu rank-deficient head%s)", t->rank_deficient,
+		        t->rank_deficient == 1 ? "" : "s");
+	fputc('\n', out);
+}
+
+static void text_means(FILE *out, const struct ha_hdi_report *r,
+                       const char *unit)
+{
+	fprintf(out, "mean HDI %.6f over %zu %s%s\n", r->mean_hdi, r->count,
+	        unit, r->count == 1 ? "" : "s");
+	fprintf(out, "mean baseline %.6f (the expected HDI of random heads)\n",
+	        r->mean_baseline_hdi);
+}
+
+static void hdi_text(FILE *out, const struct ha_hdi_request *req)
+{
+	const struct ha_hdi_report *r = req->hdi;
+	int width = name_width(r);
 	fprintf(out, "%s (layout %s)\n", req->file, ha_layout_str(req->layout));
-	fprintf(out, "%-*s  %5s  %8s  %-8s  %-17s  %s\n", width, "tensor", "heads",
-	        "head_dim", "hdi", "most similar", "least similar");
+	fprintf(out, "%-*s  %5s  %8s  %-8s  %-8s  %-17s  %s\n", width, "tensor",
+	        "heads", "head_dim", "hdi", "baseline", "most similar",
+	        "least similar");
 	for (size_t i = 0; i < r->count; i++) {
 		const struct ha_hdi_tensor *t = &r->tensors[i];
-		char most[64], least[64], name[1024];
-		format_pair(most, sizeof most, t, &t->most_similar);
-		format_pair(least, sizeof least, t, &t->least_similar);
+		char name[1024];
 		printable_name(name, sizeof name, t->name);
-		fprintf(out, "%-*s  %5zu  %8zu  %.6f  %-17s  %s", width, name,
-		        t->heads, t->head_dim, t->hdi, most, least);
-		if (t->rank_deficient)
-			fprintf(out, "  (%zu rank-deficient head%s)",
-			        t->rank_deficient, t->rank_deficient == 1 ? "" : "s");
-		fputc('\n', out);
+		fprintf(out, "%-*s  %5zu  %8zu  ", width, name, t->heads,
+		        t->head_dim);
+		text_measures(out, t);
 		if (req->overlap)
 			text_overlap(out, t);
 	}
-	fprintf(out, "mean HDI %.6f over %zu tensor%s\n", r->mean_hdi, r->count,
-	        r->count == 1 ? "" : "s");
+	text_means(out, r, "tensor");
+}
+
+/* A model directory: what was read and why, then a line per layer with
+ * its tensor and shard (heads and head_dim are the same in every layer,
+ * so they are said once, above). */
+static void checkpoint_text(FILE *out, const struct ha_hdi_request *req)
+{
+	const struct ha_hdi_report *r = req->hdi;
+	const struct ha_checkpoint *c = req->checkpoint;
+	char type[128], reason[256];
+	printable_name(type, sizeof type, c->model_type);
+	printable_name(reason, sizeof reason,
+	               req->heads_reason ? req->heads_reason : c->reason);
+	size_t heads = r->count ? r->tensors[0].heads : c->key_heads;
+	size_t dk = r->count ? r->tensors[0].head_dim : c->head_dim;
+	fprintf(out, "%s (model_type %s, %zu layer%s)\n", req->file,
+	        *type ? type : "unknown", c->count, c->count == 1 ? "" : "s");
+	fprintf(out, "heads     %zu: %s\n", heads, reason);
+	fprintf(out, "keys      %s, layout %s, head_dim %zu, d_model %zu\n",
+	        ha_key_fusion_str(c->fusion), ha_layout_str(c->layout), dk,
+	        c->model_dim);
+	int width = name_width(r);
+	int swidth = (int)strlen("shard");
+	for (size_t i = 0; i < c->count; i++) {
+		size_t n = strlen(c->layers[i].shard_name);
+		if (n > (size_t)swidth)
+			swidth = n > 200 ? 200 : (int)n;
+	}
+	fprintf(out, "%-*s  %-*s  %-8s  %-8s  %-17s  %s\n", width, "tensor",
+	        swidth, "shard", "hdi", "baseline", "most similar",
+	        "least similar");
+	for (size_t i = 0; i < r->count; i++) {
+		const struct ha_hdi_tensor *t = &r->tensors[i];
+		char name[1024], shard[1024];
+		printable_name(name, sizeof name, t->name);
+		printable_name(shard, sizeof shard, c->layers[i].shard_name);
+		fprintf(out, "%-*s  %-*s  ", width, name, swidth, shard);
+		text_measures(out, t);
+		if (req->overlap)
+			text_overlap(out, t);
+	}
+	text_means(out, r, "layer");
 }
 
 static void yaml_pair(struct ha_yaml_writer *w, const char *key,
@@ -93,12 +161,22 @@ static void yaml_pair(struct ha_yaml_writer *w, const char *key,
 	ha_yaml_end_map(w);
 }
 
+/* A tensor's map; ly (a checkpoint's layer, or NULL) adds where it is. */
 static void yaml_tensor(struct ha_yaml_writer *w,
-                        const struct ha_hdi_tensor *t)
+                        const struct ha_hdi_tensor *t,
+                        const struct ha_checkpoint_layer *ly)
 {
 	ha_yaml_begin_map(w, 0);
 	ha_yaml_key(w, "tensor");
 	ha_yaml_string(w, t->name);
+	if (ly) {
+		ha_yaml_key(w, "shard");
+		ha_yaml_string(w, ly->shard_name);
+		ha_yaml_key(w, "role");
+		ha_yaml_string(w, ly->role);
+		ha_yaml_key(w, "block");
+		ha_yaml_uint(w, ly->block);
+	}
 	ha_yaml_key(w, "heads");
 	ha_yaml_uint(w, t->heads);
 	ha_yaml_key(w, "head_dim");
@@ -107,6 +185,8 @@ static void yaml_tensor(struct ha_yaml_writer *w,
 	ha_yaml_uint(w, t->model_dim);
 	ha_yaml_key(w, "hdi");
 	ha_yaml_double(w, t->hdi);
+	ha_yaml_key(w, "baseline_hdi");
+	ha_yaml_double(w, t->baseline_hdi);
 	ha_yaml_key(w, "rank_deficient");
 	ha_yaml_uint(w, t->rank_deficient);
 	yaml_pair(w, "most_similar", t, &t->most_similar);
@@ -123,20 +203,52 @@ static void yaml_tensor(struct ha_yaml_writer *w,
 	ha_yaml_end_map(w);
 }
 
+/* The model directory's plan: key checkpoint. */
+static void yaml_checkpoint(struct ha_yaml_writer *w,
+                            const struct ha_hdi_request *req)
+{
+	const struct ha_checkpoint *c = req->checkpoint;
+	const struct ha_hdi_report *r = req->hdi;
+	ha_yaml_key(w, "checkpoint");
+	ha_yaml_begin_map(w, 0);
+	ha_yaml_key(w, "model_type");
+	ha_yaml_string(w, c->model_type);
+	ha_yaml_key(w, "fusion");
+	ha_yaml_string(w, ha_key_fusion_str(c->fusion));
+	ha_yaml_key(w, "query_heads");
+	ha_yaml_uint(w, c->query_heads);
+	ha_yaml_key(w, "key_heads");
+	ha_yaml_uint(w, c->key_heads);
+	ha_yaml_key(w, "head_dim");
+	ha_yaml_uint(w, c->head_dim);
+	ha_yaml_key(w, "model_dim");
+	ha_yaml_uint(w, c->model_dim);
+	ha_yaml_key(w, "heads");
+	ha_yaml_uint(w, r->count ? r->tensors[0].heads : c->key_heads);
+	ha_yaml_key(w, "heads_reason");
+	ha_yaml_string(w, req->heads_reason ? req->heads_reason : c->reason);
+	ha_yaml_end_map(w);
+}
+
 static void hdi_yaml(struct ha_yaml_writer *w, const struct ha_hdi_request *req)
 {
 	const struct ha_hdi_report *r = req->hdi;
+	const struct ha_checkpoint *c = req->checkpoint;
 	ha_yaml_key(w, "file");
 	ha_yaml_string(w, req->file);
 	ha_yaml_key(w, "layout");
 	ha_yaml_string(w, ha_layout_str(req->layout));
+	if (c)
+		yaml_checkpoint(w, req);
 	ha_yaml_key(w, "layers");
 	ha_yaml_begin_seq(w, 0);
 	for (size_t i = 0; i < r->count; i++)
-		yaml_tensor(w, &r->tensors[i]);
+		yaml_tensor(w, &r->tensors[i], c ? &c->layers[i] : NULL);
 	ha_yaml_end_seq(w);
 	ha_yaml_key(w, "mean_hdi");
 	ha_yaml_double(w, r->mean_hdi);
+	ha_yaml_key(w, "mean_baseline_hdi");
+	ha_yaml_double(w, r->mean_baseline_hdi);
 }
 
 enum ha_status ha_report_hdi(struct ha_report *r,
@@ -149,8 +261,16 @@ enum ha_status ha_report_hdi(struct ha_report *r,
 	if (!req->file || !req->hdi || (req->hdi->count && !req->hdi->tensors))
 		return report_fail(r, err, HA_EINVAL,
 		                   "an HDI report needs its file and its measurements");
+	const struct ha_checkpoint *c = req->checkpoint;
+	if (c && (c->count != req->hdi->count || (c->count && !c->layers) ||
+	          !c->model_type))
+		return report_fail(r, err, HA_EINVAL,
+		                   "an HDI report of a model directory needs a "
+		                   "measurement per layer of its plan");
 	if (r->yaml)
 		hdi_yaml(r->yaml, req);
+	else if (c)
+		checkpoint_text(r->stream, req);
 	else
 		hdi_text(r->stream, req);
 	return report_end(r, err);

@@ -239,6 +239,14 @@ enum ha_status ha_hdi_from_checkpoint(const struct ha_checkpoint *c,
                                       struct ha_hdi_report **out,
                                       struct ha_error *err)
 {
+	return ha_hdi_from_checkpoint_heads(c, 0, out, err);
+}
+
+enum ha_status ha_hdi_from_checkpoint_heads(const struct ha_checkpoint *c,
+                                            size_t heads,
+                                            struct ha_hdi_report **out,
+                                            struct ha_error *err)
+{
 	ha_error_clear(err);
 	if (out)
 		*out = NULL;
@@ -246,6 +254,17 @@ enum ha_status ha_hdi_from_checkpoint(const struct ha_checkpoint *c,
 		return ha_fail(err, HA_EINVAL, "NULL argument");
 	if (c->count == 0)
 		return ha_fail(err, HA_EINVAL, "the checkpoint plan has no layers");
+	/* The key block is key_heads * head_dim outputs wide whatever the
+	 * heads it is cut into. */
+	size_t block = c->key_heads * c->head_dim;
+	if (heads == 0)
+		heads = c->key_heads;
+	else if (block % heads != 0)
+		return ha_fail(err, HA_EINVAL,
+		               "%zu heads do not divide the %zu outputs of the "
+		               "key block (%zu key head%s of %zu)", heads, block,
+		               c->key_heads, c->key_heads == 1 ? "" : "s",
+		               c->head_dim);
 	enum ha_status st = HA_OK;
 	struct ha_hdi_report *r = calloc(1, sizeof *r);
 	if (r)
@@ -261,7 +280,7 @@ enum ha_status ha_hdi_from_checkpoint(const struct ha_checkpoint *c,
 		st = ha_checkpoint_read_keys(c, i, &data, &rows, &cols, err);
 		if (st != HA_OK)
 			goto out;
-		st = compute_in_place(data, rows, cols, c->key_heads, c->layout,
+		st = compute_in_place(data, rows, cols, heads, c->layout,
 		                      c->layers[i].tensor, &r->tensors[i], err);
 		free(data);
 		if (st != HA_OK)

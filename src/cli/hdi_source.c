@@ -1,0 +1,124 @@
+/* headalloc hdi's input: a weights file or a model directory (see
+ * hdi_source.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common.h"
+#include "hdi_source.h"
+
+/* The files that stand for their model directory. */
+static const char *const MODEL_FILES[] = {
+	"config.json", "model.safetensors.index.json", NULL};
+
+/* 1 when path stands for a model directory (the directory itself, or a
+ * regular file named as one of MODEL_FILES), with *dir that directory in
+ * a new string (NULL when out of memory); 0 for anything else, a weights
+ * file (or nothing at all: the weights reader then says it cannot be
+ * opened). */
+static int model_directory(const char *path, char **dir)
+{
+	struct stat st;
+	*dir = NULL;
+	if (stat(path, &st) != 0)
+		return 0;
+	if (S_ISDIR(st.st_mode)) {
+		*dir = strdup(path);
+		return 1;
+	}
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	int named = 0;
+	for (const char *const *f = MODEL_FILES; *f; f++)
+		named |= strcmp(base, *f) == 0;
+	if (!S_ISREG(st.st_mode) || !named)
+		return 0;
+	size_t n = !slash ? 0 : slash == path ? 1 : (size_t)(slash - path);
+	*dir = malloc(n + 2);
+	if (*dir) {
+		memcpy(*dir, n ? path : ".", n ? n : 1);
+		(*dir)[n ? n : 1] = '\0';
+	}
+	return 1;
+}
+
+static int measure_file(const struct hdi_choice *ch, struct hdi_measured *m)
+{
+	if (!ch->heads)
+		return cli_usage_error("hdi", "--heads is required");
+	m->layout = ch->layout;
+	/* The limits and warnings every weights file gets (measure_hdi.c). */
+	return cli_measure_hdi(NULL, ch->path, ch->tensor, ch->heads,
+	                       ch->layout, &m->hdi);
+}
+
+static int measure_directory(const struct hdi_choice *ch, const char *dir,
+                             struct hdi_measured *m)
+{
+	struct ha_error err;
+	ha_error_clear(&err);
+	enum ha_status st;
+	if (ch->tensor) {
+		if (!ch->heads)
+			return cli_usage_error("hdi", "--tensor in a model "
+			                       "directory needs --heads: the "
+			                       "tensors it names are not the "
+			                       "preset's");
+		st = ha_checkpoint_open_tensors(dir, ch->tensor, ch->heads,
+		                                ch->layout, &m->checkpoint, &err);
+		if (st == HA_EINVAL && !err.file)
+			return cli_library_failure("--heads", dir, st, &err);
+		if (st != HA_OK)
+			return cli_library_failure(NULL, dir, st, &err);
+		snprintf(m->reason_buf, sizeof m->reason_buf,
+		         "as --heads says, in each tensor --tensor names");
+		m->heads_reason = m->reason_buf;
+	} else {
+		if (ch->have_layout)
+			return cli_usage_error("hdi", "--layout applies to a model "
+			                       "directory only with --tensor: "
+			                       "the preset knows the layout of "
+			                       "its keys");
+		st = ha_checkpoint_open(dir, &m->checkpoint, &err);
+		if (st != HA_OK)
+			return cli_library_failure(NULL, dir, st, &err);
+		if (ch->heads) {
+			snprintf(m->reason_buf, sizeof m->reason_buf,
+			         "as --heads says, instead of the config's %s",
+			         m->checkpoint->reason);
+			m->heads_reason = m->reason_buf;
+		}
+	}
+	m->layout = m->checkpoint->layout;
+	st = ha_hdi_from_checkpoint_heads(m->checkpoint, ch->heads, &m->hdi,
+	                                  &err);
+	if (st == HA_EINVAL && !err.file)
+		return cli_library_failure("--heads", dir, st, &err);
+	if (st != HA_OK)
+		return cli_library_failure(NULL, dir, st, &err);
+	return EXIT_OK;
+}
+
+int hdi_source_measure(const struct hdi_choice *choice,
+                       struct hdi_measured *out)
+{
+	memset(out, 0, sizeof *out);
+	char *dir;
+	int is_dir = model_directory(choice->path, &dir);
+	if (is_dir && !dir)
+		return cli_library_failure(NULL, choice->path, HA_ENOMEM, NULL);
+	int status = is_dir ? measure_directory(choice, dir, out)
+	                    : measure_file(choice, out);
+	free(dir);
+	if (status != EXIT_OK)
+		hdi_measured_free(out);
+	return status;
+}
+
+void hdi_measured_free(struct hdi_measured *m)
+{
+	ha_hdi_report_free(m->hdi);
+	ha_checkpoint_free(m->checkpoint);
+	memset(m, 0, sizeof *m);
+}

@@ -1,0 +1,43 @@
+/* What `headalloc hdi PATH` measures: a weights file (.safetensors,
+ * .npy), or a Hugging Face model directory given as the directory, its
+ * config.json or its model.safetensors.index.json.  This file decides
+ * which, applies --heads, --tensor and --layout to it and measures
+ * through the library; cmd_hdi.c parses the options and reports. */
+#ifndef HEADALLOC_CLI_HDI_SOURCE_H
+#define HEADALLOC_CLI_HDI_SOURCE_H
+
+#include <stddef.h>
+
+#include <headalloc/headalloc.h>
+
+/* The options that choose what to measure. */
+struct hdi_choice {
+	const char *path;      /* the FILE or DIR argument, as typed */
+	size_t heads;          /* --heads, or 0 when not given */
+	const char *tensor;    /* --tensor, or NULL */
+	enum ha_layout layout; /* --layout (default out-in) */
+	int have_layout;       /* --layout was given */
+};
+
+/* What was measured: owned, free with hdi_measured_free(). */
+struct hdi_measured {
+	struct ha_hdi_report *hdi;
+	struct ha_checkpoint *checkpoint; /* the directory's plan, or NULL */
+	enum ha_layout layout;            /* the layout read */
+	const char *heads_reason;         /* NULL (the plan's), or why */
+	char reason_buf[384];
+};
+
+/* Measure what choice says.  For a weights file --heads is required;
+ * for a model directory nothing is: the preset of its model_type finds
+ * the key projections and their key heads, --heads cuts each layer's key
+ * block into that many heads instead, and --tensor PATTERN (with
+ * --heads, and --layout) reads the tensors it names instead of the
+ * preset's.  Returns EXIT_OK with *out filled, or an exit status after
+ * printing one line on stderr (then *out holds nothing to free). */
+int hdi_source_measure(const struct hdi_choice *choice,
+                       struct hdi_measured *out);
+
+void hdi_measured_free(struct hdi_measured *m);
+
+#endif
