@@ -1,6 +1,7 @@
 /* headalloc hdi: the Head Diversity Index measured on real key weights
  * (spec §5).  Parses its options, measures through the library and hands
  * the result to the report layer. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
@@ -158,15 +159,27 @@ int cli_hdi_main(int argc, char **argv)
 		.checkpoint = m.checkpoint,
 		.heads_reason = m.heads_reason,
 	};
+	/* The strip shows each layer's HDI against that of random subspaces
+	 * of the same shapes. */
+	double *baseline = malloc(m.hdi->count * sizeof *baseline);
+	if (!baseline) {
+		hdi_measured_free(&m);
+		return cli_library_failure(NULL, NULL, HA_ENOMEM, NULL);
+	}
+	for (size_t i = 0; i < m.hdi->count; i++)
+		baseline[i] = m.hdi->tensors[i].baseline_hdi;
 	/* layer_count 1 (and layers set by draw_hdi): one layer a picture */
 	struct ha_plot_hdi_request picture = {
 		.file = o.c.file,
 		.layout = m.layout,
 		.hdi = m.hdi,
 		.layer_count = o.plot.each ? 1 : 0,
+		.baseline = baseline,
+		.baseline_label = "random subspaces",
 	};
 	status = cli_emit_with_pictures(o.c.output, o.c.format, write_hdi, &req,
 	                                &o.plot, m.hdi->count, draw_hdi, &picture);
+	free(baseline);
 	hdi_measured_free(&m);
 	return status;
 }
