@@ -57,6 +57,16 @@ static void style(PLINT line, double width)
 	plwidth(width);
 }
 
+/* A count for the legend, where width is short: exact up to 7 digits,
+ * else %.4g (the caption gives it exactly). */
+static void format_count(char *dst, size_t size, uint64_t v)
+{
+	if (v < 10000000)
+		snprintf(dst, size, "%" PRIu64, v);
+	else
+		snprintf(dst, size, "%.4g", (double)v);
+}
+
 /* n in a caption or legend: 10^k for a power of ten from 10^4, else %.4g. */
 static void format_samples(char *dst, size_t size, double n)
 {
@@ -250,7 +260,9 @@ static void entry(struct legend *l, PLINT opt, int colour, PLINT line, double wi
 	l->symbol_numbers[i] = 1;
 }
 
-static void draw_legend(const struct calplot *p)
+/* The legend in the right column, from the top of the losses' panel
+ * down; returns its bottom (a fraction of the page's height). */
+static double draw_legend(const struct calplot *p)
 {
 	static struct legend l; /* no allocation in a draw function */
 	memset(&l, 0, sizeof l);
@@ -259,12 +271,12 @@ static void draw_legend(const struct calplot *p)
 	                                                             : PLOT_CAL_LEGEND_GROUPS;
 	for (size_t g = 0; g < shown; g++) {
 		const struct plot_cal_group *gr = &p->groups[g];
-		char n[32];
+		char n[32], d[32];
 		format_samples(n, sizeof n, gr->samples);
+		format_count(d, sizeof d, gr->budget);
 		entry(&l, gr->curve ? PL_LEGEND_LINE | PL_LEGEND_SYMBOL : PL_LEGEND_SYMBOL,
 		      group_ink(p, g, 0), 1, 2.0, PLOT_DISC_GLYPH,
-		      "D = %" PRIu64 ", n = %s: %zu run%s", gr->budget, n, gr->count,
-		      gr->count == 1 ? "" : "s");
+		      "D = %s, n = %s: %zu run%s", d, n, gr->count, gr->count == 1 ? "" : "s");
 	}
 	if (shown < p->group_count)
 		entry(&l, PL_LEGEND_NONE, PLOT_BLACK, 1, 1.0, "",
@@ -273,13 +285,15 @@ static void draw_legend(const struct calplot *p)
 		entry(&l, PL_LEGEND_COLOR_BOX, PLOT_LIGHT_GREY, 1, 1.0, "",
 		      "95%% bootstrap band (each curve's tint)");
 	if (cal->prediction.defined) {
-		char n[32];
+		char n[32], d[32], h[32], k[32];
 		format_samples(n, sizeof n, cal->prediction.samples);
+		format_count(d, sizeof d, cal->prediction.budget);
+		format_count(h, sizeof h, cal->prediction.heads);
+		format_count(k, sizeof k, cal->prediction.head_dim);
 		entry(&l, PL_LEGEND_LINE | PL_LEGEND_SYMBOL, PLOT_BLACK, 1, 1.5, PLOT_DISC_GLYPH,
-		      "target D = %" PRIu64 ", n = %s", cal->prediction.budget, n);
+		      "target D = %s, n = %s", d, n);
 		entry(&l, PL_LEGEND_SYMBOL, PLOT_VERMILION, 1, 1.0, PLOT_DISC_GLYPH,
-		      "its optimum: %" PRIu64 " " PLOT_TIMES " %" PRIu64,
-		      cal->prediction.heads, cal->prediction.head_dim);
+		      "its optimum: %s " PLOT_TIMES " %s", h, k);
 		int infeasible = 0;
 		for (size_t i = 0; i < p->mark_count; i++)
 			infeasible |= !p->marks[i].feasible;
@@ -288,14 +302,15 @@ static void draw_legend(const struct calplot *p)
 			      "infeasible head_dim of the target");
 	}
 	if (p->law_count) {
-		char n[32];
+		char n[32], d[32];
 		const struct plot_cal_group *gr = &p->groups[p->largest];
 		format_samples(n, sizeof n, gr->samples);
+		format_count(d, sizeof d, gr->budget);
 		if (cal->prediction.defined)
 			entry(&l, PL_LEGEND_NONE, PLOT_BLACK, 1, 1.0, "", "the laws, at the target:");
 		else
 			entry(&l, PL_LEGEND_NONE, PLOT_BLACK, 1, 1.0, "",
-			      "the laws, at D = %" PRIu64 ", n = %s:", gr->budget, n);
+			      "the laws, at D = %s, n = %s:", d, n);
 	}
 	for (size_t k = 0; k < p->law_count; k++) {
 		const struct plot_cal_law *lw = &p->laws[k];
@@ -309,7 +324,6 @@ static void draw_legend(const struct calplot *p)
 			      lw->has_mark ? ", its optimum" : "");
 	}
 	PLFLT width = 0, height = 0;
-	/* in the right column, from the top of the losses' panel down */
 	plvpor(p->panel[1] + 0.03, 0.99, PLOT_CAL_BOTTOM, 0.90);
 	plwind(0.0, 1.0, 0.0, 1.0);
 	pllegend(&width, &height, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
@@ -318,36 +332,78 @@ static void draw_legend(const struct calplot *p)
 	         l.text_colours, l.text, l.box_colours, l.box_patterns, l.box_scales,
 	         l.box_widths, l.line_colours, l.styles, l.widths, l.symbol_colours,
 	         l.symbol_scales, l.symbol_numbers, l.symbols);
+	return 0.90 - height * (0.90 - PLOT_CAL_BOTTOM);
 }
 
 /* ---- the bars ---------------------------------------------------------------------------- */
 
-static void draw_bars(struct plot_canvas *c, const struct calplot *p)
+/* The characters of the longest label, as "H×d" or as d alone. */
+static size_t label_width(const struct calplot *p, int heads)
 {
+	size_t widest = 0;
+	for (size_t i = 0; i < p->bar_count; i++) {
+		const struct plot_cal_bar *b = &p->bars[i];
+		char text[64];
+		if (b->others)
+			snprintf(text, sizeof text, "%zu others", p->others);
+		else if (heads)
+			snprintf(text, sizeof text, "%" PRIu64 "x%" PRIu64, b->heads, b->head_dim);
+		else
+			snprintf(text, sizeof text, "%" PRIu64, b->head_dim);
+		widest = strlen(text) > widest ? strlen(text) : widest;
+	}
+	return widest;
+}
+
+/* The bars under the legend, whose bottom is at legend (their title
+ * between): at most up to 0.47 of the page, at least 0.12 of it high.
+ * Each bar is named "H×d" where that fits under it, else by d alone
+ * (H = D/d), upright where even that does not fit; its share is written
+ * on it where it fits. */
+static void draw_bars(struct plot_canvas *c, const struct calplot *p, double legend)
+{
+	const double left = 0.71, right = 0.96, char_px = 9.0;
 	double x0 = -0.6, x1 = (double)p->bar_count - 0.4;
-	plot_panel(c, 0.71, 0.96, PLOT_CAL_BOTTOM, 0.50, x0, x1, 0.0, 1.2, 0, 0);
-	int vertical = p->bar_count > 4;
+	double top = fmax(fmin(0.47, legend - 0.06), PLOT_CAL_BOTTOM + 0.12);
+	plot_panel(c, left, right, PLOT_CAL_BOTTOM, top, x0, x1, 0.0, 1.2, 0, 0);
+	double slot = (right - left) * c->width / (x1 - x0);
+	int heads = (double)label_width(p, 1) * char_px <= slot;
+	int vertical = !heads && (double)label_width(p, 0) * char_px > slot;
+	int shares = slot >= 60.0;
 	for (size_t i = 0; i < p->bar_count; i++) {
 		const struct plot_cal_bar *b = &p->bars[i];
 		plcol0(b->others ? PLOT_GREY : b->optimum ? PLOT_VERMILION : PLOT_BLUE);
 		plot_rect((double)i - 0.35, (double)i + 0.35, 0.0, b->share);
 		plcol0(PLOT_BLACK);
 		double at = ((double)i - x0) / (x1 - x0);
+		const char *side = vertical ? "bv" : "b";
+		double disp = vertical ? 0.6 : 1.3, just = vertical ? 1.0 : 0.5;
 		if (b->others)
-			plot_mtex(vertical ? "bv" : "b", vertical ? 0.6 : 1.3, at,
-			          vertical ? 1.0 : 0.5, "%zu others", p->others);
+			plot_mtex(side, disp, at, just, "%zu others", p->others);
+		else if (heads)
+			plot_mtex(side, disp, at, just, "%" PRIu64 PLOT_TIMES "%" PRIu64, b->heads,
+			          b->head_dim);
 		else
-			plot_mtex(vertical ? "bv" : "b", vertical ? 0.6 : 1.3, at,
-			          vertical ? 1.0 : 0.5, "%" PRIu64 PLOT_TIMES "%" PRIu64,
-			          b->heads, b->head_dim);
-		if (p->bar_count <= 6)
-			plot_ptex((double)i, b->share + 0.08, 0.5, "%.1f%%", 100.0 * b->share);
+			plot_mtex(side, disp, at, just, "%" PRIu64, b->head_dim);
+		/* the share written on a tall bar (white), over a short one */
+		if (shares && b->share >= 0.4) {
+			plcol0(PLOT_WHITE_INK);
+			plot_ptex((double)i, b->share - 0.16, 0.5, "%.1f%%", 100.0 * b->share);
+		} else if (shares) {
+			plot_ptex((double)i, b->share + 0.14, 0.5, "%.1f%%", 100.0 * b->share);
+		}
 	}
-	plot_box(c, "bc", "bcnstv");
-	plot_mtex("l", 3.4, 0.5, 0.5, "share");
+	plcol0(PLOT_BLACK);
+	plwidth(1.0);
+	plbox("bc", 0.0, 0, "bcnstv", 0.5, 5);
+	plot_mtex("l", 3.9, 0.5, 0.5, "share");
 	plot_mtex("t", 1.0, 0.5, 0.5, "Optima at the target (%zu refits)",
 	          p->c->bootstrap.predicted);
-	plot_mtex("b", vertical ? 5.2 : 3.0, 0.5, 0.5, "heads " PLOT_TIMES " d#dk#u");
+	if (heads)
+		plot_mtex("b", 3.0, 0.5, 0.5, "heads " PLOT_TIMES " d#dk#u");
+	else
+		plot_mtex("b", vertical ? 0.6 + 0.9 * (double)label_width(p, 0) : 3.0, 0.5, 0.5,
+		          "d#dk#u (H = D / d#dk#u)");
 }
 
 /* ---- captions ------------------------------------------------------------------------------ */
@@ -486,6 +542,8 @@ void plot_cal_captions(struct calplot *p)
 		put(p, 0, ";  ", "%zu of its %zu feasible head_dims on the axis%s",
 		    p->target_feasible_on_axis, p->target_feasible,
 		    p->target_on_axis > PLOT_CAL_MARKS ? " (not marked)" : "");
+		if (p->have_band && p->target_on_axis <= PLOT_CAL_MARKS)
+			put(p, 0, ", ", "each with the 95%% interval of its loss");
 	} else {
 		put(p, 1, "", "no target: no prediction");
 	}
@@ -528,9 +586,9 @@ void plot_cal_draw(struct plot_canvas *c, const void *data)
 	draw_runs(c, p);
 	style(1, 1.0);
 	draw_axes(c, p);
-	draw_legend(p);
+	double legend = draw_legend(p);
 	if (p->bar_panel)
-		draw_bars(c, p);
+		draw_bars(c, p, legend);
 
 	char file[96] = "";
 	if (p->req->runs_file)
