@@ -200,7 +200,8 @@ HA_API enum ha_status ha_plot_head_weights(struct ha_plot_target *target,
  * (the caption says when there are more; every run's point is drawn).
  * With a target: its fitted curve with a mark at each divisor of the
  * budget on the axis (feasible ones black, with the bootstrap's 95%
- * interval of their loss; infeasible ones grey), the optimum a large
+ * interval of their loss; infeasible ones grey; none when more than 200
+ * are on the axis, which the caption says), the optimum a large
  * vermilion disc, and a second panel of bars: the share of the
  * bootstrap's optima at the target that is each (H, d_k) (the 11 most
  * frequent, the others as one grey bar; the optimum's bar vermilion).

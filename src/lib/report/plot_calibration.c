@@ -383,43 +383,6 @@ static void map_to_axis(struct calplot *p)
 	}
 }
 
-/* The head dimensions named under the axis: the target's optimum first,
- * then the runs' and the target's divisors on the axis, left to right,
- * each at least 44 pixels from every one named. */
-static enum ha_status choose_labels(struct calplot *p)
-{
-	size_t cap = p->m + p->mark_count + 1;
-	double *v = malloc(cap * sizeof *v);
-	p->labels = malloc(cap * sizeof *p->labels);
-	if (!v || !p->labels) {
-		free(v);
-		return HA_ENOMEM;
-	}
-	size_t n = 0;
-	for (size_t i = 0; i < p->m; i++)
-		v[n++] = (double)p->c->fit.residuals[i].head_dim;
-	for (size_t i = 0; i < p->mark_count; i++)
-		v[n++] = nearbyint(pow(10.0, p->marks[i].x));
-	for (size_t i = 1; i < n; i++) /* insertion sort: few values, mostly sorted */
-		for (size_t j = i; j > 0 && v[j] < v[j - 1]; j--) {
-			double t = v[j];
-			v[j] = v[j - 1];
-			v[j - 1] = t;
-		}
-	double px = (p->panel[1] - p->panel[0]) * PLOT_CAL_WIDTH / (p->x1 - p->x0);
-	if (p->c->prediction.defined)
-		p->labels[p->label_count++] = (double)p->c->prediction.head_dim;
-	for (size_t i = 0; i < n; i++) {
-		int room = 1;
-		for (size_t k = 0; k < p->label_count && room; k++)
-			room = fabs(log10(v[i]) - log10(p->labels[k])) * px >= 44.0;
-		if (room)
-			p->labels[p->label_count++] = v[i];
-	}
-	free(v);
-	return HA_OK;
-}
-
 /* ---- the bars -------------------------------------------------------------------------- */
 
 static int by_head_dim(const void *a, const void *b)
@@ -547,7 +510,7 @@ enum ha_status plot_cal_compute(struct calplot *p, struct ha_error *err)
 	if (st == HA_OK) {
 		choose_loss_axis(p);
 		map_to_axis(p);
-		st = choose_labels(p);
+		st = plot_cal_choose_labels(p);
 	}
 	if (st == HA_OK)
 		st = make_bars(p);

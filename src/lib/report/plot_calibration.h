@@ -113,8 +113,16 @@ struct calplot {
 
 enum ha_status plot_cal_compute(struct calplot *p, struct ha_error *err);
 void plot_cal_free(struct calplot *p);
-/* The captions into p->caption, from the computed data. */
+/* The head dimensions named under the axis into p->labels, and the
+ * captions into p->caption, from the computed data
+ * (plot_calibration_words.c). */
+enum ha_status plot_cal_choose_labels(struct calplot *p);
 void plot_cal_captions(struct calplot *p);
+/* A count for the legend, where width is short: exact up to 7 digits,
+ * else %.4g (the caption gives it exactly). */
+void plot_cal_format_count(char *dst, size_t size, uint64_t v);
+/* n: 10^k for a power of ten from 10^4, else %.4g. */
+void plot_cal_format_samples(char *dst, size_t size, double n);
 void plot_cal_draw(struct plot_canvas *c, const void *data);
 
 #endif

@@ -1,6 +1,6 @@
 /* Picture 6: a calibration — drawing what plot_calibration.c computed,
- * and its words (legend, labels, captions).  Runs inside plot_render()'s
- * guard: PLplot calls and fixed buffers only. */
+ * with its legend and labels.  Runs inside plot_render()'s guard: PLplot
+ * calls and fixed buffers only. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -11,10 +11,6 @@
 
 #include "plot_calibration.h"
 
-#define LN10 2.302585092994045684
-#define GAMMA "\xce\xb3"
-#define KAPPA "\xce\xba"
-#define DELTA "\xce\xb4"
 
 /* Groups take Okabe–Ito's colours but black (the target) and vermilion
  * (the optimum); more groups than these take viridis. */
@@ -55,26 +51,6 @@ static void style(PLINT line, double width)
 {
 	pllsty(line);
 	plwidth(width);
-}
-
-/* A count for the legend, where width is short: exact up to 7 digits,
- * else %.4g (the caption gives it exactly). */
-static void format_count(char *dst, size_t size, uint64_t v)
-{
-	if (v < 10000000)
-		snprintf(dst, size, "%" PRIu64, v);
-	else
-		snprintf(dst, size, "%.4g", (double)v);
-}
-
-/* n in a caption or legend: 10^k for a power of ten from 10^4, else %.4g. */
-static void format_samples(char *dst, size_t size, double n)
-{
-	double e = log10(n);
-	if (n >= 1e4 && fabs(e - nearbyint(e)) < 1e-12)
-		snprintf(dst, size, "10#u%.0f#d", e);
-	else
-		snprintf(dst, size, "%.4g", n);
 }
 
 /* ---- the losses --------------------------------------------------------------------- */
@@ -264,7 +240,7 @@ static void entry(struct legend *l, PLINT opt, int colour, PLINT line, double wi
  * down; returns its bottom (a fraction of the page's height). */
 static double draw_legend(const struct calplot *p)
 {
-	static struct legend l; /* no allocation in a draw function */
+	struct legend l;
 	memset(&l, 0, sizeof l);
 	const struct ha_calibration *cal = p->c;
 	size_t shown = p->group_count <= PLOT_CAL_LEGEND_GROUPS + 1 ? p->group_count
@@ -272,8 +248,8 @@ static double draw_legend(const struct calplot *p)
 	for (size_t g = 0; g < shown; g++) {
 		const struct plot_cal_group *gr = &p->groups[g];
 		char n[32], d[32];
-		format_samples(n, sizeof n, gr->samples);
-		format_count(d, sizeof d, gr->budget);
+		plot_cal_format_samples(n, sizeof n, gr->samples);
+		plot_cal_format_count(d, sizeof d, gr->budget);
 		entry(&l, gr->curve ? PL_LEGEND_LINE | PL_LEGEND_SYMBOL : PL_LEGEND_SYMBOL,
 		      group_ink(p, g, 0), 1, 2.0, PLOT_DISC_GLYPH,
 		      "D = %s, n = %s: %zu run%s", d, n, gr->count, gr->count == 1 ? "" : "s");
@@ -286,10 +262,10 @@ static double draw_legend(const struct calplot *p)
 		      "95%% bootstrap band (each curve's tint)");
 	if (cal->prediction.defined) {
 		char n[32], d[32], h[32], k[32];
-		format_samples(n, sizeof n, cal->prediction.samples);
-		format_count(d, sizeof d, cal->prediction.budget);
-		format_count(h, sizeof h, cal->prediction.heads);
-		format_count(k, sizeof k, cal->prediction.head_dim);
+		plot_cal_format_samples(n, sizeof n, cal->prediction.samples);
+		plot_cal_format_count(d, sizeof d, cal->prediction.budget);
+		plot_cal_format_count(h, sizeof h, cal->prediction.heads);
+		plot_cal_format_count(k, sizeof k, cal->prediction.head_dim);
 		entry(&l, PL_LEGEND_LINE | PL_LEGEND_SYMBOL, PLOT_BLACK, 1, 1.5, PLOT_DISC_GLYPH,
 		      "target D = %s, n = %s", d, n);
 		entry(&l, PL_LEGEND_SYMBOL, PLOT_VERMILION, 1, 1.0, PLOT_DISC_GLYPH,
@@ -304,8 +280,8 @@ static double draw_legend(const struct calplot *p)
 	if (p->law_count) {
 		char n[32], d[32];
 		const struct plot_cal_group *gr = &p->groups[p->largest];
-		format_samples(n, sizeof n, gr->samples);
-		format_count(d, sizeof d, gr->budget);
+		plot_cal_format_samples(n, sizeof n, gr->samples);
+		plot_cal_format_count(d, sizeof d, gr->budget);
 		if (cal->prediction.defined)
 			entry(&l, PL_LEGEND_NONE, PLOT_BLACK, 1, 1.0, "", "the laws, at the target:");
 		else
@@ -404,161 +380,6 @@ static void draw_bars(struct plot_canvas *c, const struct calplot *p, double leg
 	else
 		plot_mtex("b", vertical ? 0.6 + 0.9 * (double)label_width(p, 0) : 3.0, 0.5, 0.5,
 		          "d#dk#u (H = D / d#dk#u)");
-}
-
-/* ---- captions ------------------------------------------------------------------------------ */
-
-/* The characters a caption shows: PLplot's escapes (#u, #d, ...) show
- * none, "##" one, a UTF-8 sequence one. */
-static size_t visible(const char *s)
-{
-	size_t n = 0;
-	for (; *s; s++) {
-		if (*s == '#' && s[1]) {
-			n += s[1] == '#';
-			s++;
-			continue;
-		}
-		n += ((unsigned char)*s & 0xc0) != 0x80;
-	}
-	return n;
-}
-
-/* Append an item to the caption: after sep on the line being filled,
- * or at the start of the next line when fresh or when it would not fit
- * (the last line takes what remains). */
-static void put(struct calplot *p, int fresh, const char *sep, const char *fmt, ...)
-	HA_PRINTF(4, 5);
-
-static void put(struct calplot *p, int fresh, const char *sep, const char *fmt, ...)
-{
-	char item[PLOT_CAPTION_MAX + 1];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(item, sizeof item, fmt, ap);
-	va_end(ap);
-	char *line = p->caption[p->caption_line];
-	if (line[0] && (fresh || visible(line) + visible(sep) + visible(item) >
-	                                 PLOT_CAL_CAPTION_ROOM) &&
-	    p->caption_line + 1 < PLOT_CAL_CAPTION_LINES)
-		line = p->caption[++p->caption_line];
-	size_t used = strlen(line), size = sizeof p->caption[0];
-	snprintf(line + used, size - used, "%s%s", line[0] ? sep : "", item);
-}
-
-/* A value with its interval, in as many digits (4 to 9) as tell the
- * three apart: ln c_v = -1578.01 [-1578.03, -1577.92], not -1578
- * [-1578, -1578]. */
-static void value_and_range(char *dst, size_t size, double v, const double *range)
-{
-	int digits = 4;
-	for (; range && digits < 9; digits++) {
-		char a[32], b[32], c[32];
-		snprintf(a, sizeof a, "%.*g", digits, range[0]);
-		snprintf(b, sizeof b, "%.*g", digits, v);
-		snprintf(c, sizeof c, "%.*g", digits, range[1]);
-		if ((range[0] == v || strcmp(a, b) != 0) && (range[1] == v || strcmp(b, c) != 0) &&
-		    (range[0] == range[1] || strcmp(a, c) != 0))
-			break;
-	}
-	if (range)
-		snprintf(dst, size, "%.*g [%.*g, %.*g]", digits, v, digits, range[0], digits,
-		         range[1]);
-	else
-		snprintf(dst, size, "%.4g", v);
-}
-
-/* One parameter, as the caption gives it. */
-static void parameter(struct calplot *p, const struct ha_cal_estimate *e, int k,
-                      const char *sep)
-{
-	static const char *const symbol[HA_CAL_PARAMS] = {
-		"E", "c#db#u", "s", "c#dv#u", GAMMA, KAPPA, "hdi",
-	};
-	char number[96], value[64] = "";
-	value_and_range(number, sizeof number, e->value, e->has_ci ? e->ci95 : NULL);
-	if (!e->has_ci && e->has_se) {
-		size_t used = strlen(number);
-		snprintf(number + used, sizeof number - used, " " PLOT_PLUSMINUS " %.2g", e->se);
-	}
-	if (e->log_scale) {
-		/* the coefficient itself, from its logarithm: it may lie far
-		 * beyond a double (ln c_v = -1578 is c_v = 10^-685.3) */
-		char v[48];
-		plot_format_log10(v, sizeof v, e->value / LN10);
-		snprintf(value, sizeof value, " (%s = %s)", symbol[k], v);
-	}
-	put(p, 0, sep, "%s%s = %s%s", e->log_scale ? "ln " : "", symbol[k], number, value);
-}
-
-static void parameter_lines(struct calplot *p)
-{
-	const struct ha_cal_fit *fit = &p->c->fit;
-	if (isinf(fit->huber_delta))
-		put(p, 0, "", "least-squares fit to %zu runs:", fit->runs);
-	else
-		put(p, 0, "", "fit to %zu runs (Huber " DELTA " = %g):", fit->runs,
-		    fit->huber_delta);
-	const char *sep = " ";
-	for (int k = 0; k < HA_CAL_PARAMS; k++)
-		if (fit->param[k].free) {
-			parameter(p, &fit->param[k], k, sep);
-			sep = ", ";
-		}
-	sep = ";  fixed: ";
-	for (int k = 0; k < HA_CAL_PARAMS; k++)
-		if (!fit->param[k].free) {
-			parameter(p, &fit->param[k], k, sep);
-			sep = ", ";
-		}
-	put(p, 0, ";  ", "rms log residual %.3g", fit->rms);
-}
-
-void plot_cal_captions(struct calplot *p)
-{
-	const struct ha_calibration *c = p->c;
-	const struct ha_cal_prediction *pr = &c->prediction;
-	const struct ha_cal_bootstrap *b = &c->bootstrap;
-	memset(p->caption, 0, sizeof p->caption);
-	p->caption_line = 0;
-	parameter_lines(p);
-	if (pr->defined) {
-		char n[32], loss[48];
-		format_samples(n, sizeof n, pr->samples);
-		plot_format_log10(loss, sizeof loss, pr->log_loss / LN10);
-		put(p, 1, "", "target D = %" PRIu64 ", n = %s: optimum %" PRIu64 " heads "
-		    PLOT_TIMES " d#dk#u = %" PRIu64 " (" PLOT_DISC_GLYPH "), loss %s", pr->budget,
-		    n, pr->heads, pr->head_dim, loss);
-		for (size_t i = 0; i < pr->distribution_count; i++)
-			if (pr->distribution[i].head_dim == pr->head_dim)
-				put(p, 0, ", ", "the optimum of %.1f%% of the refits",
-				    100.0 * pr->distribution[i].share);
-		for (size_t i = 0; i < c->warning_count; i++)
-			if (c->warnings[i].kind == HA_CAL_WARN_BUDGET_OUTSIDE ||
-			    c->warnings[i].kind == HA_CAL_WARN_SAMPLES_OUTSIDE) {
-				put(p, 0, " ", "(an extrapolation)");
-				break;
-			}
-		put(p, 0, ";  ", "%zu of its %zu feasible head_dims on the axis%s",
-		    p->target_feasible_on_axis, p->target_feasible,
-		    p->target_on_axis > PLOT_CAL_MARKS ? " (not marked)" : "");
-		if (p->have_band && p->target_on_axis <= PLOT_CAL_MARKS)
-			put(p, 0, ", ", "each with the 95%% interval of its loss");
-	} else {
-		put(p, 1, "", "no target: no prediction");
-	}
-	if (b->fitted >= 2)
-		put(p, 1, "", "bootstrap: %zu of %zu resamples refitted (seed %" PRIu64
-		    "): 95%% intervals [ ], bands", b->fitted, b->resamples, b->seed);
-	else
-		put(p, 1, "", "no bootstrap (%zu refits): no intervals, no bands", b->fitted);
-	if (p->curve_groups < p->group_count)
-		put(p, 0, ";  ", "curves of the %zu largest of %zu groups", p->curve_groups,
-		    p->group_count);
-	put(p, 0, ";  ", "beyond the axis: %zu mark%s above, %zu below", p->above,
-	    p->above == 1 ? "" : "s", p->below);
-	if (p->bars_cut)
-		put(p, 0, ", ", "%zu error bar ends cut", p->bars_cut);
 }
 
 /* ---- the page --------------------------------------------------------------------------------- */
