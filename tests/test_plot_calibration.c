@@ -233,6 +233,53 @@ Test(calibration, the_optimum_where_the_allocator_puts_it_and_its_bar)
 	ha_calibration_free(c);
 }
 
+Test(calibration, past_eleven_optima_the_rest_is_one_grey_bar)
+{
+	struct ha_run runs[8];
+	size_t m = make_runs(runs);
+	struct ha_calibration *c = calibrate(runs, m, 20, 0, 720720, 1e10);
+	/* fifteen optima, most frequent first as ha_calibrate orders them:
+	 * eleven bars, and the last four as one */
+	static const size_t counts[15] = {30, 20, 15, 10, 8, 7, 6, 6, 6, 6, 6, 5, 5, 5, 5};
+	static const uint64_t dims[15] = {40, 48, 36, 45, 35, 33, 30, 39, 42, 44, 52, 28, 55, 56, 60};
+	struct ha_cal_prediction *pr = &c->prediction;
+	free(pr->distribution);
+	pr->distribution = calloc(15, sizeof *pr->distribution);
+	pr->distribution_count = 15;
+	pr->head_dim = 40;
+	pr->heads = 720720 / 40;
+	size_t total = 140;
+	c->bootstrap.predicted = total;
+	for (size_t i = 0; i < 15; i++)
+		pr->distribution[i] = (struct ha_cal_share){720720 / dims[i], dims[i], counts[i],
+		                                            (double)counts[i] / (double)total};
+	struct image im;
+	struct picture p = probe_png(probe_calibration,
+	                             &(struct ha_plot_calibration_request){c, NULL}, &im);
+	cr_assert_eq(p.target.axes_count, 2);
+	cr_assert_float_eq(p.axes[1].x_max - p.axes[1].x_min, 12.2, 1e-12, "twelve bars");
+	/* the shown eleven by ascending head_dim: 30 33 35 36 39 40 42 44 45 48 52 */
+	static const uint64_t order[11] = {30, 33, 35, 36, 39, 40, 42, 44, 45, 48, 52};
+	for (size_t i = 0; i < 11; i++) {
+		size_t k = 0;
+		while (dims[k] != order[i])
+			k++;
+		double share = (double)counts[k] / (double)total;
+		char what[48];
+		snprintf(what, sizeof what, "the bar of d = %" PRIu64, order[i]);
+		EXPECT_NEAR(&im, &p, 1, (double)i, 0.5 * share, 0, order[i] == 40 ? VERMILION : BLUE,
+		            what);
+	}
+	static const unsigned GREY[3] = {153, 153, 153};
+	double px = pixels_y(&p, 1), others = 20.0 / (double)total;
+	EXPECT_NEAR(&im, &p, 1, 11.0, 0.5 * others, 0, GREY, "the others' bar");
+	EXPECT_NEAR(&im, &p, 1, 11.3, others - 3.0 * px, 0, GREY, "the others' bar's top");
+	EXPECT_NEAR(&im, &p, 1, 11.3, others + 3.0 * px, 0, WHITE, "above the others' bar");
+	image_free(&im);
+	picture_free(&p);
+	ha_calibration_free(c);
+}
+
 Test(calibration, a_band_is_its_groups_tint)
 {
 	struct ha_run runs[8];

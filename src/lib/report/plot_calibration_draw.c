@@ -359,8 +359,11 @@ static void draw_bars(struct plot_canvas *c, const struct calplot *p, double leg
 		else if (heads)
 			plot_mtex(side, disp, at, just, "%" PRIu64 PLOT_TIMES "%" PRIu64, b->heads,
 			          b->head_dim);
-		else
-			plot_mtex(side, disp, at, just, "%" PRIu64, b->head_dim);
+		else {
+			char d[32];
+			plot_cal_format_count(d, sizeof d, b->head_dim);
+			plot_mtex(side, disp, at, just, "%s", d);
+		}
 		/* the share written on a tall bar (white), over a short one */
 		if (shares && b->share >= 0.4) {
 			plcol0(PLOT_WHITE_INK);
@@ -373,13 +376,17 @@ static void draw_bars(struct plot_canvas *c, const struct calplot *p, double leg
 	plwidth(1.0);
 	plbox("bc", 0.0, 0, "bcnstv", 0.5, 5);
 	plot_mtex("l", 3.9, 0.5, 0.5, "share");
-	plot_mtex("t", 1.0, 0.5, 0.5, "Optima at the target (%zu refits)",
-	          p->c->bootstrap.predicted);
+	/* upright labels reach down towards the caption: what they are is
+	 * said in the title instead */
+	if (vertical)
+		plot_mtex("t", 1.4, 0.5, 0.5, "Optima at the target, by d#dk#u");
+	else
+		plot_mtex("t", 1.0, 0.5, 0.5, "Optima at the target (%zu refits)",
+		          p->c->bootstrap.predicted);
 	if (heads)
 		plot_mtex("b", 3.0, 0.5, 0.5, "heads " PLOT_TIMES " d#dk#u");
-	else
-		plot_mtex("b", vertical ? 0.6 + 0.9 * (double)label_width(p, 0) : 3.0, 0.5, 0.5,
-		          "d#dk#u (H = D / d#dk#u)");
+	else if (!vertical)
+		plot_mtex("b", 3.0, 0.5, 0.5, "d#dk#u (H = D / d#dk#u)");
 }
 
 /* ---- the page --------------------------------------------------------------------------------- */
