@@ -61,6 +61,44 @@ enum ha_status probe_weights(struct ha_plot_target *t, const void *req,
 	return ha_plot_head_weights(t, req, err);
 }
 
+enum ha_status probe_calibration(struct ha_plot_target *t, const void *req,
+                                 struct ha_error *err)
+{
+	return ha_plot_calibration(t, req, err);
+}
+
+void probe_check_valid(probe_draw_fn draw, const void *req)
+{
+	static const enum ha_plot_format formats[] = {HA_PLOT_SVG, HA_PLOT_PNG, HA_PLOT_PDF};
+	for (size_t f = 0; f < sizeof formats / sizeof *formats; f++) {
+		struct picture a, b;
+		picture_draw(&a, formats[f], draw, req);
+		cr_assert_eq(a.status, HA_OK, "%s: %s", ha_plot_format_str(formats[f]), a.err.message);
+		picture_draw(&b, formats[f], draw, req);
+		cr_assert_eq(b.status, HA_OK);
+		cr_assert(a.size == b.size && memcmp(a.data, b.data, a.size) == 0,
+		          "%s: two drawings differ", ha_plot_format_str(formats[f]));
+		char why[160];
+		if (formats[f] == HA_PLOT_SVG)
+			cr_assert(xml_well_formed(a.data, a.size, why, sizeof why), "SVG: %s", why);
+		if (formats[f] == HA_PLOT_PNG) {
+			struct image im = image_decode(&a);
+			cr_assert_geq(im.width, 800);
+			cr_assert_geq(im.height, 600);
+			image_free(&im);
+		}
+		if (formats[f] == HA_PLOT_PDF) {
+			cr_assert_eq(memcmp(a.data, "%PDF-", 5), 0);
+			cr_assert(a.size > 6 && memmem(a.data + a.size - 7, 7, "%%EOF", 5),
+			          "a PDF ends with %%%%EOF");
+			cr_assert_null(memmem(a.data, a.size, "/CreationDate", 13),
+			               "the creation date is blanked");
+		}
+		picture_free(&a);
+		picture_free(&b);
+	}
+}
+
 /* ---- PNG -------------------------------------------------------------------- */
 
 static unsigned big_endian(const unsigned char *b)
@@ -98,6 +136,15 @@ void image_free(struct image *im)
 {
 	free(im->rgb);
 	im->rgb = NULL;
+}
+
+struct picture probe_png(probe_draw_fn draw, const void *req, struct image *im)
+{
+	struct picture p;
+	picture_draw(&p, HA_PLOT_PNG, draw, req);
+	cr_assert_eq(p.status, HA_OK, "%s", p.err.message);
+	*im = image_decode(&p);
+	return p;
 }
 
 void probe_locate(const struct picture *p, size_t panel, double x, double y,

@@ -39,6 +39,13 @@ enum ha_status probe_hdi(struct ha_plot_target *t, const void *req,
                          struct ha_error *err);
 enum ha_status probe_weights(struct ha_plot_target *t, const void *req,
                              struct ha_error *err);
+enum ha_status probe_calibration(struct ha_plot_target *t, const void *req,
+                                 struct ha_error *err);
+
+/* Drawn in every format, valid in it (a PNG libpng decodes, at least
+ * 800 x 600; a well-formed SVG; a framed PDF without a creation date),
+ * and the same bytes twice. */
+void probe_check_valid(probe_draw_fn draw, const void *req);
 
 /* ---- PNG ------------------------------------------------------------------ */
 
@@ -52,6 +59,9 @@ struct image {
 struct image image_decode(const struct picture *p);
 void image_free(struct image *im);
 
+/* Draw a PNG (asserting it is drawn) and decode it into *im. */
+struct picture probe_png(probe_draw_fn draw, const void *req, struct image *im);
+
 /* The pixel (column, row from the top-left) of world (x, y) in panel. */
 void probe_locate(const struct picture *p, size_t panel, double x, double y,
                   int *col, int *row);
@@ -63,6 +73,27 @@ int probe_near(const struct image *im, int col, int row, int radius,
 
 /* The colour at (col, row), for messages: "(r, g, b)". */
 const char *probe_colour(const struct image *im, int col, int row);
+
+/* Assert that a pixel within radius of world (x, y) of panel has colour
+ * rgb (each channel within 6), or that none has. */
+#define EXPECT_NEAR(im, p, panel, x, y, radius, rgb, what)                             \
+	do {                                                                          \
+		int col_, row_;                                                       \
+		probe_locate((p), (panel), (x), (y), &col_, &row_);                   \
+		cr_assert(probe_near((im), col_, row_, (radius), (rgb), 6),           \
+		          "%s: expected (%u, %u, %u) near pixel (%d, %d), found %s",  \
+		          (what), (rgb)[0], (rgb)[1], (rgb)[2], col_, row_,            \
+		          probe_colour((im), col_, row_));                            \
+	} while (0)
+
+#define EXPECT_NOT_NEAR(im, p, panel, x, y, radius, rgb, what)                         \
+	do {                                                                          \
+		int col_, row_;                                                       \
+		probe_locate((p), (panel), (x), (y), &col_, &row_);                   \
+		cr_assert(!probe_near((im), col_, row_, (radius), (rgb), 6),          \
+		          "%s: (%u, %u, %u) near pixel (%d, %d)", (what), (rgb)[0],    \
+		          (rgb)[1], (rgb)[2], col_, row_);                             \
+	} while (0)
 
 /* Viridis at t, from the nine control points the library documents,
  * interpolated linearly in RGB (independently of the library's code). */

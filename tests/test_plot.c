@@ -4,7 +4,7 @@
  * bytes) and right: pixels probed where the axes the picture reports put
  * values computed here independently (brute force over the divisors, the
  * fixtures' known overlaps and weights) must have the expected colour. */
-#define _GNU_SOURCE /* memmem */
+#define _GNU_SOURCE /* fmemopen */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,74 +67,12 @@ static double log10_mse(const struct ha_model *m, uint64_t budget, uint64_t d)
 	return t.log_mse / log(10.0);
 }
 
-/* ---- checks every picture passes ---------------------------------------------- */
-
-/* Drawn, valid in its format, the same bytes twice. */
-static void check_valid(probe_draw_fn draw, const void *req)
-{
-	for (size_t f = 0; f < sizeof formats / sizeof *formats; f++) {
-		struct picture a, b;
-		picture_draw(&a, formats[f], draw, req);
-		cr_assert_eq(a.status, HA_OK, "%s: %s", ha_plot_format_str(formats[f]), a.err.message);
-		picture_draw(&b, formats[f], draw, req);
-		cr_assert_eq(b.status, HA_OK);
-		cr_assert(a.size == b.size && memcmp(a.data, b.data, a.size) == 0,
-		          "%s: two drawings differ", ha_plot_format_str(formats[f]));
-		char why[160];
-		if (formats[f] == HA_PLOT_SVG)
-			cr_assert(xml_well_formed(a.data, a.size, why, sizeof why), "SVG: %s", why);
-		if (formats[f] == HA_PLOT_PNG) {
-			struct image im = image_decode(&a);
-			cr_assert_geq(im.width, 800);
-			cr_assert_geq(im.height, 600);
-			image_free(&im);
-		}
-		if (formats[f] == HA_PLOT_PDF) {
-			cr_assert_eq(memcmp(a.data, "%PDF-", 5), 0);
-			cr_assert(a.size > 6 && memmem(a.data + a.size - 7, 7, "%%EOF", 5),
-			          "a PDF ends with %%%%EOF");
-			cr_assert_null(memmem(a.data, a.size, "/CreationDate", 13),
-			               "the creation date is blanked");
-		}
-		picture_free(&a);
-		picture_free(&b);
-	}
-}
-
-static struct picture png(probe_draw_fn draw, const void *req, struct image *im)
-{
-	struct picture p;
-	picture_draw(&p, HA_PLOT_PNG, draw, req);
-	cr_assert_eq(p.status, HA_OK, "%s", p.err.message);
-	*im = image_decode(&p);
-	return p;
-}
-
-#define EXPECT_NEAR(im, p, panel, x, y, radius, rgb, what)                             \
-	do {                                                                          \
-		int col_, row_;                                                       \
-		probe_locate((p), (panel), (x), (y), &col_, &row_);                   \
-		cr_assert(probe_near((im), col_, row_, (radius), (rgb), 6),           \
-		          "%s: expected (%u, %u, %u) near pixel (%d, %d), found %s",  \
-		          (what), (rgb)[0], (rgb)[1], (rgb)[2], col_, row_,            \
-		          probe_colour((im), col_, row_));                            \
-	} while (0)
-
-#define EXPECT_NOT_NEAR(im, p, panel, x, y, radius, rgb, what)                         \
-	do {                                                                          \
-		int col_, row_;                                                       \
-		probe_locate((p), (panel), (x), (y), &col_, &row_);                   \
-		cr_assert(!probe_near((im), col_, row_, (radius), (rgb), 6),          \
-		          "%s: (%u, %u, %u) near pixel (%d, %d)", (what), (rgb)[0],    \
-		          (rgb)[1], (rgb)[2], col_, row_);                             \
-	} while (0)
-
 /* ---- 1. the landscape ----------------------------------------------------------- */
 
 Test(landscape, valid_and_deterministic)
 {
 	struct ha_model m = model_at(1e8);
-	check_valid(probe_landscape, &(struct ha_plot_allocation_request){&m, NULL, 512, NULL});
+	probe_check_valid(probe_landscape, &(struct ha_plot_allocation_request){&m, NULL, 512, NULL});
 }
 
 Test(landscape, optimum_and_divisors_where_the_axes_put_them)
@@ -142,7 +80,7 @@ Test(landscape, optimum_and_divisors_where_the_axes_put_them)
 	struct ha_model m = model_at(1e8);
 	struct ha_constraints none = {0};
 	struct image im;
-	struct picture p = png(probe_landscape,
+	struct picture p = probe_png(probe_landscape,
 	                       &(struct ha_plot_allocation_request){&m, NULL, 512, NULL}, &im);
 	cr_assert_eq(p.target.axes_count, 1);
 	cr_assert(p.axes[0].x_log && !p.axes[0].y_log);
@@ -173,7 +111,7 @@ Test(landscape, infeasible_divisors_are_grey)
 	struct ha_model m = model_at(3e9);
 	struct ha_constraints c = {.min_head_dim = 16};
 	struct image im;
-	struct picture p = png(probe_landscape,
+	struct picture p = probe_png(probe_landscape,
 	                       &(struct ha_plot_allocation_request){&m, &c, 768, NULL}, &im);
 	double best_log;
 	uint64_t best = brute_optimum(&m, 768, &c, &best_log);
@@ -244,9 +182,9 @@ Test(sweep, valid_and_deterministic)
 {
 	struct ha_model m = ha_model_defaults();
 	uint64_t budgets[] = {128, 512};
-	check_valid(probe_sweep, &(struct ha_table_request){.model = &m, .constraints = NULL, .budgets = budgets, .budget_count = 2, .samples = {9, decade, NULL}});
+	probe_check_valid(probe_sweep, &(struct ha_table_request){.model = &m, .constraints = NULL, .budgets = budgets, .budget_count = 2, .samples = {9, decade, NULL}});
 	uint64_t many[] = {128, 256, 512, 1024};
-	check_valid(probe_sweep, &(struct ha_table_request){.model = &m, .constraints = NULL, .budgets = many, .budget_count = 4, .samples = {1, decade, NULL}});
+	probe_check_valid(probe_sweep, &(struct ha_table_request){.model = &m, .constraints = NULL, .budgets = many, .budget_count = 4, .samples = {1, decade, NULL}});
 }
 
 Test(sweep, each_budget_steps_where_its_optimum_is)
@@ -255,7 +193,7 @@ Test(sweep, each_budget_steps_where_its_optimum_is)
 	struct ha_constraints none = {0};
 	uint64_t budgets[] = {128, 512};
 	struct image im;
-	struct picture p = png(probe_sweep, &(struct ha_table_request){.model = &m, .constraints = NULL, .budgets = budgets, .budget_count = 2, .samples = {9, decade, NULL}}, &im);
+	struct picture p = probe_png(probe_sweep, &(struct ha_table_request){.model = &m, .constraints = NULL, .budgets = budgets, .budget_count = 2, .samples = {9, decade, NULL}}, &im);
 	cr_assert_eq(p.target.axes_count, 1);
 	cr_assert(p.axes[0].x_log);
 	cr_assert(p.axes[0].x_min < 4.0 && p.axes[0].x_max > 12.0);
@@ -302,9 +240,9 @@ Test(regimes, valid_and_deterministic)
 {
 	struct ha_model m = ha_model_defaults();
 	uint64_t budgets[] = {512, 4096};
-	check_valid(probe_regimes, &(struct ha_regimes_request){.model = &m, .constraints = NULL, .budgets = budgets, .budget_count = 2});
+	probe_check_valid(probe_regimes, &(struct ha_regimes_request){.model = &m, .constraints = NULL, .budgets = budgets, .budget_count = 2});
 	uint64_t small[] = {24};
-	check_valid(probe_regimes, &(struct ha_regimes_request){.model = &m, .constraints = NULL, .budgets = small, .budget_count = 1});
+	probe_check_valid(probe_regimes, &(struct ha_regimes_request){.model = &m, .constraints = NULL, .budgets = small, .budget_count = 1});
 }
 
 Test(regimes, each_bar_has_its_head_dims_colour)
@@ -312,7 +250,7 @@ Test(regimes, each_bar_has_its_head_dims_colour)
 	struct ha_model m = ha_model_defaults();
 	uint64_t budgets[] = {512, 4096};
 	struct image im;
-	struct picture p = png(probe_regimes, &(struct ha_regimes_request){.model = &m, .constraints = NULL, .budgets = budgets, .budget_count = 2}, &im);
+	struct picture p = probe_png(probe_regimes, &(struct ha_regimes_request){.model = &m, .constraints = NULL, .budgets = budgets, .budget_count = 2}, &im);
 	cr_assert_eq(p.target.axes_count, 2, "the full range and the zoom");
 	struct ha_regime *reg[2];
 	size_t count[2];
@@ -395,10 +333,10 @@ static struct ha_hdi_report *two_layers(void)
 Test(hdi, valid_and_deterministic)
 {
 	struct ha_hdi_report *r = two_layers();
-	check_valid(probe_hdi, &(struct ha_plot_hdi_request){.file = "two-layers.safetensors", .hdi = r});
+	probe_check_valid(probe_hdi, &(struct ha_plot_hdi_request){.file = "two-layers.safetensors", .hdi = r});
 	size_t one = 1;
 	double baseline[2] = {0.8, 0.2};
-	check_valid(probe_hdi, &(struct ha_plot_hdi_request){
+	probe_check_valid(probe_hdi, &(struct ha_plot_hdi_request){
 		.file = "f", .hdi = r, .layers = &one, .layer_count = 1, .baseline = baseline});
 	ha_hdi_report_free(r);
 }
@@ -407,7 +345,7 @@ Test(hdi, every_cell_has_its_overlaps_colour)
 {
 	struct ha_hdi_report *r = two_layers();
 	struct image im;
-	struct picture p = png(probe_hdi, &(struct ha_plot_hdi_request){.file = "f", .hdi = r}, &im);
+	struct picture p = probe_png(probe_hdi, &(struct ha_plot_hdi_request){.file = "f", .hdi = r}, &im);
 	cr_assert_eq(p.target.axes_count, 3, "two heatmaps and the strip");
 	/* the fixture's own numbers (tests/data/README.md) */
 	cr_assert_float_eq(r->tensors[0].overlap[5 * 12 + 6], 1.0, 1e-9);
@@ -441,7 +379,7 @@ Test(hdi, one_layer_and_the_baseline_hook)
 	size_t one = 1;
 	double baseline[2] = {0.8, 0.2};
 	struct image im;
-	struct picture p = png(probe_hdi, &(struct ha_plot_hdi_request){
+	struct picture p = probe_png(probe_hdi, &(struct ha_plot_hdi_request){
 		.file = "f", .hdi = r, .layers = &one, .layer_count = 1, .baseline = baseline}, &im);
 	cr_assert_eq(p.target.axes_count, 2);
 	EXPECT_NEAR(&im, &p, 1, 0.0, 0.5 * r->tensors[0].hdi, 0, LIGHT_GREY, "the other layer");
@@ -487,9 +425,9 @@ Test(weights, bars_and_covariance)
 	cr_assert_eq(ha_covariance_weights(sigma, 3, &hw, NULL), HA_OK);
 	double alpha[3] = {4.0 / 11, 4.0 / 11, 3.0 / 11};
 	struct ha_plot_head_weights_request req = {&hw, sigma};
-	check_valid(probe_weights, &req);
+	probe_check_valid(probe_weights, &req);
 	struct image im;
-	struct picture p = png(probe_weights, &req, &im);
+	struct picture p = probe_png(probe_weights, &req, &im);
 	cr_assert_eq(p.target.axes_count, 2);
 	for (size_t i = 0; i < 3; i++) {
 		cr_assert_float_eq(hw.alpha[i], alpha[i], 1e-12);

@@ -46,10 +46,11 @@ draw sweep.png --config data/scaling.yaml --budget 128,1024,8192
 draw regimes.png --config data/regimes.yaml
 draw hdi.png hdi tests/data/two-layers.safetensors --heads 12 --tensor 'model.layers.*.k_proj.weight'
 draw weights.png weights tests/data/cov3.yaml
+draw calibrate.png calibrate data/runs.yaml --budget 4096 --samples 1e10 --compare --bootstrap 500 --seed 1
 [ "$check" = 1 ] || exit "$status"
 
 passed=0 failed=0
-for f in landscape sweep regimes hdi weights; do
+for f in landscape sweep regimes hdi weights calibrate; do
 	if cmp -s "$dir/$f.png" "$figures/$f.png"; then
 		echo "ok   data/figures/$f.png"
 		passed=$((passed + 1))

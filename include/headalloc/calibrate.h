@@ -191,6 +191,7 @@ struct ha_cal_residual {
 	uint64_t head_dim;
 	double samples;
 	double loss;
+	double loss_se;      /* the run's standard error of L; NaN if absent */
 	double fitted;       /* L̂ (+inf beyond a double) */
 	double log_fitted;   /* ln L̂ */
 	double residual;     /* ln L - ln L̂ */
@@ -266,6 +267,7 @@ struct ha_cal_prediction {
 	int defined;        /* 0: no target */
 	uint64_t budget;
 	double samples;
+	struct ha_constraints constraints; /* the target's */
 	uint64_t heads;     /* the optimum under the calibrated model */
 	uint64_t head_dim;
 	double loss;        /* its predicted loss L̂ (+inf beyond a double) */
@@ -286,6 +288,12 @@ struct ha_cal_bootstrap {
 	size_t unfittable; /* fewer distinct runs than k + 1, or one distinct d */
 	size_t failed;     /* refits with no finite optimum */
 	size_t predicted;  /* fitted resamples with an optimum at the target */
+	/* The refits' parameters, fitted rows of HA_CAL_PARAMS fit-scale
+	 * values (the law's value[] order) in the order they were drawn;
+	 * NULL when none was fitted.  56 bytes a refit, which the bootstrap
+	 * held anyway while it ran: the curves' bands (ha_cal_band) are
+	 * computed from them. */
+	double *refits;
 };
 
 /* One law of the comparison (calibration.md §5). */
@@ -352,6 +360,41 @@ HA_API enum ha_status ha_calibrate(const struct ha_run *runs, size_t count,
 
 /* NULL is accepted. */
 HA_API void ha_calibration_free(struct ha_calibration *calibration);
+
+/* ---- the fitted curves ------------------------------------------------------
+ * A point of a curve: H = budget / head_dim heads of dimension head_dim at
+ * n = samples.  head_dim is real (a curve runs between the divisors; at a
+ * divisor it is the allocation's loss), 1 <= head_dim <= budget. */
+struct ha_cal_point {
+	double budget;   /* D >= 1, finite */
+	double head_dim; /* d in [1, D] */
+	double samples;  /* n > 1, finite */
+};
+
+/* ln L̂ at a point under fit-scale values (a law's value[], a row of
+ * bootstrap.refits), evaluated as the fit evaluates a run (at a run's
+ * (D, d, n) it is the run's log_fitted, bit for bit), through
+ * log-sum-exp: finite for every point and every value in the
+ * parameters' domains, however far L̂ lies beyond a double.  NaN for a
+ * NULL argument or a point out of its domain. */
+HA_API double ha_cal_log_loss(const double value[HA_CAL_PARAMS],
+                              const struct ha_cal_point *point);
+
+/* The pointwise bootstrap band of the fitted loss: for each point i,
+ * log_lower[i] and log_upper[i] are the lower and upper quantiles (in
+ * [0, 1], lower <= upper; 0.025 and 0.975 for the 95% band) of ln L̂ at
+ * the point over the bootstrap's refits, each quantile as the parameters'
+ * ci95 is taken (linear between the order statistics at q (B - 1)).
+ * Memory: one double a refit, whatever the count of points; time: a few
+ * evaluations a refit and a point.  HA_EINVAL for a NULL pointer, a point
+ * out of its domain or bad quantiles; HA_EDEGENERATE when fewer than two
+ * refits were fitted (no bootstrap); HA_ENOMEM.  On failure the outputs
+ * are untouched. */
+HA_API enum ha_status ha_cal_band(const struct ha_calibration *calibration,
+                                  const struct ha_cal_point *points,
+                                  size_t count, double lower, double upper,
+                                  double *log_lower, double *log_upper,
+                                  struct ha_error *err);
 
 #ifdef __cplusplus
 }

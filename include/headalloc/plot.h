@@ -8,6 +8,8 @@
  *   ha_plot_regimes       the exact regimes in n of each budget
  *   ha_plot_hdi           the overlap matrices and HDI of key projections
  *   ha_plot_head_weights  optimal head weights and their covariance
+ *   ha_plot_calibration   measured losses, the calibrated fit and its
+ *                         prediction at a target
  *
  * Each writes one complete picture to target->stream in the target's
  * format (SVG, PNG or PDF), or nothing at all on failure.  The same input
@@ -35,6 +37,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "calibrate.h"
 #include "covariance.h"
 #include "error.h"
 #include "hdi.h"
@@ -184,6 +187,43 @@ struct ha_plot_head_weights_request {
 HA_API enum ha_status ha_plot_head_weights(struct ha_plot_target *target,
                                            const struct ha_plot_head_weights_request *req,
                                            struct ha_error *err);
+
+/* 6. A calibration (the result of ha_calibrate): the measured losses
+ * against head_dim on a log axis, one colour per group of runs of the
+ * same budget D = H d and n (groups in ascending D, then n), each with
+ * its error bar L e^(+-se/L) (the one standard error the fit weighs it
+ * by, in log space; L +- se to first order) when the run gives loss_se,
+ * the fitted curve of each group (the model at real d with H = D/d, over
+ * the axis's d up to D) and its pointwise 95% bootstrap band (2.5% and
+ * 97.5% of the refits' curves, ha_cal_band) when two or more resamples
+ * were refitted.  Curves and bands are drawn for the 24 largest groups
+ * (the caption says when there are more; every run's point is drawn).
+ * With a target: its fitted curve with a mark at each divisor of the
+ * budget on the axis (feasible ones black, with the bootstrap's 95%
+ * interval of their loss; infeasible ones grey; none when more than 200
+ * are on the axis, which the caption says), the optimum a large
+ * vermilion disc, and a second panel of bars: the share of the
+ * bootstrap's optima at the target that is each (H, d_k) (the 11 most
+ * frequent, the others as one grey bar; the optimum's bar vermilion).
+ * With a comparison: the fitted curve of each law, dashed, for the
+ * target, or without one for the largest group (the first of the
+ * largest), and its optimum at the target as a ring.  The loss axis is
+ * logarithmic when the values it must show span more than a factor of
+ * 30; fitted values far beyond it are drawn from their logarithms, and
+ * marks beyond it are drawn at its edge and counted in the caption.  The
+ * caption gives every parameter (coefficients as ln c and their value,
+ * which may lie far beyond a double) with its bootstrap interval.
+ * Panels: the losses (x is log10 head_dim, y the loss, log10 of it when
+ * y_log), then the bars when drawn (bar i spans x in [i - 0.35,
+ * i + 0.35] from y = 0 to its share, bars in ascending head_dim, the
+ * others' bar last). */
+struct ha_plot_calibration_request {
+	const struct ha_calibration *calibration; /* required */
+	const char *runs_file;                    /* named in the title; NULL: not */
+};
+HA_API enum ha_status ha_plot_calibration(struct ha_plot_target *target,
+                                          const struct ha_plot_calibration_request *req,
+                                          struct ha_error *err);
 
 #ifdef __cplusplus
 }

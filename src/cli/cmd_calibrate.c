@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "common.h"
 #include "parse.h"
+#include "pictures.h"
 
 static const char usage[] =
 	"Usage: headalloc calibrate RUNS [OPTION]...\n"
@@ -43,6 +44,9 @@ static const char usage[] =
 	"                              scenario file: headalloc --config REPORT\n"
 	"                              allocates with the calibrated model\n"
 	"  -o, --output FILE           write to FILE (atomically) instead of stdout\n"
+	"      --plot FILE             also draw the runs, the fitted curves with their\n"
+	"                              bootstrap bands and the prediction into FILE\n"
+	"                              (.svg, .png or .pdf)\n"
 	"  -h, --help                  show this help and exit\n"
 	"\n"
 	"NAME is one of irreducible, bias_coef, smoothness, var_coef, var_rate,\n"
@@ -81,6 +85,7 @@ static const struct option long_options[] = {
 	{"max-heads", required_argument, NULL, OPT_MAX_HEADS},
 	{"format", required_argument, NULL, 'f'},
 	{"output", required_argument, NULL, 'o'},
+	{"plot", required_argument, NULL, CLI_OPT_PLOT},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -93,6 +98,7 @@ static const char names[] = "irreducible, bias_coef, smoothness, var_coef, "
 
 struct calibrate_options {
 	struct cli_file_options c;
+	struct cli_plot plot;
 	struct ha_cal_options cal;
 	int have_free;                   /* --free given: free[] is the set */
 	int free[HA_CAL_PARAMS];
@@ -295,6 +301,8 @@ static int apply(void *options, int code, const char *arg)
 	case OPT_MAX_HEADS:
 		o->have_constraint = 1;
 		return parse_count("--max-heads", arg, &c->max_heads);
+	case CLI_OPT_PLOT:
+		return cli_plot_option(&o->plot, arg);
 	}
 	return cli_apply_file_option(&o->c, code, arg);
 }
@@ -342,7 +350,7 @@ static int finish_options(struct calibrate_options *o)
 	}
 	for (int k = 0; k < HA_CAL_PARAMS; k++)
 		cal->law.free[k] = o->free[k];
-	return EXIT_OK;
+	return cli_plot_check(&o->plot, o->c.output, command);
 }
 
 /* No allocation of the target budget meets the constraints: said before
@@ -388,6 +396,13 @@ static enum ha_status write_calibration(struct ha_report *r, const void *req,
 	return ha_report_calibration(r, req, err);
 }
 
+static enum ha_status draw_calibration(struct ha_plot_target *t, const void *req,
+                                       size_t i, struct ha_error *err)
+{
+	(void)i;
+	return ha_plot_calibration(t, req, err);
+}
+
 int cli_calibrate_main(int argc, char **argv)
 {
 	static const struct cli_command cmd = {"calibrate", usage, long_options,
@@ -421,7 +436,10 @@ int cli_calibrate_main(int argc, char **argv)
 		        cal->warnings[i].message);
 	struct ha_calibration_request req = {.calibration = cal,
 	                                     .runs_file = o.c.file};
-	status = cli_emit(o.c.output, o.c.format, write_calibration, &req);
+	struct ha_plot_calibration_request picture = {.calibration = cal,
+	                                              .runs_file = o.c.file};
+	status = cli_emit_with_pictures(o.c.output, o.c.format, write_calibration,
+	                                &req, &o.plot, 1, draw_calibration, &picture);
 	ha_calibration_free(cal);
 	return status;
 }

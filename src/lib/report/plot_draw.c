@@ -239,6 +239,16 @@ static void page_text(const struct plot_canvas *c, double y_fraction,
 	plschr(0.0, 0.8);
 }
 
+void plot_caption_at(const struct plot_canvas *c, double points, const char *fmt, ...)
+{
+	char text[PLOT_CAPTION_MAX + 1];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	page_text(c, points / c->height, 0.7, text);
+}
+
 void plot_caption(const struct plot_canvas *c, int line, const char *fmt, ...)
 {
 	char text[PLOT_CAPTION_MAX + 1];
@@ -247,8 +257,7 @@ void plot_caption(const struct plot_canvas *c, int line, const char *fmt, ...)
 	vsnprintf(text, sizeof text, fmt, ap);
 	va_end(ap);
 	/* Four lines of 27 points at the bottom of the page, line 0 highest. */
-	double y = (4.0 * 27.0 - 27.0 * line - 16.0) / c->height;
-	page_text(c, y, 0.7, text);
+	plot_caption_at(c, 4.0 * 27.0 - 27.0 * line - 16.0, "%s", text);
 }
 
 void plot_title(const struct plot_canvas *c, const char *fmt, ...)

@@ -106,9 +106,15 @@ void plot_ptex(double x, double y, double just, const char *fmt, ...)
 	HA_PRINTF(4, 5);
 
 /* Caption lines under the page's panels, line 0 first, each at most
- * PLOT_CAPTION_MAX characters. */
+ * PLOT_CAPTION_MAX characters: four lines in the bottom 108 points of
+ * the page. */
 #define PLOT_CAPTION_MAX 200
 void plot_caption(const struct plot_canvas *c, int line, const char *fmt, ...)
+	HA_PRINTF(3, 4);
+
+/* A caption line at the given height above the bottom of the page, in
+ * points (pixels of a PNG), for a picture with more lines. */
+void plot_caption_at(const struct plot_canvas *c, double points, const char *fmt, ...)
 	HA_PRINTF(3, 4);
 
 /* The title over the page. */

@@ -47,3 +47,10 @@ enum ha_status ha_plot_head_weights(struct ha_plot_target *target,
 {
 	return unavailable(target, req, err);
 }
+
+enum ha_status ha_plot_calibration(struct ha_plot_target *target,
+                                   const struct ha_plot_calibration_request *req,
+                                   struct ha_error *err)
+{
+	return unavailable(target, req, err);
+}

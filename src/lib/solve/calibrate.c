@@ -239,6 +239,7 @@ enum ha_status ha_calibrate(const struct ha_run *runs, size_t count,
 		pred->defined = 1;
 		pred->budget = o->target.budget;
 		pred->samples = n;
+		pred->constraints = o->target.constraints;
 		pred->heads = a.heads;
 		pred->head_dim = a.head_dim;
 		pred->loss = a.terms.mse;
@@ -274,6 +275,7 @@ void ha_calibration_free(struct ha_calibration *c)
 		return;
 	ha_cal_fit_release(&c->fit);
 	free(c->prediction.distribution);
+	free(c->bootstrap.refits);
 	free(c->comparison);
 	free(c->warnings);
 	free(c);

@@ -149,6 +149,13 @@ enum ha_status cal_bootstrap(const struct ha_run *runs, const struct cal_data *d
 		c->prediction.distribution_count = tally.count;
 		tally.rows = NULL;
 	}
+	/* The refits stay for the curves' bands (ha_cal_band), in as much
+	 * memory as they need (a failed shrink keeps the larger block). */
+	if (boot->fitted > 0) {
+		double *kept = realloc(values, boot->fitted * HA_CAL_PARAMS * sizeof *values);
+		boot->refits = kept ? kept : values;
+		values = NULL;
+	}
 	st = HA_OK;
 done:
 	free(tally.rows);

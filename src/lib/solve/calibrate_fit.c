@@ -263,6 +263,7 @@ static enum ha_status fill_fit(struct ha_cal_fit *fit, const struct ha_run *runs
 		res->head_dim = runs[i].head_dim;
 		res->samples = runs[i].samples;
 		res->loss = runs[i].loss;
+		res->loss_se = runs[i].loss_se;
 		res->log_fitted = cal_log_fitted(data, th, i);
 		res->fitted = ha_exp_or_inf(res->log_fitted);
 		res->residual = data->log_loss[i] - res->log_fitted;

@@ -1,0 +1,128 @@
+/* The calibration's picture (library-internal): what plot_calibration.c
+ * computes and plot_calibration_draw.c draws.  Losses are log10 values
+ * until map_to_axis() turns them into world coordinates of the axis
+ * (log10 L on a log axis, L on a linear one). */
+#ifndef HEADALLOC_PLOT_CALIBRATION_H
+#define HEADALLOC_PLOT_CALIBRATION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <headalloc/calibrate.h>
+
+#include "plot_internal.h"
+
+#define PLOT_CAL_WIDTH 1200
+#define PLOT_CAL_HEIGHT 900
+/* The bottom of the panels (a fraction of the page): the caption's seven
+ * lines below. */
+#define PLOT_CAL_BOTTOM 0.32
+/* Points of a fitted curve across the axis, and of a band (each band
+ * point costs an evaluation a bootstrap refit). */
+#define PLOT_CAL_CURVE_POINTS 400
+#define PLOT_CAL_BAND_POINTS 160
+/* Groups drawn with their curve and band, and named in the legend. */
+#define PLOT_CAL_CURVE_GROUPS 24
+#define PLOT_CAL_LEGEND_GROUPS 6
+/* Bars of the bootstrap's optima (the last: all the others). */
+#define PLOT_CAL_BARS 12
+/* Caption lines (plot_caption's lines -3 to 3), and the characters
+ * that fit across the page in one. */
+#define PLOT_CAL_CAPTION_LINES 7
+#define PLOT_CAL_CAPTION_ROOM 112
+/* The target's divisors on the axis beyond which none is marked. */
+#define PLOT_CAL_MARKS 200
+
+struct plot_cal_curve {
+	double *x, *y; /* log10 d; the loss */
+	size_t n;
+};
+
+struct plot_cal_band {
+	double *x, *lo, *hi;
+	size_t n;
+};
+
+/* The runs of one budget D and one n. */
+struct plot_cal_group {
+	uint64_t budget;
+	double samples;
+	size_t count;
+	int curve; /* one of the largest: drawn with its curve and band */
+	struct plot_cal_curve fit;
+	struct plot_cal_band band;
+};
+
+struct plot_cal_run {
+	double x, y;
+	int has_bar, cut_lo, cut_hi; /* a bar end beyond the axis is at its edge */
+	double lo, hi;
+};
+
+/* A divisor of the target on the axis. */
+struct plot_cal_mark {
+	double x, y;
+	int feasible, optimum;
+	int off;      /* -1 below the axis, 1 above (drawn at the edge), 0 on it */
+	int has_band;
+	double lo, hi;
+};
+
+struct plot_cal_law {
+	const struct ha_cal_comparison *row;
+	struct plot_cal_curve curve; /* none when the law was not fitted */
+	int has_mark, mark_off;      /* its optimum at the target */
+	double mark_x, mark_y;
+};
+
+struct plot_cal_bar {
+	uint64_t heads, head_dim;
+	double share;
+	size_t count;
+	int optimum; /* the prediction's */
+	int others;  /* the bar of every allocation not shown alone */
+};
+
+struct calplot {
+	const struct ha_plot_calibration_request *req;
+	const struct ha_calibration *c;
+	size_t m;                     /* runs */
+	struct plot_cal_run *runs;    /* in the runs' order */
+	size_t *group_of;             /* run -> group */
+	struct plot_cal_group *groups; /* ascending D, then n */
+	size_t group_count, curve_groups, largest;
+	int have_band, bar_panel;
+	double panel[2];              /* left and right of the losses' panel */
+	double x0, x1, y0, y1;
+	int y_log;
+	struct plot_cal_curve target; /* the target's fitted curve */
+	double optimum_x, optimum_y;  /* the prediction */
+	struct plot_cal_mark *marks;
+	size_t mark_count;
+	size_t target_feasible, target_on_axis, target_feasible_on_axis;
+	struct plot_cal_law *laws;
+	size_t law_count;
+	double *labels;               /* head dimensions named under the axis */
+	size_t label_count;
+	struct plot_cal_bar *bars;
+	size_t bar_count, others;     /* others: allocations in the others' bar */
+	size_t above, below, bars_cut;
+	char caption[PLOT_CAL_CAPTION_LINES][PLOT_CAPTION_MAX + 1];
+	int caption_line;             /* the line being filled */
+};
+
+enum ha_status plot_cal_compute(struct calplot *p, struct ha_error *err);
+void plot_cal_free(struct calplot *p);
+/* The head dimensions named under the axis into p->labels, and the
+ * captions into p->caption, from the computed data
+ * (plot_calibration_words.c). */
+enum ha_status plot_cal_choose_labels(struct calplot *p);
+void plot_cal_captions(struct calplot *p);
+/* A count for the legend, where width is short: exact up to 7 digits,
+ * else %.4g (the caption gives it exactly). */
+void plot_cal_format_count(char *dst, size_t size, uint64_t v);
+/* n: 10^k for a power of ten from 10^4, else %.4g. */
+void plot_cal_format_samples(char *dst, size_t size, double n);
+void plot_cal_draw(struct plot_canvas *c, const void *data);
+
+#endif
