@@ -12,6 +12,7 @@
 #include "common.h"
 #include "parse.h"
 #include "pictures.h"
+#include "value_lists.h"
 
 static const char usage[] =
 	"Usage: headalloc calibrate RUNS [OPTION]...\n"
@@ -232,12 +233,10 @@ static int parse_fix(const char *arg, struct calibrate_options *o)
 
 /* ---- the other options ------------------------------------------------------ */
 
-static const char whole_number[] = "a whole number from 1 to 9223372036854775807";
-
 static int parse_count(const char *option, const char *arg, uint64_t *out)
 {
 	if (!cli_parse_uint(arg, 1, HA_BUDGET_MAX, out))
-		return cli_bad_value(option, arg, whole_number);
+		return cli_bad_value(option, arg, CLI_WHOLE_NUMBER);
 	return EXIT_OK;
 }
 
@@ -350,7 +349,7 @@ static int finish_options(struct calibrate_options *o)
 	}
 	for (int k = 0; k < HA_CAL_PARAMS; k++)
 		cal->law.free[k] = o->free[k];
-	return cli_plot_check(&o->plot, o->c.output, command);
+	return cli_file_command_ready(&o->c, &o->plot, command);
 }
 
 /* No allocation of the target budget meets the constraints: said before

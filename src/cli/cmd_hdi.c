@@ -136,11 +136,7 @@ int cli_hdi_main(int argc, char **argv)
 	int status;
 	if (!cli_parse_file_command(&cmd, argc, argv, &o.c, &o, apply, &status))
 		return status;
-	status = cli_input(o.c.file, "the input");
-	if (status == EXIT_OK)
-		status = cli_check_output(o.c.output);
-	if (status == EXIT_OK)
-		status = cli_plot_check(&o.plot, o.c.output, cmd.name);
+	status = cli_file_command_ready(&o.c, &o.plot, cmd.name);
 	if (status != EXIT_OK)
 		return status;
 

@@ -177,3 +177,14 @@ int cli_emit_with_pictures(const char *output, enum ha_report_format format,
 	free_pictures(p, pictures);
 	return status;
 }
+
+int cli_file_command_ready(const struct cli_file_options *file,
+                           const struct cli_plot *plot, const char *command)
+{
+	int status = cli_input(file->file, "the input");
+	if (status == EXIT_OK)
+		status = cli_check_output(file->output);
+	if (status == EXIT_OK)
+		status = cli_plot_check(plot, file->output, command);
+	return status;
+}

@@ -50,4 +50,11 @@ int cli_emit_with_pictures(const char *output, enum ha_report_format format,
                            const struct cli_plot *plot, size_t count,
                            cli_draw_fn draw, const void *draw_ctx);
 
+/* Before any work of a file command (hdi, weights, calibrate): register
+ * its input file, so that no output may replace it, then check --output
+ * and --plot (atomic_file_check, cli_plot_check).  Returns EXIT_OK, or the
+ * exit status after one line naming the refused path. */
+int cli_file_command_ready(const struct cli_file_options *file,
+                           const struct cli_plot *plot, const char *command);
+
 #endif
