@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "report/report_pool.h"
+#include "solve/solver_internal.h"
 #include "report/report_table.h"
 
 /* Rows a job: a few milliseconds of work, so that handing jobs over
@@ -57,7 +58,8 @@ struct rows {
 	struct table *t;
 	int yaml;
 	struct ha_relaxed_solver ***relaxed; /* per worker, one per budget */
-	size_t worker_sets;                  /* sets in relaxed */
+	struct ha_integer_memo ***memos;     /* per worker, one per budget */
+	size_t worker_sets;                  /* sets in relaxed and memos */
 	struct rows_job **jobs;
 	size_t slots;
 };
@@ -133,6 +135,7 @@ static void solve_rows(void *ctx, size_t worker, void *job_)
 	const struct table *t = rs->t;
 	const struct ha_table_request *req = t->req;
 	struct ha_relaxed_solver **relaxed = rs->relaxed[worker];
+	struct ha_integer_memo **memos = rs->memos[worker];
 	size_t nb = req->budget_count;
 	struct ha_model m = *req->model;
 	char *p = job->text;
@@ -146,8 +149,8 @@ static void solve_rows(void *ctx, size_t worker, void *job_)
 		m.samples = job->samples[k];
 		struct ha_allocation optimum;
 		struct ha_relaxed relaxation;
-		enum ha_status st = ha_solver_solve_integer(t->solvers[b], &m, &optimum,
-		                                            NULL);
+		enum ha_status st = ha_solver_solve_integer_memo(t->solvers[b], memos[b],
+		                                                 &m, &optimum);
 		if (st == HA_OK)
 			st = ha_relaxed_solver_solve(relaxed[b], &m, &relaxation);
 		if (st != HA_OK) {
@@ -231,13 +234,19 @@ static enum ha_status take_rows(struct rows *rs, struct ha_report *r,
 static void free_rows(struct rows *rs)
 {
 	size_t nb = rs->t->req->budget_count;
-	/* Set 0 is the table's own. */
-	for (size_t w = 1; w < rs->worker_sets; w++) {
+	for (size_t w = 0; w < rs->worker_sets; w++) {
+		for (size_t b = 0; rs->memos[w] && b < nb; b++)
+			ha_integer_memo_free(rs->memos[w][b]);
+		free(rs->memos[w]);
+		/* Set 0 of the workspaces is the table's own. */
+		if (w == 0)
+			continue;
 		for (size_t b = 0; rs->relaxed[w] && b < nb; b++)
 			ha_relaxed_solver_free(rs->relaxed[w][b]);
 		free(rs->relaxed[w]);
 	}
 	free(rs->relaxed);
+	free(rs->memos);
 	for (size_t i = 0; rs->jobs && i < rs->slots; i++)
 		free(rs->jobs[i]);
 	free(rs->jobs);
@@ -250,19 +259,23 @@ static enum ha_status prepare_rows(struct rows *rs, size_t workers)
 	size_t sets = workers ? workers : 1;
 	rs->slots = workers ? 2 * workers + 2 : 1;
 	rs->relaxed = calloc(sets, sizeof *rs->relaxed);
+	rs->memos = calloc(sets, sizeof *rs->memos);
 	rs->jobs = calloc(rs->slots, sizeof *rs->jobs);
-	if (!rs->relaxed || !rs->jobs)
+	if (!rs->relaxed || !rs->memos || !rs->jobs)
 		return HA_ENOMEM;
-	rs->relaxed[0] = rs->t->relaxed;
-	rs->worker_sets = 1;
-	for (size_t w = 1; w < sets; w++) {
-		rs->relaxed[w] = calloc(nb, sizeof **rs->relaxed);
+	for (size_t w = 0; w < sets; w++) {
 		rs->worker_sets++;
-		if (!rs->relaxed[w])
+		rs->relaxed[w] = w ? calloc(nb, sizeof **rs->relaxed) : rs->t->relaxed;
+		rs->memos[w] = calloc(nb, sizeof **rs->memos);
+		if (!rs->relaxed[w] || !rs->memos[w])
 			return HA_ENOMEM;
 		for (size_t b = 0; b < nb; b++) {
-			enum ha_status st = ha_relaxed_solver_new(rs->t->solvers[b],
-			                                          &rs->relaxed[w][b]);
+			const struct ha_solver *s = rs->t->solvers[b];
+			/* Memos only for the few budgets threads take (see there). */
+			enum ha_status st = nb <= THREADED_MAX_BUDGETS
+				? ha_integer_memo_new(s, &rs->memos[w][b]) : HA_OK;
+			if (st == HA_OK && w > 0)
+				st = ha_relaxed_solver_new(s, &rs->relaxed[w][b]);
 			if (st != HA_OK)
 				return st;
 		}
