@@ -533,3 +533,85 @@ Test(table, the_integer_memo_finds_the_plain_optimum, .timeout = 600)
 	cr_assert_gt(compared, 10000);
 	cr_assert_gt(bracketed, compared / 2);
 }
+
+/* ---- the text columns' formats ------------------------------------------ */
+
+#include "report/format_double.h"
+
+/* Doubles of every kind: any bit pattern, log-uniform magnitudes, small
+ * integers and halves (exact decimal ties), values next to powers of ten
+ * and to their rounding boundaries at 6 digits, subnormals. */
+static double any_double(uint64_t *rng)
+{
+	uint64_t r = next_random(rng);
+	double v;
+	switch (r % 8) {
+	case 0:
+		memcpy(&v, &r, sizeof v);
+		return v;
+	case 1:
+		return (double)(next_random(rng) % 100000000) / (double)(1u << (r >> 8) % 16);
+	case 2: {
+		double p = pow(10.0, (double)((int)(next_random(rng) % 40) - 20));
+		return (r >> 8) % 2 ? nextafter(p, 0) : nextafter(p, INFINITY);
+	}
+	case 3: {
+		/* d.dddddd5 10^k and its neighbours: the 6-digit ties. */
+		double k = (double)((int)(next_random(rng) % 600) - 300);
+		v = ((double)(next_random(rng) % 1000000) + 100000.5) * pow(10.0, k - 5);
+		return (r >> 8) % 3 == 0 ? v : (r >> 8) % 3 == 1 ? nextafter(v, 0)
+		                                                : nextafter(v, INFINITY);
+	}
+	case 4:
+		return ldexp((double)(next_random(rng) >> 12), -1074);
+	default:
+		return ((r >> 8) % 2 ? -1 : 1) * exp(uniform(rng, -745, 709));
+	}
+}
+
+/* %.Pg and %.Pf from format_double.c against snprintf, byte for byte,
+ * for every precision the reports use and the others. */
+Test(table, the_text_formats_are_snprintfs, .timeout = 600)
+{
+	uint64_t rng = 2718281828;
+	size_t fixed = 0, fixed_small = 0;
+	for (int i = 0; i < 400000; i++) {
+		double v = any_double(&rng);
+		char got[64], want[400];
+		for (int p = 1; p <= 17; p++) {
+			if (p > 8 && p < 17 && i % 8)
+				continue; /* the reports use 2, 3 and 6 digits */
+			size_t n = ha_fd_format_g(v, p, got);
+			snprintf(want, sizeof want, "%.*g", p, v);
+			cr_assert(n == strlen(got) && strcmp(got, want) == 0,
+			          "%%.%dg of %a: %s, not %s", p, v, got, want);
+		}
+		for (int p = 0; p <= 17; p++) {
+			if (p != 6 && i % 8)
+				continue;
+			size_t n = ha_fd_format_f(v, p, got);
+			if (n == 0)
+				continue;
+			snprintf(want, sizeof want, "%.*f", p, v);
+			cr_assert(n == strlen(got) && strcmp(got, want) == 0,
+			          "%%.%df of %a: %s, not %s", p, v, got, want);
+			fixed++;
+			fixed_small += fabs(v) < 1.0;
+		}
+	}
+	/* Most of the values %.6f is asked for (log10 of an error) are
+	 * taken here. */
+	cr_assert_gt(fixed, 100000);
+	cr_assert_gt(fixed_small, 10000);
+	/* Every k / 2048 and k / 2000 in [-1000, 1000]: exact ties at the
+	 * sixth decimal, and their neighbours. */
+	for (long k = -2048000; k <= 2048000; k++) {
+		char got[64], want[64];
+		double v = k % 2 ? (double)k / 2048.0 : (double)k / 2000.0;
+		if (k == 0)
+			continue;
+		cr_assert_neq(ha_fd_format_f(v, 6, got), 0, "%a", v);
+		snprintf(want, sizeof want, "%.6f", v);
+		cr_assert_str_eq(got, want);
+	}
+}

@@ -1,11 +1,11 @@
 /* The scaling-law fits of a sweep (spec §6), in words and in YAML. */
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "report_internal.h"
+#include "report/format_double.h"
 
 void report_finish_fit(struct report_law_fit *out, enum report_law law,
                        const struct ha_fit *fit, ha_fit_replay_fn replay,
@@ -213,54 +213,105 @@ char *report_raw_fit(char *p, size_t indent, const struct report_law_fit *fit)
 	return o.p;
 }
 
-/* Text appended at b->p, never past b->end (the line's length is
- * bounded: see REPORT_TEXT_FIT_MAX). */
-struct text_buf {
-	char *p, *end;
-};
-
-static void append(struct text_buf *b, const char *fmt, ...) HA_PRINTF(2, 3);
-
-static void append(struct text_buf *b, const char *fmt, ...)
+/* Text for people, appended at p: what fprintf's formats would write,
+ * without printf (a line for each of a sweep's values of n). */
+static char *put_str(char *p, const char *text)
 {
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(b->p, (size_t)(b->end - b->p), fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		b->p += (size_t)n < (size_t)(b->end - b->p) ? (size_t)n
-		                                            : (size_t)(b->end - b->p) - 1;
+	size_t length = strlen(text);
+	memcpy(p, text, length);
+	return p + length;
 }
 
-char *report_text_fit_buf(char *buf, const char *label,
+static char *put_unsigned(char *p, uint64_t value)
+{
+	char digits[24];
+	int n = 0;
+	do {
+		digits[n++] = (char)('0' + value % 10);
+		value /= 10;
+	} while (value);
+	while (n)
+		*p++ = digits[--n];
+	return p;
+}
+
+/* "%.{precision}g" */
+static char *put_g(char *p, double value, int precision)
+{
+	return p + ha_fd_format_g(value, precision, p);
+}
+
+/* "%.6f" */
+static char *put_f6(char *p, double value)
+{
+	size_t length = ha_fd_format_f(value, 6, p);
+	if (length == 0) {
+		char buf[400];
+		int n = snprintf(buf, sizeof buf, "%.6f", value);
+		length = n > 0 && (size_t)n < sizeof buf ? (size_t)n : 0;
+		memcpy(p, buf, length);
+	}
+	return p + length;
+}
+
+char *report_text_fit_buf(char *p, const char *label,
                           const struct report_law_fit *fit)
 {
 	struct law_names n = law_names(fit->law);
 	const struct ha_fit_result *r = &fit->result;
-	struct text_buf b = {buf, buf + REPORT_TEXT_FIT_MAX};
-	append(&b, "fit %s: %s: ", label, n.form);
+	/* "fit %s: %s: " */
+	p = put_str(p, "fit ");
+	p = put_str(p, label);
+	p = put_str(p, ": ");
+	p = put_str(p, n.form);
+	p = put_str(p, ": ");
 	if (fit->status != HA_OK) {
-		append(&b, "%s (%zu given)\n", status_words(fit->status), fit->points);
-		return b.p;
+		/* "%s (%zu given)\n" */
+		p = put_str(p, status_words(fit->status));
+		p = put_str(p, " (");
+		p = put_unsigned(p, fit->points);
+		return put_str(p, " given)\n");
 	}
-	append(&b, "%s = %.6g +- %.2g (95%% [%.6g, %.6g]), %s = %.6g, R^2 = %.6f",
-	       n.slope, r->slope, r->se_slope, r->slope_low, r->slope_high,
-	       n.scale ? n.scale : n.intercept,
-	       n.scale ? ha_exp_or_inf(r->intercept) : r->intercept, r->r2);
-	if (r->max_residual_known && fit->law == LAW_HEADS_POWER)
-		append(&b, ", largest residual %.3g at %s = %" PRIu64,
-		       r->max_abs_residual, n.abscissa, fit->largest_budget);
-	else if (r->max_residual_known)
-		append(&b, ", largest residual %.3g at %s = %.6g", r->max_abs_residual,
-		       n.abscissa, fit->largest_at);
-	append(&b, ", %zu points", r->count);
-	if (n.claim && !isnan(fit->claimed))
-		append(&b, "; seeds claim %s = %.6g (%s the interval)", n.claim,
-		       fit->claimed,
-		       fit->claimed >= r->slope_low && fit->claimed <= r->slope_high
-		               ? "inside" : "outside");
-	append(&b, "\n");
-	return b.p;
+	/* "%s = %.6g +- %.2g (95%% [%.6g, %.6g]), %s = %.6g, R^2 = %.6f" */
+	p = put_str(p, n.slope);
+	p = put_str(p, " = ");
+	p = put_g(p, r->slope, 6);
+	p = put_str(p, " +- ");
+	p = put_g(p, r->se_slope, 2);
+	p = put_str(p, " (95% [");
+	p = put_g(p, r->slope_low, 6);
+	p = put_str(p, ", ");
+	p = put_g(p, r->slope_high, 6);
+	p = put_str(p, "]), ");
+	p = put_str(p, n.scale ? n.scale : n.intercept);
+	p = put_str(p, " = ");
+	p = put_g(p, n.scale ? ha_exp_or_inf(r->intercept) : r->intercept, 6);
+	p = put_str(p, ", R^2 = ");
+	p = put_f6(p, r->r2);
+	if (r->max_residual_known) {
+		/* ", largest residual %.3g at %s = " and PRIu64 or %.6g */
+		p = put_str(p, ", largest residual ");
+		p = put_g(p, r->max_abs_residual, 3);
+		p = put_str(p, " at ");
+		p = put_str(p, n.abscissa);
+		p = put_str(p, " = ");
+		p = fit->law == LAW_HEADS_POWER ? put_unsigned(p, fit->largest_budget)
+		                                : put_g(p, fit->largest_at, 6);
+	}
+	/* ", %zu points" */
+	p = put_str(p, ", ");
+	p = put_unsigned(p, r->count);
+	p = put_str(p, " points");
+	if (n.claim && !isnan(fit->claimed)) {
+		/* "; seeds claim %s = %.6g (%s the interval)" */
+		p = put_str(p, "; seeds claim ");
+		p = put_str(p, n.claim);
+		p = put_str(p, " = ");
+		p = put_g(p, fit->claimed, 6);
+		p = put_str(p, fit->claimed >= r->slope_low && fit->claimed <= r->slope_high
+		                       ? " (inside the interval)" : " (outside the interval)");
+	}
+	return put_str(p, "\n");
 }
 
 void report_text_fit(FILE *f, const char *label, const struct report_law_fit *fit)

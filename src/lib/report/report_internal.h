@@ -121,7 +121,8 @@ char *report_raw_fit(char *p, size_t indent, const struct report_law_fit *fit);
 void report_text_fit(FILE *f, const char *label, const struct report_law_fit *fit);
 
 /* The same line into buf (of REPORT_TEXT_FIT_MAX bytes, for a label of at
- * most 64): returns its end (not terminated). */
+ * most 64 characters): returns its end (not terminated).  The bytes of
+ * report_text_fit, written without printf. */
 #define REPORT_TEXT_FIT_MAX ((size_t)1024)
 char *report_text_fit_buf(char *buf, const char *label,
                           const struct report_law_fit *fit);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/format_double.h"
 #include "report/report_pool.h"
 #include "report/report_table.h"
 
@@ -103,8 +104,9 @@ static void fit_points(void *ctx, size_t worker, void *job_)
 		fit_point(t, hs->fits[worker], job->dims + k * nb, f);
 		double n = job->samples[k];
 		if (!hs->yaml) {
-			char label[64];
-			snprintf(label, sizeof label, "samples %.6g", n);
+			/* "samples %.6g" */
+			char label[64] = "samples ";
+			ha_fd_format_g(n, 6, label + 8);
 			p = report_text_fit_buf(p, label, f);
 		} else if (job->first + k > 0 && f->status == HA_OK) {
 			char buf[32];
