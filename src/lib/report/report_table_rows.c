@@ -65,13 +65,6 @@ struct rows {
 	size_t slots;
 };
 
-static char *put_text(char *p, const char *text)
-{
-	size_t length = strlen(text);
-	memcpy(p, text, length);
-	return p + length;
-}
-
 static char *put_uint(char *p, uint64_t value)
 {
 	char digits[20];
@@ -85,33 +78,56 @@ static char *put_uint(char *p, uint64_t value)
 	return p;
 }
 
+/* A string literal, its length known to the compiler. */
+#define PUT_LITERAL(p, literal) \
+	(memcpy((p), (literal), sizeof(literal) - 1), (p) + sizeof(literal) - 1)
+
+/* ha_yaml_double_text(value) written in place (ha_fd_format needs
+ * HA_FD_BUFSIZE bytes of room, which ROW_MAX leaves): .nan, .inf, -.inf,
+ * or the digits with ".0" put in where they have no point. */
 static char *put_double(char *p, double value)
 {
-	char buf[32];
-	return put_text(p, ha_yaml_double_text(value, buf));
+	if (isnan(value))
+		return PUT_LITERAL(p, ".nan");
+	if (isinf(value))
+		return value > 0 ? PUT_LITERAL(p, ".inf") : PUT_LITERAL(p, "-.inf");
+	size_t length = ha_fd_format(value, p);
+	char *exponent = NULL;
+	for (size_t i = 0; i < length; i++) {
+		if (p[i] == '.')
+			return p + length;
+		if (p[i] == 'e')
+			exponent = p + i;
+	}
+	char *at = exponent ? exponent : p + length;
+	memmove(at + 2, at, (size_t)(p + length - at));
+	at[0] = '.';
+	at[1] = '0';
+	return p + length + 2;
 }
 
 /* A row after the first, as the emitter writes it; samples_text is n. */
 static char *put_yaml_row(char *p, uint64_t budget, const char *samples_text,
-                          const struct row *row)
+                          size_t samples_length, const struct row *row)
 {
-	p = put_text(p, "\n- {budget: ");
+	p = PUT_LITERAL(p, "\n- {budget: ");
 	p = put_uint(p, budget);
-	p = put_text(p, ", samples: ");
-	p = put_text(p, samples_text);
-	p = put_text(p, ", heads: ");
+	p = PUT_LITERAL(p, ", samples: ");
+	memcpy(p, samples_text, samples_length);
+	p += samples_length;
+	p = PUT_LITERAL(p, ", heads: ");
 	p = put_uint(p, row->heads);
-	p = put_text(p, ", head_dim: ");
+	p = PUT_LITERAL(p, ", head_dim: ");
 	p = put_uint(p, row->head_dim);
-	p = put_text(p, ", mse: ");
+	p = PUT_LITERAL(p, ", mse: ");
 	p = put_double(p, row->mse);
-	p = put_text(p, ", log10_mse: ");
+	p = PUT_LITERAL(p, ", log10_mse: ");
 	p = put_double(p, report_log10(row->log_mse));
-	p = put_text(p, ", relaxed_head_dim: ");
+	p = PUT_LITERAL(p, ", relaxed_head_dim: ");
 	p = put_double(p, row->relaxed_dim);
-	p = put_text(p, ", relaxed_heads: ");
+	p = PUT_LITERAL(p, ", relaxed_heads: ");
 	p = put_double(p, row->relaxed_heads);
-	return put_text(p, "}");
+	return PUT_LITERAL(p, "}");
 }
 
 /* text right-aligned in width columns, as printf's "%{width}s". */
@@ -197,7 +213,8 @@ static void solve_rows(void *ctx, size_t worker, void *job_)
 	char *p = job->text;
 	/* One n has a row a budget: its YAML text is made once. */
 	double samples_of_text = NAN;
-	char samples_text[32];
+	char samples_text[HA_FD_BUFSIZE + 2];
+	size_t samples_length = 0;
 	size_t k;
 	job->status = HA_OK;
 	for (k = 0; k < job->count; k++) {
@@ -224,11 +241,12 @@ static void solve_rows(void *ctx, size_t worker, void *job_)
 			p = put_text_row(p, req->budgets[b], m.samples, row);
 		} else if (at > 0) {
 			if (!(samples_of_text == m.samples)) {
-				char buf[32];
-				strcpy(samples_text, ha_yaml_double_text(m.samples, buf));
+				samples_length = (size_t)(put_double(samples_text, m.samples) -
+				                          samples_text);
 				samples_of_text = m.samples;
 			}
-			p = put_yaml_row(p, req->budgets[b], samples_text, row);
+			p = put_yaml_row(p, req->budgets[b], samples_text, samples_length,
+			                 row);
 		}
 	}
 	job->solved = k;
