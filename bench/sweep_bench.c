@@ -47,7 +47,9 @@ static double sweep_at(const void *ctx, size_t i)
 
 static volatile double sweep_sink;
 
-/* Integer and relaxed optimum of every point of a sweep, no output. */
+/* Integer and relaxed optimum of every point of a sweep, no output,
+ * through the public API (ha_solver_solve_integer, without the table's
+ * memo of logarithms; one thread). */
 static double solve_rate(size_t points)
 {
 	struct ha_solver *s;
@@ -287,7 +289,7 @@ void sweep_bench_print_text(const struct sweep_bench *b)
 {
 	printf("\nsweeps (n log-spaced in [1e4, 1e12], D = 512; four budgets: %s):\n",
 	       FOUR_BUDGETS);
-	printf("  in process, %zu points: solve only %.4g points/CPU s; YAML table "
+	printf("  in process, %zu points: solve only (public API) %.4g points/CPU s; YAML table "
 	       "%.4g rows/CPU s, %.4g rows/wall s; text table %.4g rows/CPU s, "
 	       "%.4g rows/wall s\n", b->in_process_points, b->solve_per_second,
 	       b->yaml_per_second, b->yaml_per_wall_second, b->text_per_second,
