@@ -93,8 +93,13 @@ static void out_uint(struct fit_out *o, uint64_t value)
 		ha_yaml_uint(o->w, value);
 		return;
 	}
-	snprintf(buf, sizeof buf, "%" PRIu64, value);
-	out_plain(o, buf);
+	char *end = buf + sizeof buf;
+	*--end = '\0';
+	do {
+		*--end = (char)('0' + value % 10);
+		value /= 10;
+	} while (value);
+	out_plain(o, end);
 }
 
 static void out_null(struct fit_out *o)
@@ -129,6 +134,15 @@ static void out_form(struct fit_out *o, const char *form)
 	*o->p++ = '\'';
 }
 
+/* The key a followed by b ("b" "_se"), into key[32] (every key is short). */
+static const char *join(char key[32], const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	memcpy(key, a, la);
+	memcpy(key + la, b, lb + 1);
+	return key;
+}
+
 /* The keys and values of a fit (status HA_OK) after form and points. */
 static void out_fit(struct fit_out *o, const struct report_law_fit *fit)
 {
@@ -137,19 +151,15 @@ static void out_fit(struct fit_out *o, const struct report_law_fit *fit)
 	char key[32];
 	out_key(o, n.slope);
 	out_double(o, r->slope);
-	snprintf(key, sizeof key, "%s_se", n.slope);
-	out_key(o, key);
+	out_key(o, join(key, n.slope, "_se"));
 	out_double(o, r->se_slope);
-	snprintf(key, sizeof key, "%s_low", n.slope);
-	out_key(o, key);
+	out_key(o, join(key, n.slope, "_low"));
 	out_double(o, r->slope_low);
-	snprintf(key, sizeof key, "%s_high", n.slope);
-	out_key(o, key);
+	out_key(o, join(key, n.slope, "_high"));
 	out_double(o, r->slope_high);
 	out_key(o, n.intercept);
 	out_double(o, r->intercept);
-	snprintf(key, sizeof key, "%s_se", n.intercept);
-	out_key(o, key);
+	out_key(o, join(key, n.intercept, "_se"));
 	out_double(o, r->se_intercept);
 	if (n.scale) {
 		out_key(o, n.scale);
@@ -164,8 +174,7 @@ static void out_fit(struct fit_out *o, const struct report_law_fit *fit)
 		out_double(o, r->max_abs_residual);
 	else
 		out_null(o);
-	snprintf(key, sizeof key, "max_residual_%s", n.abscissa);
-	out_key(o, key);
+	out_key(o, join(key, "max_residual_", n.abscissa));
 	if (!r->max_residual_known)
 		out_null(o);
 	else if (fit->law == LAW_HEADS_POWER)
@@ -173,8 +182,7 @@ static void out_fit(struct fit_out *o, const struct report_law_fit *fit)
 	else
 		out_double(o, fit->largest_at);
 	if (n.claim && !isnan(fit->claimed)) {
-		snprintf(key, sizeof key, "claimed_%s", n.slope);
-		out_key(o, key);
+		out_key(o, join(key, "claimed_", n.slope));
 		out_double(o, fit->claimed);
 		out_key(o, "claim_in_interval");
 		out_bool(o, fit->claimed >= r->slope_low &&
