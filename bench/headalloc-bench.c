@@ -4,10 +4,11 @@
  * ha_format_double against the snprintf/strtod method it replaced, and a
  * calibration of the synthetic runs of data/runs.yaml (library and CLI).
  *
- *   headalloc-bench [--quick] [--format text|yaml] [--cli PATH]
+ *   headalloc-bench [--quick] [--sweeps-only] [--format text|yaml] [--cli PATH]
  *
  * Every figure is measured here and now; ratios are against the brute-force
  * baseline of the same run, so they do not depend on the machine's speed.
+ * --sweeps-only measures the sweep section alone (issue 13's figures).
  * --cli names the headalloc binary for the end-to-end sweep (default: the
  * one built beside this program). */
 #include <inttypes.h>
@@ -237,41 +238,6 @@ static uint64_t random_prime(uint64_t lo, uint64_t hi)
 	}
 }
 
-struct sweep_figures {
-	int ran;
-	int exit_status;
-	double seconds;
-	double peak_rss_mb;
-	size_t points;
-};
-
-/* Run the CLI on a sweep of `points` values of n with YAML to /dev/null,
- * and read its wall time and peak RSS from wait4(). */
-static struct sweep_figures run_sweep(const char *cli, size_t points)
-{
-	struct sweep_figures f = {0, -1, 0, 0, points};
-	char spec[64];
-	snprintf(spec, sizeof spec, "1e4:1e12:%zu", points);
-	double start = now();
-	pid_t pid = fork();
-	if (pid < 0)
-		return f;
-	if (pid == 0) {
-		execl(cli, cli, "--budget", "512", "--samples", spec, "--format",
-		      "yaml", "--output", "/dev/null", (char *)NULL);
-		_exit(127);
-	}
-	int status;
-	struct rusage usage;
-	if (wait4(pid, &status, 0, &usage) < 0)
-		return f;
-	f.seconds = now() - start;
-	f.ran = 1;
-	f.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-	f.peak_rss_mb = (double)usage.ru_maxrss / 1024.0;
-	return f;
-}
-
 /* ha_format_double as it was before format_double.c: the shortest of
  * %.16g, %.15g, %.17g that strtod reads back, then ".0" for YAML 1.1. */
 static char *old_format_double(double value, char buf[32])
@@ -444,17 +410,20 @@ static struct calibration_times time_calibration(const char *cli)
 
 int main(int argc, char **argv)
 {
-	int quick = 0, yaml = 0;
+	int quick = 0, yaml = 0, sweeps_only = 0;
 	const char *cli = NULL;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--quick") == 0)
 			quick = 1;
+		else if (strcmp(argv[i], "--sweeps-only") == 0)
+			sweeps_only = 1;
 		else if (strcmp(argv[i], "--format") == 0 && i + 1 < argc)
 			yaml = strcmp(argv[++i], "yaml") == 0;
 		else if (strcmp(argv[i], "--cli") == 0 && i + 1 < argc)
 			cli = argv[++i];
 		else {
-			fprintf(stderr, "usage: headalloc-bench [--quick] [--format text|yaml] [--cli PATH]\n");
+			fprintf(stderr, "usage: headalloc-bench [--quick] [--sweeps-only] "
+			        "[--format text|yaml] [--cli PATH]\n");
 			return 2;
 		}
 	}
@@ -469,6 +438,19 @@ int main(int argc, char **argv)
 				strcpy(slash, "/../src/cli/headalloc");
 		}
 		cli = default_cli;
+	}
+	if (sweeps_only) {
+		struct sweep_bench sweeps;
+		sweep_bench_run(&sweeps, cli, quick);
+		if (yaml) {
+			printf("---\n");
+			sweep_bench_print_yaml(&sweeps);
+		} else {
+			printf("headalloc %s benchmark%s: the sweeps only\n", ha_version(),
+			       quick ? " (quick)" : "");
+			sweep_bench_print_text(&sweeps);
+		}
+		return 0;
 	}
 	double min_seconds = quick ? 0.2 : 1.0;
 
@@ -522,7 +504,6 @@ int main(int argc, char **argv)
 	struct enumeration_times rich_t = time_divisors(rich_values, HARD);
 	struct enumeration_times semi_t = time_divisors(semiprimes, HARD);
 
-	struct sweep_figures sweep = run_sweep(cli, quick ? 100000 : 1000000);
 	struct calibration_times cal = time_calibration(cli);
 
 	/* Formatting the doubles a report prints: magnitudes log-uniform over
@@ -552,9 +533,6 @@ int main(int argc, char **argv)
 			       rates[i].per_second,
 			       rates[i].per_second / rates[0].per_second,
 			       rates[i].count, rates[i].seconds);
-		printf("sweep: {points: %zu, ran: %s, exit_status: %d, seconds: %.4g, "
-		       "peak_rss_mb: %.4g}\n", sweep.points, sweep.ran ? "true" : "false",
-		       sweep.exit_status, sweep.seconds, sweep.peak_rss_mb);
 		printf("divisors:\n"
 		       "  rich: {count: %d, most_divisors: %" PRIu64 ", worst_ms: %.4g, "
 		       "median_ms: %.4g, worst_budget: %" PRIu64 "}\n"
@@ -583,11 +561,6 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < 5; i++)
 		printf("%-38s %14.4g %13.3gx\n", rates[i].name, rates[i].per_second,
 		       rates[i].per_second / rates[0].per_second);
-	printf("\nsweep of %zu values of n (D = 512) as YAML to /dev/null: ", sweep.points);
-	if (sweep.ran && sweep.exit_status == 0)
-		printf("%.3f s, peak RSS %.1f MB\n", sweep.seconds, sweep.peak_rss_mb);
-	else
-		printf("did not run (%s exited %d)\n", cli, sweep.exit_status);
 	printf("\ndivisor enumeration (best of 5 runs each):\n");
 	printf("  20 most divisor-rich D < 2^63 (up to %" PRIu64 " divisors): worst %.3f ms (D = %" PRIu64 "), median %.3f ms\n",
 	       top[0].divisors, 1e3 * rich_t.worst, rich_t.worst_budget, 1e3 * rich_t.median);

@@ -47,7 +47,9 @@ static double sweep_at(const void *ctx, size_t i)
 
 static volatile double sweep_sink;
 
-/* Integer and relaxed optimum of every point of a sweep, no output. */
+/* Integer and relaxed optimum of every point of a sweep, no output,
+ * through the public API (ha_solver_solve_integer, without the table's
+ * memo of logarithms; one thread). */
 static double solve_rate(size_t points)
 {
 	struct ha_solver *s;
@@ -74,38 +76,75 @@ static double solve_rate(size_t points)
 	return (double)points / elapsed;
 }
 
-/* The table section of a sweep (D = 512) into /dev/null: rows a second. */
-static double table_rate(size_t points, enum ha_report_format format)
+/* The table of a sweep of `points` values of n over `budgets` budgets
+ * (512, or the four) into /dev/null, through the library: rows per CPU
+ * second into *cpu_rate, per wall second into *wall_rate. */
+static enum ha_status table_run(size_t points, size_t budgets,
+                                enum ha_report_format format, double *cpu_rate,
+                                double *wall_rate)
 {
+	static const uint64_t four[4] = {512, 768, 1024, 4096};
+	*cpu_rate = *wall_rate = 0;
 	FILE *f = fopen("/dev/null", "w");
 	if (!f)
-		return 0;
+		return HA_EIO;
 	struct ha_report *r;
 	struct ha_model m = ha_model_defaults();
-	uint64_t budget = 512;
-	double start = cpu_now();
+	double start = cpu_now(), wall = seconds_now();
 	enum ha_status st = ha_report_new(f, format, &r);
 	if (st == HA_OK) {
 		ha_report_table(r, &(struct ha_table_request){
-			.model = &m, .budgets = &budget, .budget_count = 1,
+			.model = &m, .budgets = four, .budget_count = budgets,
 			.samples = {points, sweep_at, &points}}, NULL);
 		st = ha_report_finish(r);
 		ha_report_free(r);
 	}
 	double elapsed = cpu_now() - start;
+	wall = seconds_now() - wall;
 	fclose(f);
-	return st == HA_OK ? (double)points / elapsed : 0;
+	if (st == HA_OK) {
+		*cpu_rate = (double)(points * budgets) / elapsed;
+		*wall_rate = (double)(points * budgets) / wall;
+	}
+	return st;
 }
 
-/* The CLI on the long sweep, stdout to /dev/null: wall time and peak RSS
- * from wait4(). */
-static void run_cli(struct sweep_cli_run *run, const char *cli, size_t points)
+/* Fill a run's figures from a child's exit and resources. */
+static void finish_run(struct sweep_run *run, double start, int status,
+                       const struct rusage *usage)
+{
+	struct sweep_run r = *run;
+	r.seconds = seconds_now() - start;
+	r.ran = 1;
+	r.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	r.peak_rss_mb = (double)usage->ru_maxrss / 1024.0;
+	r.cpu_seconds = (double)usage->ru_utime.tv_sec + 1e-6 * (double)usage->ru_utime.tv_usec +
+	                (double)usage->ru_stime.tv_sec + 1e-6 * (double)usage->ru_stime.tv_usec;
+	r.rows_per_second = (double)(r.points * r.budgets) / r.seconds;
+	r.rows_per_cpu_second = (double)(r.points * r.budgets) / r.cpu_seconds;
+	/* The best of the runs: least wall, least CPU, largest RSS. */
+	if (run->ran && run->exit_status == 0 && r.exit_status == 0) {
+		if (run->seconds < r.seconds) {
+			r.seconds = run->seconds;
+			r.rows_per_second = run->rows_per_second;
+		}
+		if (run->cpu_seconds < r.cpu_seconds) {
+			r.cpu_seconds = run->cpu_seconds;
+			r.rows_per_cpu_second = run->rows_per_cpu_second;
+		}
+		if (run->peak_rss_mb > r.peak_rss_mb)
+			r.peak_rss_mb = run->peak_rss_mb;
+	}
+	*run = r;
+}
+
+/* The CLI on a long sweep, stdout to /dev/null: times and peak RSS from
+ * wait4(). */
+static void run_cli(struct sweep_run *run, const char *cli)
 {
 	char spec[64];
-	snprintf(spec, sizeof spec, "%g:%g:%zu", FROM, TO, points);
+	snprintf(spec, sizeof spec, "%g:%g:%zu", FROM, TO, run->points);
 	const char *budgets = run->budgets == 1 ? "512" : FOUR_BUDGETS;
-	run->ran = 0;
-	run->exit_status = -1;
 	double start = seconds_now();
 	pid_t pid = fork();
 	if (pid < 0)
@@ -121,13 +160,28 @@ static void run_cli(struct sweep_cli_run *run, const char *cli, size_t points)
 	struct rusage usage;
 	if (wait4(pid, &status, 0, &usage) < 0)
 		return;
-	run->seconds = seconds_now() - start;
-	run->ran = 1;
-	run->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-	run->peak_rss_mb = (double)usage.ru_maxrss / 1024.0;
-	run->cpu_seconds = (double)usage.ru_utime.tv_sec + 1e-6 * (double)usage.ru_utime.tv_usec +
-	                   (double)usage.ru_stime.tv_sec + 1e-6 * (double)usage.ru_stime.tv_usec;
-	run->rows_per_second = (double)(points * run->budgets) / run->seconds;
+	finish_run(run, start, status, &usage);
+}
+
+/* The library's table in a child process (so that its peak RSS is its
+ * own): the four budgets, YAML. */
+static void run_library(struct sweep_run *run)
+{
+	double start = seconds_now();
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid < 0)
+		return;
+	if (pid == 0) {
+		double cpu, wall;
+		_exit(table_run(run->points, run->budgets, HA_FORMAT_YAML, &cpu,
+		                &wall) == HA_OK ? 0 : 1);
+	}
+	int status;
+	struct rusage usage;
+	if (wait4(pid, &status, 0, &usage) < 0)
+		return;
+	finish_run(run, start, status, &usage);
 }
 
 /* Check the SciPy loop's answers ("n d x" lines) against headalloc's. */
@@ -197,72 +251,105 @@ void sweep_bench_run(struct sweep_bench *b, const char *cli, int quick)
 {
 	memset(b, 0, sizeof *b);
 	b->points = quick ? 100000 : 1000000;
+	b->repeats = quick ? 1 : 3;
 	b->in_process_points = quick ? 20000 : 200000;
 	b->solve_per_second = solve_rate(b->in_process_points);
-	b->yaml_per_second = table_rate(b->in_process_points, HA_FORMAT_YAML);
-	b->text_per_second = table_rate(b->in_process_points, HA_FORMAT_TEXT);
+	table_run(b->in_process_points, 1, HA_FORMAT_YAML, &b->yaml_per_second,
+	          &b->yaml_per_wall_second);
+	table_run(b->in_process_points, 1, HA_FORMAT_TEXT, &b->text_per_second,
+	          &b->text_per_wall_second);
 	const char *formats[] = {"yaml", "yaml", "text", "text"};
 	for (size_t i = 0; i < 4; i++) {
-		b->cli[i].format = formats[i];
-		b->cli[i].budgets = i % 2 ? 4 : 1;
-		run_cli(&b->cli[i], cli, b->points);
+		struct sweep_run *r = &b->cli[i];
+		r->format = formats[i];
+		r->budgets = i % 2 ? 4 : 1;
+		/* The CLI makes at most 10^6 rows. */
+		r->points = b->points / r->budgets;
+		r->exit_status = -1;
+		for (size_t k = 0; k < b->repeats; k++)
+			run_cli(r, cli);
 	}
+	b->four_full = (struct sweep_run){.format = "yaml", .budgets = 4,
+	                                  .points = b->points, .exit_status = -1};
+	run_library(&b->four_full);
 	run_scipy(b, quick ? 5000 : 20000);
+}
+
+static void print_run_text(const struct sweep_run *r)
+{
+	if (r->ran && r->exit_status == 0)
+		printf("%.3f s wall, %.3f s CPU, %.4g rows/s (%.4g rows/CPU s), "
+		       "peak RSS %.1f MB\n", r->seconds, r->cpu_seconds,
+		       r->rows_per_second, r->rows_per_cpu_second, r->peak_rss_mb);
+	else
+		printf("did not run (exit %d)\n", r->exit_status);
 }
 
 void sweep_bench_print_text(const struct sweep_bench *b)
 {
 	printf("\nsweeps (n log-spaced in [1e4, 1e12], D = 512; four budgets: %s):\n",
 	       FOUR_BUDGETS);
-	printf("  in process, %zu points, per CPU second: solve only %.4g points/s, "
-	       "YAML table %.4g rows/s, text table %.4g rows/s\n", b->in_process_points, b->solve_per_second,
-	       b->yaml_per_second, b->text_per_second);
+	printf("  in process, %zu points: solve only (public API) %.4g points/CPU s; YAML table "
+	       "%.4g rows/CPU s, %.4g rows/wall s; text table %.4g rows/CPU s, "
+	       "%.4g rows/wall s\n", b->in_process_points, b->solve_per_second,
+	       b->yaml_per_second, b->yaml_per_wall_second, b->text_per_second,
+	       b->text_per_wall_second);
 	for (size_t i = 0; i < 4; i++) {
-		const struct sweep_cli_run *r = &b->cli[i];
-		printf("  whole process, %zu points, %zu budget%s, %-4s: ", b->points,
-		       r->budgets, r->budgets == 1 ? " " : "s", r->format);
-		if (r->ran && r->exit_status == 0)
-			printf("%.3f s (CPU %.3f s), %.4g rows/s, peak RSS %.1f MB\n",
-			       r->seconds, r->cpu_seconds, r->rows_per_second,
-			       r->peak_rss_mb);
-		else
-			printf("did not run (exit %d)\n", r->exit_status);
+		const struct sweep_run *r = &b->cli[i];
+		printf("  CLI, %zu budget%s x %zu points, %-4s (best of %zu): ", r->budgets,
+		       r->budgets == 1 ? " " : "s", r->points, r->format, b->repeats);
+		print_run_text(r);
 	}
+	printf("  library, 4 budgets x %zu points, yaml: ", b->four_full.points);
+	print_run_text(&b->four_full);
 	if (!b->scipy_ran) {
 		printf("  SciPy/NumPy loop: skipped (%s)\n", b->scipy_note);
 		return;
 	}
-	printf("  SciPy/NumPy loop (%s), %zu points: %.4g points/CPU s; headalloc %.3gx "
-	       "(solve only), %.3gx (YAML table); answers %s (x* within %.2g)\n",
+	printf("  SciPy/NumPy loop (%s), %zu points: %.4g points/CPU s; headalloc per "
+	       "CPU s %.3gx (solve only), %.3gx (YAML table); per wall s %.3gx (YAML "
+	       "table, its threads); answers %s (x* within %.2g)\n",
 	       b->scipy_note, b->scipy_points, b->scipy_per_second,
 	       b->solve_per_second / b->scipy_per_second,
 	       b->yaml_per_second / b->scipy_per_second,
+	       b->yaml_per_wall_second / b->scipy_per_second,
 	       b->scipy_agree ? "agree" : "DISAGREE", b->scipy_max_rel_diff);
+}
+
+static void print_run_yaml(const struct sweep_run *r)
+{
+	printf("{format: %s, budgets: %zu, points: %zu, ran: %s, exit_status: %d, "
+	       "seconds: %.4g, cpu_seconds: %.4g, rows_per_second: %.6g, "
+	       "rows_per_cpu_second: %.6g, peak_rss_mb: %.4g}\n", r->format,
+	       r->budgets, r->points, r->ran ? "true" : "false", r->exit_status,
+	       r->seconds, r->cpu_seconds, r->rows_per_second,
+	       r->rows_per_cpu_second, r->peak_rss_mb);
 }
 
 void sweep_bench_print_yaml(const struct sweep_bench *b)
 {
 	printf("sweeps:\n  in_process: {points: %zu, solve_per_second: %.6g, "
-	       "yaml_rows_per_second: %.6g, text_rows_per_second: %.6g}\n",
+	       "yaml_rows_per_second: %.6g, yaml_rows_per_wall_second: %.6g, "
+	       "text_rows_per_second: %.6g, text_rows_per_wall_second: %.6g}\n",
 	       b->in_process_points, b->solve_per_second, b->yaml_per_second,
-	       b->text_per_second);
-	printf("  whole_process:\n");
+	       b->yaml_per_wall_second, b->text_per_second, b->text_per_wall_second);
+	printf("  repeats: %zu\n  whole_process:\n", b->repeats);
 	for (size_t i = 0; i < 4; i++) {
-		const struct sweep_cli_run *r = &b->cli[i];
-		printf("  - {format: %s, budgets: %zu, points: %zu, ran: %s, exit_status: %d, "
-		       "seconds: %.4g, cpu_seconds: %.4g, rows_per_second: %.6g, "
-		       "peak_rss_mb: %.4g}\n", r->format, r->budgets, b->points,
-		       r->ran ? "true" : "false", r->exit_status, r->seconds,
-		       r->cpu_seconds, r->rows_per_second, r->peak_rss_mb);
+		printf("  - ");
+		print_run_yaml(&b->cli[i]);
 	}
+	printf("  library_four_budgets: ");
+	print_run_yaml(&b->four_full);
 	if (!b->scipy_ran) {
 		printf("  scipy: {ran: false, note: \"%s\"}\n", b->scipy_note);
 		return;
 	}
 	printf("  scipy: {ran: true, python: \"%s\", points: %zu, per_second: %.6g, "
-	       "solve_ratio: %.4g, yaml_ratio: %.4g, agree: %s, max_rel_diff: %.3g}\n",
+	       "solve_ratio: %.4g, yaml_ratio: %.4g, yaml_wall_ratio: %.4g, "
+	       "agree: %s, max_rel_diff: %.3g}\n",
 	       b->scipy_note, b->scipy_points, b->scipy_per_second,
 	       b->solve_per_second / b->scipy_per_second,
 	       b->yaml_per_second / b->scipy_per_second,
+	       b->yaml_per_wall_second / b->scipy_per_second,
 	       b->scipy_agree ? "true" : "false", b->scipy_max_rel_diff);
 }

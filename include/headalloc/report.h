@@ -166,6 +166,13 @@ struct ha_table_request {
 	 * check feasibility first) does not factorise a budget twice.  NULL:
 	 * the report makes its own. */
 	struct ha_solver *const *solvers;
+	/* The threads that solve and format the rows while the calling thread
+	 * writes them: 0, as many as the machine has online processors (at
+	 * most 8); 1, the calling thread alone.  The bytes written are the
+	 * same either way.  samples.at is called on the calling thread only;
+	 * borrowed solvers are only read.  Short tables and tables of more
+	 * than 64 budgets use the calling thread alone. */
+	size_t threads;
 };
 HA_API enum ha_status ha_report_table(struct ha_report *report,
                                       const struct ha_table_request *req,

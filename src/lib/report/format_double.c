@@ -313,7 +313,8 @@ static void scale(struct scaled *c, uint64_t m, int e)
 	c->shift = c->s.hi >= UINT64_C(100000000000000000);
 }
 
-/* v / 10^j for j <= 3, by constants the compiler turns into products. */
+/* v / 10^j for j <= 17; the shortest formats' j <= 3 by constants the
+ * compiler turns into products. */
 static uint64_t divide_pow10(uint64_t v, int j)
 {
 	switch (j) {
@@ -323,12 +324,14 @@ static uint64_t divide_pow10(uint64_t v, int j)
 		return v / 10;
 	case 2:
 		return v / 100;
-	default:
+	case 3:
 		return v / 1000;
+	default:
+		return v / pow10_table[j];
 	}
 }
 
-/* S rounded to a multiple of 10^j, divided by 10^j. */
+/* S rounded to a multiple of 10^j (0 <= j <= 17), divided by 10^j. */
 static uint64_t round_scaled(const struct scaled *c, int j)
 {
 	uint64_t unit = pow10_table[j];
@@ -507,4 +510,83 @@ static size_t format(double value, char *buf, int exact)
 size_t ha_fd_format(double value, char *buf)
 {
 	return format(value, buf, 0);
+}
+
+/* The sign, and the text of the values without digits; NULL for a
+ * finite nonzero value, with *c scaled and out past the sign. */
+static char *start(double value, char *buf, struct scaled *c, char **out,
+                   size_t *length)
+{
+	uint64_t bits;
+	memcpy(&bits, &value, sizeof bits);
+	*out = buf;
+	if (bits >> 63)
+		*(*out)++ = '-';
+	unsigned biased = (unsigned)(bits >> 52) & 0x7ff;
+	uint64_t fraction = bits & ((UINT64_C(1) << 52) - 1);
+	if (biased == 0x7ff) {
+		memcpy(*out, fraction ? "nan" : "inf", 4);
+		*length = (size_t)(*out + 3 - buf);
+		return buf;
+	}
+	if (biased == 0 && fraction == 0) {
+		memcpy(*out, "0", 2);
+		*length = (size_t)(*out + 1 - buf);
+		return buf;
+	}
+	c->exact = 0;
+	c->lower_closer = fraction == 0 && biased > 1;
+	if (biased)
+		scale(c, fraction | UINT64_C(1) << 52, (int)biased - 1075);
+	else
+		scale(c, fraction, -1074);
+	return NULL;
+}
+
+size_t ha_fd_format_g(double value, int precision, char *buf)
+{
+	struct scaled c;
+	char *out;
+	size_t length;
+	if (start(value, buf, &c, &out, &length))
+		return length; /* "%g" of 0 is "0", as of inf and nan */
+	/* S has 17 digits (18 with shift): round off the last 17 - P. */
+	int j = 17 - precision + c.shift;
+	out = render_rounded(out, &c, round_scaled(&c, j), precision);
+	*out = '\0';
+	return (size_t)(out - buf);
+}
+
+size_t ha_fd_format_f(double value, int precision, char *buf)
+{
+	struct scaled c;
+	char *out;
+	size_t length;
+	if (start(value, buf, &c, &out, &length))
+		return 0; /* not here: "%f" writes 0.000000 and such */
+	/* The unit of the last decimal is 10^-P = 10^(j - n) in S. */
+	int j = c.n - precision;
+	if (j < 0 || j > 17)
+		return 0; /* digits beyond S's, or a value below the last decimal */
+	uint64_t q = round_scaled(&c, j);
+	uint64_t unit = pow10_table[precision];
+	uint64_t whole = q / unit, part = q - whole * unit;
+	char digits[20];
+	int n = 0;
+	do {
+		digits[n++] = (char)('0' + whole % 10);
+		whole /= 10;
+	} while (whole);
+	while (n)
+		*out++ = digits[--n];
+	if (precision > 0) {
+		*out++ = '.';
+		for (int i = precision - 1; i >= 0; i--) {
+			out[i] = (char)('0' + part % 10);
+			part /= 10;
+		}
+		out += precision;
+	}
+	*out = '\0';
+	return (size_t)(out - buf);
 }

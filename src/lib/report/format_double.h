@@ -21,4 +21,17 @@
  * "-inf", "nan", "-nan". */
 size_t ha_fd_format(double value, char *buf);
 
+/* snprintf's "%.{precision}g" of value (1 <= precision <= 17), byte for
+ * byte as glibc writes it (correctly rounded, exact ties to even, the
+ * exponent form below 1e-4 and from 10^precision on, trailing zeros
+ * dropped): for the text reports' columns.  Returns the length. */
+size_t ha_fd_format_g(double value, int precision, char *buf);
+
+/* snprintf's "%.{precision}f" of value (0 <= precision <= 17) where its
+ * digits can be had here: a finite value whose last decimal lies within
+ * its 17 leading digits and not above its first (|value| from 10^-P to
+ * about 10^(16 - P)).  Returns the length, or 0 (buf undefined) for any
+ * other value: the caller asks snprintf. */
+size_t ha_fd_format_f(double value, int precision, char *buf);
+
 #endif

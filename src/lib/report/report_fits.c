@@ -1,9 +1,11 @@
 /* The scaling-law fits of a sweep (spec §6), in words and in YAML. */
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "report_internal.h"
+#include "report/format_double.h"
 
 void report_finish_fit(struct report_law_fit *out, enum report_law law,
                        const struct ha_fit *fit, ha_fit_replay_fn replay,
@@ -43,94 +45,286 @@ static const char *status_words(enum ha_status status)
 		? "no fit: fewer than 3 distinct points" : ha_status_str(status);
 }
 
-void report_yaml_fit(struct ha_yaml_writer *w, const struct report_law_fit *fit)
+/* Where a fit's YAML goes: the emitter, or (w NULL) raw text at p, as
+ * the emitter writes a block map whose keys are indent spaces in. */
+struct fit_out {
+	struct ha_yaml_writer *w;
+	char *p;
+	size_t indent;
+};
+
+static void out_key(struct fit_out *o, const char *key)
+{
+	if (o->w) {
+		ha_yaml_key(o->w, key);
+		return;
+	}
+	*o->p++ = '\n';
+	memset(o->p, ' ', o->indent);
+	o->p += o->indent;
+	size_t length = strlen(key);
+	memcpy(o->p, key, length);
+	o->p += length;
+	*o->p++ = ':';
+}
+
+/* A plain scalar after its key. */
+static void out_plain(struct fit_out *o, const char *text)
+{
+	size_t length = strlen(text);
+	*o->p++ = ' ';
+	memcpy(o->p, text, length);
+	o->p += length;
+}
+
+static void out_double(struct fit_out *o, double value)
+{
+	char buf[32];
+	if (o->w)
+		ha_yaml_double(o->w, value);
+	else
+		out_plain(o, ha_yaml_double_text(value, buf));
+}
+
+static void out_uint(struct fit_out *o, uint64_t value)
+{
+	char buf[32];
+	if (o->w) {
+		ha_yaml_uint(o->w, value);
+		return;
+	}
+	char *end = buf + sizeof buf;
+	*--end = '\0';
+	do {
+		*--end = (char)('0' + value % 10);
+		value /= 10;
+	} while (value);
+	out_plain(o, end);
+}
+
+static void out_null(struct fit_out *o)
+{
+	if (o->w)
+		ha_yaml_null(o->w);
+	else
+		out_plain(o, "null");
+}
+
+static void out_bool(struct fit_out *o, int value)
+{
+	if (o->w)
+		ha_yaml_bool(o->w, value);
+	else
+		out_plain(o, value ? "true" : "false");
+}
+
+/* The forms: single-quoted by the emitter (they are not plain words), as
+ * a raw string is here; report_raw_fit writes no other string. */
+static void out_form(struct fit_out *o, const char *form)
+{
+	if (o->w) {
+		ha_yaml_string(o->w, form);
+		return;
+	}
+	size_t length = strlen(form);
+	*o->p++ = ' ';
+	*o->p++ = '\'';
+	memcpy(o->p, form, length);
+	o->p += length;
+	*o->p++ = '\'';
+}
+
+/* The key a followed by b ("b" "_se"), into key[32] (every key is short). */
+static const char *join(char key[32], const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	memcpy(key, a, la);
+	memcpy(key + la, b, lb + 1);
+	return key;
+}
+
+/* The keys and values of a fit (status HA_OK) after form and points. */
+static void out_fit(struct fit_out *o, const struct report_law_fit *fit)
 {
 	struct law_names n = law_names(fit->law);
 	const struct ha_fit_result *r = &fit->result;
+	char key[32];
+	out_key(o, n.slope);
+	out_double(o, r->slope);
+	out_key(o, join(key, n.slope, "_se"));
+	out_double(o, r->se_slope);
+	out_key(o, join(key, n.slope, "_low"));
+	out_double(o, r->slope_low);
+	out_key(o, join(key, n.slope, "_high"));
+	out_double(o, r->slope_high);
+	out_key(o, n.intercept);
+	out_double(o, r->intercept);
+	out_key(o, join(key, n.intercept, "_se"));
+	out_double(o, r->se_intercept);
+	if (n.scale) {
+		out_key(o, n.scale);
+		out_double(o, ha_exp_or_inf(r->intercept));
+	}
+	out_key(o, "level");
+	out_double(o, HA_FIT_LEVEL);
+	out_key(o, "r2");
+	out_double(o, r->r2);
+	out_key(o, "max_residual");
+	if (r->max_residual_known)
+		out_double(o, r->max_abs_residual);
+	else
+		out_null(o);
+	out_key(o, join(key, "max_residual_", n.abscissa));
+	if (!r->max_residual_known)
+		out_null(o);
+	else if (fit->law == LAW_HEADS_POWER)
+		out_uint(o, fit->largest_budget);
+	else
+		out_double(o, fit->largest_at);
+	if (n.claim && !isnan(fit->claimed)) {
+		out_key(o, join(key, "claimed_", n.slope));
+		out_double(o, fit->claimed);
+		out_key(o, "claim_in_interval");
+		out_bool(o, fit->claimed >= r->slope_low &&
+		            fit->claimed <= r->slope_high);
+	}
+}
+
+void report_yaml_fit(struct ha_yaml_writer *w, const struct report_law_fit *fit)
+{
+	struct fit_out o = {.w = w};
 	ha_yaml_begin_map(w, 0);
-	ha_yaml_key(w, "form");
-	ha_yaml_string(w, n.form);
-	ha_yaml_key(w, "points");
-	ha_yaml_uint(w, fit->points);
+	out_key(&o, "form");
+	out_form(&o, law_names(fit->law).form);
+	out_key(&o, "points");
+	out_uint(&o, fit->points);
 	if (fit->status != HA_OK) {
 		ha_yaml_key(w, "status");
 		ha_yaml_string(w, status_words(fit->status));
 		ha_yaml_end_map(w);
 		return;
 	}
-	ha_yaml_key(w, n.slope);
-	ha_yaml_double(w, r->slope);
-	char key[32];
-	snprintf(key, sizeof key, "%s_se", n.slope);
-	ha_yaml_key(w, key);
-	ha_yaml_double(w, r->se_slope);
-	snprintf(key, sizeof key, "%s_low", n.slope);
-	ha_yaml_key(w, key);
-	ha_yaml_double(w, r->slope_low);
-	snprintf(key, sizeof key, "%s_high", n.slope);
-	ha_yaml_key(w, key);
-	ha_yaml_double(w, r->slope_high);
-	ha_yaml_key(w, n.intercept);
-	ha_yaml_double(w, r->intercept);
-	snprintf(key, sizeof key, "%s_se", n.intercept);
-	ha_yaml_key(w, key);
-	ha_yaml_double(w, r->se_intercept);
-	if (n.scale) {
-		ha_yaml_key(w, n.scale);
-		ha_yaml_double(w, ha_exp_or_inf(r->intercept));
-	}
-	ha_yaml_key(w, "level");
-	ha_yaml_double(w, HA_FIT_LEVEL);
-	ha_yaml_key(w, "r2");
-	ha_yaml_double(w, r->r2);
-	ha_yaml_key(w, "max_residual");
-	if (r->max_residual_known)
-		ha_yaml_double(w, r->max_abs_residual);
-	else
-		ha_yaml_null(w);
-	snprintf(key, sizeof key, "max_residual_%s", n.abscissa);
-	ha_yaml_key(w, key);
-	if (!r->max_residual_known)
-		ha_yaml_null(w);
-	else if (fit->law == LAW_HEADS_POWER)
-		ha_yaml_uint(w, fit->largest_budget);
-	else
-		ha_yaml_double(w, fit->largest_at);
-	if (n.claim && !isnan(fit->claimed)) {
-		snprintf(key, sizeof key, "claimed_%s", n.slope);
-		ha_yaml_key(w, key);
-		ha_yaml_double(w, fit->claimed);
-		ha_yaml_key(w, "claim_in_interval");
-		ha_yaml_bool(w, fit->claimed >= r->slope_low &&
-		                fit->claimed <= r->slope_high);
-	}
+	out_fit(&o, fit);
 	ha_yaml_end_map(w);
+}
+
+char *report_raw_fit(char *p, size_t indent, const struct report_law_fit *fit)
+{
+	if (fit->status != HA_OK)
+		return NULL;
+	struct fit_out o = {.p = p, .indent = indent};
+	out_key(&o, "form");
+	out_form(&o, law_names(fit->law).form);
+	out_key(&o, "points");
+	out_uint(&o, fit->points);
+	out_fit(&o, fit);
+	return o.p;
+}
+
+/* Text for people, appended at p: what fprintf's formats would write,
+ * without printf (a line for each of a sweep's values of n). */
+static char *put_str(char *p, const char *text)
+{
+	size_t length = strlen(text);
+	memcpy(p, text, length);
+	return p + length;
+}
+
+static char *put_unsigned(char *p, uint64_t value)
+{
+	char digits[24];
+	int n = 0;
+	do {
+		digits[n++] = (char)('0' + value % 10);
+		value /= 10;
+	} while (value);
+	while (n)
+		*p++ = digits[--n];
+	return p;
+}
+
+/* "%.{precision}g" */
+static char *put_g(char *p, double value, int precision)
+{
+	return p + ha_fd_format_g(value, precision, p);
+}
+
+/* "%.6f" */
+static char *put_f6(char *p, double value)
+{
+	size_t length = ha_fd_format_f(value, 6, p);
+	if (length == 0) {
+		char buf[400];
+		int n = snprintf(buf, sizeof buf, "%.6f", value);
+		length = n > 0 && (size_t)n < sizeof buf ? (size_t)n : 0;
+		memcpy(p, buf, length);
+	}
+	return p + length;
+}
+
+char *report_text_fit_buf(char *p, const char *label,
+                          const struct report_law_fit *fit)
+{
+	struct law_names n = law_names(fit->law);
+	const struct ha_fit_result *r = &fit->result;
+	/* "fit %s: %s: " */
+	p = put_str(p, "fit ");
+	p = put_str(p, label);
+	p = put_str(p, ": ");
+	p = put_str(p, n.form);
+	p = put_str(p, ": ");
+	if (fit->status != HA_OK) {
+		/* "%s (%zu given)\n" */
+		p = put_str(p, status_words(fit->status));
+		p = put_str(p, " (");
+		p = put_unsigned(p, fit->points);
+		return put_str(p, " given)\n");
+	}
+	/* "%s = %.6g +- %.2g (95%% [%.6g, %.6g]), %s = %.6g, R^2 = %.6f" */
+	p = put_str(p, n.slope);
+	p = put_str(p, " = ");
+	p = put_g(p, r->slope, 6);
+	p = put_str(p, " +- ");
+	p = put_g(p, r->se_slope, 2);
+	p = put_str(p, " (95% [");
+	p = put_g(p, r->slope_low, 6);
+	p = put_str(p, ", ");
+	p = put_g(p, r->slope_high, 6);
+	p = put_str(p, "]), ");
+	p = put_str(p, n.scale ? n.scale : n.intercept);
+	p = put_str(p, " = ");
+	p = put_g(p, n.scale ? ha_exp_or_inf(r->intercept) : r->intercept, 6);
+	p = put_str(p, ", R^2 = ");
+	p = put_f6(p, r->r2);
+	if (r->max_residual_known) {
+		/* ", largest residual %.3g at %s = " and PRIu64 or %.6g */
+		p = put_str(p, ", largest residual ");
+		p = put_g(p, r->max_abs_residual, 3);
+		p = put_str(p, " at ");
+		p = put_str(p, n.abscissa);
+		p = put_str(p, " = ");
+		p = fit->law == LAW_HEADS_POWER ? put_unsigned(p, fit->largest_budget)
+		                                : put_g(p, fit->largest_at, 6);
+	}
+	/* ", %zu points" */
+	p = put_str(p, ", ");
+	p = put_unsigned(p, r->count);
+	p = put_str(p, " points");
+	if (n.claim && !isnan(fit->claimed)) {
+		/* "; seeds claim %s = %.6g (%s the interval)" */
+		p = put_str(p, "; seeds claim ");
+		p = put_str(p, n.claim);
+		p = put_str(p, " = ");
+		p = put_g(p, fit->claimed, 6);
+		p = put_str(p, fit->claimed >= r->slope_low && fit->claimed <= r->slope_high
+		                       ? " (inside the interval)" : " (outside the interval)");
+	}
+	return put_str(p, "\n");
 }
 
 void report_text_fit(FILE *f, const char *label, const struct report_law_fit *fit)
 {
-	struct law_names n = law_names(fit->law);
-	const struct ha_fit_result *r = &fit->result;
-	fprintf(f, "fit %s: %s: ", label, n.form);
-	if (fit->status != HA_OK) {
-		fprintf(f, "%s (%zu given)\n", status_words(fit->status), fit->points);
-		return;
-	}
-	fprintf(f, "%s = %.6g +- %.2g (95%% [%.6g, %.6g]), %s = %.6g, R^2 = %.6f",
-	        n.slope, r->slope, r->se_slope, r->slope_low, r->slope_high,
-	        n.scale ? n.scale : n.intercept,
-	        n.scale ? ha_exp_or_inf(r->intercept) : r->intercept, r->r2);
-	if (r->max_residual_known && fit->law == LAW_HEADS_POWER)
-		fprintf(f, ", largest residual %.3g at %s = %" PRIu64,
-		        r->max_abs_residual, n.abscissa, fit->largest_budget);
-	else if (r->max_residual_known)
-		fprintf(f, ", largest residual %.3g at %s = %.6g", r->max_abs_residual,
-		        n.abscissa, fit->largest_at);
-	fprintf(f, ", %zu points", r->count);
-	if (n.claim && !isnan(fit->claimed))
-		fprintf(f, "; seeds claim %s = %.6g (%s the interval)", n.claim,
-		        fit->claimed,
-		        fit->claimed >= r->slope_low && fit->claimed <= r->slope_high
-		                ? "inside" : "outside");
-	fputc('\n', f);
+	char line[REPORT_TEXT_FIT_MAX];
+	char *end = report_text_fit_buf(line, label, fit);
+	fwrite(line, 1, (size_t)(end - line), f);
 }

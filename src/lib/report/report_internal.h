@@ -108,7 +108,23 @@ void report_finish_fit(struct report_law_fit *out, enum report_law law,
 /* The fit as a YAML map (open it with a key first). */
 void report_yaml_fit(struct ha_yaml_writer *w, const struct report_law_fit *fit);
 
+/* The fit as report_yaml_fit writes it as the value of a key in a block
+ * map, as raw text at p: the bytes the emitter writes, each of the fit's
+ * keys on a new line, indent spaces in.  Returns the end of the text, or
+ * NULL (nothing written) for a fit whose status is not HA_OK (it goes
+ * through the emitter).  At most REPORT_RAW_FIT_MAX bytes for an indent
+ * of at most 16. */
+#define REPORT_RAW_FIT_MAX ((size_t)2048)
+char *report_raw_fit(char *p, size_t indent, const struct report_law_fit *fit);
+
 /* The fit in one line for people, prefixed by label ("budget 512"). */
 void report_text_fit(FILE *f, const char *label, const struct report_law_fit *fit);
+
+/* The same line into buf (of REPORT_TEXT_FIT_MAX bytes, for a label of at
+ * most 64 characters): returns its end (not terminated).  The bytes of
+ * report_text_fit, written without printf. */
+#define REPORT_TEXT_FIT_MAX ((size_t)1024)
+char *report_text_fit_buf(char *buf, const char *label,
+                          const struct report_law_fit *fit);
 
 #endif

@@ -14,6 +14,8 @@
  * hold the search enumerates. */
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
 
 #include <headalloc/model.h>
 #include <headalloc/solver.h>
@@ -23,45 +25,140 @@
 /* Feasible sets this small are simply enumerated. */
 #define EXHAUSTIVE_MAX 4
 
-static double log_mse_at(const struct ha_solver *s, const struct ha_model *m,
-                         size_t i, size_t *evaluations)
+/* What the searches evaluate: ln(MSE / c_b) at feasible index i, counted
+ * in *evaluations.  Plain: ha_model_log_relative_mse.  With a memo (a
+ * sweep's): the same arithmetic on logarithms kept across solves, each
+ * index evaluated once a solve, so the same values, the same search path
+ * and the same optimum, at a fraction of the cost. */
+struct evaluator {
+	const struct ha_solver *s;
+	const struct ha_model *m;
+	struct ha_integer_memo *memo; /* NULL: plain */
+	size_t *evaluations;
+};
+
+struct ha_integer_memo {
+	const struct ha_solver *solver;
+	double *log_d;          /* ln d_i */
+	double *log_share;      /* ln(rho + (1 - rho) / H_i) at share_rho */
+	double share_rho;       /* NaN: log_share not yet made */
+	double *value;          /* the values of this solve ... */
+	uint32_t *stamp;        /* ... where stamp[i] == generation */
+	uint32_t generation;
+	double log_coef_ratio;  /* ln c_v - ln c_b of this solve */
+	double log_samples;     /* ln n of this solve */
+};
+
+static double log_mse_at(const struct evaluator *e, size_t i)
 {
-	(*evaluations)++;
-	return ha_model_log_relative_mse(m, s->budget, s->feasible[i]);
+	const struct ha_solver *s = e->s;
+	const struct ha_model *m = e->m;
+	struct ha_integer_memo *w = e->memo;
+	if (!w) {
+		(*e->evaluations)++;
+		return ha_model_log_relative_mse(m, s->budget, s->feasible[i]);
+	}
+	if (w->stamp[i] == w->generation)
+		return w->value[i];
+	(*e->evaluations)++;
+	/* ha_model_log_relative_mse, term by term in its order, with its
+	 * logarithms looked up. */
+	double d = (double)s->feasible[i];
+	double log_bias = -m->smoothness * w->log_d[i];
+	double log_var = w->log_coef_ratio + (m->var_rate * d + m->var_power) * w->log_d[i] -
+	                 w->log_samples + w->log_share[i];
+	w->stamp[i] = w->generation;
+	return w->value[i] = ha_log_add(log_bias, log_var);
+}
+
+enum ha_status ha_integer_memo_new(const struct ha_solver *s,
+                                   struct ha_integer_memo **out)
+{
+	*out = NULL;
+	if (s->feasible_count > HA_INTEGER_MEMO_MAX)
+		return HA_OK;
+	struct ha_integer_memo *w = calloc(1, sizeof *w);
+	if (!w)
+		return HA_ENOMEM;
+	size_t n = s->feasible_count;
+	w->log_d = malloc(n * sizeof *w->log_d);
+	w->log_share = malloc(n * sizeof *w->log_share);
+	w->value = malloc(n * sizeof *w->value);
+	w->stamp = calloc(n, sizeof *w->stamp);
+	if (!w->log_d || !w->log_share || !w->value || !w->stamp) {
+		ha_integer_memo_free(w);
+		return HA_ENOMEM;
+	}
+	w->solver = s;
+	w->share_rho = NAN;
+	for (size_t i = 0; i < n; i++)
+		w->log_d[i] = log((double)s->feasible[i]);
+	*out = w;
+	return HA_OK;
+}
+
+void ha_integer_memo_free(struct ha_integer_memo *w)
+{
+	if (!w)
+		return;
+	free(w->log_d);
+	free(w->log_share);
+	free(w->value);
+	free(w->stamp);
+	free(w);
+}
+
+/* Make the memo ready for a solve of m. */
+static void memo_start(struct ha_integer_memo *w, const struct ha_model *m)
+{
+	const struct ha_solver *s = w->solver;
+	double rho = 1.0 - m->hdi;
+	if (!(rho == w->share_rho)) {
+		for (size_t i = 0; i < s->feasible_count; i++) {
+			double H = (double)(s->budget / s->feasible[i]);
+			w->log_share[i] = log(rho + (1.0 - rho) / H);
+		}
+		w->share_rho = rho;
+	}
+	w->log_coef_ratio = ha_model_log_var_coef(m) - ha_model_log_bias_coef(m);
+	w->log_samples = log(m->samples);
+	if (++w->generation == 0) {
+		/* Once in 2^32 solves: no stamp may look current. */
+		for (size_t i = 0; i < s->feasible_count; i++)
+			w->stamp[i] = 0;
+		w->generation = 1;
+	}
 }
 
 /* Evaluate every feasible divisor; the answer is the smallest d within
  * the tie tolerance of the minimum.  Any count is accepted (a model not
  * proven unimodal is enumerated whatever its size): values past the
  * first EXHAUSTIVE_MAX are evaluated again rather than stored. */
-static size_t argmin_exhaustive(const struct ha_solver *s,
-                                const struct ha_model *m, size_t *evaluations)
+static size_t argmin_exhaustive(const struct evaluator *e)
 {
 	double value[EXHAUSTIVE_MAX];
 	double min = INFINITY;
-	for (size_t i = 0; i < s->feasible_count; i++) {
-		double v = log_mse_at(s, m, i, evaluations);
+	for (size_t i = 0; i < e->s->feasible_count; i++) {
+		double v = log_mse_at(e, i);
 		if (i < EXHAUSTIVE_MAX)
 			value[i] = v;
 		if (v < min)
 			min = v;
 	}
 	size_t best = 0;
-	while ((best < EXHAUSTIVE_MAX ? value[best]
-	                              : log_mse_at(s, m, best, evaluations)) >
+	while ((best < EXHAUSTIVE_MAX ? value[best] : log_mse_at(e, best)) >
 	       min + HA_TIE_LOG_TOLERANCE)
 		best++;
 	return best;
 }
 
-static size_t argmin_bracket(const struct ha_solver *s, const struct ha_model *m,
-                             size_t *evaluations)
+static size_t argmin_bracket(const struct evaluator *e)
 {
+	const struct ha_solver *s = e->s;
 	size_t lo = 0, hi = s->feasible_count - 1;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (log_mse_at(s, m, mid + 1, evaluations) <
-		    log_mse_at(s, m, mid, evaluations))
+		if (log_mse_at(e, mid + 1) < log_mse_at(e, mid))
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -71,10 +168,10 @@ static size_t argmin_bracket(const struct ha_solver *s, const struct ha_model *m
 	 * of the minimum are one contiguous run: walk out to both of its ends,
 	 * tracking the least value seen, then take the smallest d within
 	 * tolerance of it (spec §3 tie rule). */
-	double min = log_mse_at(s, m, lo, evaluations);
+	double min = log_mse_at(e, lo);
 	size_t right = lo;
 	while (right + 1 < s->feasible_count) {
-		double v = log_mse_at(s, m, right + 1, evaluations);
+		double v = log_mse_at(e, right + 1);
 		if (v > min + HA_TIE_LOG_TOLERANCE)
 			break;
 		if (v < min)
@@ -83,23 +180,23 @@ static size_t argmin_bracket(const struct ha_solver *s, const struct ha_model *m
 	}
 	size_t left = lo;
 	while (left > 0) {
-		double v = log_mse_at(s, m, left - 1, evaluations);
+		double v = log_mse_at(e, left - 1);
 		if (v > min + HA_TIE_LOG_TOLERANCE)
 			break;
 		if (v < min)
 			min = v;
 		left--;
 	}
-	while (left < right &&
-	       log_mse_at(s, m, left, evaluations) > min + HA_TIE_LOG_TOLERANCE)
+	while (left < right && log_mse_at(e, left) > min + HA_TIE_LOG_TOLERANCE)
 		left++;
 	return left;
 }
 
-enum ha_status ha_solver_solve_integer(const struct ha_solver *s,
-                                       const struct ha_model *m,
-                                       struct ha_allocation *optimum,
-                                       struct ha_certificate *certificate)
+static enum ha_status solve_integer(const struct ha_solver *s,
+                                    struct ha_integer_memo *memo,
+                                    const struct ha_model *m,
+                                    struct ha_allocation *optimum,
+                                    struct ha_certificate *certificate)
 {
 	if (!s || !optimum || ha_model_validate(m) != HA_OK)
 		return HA_EINVAL;
@@ -107,16 +204,19 @@ enum ha_status ha_solver_solve_integer(const struct ha_solver *s,
 		.divisors = s->divisor_count,
 		.feasible = s->feasible_count,
 	};
+	if (memo)
+		memo_start(memo, m);
+	struct evaluator e = {s, m, memo, &cert.evaluated};
 	size_t best;
 	/* `bracket` only where unimodality is proven for this model
 	 * (ha_model_unimodal_on; the proof is in model.c). */
 	if (s->feasible_count <= EXHAUSTIVE_MAX ||
 	    !ha_model_unimodal_on(m, (double)s->feasible[0])) {
 		cert.method = HA_CERT_EXHAUSTIVE;
-		best = argmin_exhaustive(s, m, &cert.evaluated);
+		best = argmin_exhaustive(&e);
 	} else {
 		cert.method = HA_CERT_BRACKET;
-		best = argmin_bracket(s, m, &cert.evaluated);
+		best = argmin_bracket(&e);
 	}
 	optimum->head_dim = s->feasible[best];
 	optimum->heads = s->budget / optimum->head_dim;
@@ -124,4 +224,22 @@ enum ha_status ha_solver_solve_integer(const struct ha_solver *s,
 	if (certificate)
 		*certificate = cert;
 	return HA_OK;
+}
+
+enum ha_status ha_solver_solve_integer(const struct ha_solver *s,
+                                       const struct ha_model *m,
+                                       struct ha_allocation *optimum,
+                                       struct ha_certificate *certificate)
+{
+	return solve_integer(s, NULL, m, optimum, certificate);
+}
+
+enum ha_status ha_solver_solve_integer_memo(const struct ha_solver *s,
+                                            struct ha_integer_memo *memo,
+                                            const struct ha_model *m,
+                                            struct ha_allocation *optimum)
+{
+	if (memo && memo->solver != s)
+		return HA_EINVAL;
+	return solve_integer(s, memo, m, optimum, NULL);
 }

@@ -24,4 +24,24 @@ struct ha_solver {
 	double x_lo, x_hi; /* the relaxed interval */
 };
 
+/* A sweep's memo for the integer search of one solver: the logarithms
+ * ha_model_log_relative_mse takes of each feasible divisor, kept across
+ * solves, and each solve's values, so that no index is evaluated twice.
+ * ha_solver_solve_integer_memo gives the optimum ha_solver_solve_integer
+ * gives, to the bit: the same arithmetic in the same order.  One memo a
+ * thread.  Solvers of more than HA_INTEGER_MEMO_MAX feasible divisors get
+ * none (*out NULL, HA_OK; memory, not speed, is then what counts). */
+#define HA_INTEGER_MEMO_MAX ((size_t)1024)
+struct ha_integer_memo;
+enum ha_status ha_integer_memo_new(const struct ha_solver *s,
+                                   struct ha_integer_memo **out);
+void ha_integer_memo_free(struct ha_integer_memo *memo);
+
+/* ha_solver_solve_integer without a certificate, with memo (made for s;
+ * NULL: none). */
+enum ha_status ha_solver_solve_integer_memo(const struct ha_solver *s,
+                                            struct ha_integer_memo *memo,
+                                            const struct ha_model *m,
+                                            struct ha_allocation *optimum);
+
 #endif
