@@ -4,7 +4,7 @@ NumPy and SciPy, for headalloc-bench to compare against in the same run.
 
     scipy_sweep.py BUDGET FROM TO POINTS CHECKS
 
-For each of POINTS log-spaced n in [FROM, TO] (model defaults of spec §1:
+For each of POINTS log-spaced n in [FROM, TO] (model defaults of headalloc-model(7), THE OBJECTS:
 s = 2, c_b = c_v = 1, hdi = 1): the integer optimum over the divisors of
 BUDGET (found once, as headalloc's solver does), vectorised with NumPy,
 and the continuous relaxation, the root of d ln f / du (u = ln x) by

@@ -6,7 +6,7 @@
  *   synthetic-runs yaml > data/runs.yaml
  *   synthetic-runs csv  > data/runs.csv
  *
- * The truth is the seeds' law (calibration.md §2, γ = 1/2, κ = 0, hdi = 1)
+ * The truth is the seeds' law (headalloc-model(7), CALIBRATION (The parameters), γ = 1/2, κ = 0, hdi = 1)
  * with E = 1.8, c_b = 40, s = 2 and ln c_v = -40.8; each loss is the
  * model's value times exp(0.01 z), z standard normal (1% noise, about
  * the spread of a training run over seeds), printed to 6 significant

@@ -1,4 +1,4 @@
-/* The calibration (calibration.md) against what is known by construction:
+/* The calibration (headalloc-model(7), CALIBRATION) against what is known by construction:
  * runs generated from known parameters (through ha_model_eval, not the
  * calibration's own objective), answers that must lie on a bound, every
  * refusal and warning, and the covariance against a finite-difference
@@ -186,7 +186,7 @@ Test(calibrate, recovers_all_seven_parameters_from_noise_free_runs)
 
 Test(calibrate, recovers_a_power_law_variance)
 {
-	/* γ = 0, κ = 2: variance a power of d (calibration.md §2). */
+	/* γ = 0, κ = 2: variance a power of d (headalloc-model(7), CALIBRATION (The parameters)). */
 	double th[HA_CAL_PARAMS] = {1.0, log(4.0), 1.0, log(0.5e4 / 4096.0), 0.0, 2.0, 1.0};
 	static const uint64_t dims[] = {2, 4, 8, 16, 32, 64, 128, 256};
 	static const uint64_t heads[] = {1, 4};
@@ -626,7 +626,7 @@ Test(calibrate, comparison_prefers_the_law_that_made_the_runs)
 	for (size_t l = 0; l < 4; l++) {
 		const struct ha_cal_comparison *row = &c->comparison[l];
 		cr_assert_eq(row->status, HA_OK, "%s: %s", row->law.name, row->message);
-		/* AICc and BIC from their formulas of §5. */
+		/* AICc and BIC from their formulas (headalloc-model(7), CALIBRATION). */
 		double dm = (double)m, dk = (double)row->free_count;
 		cr_assert(row->aicc_defined && row->bic_defined);
 		double aicc = dm * log(row->rss / dm) + 2 * dk + 2 * dk * (dk + 1) / (dm - dk - 1);

@@ -1,4 +1,4 @@
-/* The bootstrap's 95% intervals against the truth (calibration.md §4):
+/* The bootstrap's 95% intervals against the truth (headalloc-model(7), CALIBRATION (Uncertainty and identifiability)):
  * 200 synthetic data sets with Gaussian noise of known size in ln L, each
  * calibrated with B = 1000 resamples; every free parameter's interval must
  * cover its true value in 90–99% of the data sets, under the default

@@ -50,7 +50,7 @@ Test(divisors, counts_of_known_values)
 	cr_assert_eq(ha_divisor_count(4544), 14); /* 2^6 * 71 */
 	cr_assert_eq(ha_divisor_count(UINT64_C(4611686018427387904)), 63); /* 2^62 */
 	cr_assert_eq(ha_divisor_count(UINT64_C(897612484786617600)), 103680);
-	/* The record below 2^63 (spec §3's 103,680 is the record below 1e18). */
+	/* The record below 2^63 (103,680 is the record below 1e18: headalloc-model(7), DIVISORS OF LARGE BUDGETS). */
 	cr_assert_eq(ha_divisor_count(UINT64_C(9200527969062830400)), HA_MAX_DIVISORS);
 	cr_assert_eq(ha_divisor_count(UINT64_C(8976124847866176000)), 153600);
 	cr_assert_eq(ha_divisor_count(UINT64_C(9223372036854775783)), 2);

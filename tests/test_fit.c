@@ -268,7 +268,7 @@ Test(fit, residual_and_names)
 	                 "too few distinct points to fit");
 }
 
-/* Spec §6, known discrepancy: over n = 1e4 .. 1e12 at D = 512 the relaxed
+/* headalloc-model(7), SCALING LAWS (The known discrepancy): over n = 1e4 .. 1e12 at D = 512 the relaxed
  * optimum gives b near 0.71, and the seeds' 1/3 is far outside the
  * interval. */
 Test(fit, relaxed_sweep_reproduces_known_discrepancy)

@@ -1,4 +1,4 @@
-/* The error model against values computed by hand from spec §2. */
+/* The error model against values computed by hand from headalloc-model(7), THE ERROR MODEL. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -175,7 +175,7 @@ Test(model, relaxed_objective_matches_integer_model_and_its_gradient)
 	cr_assert(fabs(fd - grad) < 1e-7 * (1 + fabs(grad)), "fd %g grad %g", fd, grad);
 }
 
-/* ---- the generalised model of calibration.md §2 ---------------------- */
+/* ---- the generalised model of headalloc-model(7), CALIBRATION (The parameters) ---------------------- */
 
 Test(model, new_parameters_default_to_the_seeds_model)
 {

@@ -36,7 +36,7 @@ static double log_add(double a, double b)
 }
 
 /* ln MSE of head dimension d at ln n: through ha_model_eval when n is a
- * double, else the formula of spec §2 directly. */
+ * double, else the formula of headalloc-model(7), THE ERROR MODEL directly. */
 static double log_mse(const struct ha_model *m, uint64_t budget, uint64_t d,
                       double log_n)
 {
@@ -339,7 +339,7 @@ Test(regime, agrees_with_solver)
 	cr_expect_null(r);
 }
 
-/* ---- the generalised model (calibration.md §2) ------------------------ */
+/* ---- the generalised model (headalloc-model(7), CALIBRATION (The parameters)) ------------------------ */
 
 /* The optimum at ln n by brute force on the whole error E + a_d + b_d/n,
  * in long double written apart from the library: E cancels from every

@@ -1,4 +1,4 @@
-/* Scenario files and the generalised model (calibration.md §2): the keys
+/* Scenario files and the generalised model (headalloc-model(7), CALIBRATION (The parameters)): the keys
  * irreducible, var_rate, var_power, log_bias_coef and log_var_coef, read
  * exactly; the model map of a report read back bit for bit, for random
  * models; and a calibration report's other keys skipped, by the rules of

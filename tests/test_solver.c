@@ -1,6 +1,6 @@
 /* The solver against independent methods: brute-force enumeration of every
  * divisor (found by trial division where D is small) and a GSL root of the
- * stationarity equation of spec §3. */
+ * stationarity equation of headalloc-model(7), THE CONTINUOUS RELAXATION. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -505,7 +505,7 @@ Test(solver, free_accepts_null)
 	cr_assert_str_eq(ha_certificate_method_str(HA_CERT_EXHAUSTIVE), "exhaustive");
 }
 
-/* ---- the generalised model (calibration.md §2) ------------------------ */
+/* ---- the generalised model (headalloc-model(7), CALIBRATION (The parameters)) ------------------------ */
 
 /* ln((MSE - E)/c_b) of the generalised model in long double, apart from
  * the library (E moves no argmin: the solver leaves it out). */

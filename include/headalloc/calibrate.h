@@ -1,5 +1,5 @@
 /* headalloc — calibrating the error model on measured training runs
- * (calibration.md).
+ * (headalloc-model(7), CALIBRATION).
  *
  * A run is (H, d, n, L[, se]).  The model of a measured loss is
  *
@@ -22,8 +22,8 @@
  * bounds: E >= 0, s >= HA_CAL_SMOOTHNESS_MIN, γ >= 0, κ >= 0,
  * 0 <= hdi <= 1.  A free parameter that ends within 1e-8 (relative, or
  * absolute below 1) of one of these bounds is reported `at_bound`.
- * (E >= 0 where calibration.md §2 says "real": as n and d grow L -> E,
- * so a negative E predicts a negative error, which §1 rules out; the
+ * (E >= 0 where headalloc-model(7), CALIBRATION (The parameters) says "real": as n and d grow L -> E,
+ * so a negative E predicts a negative error, which CALIBRATION rules out; the
  * allocator's model rejects it for the same reason.)
  *
  * Uncertainty: Gauss–Newton standard errors (least squares approximation
@@ -75,7 +75,7 @@
 extern "C" {
 #endif
 
-/* The seven parameters of calibration.md §2, in this order everywhere. */
+/* The seven parameters of headalloc-model(7), CALIBRATION (The parameters), in this order everywhere. */
 enum ha_cal_param {
 	HA_CAL_IRREDUCIBLE = 0, /* "irreducible": E (fit scale: E) */
 	HA_CAL_BIAS_COEF = 1,   /* "bias_coef": c_b (fit scale: ln c_b) */
@@ -99,7 +99,7 @@ enum ha_cal_param {
 #define HA_CAL_NAME_MAX 32
 #define HA_CAL_MESSAGE_MAX HA_ERROR_MESSAGE_MAX
 
-/* The laws of the comparison of calibration.md §5 (ha_cal_ladder). */
+/* The laws of the comparison of headalloc-model(7), CALIBRATION (Comparing laws) (ha_cal_ladder). */
 #define HA_CAL_LADDER 4
 
 /* The parameter's name in files and options ("irreducible", "bias_coef",
@@ -138,7 +138,7 @@ HA_API void ha_cal_law_from_model(struct ha_cal_law *law,
 HA_API struct ha_model ha_cal_model_of(const double value[HA_CAL_PARAMS],
                                        double samples);
 
-/* The ladder of calibration.md §5, each rung from `base` (its fixed values
+/* The ladder of headalloc-model(7), CALIBRATION (Comparing laws), each rung from `base` (its fixed values
  * and its free hdi, if any), in this order:
  *   "seeds"       E, c_b, c_v free; s = 2, γ = 1/2, κ = 0
  *   "smoothness"  E, c_b, s, c_v free; γ = 1/2, κ = 0
@@ -161,7 +161,7 @@ struct ha_cal_options {
 	double huber_delta;         /* δ > 0; INFINITY = least squares */
 	size_t bootstrap;           /* B resamples; 0 = no bootstrap */
 	uint64_t seed;              /* of the bootstrap's gsl_rng (mt19937) */
-	int compare;                /* 1: fit the ladder of §5 as well */
+	int compare;                /* 1: fit the ladder of laws as well */
 	double collinear;           /* warn when |correlation| >= this */
 	struct ha_cal_target target;
 };
@@ -296,7 +296,7 @@ struct ha_cal_bootstrap {
 	double *refits;
 };
 
-/* One law of the comparison (calibration.md §5). */
+/* One law of the comparison (headalloc-model(7), CALIBRATION (Comparing laws)). */
 struct ha_cal_comparison {
 	struct ha_cal_law law;   /* value[] holds the fitted values when fitted */
 	size_t free_count;       /* k */
@@ -346,7 +346,7 @@ struct ha_calibration {
 	size_t warning_count;
 };
 
-/* The whole of calibration.md: fit, uncertainty, prediction, comparison
+/* The whole of headalloc-model(7), CALIBRATION: fit, uncertainty, prediction, comparison
  * and warnings.  The main fit's refusals and errors are those of
  * ha_cal_fit_runs; besides, HA_EINVAL for bad options (message names the
  * option) and HA_EINFEASIBLE when the target's constraints leave no

@@ -20,7 +20,7 @@ extern "C" {
 #define HA_MAX_PRIME_FACTORS 15
 
 /* The most divisors any D < 2^63 has (D = 9200527969062830400;
- * spec §3 says 103,680, which is the record below 10^18). */
+ * 103,680 is the record below 10^18; see headalloc-model(7), DIVISORS OF LARGE BUDGETS). */
 #define HA_MAX_DIVISORS 161280
 
 struct ha_prime_power {

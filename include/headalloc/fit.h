@@ -1,4 +1,4 @@
-/* headalloc — streaming least-squares fits for the scaling laws (spec §6).
+/* headalloc — streaming least-squares fits for the scaling laws (headalloc-model(7), SCALING LAWS).
  *
  * A fit is an accumulator fed one point at a time.  It keeps centred
  * running sums (Welford's updates), so its memory is O(1) in the number of

@@ -1,4 +1,4 @@
-/* headalloc — the Head Diversity Index of real key projections (spec §5).
+/* headalloc — the Head Diversity Index of real key projections (headalloc-model(7), THE HEAD DIVERSITY INDEX).
  *
  * For each head h, W_K^h is the d_model x d_k block of a key-projection
  * weight that belongs to h.  Q_h is an orthonormal basis of its column
@@ -11,7 +11,7 @@
  *
  *     g_hh' = ||Q_h^T Q_h'||_F^2 / sqrt(r_h r_h')
  *
- * which is spec §5's ||Q_h^T Q_h'||_F^2 / d_k = mean cos^2 of the principal
+ * which is headalloc-model(7), THE HEAD DIVERSITY INDEX: ||Q_h^T Q_h'||_F^2 / d_k = mean cos^2 of the principal
  * angles when both heads have full rank r = d_k (the normal case), and for
  * rank-deficient heads is the cosine between the two orthogonal projectors,
  * still in [0, 1] and 1 exactly when the subspaces coincide.  A head whose

@@ -1,4 +1,4 @@
-/* headalloc — the error model (spec §2).
+/* headalloc — the error model (headalloc-model(7), THE ERROR MODEL).
  *
  * Every quantity is carried as a natural logarithm so that d^(d/2), which
  * overflows a double near d = 290, never does: a log of -inf stands for an
@@ -22,12 +22,12 @@ extern "C" {
 /* The parameters of the error model.  Fill with ha_model_defaults() and
  * override what you need; check with ha_model_validate().
  *
- * The error of H heads of dimension d at n samples (calibration.md §2):
+ * The error of H heads of dimension d at n samples (headalloc-model(7), CALIBRATION (The parameters)):
  *
  *   MSE = E + c_b d^-s + c_v d^(γ d + κ) / n * (rho + (1 - rho) / H)
  *
  * With the defaults (E = 0, γ = 1/2, κ = 0) it is the seeds' model of
- * spec §2.  Each coefficient is the product of a plain factor and the
+ * headalloc-model(7), THE ERROR MODEL.  Each coefficient is the product of a plain factor and the
  * exponential of a log scale,
  *
  *   c_b = bias_coef * exp(bias_log_scale),  c_v = var_coef * exp(var_log_scale)
@@ -51,7 +51,7 @@ struct ha_model {
 };
 
 /* The error of one allocation (H heads of dimension d), split into the
- * additive parts of spec §2 and calibration.md §2, each as a natural log:
+ * additive parts of headalloc-model(7), THE ERROR MODEL and headalloc-model(7), CALIBRATION (The parameters), each as a natural log:
  *   mse = irreducible + bias2 + variance + covariance
  *   irreducible = E                          (plain value only: E may be 0)
  *   bias2      = c_b d^-s
@@ -78,8 +78,8 @@ struct ha_terms {
 	double reducible;     /* bias2 + variance + covariance (+inf beyond a double) */
 };
 
-/* Defaults of spec §1: s = 2, c_b = c_v = 1, hdi = 1, samples = 1e8;
- * and of calibration.md §2: E = 0, γ = 1/2, κ = 0 (log scales 0). */
+/* Defaults of headalloc-model(7), THE OBJECTS: s = 2, c_b = c_v = 1, hdi = 1, samples = 1e8;
+ * and of headalloc-model(7), CALIBRATION (The parameters): E = 0, γ = 1/2, κ = 0 (log scales 0). */
 HA_API struct ha_model ha_model_defaults(void);
 
 /* ln c_b and ln c_v: ln(plain factor) + log scale.  Finite for a
@@ -107,14 +107,14 @@ HA_API enum ha_status ha_model_eval(const struct ha_model *model, uint64_t budge
  * ha_model_eval's log_reducible by the constant ln c_b, which changes no
  * comparison or ratio but keeps every digit where ln c_b is large (a tie
  * within 1e-12 is decided on it).  E is left out on purpose: it moves no
- * argmin (calibration.md §2), and leaving it out keeps the tie rule, and
+ * argmin (headalloc-model(7), CALIBRATION (The parameters)), and leaving it out keeps the tie rule, and
  * so every allocation, independent of E (with E in, a large E would widen
  * the relative tie band).
  * The caller checks the preconditions of ha_model_eval. */
 HA_API double ha_model_log_relative_mse(const struct ha_model *model, uint64_t budget,
                                  uint64_t head_dim);
 
-/* The relaxed objective of spec §3 at a real head dimension x >= 1 with
+/* The relaxed objective of headalloc-model(7), THE CONTINUOUS RELAXATION, at a real head dimension x >= 1 with
  * H = D/x: ln f(x), f(x) = E + c_b x^-s + c_v x^(γx+κ)/n (rho + (1-rho) x/D).
  * Also stores d ln f / dx in *grad when grad is not NULL. */
 HA_API double ha_model_log_relaxed(const struct ha_model *model, double budget,

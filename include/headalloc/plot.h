@@ -126,7 +126,7 @@ HA_API enum ha_status ha_plot_allocation(struct ha_plot_target *target,
 /* 2. A sweep (the request of ha_report_table): with several n, the
  * integer optimum head_dim (exact steps, from the regimes) and the
  * relaxed optimum against n on a log axis, one colour per budget, with
- * the fitted laws of spec §6 (ln d = ln a + b ln ln n and d = p + q ln n,
+ * the fitted laws of headalloc-model(7), SCALING LAWS (ln d = ln a + b ln ln n and d = p + q ln n,
  * fitted over the request's values of n as in the report) and the seeds'
  * claimed exponent b = 2/(4+s) as a dashed line (the best fit with b held
  * at the claim).  With one n and several budgets: the same against the

@@ -1,4 +1,4 @@
-/* headalloc — exact regimes in the number of samples n (spec §4).
+/* headalloc — exact regimes in the number of samples n (headalloc-model(7), EXACT REGIMES IN N).
  *
  * For a fixed budget D each feasible head dimension d has an error affine
  * in t = 1/n:  MSE_d(t) = a_d + b_d t  with  a_d = c_b d^-s  and

@@ -142,7 +142,7 @@ struct ha_samples {
 /* The sweep table: solve every (n, D), n outer, and stream one row each
  * (YAML: key table, a list of flow maps {budget, samples, heads, head_dim,
  * mse, log10_mse, relaxed_head_dim, relaxed_heads}), then the scaling-law
- * fits of spec §6 (YAML: key fits {by_budget, by_samples}): per budget
+ * fits of headalloc-model(7), SCALING LAWS (YAML: key fits {by_budget, by_samples}): per budget
  * ln d* = ln a + b ln ln n and d* = p + q ln n, per n (with several
  * budgets) ln H* = ln c + e ln D, each with its interval, R^2, largest
  * residual and the seeds' claimed slope.  A fit of fewer than three
@@ -178,7 +178,7 @@ HA_API enum ha_status ha_report_table(struct ha_report *report,
                                       const struct ha_table_request *req,
                                       struct ha_error *err);
 
-/* The exact regimes in n of each budget (spec §4): YAML key regimes, a
+/* The exact regimes in n of each budget (headalloc-model(7), EXACT REGIMES IN N): YAML key regimes, a
  * list of flow maps {budget, heads, head_dim, samples_from, samples_to,
  * log10_samples_from, log10_samples_to} (samples beyond a double are .inf
  * while their log10 is exact); text: one table per budget.  Errors besides
@@ -246,7 +246,7 @@ HA_API enum ha_status ha_report_head_weights(struct ha_report *report,
                                              const struct ha_head_weights_request *req,
                                              struct ha_error *err);
 
-/* A calibration (headalloc calibrate; calibration.md).  YAML keys:
+/* A calibration (headalloc calibrate; headalloc-model(7), CALIBRATION).  YAML keys:
  *   calibration {runs, huber_delta, objective, rss, rms, aicc, bic,
  *                starts {total, reached_best},
  *                parameters {NAME: {scale, value, free, se, ci95: [lo, hi],

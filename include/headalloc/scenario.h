@@ -1,11 +1,11 @@
 /* headalloc — scenario files: a YAML description of a sweep.
  *
- *   model:                      # optional; the defaults of spec §1
+ *   model:                      # optional; the defaults of headalloc-model(7), THE OBJECTS
  *     smoothness: 2             # s > 0
  *     bias_coef: 1              # c_b > 0 (or log_bias_coef: ln c_b)
  *     var_coef: 1               # c_v > 0 (or log_var_coef: ln c_v)
  *     hdi: 1                    # in [0, 1]
- *     irreducible: 0            # E >= 0        (calibration.md §2)
+ *     irreducible: 0            # E >= 0        (headalloc-model(7), CALIBRATION (The parameters))
  *     var_rate: 0.5             # γ >= 0
  *     var_power: 0              # κ >= 0
  *   constraints:                # optional; 0 or absent = none

@@ -1,4 +1,4 @@
-/* headalloc — the fixed-budget allocator (spec §3).
+/* headalloc — the fixed-budget allocator (headalloc-model(7), THE ALLOCATION PROBLEM).
  *
  * A solver is made once per (D, constraints): it factors D and keeps the
  * ascending list of feasible head dimensions, so every later solve for a

@@ -1,6 +1,6 @@
 /* The allocation command.  A single (budget, n) gives the full account of
  * one allocation; anything more gives a table, streamed row by row,
- * followed by the scaling-law fits of spec §6.  Regimes (spec §4) and the
+ * followed by the scaling-law fits of headalloc-model(7), SCALING LAWS.  Regimes (headalloc-model(7), EXACT REGIMES IN N) and the
  * public-model comparison are added when asked for.  Everything that can
  * fail for the problem's sake (infeasible constraints, a failed solve) is
  * found before a line is written: a report is whole or absent, on stdout

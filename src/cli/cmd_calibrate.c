@@ -1,5 +1,5 @@
 /* headalloc calibrate: fit the error model to measured training runs
- * (calibration.md), with its uncertainty, the comparison of laws and the
+ * (headalloc-model(7), CALIBRATION), with its uncertainty, the comparison of laws and the
  * optimal allocation at a target.  Parses its options, reads the runs
  * and calibrates through the library, prints the warnings on stderr and
  * hands the result to the report layer (which lists the warnings too). */

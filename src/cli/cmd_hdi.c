@@ -1,5 +1,5 @@
 /* headalloc hdi: the Head Diversity Index measured on real key weights
- * (spec §5).  Parses its options, measures through the library and hands
+ * (headalloc-model(7), THE HEAD DIVERSITY INDEX).  Parses its options, measures through the library and hands
  * the result to the report layer. */
 #include <stdlib.h>
 #include <string.h>

@@ -76,7 +76,7 @@ enum long_only {
 	OPT_MAX_HEAD_DIM,
 	OPT_MIN_HEADS,
 	OPT_MAX_HEADS,
-	/* the generalised model (calibration.md §2) */
+	/* the generalised model (headalloc-model(7), CALIBRATION (The parameters)) */
 	OPT_IRREDUCIBLE,
 	OPT_VAR_RATE,
 	OPT_VAR_POWER,
@@ -177,7 +177,7 @@ static int parse_samples(const char *arg, struct cli_options *o)
 	return EXIT_OK;
 }
 
-/* The options of the generalised model (calibration.md §2): E, γ, κ >= 0,
+/* The options of the generalised model (headalloc-model(7), CALIBRATION (The parameters)): E, γ, κ >= 0,
  * and a coefficient set exactly from its logarithm (the last of
  * --bias-coef and --log-bias-coef wins, as for any repeated option). */
 static int apply_model_option(int code, const char *arg, struct ha_model *m)

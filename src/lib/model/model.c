@@ -1,4 +1,4 @@
-/* The error model of spec §2 and calibration.md §2, entirely in natural
+/* The error model of headalloc-model(7), THE ERROR MODEL and headalloc-model(7), CALIBRATION (The parameters), entirely in natural
  * logs.
  *
  * Byte-identical defaults: with E = 0, γ = 1/2, κ = 0 and log scales 0
@@ -66,7 +66,7 @@ enum ha_status ha_model_validate(const struct ha_model *m)
 	if (!(m->hdi >= 0.0 && m->hdi <= 1.0))
 		return HA_EINVAL;
 	/* E >= 0: with L -> E as n and d grow, a negative E would predict a
-	 * negative error (calibration.md §1 measures errors that are
+	 * negative error (headalloc-model(7), CALIBRATION measures errors that are
 	 * positive), and ln MSE would be undefined where it does. */
 	if (!isfinite(m->irreducible) || !(m->irreducible >= 0.0) ||
 	    !isfinite(m->bias_log_scale) || !isfinite(m->var_log_scale))
@@ -280,7 +280,7 @@ double ha_model_log_relaxed_ln(const struct ha_model *m, double budget,
  * So W is strictly increasing on [1, inf) for every s > 0, γ >= 0, κ >= 0,
  * hdi in [0, 1] — even where d^(γd+κ) is not log-convex (h'' < 0 for
  * x < κ/γ, e.g. γ = 0 with 0 < κ < 1, where V is not even convex); the
- * convexity argument of spec §3 is the special case γ = 1/2, κ = 0.  E,
+ * convexity argument of headalloc-model(7), THE ALLOCATION PROBLEM is the special case γ = 1/2, κ = 0.  E,
  * c_b, c_v and n do not enter; E only shifts f.  Convexity of f is not
  * needed: unimodality is what the certificate uses. */
 int ha_model_unimodal_on(const struct ha_model *m, double x_lo)

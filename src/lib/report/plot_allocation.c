@@ -1,4 +1,4 @@
-/* Picture 1: the error landscape of one budget at one n (spec §2-3). */
+/* Picture 1: the error landscape of one budget at one n (headalloc-model(7), THE ERROR MODEL and THE ALLOCATION PROBLEM). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* Picture 6: a calibration (calibration.md) — what it computes.  The
+/* Picture 6: a calibration (headalloc-model(7), CALIBRATION) — what it computes.  The
  * runs in groups of one (D, n), the fitted curve of each group with its
  * bootstrap band, the target's curve and divisors, the laws of the
  * comparison, the window that shows them, and the captions; drawn by

@@ -1,4 +1,4 @@
-/* Picture 3: the exact regimes in n of each budget (spec §4). */
+/* Picture 3: the exact regimes in n of each budget (headalloc-model(7), EXACT REGIMES IN N). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* Picture 2: a sweep.  Against n: the optimal head_dim of each budget
  * (the exact integer steps, from the regimes, and the relaxed optimum)
- * with the scaling laws of spec §6 fitted as the report fits them, and
+ * with the scaling laws of headalloc-model(7), SCALING LAWS fitted as the report fits them, and
  * the seeds' claimed exponent.  Against D when there is one n. */
 #include <inttypes.h>
 #include <math.h>

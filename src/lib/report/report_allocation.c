@@ -22,7 +22,7 @@ void report_yaml_terms(struct ha_yaml_writer *w, const struct ha_allocation *a)
 	ha_yaml_double(w, a->terms.covariance);
 }
 
-/* The model's parameters as written: the four of spec §1 always, each
+/* The model's parameters as written: the four of headalloc-model(7), THE OBJECTS always, each
  * coefficient plain while its log scale is 0 and else as its exact
  * logarithm (so that a calibrated c_v beyond a double reads back bit for
  * bit), then E, γ and κ only where they differ from the defaults (so that

@@ -1,4 +1,4 @@
-/* A calibration (headalloc calibrate, calibration.md): the fit with its
+/* A calibration (headalloc calibrate, headalloc-model(7), CALIBRATION): the fit with its
  * uncertainty, the calibrated model, the prediction at the target and
  * the comparison of laws.  YAML keys calibration, model, prediction and
  * comparison; text: the same account in lines and tables.  The model map

@@ -1,4 +1,4 @@
-/* The scaling-law fits of a sweep (spec §6), in words and in YAML. */
+/* The scaling-law fits of a sweep (headalloc-model(7), SCALING LAWS), in words and in YAML. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>

@@ -74,7 +74,7 @@ enum ha_status report_hdi_source(struct ha_report *r, struct ha_error *err,
                                  const struct ha_model *model,
                                  const struct ha_hdi_source *source);
 
-/* ---- fits (spec §6) --------------------------------------------------- */
+/* ---- fits (headalloc-model(7), SCALING LAWS) --------------------------------------------------- */
 
 /* What a fit is of, for its report. */
 enum report_law {

@@ -1,7 +1,7 @@
 /* The relaxed optima of a sweep, kept for the fits' second pass
  * (library-internal).
  *
- * The fits of spec §6 need every point twice: once for the line, once
+ * The fits of headalloc-model(7), SCALING LAWS need every point twice: once for the line, once
  * for the largest residual and the directly summed squared residuals.
  * Solving every point again would double the cost of a sweep, and holding
  * the points would make its memory grow with its length; the journal

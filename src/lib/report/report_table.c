@@ -1,5 +1,5 @@
 /* The sweep table: every (n, D) solved and streamed row by row, feeding
- * the scaling-law fits of spec §6, which follow the table.
+ * the scaling-law fits of headalloc-model(7), SCALING LAWS, which follow the table.
  *
  * A row costs its two solves and its formatting, nothing that grows with
  * the sweep: the rows are solved and formatted in chunks by worker

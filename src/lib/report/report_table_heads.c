@@ -1,5 +1,5 @@
 /* The sweep's per-n fits, ln H* = ln c + e ln D over the budgets at each
- * n (spec §6): one a value of n, so as many as the table has points.
+ * n (headalloc-model(7), SCALING LAWS): one a value of n, so as many as the table has points.
  * Their points are read back from the journal (or solved again) on the
  * calling thread, which also writes; the fits themselves are computed and
  * formatted in jobs of many n by worker threads (report_pool.h).

@@ -33,7 +33,7 @@ static enum ha_status sample_value(struct ha_yr *r, const char *where,
 
 /* ---- model and constraints --------------------------------------------- */
 
-/* The model's keys: the four of spec §1, then those of calibration.md §2
+/* The model's keys: the four of headalloc-model(7), THE OBJECTS, then those of headalloc-model(7), CALIBRATION (The parameters)
  * (E, γ, κ) and the exact logarithms of the coefficients, which a
  * calibrated model needs when c_b or c_v lies beyond a double. */
 enum model_key {

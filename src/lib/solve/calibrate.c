@@ -1,4 +1,4 @@
-/* The whole calibration (calibration.md): options, the ladder of laws,
+/* The whole calibration (headalloc-model(7), CALIBRATION): options, the ladder of laws,
  * the main fit, the prediction at the target, bootstrap, comparison and
  * the identifiability warnings. */
 #include <math.h>
@@ -103,7 +103,7 @@ static int warn(struct ha_calibration *c, enum ha_cal_warning_kind kind,
 	return 1;
 }
 
-/* The warnings of calibration.md §4 and §6 that need no bootstrap. */
+/* The warnings of headalloc-model(7), CALIBRATION (Uncertainty and identifiability; The answer) that need no bootstrap. */
 static int fit_warnings(struct ha_calibration *c, const struct ha_run *runs,
                         size_t count, const struct ha_cal_options *o)
 {

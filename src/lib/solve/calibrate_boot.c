@@ -1,4 +1,4 @@
-/* The case bootstrap (calibration.md §4) and predictions at the target.
+/* The case bootstrap (headalloc-model(7), CALIBRATION (Uncertainty and identifiability)) and predictions at the target.
  *
  * A resample draws m runs with replacement; it enters the objective as a
  * multiplicity per run, so a resample costs no copy.  Each is refitted by

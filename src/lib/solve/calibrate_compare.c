@@ -1,4 +1,4 @@
-/* The comparison of laws (calibration.md §5): the same runs under the
+/* The comparison of laws (headalloc-model(7), CALIBRATION (Comparing laws)): the same runs under the
  * ladder of ha_cal_ladder, side by side, each with its leave-one-out
  * prediction error and its optimum at the target. */
 #include <math.h>

@@ -86,7 +86,7 @@ enum ha_status cal_predict(const struct ha_solver *solver, double samples,
                            const double *th, struct ha_allocation *out,
                            struct ha_certificate *certificate);
 
-/* The case bootstrap of calibration.md §4 for the fit in c->fit (law
+/* The case bootstrap of headalloc-model(7), CALIBRATION (Uncertainty and identifiability) for the fit in c->fit (law
  * value[] = the full-data optimum, the refits' start): fills
  * c->bootstrap, the fit's ci95, and with a solver the prediction's
  * distribution.  HA_ENOMEM only. */
@@ -95,7 +95,7 @@ enum ha_status cal_bootstrap(const struct ha_run *runs, const struct cal_data *d
                              const struct ha_solver *solver, double samples,
                              struct ha_calibration *c);
 
-/* The comparison of calibration.md §5 into c->comparison. HA_ENOMEM only:
+/* The comparison of headalloc-model(7), CALIBRATION (Comparing laws) into c->comparison. HA_ENOMEM only:
  * a law that cannot be fitted is a row with its status. */
 enum ha_status cal_compare(const struct ha_run *runs, const struct cal_data *data,
                            const struct ha_cal_law *base, double delta,

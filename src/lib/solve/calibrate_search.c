@@ -2,7 +2,7 @@
  * on the analytic gradient, and a Gauss–Newton polish of the best.
  *
  * Why the pieces:
- * - The objective is not convex (calibration.md §3): a grid of starts,
+ * - The objective is not convex (headalloc-model(7), CALIBRATION (The fit)): a grid of starts,
  *   and the count of starts that reach the best, tell a found optimum from
  *   a lucky one.
  * - The parameters differ in scale by orders of magnitude (ln c_v moves in

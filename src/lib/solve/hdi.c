@@ -1,4 +1,4 @@
-/* The Head Diversity Index of key projections (spec §5; see hdi.h). */
+/* The Head Diversity Index of key projections (headalloc-model(7), THE HEAD DIVERSITY INDEX; see hdi.h). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

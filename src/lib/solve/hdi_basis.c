@@ -1,4 +1,4 @@
-/* Head bases and their overlaps: the numerical core of the HDI (spec §5;
+/* Head bases and their overlaps: the numerical core of the HDI (headalloc-model(7), THE HEAD DIVERSITY INDEX;
  * the definitions are in hdi.h).
  *
  * A LLaMA-7B layer has 32 heads of [128 x 4096].  Two things make it fast:

@@ -1,4 +1,4 @@
-/* The certified integer search of spec §3: the feasible divisor with the
+/* The certified integer search of headalloc-model(7), THE CERTIFICATE: the feasible divisor with the
  * least MSE, and a certificate of how that is known.
  *
  * Why a bracket search is a proof: on x >= 1 every term of the relaxed
@@ -167,7 +167,7 @@ static size_t argmin_bracket(const struct evaluator *e)
 	 * the flat stretch.  By convexity the values within the tie tolerance
 	 * of the minimum are one contiguous run: walk out to both of its ends,
 	 * tracking the least value seen, then take the smallest d within
-	 * tolerance of it (spec §3 tie rule). */
+	 * tolerance of it (headalloc-model(7), THE TIE RULE). */
 	double min = log_mse_at(e, lo);
 	size_t right = lo;
 	while (right + 1 < s->feasible_count) {

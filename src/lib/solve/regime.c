@@ -1,6 +1,6 @@
 /* Exact regimes: the lower envelope of the lines a_d + b_d / n, in logs.
  *
- * With the generalised model of calibration.md §2 each divisor's error is
+ * With the generalised model of headalloc-model(7), CALIBRATION (The parameters) each divisor's error is
  * still affine in t = 1/n:
  *   a_d = E + c_b d^-s,   b_d = c_v d^(γd + κ) (rho + (1 - rho) d/D).
  * E is common to every line, so it cancels from every switch point

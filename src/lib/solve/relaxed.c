@@ -1,4 +1,4 @@
-/* The continuous relaxation of spec §3: the real head dimension x in the
+/* The continuous relaxation of headalloc-model(7), THE CONTINUOUS RELAXATION: the real head dimension x in the
  * feasible interval minimising f(x) = c_b x^-s + c_v x^(x/2) (rho +
  * (1 - rho) x / D) / n.  NLopt's SLSQP finds it in u = ln x from a
  * starting point of the leading terms; regula falsi on the slope then
@@ -175,7 +175,7 @@ static double polish_log_x(struct relaxed_problem *p, double u,
 }
 
 /* A starting point for NLopt: the root of the leading terms of the hdi = 1
- * stationarity equation (spec §3), (x/2 + s + 2) ln x = ln(s c_b n D / c_v),
+ * stationarity equation (headalloc-model(7), THE CONTINUOUS RELAXATION), (x/2 + s + 2) ln x = ln(s c_b n D / c_v),
  * by a few Newton steps in u = ln x from x = e; clamped into [lo, hi]. */
 static double starting_log_x(const struct ha_model *m, double budget,
                              double lo, double hi)

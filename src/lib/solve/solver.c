@@ -1,4 +1,4 @@
-/* The fixed-budget allocator of spec §3: the solver object (the feasible
+/* The fixed-budget allocator of headalloc-model(7), THE ALLOCATION PROBLEM: the solver object (the feasible
  * divisors of D under the constraints, and the relaxed interval), the
  * enumeration of every feasible pair, and ha_solver_solve, which runs the
  * certified integer search (integer.c) and the continuous relaxation
@@ -186,7 +186,7 @@ enum ha_status ha_solver_enumerate(const struct ha_solver *s,
 		order[i].index = i;
 	}
 	qsort(order, n, sizeof *order, by_key_then_index);
-	/* The rows tied with the best (spec §3 tolerance) go smaller d first. */
+	/* The rows tied with the best (headalloc-model(7), THE TIE RULE) go smaller d first. */
 	size_t tied = 1;
 	while (tied < n && order[tied].key <= order[0].key + HA_TIE_LOG_TOLERANCE)
 		tied++;

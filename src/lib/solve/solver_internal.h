@@ -12,7 +12,7 @@
 
 #include <headalloc/solver.h>
 
-/* Equal MSE to this relative tolerance is a tie (spec §3): two values of
+/* Equal MSE to this relative tolerance is a tie (headalloc-model(7), THE TIE RULE): two values of
  * ln MSE closer than this are equal, and the smaller d wins. */
 #define HA_TIE_LOG_TOLERANCE 1e-12
 
