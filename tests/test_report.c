@@ -13,6 +13,8 @@
 
 #include <headalloc/headalloc.h>
 
+#include "yaml_path.h"
+
 /* ---- writing into memory ------------------------------------------------ */
 
 /* The sections of one report. */
@@ -54,40 +56,9 @@ static void load(const char *text, yaml_document_t *doc)
 	cr_assert_eq(root->type, YAML_MAPPING_NODE);
 }
 
-/* The node at a dotted path of keys and list indices ("table.3.heads")
- * below node, or NULL when a step is missing. */
-static yaml_node_t *find(yaml_document_t *doc, yaml_node_t *node,
-                         const char *path)
-{
-	char step[64];
-	while (node && *path) {
-		size_t len = strcspn(path, ".");
-		cr_assert_lt(len, sizeof step);
-		memcpy(step, path, len);
-		step[len] = '\0';
-		path += len + (path[len] == '.');
-		yaml_node_t *next = NULL;
-		if (node->type == YAML_MAPPING_NODE) {
-			for (yaml_node_pair_t *p = node->data.mapping.pairs.start;
-			     p < node->data.mapping.pairs.top && !next; p++) {
-				yaml_node_t *k = yaml_document_get_node(doc, p->key);
-				if (strcmp((const char *)k->data.scalar.value, step) == 0)
-					next = yaml_document_get_node(doc, p->value);
-			}
-		} else if (node->type == YAML_SEQUENCE_NODE) {
-			long i = strtol(step, NULL, 10);
-			yaml_node_item_t *items = node->data.sequence.items.start;
-			if (i >= 0 && items + i < node->data.sequence.items.top)
-				next = yaml_document_get_node(doc, items[i]);
-		}
-		node = next;
-	}
-	return node;
-}
-
 static yaml_node_t *at(yaml_document_t *doc, const char *path)
 {
-	yaml_node_t *node = find(doc, yaml_document_get_root_node(doc), path);
+	yaml_node_t *node = yaml_path(doc, yaml_document_get_root_node(doc), path);
 	cr_assert_not_null(node, "no %s", path);
 	return node;
 }
@@ -129,7 +100,7 @@ static size_t length_at(yaml_document_t *doc, const char *path)
 
 static int has(yaml_document_t *doc, const char *path)
 {
-	return find(doc, yaml_document_get_root_node(doc), path) != NULL;
+	return yaml_path(doc, yaml_document_get_root_node(doc), path) != NULL;
 }
 
 /* ---- an independent optimum ---------------------------------------------------- */
@@ -632,7 +603,7 @@ Test(report, hdi_reads_back)
 	/* two random lines in the plane: 1 - 1/2 */
 	cr_assert_float_eq(num_at(&doc, "layers.0.baseline_hdi"), 0.5, 1e-15);
 	cr_assert_float_eq(num_at(&doc, "mean_baseline_hdi"), 0.5, 1e-15);
-	cr_assert(!find(&doc, yaml_document_get_root_node(&doc), "checkpoint"));
+	cr_assert(!yaml_path(&doc, yaml_document_get_root_node(&doc), "checkpoint"));
 	cr_assert_str_eq(str_at(&doc, "file"), "k.npy");
 	cr_assert_str_eq(str_at(&doc, "layout"), "out-in");
 	cr_assert_str_eq(str_at(&doc, "layers.0.tensor"), "k\nproj");

@@ -13,6 +13,8 @@
 
 #include <headalloc/headalloc.h>
 
+#include "yaml_path.h"
+
 /* ---- a calibration of runs drawn from known parameters ----------------- */
 
 /* E = 1.8, c_b = 40, s = 2, ln c_v = -40.8 (the seeds' law), each loss
@@ -72,31 +74,7 @@ static char *render(enum ha_report_format format,
 
 static yaml_node_t *find(yaml_document_t *doc, const char *path)
 {
-	yaml_node_t *node = yaml_document_get_root_node(doc);
-	char step[64];
-	while (node && *path) {
-		size_t len = strcspn(path, ".");
-		cr_assert_lt(len, sizeof step);
-		memcpy(step, path, len);
-		step[len] = '\0';
-		path += len + (path[len] == '.');
-		yaml_node_t *next = NULL;
-		if (node->type == YAML_MAPPING_NODE) {
-			for (yaml_node_pair_t *p = node->data.mapping.pairs.start;
-			     p < node->data.mapping.pairs.top && !next; p++) {
-				yaml_node_t *k = yaml_document_get_node(doc, p->key);
-				if (strcmp((const char *)k->data.scalar.value, step) == 0)
-					next = yaml_document_get_node(doc, p->value);
-			}
-		} else if (node->type == YAML_SEQUENCE_NODE) {
-			long i = strtol(step, NULL, 10);
-			yaml_node_item_t *items = node->data.sequence.items.start;
-			if (i >= 0 && items + i < node->data.sequence.items.top)
-				next = yaml_document_get_node(doc, items[i]);
-		}
-		node = next;
-	}
-	return node;
+	return yaml_path(doc, yaml_document_get_root_node(doc), path);
 }
 
 static const char *str_at(yaml_document_t *doc, const char *path)
