@@ -63,24 +63,6 @@ static yaml_node_t *at(yaml_document_t *doc, const char *path)
 	return node;
 }
 
-static const char *str_at(yaml_document_t *doc, const char *path)
-{
-	yaml_node_t *node = at(doc, path);
-	cr_assert_eq(node->type, YAML_SCALAR_NODE, "%s is not a scalar", path);
-	return (const char *)node->data.scalar.value;
-}
-
-static double num_at(yaml_document_t *doc, const char *path)
-{
-	const char *s = str_at(doc, path);
-	if (strcmp(s, ".inf") == 0)
-		return INFINITY;
-	char *end;
-	double v = strtod(s, &end);
-	cr_assert(*s && !*end, "%s: '%s' is not a number", path, s);
-	return v;
-}
-
 static uint64_t uint_at(yaml_document_t *doc, const char *path)
 {
 	const char *s = str_at(doc, path);

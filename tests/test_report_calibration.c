@@ -77,25 +77,6 @@ static yaml_node_t *find(yaml_document_t *doc, const char *path)
 	return yaml_path(doc, yaml_document_get_root_node(doc), path);
 }
 
-static const char *str_at(yaml_document_t *doc, const char *path)
-{
-	yaml_node_t *node = find(doc, path);
-	cr_assert_not_null(node, "no %s", path);
-	cr_assert_eq(node->type, YAML_SCALAR_NODE, "%s is not a scalar", path);
-	return (const char *)node->data.scalar.value;
-}
-
-static double num_at(yaml_document_t *doc, const char *path)
-{
-	const char *s = str_at(doc, path);
-	if (strcmp(s, ".inf") == 0)
-		return INFINITY;
-	char *end;
-	double v = strtod(s, &end);
-	cr_assert(*s && !*end, "%s: '%s' is not a number", path, s);
-	return v;
-}
-
 static int is_null(yaml_document_t *doc, const char *path)
 {
 	return strcmp(str_at(doc, path), "null") == 0;

@@ -4,6 +4,7 @@
 #ifndef HEADALLOC_TESTS_YAML_PATH_H
 #define HEADALLOC_TESTS_YAML_PATH_H
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +39,28 @@ static inline yaml_node_t *yaml_path(yaml_document_t *doc, yaml_node_t *node,
 		node = next;
 	}
 	return node;
+}
+
+/* The scalar at path below the document's root: it must exist and be a
+ * scalar. */
+static inline const char *str_at(yaml_document_t *doc, const char *path)
+{
+	yaml_node_t *node = yaml_path(doc, yaml_document_get_root_node(doc), path);
+	cr_assert_not_null(node, "no %s", path);
+	cr_assert_eq(node->type, YAML_SCALAR_NODE, "%s is not a scalar", path);
+	return (const char *)node->data.scalar.value;
+}
+
+/* The number at path (.inf included): the whole scalar must be one. */
+static inline double num_at(yaml_document_t *doc, const char *path)
+{
+	const char *s = str_at(doc, path);
+	if (strcmp(s, ".inf") == 0)
+		return INFINITY;
+	char *end;
+	double v = strtod(s, &end);
+	cr_assert(*s && !*end, "%s: '%s' is not a number", path, s);
+	return v;
 }
 
 #endif
