@@ -23,7 +23,7 @@ rank_of_layer() {
 # The layer of each public header: keep in step with include/headalloc/.
 layer_of_header() {
 	case $1 in
-	export.h | status.h | error.h | number.h | text.h) echo base ;;
+	export.h | status.h | error.h | number.h | text.h | progress.h) echo base ;;
 	model.h | divisors.h) echo model ;;
 	weights.h | covariance.h | checkpoint.h | runs.h) echo input ;;
 	solver.h | fit.h | regime.h | hdi.h | head_weights.h | compare.h | calibrate.h) echo solve ;;

@@ -501,6 +501,8 @@ Test(solver, free_accepts_null)
 {
 	ha_solver_free(NULL);
 	cr_assert_str_eq(ha_status_str(HA_EINFEASIBLE), "no feasible allocation");
+	cr_assert_str_eq(ha_status_str(HA_ECANCELED), "cancelled");
+	cr_assert_str_eq(ha_status_str((enum ha_status)99), "unknown status");
 	cr_assert_str_eq(ha_certificate_method_str(HA_CERT_BRACKET), "bracket");
 	cr_assert_str_eq(ha_certificate_method_str(HA_CERT_EXHAUSTIVE), "exhaustive");
 }

@@ -23,5 +23,7 @@
 #include "number.h"
 #include "plot.h"
 #include "text.h"
+#include "progress.h"
+#include "checkpoint.h"
 
 #endif

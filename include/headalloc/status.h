@@ -21,7 +21,8 @@ enum ha_status {
 	HA_EIO = 5,         /* reading or writing a stream failed */
 	HA_EFORMAT = 6,     /* malformed input data (file contents) */
 	HA_EUNSUPPORTED = 7, /* valid input that this version cannot handle */
-	HA_EDEGENERATE = 8   /* too few distinct points for a fit */
+	HA_EDEGENERATE = 8,  /* too few distinct points for a fit */
+	HA_ECANCELED = 9     /* a progress callback asked to stop */
 };
 
 /* A short, static, lower-case description of a status ("no feasible

@@ -24,6 +24,7 @@ int cli_exit_status(enum ha_status status)
 	case HA_EIO:
 	case HA_ENOMEM:
 	case HA_ENUMERIC:
+	case HA_ECANCELED:
 		break;
 	}
 	return EXIT_IO;

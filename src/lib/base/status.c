@@ -14,6 +14,7 @@ const char *ha_status_str(enum ha_status status)
 	case HA_EFORMAT: return "malformed input";
 	case HA_EUNSUPPORTED: return "unsupported input";
 	case HA_EDEGENERATE: return "too few distinct points to fit";
+	case HA_ECANCELED: return "cancelled";
 	}
 	return "unknown status";
 }
