@@ -155,6 +155,9 @@ struct ha_samples {
  * common ones: those of ha_solver_new and ha_solver_solve (HA_EINFEASIBLE,
  * HA_ENOMEM, HA_ENUMERIC); HA_EINVAL for no budget, no sample, or a NULL
  * samples.at. */
+/* ha_table_request.threads: one thread per online processor (at most 8). */
+#define HA_THREADS_ONLINE ((size_t)-1)
+
 struct ha_table_request {
 	const struct ha_model *model;             /* required; samples unused */
 	const struct ha_constraints *constraints; /* NULL: none */
@@ -167,9 +170,10 @@ struct ha_table_request {
 	 * the report makes its own. */
 	struct ha_solver *const *solvers;
 	/* The threads that solve and format the rows while the calling thread
-	 * writes them: 0, as many as the machine has online processors (at
-	 * most 8); 1, the calling thread alone.  The bytes written are the
-	 * same either way.  samples.at is called on the calling thread only;
+	 * writes them, opt-in: 0 (a zero-initialised request) or 1, the
+	 * calling thread alone; HA_THREADS_ONLINE, as many as the machine has
+	 * online processors; any other count as given; at most 8 either way.
+	 * The bytes written are the same either way.  samples.at is called on the calling thread only;
 	 * borrowed solvers are only read.  Short tables and tables of more
 	 * than 64 budgets use the calling thread alone. */
 	size_t threads;
