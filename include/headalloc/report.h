@@ -11,7 +11,9 @@
  *     ha_report_free(r);
  *
  * In YAML the document is one map and each section adds its keys to it;
- * in text each section adds its lines.  Each section takes a small request
+ * JSON is the same document in the other syntax of the same writer
+ * (yaml_writer.h), so every section has it, with the same keys; in text
+ * each section adds its lines.  Each section takes a small request
  * struct (what to report; zero-initialise it, so that fields added later
  * keep their default) and returns an enum ha_status.  Errors are sticky:
  * after a section fails, later sections and ha_report_finish() write
@@ -46,13 +48,16 @@ extern "C" {
 
 enum ha_report_format {
 	HA_FORMAT_TEXT = 0, /* aligned lines for people */
-	HA_FORMAT_YAML = 1  /* one YAML document; floats read back exactly */
+	HA_FORMAT_YAML = 1, /* one YAML document; floats read back exactly */
+	HA_FORMAT_JSON = 2  /* the YAML document's keys and structure in JSON;
+	                       a value beyond a double (.inf, .nan) is null,
+	                       with its exact log10_* beside it as in YAML */
 };
 
-/* The name of a report format: "text" or "yaml" (never NULL). */
+/* The name of a report format: "text", "yaml" or "json" (never NULL). */
 HA_API const char *ha_report_format_str(enum ha_report_format format);
 
-/* Parse "text" or "yaml" (exactly) into *out.  HA_EINVAL for anything
+/* Parse "text", "yaml" or "json" (exactly) into *out.  HA_EINVAL for anything
  * else or a NULL argument; then *out is untouched. */
 HA_API enum ha_status ha_report_format_parse(const char *text,
                                              enum ha_report_format *out);

@@ -1,4 +1,5 @@
-/* headalloc — a small YAML writer over libyaml's emitter.
+/* headalloc — the one writer of machine-readable reports: YAML over
+ * libyaml's emitter, or the same events as JSON (ha_yaml_writer_new_json).
  *
  * Block style by default; errors are sticky: after the first failure every
  * call is a no-op and ha_yaml_writer_finish() reports it.  Floats are
@@ -25,6 +26,16 @@ struct ha_yaml_writer;
  * cannot be allocated (then *out is NULL).  A failure to emit the stream
  * start is sticky and reported by ha_yaml_writer_finish(). */
 HA_API enum ha_status ha_yaml_writer_new(FILE *stream, struct ha_yaml_writer **out);
+
+/* The same writer in the JSON syntax (RFC 8259): every call below writes
+ * the same document as JSON, streamed as it is written (maps as objects,
+ * sequences as arrays, the flow ones on one line, the block ones a line
+ * an item, indented by two spaces); doubles beyond a double (the YAML's
+ * .inf, -.inf, .nan) are null.  Calls out of order (a value in a map
+ * without its key, an end that closes nothing) are HA_EINVAL, sticky.
+ * Errors as ha_yaml_writer_new's. */
+HA_API enum ha_status ha_yaml_writer_new_json(FILE *stream,
+                                              struct ha_yaml_writer **out);
 
 /* End the document and the stream, flush, and report the first error of
  * the writer's life (HA_EIO when the emitter or the stream failed).  The

@@ -63,6 +63,7 @@ struct rows {
 	size_t worker_sets;                  /* sets in relaxed and memos */
 	struct rows_job **jobs;
 	size_t slots;
+	int json;   /* rows through the writer's events, one by one */
 };
 
 static char *put_uint(char *p, uint64_t value)
@@ -239,7 +240,7 @@ static void solve_rows(void *ctx, size_t worker, void *job_)
 		row->relaxed_heads = relaxation.heads;
 		if (!rs->yaml) {
 			p = put_text_row(p, req->budgets[b], m.samples, row);
-		} else if (at > 0) {
+		} else if (at > 0 && !rs->json) {
 			if (!(samples_of_text == m.samples)) {
 				samples_length = (size_t)(put_double(samples_text, m.samples) -
 				                          samples_text);
@@ -287,7 +288,7 @@ static enum ha_status take_rows(struct rows *rs, struct ha_report *r,
 	for (size_t k = 0; k < job->solved; k++) {
 		size_t at = job->first + k, b = at % nb;
 		const struct row *row = &job->rows[k];
-		if (at == 0 && rs->yaml)
+		if ((at == 0 || rs->json) && rs->yaml)
 			emit_first_row(r->yaml, t->req->budgets[b], job->samples[k], row);
 		journal_put(t->journal, row->relaxed_dim);
 		ha_fit_add(t->dim_power[b], job->samples[k], row->relaxed_dim);
@@ -394,7 +395,8 @@ enum ha_status table_write_rows(struct table *t, struct ha_report *r,
 	}
 	size_t workers = total >= THREADED_MIN_ROWS && nb <= THREADED_MAX_BUDGETS
 		? pool_threads_for(req->threads) : 0;
-	struct rows rs = {.t = t, .yaml = r->yaml != NULL};
+	struct rows rs = {.t = t, .yaml = r->yaml != NULL,
+	                  .json = r->yaml != NULL && !r->yaml_text};
 	struct pool *pool = NULL;
 	enum ha_status st = prepare_rows(&rs, workers);
 	if (st == HA_OK)
