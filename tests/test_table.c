@@ -428,7 +428,7 @@ static char *fits_document(const struct report_law_fit *fits,
 			char *end = report_raw_fit(item + n, 6, &fits[i]);
 			cr_assert_not_null(end);
 			cr_assert_leq((size_t)(end - item - n), REPORT_RAW_FIT_MAX);
-			ha_yaml_raw(w, item, (size_t)(end - item));
+			yaml_writer_raw(w, item, (size_t)(end - item));
 			continue;
 		}
 		cr_assert(i == 0 || fits[i].status != HA_OK || !raw);

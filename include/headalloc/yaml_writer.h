@@ -64,18 +64,6 @@ HA_API void ha_yaml_null(struct ha_yaml_writer *w);
  * text, or .nan, .inf, -.inf.  Returns buf (at least 32 bytes). */
 HA_API const char *ha_yaml_double_text(double value, char buf[32]);
 
-/* Write length bytes of text as they are, after everything emitted so
- * far, bypassing the emitter (which is flushed first and never learns of
- * them).  For long runs of items a caller formats itself, such as the
- * rows of a sweep: text must be exactly what the emitter would write
- * there, and leave the document where the emitter believes it is.  Items
- * of a block sequence do both once the sequence holds one item emitted
- * the ordinary way: each further item is "\n" + its indentation + "- " +
- * the item, the emitter writes any next event from a new line either way,
- * and it never wraps a line (its width is unlimited).  A failure to write
- * is sticky, like any other. */
-HA_API void ha_yaml_raw(struct ha_yaml_writer *w, const char *text, size_t length);
-
 /* The status so far (HA_OK until something failed). */
 HA_API enum ha_status ha_yaml_writer_status(const struct ha_yaml_writer *w);
 

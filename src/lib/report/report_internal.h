@@ -12,6 +12,7 @@
 #include <headalloc/yaml_writer.h>
 
 #include "base/error_internal.h"
+#include "report/yaml_writer_internal.h"
 
 struct ha_report {
 	FILE *stream;

@@ -144,14 +144,14 @@ static void take_points(struct heads *hs, struct ha_report *r,
 		/* No text: this one goes through the emitter, after the text
 		 * before it. */
 		if (start > from)
-			ha_yaml_raw(r->yaml, job->text + from, start - from);
+			yaml_writer_raw(r->yaml, job->text + from, start - from);
 		emit_point(r->yaml, job->samples[k], &job->fits[k]);
 		from = start;
 	}
 	size_t end = job->count ? job->text_end[job->count - 1] : 0;
 	if (end > from) {
 		if (hs->yaml)
-			ha_yaml_raw(r->yaml, job->text + from, end - from);
+			yaml_writer_raw(r->yaml, job->text + from, end - from);
 		else
 			fwrite(job->text + from, 1, end - from, r->stream);
 	}

@@ -11,7 +11,7 @@
  *
  * YAML rows after the first are formatted as the emitter writes an item of
  * the table's block sequence (a new line, "- ", a flow map of plain
- * scalars with ", " between pairs) and written past it with ha_yaml_raw;
+ * scalars with ", " between pairs) and written past it with yaml_writer_raw;
  * the first row goes through the emitter, which then knows the sequence
  * holds an item (an empty one it would write as []). */
 #include <inttypes.h>
@@ -296,7 +296,7 @@ static enum ha_status take_rows(struct rows *rs, struct ha_report *r,
 	}
 	if (job->text_used > 0) {
 		if (rs->yaml)
-			ha_yaml_raw(r->yaml, job->text, job->text_used);
+			yaml_writer_raw(r->yaml, job->text, job->text_used);
 		else
 			fwrite(job->text, 1, job->text_used, r->stream);
 	}

@@ -19,6 +19,7 @@
 #include <headalloc/yaml_writer.h>
 
 #include "format_double.h"
+#include "yaml_writer_internal.h"
 
 /* JSON: the open containers, innermost last. */
 #define JSON_MAX_DEPTH 64
@@ -434,7 +435,7 @@ void ha_yaml_double(struct ha_yaml_writer *w, double value)
 		plain_scalar(w, ha_yaml_double_text(value, buf));
 }
 
-void ha_yaml_raw(struct ha_yaml_writer *w, const char *text, size_t length)
+void yaml_writer_raw(struct ha_yaml_writer *w, const char *text, size_t length)
 {
 	if (w->status != HA_OK)
 		return;
