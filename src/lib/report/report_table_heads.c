@@ -16,7 +16,7 @@
 
 #include "report/format_double.h"
 #include "report/report_pool.h"
-#include "report/report_table.h"
+#include "report/report_table_sections.h"
 
 /* Values of x* a job: the points of a job hold at most this many (and at
  * least one point, whatever its budgets). */

@@ -23,7 +23,7 @@
 #include "report/format_double.h"
 #include "report/report_pool.h"
 #include "solve/solver_internal.h"
-#include "report/report_table.h"
+#include "report/report_table_sections.h"
 
 /* Rows a job: a few milliseconds of work, so that handing jobs over
  * costs nothing measurable, and little memory a job. */
