@@ -124,7 +124,12 @@ Test(report, formats_parse_and_name_each_other)
 	cr_assert_eq(ha_report_format_parse("text", &f), HA_OK);
 	cr_assert_eq(f, HA_FORMAT_TEXT);
 	cr_assert_str_eq(ha_report_format_str(f), "text");
-	cr_assert_eq(ha_report_format_parse("json", &f), HA_EINVAL);
+	cr_assert_eq(ha_report_format_parse("json", &f), HA_OK);
+	cr_assert_eq(f, HA_FORMAT_JSON);
+	cr_assert_str_eq(ha_report_format_str(f), "json");
+	f = HA_FORMAT_TEXT;
+	cr_assert_eq(ha_report_format_parse("xml", &f), HA_EINVAL);
+	cr_assert_eq(ha_report_format_parse("JSON", &f), HA_EINVAL);
 	cr_assert_eq(ha_report_format_parse("YAML", &f), HA_EINVAL);
 	cr_assert_eq(f, HA_FORMAT_TEXT, "a refused name leaves *out alone");
 	cr_assert_eq(ha_report_format_parse(NULL, &f), HA_EINVAL);

@@ -383,7 +383,7 @@ Test(scenario, bad_model_and_constraints)
 Test(scenario, bad_report)
 {
 	read_bad("budgets: 1\nreport: {format: html}\n", HA_EFORMAT, 2, 18,
-	         "report.format: expected text or yaml, found 'html'");
+	         "report.format: expected text, yaml or json, found 'html'");
 	read_bad("budgets: 1\nreport: {all: yes}\n", HA_EFORMAT, 2, 15,
 	         "report.all: expected true or false, found 'yes'");
 	read_bad("budgets: 1\nreport: {regimes: \"true\"}\n", HA_EFORMAT, 2,
@@ -470,7 +470,7 @@ Test(scenario, keys_and_words_match_in_full)
 	         "'samples?x'");
 	read_bad("budgets: 1\nreport: {format: \"yaml\\0\"}\n", HA_EFORMAT,
 	         2, 18,
-	         "report.format: expected text or yaml, found the quoted "
+	         "report.format: expected text, yaml or json, found the quoted "
 	         "string 'yaml?'");
 	/* Quoted words are words. */
 	struct ha_scenario *sc = read_ok("budgets: 1\n\"report\": "

@@ -17,6 +17,7 @@
 #include <headalloc/headalloc.h>
 
 #include "report/report_internal.h"
+#include "report/report_pool.h"
 #include "solve/solver_internal.h"
 
 static uint64_t next_random(uint64_t *state)
@@ -55,7 +56,7 @@ static double sample_of(const void *ctx, size_t i)
 }
 
 /* The table of k, alone in a report, into a new string, by `threads`
- * threads (0: the default). */
+ * threads (0: the default, one thread). */
 static char *render_threads(const struct sweep *k, enum ha_report_format format,
                             size_t threads)
 {
@@ -308,8 +309,8 @@ Test(table, a_stream_full_among_the_rows_gives_eio)
 }
 
 /* Sweeps long enough for the worker threads (rows and per-n fits): the
- * same bytes from one thread, from three and from the default, in both
- * formats. */
+ * same bytes from one thread, from three and from every online processor,
+ * in both formats. */
 Test(table, threads_write_the_bytes_of_one_thread, .timeout = 600)
 {
 	uint64_t rng = 7;
@@ -336,10 +337,10 @@ Test(table, threads_write_the_bytes_of_one_thread, .timeout = 600)
 			enum ha_report_format f = format ? HA_FORMAT_TEXT : HA_FORMAT_YAML;
 			char *one = render_threads(&k, f, 1);
 			char *three = render_threads(&k, f, 3);
-			char *any = render_threads(&k, f, 0);
+			char *any = render_threads(&k, f, HA_THREADS_ONLINE);
 			cr_assert(strcmp(one, three) == 0, "sweep %d, %s: 3 threads differ",
 			          c, format ? "text" : "yaml");
-			cr_assert(strcmp(one, any) == 0, "sweep %d, %s: the default differs",
+			cr_assert(strcmp(one, any) == 0, "sweep %d, %s: all online processors differ",
 			          c, format ? "text" : "yaml");
 			free(one);
 			free(three);
@@ -349,6 +350,17 @@ Test(table, threads_write_the_bytes_of_one_thread, .timeout = 600)
 		free(k.samples);
 	}
 	cr_assert_eq(threaded, 20);
+}
+
+/* Threads are opt-in: a zero-initialised request solves on the calling
+ * thread alone. */
+Test(table, zero_threads_is_the_calling_thread)
+{
+	cr_assert_eq(pool_threads_for(0), 0);
+	cr_assert_eq(pool_threads_for(1), 0);
+	cr_assert_eq(pool_threads_for(3), 3);
+	cr_assert_eq(pool_threads_for(100), POOL_MAX_THREADS);
+	cr_assert_leq(pool_threads_for(HA_THREADS_ONLINE), POOL_MAX_THREADS);
 }
 
 static double random_value(uint64_t *rng)
@@ -416,7 +428,7 @@ static char *fits_document(const struct report_law_fit *fits,
 			char *end = report_raw_fit(item + n, 6, &fits[i]);
 			cr_assert_not_null(end);
 			cr_assert_leq((size_t)(end - item - n), REPORT_RAW_FIT_MAX);
-			ha_yaml_raw(w, item, (size_t)(end - item));
+			yaml_writer_raw(w, item, (size_t)(end - item));
 			continue;
 		}
 		cr_assert(i == 0 || fits[i].status != HA_OK || !raw);

@@ -120,3 +120,111 @@ Test(yaml_writer, write_errors_are_reported)
 	ha_yaml_writer_free(NULL);
 	fclose(f);
 }
+
+/* ---- the JSON syntax ------------------------------------------------------ */
+
+/* calls(w) in the JSON syntax, into a new string; *status the finish's. */
+static char *json_of(void (*calls)(struct ha_yaml_writer *),
+                     enum ha_status *status)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+	cr_assert_not_null(f);
+	struct ha_yaml_writer *w;
+	cr_assert_eq(ha_yaml_writer_new_json(f, &w), HA_OK);
+	calls(w);
+	*status = ha_yaml_writer_finish(w);
+	ha_yaml_writer_free(w);
+	cr_assert_eq(fclose(f), 0);
+	return text;
+}
+
+static void every_kind(struct ha_yaml_writer *w)
+{
+	ha_yaml_begin_map(w, 0);
+	ha_yaml_key(w, "name");
+	ha_yaml_string(w, "a \"quoted\" \\ tab\t new\nline \x01 \xc3\xa9");
+	ha_yaml_key(w, "n");
+	ha_yaml_uint(w, UINT64_MAX);
+	ha_yaml_key(w, "i");
+	ha_yaml_int(w, INT64_MIN);
+	ha_yaml_key(w, "row");
+	ha_yaml_begin_map(w, 1);
+	ha_yaml_key(w, "x");
+	ha_yaml_double(w, 1e8);
+	ha_yaml_key(w, "inf");
+	ha_yaml_double(w, INFINITY);
+	ha_yaml_key(w, "minus_inf");
+	ha_yaml_double(w, -INFINITY);
+	ha_yaml_key(w, "nan");
+	ha_yaml_double(w, NAN);
+	ha_yaml_end_map(w);
+	ha_yaml_key(w, "list");
+	ha_yaml_begin_seq(w, 0);
+	ha_yaml_bool(w, 1);
+	ha_yaml_null(w);
+	ha_yaml_begin_seq(w, 1);
+	ha_yaml_end_seq(w);
+	ha_yaml_begin_map(w, 0);
+	ha_yaml_end_map(w);
+	ha_yaml_end_seq(w);
+	ha_yaml_end_map(w);
+}
+
+/* The same events as YAML, in JSON: escaped strings, exact integers,
+ * the non-finite doubles as null, flow containers on one line. */
+Test(yaml_writer, json_syntax_of_the_same_events)
+{
+	enum ha_status st;
+	char *text = json_of(every_kind, &st);
+	cr_assert_eq(st, HA_OK);
+	cr_assert_str_eq(text,
+		"{\n"
+		"  \"name\": \"a \\\"quoted\\\" \\\\ tab\\t new\\nline \\u0001 \xc3\xa9\",\n"
+		"  \"n\": 18446744073709551615,\n"
+		"  \"i\": -9223372036854775808,\n"
+		"  \"row\": {\"x\": 100000000.0, \"inf\": null, \"minus_inf\": null, \"nan\": null},\n"
+		"  \"list\": [\n"
+		"    true,\n"
+		"    null,\n"
+		"    [],\n"
+		"    {}\n"
+		"  ]\n"
+		"}\n");
+	free(text);
+}
+
+static void value_without_key(struct ha_yaml_writer *w)
+{
+	ha_yaml_begin_map(w, 0);
+	ha_yaml_uint(w, 1);
+	ha_yaml_end_map(w);
+}
+
+static void unclosed(struct ha_yaml_writer *w)
+{
+	ha_yaml_begin_seq(w, 0);
+}
+
+static void key_in_a_list(struct ha_yaml_writer *w)
+{
+	ha_yaml_begin_seq(w, 0);
+	ha_yaml_key(w, "k");
+	ha_yaml_end_seq(w);
+}
+
+/* Events out of order cannot make invalid JSON: they are HA_EINVAL. */
+Test(yaml_writer, json_refuses_events_out_of_order)
+{
+	void (*bad[])(struct ha_yaml_writer *) = {value_without_key, unclosed,
+	                                          key_in_a_list};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		enum ha_status st;
+		free(json_of(bad[i], &st));
+		cr_assert_eq(st, HA_EINVAL, "case %zu", i);
+	}
+	struct ha_yaml_writer *w;
+	cr_assert_eq(ha_yaml_writer_new_json(NULL, &w), HA_EINVAL);
+	cr_assert_null(w);
+}

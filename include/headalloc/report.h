@@ -11,7 +11,9 @@
  *     ha_report_free(r);
  *
  * In YAML the document is one map and each section adds its keys to it;
- * in text each section adds its lines.  Each section takes a small request
+ * JSON is the same document in the other syntax of the same writer
+ * (yaml_writer.h), so every section has it, with the same keys; in text
+ * each section adds its lines.  Each section takes a small request
  * struct (what to report; zero-initialise it, so that fields added later
  * keep their default) and returns an enum ha_status.  Errors are sticky:
  * after a section fails, later sections and ha_report_finish() write
@@ -46,13 +48,16 @@ extern "C" {
 
 enum ha_report_format {
 	HA_FORMAT_TEXT = 0, /* aligned lines for people */
-	HA_FORMAT_YAML = 1  /* one YAML document; floats read back exactly */
+	HA_FORMAT_YAML = 1, /* one YAML document; floats read back exactly */
+	HA_FORMAT_JSON = 2  /* the YAML document's keys and structure in JSON;
+	                       a value beyond a double (.inf, .nan) is null,
+	                       with its exact log10_* beside it as in YAML */
 };
 
-/* The name of a report format: "text" or "yaml" (never NULL). */
+/* The name of a report format: "text", "yaml" or "json" (never NULL). */
 HA_API const char *ha_report_format_str(enum ha_report_format format);
 
-/* Parse "text" or "yaml" (exactly) into *out.  HA_EINVAL for anything
+/* Parse "text", "yaml" or "json" (exactly) into *out.  HA_EINVAL for anything
  * else or a NULL argument; then *out is untouched. */
 HA_API enum ha_status ha_report_format_parse(const char *text,
                                              enum ha_report_format *out);
@@ -155,6 +160,9 @@ struct ha_samples {
  * common ones: those of ha_solver_new and ha_solver_solve (HA_EINFEASIBLE,
  * HA_ENOMEM, HA_ENUMERIC); HA_EINVAL for no budget, no sample, or a NULL
  * samples.at. */
+/* ha_table_request.threads: one thread per online processor (at most 8). */
+#define HA_THREADS_ONLINE ((size_t)-1)
+
 struct ha_table_request {
 	const struct ha_model *model;             /* required; samples unused */
 	const struct ha_constraints *constraints; /* NULL: none */
@@ -167,9 +175,10 @@ struct ha_table_request {
 	 * the report makes its own. */
 	struct ha_solver *const *solvers;
 	/* The threads that solve and format the rows while the calling thread
-	 * writes them: 0, as many as the machine has online processors (at
-	 * most 8); 1, the calling thread alone.  The bytes written are the
-	 * same either way.  samples.at is called on the calling thread only;
+	 * writes them, opt-in: 0 (a zero-initialised request) or 1, the
+	 * calling thread alone; HA_THREADS_ONLINE, as many as the machine has
+	 * online processors; any other count as given; at most 8 either way.
+	 * The bytes written are the same either way.  samples.at is called on the calling thread only;
 	 * borrowed solvers are only read.  Short tables and tables of more
 	 * than 64 budgets use the calling thread alone. */
 	size_t threads;

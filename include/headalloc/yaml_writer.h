@@ -1,4 +1,5 @@
-/* headalloc — a small YAML writer over libyaml's emitter.
+/* headalloc — the one writer of machine-readable reports: YAML over
+ * libyaml's emitter, or the same events as JSON (ha_yaml_writer_new_json).
  *
  * Block style by default; errors are sticky: after the first failure every
  * call is a no-op and ha_yaml_writer_finish() reports it.  Floats are
@@ -26,6 +27,16 @@ struct ha_yaml_writer;
  * start is sticky and reported by ha_yaml_writer_finish(). */
 HA_API enum ha_status ha_yaml_writer_new(FILE *stream, struct ha_yaml_writer **out);
 
+/* The same writer in the JSON syntax (RFC 8259): every call below writes
+ * the same document as JSON, streamed as it is written (maps as objects,
+ * sequences as arrays, the flow ones on one line, the block ones a line
+ * an item, indented by two spaces); doubles beyond a double (the YAML's
+ * .inf, -.inf, .nan) are null.  Calls out of order (a value in a map
+ * without its key, an end that closes nothing) are HA_EINVAL, sticky.
+ * Errors as ha_yaml_writer_new's. */
+HA_API enum ha_status ha_yaml_writer_new_json(FILE *stream,
+                                              struct ha_yaml_writer **out);
+
 /* End the document and the stream, flush, and report the first error of
  * the writer's life (HA_EIO when the emitter or the stream failed).  The
  * writer is still to be freed. */
@@ -52,18 +63,6 @@ HA_API void ha_yaml_null(struct ha_yaml_writer *w);
 /* The plain scalar ha_yaml_double writes for value: ha_format_double's
  * text, or .nan, .inf, -.inf.  Returns buf (at least 32 bytes). */
 HA_API const char *ha_yaml_double_text(double value, char buf[32]);
-
-/* Write length bytes of text as they are, after everything emitted so
- * far, bypassing the emitter (which is flushed first and never learns of
- * them).  For long runs of items a caller formats itself, such as the
- * rows of a sweep: text must be exactly what the emitter would write
- * there, and leave the document where the emitter believes it is.  Items
- * of a block sequence do both once the sequence holds one item emitted
- * the ordinary way: each further item is "\n" + its indentation + "- " +
- * the item, the emitter writes any next event from a new line either way,
- * and it never wraps a line (its width is unlimited).  A failure to write
- * is sticky, like any other. */
-HA_API void ha_yaml_raw(struct ha_yaml_writer *w, const char *text, size_t length);
 
 /* The status so far (HA_OK until something failed). */
 HA_API enum ha_status ha_yaml_writer_status(const struct ha_yaml_writer *w);

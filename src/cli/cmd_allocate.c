@@ -222,6 +222,7 @@ static enum ha_status write_report(struct ha_report *r, const void *ctx,
 				.budget_count = o->budget_count,
 				.samples = {sample_count(&o->samples), sample_of, &o->samples},
 				.solvers = a->s.of_budget,
+				.threads = HA_THREADS_ONLINE,
 			}, err);
 	}
 	if (o->regimes)

@@ -30,7 +30,7 @@ static const char usage[] =
 	"                              or in-out ([d_model, H*d_k]); for DIR only\n"
 	"                              with --tensor\n"
 	"      --overlap               text: also print each H x H overlap matrix\n"
-	"  -f, --format FORMAT         text (default) or yaml\n"
+	"  -f, --format FORMAT         text (default), yaml or json\n"
 	"  -o, --output FILE           write to FILE (atomically) instead of stdout\n"
 	"      --plot FILE             also draw each layer's overlap matrix and the\n"
 	"                              HDI of every layer into FILE (.svg, .png or .pdf)\n"

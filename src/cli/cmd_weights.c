@@ -13,7 +13,7 @@ static const char usage[] =
 	"Compute the optimal head weights alpha, proportional to Sigma^-1 1, for\n"
 	"the H x H covariance Sigma of the heads' outputs.\n"
 	"\n"
-	"  -f, --format FORMAT         text (default) or yaml\n"
+	"  -f, --format FORMAT         text (default), yaml or json\n"
 	"  -o, --output FILE           write to FILE (atomically) instead of stdout\n"
 	"      --plot FILE             also draw the weights (bars) and Sigma (a\n"
 	"                              heatmap) into FILE (.svg, .png or .pdf)\n"

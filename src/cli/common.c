@@ -109,7 +109,7 @@ int cli_apply_file_option(struct cli_file_options *c, int code, const char *arg)
 	switch (code) {
 	case 'f':
 		if (ha_report_format_parse(arg, &c->format) != HA_OK)
-			return cli_bad_value("--format", arg, "text or yaml");
+			return cli_bad_value("--format", arg, "text, yaml or json");
 		return EXIT_OK;
 	case 'o':
 		if (!*arg)

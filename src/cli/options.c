@@ -49,7 +49,7 @@ static const char usage_text[] =
 	"Output:\n"
 	"  -a, --all                   also list every feasible (H, d_k), best first\n"
 	"  -r, --regimes               the exact regimes in n of each budget\n"
-	"  -f, --format FORMAT         text (default) or yaml\n"
+	"  -f, --format FORMAT         text (default), yaml or json\n"
 	"  -o, --output FILE           write to FILE (atomically) instead of stdout\n"
 	"      --plot FILE             also draw the report's picture into FILE (.svg,\n"
 	"                              .png or .pdf; atomically): the regimes with\n"
@@ -287,7 +287,7 @@ static int apply_option(struct cli_options *o, struct hdi_request *h, int code,
 		return EXIT_OK;
 	case 'f':
 		if (ha_report_format_parse(arg, &o->format) != HA_OK)
-			return bad_value(code, arg, "text or yaml");
+			return bad_value(code, arg, "text, yaml or json");
 		return EXIT_OK;
 	case 'o':
 		if (!*arg)

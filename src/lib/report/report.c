@@ -7,7 +7,8 @@
 
 const char *ha_report_format_str(enum ha_report_format format)
 {
-	return format == HA_FORMAT_YAML ? "yaml" : "text";
+	return format == HA_FORMAT_YAML ? "yaml"
+	     : format == HA_FORMAT_JSON ? "json" : "text";
 }
 
 enum ha_status ha_report_format_parse(const char *text,
@@ -19,6 +20,8 @@ enum ha_status ha_report_format_parse(const char *text,
 		*out = HA_FORMAT_TEXT;
 	else if (strcmp(text, "yaml") == 0)
 		*out = HA_FORMAT_YAML;
+	else if (strcmp(text, "json") == 0)
+		*out = HA_FORMAT_JSON;
 	else
 		return HA_EINVAL;
 	return HA_OK;
@@ -30,7 +33,8 @@ enum ha_status ha_report_new(FILE *stream, enum ha_report_format format,
 	if (out)
 		*out = NULL;
 	if (!stream || !out ||
-	    (format != HA_FORMAT_TEXT && format != HA_FORMAT_YAML))
+	    (format != HA_FORMAT_TEXT && format != HA_FORMAT_YAML &&
+	     format != HA_FORMAT_JSON))
 		return HA_EINVAL;
 	struct ha_report *r = calloc(1, sizeof *r);
 	if (!r)
@@ -38,13 +42,17 @@ enum ha_status ha_report_new(FILE *stream, enum ha_report_format format,
 	r->stream = stream;
 	r->format = format;
 	ha_error_clear(&r->failure);
-	if (format == HA_FORMAT_YAML) {
-		enum ha_status st = ha_yaml_writer_new(stream, &r->yaml);
+	if (format != HA_FORMAT_TEXT) {
+		/* YAML and JSON: one writer, two syntaxes. */
+		enum ha_status st = format == HA_FORMAT_JSON
+			? ha_yaml_writer_new_json(stream, &r->yaml)
+			: ha_yaml_writer_new(stream, &r->yaml);
 		if (st != HA_OK) {
 			free(r);
 			return st;
 		}
 		ha_yaml_begin_map(r->yaml, 0);
+		r->yaml_text = format == HA_FORMAT_YAML;
 	}
 	*out = r;
 	return HA_OK;

@@ -12,11 +12,14 @@
 #include <headalloc/yaml_writer.h>
 
 #include "base/error_internal.h"
+#include "report/yaml_writer_internal.h"
 
 struct ha_report {
 	FILE *stream;
 	enum ha_report_format format;
-	struct ha_yaml_writer *yaml; /* NULL for text */
+	struct ha_yaml_writer *yaml; /* YAML or JSON; NULL for text */
+	int yaml_text;               /* YAML: long sections may write their
+	                                items as YAML text past the emitter */
 	struct ha_error failure;     /* the first failure; status HA_OK while none */
 };
 

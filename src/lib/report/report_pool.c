@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <headalloc/report.h>
+
 #include "report/report_pool.h"
 
 struct worker {
@@ -33,7 +35,7 @@ struct pool {
 
 size_t pool_threads_for(size_t wanted)
 {
-	if (wanted == 0) {
+	if (wanted == HA_THREADS_ONLINE) {
 		long online = sysconf(_SC_NPROCESSORS_ONLN);
 		wanted = online > 0 ? (size_t)online : 1;
 	}

@@ -31,9 +31,10 @@ typedef void (*pool_work_fn)(void *ctx, size_t worker, void *job);
 struct pool;
 
 /* The number of worker threads worth starting for a request of `wanted`
- * threads (0: as many as the machine has online processors, at most
- * POOL_MAX_THREADS): 0 for a request of 1 or a machine of one processor,
- * meaning the calling thread does all the work. */
+ * threads (HA_THREADS_ONLINE: as many as the machine has online
+ * processors; at most POOL_MAX_THREADS): 0 for a request of 0 or 1 or a
+ * machine of one processor, meaning the calling thread does all the
+ * work. */
 #define POOL_MAX_THREADS 8
 size_t pool_threads_for(size_t wanted);
 

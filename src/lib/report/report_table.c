@@ -5,7 +5,11 @@
  * the sweep: the rows are solved and formatted in chunks by worker
  * threads and written in order (report_table_rows.c), and the fits'
  * second pass reads the relaxed optima back from a journal
- * (report_journal.h) instead of keeping them or solving again. */
+ * (report_journal.h) instead of keeping them or solving again.
+ *
+ * The files call each other one way only: this one the rows
+ * (report_table_rows.c) and the per-n fits (report_table_heads.c), all
+ * three the points (report_table_points.c). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -13,37 +17,7 @@
 
 #include "report_internal.h"
 #include "report/report_journal.h"
-#include "report/report_table.h"
-
-double table_sample_at(const struct table *t, size_t i)
-{
-	return t->req->samples.at(t->req->samples.ctx, i);
-}
-
-enum ha_status table_solve_failed(struct ha_report *r, struct ha_error *err,
-                                  enum ha_status st, uint64_t budget)
-{
-	if (st == HA_EINFEASIBLE)
-		return report_fail(r, err, st, "no (heads, head_dim) pair of budget %"
-		                   PRIu64 " meets the constraints", budget);
-	return report_fail(r, err, st, "solving: %s", ha_status_str(st));
-}
-
-/* x*(n_i) of budget b: from the journal, else solved again (the same
- * double: the workspace's answers do not depend on its past). */
-enum ha_status table_relaxed_dim_at(struct table *t, size_t b, size_t i,
-                                    double *x)
-{
-	if (journal_kept(t->journal) &&
-	    journal_get(t->journal, b, i, x) == HA_OK)
-		return HA_OK;
-	struct ha_model m = t->model;
-	struct ha_relaxed r;
-	m.samples = table_sample_at(t, i);
-	enum ha_status st = ha_relaxed_solver_solve(t->relaxed[b], &m, &r);
-	*x = r.head_dim;
-	return st;
-}
+#include "report/report_table_sections.h"
 
 /* Regenerate point i of a per-budget fit: (n_i, x*(n_i)). */
 static enum ha_status replay_dim(void *ctx, size_t i, double *x, double *y)

@@ -1,6 +1,10 @@
-/* The sweep table's state, shared by its two halves (library-internal):
- * report_table.c (the section, its setup and the fits) and
- * report_table_rows.c (the rows, solved by worker threads). */
+/* The sweep table's state and its points (library-internal), shared by
+ * report_table.c (the section, its setup and the fits),
+ * report_table_rows.c (the rows, solved by worker threads) and
+ * report_table_heads.c (the per-n fits); the points are
+ * report_table_points.c's.  The parts the section calls are declared in
+ * report_table_sections.h, so that no file calls back into one that
+ * calls it. */
 #ifndef HEADALLOC_REPORT_TABLE_H
 #define HEADALLOC_REPORT_TABLE_H
 
@@ -36,18 +40,5 @@ enum ha_status table_relaxed_dim_at(struct table *t, size_t b, size_t i,
 /* Record a solver's failure st for budget, in words (report_fail). */
 enum ha_status table_solve_failed(struct ha_report *r, struct ha_error *err,
                                   enum ha_status st, uint64_t budget);
-
-/* Solve every (n, D), n outer, streaming the rows (YAML: the key table
- * and its list) and putting every relaxed optimum into the journal and
- * the per-budget fits, in row order.  HA_OK, or the report's failure
- * (a solve's, or HA_EIO once writing failed). */
-enum ha_status table_write_rows(struct table *t, struct ha_report *r,
-                                struct ha_error *err);
-
-/* The per-n fits (YAML: the items of fits.by_samples; text: a line each)
- * of ln H* against ln D over the budgets, from the journal, computed and
- * formatted by worker threads and written in order.  Stops early once
- * writing has failed (the report knows). */
-void table_write_samples_fits(struct table *t, struct ha_report *r);
 
 #endif

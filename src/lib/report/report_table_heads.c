@@ -16,7 +16,7 @@
 
 #include "report/format_double.h"
 #include "report/report_pool.h"
-#include "report/report_table.h"
+#include "report/report_table_sections.h"
 
 /* Values of x* a job: the points of a job hold at most this many (and at
  * least one point, whatever its budgets). */
@@ -47,6 +47,7 @@ struct heads {
 	size_t points_per_job;
 	struct ha_fit **fits;         /* one per worker */
 	size_t fit_count;
+	int json;                     /* every point through the writer's events */
 	struct heads_job *jobs;
 	void **job_pointers;
 	size_t slots;
@@ -108,7 +109,7 @@ static void fit_points(void *ctx, size_t worker, void *job_)
 			char label[64] = "samples ";
 			ha_fd_format_g(n, 6, label + 8);
 			p = report_text_fit_buf(p, label, f);
-		} else if (job->first + k > 0 && f->status == HA_OK) {
+		} else if (job->first + k > 0 && f->status == HA_OK && !hs->json) {
 			char buf[32];
 			p = put_text(p, "\n  - samples: ");
 			p = put_text(p, ha_yaml_double_text(n, buf));
@@ -143,14 +144,14 @@ static void take_points(struct heads *hs, struct ha_report *r,
 		/* No text: this one goes through the emitter, after the text
 		 * before it. */
 		if (start > from)
-			ha_yaml_raw(r->yaml, job->text + from, start - from);
+			yaml_writer_raw(r->yaml, job->text + from, start - from);
 		emit_point(r->yaml, job->samples[k], &job->fits[k]);
 		from = start;
 	}
 	size_t end = job->count ? job->text_end[job->count - 1] : 0;
 	if (end > from) {
 		if (hs->yaml)
-			ha_yaml_raw(r->yaml, job->text + from, end - from);
+			yaml_writer_raw(r->yaml, job->text + from, end - from);
 		else
 			fwrite(job->text + from, 1, end - from, r->stream);
 	}
@@ -229,7 +230,8 @@ static enum ha_status prepare_heads(struct heads *hs, size_t workers)
 void table_write_samples_fits(struct table *t, struct ha_report *r)
 {
 	size_t nb = t->req->budget_count, points = t->req->samples.count;
-	struct heads hs = {.t = t, .yaml = r->yaml != NULL};
+	struct heads hs = {.t = t, .yaml = r->yaml != NULL,
+	                   .json = r->yaml != NULL && !r->yaml_text};
 	hs.points_per_job = JOB_VALUES / nb;
 	if (hs.points_per_job > JOB_POINTS)
 		hs.points_per_job = JOB_POINTS;
@@ -247,7 +249,9 @@ void table_write_samples_fits(struct table *t, struct ha_report *r)
 		/* Short of memory for jobs of many points: one point a job in
 		 * the calling thread, else give up with the report's failure. */
 		free_heads(&hs);
-		hs = (struct heads){.t = t, .yaml = r->yaml != NULL, .points_per_job = 1};
+		hs = (struct heads){.t = t, .yaml = r->yaml != NULL,
+		                    .json = r->yaml != NULL && !r->yaml_text,
+		                    .points_per_job = 1};
 		if (prepare_heads(&hs, 0) != HA_OK ||
 		    pool_new(0, hs.job_pointers, hs.slots, fit_points, &hs, &pool) != HA_OK) {
 			free_heads(&hs);

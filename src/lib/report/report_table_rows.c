@@ -11,7 +11,7 @@
  *
  * YAML rows after the first are formatted as the emitter writes an item of
  * the table's block sequence (a new line, "- ", a flow map of plain
- * scalars with ", " between pairs) and written past it with ha_yaml_raw;
+ * scalars with ", " between pairs) and written past it with yaml_writer_raw;
  * the first row goes through the emitter, which then knows the sequence
  * holds an item (an empty one it would write as []). */
 #include <inttypes.h>
@@ -23,7 +23,7 @@
 #include "report/format_double.h"
 #include "report/report_pool.h"
 #include "solve/solver_internal.h"
-#include "report/report_table.h"
+#include "report/report_table_sections.h"
 
 /* Rows a job: a few milliseconds of work, so that handing jobs over
  * costs nothing measurable, and little memory a job. */
@@ -63,6 +63,7 @@ struct rows {
 	size_t worker_sets;                  /* sets in relaxed and memos */
 	struct rows_job **jobs;
 	size_t slots;
+	int json;   /* rows through the writer's events, one by one */
 };
 
 static char *put_uint(char *p, uint64_t value)
@@ -239,7 +240,7 @@ static void solve_rows(void *ctx, size_t worker, void *job_)
 		row->relaxed_heads = relaxation.heads;
 		if (!rs->yaml) {
 			p = put_text_row(p, req->budgets[b], m.samples, row);
-		} else if (at > 0) {
+		} else if (at > 0 && !rs->json) {
 			if (!(samples_of_text == m.samples)) {
 				samples_length = (size_t)(put_double(samples_text, m.samples) -
 				                          samples_text);
@@ -287,7 +288,7 @@ static enum ha_status take_rows(struct rows *rs, struct ha_report *r,
 	for (size_t k = 0; k < job->solved; k++) {
 		size_t at = job->first + k, b = at % nb;
 		const struct row *row = &job->rows[k];
-		if (at == 0 && rs->yaml)
+		if ((at == 0 || rs->json) && rs->yaml)
 			emit_first_row(r->yaml, t->req->budgets[b], job->samples[k], row);
 		journal_put(t->journal, row->relaxed_dim);
 		ha_fit_add(t->dim_power[b], job->samples[k], row->relaxed_dim);
@@ -295,7 +296,7 @@ static enum ha_status take_rows(struct rows *rs, struct ha_report *r,
 	}
 	if (job->text_used > 0) {
 		if (rs->yaml)
-			ha_yaml_raw(r->yaml, job->text, job->text_used);
+			yaml_writer_raw(r->yaml, job->text, job->text_used);
 		else
 			fwrite(job->text, 1, job->text_used, r->stream);
 	}
@@ -394,7 +395,8 @@ enum ha_status table_write_rows(struct table *t, struct ha_report *r,
 	}
 	size_t workers = total >= THREADED_MIN_ROWS && nb <= THREADED_MAX_BUDGETS
 		? pool_threads_for(req->threads) : 0;
-	struct rows rs = {.t = t, .yaml = r->yaml != NULL};
+	struct rows rs = {.t = t, .yaml = r->yaml != NULL,
+	                  .json = r->yaml != NULL && !r->yaml_text};
 	struct pool *pool = NULL;
 	enum ha_status st = prepare_rows(&rs, workers);
 	if (st == HA_OK)

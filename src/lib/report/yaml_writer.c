@@ -1,4 +1,13 @@
-/* A thin, error-sticky layer over libyaml's emitter. */
+/* The one writer of every machine-readable report, error-sticky, in two
+ * syntaxes of the same events (maps, sequences, keys, scalars):
+ *
+ *   YAML  a thin layer over libyaml's emitter;
+ *   JSON  written here, event by event, straight to the stream (RFC 8259).
+ *
+ * JSON is written by hand rather than through json-c: json-c builds a
+ * tree of objects and prints it whole, and a sweep of a million rows
+ * must stream in constant memory; the one thing json-c would add, string
+ * escaping, is the few lines of json_string() below. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -10,11 +19,26 @@
 #include <headalloc/yaml_writer.h>
 
 #include "format_double.h"
+#include "yaml_writer_internal.h"
+
+/* JSON: the open containers, innermost last. */
+#define JSON_MAX_DEPTH 64
+
+struct json_frame {
+	unsigned char map;    /* a map (else a sequence) */
+	unsigned char flow;   /* on one line */
+	size_t count;         /* items (keys, in a map) so far */
+};
 
 struct ha_yaml_writer {
 	yaml_emitter_t emitter;
 	FILE *stream;
 	enum ha_status status;
+	int json;                                /* the JSON syntax */
+	size_t depth;                            /* JSON: open containers */
+	int after_key;                           /* JSON: a key awaits its value */
+	size_t top_values;                       /* JSON: values outside any container */
+	struct json_frame frames[JSON_MAX_DEPTH];
 };
 
 static void emit(struct ha_yaml_writer *w, yaml_event_t *event)
@@ -32,6 +56,22 @@ static int write_to_stream(void *data, unsigned char *buffer, size_t size)
 {
 	FILE *stream = data;
 	return fwrite(buffer, 1, size, stream) == size;
+}
+
+enum ha_status ha_yaml_writer_new_json(FILE *stream, struct ha_yaml_writer **out)
+{
+	if (!out)
+		return HA_EINVAL;
+	*out = NULL;
+	if (!stream)
+		return HA_EINVAL;
+	struct ha_yaml_writer *w = calloc(1, sizeof *w);
+	if (!w)
+		return HA_ENOMEM;
+	w->stream = stream;
+	w->json = 1;
+	*out = w;
+	return HA_OK;
 }
 
 enum ha_status ha_yaml_writer_new(FILE *stream, struct ha_yaml_writer **out)
@@ -72,6 +112,15 @@ enum ha_status ha_yaml_writer_finish(struct ha_yaml_writer *w)
 {
 	if (!w)
 		return HA_EINVAL;
+	if (w->json) {
+		if (w->status == HA_OK && (w->depth != 0 || w->after_key))
+			w->status = HA_EINVAL;
+		if (w->status == HA_OK && fputc('\n', w->stream) == EOF)
+			w->status = HA_EIO;
+		if (w->status == HA_OK && (fflush(w->stream) != 0 || ferror(w->stream)))
+			w->status = HA_EIO;
+		return w->status;
+	}
 	yaml_event_t event;
 	if (w->status == HA_OK) {
 		yaml_document_end_event_initialize(&event, 1);
@@ -92,7 +141,8 @@ void ha_yaml_writer_free(struct ha_yaml_writer *w)
 {
 	if (!w)
 		return;
-	yaml_emitter_delete(&w->emitter);
+	if (!w->json)
+		yaml_emitter_delete(&w->emitter);
 	free(w);
 }
 
@@ -100,6 +150,130 @@ enum ha_status ha_yaml_writer_status(const struct ha_yaml_writer *w)
 {
 	return w ? w->status : HA_EINVAL;
 }
+
+/* ---- JSON ---------------------------------------------------------------- */
+
+static void json_put(struct ha_yaml_writer *w, const char *text, size_t length)
+{
+	if (w->status == HA_OK && fwrite(text, 1, length, w->stream) != length)
+		w->status = HA_EIO;
+}
+
+static void json_puts(struct ha_yaml_writer *w, const char *text)
+{
+	json_put(w, text, strlen(text));
+}
+
+/* A new line and the indentation of the current depth. */
+static void json_newline(struct ha_yaml_writer *w)
+{
+	static const char spaces[] = "                                ";
+	json_put(w, "\n", 1);
+	for (size_t n = 2 * w->depth; n > 0;) {
+		size_t k = n < sizeof spaces - 1 ? n : sizeof spaces - 1;
+		json_put(w, spaces, k);
+		n -= k;
+	}
+}
+
+/* A string, escaped as RFC 8259, section 7 asks: '"', '\\' and the
+ * control characters; every other byte (UTF-8 included) as it is. */
+static void json_string(struct ha_yaml_writer *w, const char *text)
+{
+	char buf[8];
+	const char *run = text;
+	json_put(w, "\"", 1);
+	for (const char *p = text; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+		if (c >= 0x20 && c != '"' && c != '\\')
+			continue;
+		json_put(w, run, (size_t)(p - run));
+		switch (c) {
+		case '"': json_put(w, "\\\"", 2); break;
+		case '\\': json_put(w, "\\\\", 2); break;
+		case '\n': json_put(w, "\\n", 2); break;
+		case '\t': json_put(w, "\\t", 2); break;
+		case '\r': json_put(w, "\\r", 2); break;
+		default:
+			snprintf(buf, sizeof buf, "\\u%04x", c);
+			json_put(w, buf, 6);
+		}
+		run = p + 1;
+	}
+	json_puts(w, run);
+	json_put(w, "\"", 1);
+}
+
+/* Before an item of a sequence or a key of a map: the comma after the
+ * previous one, and its line.  A value after its key needs neither. */
+static void json_before(struct ha_yaml_writer *w, int key)
+{
+	if (w->status != HA_OK)
+		return;
+	if (w->depth == 0) {
+		if (w->top_values++ > 0 || key)
+			w->status = HA_EINVAL; /* one top value, no key outside a map */
+		return;
+	}
+	struct json_frame *f = &w->frames[w->depth - 1];
+	if (f->map && !key) {
+		if (!w->after_key)
+			w->status = HA_EINVAL; /* a value in a map without its key */
+		w->after_key = 0;
+		return;
+	}
+	if (!f->map && key) {
+		w->status = HA_EINVAL;
+		return;
+	}
+	if (f->count++ > 0)
+		json_put(w, ",", 1);
+	if (f->flow) {
+		if (f->count > 1)
+			json_put(w, " ", 1);
+	} else {
+		json_newline(w);
+	}
+}
+
+static void json_begin(struct ha_yaml_writer *w, int map, int flow)
+{
+	json_before(w, 0);
+	if (w->status != HA_OK)
+		return;
+	if (w->depth == JSON_MAX_DEPTH) {
+		w->status = HA_EINVAL;
+		return;
+	}
+	/* Inside a flow container everything is on its line. */
+	int inner_flow = flow || (w->depth > 0 && w->frames[w->depth - 1].flow);
+	w->frames[w->depth++] = (struct json_frame){(unsigned char)map,
+	                                            (unsigned char)inner_flow, 0};
+	json_put(w, map ? "{" : "[", 1);
+}
+
+static void json_end(struct ha_yaml_writer *w, int map)
+{
+	if (w->status != HA_OK)
+		return;
+	if (w->depth == 0 || w->frames[w->depth - 1].map != map || w->after_key) {
+		w->status = HA_EINVAL;
+		return;
+	}
+	struct json_frame f = w->frames[--w->depth];
+	if (!f.flow && f.count > 0)
+		json_newline(w);
+	json_put(w, map ? "}" : "]", 1);
+}
+
+/* A number, true, false or null: text as it is. */
+static void json_plain(struct ha_yaml_writer *w, const char *text)
+{
+	json_before(w, 0);
+	json_puts(w, text);
+}
+
+/* ---- the events ----------------------------------------------------------- */
 
 static yaml_char_t *ustr(const char *s)
 {
@@ -111,6 +285,10 @@ void ha_yaml_begin_map(struct ha_yaml_writer *w, int flow)
 	yaml_event_t event;
 	if (w->status != HA_OK)
 		return;
+	if (w->json) {
+		json_begin(w, 1, flow);
+		return;
+	}
 	yaml_mapping_start_event_initialize(&event, NULL, NULL, 1,
 	        flow ? YAML_FLOW_MAPPING_STYLE : YAML_BLOCK_MAPPING_STYLE);
 	emit(w, &event);
@@ -121,6 +299,10 @@ void ha_yaml_end_map(struct ha_yaml_writer *w)
 	yaml_event_t event;
 	if (w->status != HA_OK)
 		return;
+	if (w->json) {
+		json_end(w, 1);
+		return;
+	}
 	yaml_mapping_end_event_initialize(&event);
 	emit(w, &event);
 }
@@ -130,6 +312,10 @@ void ha_yaml_begin_seq(struct ha_yaml_writer *w, int flow)
 	yaml_event_t event;
 	if (w->status != HA_OK)
 		return;
+	if (w->json) {
+		json_begin(w, 0, flow);
+		return;
+	}
 	yaml_sequence_start_event_initialize(&event, NULL, NULL, 1,
 	        flow ? YAML_FLOW_SEQUENCE_STYLE : YAML_BLOCK_SEQUENCE_STYLE);
 	emit(w, &event);
@@ -140,6 +326,10 @@ void ha_yaml_end_seq(struct ha_yaml_writer *w)
 	yaml_event_t event;
 	if (w->status != HA_OK)
 		return;
+	if (w->json) {
+		json_end(w, 0);
+		return;
+	}
 	yaml_sequence_end_event_initialize(&event);
 	emit(w, &event);
 }
@@ -161,8 +351,25 @@ static void scalar(struct ha_yaml_writer *w, const char *text, int plain)
 	emit(w, &event);
 }
 
+/* A number, a boolean or null, in either syntax. */
+static void plain_scalar(struct ha_yaml_writer *w, const char *text)
+{
+	if (w->json)
+		json_plain(w, text);
+	else
+		scalar(w, text, 1);
+}
+
 void ha_yaml_key(struct ha_yaml_writer *w, const char *key)
 {
+	if (w->json) {
+		json_before(w, 1);
+		json_string(w, key);
+		json_put(w, ": ", 2);
+		if (w->status == HA_OK)
+			w->after_key = 1;
+		return;
+	}
 	scalar(w, key, 1);
 }
 
@@ -186,6 +393,11 @@ static int safe_plain(const char *s)
 
 void ha_yaml_string(struct ha_yaml_writer *w, const char *value)
 {
+	if (w->json) {
+		json_before(w, 0);
+		json_string(w, value);
+		return;
+	}
 	scalar(w, value, safe_plain(value));
 }
 
@@ -193,14 +405,14 @@ void ha_yaml_uint(struct ha_yaml_writer *w, uint64_t value)
 {
 	char buf[32];
 	snprintf(buf, sizeof buf, "%" PRIu64, value);
-	scalar(w, buf, 1);
+	plain_scalar(w, buf);
 }
 
 void ha_yaml_int(struct ha_yaml_writer *w, int64_t value)
 {
 	char buf[32];
 	snprintf(buf, sizeof buf, "%" PRId64, value);
-	scalar(w, buf, 1);
+	plain_scalar(w, buf);
 }
 
 const char *ha_yaml_double_text(double value, char buf[32])
@@ -212,16 +424,25 @@ const char *ha_yaml_double_text(double value, char buf[32])
 	return ha_format_double(value, buf);
 }
 
+/* JSON has no infinity and no NaN: null stands for them (the reports
+ * write the exact log10_* of a value beyond a double beside it). */
 void ha_yaml_double(struct ha_yaml_writer *w, double value)
 {
 	char buf[32];
-	scalar(w, ha_yaml_double_text(value, buf), 1);
+	if (w->json && !isfinite(value))
+		plain_scalar(w, "null");
+	else
+		plain_scalar(w, ha_yaml_double_text(value, buf));
 }
 
-void ha_yaml_raw(struct ha_yaml_writer *w, const char *text, size_t length)
+void yaml_writer_raw(struct ha_yaml_writer *w, const char *text, size_t length)
 {
 	if (w->status != HA_OK)
 		return;
+	if (w->json) {
+		w->status = HA_EINVAL; /* YAML text has no place in JSON */
+		return;
+	}
 	if (!yaml_emitter_flush(&w->emitter) ||
 	    fwrite(text, 1, length, w->stream) != length)
 		w->status = HA_EIO;
@@ -229,12 +450,12 @@ void ha_yaml_raw(struct ha_yaml_writer *w, const char *text, size_t length)
 
 void ha_yaml_bool(struct ha_yaml_writer *w, int value)
 {
-	scalar(w, value ? "true" : "false", 1);
+	plain_scalar(w, value ? "true" : "false");
 }
 
 void ha_yaml_null(struct ha_yaml_writer *w)
 {
-	scalar(w, "null", 1);
+	plain_scalar(w, "null");
 }
 
 char *ha_format_double(double value, char buf[32])

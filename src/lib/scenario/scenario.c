@@ -353,9 +353,10 @@ static const struct ha_yr_key report_keys[] = {{"all", HA_YR_OPTIONAL},
                                                {"regimes", HA_YR_OPTIONAL},
                                                {"format", HA_YR_OPTIONAL}};
 
-static const char *const FORMAT_WORDS[] = {"text", "yaml"};
+static const char *const FORMAT_WORDS[] = {"text", "yaml", "json"};
 static const enum ha_report_format FORMATS[] = {HA_FORMAT_TEXT,
-                                                HA_FORMAT_YAML};
+                                                HA_FORMAT_YAML,
+                                                HA_FORMAT_JSON};
 
 static enum ha_status report_field(struct ha_yr *r, void *ctx, size_t key,
                                    const char *where)
@@ -366,8 +367,8 @@ static enum ha_status report_field(struct ha_yr *r, void *ctx, size_t key,
 	if (key == 1)
 		return ha_yr_bool(r, where, &sc->report_regimes);
 	size_t i;
-	enum ha_status st = ha_yr_word(r, where, "text or yaml", FORMAT_WORDS,
-	                               2, &i);
+	enum ha_status st = ha_yr_word(r, where, "text, yaml or json",
+	                               FORMAT_WORDS, 3, &i);
 	if (st == HA_OK)
 		sc->report_format = FORMATS[i];
 	return st;
