@@ -32,6 +32,9 @@ static const double truth[HA_CAL_PARAMS] = {
 	[HA_CAL_VAR_COEF] = -40.8,
 	[HA_CAL_VAR_RATE] = 0.5,
 	[HA_CAL_VAR_POWER] = 0.0,
+	[HA_CAL_DATA_COEF] = 0.0, /* no data term; its defaults */
+	[HA_CAL_DATA_POWER] = 0.28,
+	[HA_CAL_VAR_SAMPLES_POWER] = 1.0,
 	[HA_CAL_HDI] = 1.0,
 };
 

@@ -114,6 +114,9 @@ static void seeds_truth(double *th)
 	th[HA_CAL_VAR_RATE] = 0.5;
 	th[HA_CAL_VAR_POWER] = 0.0;
 	th[HA_CAL_HDI] = 1.0;
+	th[HA_CAL_DATA_COEF] = 0.0; /* the data term's defaults: none */
+	th[HA_CAL_DATA_POWER] = 0.28;
+	th[HA_CAL_VAR_SAMPLES_POWER] = 1.0;
 }
 
 /* ---- recovery from noise-free runs ------------------------------------ */
@@ -187,7 +190,7 @@ Test(calibrate, recovers_all_seven_parameters_from_noise_free_runs)
 Test(calibrate, recovers_a_power_law_variance)
 {
 	/* γ = 0, κ = 2: variance a power of d (headalloc-model(7), CALIBRATION (The parameters)). */
-	double th[HA_CAL_PARAMS] = {1.0, log(4.0), 1.0, log(0.5e4 / 4096.0), 0.0, 2.0, 1.0};
+	double th[HA_CAL_PARAMS] = {1.0, log(4.0), 1.0, log(0.5e4 / 4096.0), 0.0, 2.0, 1.0, 0.0, 0.28, 1.0};
 	static const uint64_t dims[] = {2, 4, 8, 16, 32, 64, 128, 256};
 	static const uint64_t heads[] = {1, 4};
 	static const double n[] = {1e3, 1e4, 1e5};
@@ -201,7 +204,7 @@ Test(calibrate, recovers_a_power_law_variance)
 Test(calibrate, recovers_a_variance_coefficient_beyond_a_double)
 {
 	/* ln c_v = -1585: c_v is not a double; the variance shows at d = 512. */
-	double th[HA_CAL_PARAMS] = {1.5, log(300.0), 1.0, -1585.0, 0.5, 0.0, 1.0};
+	double th[HA_CAL_PARAMS] = {1.5, log(300.0), 1.0, -1585.0, 0.5, 0.0, 1.0, 0.0, 0.28, 1.0};
 	static const uint64_t dims[] = {256, 320, 384, 448, 512};
 	static const uint64_t heads[] = {1, 2};
 	static const double n[] = {1e4, 1e5, 1e6};
@@ -579,10 +582,11 @@ Test(calibrate, the_ladder_of_laws)
 	o.law.free[HA_CAL_HDI] = 1;
 	o.law.value[HA_CAL_HDI] = 0.8;
 	struct ha_cal_law laws[HA_CAL_LADDER];
-	cr_assert_eq(ha_cal_ladder(&o.law, laws), 4);
-	static const char *const names[] = {"seeds", "smoothness", "power", "rate"};
-	static const int k[] = {4, 5, 6, 6};
-	for (int l = 0; l < 4; l++) {
+	cr_assert_eq(ha_cal_ladder(&o.law, laws), 6);
+	static const char *const names[] = {"seeds", "smoothness", "power", "rate",
+	                                    "seeds+data", "power+data"};
+	static const int k[] = {4, 5, 6, 6, 6, 8};
+	for (int l = 0; l < 6; l++) {
 		cr_assert_str_eq(laws[l].name, names[l]);
 		size_t free = 0;
 		for (int p = 0; p < HA_CAL_PARAMS; p++)
@@ -598,13 +602,24 @@ Test(calibrate, the_ladder_of_laws)
 	cr_assert(laws[2].free[HA_CAL_VAR_POWER] && !laws[2].free[HA_CAL_VAR_RATE]);
 	cr_assert(laws[3].free[HA_CAL_VAR_RATE] && !laws[3].free[HA_CAL_VAR_POWER]);
 	cr_assert_eq(laws[3].value[HA_CAL_VAR_POWER], 0.0);
+	/* The data-term rungs: seeds and power with A and α free; β fixed. */
+	for (int l = 0; l < 6; l++) {
+		int data = l >= 4;
+		cr_assert_eq(laws[l].free[HA_CAL_DATA_COEF], data, "%s", names[l]);
+		cr_assert_eq(laws[l].free[HA_CAL_DATA_POWER], data, "%s", names[l]);
+		cr_assert(!laws[l].free[HA_CAL_VAR_SAMPLES_POWER]);
+	}
+	for (int p = 0; p < HA_CAL_DATA_COEF; p++) {
+		cr_assert_eq(laws[4].free[p], laws[0].free[p]);
+		cr_assert_eq(laws[5].free[p], laws[2].free[p]);
+	}
 }
 
 Test(calibrate, comparison_prefers_the_law_that_made_the_runs)
 {
 	/* Noise-free runs from a power-law variance (γ = 0, κ = 2): the
 	 * "power" rung fits them exactly, the seeds' law does not. */
-	double th[HA_CAL_PARAMS] = {1.0, log(4.0), 1.0, log(0.5e4 / 4096.0), 0.0, 2.0, 1.0};
+	double th[HA_CAL_PARAMS] = {1.0, log(4.0), 1.0, log(0.5e4 / 4096.0), 0.0, 2.0, 1.0, 0.0, 0.28, 1.0};
 	static const uint64_t dims[] = {2, 4, 8, 16, 32, 64, 128, 256};
 	static const uint64_t heads[] = {1, 4};
 	static const double n[] = {1e3, 1e4, 1e5};
@@ -618,12 +633,13 @@ Test(calibrate, comparison_prefers_the_law_that_made_the_runs)
 	struct ha_calibration *c = NULL;
 	struct ha_error err;
 	cr_assert_eq(ha_calibrate(runs, m, &o, &c, &err), HA_OK, "%s", err.message);
-	cr_assert_eq(c->comparison_count, 4);
+	/* three distinct n: the data-term rungs are fitted too */
+	cr_assert_eq(c->comparison_count, 6);
 	const struct ha_cal_comparison *seeds = &c->comparison[0];
 	const struct ha_cal_comparison *power = &c->comparison[2];
 	cr_assert_str_eq(seeds->law.name, "seeds");
 	cr_assert_str_eq(power->law.name, "power");
-	for (size_t l = 0; l < 4; l++) {
+	for (size_t l = 0; l < 6; l++) {
 		const struct ha_cal_comparison *row = &c->comparison[l];
 		cr_assert_eq(row->status, HA_OK, "%s: %s", row->law.name, row->message);
 		/* AICc and BIC from their formulas (headalloc-model(7), CALIBRATION). */
@@ -813,14 +829,16 @@ Test(calibrate, covariance_agrees_with_a_finite_difference_jacobian)
 Test(calibrate, names_and_models)
 {
 	static const char *const names[] = {"irreducible", "bias_coef", "smoothness",
-	                                    "var_coef", "var_rate", "var_power", "hdi"};
+	                                    "var_coef", "var_rate", "var_power", "hdi",
+	                                    "data_coef", "data_power",
+	                                    "var_samples_power"};
 	for (int p = 0; p < HA_CAL_PARAMS; p++) {
 		cr_assert_str_eq(ha_cal_param_name((enum ha_cal_param)p), names[p]);
 		cr_assert_eq(ha_cal_param_lookup(names[p]), p);
 		cr_assert_eq(ha_cal_param_is_log((enum ha_cal_param)p),
 		             p == HA_CAL_BIAS_COEF || p == HA_CAL_VAR_COEF);
 	}
-	cr_assert_null(ha_cal_param_name((enum ha_cal_param)7));
+	cr_assert_null(ha_cal_param_name((enum ha_cal_param)HA_CAL_PARAMS));
 	cr_assert_eq(ha_cal_param_lookup("var-coef"), -1);
 	cr_assert_eq(ha_cal_param_lookup(NULL), -1);
 	/* A law from a model and back: exact, whatever the coefficients. */

@@ -17,7 +17,7 @@ static size_t noisy_runs(struct ha_run *runs)
 	static const uint64_t dims[] = {8, 12, 16, 24, 32};
 	static const uint64_t budgets[] = {192, 384, 768};
 	static const double samples[] = {1e6, 1e7, 1e8};
-	double th[HA_CAL_PARAMS] = {1.8, log(40.0), 2.0, -40.8, 0.5, 0.0, 1.0};
+	double th[HA_CAL_PARAMS] = {1.8, log(40.0), 2.0, -40.8, 0.5, 0.0, 1.0, 0.0, 0.28, 1.0};
 	uint64_t state = 7;
 	size_t m = 0;
 	for (size_t b = 0; b < 3; b++)
@@ -90,7 +90,7 @@ Test(band, the_curve_is_the_allocators_model)
 {
 	/* E, c_b far from a double's range in one direction, c_v in the
 	 * other, hdi < 1: every term of the formula matters somewhere */
-	double th[HA_CAL_PARAMS] = {0.25, 3.0, 1.5, -1578.0, 0.5, 0.7, 0.6};
+	double th[HA_CAL_PARAMS] = {0.25, 3.0, 1.5, -1578.0, 0.5, 0.7, 0.6, 0.0, 0.28, 1.0};
 	static const double samples[] = {1e3, 1e9};
 	for (size_t s = 0; s < 2; s++) {
 		struct ha_model m = ha_cal_model_of(th, samples[s]);
@@ -119,7 +119,7 @@ Test(band, the_curve_is_the_allocators_model)
 
 Test(band, points_out_of_their_domain_are_nan)
 {
-	double th[HA_CAL_PARAMS] = {0.0, 0.0, 2.0, 0.0, 0.5, 0.0, 1.0};
+	double th[HA_CAL_PARAMS] = {0.0, 0.0, 2.0, 0.0, 0.5, 0.0, 1.0, 0.0, 0.28, 1.0};
 	const struct ha_cal_point bad[] = {
 		{512.0, 0.5, 1e6}, {512.0, 1024.0, 1e6}, {512.0, 8.0, 1.0},
 		{0.5, 1.0, 1e6},   {INFINITY, 8.0, 1e6}, {512.0, NAN, 1e6},

@@ -40,7 +40,7 @@ static void coverage(double delta, const char *label)
 	static const uint64_t heads[] = {1, 4};
 	static const double samples[] = {1e3, 3e3, 1e4, 3e4, 1e5, 3e5};
 	const double th[HA_CAL_PARAMS] = {1.0, log(4.0), 1.0, log(0.5e4 / 4096.0),
-	                                  0.0, 2.0, 1.0};
+	                                  0.0, 2.0, 1.0, 0.0, 0.28, 1.0};
 	int covered[HA_CAL_PARAMS] = {0};
 	state = 20240611;
 	for (int set = 0; set < SETS; set++) {

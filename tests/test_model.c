@@ -6,6 +6,7 @@
 
 #include <headalloc/divisors.h>
 #include <headalloc/model.h>
+#include <headalloc/solver.h>
 
 static struct ha_model model_with(double n, double s, double cb, double cv,
                                   double hdi)
@@ -261,7 +262,8 @@ Test(model, irreducible_shifts_the_error_and_nothing_else)
 	cr_assert_eq(ha_model_log_relative_mse(&m, 512, 8),
 	             ha_model_log_relative_mse(&(struct ha_model){.samples = 1e5,
 	                 .smoothness = 2, .bias_coef = 1, .var_coef = 1, .hdi = 1,
-	                 .var_rate = 0.5}, 512, 8));
+	                 .var_rate = 0.5, .data_power = 0.28,
+	                 .var_samples_power = 1}, 512, 8));
 	/* A huge E: the log stays exact where the plain sum rounds. */
 	m.irreducible = 1e300;
 	cr_assert_eq(ha_model_eval(&m, 512, 8, &t), HA_OK);
@@ -411,4 +413,142 @@ Test(model, the_relaxed_objective_is_unimodal_over_the_divisors)
 	}
 	for (int b = 0; b < 5; b++)
 		free(divisors[b]);
+}
+
+/* ---- the data term A n^-α and the variance's n^β ---------------------- */
+
+/* ln L by the formula of headalloc-model(7), CALIBRATION, in long double,
+ * written apart from the library. */
+static long double log_loss_ld(const struct ha_model *m, uint64_t D, uint64_t d)
+{
+	long double x = (long double)d, H = (long double)(D / d);
+	long double n = (long double)m->samples, rho = 1.0L - (long double)m->hdi;
+	long double bias = (long double)m->bias_coef * powl(x, -(long double)m->smoothness);
+	long double var = (long double)m->var_coef *
+	                  powl(x, (long double)m->var_rate * x + (long double)m->var_power) /
+	                  powl(n, (long double)m->var_samples_power);
+	long double data = (long double)m->data_coef * powl(n, -(long double)m->data_power);
+	return logl((long double)m->irreducible + data + bias +
+	            var * (rho + (1.0L - rho) / H));
+}
+
+Test(model, data_term_defaults_and_domain)
+{
+	struct ha_model m = ha_model_defaults();
+	cr_assert_eq(m.data_coef, 0.0);
+	cr_assert_eq(m.data_power, 0.28);
+	cr_assert_eq(m.var_samples_power, 1.0);
+	cr_assert_eq(ha_model_log_constant(&m), -INFINITY);
+	struct ha_model b = m;
+	b.data_coef = -1e-300;
+	cr_assert_eq(ha_model_validate(&b), HA_EINVAL);
+	b = m;
+	b.data_coef = INFINITY;
+	cr_assert_eq(ha_model_validate(&b), HA_EINVAL);
+	double bad[] = {0.0, -0.5, NAN, INFINITY};
+	for (int i = 0; i < 4; i++) {
+		b = m;
+		b.data_power = bad[i];
+		cr_assert_eq(ha_model_validate(&b), HA_EINVAL);
+		b = m;
+		b.var_samples_power = bad[i];
+		cr_assert_eq(ha_model_validate(&b), HA_EINVAL);
+	}
+	/* The defaults compute what the seeds' model did, bit for bit: β = 1
+	 * and A = 0 against the same model with the fields unset by hand. */
+	struct ha_terms t;
+	cr_assert_eq(ha_model_eval(&m, 512, 8, &t), HA_OK);
+	cr_assert_eq(t.data, 0.0);
+	cr_assert_eq(t.mse, 1.0 / 64 + 4.096e-5 / 64);
+	cr_assert_eq(t.log_mse, t.log_reducible);
+}
+
+Test(model, data_term_and_samples_power_against_long_double)
+{
+	uint64_t s = 11;
+	static const uint64_t budgets[] = {256, 4096, 720720};
+	for (int trial = 0; trial < 500; trial++) {
+		struct ha_model m = ha_model_defaults();
+		m.samples = exp(log(2.0) + unit(&s) * log(1e12));
+		m.smoothness = 0.5 + 3.0 * unit(&s);
+		m.bias_coef = exp(4.0 * unit(&s) - 2.0);
+		m.var_coef = exp(4.0 * unit(&s) - 2.0);
+		m.hdi = unit(&s);
+		m.var_rate = trial % 2 ? 0.0 : 0.05 * unit(&s);
+		m.var_power = 3.0 * unit(&s);
+		m.irreducible = trial % 3 ? unit(&s) : 0.0;
+		m.data_coef = trial % 4 ? 10.0 * unit(&s) : 0.0;
+		m.data_power = 0.05 + unit(&s);
+		m.var_samples_power = 0.2 + 2.0 * unit(&s);
+		cr_assert_eq(ha_model_validate(&m), HA_OK);
+		uint64_t D = budgets[trial % 3];
+		uint64_t d = D >> (lcg(&s) % 5);
+		struct ha_terms t;
+		cr_assert_eq(ha_model_eval(&m, D, d, &t), HA_OK);
+		long double want = log_loss_ld(&m, D, d);
+		cr_assert(fabsl((long double)t.log_mse - want) <= 1e-13L * fmaxl(1.0L, fabsl(want)),
+		          "trial %d: log_mse %.17g, long double %.17Lg", trial, t.log_mse, want);
+		if (isfinite(t.mse))
+			assert_rel(t.mse, (double)expl(want), 1e-12); /* exp of a log near 690 */
+		else
+			cr_assert(want > 709.0L);
+		assert_rel(t.data, m.data_coef * pow(m.samples, -m.data_power) + 0.0, 1e-15);
+		/* The relaxed objective at x = d is the same L. */
+		double lr = ha_model_log_relaxed(&m, (double)D, (double)d, NULL);
+		cr_assert(fabsl((long double)lr - want) <= 1e-12L * fmaxl(1.0L, fabsl(want)),
+		          "trial %d: relaxed %.17g, long double %.17Lg", trial, lr, want);
+	}
+}
+
+/* A n^-α moves no argmin and β is exact: the solver's integer optimum is
+ * the brute force minimum of the long double loss over every divisor, and
+ * the same with and without the data term. */
+Test(model, data_term_moves_no_argmin_and_beta_solves_exactly)
+{
+	uint64_t s = 5;
+	static const uint64_t budgets[] = {512, 4096, 1000, 720720};
+	for (int trial = 0; trial < 200; trial++) {
+		struct ha_model m = ha_model_defaults();
+		m.samples = exp(log(10.0) + unit(&s) * log(1e10));
+		m.smoothness = 1.0 + 2.0 * unit(&s);
+		m.hdi = unit(&s);
+		m.var_samples_power = 0.3 + 1.5 * unit(&s);
+		m.data_coef = 5.0 * unit(&s);
+		m.data_power = 0.1 + unit(&s);
+		uint64_t D = budgets[trial % 4];
+		struct ha_solution with, without;
+		cr_assert_eq(ha_solve(D, NULL, &m, &with), HA_OK);
+		struct ha_model plain_m = m;
+		plain_m.data_coef = 0.0;
+		cr_assert_eq(ha_solve(D, NULL, &plain_m, &without), HA_OK);
+		cr_assert_eq(with.optimum.head_dim, without.optimum.head_dim);
+		cr_assert(fabs(with.relaxed.head_dim - without.relaxed.head_dim) <=
+		          1e-9 * without.relaxed.head_dim);
+		/* Brute force in long double (ties within 1e-12 to the smaller d,
+		 * as the solver's rule; a near tie is skipped). */
+		uint64_t *dv;
+		size_t nd;
+		cr_assert_eq(ha_divisors(D, &dv, &nd), HA_OK);
+		uint64_t best = dv[0];
+		long double best_v = log_loss_ld(&plain_m, D, dv[0]), second = INFINITY;
+		for (size_t i = 1; i < nd; i++) {
+			long double v = log_loss_ld(&plain_m, D, dv[i]);
+			if (v < best_v) {
+				second = best_v;
+				best_v = v;
+				best = dv[i];
+			} else if (v < second) {
+				second = v;
+			}
+		}
+		free(dv);
+		if (second - best_v > 1e-10L)
+			cr_assert_eq(with.optimum.head_dim, best, "trial %d D %llu", trial,
+			             (unsigned long long)D);
+		/* The reported loss carries A n^-α. */
+		long double want = log_loss_ld(&m, D, with.optimum.head_dim);
+		cr_assert(fabsl((long double)with.optimum.terms.log_mse - want) <= 1e-13L);
+		cr_assert(with.relaxed.log_mse > log(m.data_coef * pow(m.samples, -m.data_power)) ||
+		          m.data_coef == 0.0);
+	}
 }

@@ -51,7 +51,7 @@ static double log_mse(const struct ha_model *m, uint64_t budget, uint64_t d,
 	double la = ha_model_log_bias_coef(m) - m->smoothness * log(x);
 	double lb = ha_model_log_var_coef(m) + (m->var_rate * x + m->var_power) * log(x) +
 	            log(rho + (1.0 - rho) / (double)(budget / d));
-	return log_add(la, lb - log_n);
+	return log_add(la, lb - m->var_samples_power * log_n);
 }
 
 /* The brute-force optimum: ties within 1e-12 go to the smaller d. */
@@ -357,8 +357,11 @@ static uint64_t brute_best_with_e(const struct ha_model *m, uint64_t budget,
 		                     (long double)m->smoothness * logl(x));
 		long double lb = (long double)ha_model_log_var_coef(m) +
 		                 ((long double)m->var_rate * x + (long double)m->var_power) * logl(x) +
-		                 logl(rho + (1.0L - rho) / (long double)(budget / dims[i])) - log_n;
-		long double v = (long double)m->irreducible + a + expl(lb);
+		                 logl(rho + (1.0L - rho) / (long double)(budget / dims[i])) -
+		                 (long double)m->var_samples_power * log_n;
+		long double data = m->data_coef == 0.0 ? 0.0L
+			: (long double)m->data_coef * expl(-(long double)m->data_power * log_n);
+		long double v = (long double)m->irreducible + data + a + expl(lb);
 		if (v < best_v) {
 			best_v = v;
 			best = dims[i];
@@ -379,6 +382,7 @@ static void check_generalised(uint64_t budget, struct ha_model m)
 	 * for bit. */
 	struct ha_model no_e = m;
 	no_e.irreducible = 0.0;
+	no_e.data_coef = 0.0; /* nor does the data term A n^-α */
 	cr_assert_eq(ha_regime_compute(&no_e, budget, dims, count, &r0, &nr0), HA_OK);
 	cr_assert_eq(nr, nr0);
 	for (size_t i = 0; i < nr; i++) {
@@ -448,4 +452,45 @@ Test(regime, variance_flat_in_d_means_the_largest_d_at_every_n)
 	cr_assert_eq(r[0].head_dim, 16);
 	cr_assert(r[0].unbounded);
 	free(r);
+}
+
+/* The data term A n^-α and the variance's n^β (headalloc-model(7), EXACT
+ * REGIMES IN N): boundaries exact in n for β != 1, checked by brute force
+ * through ha_model_eval on both sides of every boundary and inside every
+ * regime, and by the long double brute force with A > 0. */
+Test(regime, data_term_and_samples_power)
+{
+	static const uint64_t budgets[] = {512, 4096, 1000, 97};
+	static const double betas[] = {0.5, 1.0, 1.7, 0.25};
+	for (size_t b = 0; b < 4; b++)
+		for (size_t k = 0; k < 4; k++) {
+			struct ha_model m = ha_model_defaults();
+			m.var_samples_power = betas[k];
+			m.hdi = k % 2 ? 0.6 : 1.0;
+			m.var_rate = k == 3 ? 0.0 : 0.5;
+			m.var_power = k == 3 ? 1.5 : 0.0;
+			struct limits none = {0, 0, 0, 0, 0};
+			check_against_brute_force(budgets[b], none, m);
+			m.data_coef = 2.5;
+			m.data_power = 0.3;
+			m.irreducible = 0.5;
+			check_generalised(budgets[b], m);
+		}
+	/* β scales every boundary in ln n by 1/β: n^β is what the lines see. */
+	struct ha_model m = ha_model_defaults();
+	uint64_t dims[] = {1, 2, 4, 8, 16, 32, 64};
+	struct ha_regime *r1 = NULL, *r2 = NULL;
+	size_t n1 = 0, n2 = 0;
+	cr_assert_eq(ha_regime_compute(&m, 64, dims, 7, &r1, &n1), HA_OK);
+	m.var_samples_power = 2.0;
+	cr_assert_eq(ha_regime_compute(&m, 64, dims, 7, &r2, &n2), HA_OK);
+	cr_assert_eq(n1, n2);
+	cr_assert_gt(n1, 2);
+	for (size_t i = 1; i < n1; i++) {
+		cr_assert_eq(r1[i].head_dim, r2[i].head_dim);
+		cr_assert(fabs(r2[i].log_samples_from - 0.5 * r1[i].log_samples_from) <=
+		          1e-15 * r1[i].log_samples_from);
+	}
+	free(r1);
+	free(r2);
 }

@@ -240,7 +240,7 @@ static struct ha_constraints pick_constraints(uint64_t *rng, uint64_t D)
 
 static struct ha_model pick_model(uint64_t *rng)
 {
-	struct ha_model m;
+	struct ha_model m = ha_model_defaults(); /* the fields not drawn below */
 	m.samples = log_uniform(rng, 1.001, 1e300);
 	m.smoothness = log_uniform(rng, 0.05, 8);
 	m.bias_coef = log_uniform(rng, 1e-6, 1e6);

@@ -434,3 +434,101 @@ Test(runs, files_by_their_names)
 	cr_assert_eq(ha_runs_read_file(dir, HA_RUNS_CSV, &runs, &count, &err), HA_EIO);
 	rmdir(dir);
 }
+
+/* ---- runs from columns in memory (ha_runs_from_columns) --------------- */
+
+/* The runs of a DataFrame's columns are those of the same table as CSV,
+ * field for field; head_dim derived from model_dim where only it is
+ * given; each bad value named by its row and column. */
+Test(runs, from_columns_as_a_dataframe_gives_them)
+{
+	static const char csv[] =
+		"heads,head_dim,samples,loss,loss_se\n"
+		"8,16,1e6,3.21,\n"
+		"4,32,1e7,2.87,0.01\n"
+		"16,8,3e8,2.5,0.02\n";
+	struct ha_run *want = NULL, *got = NULL, *derived = NULL;
+	size_t nw = 0, ng = 0, nd = 0;
+	struct ha_error err;
+	cr_assert_eq(ha_runs_read_string(csv, sizeof csv - 1, HA_RUNS_CSV, &want, &nw, &err),
+	             HA_OK, "%s", err.message);
+	const double heads[] = {8, 4, 16}, dims[] = {16, 32, 8}, width[] = {128, 128, 128};
+	const double samples[] = {1e6, 1e7, 3e8}, loss[] = {3.21, 2.87, 2.5};
+	const double se[] = {NAN, 0.01, 0.02};
+	struct ha_runs_columns c = {3, heads, dims, NULL, samples, loss, se};
+	cr_assert_eq(ha_runs_from_columns(&c, &got, &ng, &err), HA_OK, "%s", err.message);
+	struct ha_runs_columns w = {3, heads, NULL, width, samples, loss, se};
+	cr_assert_eq(ha_runs_from_columns(&w, &derived, &nd, &err), HA_OK, "%s", err.message);
+	cr_assert_eq(ng, nw);
+	cr_assert_eq(nd, nw);
+	for (size_t i = 0; i < nw; i++) {
+		const struct ha_run *runs[] = {&got[i], &derived[i]};
+		for (int k = 0; k < 2; k++) {
+			cr_assert_eq(runs[k]->heads, want[i].heads);
+			cr_assert_eq(runs[k]->head_dim, want[i].head_dim);
+			cr_assert_eq(runs[k]->samples, want[i].samples);
+			cr_assert_eq(runs[k]->loss, want[i].loss);
+			cr_assert_eq(isnan(runs[k]->loss_se), isnan(want[i].loss_se));
+			if (!isnan(want[i].loss_se))
+				cr_assert_eq(runs[k]->loss_se, want[i].loss_se);
+		}
+	}
+	free(want);
+	free(got);
+	free(derived);
+}
+
+static void columns_bad(const struct ha_runs_columns *c, enum ha_status status,
+                        long row, long column, const char *needle)
+{
+	struct ha_run *runs = (struct ha_run *)1;
+	size_t count = 7;
+	struct ha_error err;
+	cr_assert_eq(ha_runs_from_columns(c, &runs, &count, &err), status, "%s", err.message);
+	cr_assert_null(runs);
+	cr_assert_eq(count, 0);
+	cr_assert_eq(err.line, row, "%s", err.message);
+	cr_assert_eq(err.column, column, "%s", err.message);
+	cr_assert(strstr(err.message, needle), "'%s' lacks '%s'", err.message, needle);
+}
+
+Test(runs, from_columns_refuses_values_outside_their_domains)
+{
+	const double heads[] = {8, 4}, dims[] = {16, 32}, samples[] = {1e6, 1e7};
+	const double loss[] = {3.2, 2.9};
+	struct ha_runs_columns ok = {2, heads, dims, NULL, samples, loss, NULL};
+	struct ha_runs_columns c = ok;
+	const double half[] = {8, 2.5};
+	c.heads = half;
+	columns_bad(&c, HA_EFORMAT, 2, 1, "row 2, heads: expected a whole number from 1 to 2^53, found 2.5");
+	c = ok;
+	const double width[] = {128, 130};
+	c.head_dim = NULL;
+	c.model_dim = width;
+	columns_bad(&c, HA_EFORMAT, 2, 3, "row 2, model_dim: expected a multiple of heads");
+	c = ok;
+	const double one[] = {1e6, 1.0};
+	c.samples = one;
+	columns_bad(&c, HA_EFORMAT, 2, 4, "row 2, samples: expected a number > 1");
+	c = ok;
+	const double nan_loss[] = {NAN, 1.0};
+	c.loss = nan_loss;
+	columns_bad(&c, HA_EFORMAT, 1, 5, "row 1, loss: expected a finite number > 0, found nan");
+	c = ok;
+	const double neg_se[] = {0.01, -0.01};
+	c.loss_se = neg_se;
+	columns_bad(&c, HA_EFORMAT, 2, 6, "row 2, loss_se");
+	c = ok;
+	const double big[] = {4294967296.0, 4};
+	const double big_d[] = {4294967296.0, 32};
+	c.heads = big;
+	c.head_dim = big_d;
+	columns_bad(&c, HA_EFORMAT, 1, 2, "heads * head_dim <= 9223372036854775807");
+	c = ok;
+	c.head_dim = NULL;
+	columns_bad(&c, HA_EINVAL, 0, 0, "head_dim or model_dim");
+	c = ok;
+	c.count = 0;
+	columns_bad(&c, HA_EINVAL, 0, 0, "expected 1 to");
+	columns_bad(NULL, HA_EINVAL, 0, 0, "NULL");
+}

@@ -235,7 +235,7 @@ Test(scenario, unknown_and_duplicate_keys)
 	read_bad("model:\n  smoothnes: 2\nbudgets: 1\n", HA_EFORMAT, 2, 3,
 	         "model: expected one of the keys smoothness, bias_coef, "
 	         "var_coef, hdi, irreducible, var_rate, var_power, "
-	         "log_bias_coef, log_var_coef, found 'smoothnes'");
+	         "log_bias_coef, log_var_coef, data_coef, data_power, var_samples_power, found 'smoothnes'");
 	read_bad("budgets: 1\nbudgets: 2\n", HA_EFORMAT, 2, 1,
 	         "expected each key once, found 'budgets' again (first at "
 	         "line 1)");

@@ -65,6 +65,28 @@ Test(scenario_model, the_generalised_model_keys)
 	cr_assert_eq(sc->model.var_power, d.var_power);
 	cr_assert_eq(sc->model.bias_log_scale, 0.0);
 	cr_assert_eq(sc->model.bias_coef, 2.0);
+	cr_assert_eq(sc->model.data_coef, d.data_coef);
+	cr_assert_eq(sc->model.data_power, d.data_power);
+	cr_assert_eq(sc->model.var_samples_power, d.var_samples_power);
+	ha_scenario_free(sc);
+
+	/* The data term and β (headalloc-scenario(5)). */
+	sc = read_ok("model:\n  data_coef: 406.4\n  data_power: 0.34\n"
+	             "  var_samples_power: 0.75\nbudgets: 512\n");
+	cr_assert_eq(sc->model.data_coef, 406.4);
+	cr_assert_eq(sc->model.data_power, 0.34);
+	cr_assert_eq(sc->model.var_samples_power, 0.75);
+	ha_scenario_free(sc);
+}
+
+/* hdi: -0 reads as 0, as --hdi -0 does (issue 18, round 1's leftover):
+ * the report prints 0, not -0. */
+Test(scenario_model, negative_zero_reads_as_zero)
+{
+	struct ha_scenario *sc = read_ok("model: {hdi: -0, data_coef: -0.0}\nbudgets: 512\n");
+	cr_assert_eq(sc->model.hdi, 0.0);
+	cr_assert(!signbit(sc->model.hdi));
+	cr_assert(!signbit(sc->model.data_coef));
 	ha_scenario_free(sc);
 }
 
@@ -81,6 +103,12 @@ Test(scenario_model, bad_generalised_keys)
 	read_bad("model:\n  log_bias_coef: 1\n  bias_coef: 2\nbudgets: 1\n", 2, 3,
 	         "model.log_bias_coef: expected bias_coef or log_bias_coef, not "
 	         "both (bias_coef is at line 3)");
+	read_bad("model: {data_coef: -1}\nbudgets: 1\n", 1, 20,
+	         "model.data_coef: expected a number >= 0, found '-1'");
+	read_bad("model: {data_power: 0}\nbudgets: 1\n", 1, 21,
+	         "model.data_power: expected a number > 0, found '0'");
+	read_bad("model: {var_samples_power: .nan}\nbudgets: 1\n", 1, 28,
+	         "model.var_samples_power: expected a number > 0");
 }
 
 /* splitmix64 */
@@ -123,6 +151,12 @@ Test(scenario_model, report_model_maps_read_back_exactly)
 			m.var_rate = random_real(&s, 0.0, 1.0);
 		if (next_random(&s) % 2)
 			m.var_power = random_real(&s, 0.0, 4.0);
+		if (next_random(&s) % 2)
+			m.data_coef = random_real(&s, 0.0, 500.0);
+		if (next_random(&s) % 3 == 0)
+			m.data_power = random_real(&s, 0.05, 1.0);
+		if (next_random(&s) % 2)
+			m.var_samples_power = random_real(&s, 0.2, 2.0);
 		cr_assert_eq(ha_model_validate(&m), HA_OK);
 
 		struct ha_solver *solver = NULL;
@@ -154,6 +188,9 @@ Test(scenario_model, report_model_maps_read_back_exactly)
 		cr_assert_eq(back.irreducible, m.irreducible);
 		cr_assert_eq(back.var_rate, m.var_rate);
 		cr_assert_eq(back.var_power, m.var_power);
+		cr_assert_eq(back.data_coef, m.data_coef);
+		cr_assert_eq(back.data_power, m.data_power);
+		cr_assert_eq(back.var_samples_power, m.var_samples_power);
 		cr_assert_eq(ha_model_log_bias_coef(&back), ha_model_log_bias_coef(&m),
 		             "trial %d: %s", trial, scenario);
 		cr_assert_eq(ha_model_log_var_coef(&back), ha_model_log_var_coef(&m),
@@ -161,6 +198,11 @@ Test(scenario_model, report_model_maps_read_back_exactly)
 		/* The default keys are written only off their defaults. */
 		cr_assert_eq(strstr(scenario, "irreducible") != NULL, m.irreducible != 0.0);
 		cr_assert_eq(strstr(scenario, "var_rate") != NULL, m.var_rate != 0.5);
+		cr_assert_eq(strstr(scenario, "data_coef") != NULL, m.data_coef != 0.0);
+		cr_assert_eq(strstr(scenario, "data_power") != NULL,
+		             m.data_coef != 0.0 || m.data_power != 0.28);
+		cr_assert_eq(strstr(scenario, "var_samples_power") != NULL,
+		             m.var_samples_power != 1.0);
 		cr_assert_eq(strstr(scenario, "log_var_coef") != NULL,
 		             m.var_log_scale != 0.0);
 		cr_assert_eq(ha_solver_solve(solver, &back, &back_sol), HA_OK);

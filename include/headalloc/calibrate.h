@@ -3,9 +3,10 @@
  *
  * A run is (H, d, n, L[, se]).  The model of a measured loss is
  *
- *   L(H, d, n) = E + c_b d^-s + c_v d^(γd + κ) / n * (rho + (1 - rho)/H)
+ *   L(H, d, n) = E + A n^-α + c_b d^-s
+ *                + c_v d^(γd + κ) / n^β * (rho + (1 - rho)/H)
  *
- * with seven parameters (enum ha_cal_param), each free or fixed.  The fit
+ * with ten parameters (enum ha_cal_param), each free or fixed.  The fit
  * minimises the SUM over runs of the Huber loss of the log residuals
  *
  *   r_i = (ln L_i - ln L̂_i) / (se_i / L_i)     (/ 1 where se is absent)
@@ -16,11 +17,11 @@
  * Gauss–Newton curvature of the start, then Levenberg–Marquardt on the
  * exact Huber loss of the linearised residuals to full precision.
  * Parameters are fitted on these scales ("fit scale"): E, ln c_b, s,
- * ln c_v, γ, κ, hdi; ln c_b and ln c_v
+ * ln c_v, γ, κ, hdi, A, α, β (linear all but the two logs); ln c_b and ln c_v
  * are unbounded (their values may lie far beyond a double: ln c_v ≈ -1598
  * is a real case), and the others are held in their domains by box
  * bounds: E >= 0, s >= HA_CAL_SMOOTHNESS_MIN, γ >= 0, κ >= 0,
- * 0 <= hdi <= 1.  A free parameter that ends within 1e-8 (relative, or
+ * 0 <= hdi <= 1, A >= 0, α >= HA_CAL_POWER_MIN, β >= HA_CAL_POWER_MIN.  A free parameter that ends within 1e-8 (relative, or
  * absolute below 1) of one of these bounds is reported `at_bound`.
  * (E >= 0 where headalloc-model(7), CALIBRATION (The parameters) says "real": as n and d grow L -> E,
  * so a negative E predicts a negative error, which CALIBRATION rules out; the
@@ -75,7 +76,7 @@
 extern "C" {
 #endif
 
-/* The seven parameters of headalloc-model(7), CALIBRATION (The parameters), in this order everywhere. */
+/* The ten parameters of headalloc-model(7), CALIBRATION (The parameters), in this order everywhere. */
 enum ha_cal_param {
 	HA_CAL_IRREDUCIBLE = 0, /* "irreducible": E (fit scale: E) */
 	HA_CAL_BIAS_COEF = 1,   /* "bias_coef": c_b (fit scale: ln c_b) */
@@ -83,12 +84,17 @@ enum ha_cal_param {
 	HA_CAL_VAR_COEF = 3,    /* "var_coef": c_v (fit scale: ln c_v) */
 	HA_CAL_VAR_RATE = 4,    /* "var_rate": γ */
 	HA_CAL_VAR_POWER = 5,   /* "var_power": κ */
-	HA_CAL_HDI = 6          /* "hdi" */
+	HA_CAL_HDI = 6,         /* "hdi" */
+	HA_CAL_DATA_COEF = 7,   /* "data_coef": A of the data term A n^-α */
+	HA_CAL_DATA_POWER = 8,  /* "data_power": α */
+	HA_CAL_VAR_SAMPLES_POWER = 9 /* "var_samples_power": β */
 };
-#define HA_CAL_PARAMS 7
+#define HA_CAL_PARAMS 10
 
 /* The smallest smoothness a fit may reach (the domain is s > 0). */
 #define HA_CAL_SMOOTHNESS_MIN 1e-6
+/* The smallest α and β a fit may reach (their domain is > 0). */
+#define HA_CAL_POWER_MIN 1e-6
 
 /* Defaults of struct ha_cal_options. */
 #define HA_CAL_HUBER_DEFAULT 1e-3
@@ -100,17 +106,26 @@ enum ha_cal_param {
 #define HA_CAL_MESSAGE_MAX HA_ERROR_MESSAGE_MAX
 
 /* The laws of the comparison of headalloc-model(7), CALIBRATION (Comparing laws) (ha_cal_ladder). */
-#define HA_CAL_LADDER 4
+#define HA_CAL_LADDER 6
 
 /* The parameter's name in files and options ("irreducible", "bias_coef",
  * ...); NULL for an out-of-range value. */
 HA_API const char *ha_cal_param_name(enum ha_cal_param param);
 
-/* The parameter of a name, or -1 when the name is not one of the seven. */
+/* The parameter of a name, or -1 when the name is not one of the ten. */
 HA_API int ha_cal_param_lookup(const char *name);
 
 /* 1 for bias_coef and var_coef, whose fit-scale value is ln c. */
 HA_API int ha_cal_param_is_log(enum ha_cal_param param);
+
+struct ha_cal_estimate;
+
+/* Whether a report lists this parameter: the seven of the seeds' model
+ * always; data_coef, data_power and var_samples_power when free or fixed
+ * off the model's default (so reports without the data term stay as
+ * they were).  0 for an out-of-range param or NULL estimate. */
+HA_API int ha_cal_param_reported(enum ha_cal_param param,
+                                 const struct ha_cal_estimate *estimate);
 
 /* One measured training run: struct ha_run, in runs.h with the readers of
  * runs files. */
@@ -128,7 +143,7 @@ struct ha_cal_law {
 	double value[HA_CAL_PARAMS]; /* fit scale (ln c for the coefficients) */
 };
 
-/* All seven fixed at the model's values (ln c_b, ln c_v through
+/* All ten fixed at the model's values (ln c_b, ln c_v through
  * ha_model_log_*_coef), name "". */
 HA_API void ha_cal_law_from_model(struct ha_cal_law *law,
                                   const struct ha_model *model);
@@ -144,8 +159,13 @@ HA_API struct ha_model ha_cal_model_of(const double value[HA_CAL_PARAMS],
  *   "smoothness"  E, c_b, s, c_v free; γ = 1/2, κ = 0
  *   "power"       E, c_b, s, c_v, κ free; γ = 0 (variance a power of d)
  *   "rate"        E, c_b, s, c_v, γ free; κ = 0
+ *   "seeds+data"  "seeds" with the data term's A and α free
+ *   "power+data"  "power" with A and α free
  * hdi is free in every rung exactly when it is free in base (else fixed
- * at base's value).  Returns HA_CAL_LADDER. */
+ * at base's value); β, and A and α in the rungs without the data term,
+ * keep base's values (A = 0 by default).  Returns HA_CAL_LADDER.  The comparison fits the data
+ * rungs only when the runs hold at least 3 distinct sample sizes (E, A
+ * and α cannot be told apart on fewer). */
 HA_API size_t ha_cal_ladder(const struct ha_cal_law *base,
                             struct ha_cal_law out[HA_CAL_LADDER]);
 

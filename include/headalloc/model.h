@@ -24,7 +24,12 @@ extern "C" {
  *
  * The error of H heads of dimension d at n samples (headalloc-model(7), CALIBRATION (The parameters)):
  *
- *   MSE = E + c_b d^-s + c_v d^(γ d + κ) / n * (rho + (1 - rho) / H)
+ *   MSE = E + A n^-α + c_b d^-s + c_v d^(γ d + κ) / n^β * (rho + (1 - rho) / H)
+ *
+ * With A = 0 (the default) the data term A n^-α vanishes; with β = 1 (the
+ * default) the variance falls as 1/n, the seeds'.  A n^-α is the same for
+ * every head dimension, so, like E, it moves no argmin; β changes only
+ * how the variance scales with n, nothing in d.
  *
  * With the defaults (E = 0, γ = 1/2, κ = 0) it is the seeds' model of
  * headalloc-model(7), THE ERROR MODEL.  Each coefficient is the product of a plain factor and the
@@ -48,19 +53,23 @@ struct ha_model {
 	double var_power;      /* κ >= 0, finite (default 0) */
 	double bias_log_scale; /* finite (default 0): ln c_b = ln bias_coef + this */
 	double var_log_scale;  /* finite (default 0): ln c_v = ln var_coef + this */
+	double data_coef;      /* A >= 0, finite (default 0): the data term A n^-α */
+	double data_power;     /* α > 0, finite (default 0.28) */
+	double var_samples_power; /* β > 0, finite (default 1): variance / n^β */
 };
 
 /* The error of one allocation (H heads of dimension d), split into the
  * additive parts of headalloc-model(7), THE ERROR MODEL and headalloc-model(7), CALIBRATION (The parameters), each as a natural log:
- *   mse = irreducible + bias2 + variance + covariance
+ *   mse = irreducible + data + bias2 + variance + covariance
  *   irreducible = E                          (plain value only: E may be 0)
+ *   data       = A n^-α                      (plain value only: A may be 0)
  *   bias2      = c_b d^-s
- *   variance   = var(d) / H                 (var(d) = c_v d^(γd+κ) / n)
+ *   variance   = var(d) / H                 (var(d) = c_v d^(γd+κ) / n^β)
  *   covariance = (1 - 1/H) rho var(d)
  *   reducible  = bias2 + variance + covariance (what the allocator compares)
  * A part that is exactly zero has log -inf; log_reducible and log_mse are
- * always finite.  With E = 0, mse and log_mse are the reducible ones, bit
- * for bit. */
+ * always finite.  With E = 0 and A = 0, mse and log_mse are the reducible
+ * ones, bit for bit. */
 struct ha_terms {
 	double log_bias2;
 	double log_variance;
@@ -74,12 +83,14 @@ struct ha_terms {
 	double covariance;
 	double mse;
 	double irreducible;   /* E */
+	double data;          /* A n^-α (0 when A = 0; may underflow to 0) */
 	double log_reducible; /* ln(bias2 + variance + covariance) */
 	double reducible;     /* bias2 + variance + covariance (+inf beyond a double) */
 };
 
 /* Defaults of headalloc-model(7), THE OBJECTS: s = 2, c_b = c_v = 1, hdi = 1, samples = 1e8;
- * and of headalloc-model(7), CALIBRATION (The parameters): E = 0, γ = 1/2, κ = 0 (log scales 0). */
+ * and of headalloc-model(7), CALIBRATION (The parameters): E = 0, γ = 1/2, κ = 0 (log scales 0),
+ * A = 0, α = 0.28, β = 1. */
 HA_API struct ha_model ha_model_defaults(void);
 
 /* ln c_b and ln c_v: ln(plain factor) + log scale.  Finite for a
@@ -103,19 +114,23 @@ HA_API enum ha_status ha_model_validate(const struct ha_model *model);
 HA_API enum ha_status ha_model_eval(const struct ha_model *model, uint64_t budget,
                              uint64_t head_dim, struct ha_terms *out);
 
-/* ln((MSE - E) / c_b), for comparing head dimensions: it differs from
+/* ln(E + A n^-α), the part of the error common to every head dimension
+ * at this n; -inf when E = A = 0.  The model is assumed validated. */
+HA_API double ha_model_log_constant(const struct ha_model *model);
+
+/* ln((MSE - E - A n^-α) / c_b), for comparing head dimensions: it differs from
  * ha_model_eval's log_reducible by the constant ln c_b, which changes no
  * comparison or ratio but keeps every digit where ln c_b is large (a tie
  * within 1e-12 is decided on it).  E is left out on purpose: it moves no
  * argmin (headalloc-model(7), CALIBRATION (The parameters)), and leaving it out keeps the tie rule, and
  * so every allocation, independent of E (with E in, a large E would widen
- * the relative tie band).
+ * the relative tie band); the data term A n^-α is left out likewise.
  * The caller checks the preconditions of ha_model_eval. */
 HA_API double ha_model_log_relative_mse(const struct ha_model *model, uint64_t budget,
                                  uint64_t head_dim);
 
 /* The relaxed objective of headalloc-model(7), THE CONTINUOUS RELAXATION, at a real head dimension x >= 1 with
- * H = D/x: ln f(x), f(x) = E + c_b x^-s + c_v x^(γx+κ)/n (rho + (1-rho) x/D).
+ * H = D/x: ln f(x), f(x) = E + A n^-α + c_b x^-s + c_v x^(γx+κ)/n^β (rho + (1-rho) x/D).
  * Also stores d ln f / dx in *grad when grad is not NULL. */
 HA_API double ha_model_log_relaxed(const struct ha_model *model, double budget,
                             double x, double *grad);
@@ -127,11 +142,12 @@ HA_API double ha_model_log_relaxed_ln(const struct ha_model *model, double budge
 
 /* The relaxed objective prepared once for a model and a budget, so that
  * repeated evaluations (a minimiser's) skip the constant logarithms.
- * Its evaluation leaves E out: ha_relaxed_fn_eval is ln(f(x) - E), the
- * reducible part, which has the same minimiser as f for every E. */
+ * Its evaluation leaves E and A n^-α out: ha_relaxed_fn_eval is ln(f(x) -
+ * E - A n^-α), the reducible part, which has the same minimiser as f for
+ * every E and A. */
 struct ha_relaxed_fn {
 	double log_bias_coef;
-	double log_var_scale; /* ln c_v - ln n */
+	double log_var_scale; /* ln c_v - β ln n */
 	double smoothness;
 	double rho;
 	double budget;
@@ -144,8 +160,9 @@ struct ha_relaxed_fn {
 HA_API void ha_relaxed_fn_init(struct ha_relaxed_fn *f, const struct ha_model *model,
                         double budget);
 
-/* ln(f(e^u) - E) with the prepared constants, and its derivative in u in
- * *grad when grad is not NULL.  With E = 0 this is ha_model_log_relaxed_ln. */
+/* ln(f(e^u) - E - A n^-α) with the prepared constants, and its derivative
+ * in u in *grad when grad is not NULL.  With E = A = 0 this is
+ * ha_model_log_relaxed_ln. */
 HA_API double ha_relaxed_fn_eval(const struct ha_relaxed_fn *f, double log_x,
                           double *grad);
 
@@ -157,7 +174,7 @@ HA_API double ha_relaxed_fn_eval(const struct ha_relaxed_fn *f, double log_x,
  * 1 when proven, 0 otherwise (the solver then evaluates every feasible
  * divisor: `exhaustive`).  The proof, in model.c, holds for s > 0, γ >= 0,
  * κ >= 0, hdi in [0, 1] and x_lo >= 1 — every validated model on every
- * divisor — whatever E, c_b, c_v and n; this function checks exactly those
+ * divisor — whatever E, A, α, β, c_b, c_v and n; this function checks exactly those
  * hypotheses (NaN anywhere gives 0). */
 HA_API int ha_model_unimodal_on(const struct ha_model *model, double x_lo);
 

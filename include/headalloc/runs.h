@@ -110,6 +110,40 @@ HA_API enum ha_status ha_runs_read_string(const char *text, size_t length,
                                           size_t *count,
                                           struct ha_error *err);
 
+/* Runs given as columns in memory (a DataFrame's, a tracker's API): one
+ * array per column, count entries each, row i being run i.  Whole-number
+ * columns are doubles too (a DataFrame column of integers converts to
+ * them exactly), and must hold whole numbers from 1 to 2^53.
+ *   heads, samples, loss   required
+ *   head_dim               or NULL with model_dim: head_dim is then
+ *                          model_dim / heads, which must divide exactly
+ *   model_dim              NULL, or the width H * d_k of each run (used
+ *                          only where head_dim is NULL)
+ *   loss_se                NULL for none; a NaN entry: none for that run
+ * The domains are those of the files (heads * head_dim <= HA_BUDGET_MAX,
+ * 1 < samples <= 1e300, loss, loss_se > 0 and finite). */
+struct ha_runs_columns {
+	size_t count; /* 1 to HA_RUNS_MAX */
+	const double *heads;
+	const double *head_dim;
+	const double *model_dim;
+	const double *samples;
+	const double *loss;
+	const double *loss_se;
+};
+
+/* Build runs from columns.  On HA_OK *runs is a new array of *count =
+ * columns->count runs (free it with free()).  Otherwise *runs is NULL,
+ * *count 0 and err says why: HA_EINVAL for a NULL or missing column or
+ * count 0 or above HA_RUNS_MAX, HA_EFORMAT for a value outside its
+ * domain, with err->line the 1-based row and err->column the 1-based
+ * column in the order of struct ha_runs_columns ("row 3, loss: expected a
+ * number > 0, found -1"), HA_ENOMEM. */
+HA_API enum ha_status ha_runs_from_columns(const struct ha_runs_columns *columns,
+                                           struct ha_run **runs,
+                                           size_t *count,
+                                           struct ha_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -51,11 +51,12 @@ static const char usage[] =
 	"  -h, --help                  show this help and exit\n"
 	"\n"
 	"NAME is one of irreducible, bias_coef, smoothness, var_coef, var_rate,\n"
-	"var_power, hdi; --fix also takes log_bias_coef and log_var_coef (exact\n"
-	"logarithms).  Warnings go to stderr and into the report.  Exit status:\n"
-	"0 success, 1 I/O or internal error, 2 usage or input error (fewer runs\n"
-	"than free parameters + 1, a single head_dim), 3 no allocation of the\n"
-	"budget meets the constraints.  See headalloc(1).\n";
+	"var_power, hdi, data_coef, data_power, var_samples_power; --fix also\n"
+	"takes log_bias_coef and log_var_coef (exact logarithms).  Warnings go\n"
+	"to stderr and into the report.  Exit status: 0 success, 1 I/O or\n"
+	"internal error, 2 usage or input error (fewer runs than free\n"
+	"parameters + 1, a single head_dim), 3 no allocation of the budget\n"
+	"meets the constraints.  See headalloc(1).\n";
 
 enum long_only {
 	OPT_FREE = 256,
@@ -95,7 +96,8 @@ static const struct option long_options[] = {
 #define BOOTSTRAP_MAX 1000000
 
 static const char names[] = "irreducible, bias_coef, smoothness, var_coef, "
-                            "var_rate, var_power or hdi";
+                            "var_rate, var_power, hdi, data_coef, "
+                            "data_power or var_samples_power";
 
 struct calibrate_options {
 	struct cli_file_options c;
@@ -139,7 +141,7 @@ static int for_each_item(struct calibrate_options *o, const char *arg,
 static int free_item(struct calibrate_options *o, char *item, const char *arg,
                      int *seen)
 {
-	char expected[128];
+	char expected[256];
 	snprintf(expected, sizeof expected, "a comma-separated list of %s", names);
 	int k = *item ? ha_cal_param_lookup(item) : -1;
 	if (k < 0)
@@ -173,6 +175,8 @@ static int in_domain(enum ha_cal_param k, int log_form, double v,
 	case HA_CAL_BIAS_COEF:
 	case HA_CAL_SMOOTHNESS:
 	case HA_CAL_VAR_COEF:
+	case HA_CAL_DATA_POWER:
+	case HA_CAL_VAR_SAMPLES_POWER:
 		*what = "a number > 0";
 		return v > 0.0;
 	case HA_CAL_HDI:
@@ -187,7 +191,7 @@ static int in_domain(enum ha_cal_param k, int log_form, double v,
 static int fix_item(struct calibrate_options *o, char *item, const char *arg,
                     int *seen)
 {
-	char expected[192];
+	char expected[320];
 	snprintf(expected, sizeof expected,
 	         "NAME=VALUE[,NAME=VALUE...] with NAME %s (or log_bias_coef, "
 	         "log_var_coef)", names);

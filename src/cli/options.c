@@ -36,6 +36,9 @@ static const char usage_text[] =
 	"      --var-power K           K >= 0 of --var-rate (default 0)\n"
 	"      --log-bias-coef L       c_b = exp(L) exactly, for c_b beyond a double\n"
 	"      --log-var-coef L        c_v = exp(L) exactly, for c_v beyond a double\n"
+	"      --data-coef A           data term A*n^-ALPHA, A >= 0 (default 0)\n"
+	"      --data-power ALPHA      ALPHA > 0 of --data-coef (default 0.28)\n"
+	"      --var-samples-power B   variance falls as n^-B, B > 0 (default 1)\n"
 	"      --hdi-from FILE         measure the HDI from key weights (.safetensors, .npy)\n"
 	"      --hdi-tensor PATTERN    the tensors of --hdi-from to use (default: all)\n"
 	"      --hdi-heads H           heads per tensor of --hdi-from (required with it)\n"
@@ -82,6 +85,9 @@ enum long_only {
 	OPT_VAR_POWER,
 	OPT_LOG_BIAS_COEF,
 	OPT_LOG_VAR_COEF,
+	OPT_DATA_COEF,
+	OPT_DATA_POWER,
+	OPT_VAR_SAMPLES_POWER,
 };
 
 static const struct option long_options[] = {
@@ -106,6 +112,9 @@ static const struct option long_options[] = {
 	{"var-power", required_argument, NULL, OPT_VAR_POWER},
 	{"log-bias-coef", required_argument, NULL, OPT_LOG_BIAS_COEF},
 	{"log-var-coef", required_argument, NULL, OPT_LOG_VAR_COEF},
+	{"data-coef", required_argument, NULL, OPT_DATA_COEF},
+	{"data-power", required_argument, NULL, OPT_DATA_POWER},
+	{"var-samples-power", required_argument, NULL, OPT_VAR_SAMPLES_POWER},
 	{"all", no_argument, NULL, 'a'},
 	{"regimes", no_argument, NULL, 'r'},
 	{"format", required_argument, NULL, 'f'},
@@ -197,6 +206,8 @@ static int apply_model_option(int code, const char *arg, struct ha_model *m)
 	v += 0.0; /* -0 reads as 0 */
 	if (code == OPT_IRREDUCIBLE)
 		m->irreducible = v;
+	else if (code == OPT_DATA_COEF)
+		m->data_coef = v;
 	else if (code == OPT_VAR_RATE)
 		m->var_rate = v;
 	else
@@ -239,7 +250,12 @@ static int apply_option(struct cli_options *o, struct hdi_request *h, int code,
 	case OPT_VAR_POWER:
 	case OPT_LOG_BIAS_COEF:
 	case OPT_LOG_VAR_COEF:
+	case OPT_DATA_COEF:
 		return apply_model_option(code, arg, m);
+	case OPT_DATA_POWER:
+		return parse_positive_real(code, arg, &m->data_power);
+	case OPT_VAR_SAMPLES_POWER:
+		return parse_positive_real(code, arg, &m->var_samples_power);
 	case OPT_HDI:
 		h->have_hdi = 1;
 		if (!cli_parse_real(arg, &m->hdi) || !(m->hdi >= 0.0 && m->hdi <= 1.0))

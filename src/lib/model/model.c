@@ -4,7 +4,9 @@
  * Byte-identical defaults: with E = 0, γ = 1/2, κ = 0 and log scales 0
  * every expression below rounds exactly as the seeds' model did (x + 0.0
  * and 0.5 d + 0.0 are exact, and E = 0 takes the old path), so no printed
- * digit of an existing answer moves. */
+ * digit of an existing answer moves.  The data term keeps that too: A = 0
+ * takes the old path, and β = 1 multiplies ln n by 1 and divides by n
+ * itself (both exact). */
 #include <math.h>
 #include <stddef.h>
 
@@ -23,6 +25,12 @@ struct ha_model ha_model_defaults(void)
 		.var_power = 0.0,
 		.bias_log_scale = 0.0,
 		.var_log_scale = 0.0,
+		.data_coef = 0.0,
+		/* α: the data exponent of Chinchilla's fit (Hoffmann et al.
+		 * 2022, L = E + A/N^0.34 + B/D^0.28): a realistic start for a
+		 * calibration; with A = 0 it changes nothing. */
+		.data_power = 0.28,
+		.var_samples_power = 1.0,
 	};
 	return m;
 }
@@ -74,6 +82,12 @@ enum ha_status ha_model_validate(const struct ha_model *m)
 	if (!isfinite(m->var_rate) || !(m->var_rate >= 0.0) ||
 	    !isfinite(m->var_power) || !(m->var_power >= 0.0))
 		return HA_EINVAL;
+	/* The data term A n^-α (A >= 0, α > 0: it falls with n) and the
+	 * variance's n^β (β > 0: more samples never raise the variance). */
+	if (!isfinite(m->data_coef) || !(m->data_coef >= 0.0) ||
+	    !positive_finite(m->data_power) ||
+	    !positive_finite(m->var_samples_power))
+		return HA_EINVAL;
 	/* ln c = ln(factor) + scale must itself be finite. */
 	if (!isfinite(ha_model_log_bias_coef(m)) ||
 	    !isfinite(ha_model_log_var_coef(m)))
@@ -98,11 +112,33 @@ double ha_exp_or_inf(double log_value)
 	return isfinite(v) ? v : INFINITY;
 }
 
-/* ln var(d) = ln c_v + (γd + κ) ln d - ln n: one head's variance. */
+/* β ln n: exactly ln n for β = 1. */
+static double log_samples_power(const struct ha_model *m)
+{
+	return m->var_samples_power * log(m->samples);
+}
+
+/* n^β: exactly n for β = 1 (+inf beyond a double, 0 below). */
+static double samples_power(const struct ha_model *m)
+{
+	return m->var_samples_power == 1.0 ? m->samples
+	                                   : pow(m->samples, m->var_samples_power);
+}
+
+/* ln var(d) = ln c_v + (γd + κ) ln d - β ln n: one head's variance. */
 static double log_head_variance(const struct ha_model *m, double d)
 {
 	return ha_model_log_var_coef(m) + (m->var_rate * d + m->var_power) * log(d) -
-	       log(m->samples);
+	       log_samples_power(m);
+}
+
+double ha_model_log_constant(const struct ha_model *m)
+{
+	double log_e = m->irreducible == 0.0 ? -INFINITY : log(m->irreducible);
+	if (m->data_coef == 0.0)
+		return log_e;
+	return ha_log_add(log_e, log(m->data_coef) -
+	                         m->data_power * log(m->samples));
 }
 
 /* ln(E + e^log_r) for E >= 0. */
@@ -151,7 +187,7 @@ enum ha_status ha_model_eval(const struct ha_model *m, uint64_t budget,
 	double c_b = m->bias_log_scale == 0.0 ? m->bias_coef : NAN;
 	double c_v = m->var_log_scale == 0.0 ? m->var_coef : NAN;
 	out->bias2 = plain(c_b * pow(d, -m->smoothness), out->log_bias2, &direct);
-	double var = c_v * (pow(d, m->var_rate * d + m->var_power) / m->samples);
+	double var = c_v * (pow(d, m->var_rate * d + m->var_power) / samples_power(m));
 	out->variance = plain(var / H, out->log_variance, &direct);
 	out->covariance = has_covariance
 		? plain(rho * var * (1.0 - 1.0 / H), out->log_covariance, &direct)
@@ -160,7 +196,14 @@ enum ha_status ha_model_eval(const struct ha_model *m, uint64_t budget,
 	out->reducible = direct && isnormal(sum) ? sum
 	                                         : ha_exp_or_inf(out->log_reducible);
 	out->irreducible = m->irreducible;
-	if (m->irreducible == 0.0) {
+	out->data = 0.0;
+	if (m->data_coef != 0.0) {
+		/* A n^-α: a plain value (it may underflow to 0; the log of the
+		 * sum below keeps it whatever its size). */
+		out->data = m->data_coef * pow(m->samples, -m->data_power);
+		out->log_mse = ha_log_add(ha_model_log_constant(m), out->log_reducible);
+		out->mse = m->irreducible + out->data + out->reducible;
+	} else if (m->irreducible == 0.0) {
 		out->log_mse = out->log_reducible;
 		out->mse = out->reducible;
 	} else {
@@ -177,11 +220,12 @@ double ha_model_log_relative_mse(const struct ha_model *m, uint64_t budget,
 	double H = (double)(budget / head_dim);
 	double rho = 1.0 - m->hdi;
 	/* ln(bias2 / c_b) and ln((variance + covariance) / c_b), where
-	 * variance + covariance = var(d) (rho + (1 - rho)/H); E left out. */
+	 * variance + covariance = var(d) (rho + (1 - rho)/H); E and A n^-α
+	 * left out. */
 	double log_bias = -m->smoothness * log(d);
 	double log_var = ha_model_log_var_coef(m) - ha_model_log_bias_coef(m) +
 	                 (m->var_rate * d + m->var_power) * log(d) -
-	                 log(m->samples) + log(rho + (1.0 - rho) / H);
+	                 log_samples_power(m) + log(rho + (1.0 - rho) / H);
 	return ha_log_add(log_bias, log_var);
 }
 
@@ -199,7 +243,7 @@ void ha_relaxed_fn_init(struct ha_relaxed_fn *f, const struct ha_model *m,
                         double budget)
 {
 	f->log_bias_coef = ha_model_log_bias_coef(m);
-	f->log_var_scale = ha_model_log_var_coef(m) - log(m->samples);
+	f->log_var_scale = ha_model_log_var_coef(m) - log_samples_power(m);
 	f->smoothness = m->smoothness;
 	f->rho = 1.0 - m->hdi;
 	f->budget = budget;
@@ -242,9 +286,10 @@ double ha_model_log_relaxed_ln(const struct ha_model *m, double budget,
 	struct ha_relaxed_fn f;
 	ha_relaxed_fn_init(&f, m, budget);
 	double log_r = ha_relaxed_fn_eval(&f, log_x, grad);
-	if (m->irreducible == 0.0)
+	if (m->irreducible == 0.0 && m->data_coef == 0.0)
 		return log_r;
-	double log_f = log_shift(m->irreducible, log_r);
+	double log_f = m->data_coef == 0.0 ? log_shift(m->irreducible, log_r)
+	                                   : ha_log_add(ha_model_log_constant(m), log_r);
 	/* d ln f/du = (R/f) d ln R/du, R/f = e^(ln R - ln f). */
 	if (grad)
 		*grad *= exp(log_r - log_f);
@@ -282,7 +327,14 @@ double ha_model_log_relaxed_ln(const struct ha_model *m, double budget,
  * x < κ/γ, e.g. γ = 0 with 0 < κ < 1, where V is not even convex); the
  * convexity argument of headalloc-model(7), THE ALLOCATION PROBLEM is the special case γ = 1/2, κ = 0.  E,
  * c_b, c_v and n do not enter; E only shifts f.  Convexity of f is not
- * needed: unimodality is what the certificate uses. */
+ * needed: unimodality is what the certificate uses.
+ *
+ * The data term and β.  f = E + A n^-α + B + V with V = c_v x^(γx+κ)
+ * q / n^β: at a fixed n, A n^-α is a constant like E (f' does not see
+ * it), and n^β only changes the constant c = c_v/n^β > 0, which the proof
+ * above never uses beyond c > 0.  So the certificate holds for every
+ * A >= 0, α > 0 and β > 0 as well: nothing of the data term or of β
+ * enters the hypotheses, and this function need not look at them. */
 int ha_model_unimodal_on(const struct ha_model *m, double x_lo)
 {
 	if (!m || !(x_lo >= 1.0))

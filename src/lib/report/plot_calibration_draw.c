@@ -195,7 +195,7 @@ static void draw_axes(const struct plot_canvas *c, const struct calplot *p)
 
 /* ---- the legend ------------------------------------------------------------------------ */
 
-#define ENTRIES (PLOT_CAL_LEGEND_GROUPS + 12)
+#define ENTRIES (PLOT_CAL_LEGEND_GROUPS + 12 + HA_CAL_LADDER) /* room for every law */
 
 struct legend {
 	int n;
@@ -304,7 +304,10 @@ static double draw_legend(const struct calplot *p)
 	plwind(0.0, 1.0, 0.0, 1.0);
 	pllegend(&width, &height, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
 	         PL_POSITION_INSIDE | PL_POSITION_LEFT | PL_POSITION_TOP, 0.0, 0.0,
-	         0.06, PLOT_WHITE, PLOT_BLACK, 1, 0, 0, l.n, l.opts, 1.0, 0.65, 1.6, 0.0,
+	         0.06, PLOT_WHITE, PLOT_BLACK, 1, 0, 0, l.n, l.opts, 1.0,
+	         /* past 13 entries (the data-term laws) the lines close up so
+	          * that the legend keeps its height above the bars */
+	         0.65, l.n > 13 ? 1.6 * 13.0 / l.n : 1.6, 0.0,
 	         l.text_colours, l.text, l.box_colours, l.box_patterns, l.box_scales,
 	         l.box_widths, l.line_colours, l.styles, l.widths, l.symbol_colours,
 	         l.symbol_scales, l.symbol_numbers, l.symbols);

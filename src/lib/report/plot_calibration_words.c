@@ -15,6 +15,8 @@
 #define GAMMA "\xce\xb3"
 #define KAPPA "\xce\xba"
 #define DELTA "\xce\xb4"
+#define ALPHA "\xce\xb1"
+#define BETA "\xce\xb2"
 
 /* A count for the legend, where width is short: exact up to 7 digits,
  * else %.4g (the caption gives it exactly). */
@@ -142,7 +144,7 @@ static void parameter(struct calplot *p, const struct ha_cal_estimate *e, int k,
                       const char *sep)
 {
 	static const char *const symbol[HA_CAL_PARAMS] = {
-		"E", "c#db#u", "s", "c#dv#u", GAMMA, KAPPA, "hdi",
+		"E", "c#db#u", "s", "c#dv#u", GAMMA, KAPPA, "hdi", "A", ALPHA, BETA,
 	};
 	char number[96], value[64] = "";
 	value_and_range(number, sizeof number, e->value, e->has_ci ? e->ci95 : NULL);
@@ -176,7 +178,8 @@ static void parameter_lines(struct calplot *p)
 		}
 	sep = ";  fixed: ";
 	for (int k = 0; k < HA_CAL_PARAMS; k++)
-		if (!fit->param[k].free) {
+		if (!fit->param[k].free &&
+		    ha_cal_param_reported((enum ha_cal_param)k, &fit->param[k])) {
 			parameter(p, &fit->param[k], k, sep);
 			sep = ", ";
 		}

@@ -29,8 +29,8 @@ void report_yaml_terms(struct ha_yaml_writer *w, const struct ha_allocation *a)
  * every report of the seeds' model stays as it was). */
 struct model_items {
 	size_t count;
-	const char *key[7];
-	double value[7];
+	const char *key[10];
+	double value[10];
 };
 
 static struct model_items model_items(const struct ha_model *m)
@@ -54,6 +54,15 @@ static struct model_items model_items(const struct ha_model *m)
 		ITEM("var_rate", m->var_rate);
 	if (m->var_power != defaults.var_power)
 		ITEM("var_power", m->var_power);
+	/* The data term and β, off their defaults only (so the reports of
+	 * the seeds' model stay as they were); α beside any A > 0. */
+	if (m->data_coef != defaults.data_coef)
+		ITEM("data_coef", m->data_coef);
+	if (m->data_coef != defaults.data_coef ||
+	    m->data_power != defaults.data_power)
+		ITEM("data_power", m->data_power);
+	if (m->var_samples_power != defaults.var_samples_power)
+		ITEM("var_samples_power", m->var_samples_power);
 #undef ITEM
 	return it;
 }

@@ -94,7 +94,8 @@ static void yaml_fit(struct ha_yaml_writer *w, const struct ha_calibration *c)
 	ha_yaml_key(w, "parameters");
 	ha_yaml_begin_map(w, 0);
 	for (int p = 0; p < HA_CAL_PARAMS; p++)
-		yaml_parameter(w, &fit->param[p]);
+		if (ha_cal_param_reported((enum ha_cal_param)p, &fit->param[p]))
+			yaml_parameter(w, &fit->param[p]);
 	ha_yaml_end_map(w);
 	yaml_bootstrap(w, &c->bootstrap);
 	ha_yaml_key(w, "residuals");
@@ -253,6 +254,8 @@ static void text_fit(FILE *f, const struct ha_calibration *c,
 	for (int p = 0; p < HA_CAL_PARAMS; p++) {
 		const struct ha_cal_estimate *e = &fit->param[p];
 		char name[HA_CAL_NAME_MAX + 4], interval[80];
+		if (!ha_cal_param_reported((enum ha_cal_param)p, e))
+			continue; /* the data term, unused */
 		snprintf(name, sizeof name, "%s%s", e->log_scale ? "ln " : "",
 		         e->name);
 		if (!e->free)

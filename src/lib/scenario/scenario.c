@@ -34,11 +34,12 @@ static enum ha_status sample_value(struct ha_yr *r, const char *where,
 /* ---- model and constraints --------------------------------------------- */
 
 /* The model's keys: the four of headalloc-model(7), THE OBJECTS, then those of headalloc-model(7), CALIBRATION (The parameters)
- * (E, γ, κ) and the exact logarithms of the coefficients, which a
- * calibrated model needs when c_b or c_v lies beyond a double. */
+ * (E, γ, κ), the exact logarithms of the coefficients, which a
+ * calibrated model needs when c_b or c_v lies beyond a double, and the
+ * data term (A, α) and β. */
 enum model_key {
 	SMOOTHNESS, BIAS_COEF, VAR_COEF, HDI, IRREDUCIBLE, VAR_RATE, VAR_POWER,
-	LOG_BIAS_COEF, LOG_VAR_COEF
+	LOG_BIAS_COEF, LOG_VAR_COEF, DATA_COEF, DATA_POWER, VAR_SAMPLES_POWER
 };
 
 static const struct ha_yr_key model_keys[] = {
@@ -50,7 +51,10 @@ static const struct ha_yr_key model_keys[] = {
 	[VAR_RATE] = {"var_rate", HA_YR_OPTIONAL},
 	[VAR_POWER] = {"var_power", HA_YR_OPTIONAL},
 	[LOG_BIAS_COEF] = {"log_bias_coef", HA_YR_OPTIONAL},
-	[LOG_VAR_COEF] = {"log_var_coef", HA_YR_OPTIONAL}};
+	[LOG_VAR_COEF] = {"log_var_coef", HA_YR_OPTIONAL},
+	[DATA_COEF] = {"data_coef", HA_YR_OPTIONAL},
+	[DATA_POWER] = {"data_power", HA_YR_OPTIONAL},
+	[VAR_SAMPLES_POWER] = {"var_samples_power", HA_YR_OPTIONAL}};
 
 static enum ha_status model_field(struct ha_yr *r, void *ctx, size_t key,
                                   const char *where)
@@ -67,8 +71,20 @@ static enum ha_status model_field(struct ha_yr *r, void *ctx, size_t key,
 		                  HUGE_VAL, positive[key]);
 	}
 	case HDI:
-		return ha_yr_real(r, where, "a number from 0 to 1", HA_YR_FROM,
-		                  0.0, 1.0, &m->hdi);
+		st = ha_yr_real(r, where, "a number from 0 to 1", HA_YR_FROM,
+		                0.0, 1.0, &m->hdi);
+		m->hdi += 0.0; /* -0 reads as 0, as --hdi -0 does */
+		return st;
+	case DATA_COEF:
+		st = ha_yr_real(r, where, "a number >= 0", HA_YR_FROM, 0.0,
+		                HUGE_VAL, &m->data_coef);
+		m->data_coef += 0.0; /* -0 reads as 0 */
+		return st;
+	case DATA_POWER:
+	case VAR_SAMPLES_POWER:
+		return ha_yr_real(r, where, "a number > 0", HA_YR_ABOVE, 0.0,
+		                  HUGE_VAL, key == DATA_POWER
+		                  ? &m->data_power : &m->var_samples_power);
 	case IRREDUCIBLE:
 	case VAR_RATE:
 	case VAR_POWER: {

@@ -31,7 +31,7 @@ size_t ha_cal_ladder(const struct ha_cal_law *base,
                      struct ha_cal_law out[HA_CAL_LADDER])
 {
 	static const char *const names[HA_CAL_LADDER] = {
-		"seeds", "smoothness", "power", "rate",
+		"seeds", "smoothness", "power", "rate", "seeds+data", "power+data",
 	};
 	/* free: E, c_b, s, c_v, γ, κ (hdi as in base) */
 	static const int frees[HA_CAL_LADDER][6] = {
@@ -39,8 +39,12 @@ size_t ha_cal_ladder(const struct ha_cal_law *base,
 		{1, 1, 1, 1, 0, 0},
 		{1, 1, 1, 1, 0, 1},
 		{1, 1, 1, 1, 1, 0},
+		{1, 1, 0, 1, 0, 0},
+		{1, 1, 1, 1, 0, 1},
 	};
-	static const double rates[HA_CAL_LADDER] = {0.5, 0.5, 0.0, 0.5};
+	static const double rates[HA_CAL_LADDER] = {0.5, 0.5, 0.0, 0.5, 0.5, 0.0};
+	/* the data term's A and α free */
+	static const int data[HA_CAL_LADDER] = {0, 0, 0, 0, 1, 1};
 	for (int l = 0; l < HA_CAL_LADDER; l++) {
 		struct ha_cal_law *law = &out[l];
 		*law = *base;
@@ -51,6 +55,9 @@ size_t ha_cal_ladder(const struct ha_cal_law *base,
 		law->value[HA_CAL_VAR_RATE] = rates[l];
 		law->value[HA_CAL_VAR_POWER] = 0.0;
 		law->free[HA_CAL_HDI] = base->free[HA_CAL_HDI] != 0;
+		law->free[HA_CAL_DATA_COEF] = data[l];
+		law->free[HA_CAL_DATA_POWER] = data[l];
+		law->free[HA_CAL_VAR_SAMPLES_POWER] = 0;
 	}
 	return HA_CAL_LADDER;
 }

@@ -65,7 +65,12 @@ enum ha_status cal_compare(const struct ha_run *runs, const struct cal_data *dat
                            struct ha_calibration *c)
 {
 	struct ha_cal_law laws[HA_CAL_LADDER];
-	size_t count = ha_cal_ladder(base, laws);
+	size_t count = 0, all = ha_cal_ladder(base, laws);
+	/* The data-term laws only where the runs can tell E, A and α apart. */
+	char why[HA_CAL_MESSAGE_MAX];
+	for (size_t l = 0; l < all; l++)
+		if (cal_data_term_identifiable(data, &laws[l], why))
+			laws[count++] = laws[l];
 	c->comparison = calloc(count, sizeof *c->comparison);
 	if (!c->comparison)
 		return HA_ENOMEM;

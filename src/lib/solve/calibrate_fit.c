@@ -16,6 +16,7 @@
 static const char *const param_names[HA_CAL_PARAMS] = {
 	"irreducible", "bias_coef", "smoothness", "var_coef",
 	"var_rate", "var_power", "hdi",
+	"data_coef", "data_power", "var_samples_power",
 };
 
 const char *ha_cal_param_name(enum ha_cal_param param)
@@ -39,6 +40,20 @@ int ha_cal_param_is_log(enum ha_cal_param param)
 	return param == HA_CAL_BIAS_COEF || param == HA_CAL_VAR_COEF;
 }
 
+int ha_cal_param_reported(enum ha_cal_param param,
+                          const struct ha_cal_estimate *e)
+{
+	int p = (int)param;
+	if (!e || p < 0 || p >= HA_CAL_PARAMS)
+		return 0;
+	if (p < HA_CAL_DATA_COEF || e->free)
+		return 1;
+	struct ha_model d = ha_model_defaults();
+	double def = p == HA_CAL_DATA_COEF ? d.data_coef
+	           : p == HA_CAL_DATA_POWER ? d.data_power : d.var_samples_power;
+	return e->value != def;
+}
+
 void ha_cal_law_from_model(struct ha_cal_law *law, const struct ha_model *m)
 {
 	memset(law, 0, sizeof *law);
@@ -49,6 +64,9 @@ void ha_cal_law_from_model(struct ha_cal_law *law, const struct ha_model *m)
 	law->value[HA_CAL_VAR_RATE] = m->var_rate;
 	law->value[HA_CAL_VAR_POWER] = m->var_power;
 	law->value[HA_CAL_HDI] = m->hdi;
+	law->value[HA_CAL_DATA_COEF] = m->data_coef;
+	law->value[HA_CAL_DATA_POWER] = m->data_power;
+	law->value[HA_CAL_VAR_SAMPLES_POWER] = m->var_samples_power;
 }
 
 struct ha_model ha_cal_model_of(const double value[HA_CAL_PARAMS],
@@ -63,6 +81,9 @@ struct ha_model ha_cal_model_of(const double value[HA_CAL_PARAMS],
 	m.var_rate = value[HA_CAL_VAR_RATE];
 	m.var_power = value[HA_CAL_VAR_POWER];
 	m.hdi = value[HA_CAL_HDI];
+	m.data_coef = value[HA_CAL_DATA_COEF];
+	m.data_power = value[HA_CAL_DATA_POWER];
+	m.var_samples_power = value[HA_CAL_VAR_SAMPLES_POWER];
 	return m;
 }
 
@@ -109,8 +130,11 @@ static const char *bad_fixed_value(const struct ha_cal_law *law)
 		int ok = isfinite(v);
 		if (p == HA_CAL_IRREDUCIBLE)
 			ok = ok && v >= 0.0;
-		if (p == HA_CAL_SMOOTHNESS)
+		if (p == HA_CAL_SMOOTHNESS || p == HA_CAL_DATA_POWER ||
+		    p == HA_CAL_VAR_SAMPLES_POWER)
 			ok = ok && v > 0.0;
+		if (p == HA_CAL_DATA_COEF)
+			ok = ok && v >= 0.0;
 		if (p == HA_CAL_VAR_RATE || p == HA_CAL_VAR_POWER)
 			ok = ok && v >= 0.0;
 		if (p == HA_CAL_HDI)
@@ -305,7 +329,8 @@ enum ha_status cal_fit_data(const struct ha_run *runs, const struct cal_data *da
 	out->free_count = cal_free_count(law);
 	out->huber_delta = delta;
 	char msg[HA_CAL_MESSAGE_MAX];
-	if (!cal_identifiable(data, runs, out->free_count, msg))
+	if (!cal_identifiable(data, runs, out->free_count, msg) ||
+	    !cal_data_term_identifiable(data, law, msg))
 		return ha_fail(err, HA_EDEGENERATE, "%s", msg);
 	double th[HA_CAL_PARAMS];
 	enum ha_status st = cal_minimise(data, law, delta, NULL, th,

@@ -17,6 +17,7 @@ struct cal_data {
 	double *cover;     /* 1 - 1/H: q = 1 - hdi cover = rho + (1 - rho)/H */
 	double *weight;    /* multiplicity in the objective (bootstrap, LOO) */
 	double loss_min;   /* the smallest L */
+	double log_n_min;  /* the smallest ln n */
 	void *block;       /* one allocation for all of the above */
 };
 
@@ -27,21 +28,21 @@ void cal_data_free(struct cal_data *data);
 /* ln L̂ of run i at fit-scale parameters th (E >= 0). */
 double cal_log_fitted(const struct cal_data *data, const double *th, size_t i);
 
-/* The objective sum_i weight_i huber(r_i) at th (all seven, fit scale);
+/* The objective sum_i weight_i huber(r_i) at th (all ten, fit scale);
  * +inf if a weighted run's ln L̂ is not finite.  With grad, the gradient
- * in all seven (fixed ones included; the caller picks). */
+ * in all ten (fixed ones included; the caller picks). */
 double cal_objective(const struct cal_data *data, const double *th,
                      double delta, double *grad);
 
 /* Residuals r_i (standardised) into r[m] and their Jacobian d r_i / d th_j
- * into jac[m * 7] (row-major; NULL to skip).  0 when some weighted run's
+ * into jac[m * HA_CAL_PARAMS] (row-major; NULL to skip).  0 when some weighted run's
  * ln L̂ is not finite (r then undefined), else 1. */
 int cal_residuals(const struct cal_data *data, const double *th, double *r,
                   double *jac);
 
 /* cal_residuals, and (curv not NULL) the second-order part of the
- * objective's Hessian, sum_i w_i psi(r_i) Hess r_i, in all seven
- * (row-major 7 x 7). */
+ * objective's Hessian, sum_i w_i psi(r_i) Hess r_i, in all ten
+ * (row-major HA_CAL_PARAMS x HA_CAL_PARAMS). */
 int cal_residuals_curvature(const struct cal_data *data, const double *th,
                             double delta, double *r, double *jac,
                             double *curv);
@@ -56,12 +57,25 @@ extern const double cal_upper[HA_CAL_PARAMS];
 int cal_identifiable(const struct cal_data *data, const struct ha_run *runs,
                      size_t k, char *msg);
 
+/* The number of distinct sample sizes among the weighted runs. */
+size_t cal_distinct_samples(const struct cal_data *data);
+
+/* Whether the weighted runs can fit the law's free data term: A, α (and
+ * β) free need runs at 3 or more distinct n (E + A n^-α on fewer is one
+ * number per n).  Fills msg with the reason when not. */
+int cal_data_term_identifiable(const struct cal_data *data,
+                               const struct ha_cal_law *law, char *msg);
+
+/* A n_i^-α / L_i at th: the data term's share of run i's measured loss
+ * (0 when A = 0). */
+double cal_data_share(const struct cal_data *data, const double *th, size_t i);
+
 /* The local fit of one law on the weighted data.  start = NULL: the full
  * search from the grid of ha_cal_fit_runs' comment (L-BFGS, then
  * Levenberg–Marquardt to convergence).  Else a refit (bootstrap,
  * leave-one-out) from start (fit scale) and from start with E, ln c_b,
  * by Levenberg–Marquardt alone with a looser stop and a step cap.  On
- * HA_OK th[7] holds the best parameters, *objective its value; *total
+ * HA_OK th[HA_CAL_PARAMS] holds the best parameters, *objective its value; *total
  * and *reached count the starts, *converged says whether the best one
  * stopped by its tolerance rather than its step cap (each may be NULL). */
 enum ha_status cal_minimise(const struct cal_data *data,

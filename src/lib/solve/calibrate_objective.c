@@ -1,6 +1,11 @@
 /* The calibration objective: log residuals of the measured losses, their
  * Huber sum and its gradient, and the residuals' Jacobian — all through
- * log-sum-exp, so that c_v d^(γd+κ) never leaves log space. */
+ * log-sum-exp, so that c_v d^(γd+κ) never leaves log space.
+ *
+ * The data term A n^-α and β (headalloc-model(7), CALIBRATION (The data
+ * term)) are fitted on a linear scale: A >= 0, α, β >= HA_CAL_POWER_MIN.
+ * With A = 0 and β = 1 every expression below computes what it did
+ * without them (A = 0 takes the old path; 1 * ln n is ln n). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,9 +14,11 @@
 
 const double cal_lower[HA_CAL_PARAMS] = {
 	0.0, -INFINITY, HA_CAL_SMOOTHNESS_MIN, -INFINITY, 0.0, 0.0, 0.0,
+	0.0, HA_CAL_POWER_MIN, HA_CAL_POWER_MIN,
 };
 const double cal_upper[HA_CAL_PARAMS] = {
 	INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, 1.0,
+	INFINITY, INFINITY, INFINITY,
 };
 
 enum ha_status cal_data_init(struct cal_data *data, const struct ha_run *runs,
@@ -31,6 +38,7 @@ enum ha_status cal_data_init(struct cal_data *data, const struct ha_run *runs,
 	data->cover = block + 5 * count;
 	data->weight = block + 6 * count;
 	data->loss_min = INFINITY;
+	data->log_n_min = INFINITY;
 	for (size_t i = 0; i < count; i++) {
 		double d = (double)runs[i].head_dim;
 		data->log_d[i] = log(d);
@@ -43,6 +51,8 @@ enum ha_status cal_data_init(struct cal_data *data, const struct ha_run *runs,
 		data->weight[i] = 1.0;
 		if (runs[i].loss < data->loss_min)
 			data->loss_min = runs[i].loss;
+		if (data->log_n[i] < data->log_n_min)
+			data->log_n_min = data->log_n[i];
 	}
 	return HA_OK;
 }
@@ -64,10 +74,20 @@ static double log_add(double a, double b)
 	return a > b ? a + log1p(exp(b - a)) : b + log1p(exp(a - b));
 }
 
-/* The parts of run i: ln B, ln V, ln q, ln R = ln(B + V), ln L̂. */
+/* The parts of run i: ln B, ln V, q, ln R = ln(B + V), ln L̂, and ln of
+ * the data term A n^-α (-inf when A = 0). */
 struct parts {
-	double log_b, log_v, q, log_r, log_l;
+	double log_b, log_v, q, log_r, log_l, log_a;
 };
+
+/* ln(E + A n^-α + R): the old expressions when A = 0. */
+static double log_total(double e, double log_a, double log_r)
+{
+	if (log_a == -INFINITY)
+		return e == 0.0 ? log_r : log_add(log(e), log_r);
+	double log_c = e == 0.0 ? log_a : log_add(log(e), log_a);
+	return log_add(log_c, log_r);
+}
 
 static void parts_of(const struct cal_data *data, const double *th, size_t i,
                      struct parts *p)
@@ -75,9 +95,17 @@ static void parts_of(const struct cal_data *data, const double *th, size_t i,
 	p->log_b = th[HA_CAL_BIAS_COEF] - th[HA_CAL_SMOOTHNESS] * data->log_d[i];
 	p->q = 1.0 - th[HA_CAL_HDI] * data->cover[i];
 	p->log_v = th[HA_CAL_VAR_COEF] + th[HA_CAL_VAR_RATE] * data->d_log_d[i] +
-	           th[HA_CAL_VAR_POWER] * data->log_d[i] - data->log_n[i] +
-	           log(p->q);
+	           th[HA_CAL_VAR_POWER] * data->log_d[i] -
+	           th[HA_CAL_VAR_SAMPLES_POWER] * data->log_n[i] + log(p->q);
+	double a = th[HA_CAL_DATA_COEF];
+	p->log_a = a == 0.0 ? -INFINITY
+	                    : log(a) - th[HA_CAL_DATA_POWER] * data->log_n[i];
 	double e = th[HA_CAL_IRREDUCIBLE];
+	if (p->log_a != -INFINITY) {
+		p->log_r = log_add(p->log_b, p->log_v);
+		p->log_l = log_total(e, p->log_a, p->log_r);
+		return;
+	}
 	/* Where both terms are ordinary doubles, one exp each and one log
 	 * (most evaluations: a fit's runs are losses of order one); the
 	 * log-sum-exp below otherwise. */
@@ -98,7 +126,7 @@ double cal_log_fitted(const struct cal_data *data, const double *th, size_t i)
 	return p.log_l;
 }
 
-/* d ln L̂ / d th_j for all seven, given the parts. */
+/* d ln L̂ / d th_j for all ten, given the parts. */
 static void log_fitted_gradient(const struct cal_data *data, const double *th,
                                 size_t i, const struct parts *p, double *g)
 {
@@ -111,7 +139,12 @@ static void log_fitted_gradient(const struct cal_data *data, const double *th,
 	g[HA_CAL_VAR_RATE] = data->d_log_d[i] * share_v;
 	g[HA_CAL_VAR_POWER] = data->log_d[i] * share_v;
 	g[HA_CAL_HDI] = -data->cover[i] / p->q * share_v;
-	(void)th;
+	/* A n^-α: d/dA = n^-α / L̂, d/dα = -ln n (A n^-α / L̂); the variance
+	 * falls as n^-β: d/dβ = -ln n share_v. */
+	g[HA_CAL_DATA_COEF] = exp(-th[HA_CAL_DATA_POWER] * data->log_n[i] - p->log_l);
+	double share_a = exp(p->log_a - p->log_l);
+	g[HA_CAL_DATA_POWER] = -data->log_n[i] * share_a;
+	g[HA_CAL_VAR_SAMPLES_POWER] = -data->log_n[i] * share_v;
 }
 
 static double huber(double r, double delta, double *psi)
@@ -156,7 +189,9 @@ double cal_objective(const struct cal_data *data, const double *th,
 }
 
 /* Add c Hess(ln L̂_i) to h: Hess ln L̂ = sB gb gb' + sV (gv gv' + Hess ln V)
- * - g g', with gb, gv the gradients of ln B, ln V and sB, sV their shares. */
+ * + Hess(A n^-α)/L̂ - g g', with gb, gv the gradients of ln B, ln V and
+ * sB, sV their shares.  A n^-α is linear in A: its only second
+ * derivatives are d2/dA dα = -ln n n^-α and d2/dα2 = (ln n)^2 A n^-α. */
 static void add_log_fitted_hessian(const struct cal_data *data, size_t i,
                                    const struct parts *p, const double *g,
                                    double c, double *h)
@@ -170,6 +205,7 @@ static void add_log_fitted_hessian(const struct cal_data *data, size_t i,
 	gv[HA_CAL_VAR_RATE] = data->d_log_d[i];
 	gv[HA_CAL_VAR_POWER] = data->log_d[i];
 	gv[HA_CAL_HDI] = -data->cover[i] / p->q;
+	gv[HA_CAL_VAR_SAMPLES_POWER] = -data->log_n[i];
 	for (int a = 0; a < HA_CAL_PARAMS; a++)
 		for (int b = 0; b < HA_CAL_PARAMS; b++)
 			h[a * HA_CAL_PARAMS + b] += c * (share_b * gb[a] * gb[b] +
@@ -178,6 +214,12 @@ static void add_log_fitted_hessian(const struct cal_data *data, size_t i,
 	/* ln V holds ln q, q = 1 - hdi cover: d2/dhdi2 = -(cover/q)^2 */
 	double t = data->cover[i] / p->q;
 	h[HA_CAL_HDI * HA_CAL_PARAMS + HA_CAL_HDI] -= c * share_v * t * t;
+	double ln_n = data->log_n[i];
+	double cross = -ln_n * g[HA_CAL_DATA_COEF]; /* -ln n n^-α / L̂ */
+	h[HA_CAL_DATA_COEF * HA_CAL_PARAMS + HA_CAL_DATA_POWER] += c * cross;
+	h[HA_CAL_DATA_POWER * HA_CAL_PARAMS + HA_CAL_DATA_COEF] += c * cross;
+	h[HA_CAL_DATA_POWER * HA_CAL_PARAMS + HA_CAL_DATA_POWER] +=
+		c * ln_n * ln_n * exp(p->log_a - p->log_l);
 }
 
 int cal_residuals_curvature(const struct cal_data *data, const double *th,
@@ -232,6 +274,47 @@ size_t cal_free_count(const struct ha_cal_law *law)
 	for (int j = 0; j < HA_CAL_PARAMS; j++)
 		k += law->free[j] != 0;
 	return k;
+}
+
+size_t cal_distinct_samples(const struct cal_data *data)
+{
+	size_t distinct = 0;
+	for (size_t i = 0; i < data->m; i++) {
+		if (data->weight[i] == 0.0)
+			continue;
+		int seen = 0;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = data->weight[j] != 0.0 && data->log_n[j] == data->log_n[i];
+		distinct += !seen;
+	}
+	return distinct;
+}
+
+int cal_data_term_identifiable(const struct cal_data *data,
+                               const struct ha_cal_law *law, char *msg)
+{
+	if (!law->free[HA_CAL_DATA_COEF] && !law->free[HA_CAL_DATA_POWER]) {
+		msg[0] = '\0';
+		return 1;
+	}
+	size_t distinct = cal_distinct_samples(data);
+	if (distinct < 3) {
+		snprintf(msg, HA_CAL_MESSAGE_MAX,
+		         "the runs hold %zu distinct sample size%s: the data term "
+		         "(data_coef, data_power) needs runs at 3 or more",
+		         distinct, distinct == 1 ? "" : "s");
+		return 0;
+	}
+	msg[0] = '\0';
+	return 1;
+}
+
+double cal_data_share(const struct cal_data *data, const double *th, size_t i)
+{
+	if (th[HA_CAL_DATA_COEF] == 0.0)
+		return 0.0;
+	return exp(log(th[HA_CAL_DATA_COEF]) - th[HA_CAL_DATA_POWER] * data->log_n[i] -
+	           data->log_loss[i]);
 }
 
 int cal_identifiable(const struct cal_data *data, const struct ha_run *runs,

@@ -30,6 +30,11 @@ static const double grid_power[] = {0.5, 2.0};
 static const double grid_hdi[] = {0.5, 0.95};
 /* E starts as a share of the smallest loss, after the linear one. */
 static const double grid_e[] = {0.0, 0.5, 0.9};
+/* The data term: α on a grid; A so that A n^-α is a share of the loss of
+ * the run at the smallest n (the linear start then fits the rest). */
+static const double grid_data_power[] = {0.1, 0.3, 0.6};
+static const double grid_data_share[] = {0.0, 0.5}; /* 0: its bound */
+static const double grid_samples_power[] = {0.5, 1.0};
 
 #define LBFGS_MAXEVAL 3000
 /* Levenberg–Marquardt: the full search runs to the last digits; a refit
@@ -94,6 +99,7 @@ static void columns(const struct cal_data *data, const double *th, size_t i,
 	double t[HA_CAL_PARAMS];
 	memcpy(t, th, sizeof t);
 	t[HA_CAL_IRREDUCIBLE] = 0.0;
+	t[HA_CAL_DATA_COEF] = 0.0; /* a fixed part of the target (linear_solve) */
 	t[HA_CAL_BIAS_COEF] = 0.0;
 	t[HA_CAL_VAR_COEF] = -INFINITY;
 	x[1] = cal_log_fitted(data, t, i) - data->log_loss[i];
@@ -128,7 +134,7 @@ static int linear_solve(const struct cal_data *data, const double *th,
 				continue;
 			double x[3];
 			columns(data, th, i, shift, x);
-			double target = 1.0;
+			double target = 1.0 - cal_data_share(data, th, i);
 			for (int c = 0; c < 3; c++) {
 				if (use[c] || is_free[c])
 					continue;
@@ -346,7 +352,11 @@ static size_t grid_starts(const struct cal_data *data,
 	size_t np = free[HA_CAL_VAR_POWER] ? sizeof grid_power / sizeof *grid_power : 1;
 	size_t nh = free[HA_CAL_HDI] ? sizeof grid_hdi / sizeof *grid_hdi : 1;
 	size_t ne = free[HA_CAL_IRREDUCIBLE] ? 1 + sizeof grid_e / sizeof *grid_e : 1;
-	size_t total = ns * nr * np * nh * ne;
+	size_t na = free[HA_CAL_DATA_POWER] ? sizeof grid_data_power / sizeof *grid_data_power : 1;
+	size_t nc = free[HA_CAL_DATA_COEF] ? sizeof grid_data_share / sizeof *grid_data_share : 1;
+	size_t nb = free[HA_CAL_VAR_SAMPLES_POWER]
+		? sizeof grid_samples_power / sizeof *grid_samples_power : 1;
+	size_t total = ns * nr * np * nh * ne * na * nc * nb;
 	if (!out)
 		return total;
 	size_t c = 0;
@@ -354,9 +364,19 @@ static size_t grid_starts(const struct cal_data *data,
 	for (size_t b = 0; b < nr; b++)
 	for (size_t p = 0; p < np; p++)
 	for (size_t h = 0; h < nh; h++)
+	for (size_t al = 0; al < na; al++)
+	for (size_t ac = 0; ac < nc; ac++)
+	for (size_t be = 0; be < nb; be++)
 	for (size_t e = 0; e < ne; e++, c++) {
 		double *th = out + c * HA_CAL_PARAMS;
 		memcpy(th, law->value, HA_CAL_PARAMS * sizeof *th);
+		if (free[HA_CAL_DATA_POWER])
+			th[HA_CAL_DATA_POWER] = grid_data_power[al];
+		if (free[HA_CAL_VAR_SAMPLES_POWER])
+			th[HA_CAL_VAR_SAMPLES_POWER] = grid_samples_power[be];
+		if (free[HA_CAL_DATA_COEF])
+			th[HA_CAL_DATA_COEF] = grid_data_share[ac] * data->loss_min *
+			                       exp(th[HA_CAL_DATA_POWER] * data->log_n_min);
 		if (free[HA_CAL_SMOOTHNESS])
 			th[HA_CAL_SMOOTHNESS] = grid_s[a];
 		if (free[HA_CAL_VAR_RATE])

@@ -121,7 +121,7 @@ static void memo_start(struct ha_integer_memo *w, const struct ha_model *m)
 		w->share_rho = rho;
 	}
 	w->log_coef_ratio = ha_model_log_var_coef(m) - ha_model_log_bias_coef(m);
-	w->log_samples = log(m->samples);
+	w->log_samples = m->var_samples_power * log(m->samples); /* β ln n */
 	if (++w->generation == 0) {
 		/* Once in 2^32 solves: no stamp may look current. */
 		for (size_t i = 0; i < s->feasible_count; i++)

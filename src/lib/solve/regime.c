@@ -9,7 +9,18 @@
  * falls (γ, κ >= 0 make d^(γd+κ) nondecreasing on d >= 1, and the factor
  * rises with d), which is all the envelope below assumes; where b_d2 =
  * b_d1 (γ = κ = 0 and hdi = 0) the larger d wins at every n, a switch at
- * ln n = -inf. */
+ * ln n = -inf.
+ *
+ * The data term and β.  With L = E + A n^-α + c_b d^-s + c_v d^(γd+κ)/n^β
+ * (...), each line is affine in t = n^-β instead: a_d + b_d t with the
+ * same a_d, b_d, plus E + A n^-α, which is the same for every d at a
+ * given n and so cancels from every comparison of two divisors, exactly
+ * as E does (the lines are no longer affine in t with it, but their
+ * differences are, and only differences decide the envelope).  A switch
+ * point t* = n*^-β gives ln n* = ln(1/t*) / β: the envelope is computed
+ * in ln(1/t), exactly as before, and every boundary divided by β (for
+ * β = 1 a division by 1, exact).  β > 0 keeps the order of the boundaries,
+ * so the envelope in n is the envelope in 1/t. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -47,7 +58,7 @@ static int model_ok(const struct ha_model *m)
 }
 
 /* The switch point of d1 < d2, both dividing D, for a validated model.
- *   ln n = ln(b2 - b1) - ln(a1 - a2)
+ *   β ln n = ln(b2 - b1) - ln(a1 - a2)
  *        = ln b1 + ln(e^db - 1) - ln a2 - ln(e^da - 1)
  * with a the bias lines without E (E cancels), da = ln a1 - ln a2 =
  * s ln(d2/d1) > 0 and db = ln b2 - ln b1 >= 0. */
@@ -70,7 +81,9 @@ static double log_switch(const struct ha_model *m, uint64_t budget,
 	                (m->var_rate * fd1 + m->var_power) * log(fd1) +
 	                log_factor(m, budget, d1);
 	double log_a2 = ha_model_log_bias_coef(m) - m->smoothness * log(fd2);
-	return log_b1 + log_expm1(db) - log_a2 - log_expm1(da);
+	/* ln(1/t*) of the lines in t = n^-β, then ln n* = ln(1/t*)/β. */
+	return (log_b1 + log_expm1(db) - log_a2 - log_expm1(da)) /
+	       m->var_samples_power;
 }
 
 double ha_regime_log_switch(const struct ha_model *model, uint64_t budget,

@@ -181,7 +181,7 @@ static double starting_log_x(const struct ha_model *m, double budget,
                              double lo, double hi)
 {
 	double rhs = log(m->smoothness * m->bias_coef / m->var_coef) +
-	             log(m->samples) + log(budget);
+	             m->var_samples_power * log(m->samples) + log(budget);
 	double u = 1.0;
 	for (int i = 0; i < START_NEWTON_STEPS; i++) {
 		double x = exp(u);
@@ -314,7 +314,7 @@ enum ha_status ha_relaxed_solver_solve(struct ha_relaxed_solver *w,
 	 * evaluated at u; the prepared objective leaves E out (it moves no
 	 * minimum), so with E > 0 the model adds it. */
 	double slope;
-	relaxed->log_mse = m->irreducible == 0.0
+	relaxed->log_mse = m->irreducible == 0.0 && m->data_coef == 0.0
 		? evaluate(problem, u, &slope)
 		: ha_model_log_relaxed_ln(m, problem->budget, u, NULL);
 	if (!isfinite(relaxed->head_dim) || !isfinite(relaxed->log_mse))
