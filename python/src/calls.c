@@ -132,6 +132,8 @@ PyObject *ha_py_model_from_yaml(PyObject *self, PyObject *args)
 	struct ha_error err;
 	ha_error_clear(&err);
 	enum ha_status st = ha_scenario_read_file(PyBytes_AS_STRING(path_obj), &sc, &err);
+	if (st != HA_OK && !err.file)
+		err.file = PyBytes_AS_STRING(path_obj);
 	PyObject *result = st == HA_OK ? ha_py_model_tuple(&sc->model) : ha_py_raise(st, &err);
 	ha_scenario_free(sc);
 	Py_DECREF(path_obj);
@@ -284,6 +286,8 @@ PyObject *ha_py_calibrate(PyObject *self, PyObject *args)
 		Py_BEGIN_ALLOW_THREADS
 		st = ha_runs_read_file(PyBytes_AS_STRING(path), HA_RUNS_AUTO, &runs, &count, &err);
 		Py_END_ALLOW_THREADS
+		if (st != HA_OK && !err.file)
+			err.file = PyBytes_AS_STRING(path);
 	}
 	struct ha_calibration *cal = NULL;
 	struct ha_py_progress state = {progress, NULL, 0};
@@ -359,6 +363,14 @@ PyObject *ha_py_head_weights(PyObject *self, PyObject *args)
 			return NULL;
 		}
 		st = ha_covariance_read(PyBytes_AS_STRING(path), &w->sigma, &heads, &err);
+		if (st != HA_OK) {
+			if (!err.file)
+				err.file = PyBytes_AS_STRING(path);
+			free(w);
+			PyObject *r = ha_py_raise(st, &err);
+			Py_DECREF(path);
+			return r;
+		}
 		Py_DECREF(path);
 	} else {
 		Py_buffer b;

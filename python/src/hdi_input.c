@@ -98,6 +98,8 @@ PyObject *ha_py_hdi_path(PyObject *self, PyObject *args)
 	PyObject *result;
 	if (st != HA_OK) {
 		/* err->file may point into the plan: raise before freeing it. */
+		if (!err.file)
+			err.file = file; /* what could not be read: the path given */
 		result = ha_py_raise(st, &err);
 		ha_checkpoint_free(h->checkpoint);
 		ha_hdi_report_free(h->report);
