@@ -13,6 +13,16 @@ SOURCE_ROOT = os.environ.get("HEADALLOC_SOURCE_ROOT",
 CLI = os.environ.get("HEADALLOC")
 
 
+def pytest_collection_modifyitems(config, items):
+    """A sanitizer build by a compiler whose runtime the suite cannot
+    preload (python/meson.build: gcc's libasan and libubsan only)."""
+    if os.environ.get("HEADALLOC_SANITIZER_RUNTIME") == "0":
+        skip = pytest.mark.skip(reason="extension built with sanitizers whose runtime "
+                                       "is not preloaded into python (non-gcc build)")
+        for item in items:
+            item.add_marker(skip)
+
+
 class _Loader(yaml.SafeLoader):
     """SafeLoader with YAML 1.2's floats (1e8 as well as 1.0e8)."""
 
