@@ -30,7 +30,8 @@
  * words).  Returns NULL, for `return ha_py_raise(...)`. */
 PyObject *ha_py_raise(enum ha_status status, const struct ha_error *err);
 /* The same with a message of the binding's own (InputError). */
-PyObject *ha_py_input_error(const char *format, ...);
+PyObject *ha_py_input_error(const char *format, ...)
+	__attribute__((format(printf, 1, 2)));
 
 /* The model tuple of the Python layer, in struct ha_model's order:
  * (smoothness, bias_coef, var_coef, hdi, irreducible, var_rate,
