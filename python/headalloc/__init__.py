@@ -1,0 +1,122 @@
+"""headalloc — how many attention heads H and what head dimension d_k for
+a key budget D = H·d_k and n training samples.
+
+The error of multi-head attention seen as an ensemble of Nadaraya–Watson
+estimators (headalloc-model(7)) is minimised exactly over the divisor
+pairs of D, in log space.  This package is a thin layer over the C
+library libheadalloc; every number is the library's, and every result's
+``to_dict()`` has the keys of the CLI's ``--format yaml`` report.
+
+Functions:
+
+    allocate(budget, samples, model=None, **constraints) -> Allocation
+    sweep(budgets, samples, model=None, **constraints)   -> Sweep
+    regimes(budget, model=None, **constraints)           -> Regimes
+    calibrate(runs, free=None, fix=None, target=None, ...) -> Calibration
+    hdi(source, heads=None, tensor=None, layout=None)    -> HDI
+    head_weights(covariance)                             -> HeadWeights
+    logspace(start, stop, points)  the CLI's FROM:TO:POINTS sweep values
+
+Classes: Model (the error model's parameters), the results above.
+Constraints (keywords): head_dim_multiple, min_head_dim, max_head_dim,
+min_heads, max_heads.  Errors raise headalloc.Error subclasses
+(InputError, InfeasibleError, IOError, NumericError, UnsupportedError)
+with the file, line and column at fault; cautions are HeadallocWarning.
+
+Example::
+
+    >>> import headalloc
+    >>> a = headalloc.allocate(512, 1e8)
+    >>> a.heads, a.head_dim
+    (64, 8)
+"""
+
+import os as _os
+
+if _os.environ.get("HEADALLOC_EXTENSION_DIR"):
+    # The test suite runs against a build tree: the extension is there.
+    __path__.append(_os.environ["HEADALLOC_EXTENSION_DIR"])
+
+from ._errors import (Error, HeadallocWarning, InfeasibleError, InputError,  # noqa: E402
+                      IOError, NumericError, UnsupportedError)
+from . import _headalloc as _ext  # noqa: E402
+from ._model import Model, model_tuple as _model_tuple, constraints_tuple as _cons  # noqa: E402
+from ._results import (Allocation, Candidate, HDI, HeadWeights, Layer,  # noqa: E402
+                       Regimes, Sweep)
+from ._calibrate import Calibration, calibrate  # noqa: E402
+from ._hdi import hdi  # noqa: E402
+
+__version__ = _ext.version
+
+__all__ = ["allocate", "sweep", "regimes", "calibrate", "hdi", "head_weights",
+           "logspace", "Model", "Allocation", "Candidate", "Sweep", "Regimes",
+           "Calibration", "HDI", "Layer", "HeadWeights", "Error", "InputError",
+           "InfeasibleError", "IOError", "NumericError", "UnsupportedError",
+           "HeadallocWarning"]
+
+
+def allocate(budget, samples, model=None, **constraints):
+    """The optimal (heads, head_dim) of budget D = heads * head_dim at n =
+    samples (``headalloc --budget D --samples n``).
+
+    model: a Model (None: the defaults of headalloc-model(7)); keyword
+    constraints: head_dim_multiple, min_head_dim, max_head_dim, min_heads,
+    max_heads.  Raises InfeasibleError when no pair meets them.
+
+    >>> allocate(512, 1e8).head_dim
+    8
+    """
+    return Allocation(budget, samples, _model_tuple(model), _cons(constraints),
+                      _ext.allocate(budget, _float("samples", samples),
+                                    _model_tuple(model), _cons(constraints)))
+
+
+def sweep(budgets, samples, model=None, **constraints):
+    """Every (budget, n) solved, n outer, and the scaling-law fits
+    (``headalloc --budget B1,B2 --samples ...``).
+
+    budgets: an int or a sequence; samples: a number or a sequence (see
+    logspace() for the CLI's FROM:TO:POINTS).  Returns a Sweep: the table's
+    columns as NumPy arrays and ``fits``.
+    """
+    return Sweep(_seq(budgets), [_float("samples", s) for s in _seq(samples)],
+                 _model_tuple(model), _cons(constraints))
+
+
+def regimes(budget, model=None, **constraints):
+    """The exact regimes in n of a budget (or of each of a sequence of
+    budgets): every (heads, head_dim) that is ever optimal as n grows, and
+    on which interval of n (``headalloc --budget D --regimes``)."""
+    return Regimes(_seq(budget), _model_tuple(model), _cons(constraints))
+
+
+def head_weights(covariance):
+    """Optimal head weights α = Σ⁻¹1 / (1ᵀΣ⁻¹1) for the H x H covariance Σ
+    of the heads' outputs (``headalloc weights``): a square array, or the
+    path of a covariance file."""
+    import numpy as np
+    if isinstance(covariance, (str, bytes, _os.PathLike)):
+        return HeadWeights(_ext.head_weights(_os.fsdecode(covariance)))
+    return HeadWeights(_ext.head_weights(np.ascontiguousarray(covariance, dtype=np.float64)))
+
+
+def logspace(start, stop, points):
+    """points log-spaced values from start to stop, both ends exact: the
+    values of the CLI's ``--samples FROM:TO:POINTS``."""
+    return _ext.sweep_values(float(start), float(stop), int(points))
+
+
+def _seq(x):
+    if isinstance(x, (str, bytes)):
+        raise InputError("expected a number or a sequence of numbers, found %r" % (x,))
+    try:
+        return list(x)
+    except TypeError:
+        return [x]
+
+
+def _float(name, x):
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        raise InputError("%s: expected a number, found %r" % (name, x)) from None

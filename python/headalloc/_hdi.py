@@ -1,0 +1,159 @@
+"""headalloc.hdi: the Head Diversity Index of key projections given as a
+file, a model directory, arrays, a state dict or a PyTorch module."""
+
+import fnmatch
+import os
+import sys
+
+import numpy as np
+
+from . import _ext
+from ._errors import InputError, UnsupportedError
+from ._results import HDI
+
+
+def hdi(source, heads=None, tensor=None, layout=None):
+    """The HDI of key projections (``headalloc hdi``).
+
+    source is one of:
+
+    * a path: a weights file (.safetensors or .npy; ``heads`` required,
+      ``tensor`` a name or fnmatch pattern selecting tensors) or a Hugging
+      Face model directory (config.json: its key projections are found by
+      the model type; ``heads`` re-cuts each key block, ``tensor`` selects
+      tensors by name instead, with ``heads`` then required);
+    * a 2-D NumPy array or torch.Tensor (float16, bfloat16, float32,
+      float64) of one key projection, ``heads`` required; a C-contiguous
+      float64 array is read where it lies, without a copy;
+    * a dict of arrays or tensors (a state dict): the tensors whose names
+      match ``tensor`` (all when None), ``heads`` required;
+    * a torch.nn.Module: the key block of every nn.MultiheadAttention's
+      in_proj_weight (or its k_proj_weight) with its num_heads, and the key
+      projections of Hugging Face attention modules (k_proj, key, k or
+      GPT-2's c_attn) found by walking the module, with their key heads.
+
+    layout: "out-in" ([H d_k, d_model], PyTorch's nn.Linear; the default)
+    or "in-out" ([d_model, H d_k], GPT-2's Conv1D, JAX).  Modules are read
+    in their own layouts.
+
+    Returns an :class:`HDI`: per layer ``hdi``, ``baseline`` (the expected
+    HDI of random heads of the same shape) and ``overlaps`` as NumPy arrays.
+    """
+    layout = layout or "out-in"
+    if isinstance(source, (str, bytes, os.PathLike)):
+        return HDI(_ext.hdi_path(os.fsdecode(source), tensor, _heads(heads, 0), layout))
+    if _is_module(source):
+        items = _module_keys(source)
+        if not items:
+            raise InputError("hdi: the module has no attention layer headalloc recognises "
+                             "(nn.MultiheadAttention, Hugging Face k_proj/key/k/c_attn)")
+        return HDI(_ext.hdi_arrays(items, "out-in", type(source).__name__))
+    if isinstance(source, dict):
+        names = [n for n in source if tensor is None or n == tensor
+                 or fnmatch.fnmatchcase(n, tensor)]
+        if tensor is not None and tensor in source:
+            names = [tensor]
+        if not names:
+            raise InputError("hdi: no tensor matches %r" % (tensor,))
+        h = _heads(heads)
+        items = [(n,) + _buffer(source[n], n) + (h,) for n in sorted(names)]
+        return HDI(_ext.hdi_arrays(items, layout, "state dict"))
+    name = tensor or "array"
+    return HDI(_ext.hdi_arrays([(name,) + _buffer(source, name) + (_heads(heads),)],
+                               layout, name))
+
+
+def _heads(heads, default=None):
+    if heads is None:
+        if default is None:
+            raise InputError("heads: required for an array or a state dict")
+        return default
+    try:
+        h = int(heads)
+    except (TypeError, ValueError):
+        raise InputError("heads: expected a whole number >= 1, found %r" % (heads,)) from None
+    if h != heads or h < 1:
+        raise InputError("heads: expected a whole number >= 1, found %r" % (heads,))
+    return h
+
+
+_KINDS = {np.dtype(np.float64): "d", np.dtype(np.float32): "f", np.dtype(np.float16): "e"}
+
+
+def _buffer(x, name):
+    """(array, kind) for the extension: C-contiguous, without a copy when
+    it already is; bfloat16 as its bits (uint16)."""
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(x, torch.Tensor):
+        t = x.detach()
+        if t.device.type != "cpu":
+            t = t.cpu()
+        t = t.contiguous()
+        if t.dtype == torch.bfloat16:
+            return t.view(torch.int16).numpy().view(np.uint16), "b"
+        if t.dtype not in (torch.float16, torch.float32, torch.float64):
+            raise UnsupportedError("tensor '%s': dtype %s is not floating point (float16, "
+                                   "bfloat16, float32, float64)" % (name, t.dtype))
+        x = t.numpy()
+    a = np.asarray(x)
+    kind = _KINDS.get(a.dtype)
+    if kind is None:
+        raise UnsupportedError("tensor '%s': dtype %s is not floating point (float16, "
+                               "bfloat16, float32, float64)" % (name, a.dtype))
+    if a.dtype.byteorder == ">":
+        a = a.astype(a.dtype.newbyteorder("="))
+    return np.ascontiguousarray(a), kind
+
+
+def _is_module(x):
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(x, torch.nn.Module)
+
+
+# Attributes of Hugging Face attention modules that hold the key heads.
+_HEAD_ATTRS = ("num_key_value_heads", "num_kv_heads", "n_kv_heads", "num_heads",
+               "num_attention_heads", "n_heads", "n_head")
+
+
+def _module_heads(m):
+    for attr in _HEAD_ATTRS:
+        v = getattr(m, attr, None)
+        if isinstance(v, int) and v > 0:
+            return v
+    config = getattr(m, "config", None)
+    for attr in ("num_key_value_heads", "num_attention_heads", "n_head", "num_heads"):
+        v = getattr(config, attr, None)
+        if isinstance(v, int) and v > 0:
+            return v
+    return None
+
+
+def _module_keys(module):
+    """[(name, array, kind, heads)] of every key projection in module."""
+    import torch.nn as nn
+    items = []
+    for name, m in module.named_modules():
+        if isinstance(m, nn.MultiheadAttention):
+            e = m.embed_dim
+            if m._qkv_same_embed_dim:
+                w, label = m.in_proj_weight[e:2 * e], "in_proj_weight[k]"
+            else:
+                w, label = m.k_proj_weight, "k_proj_weight"
+            full = (name + "." if name else "") + label
+            items.append((full,) + _buffer(w, full) + (m.num_heads,))
+            continue
+        heads = _module_heads(m)
+        if heads is None:
+            continue
+        key = next((getattr(m, a) for a in ("k_proj", "key", "k")
+                    if isinstance(getattr(m, a, None), nn.Linear)), None)
+        if key is not None:
+            w = key.weight
+        elif type(getattr(m, "c_attn", None)).__name__ == "Conv1D":
+            d = m.c_attn.weight.shape[0]
+            w = m.c_attn.weight[:, d:2 * d].t()  # GPT-2: q|k|v, in-out
+        else:
+            continue
+        full = (name + "." if name else "") + "key"
+        items.append((full,) + _buffer(w, full) + (heads,))
+    return items

@@ -1,0 +1,159 @@
+"""headalloc.Model: the parameters of the error model (headalloc-model(7))."""
+
+import math
+
+from . import _ext
+from ._errors import InputError
+
+# struct ha_model's order, as the extension takes it.
+_FIELDS = ("smoothness", "bias_coef", "var_coef", "hdi", "irreducible",
+           "var_rate", "var_power", "bias_log_scale", "var_log_scale")
+_DEFAULTS = (2.0, 1.0, 1.0, 1.0, 0.0, 0.5, 0.0, 0.0, 0.0)
+# The names a scenario file's model takes (headalloc-scenario(5)).
+PARAMETERS = ("smoothness", "bias_coef", "var_coef", "hdi", "irreducible",
+              "var_rate", "var_power", "log_bias_coef", "log_var_coef")
+
+_CONSTRAINTS = ("head_dim_multiple", "min_head_dim", "max_head_dim",
+                "min_heads", "max_heads")
+
+
+class Model:
+    """The error model of H heads of dimension d at n samples::
+
+        MSE = E + c_b d^-s + c_v d^(γ d + κ) / n · (ρ + (1 − ρ)/H),  ρ = 1 − hdi
+
+    Give any parameter by its scenario-file name: ``smoothness`` (s),
+    ``bias_coef`` (c_b) or ``log_bias_coef`` (ln c_b), ``var_coef`` (c_v)
+    or ``log_var_coef`` (ln c_v), ``hdi``, ``irreducible`` (E),
+    ``var_rate`` (γ), ``var_power`` (κ); the others keep the defaults of
+    headalloc-model(7) (s = 2, c_b = c_v = 1, hdi = 1, E = 0, γ = 1/2,
+    κ = 0).  A coefficient given by its logarithm is kept exactly, however
+    far beyond a double it lies (a calibrated ln c_v of −1598 is real).
+
+    >>> Model(smoothness=1.5, hdi=0.8).smoothness
+    1.5
+    """
+
+    __slots__ = ("_values",)
+
+    def __init__(self, **params):
+        self._values = _values_of(params)
+        if not _ext.model_valid(self._values):
+            # Name the parameter at fault: each alone on the defaults.
+            for name, value in params.items():
+                if not _ext.model_valid(_values_of({name: value})):
+                    raise InputError("model: %s = %r is outside its domain"
+                                     % (name, value))
+            raise InputError("model: the parameters are outside their domain")
+
+    @classmethod
+    def _from_tuple(cls, values):
+        self = cls.__new__(cls)
+        self._values = tuple(float(v) for v in values)
+        return self
+
+    @classmethod
+    def from_yaml(cls, path):
+        """The model of a scenario file or of a calibration report
+        (``headalloc calibrate --format yaml``), read exactly."""
+        return cls._from_tuple(_ext.model_from_yaml(str(path)))
+
+    # -- the parameters ---------------------------------------------------
+    smoothness = property(lambda self: self._values[0], doc="s > 0")
+    hdi = property(lambda self: self._values[3], doc="the Head Diversity Index in [0, 1]")
+    irreducible = property(lambda self: self._values[4], doc="E >= 0")
+    var_rate = property(lambda self: self._values[5], doc="γ >= 0")
+    var_power = property(lambda self: self._values[6], doc="κ >= 0")
+
+    @property
+    def log_bias_coef(self):
+        """ln c_b, exact."""
+        return math.log(self._values[1]) + self._values[7]
+
+    @property
+    def log_var_coef(self):
+        """ln c_v, exact."""
+        return math.log(self._values[2]) + self._values[8]
+
+    @property
+    def bias_coef(self):
+        """c_b (inf when beyond a double: see log_bias_coef)."""
+        return _exp(self.log_bias_coef)
+
+    @property
+    def var_coef(self):
+        """c_v (inf when beyond a double, 0.0 below: see log_var_coef)."""
+        return _exp(self.log_var_coef)
+
+    def to_dict(self):
+        """The model as the YAML report writes it (the ``model`` map of
+        ``headalloc --format yaml``): a scenario file's model."""
+        return _ext.yaml_load(_ext.report_model(None, None, self._values,
+                                                (0, 0, 0, 0, 0)))["model"]
+
+    def __eq__(self, other):
+        return isinstance(other, Model) and self._values == other._values
+
+    def __hash__(self):
+        return hash(self._values)
+
+    def __repr__(self):
+        d = self.to_dict()
+        return "Model(%s)" % ", ".join("%s=%r" % kv for kv in d.items())
+
+
+def _values_of(params):
+    values = dict(zip(_FIELDS, _DEFAULTS))
+    for name, value in params.items():
+        if name not in PARAMETERS:
+            raise InputError("model: unknown parameter %r (expected one of %s)"
+                             % (name, ", ".join(PARAMETERS)))
+        if name.startswith("log_"):
+            plain = name[4:]
+            if plain in params:
+                raise InputError("model: give %s or %s, not both" % (plain, name))
+            values[plain] = 1.0
+            values[plain.replace("_coef", "_log_scale")] = _number(name, value)
+        else:
+            values[name] = _number(name, value)
+    return tuple(values[f] for f in _FIELDS)
+
+
+def _number(name, value):
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise InputError("model: %s: expected a number, found %r" % (name, value)) from None
+    if not math.isfinite(v):
+        raise InputError("model: %s: expected a finite number, found %r" % (name, value))
+    return v
+
+
+def _exp(x):
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return math.inf
+
+
+def model_tuple(model):
+    """The extension's tuple of a Model (None: the defaults)."""
+    if model is None:
+        return _DEFAULTS
+    if isinstance(model, Model):
+        return model._values
+    if isinstance(model, dict):
+        return Model(**model)._values
+    if hasattr(model, "model") and isinstance(model.model, Model):
+        return model.model._values   # a Calibration
+    raise TypeError("model: expected a headalloc.Model, a dict or None, found %r"
+                    % type(model).__name__)
+
+
+def constraints_tuple(constraints, where="constraints"):
+    """The extension's tuple of keyword constraints."""
+    for name in constraints:
+        if name not in _CONSTRAINTS:
+            raise TypeError("%s: unknown constraint %r (expected one of %s)"
+                            % (where, name, ", ".join(_CONSTRAINTS)))
+    return tuple(constraints.get(name, 0) or 0 for name in _CONSTRAINTS)

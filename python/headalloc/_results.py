@@ -1,0 +1,292 @@
+"""The results of headalloc: allocations, sweeps, regimes, HDIs and head
+weights.  Each has ``to_dict()`` (the YAML report's keys and structure,
+rendered by the library), ``plot(path)`` (the picture of ``--plot``) and
+``_repr_png_()`` (so that a notebook shows that picture)."""
+
+import collections
+import math
+import os
+import warnings
+
+import numpy as np
+
+from . import _ext
+from ._errors import HeadallocWarning
+
+__all__ = ["Allocation", "Candidate", "Sweep", "Regimes", "HDI", "Layer",
+           "HeadWeights"]
+
+Relaxed = collections.namedtuple("Relaxed", "head_dim heads log_mse mse")
+Relaxed.__doc__ = """The continuous relaxation: the real head_dim x* and
+heads D/x* that minimise the relaxed error, its natural log log_mse and
+mse = exp(log_mse) (inf beyond a double)."""
+Certificate = collections.namedtuple("Certificate", "method divisors feasible evaluated")
+Certificate.__doc__ = """How the optimum is known to be optimal: method
+"bracket" (the relaxed objective is unimodal, so a discrete local minimum
+is global) or "exhaustive"; the divisors of the budget, the feasible ones
+and the model evaluations spent."""
+Terms = collections.namedtuple(
+    "Terms", "log_bias2 log_variance log_covariance log_mse bias2 variance "
+             "covariance mse irreducible log_reducible reducible")
+Terms.__doc__ = """The error's additive parts (struct ha_terms): natural
+logs (-inf for an exact zero) and plain values (inf beyond a double)."""
+
+
+def _exp(x):
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return math.inf
+
+
+class _Result:
+    """What every result shares: the report, the picture."""
+
+    _plot_fn = None
+
+    def to_dict(self):
+        """The YAML report of this result (``--format yaml``) as Python
+        objects: the same keys and structure; ``.inf`` is ``float('inf')``."""
+        return _ext.yaml_load(self._report())
+
+    def plot(self, path):
+        """Draw the picture ``--plot`` draws into path (.png, .svg or .pdf);
+        the file is written only when the whole picture is drawn."""
+        path = os.fspath(path)
+        data = self._picture(path)
+        tmp = path + ".tmp-%d" % os.getpid()
+        with open(tmp, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+
+    def _repr_png_(self):
+        if not _ext.plot_available:
+            return None
+        return self._picture("picture.png")
+
+
+class Candidate:
+    """One divisor pair of a budget with its error: heads, head_dim, mse,
+    log_mse (natural log) and terms."""
+
+    __slots__ = ("heads", "head_dim", "terms")
+
+    def __init__(self, heads, head_dim, terms):
+        self.heads = heads
+        self.head_dim = head_dim
+        self.terms = Terms(*terms)
+
+    @property
+    def mse(self):
+        """The error (inf when beyond a double: see log_mse)."""
+        return self.terms.mse
+
+    @property
+    def log_mse(self):
+        """The natural log of the error, always finite."""
+        return self.terms.log_mse
+
+    def __repr__(self):
+        return "%s(heads=%d, head_dim=%d, mse=%r)" % (
+            type(self).__name__, self.heads, self.head_dim, self.mse)
+
+
+class Allocation(Candidate, _Result):
+    """The optimal allocation of one budget at one n (``headalloc
+    --budget D --samples n``): heads, head_dim, mse, log_mse, terms, the
+    continuous relaxation ``relaxed`` and the ``certificate``; the
+    problem is kept in budget, samples, model and constraints."""
+
+    __slots__ = ("budget", "samples", "relaxed", "certificate", "_model",
+                 "_constraints")
+
+    def __init__(self, budget, samples, model, constraints, raw):
+        heads, head_dim, terms, relaxed, certificate = raw
+        super().__init__(heads, head_dim, terms)
+        self.budget = int(budget)
+        self.samples = float(samples)
+        self.relaxed = Relaxed(relaxed[0], relaxed[1], relaxed[2], _exp(relaxed[2]))
+        self.certificate = Certificate(*certificate)
+        self._model = model
+        self._constraints = constraints
+
+    @property
+    def model(self):
+        """The model solved (a headalloc.Model)."""
+        from ._model import Model
+        return Model._from_tuple(self._model)
+
+    @property
+    def constraints(self):
+        """The constraints in force, as keyword arguments."""
+        from ._model import _CONSTRAINTS
+        return {k: v for k, v in zip(_CONSTRAINTS, self._constraints) if v}
+
+    def candidates(self):
+        """Every feasible (heads, head_dim) of the budget, best first
+        (``--all``), as Candidate objects."""
+        return [Candidate(*row) for row in _ext.candidates(
+            self.budget, self.samples, self._model, self._constraints)]
+
+    def _problem(self):
+        return ([self.budget], [self.samples], self._model, self._constraints)
+
+    def _report(self):
+        return _ext.report_allocation(*self._problem(), True)
+
+    def _picture(self, name):
+        return _ext.plot_allocation(name, self._problem())
+
+    def __repr__(self):
+        return ("Allocation(budget=%d, samples=%g: heads=%d, head_dim=%d, mse=%r)"
+                % (self.budget, self.samples, self.heads, self.head_dim, self.mse))
+
+
+class _Columns(_Result):
+    """Columns of a table as NumPy arrays, by the report's names."""
+
+    def __init__(self, rows):
+        self.columns = {}
+        if rows:
+            for key in rows[0]:
+                self.columns[key] = np.array([r[key] for r in rows])
+
+    def __getitem__(self, name):
+        return self.columns[name]
+
+    def __getattr__(self, name):
+        columns = self.__dict__.get("columns", {})
+        if name in columns:
+            return columns[name]
+        raise AttributeError(name)
+
+    def __len__(self):
+        return len(next(iter(self.columns.values()))) if self.columns else 0
+
+    def keys(self):
+        """The column names (the report's keys)."""
+        return self.columns.keys()
+
+    def to_pandas(self):
+        """The columns as a pandas.DataFrame (pandas must be installed)."""
+        import pandas
+        return pandas.DataFrame(self.columns)
+
+    def __dir__(self):
+        return list(super().__dir__()) + list(self.columns)
+
+
+class Sweep(_Columns):
+    """Every (budget, n) solved (``headalloc --budget ... --samples ...``):
+    the table's columns as NumPy arrays (budget, samples, heads, head_dim,
+    mse, log10_mse, relaxed_head_dim, relaxed_heads), by ``sweep["heads"]``
+    or ``sweep.heads``, and ``fits``, the scaling-law fits of the report
+    (a dict)."""
+
+    def __init__(self, budgets, samples, model, constraints):
+        self._args = (list(budgets), list(samples), model, constraints)
+        self._yaml = _ext.report_sweep(*self._args)
+        d = _ext.yaml_load(self._yaml)
+        super().__init__(d.get("table", []))
+        self.fits = d.get("fits")
+
+    def _report(self):
+        return self._yaml
+
+    def _picture(self, name):
+        return _ext.plot_sweep(name, self._args)
+
+    def __repr__(self):
+        return "Sweep(%d rows: %s)" % (len(self), ", ".join(self.columns))
+
+
+class Regimes(_Columns):
+    """The exact regimes in n of each budget (``--regimes``): columns
+    budget, heads, head_dim, samples_from, samples_to, log10_samples_from,
+    log10_samples_to (inf beyond a double, the log10 exact), one row a
+    regime."""
+
+    def __init__(self, budgets, model, constraints):
+        self._args = (list(budgets), None, model, constraints)
+        self._yaml = _ext.report_regimes(*self._args)
+        self.table = _ext.yaml_load(self._yaml).get("regimes", [])
+        super().__init__(self.table)
+
+    def _report(self):
+        return self._yaml
+
+    def _picture(self, name):
+        return _ext.plot_regimes(name, self._args)
+
+    def __repr__(self):
+        return "Regimes(%d regimes)" % len(self)
+
+
+Layer = collections.namedtuple(
+    "Layer", "name heads head_dim model_dim hdi baseline_hdi overlap rank rank_deficient")
+Layer.__doc__ = """The HDI of one tensor: its heads, head_dim and
+model_dim, the HDI, the random baseline (the expected HDI of random heads
+of its shape), the H x H overlap matrix, each head's numerical rank and
+how many heads are rank-deficient."""
+
+
+class HDI(_Result):
+    """The Head Diversity Index of each layer (``headalloc hdi``):
+    ``layers`` (Layer tuples), and as NumPy arrays ``hdi`` and
+    ``baseline`` (one value a layer) and ``overlaps`` (a list of H x H
+    matrices); ``mean_hdi``, ``mean_baseline_hdi``."""
+
+    def __init__(self, capsule):
+        self._capsule = capsule
+        layers, self.mean_hdi, self.mean_baseline_hdi, self.layout, self.source = \
+            _ext.hdi_values(capsule)
+        self.layers = [Layer(*row) for row in layers]
+        self.hdi = np.array([l.hdi for l in self.layers])
+        self.baseline = np.array([l.baseline_hdi for l in self.layers])
+        self.overlaps = [l.overlap for l in self.layers]
+        self.names = [l.name for l in self.layers]
+        for l in self.layers:
+            if l.rank_deficient:
+                warnings.warn("tensor '%s': %d of %d heads are rank-deficient"
+                              % (l.name, l.rank_deficient, l.heads),
+                              HeadallocWarning, stacklevel=3)
+
+    def _report(self):
+        return _ext.report_hdi(self._capsule)
+
+    def _picture(self, name):
+        return _ext.plot_hdi(name, self._capsule)
+
+    def __len__(self):
+        return len(self.layers)
+
+    def __repr__(self):
+        return "HDI(%d layers, mean_hdi=%r, mean_baseline_hdi=%r)" % (
+            len(self.layers), self.mean_hdi, self.mean_baseline_hdi)
+
+
+class HeadWeights(_Result):
+    """Optimal head weights for a covariance Σ (``headalloc weights``):
+    alpha (sums to 1), error_optimal = αᵀΣα, error_uniform, gain,
+    pseudo_inverse (Σ singular), null_space, rank, min_eigenvalue."""
+
+    def __init__(self, capsule):
+        self._capsule = capsule
+        (self.alpha, self.error_optimal, self.error_uniform, self.gain,
+         pinv, null, self.rank, self.covariance, self.min_eigenvalue) = \
+            _ext.head_weights_values(capsule)
+        self.pseudo_inverse = bool(pinv)
+        self.null_space = bool(null)
+        if self.pseudo_inverse:
+            warnings.warn("the covariance is singular (rank %d of %d): the weights use "
+                          "its pseudo-inverse" % (self.rank, len(self.alpha)),
+                          HeadallocWarning, stacklevel=3)
+
+    def _report(self):
+        return _ext.report_head_weights(self._capsule)
+
+    def _picture(self, name):
+        return _ext.plot_head_weights(name, self._capsule)
+
+    def __repr__(self):
+        return "HeadWeights(heads=%d, gain=%r)" % (len(self.alpha), self.gain)

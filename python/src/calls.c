@@ -1,0 +1,437 @@
+/* _headalloc — the computations: allocation, candidates, models,
+ * calibration and head weights.  Each function converts its arguments,
+ * calls the library (without the GIL where the work can be long) and
+ * returns plain tuples or a capsule that owns the library's result; the
+ * Python layer names them. */
+#include "ha_py.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static PyObject *terms_tuple(const struct ha_terms *t)
+{
+	return Py_BuildValue("(ddddddddddd)", t->log_bias2, t->log_variance,
+	                     t->log_covariance, t->log_mse, t->bias2, t->variance,
+	                     t->covariance, t->mse, t->irreducible,
+	                     t->log_reducible, t->reducible);
+}
+
+/* The model of (tuple, samples), validated: the message names the
+ * samples when they alone are out of their domain. */
+static int valid_model(PyObject *tuple, double samples, struct ha_model *m)
+{
+	if (!ha_py_model(tuple, ha_model_defaults().samples, m))
+		return 0;
+	if (ha_model_validate(m) != HA_OK) {
+		ha_py_input_error("model: a parameter is outside its domain");
+		return 0;
+	}
+	m->samples = samples;
+	if (ha_model_validate(m) != HA_OK) {
+		ha_py_input_error("samples: expected a finite number > 1 and <= 1e300, found %.17g",
+		                  samples);
+		return 0;
+	}
+	return 1;
+}
+
+/* _allocate(budget, samples, model, constraints) -> (heads, head_dim,
+ * terms, relaxed, certificate). */
+PyObject *ha_py_allocate(PyObject *self, PyObject *args)
+{
+	(void)self;
+	PyObject *budget_obj, *model_obj, *cons_obj;
+	double samples;
+	if (!PyArg_ParseTuple(args, "OdOO", &budget_obj, &samples, &model_obj, &cons_obj))
+		return NULL;
+	uint64_t budget;
+	struct ha_model m;
+	struct ha_constraints c;
+	if (!ha_py_budget(budget_obj, "budget", &budget) ||
+	    !valid_model(model_obj, samples, &m) || !ha_py_constraints(cons_obj, &c))
+		return NULL;
+	struct ha_solution s;
+	enum ha_status st = ha_solve(budget, &c, &m, &s);
+	if (st != HA_OK)
+		return ha_py_raise(st, NULL);
+	return Py_BuildValue("(KKN(ddd)(snnn))", (unsigned long long)s.optimum.heads,
+	                     (unsigned long long)s.optimum.head_dim,
+	                     terms_tuple(&s.optimum.terms), s.relaxed.head_dim,
+	                     s.relaxed.heads, s.relaxed.log_mse,
+	                     ha_certificate_method_str(s.certificate.method),
+	                     (Py_ssize_t)s.certificate.divisors,
+	                     (Py_ssize_t)s.certificate.feasible,
+	                     (Py_ssize_t)s.certificate.evaluated);
+}
+
+/* _candidates(budget, samples, model, constraints) -> [(heads, head_dim,
+ * terms)], best first. */
+PyObject *ha_py_candidates(PyObject *self, PyObject *args)
+{
+	(void)self;
+	PyObject *budget_obj, *model_obj, *cons_obj;
+	double samples;
+	if (!PyArg_ParseTuple(args, "OdOO", &budget_obj, &samples, &model_obj, &cons_obj))
+		return NULL;
+	uint64_t budget;
+	struct ha_model m;
+	struct ha_constraints c;
+	if (!ha_py_budget(budget_obj, "budget", &budget) ||
+	    !valid_model(model_obj, samples, &m) || !ha_py_constraints(cons_obj, &c))
+		return NULL;
+	struct ha_solver *solver = NULL;
+	struct ha_allocation *all = NULL;
+	size_t count = 0;
+	enum ha_status st;
+	Py_BEGIN_ALLOW_THREADS
+	st = ha_solver_new(budget, &c, &solver);
+	if (st == HA_OK)
+		st = ha_solver_enumerate(solver, &m, &all, &count);
+	ha_solver_free(solver);
+	Py_END_ALLOW_THREADS
+	if (st != HA_OK)
+		return ha_py_raise(st, NULL);
+	PyObject *list = PyList_New((Py_ssize_t)count);
+	for (size_t i = 0; list && i < count; i++) {
+		PyObject *row = Py_BuildValue("(KKN)", (unsigned long long)all[i].heads,
+		                              (unsigned long long)all[i].head_dim,
+		                              terms_tuple(&all[i].terms));
+		if (!row) {
+			Py_CLEAR(list);
+			break;
+		}
+		PyList_SET_ITEM(list, (Py_ssize_t)i, row);
+	}
+	free(all);
+	return list;
+}
+
+/* _model_valid(model) -> bool: ha_model_validate at the default n. */
+PyObject *ha_py_model_validate(PyObject *self, PyObject *args)
+{
+	(void)self;
+	PyObject *model_obj;
+	if (!PyArg_ParseTuple(args, "O", &model_obj))
+		return NULL;
+	struct ha_model m;
+	if (!ha_py_model(model_obj, ha_model_defaults().samples, &m))
+		return NULL;
+	return PyBool_FromLong(ha_model_validate(&m) == HA_OK);
+}
+
+/* _model_from_yaml(path) -> model tuple of a scenario file's model (a
+ * calibration report is one). */
+PyObject *ha_py_model_from_yaml(PyObject *self, PyObject *args)
+{
+	(void)self;
+	PyObject *path_obj;
+	if (!PyArg_ParseTuple(args, "O&", PyUnicode_FSConverter, &path_obj))
+		return NULL;
+	struct ha_scenario *sc = NULL;
+	struct ha_error err;
+	ha_error_clear(&err);
+	enum ha_status st = ha_scenario_read_file(PyBytes_AS_STRING(path_obj), &sc, &err);
+	if (st != HA_OK && !err.file)
+		err.file = PyBytes_AS_STRING(path_obj);
+	PyObject *result = st == HA_OK ? ha_py_model_tuple(&sc->model) : ha_py_raise(st, &err);
+	ha_scenario_free(sc);
+	Py_DECREF(path_obj);
+	return result;
+}
+
+/* _sweep_values(from, to, points) -> the log-spaced values of a sweep. */
+PyObject *ha_py_sweep_values(PyObject *self, PyObject *args)
+{
+	(void)self;
+	double from, to;
+	Py_ssize_t points;
+	if (!PyArg_ParseTuple(args, "ddn", &from, &to, &points))
+		return NULL;
+	if (!(from > 0 && to > from && isfinite(to)) || points < 2)
+		return ha_py_input_error("logspace: expected 0 < from < to (finite) and points >= 2");
+	npy_intp dims[1] = {points};
+	PyObject *a = PyArray_SimpleNew(1, dims, NPY_FLOAT64);
+	if (!a)
+		return NULL;
+	double *d = PyArray_DATA((PyArrayObject *)a);
+	for (Py_ssize_t i = 0; i < points; i++)
+		d[i] = ha_scenario_sweep_value(from, to, (size_t)points, (size_t)i);
+	return a;
+}
+
+/* ---- calibration ------------------------------------------------------------ */
+
+static void calibration_destroy(PyObject *capsule)
+{
+	ha_calibration_free(PyCapsule_GetPointer(capsule, HA_PY_CALIBRATION_CAPSULE));
+}
+
+/* The runs of a tuple of five contiguous arrays (heads and head_dim
+ * uint64, samples, loss and loss_se float64, loss_se NaN where absent),
+ * as the Python layer makes them. */
+static int runs_of_columns(PyObject *cols, struct ha_run **out, size_t *count)
+{
+	if (!PyTuple_Check(cols) || PyTuple_GET_SIZE(cols) != 5) {
+		PyErr_SetString(PyExc_TypeError, "runs: expected five columns");
+		return 0;
+	}
+	Py_buffer b[5];
+	int got = 0, ok = 1;
+	Py_ssize_t n = -1;
+	for (; got < 5; got++) {
+		if (PyObject_GetBuffer(PyTuple_GET_ITEM(cols, got), &b[got],
+		                       PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+			ok = 0;
+			break;
+		}
+		Py_ssize_t len = b[got].len / 8;
+		if (b[got].itemsize != 8 || (n >= 0 && len != n)) {
+			PyBuffer_Release(&b[got]);
+			PyErr_SetString(PyExc_TypeError, "runs: columns of 8-byte items and one length");
+			ok = 0;
+			break;
+		}
+		n = len;
+	}
+	if (ok && n == 0) {
+		ha_py_input_error("runs: no runs");
+		ok = 0;
+	}
+	struct ha_run *runs = ok ? malloc(sizeof *runs * (size_t)n) : NULL;
+	if (ok && !runs) {
+		PyErr_NoMemory();
+		ok = 0;
+	}
+	for (Py_ssize_t i = 0; ok && i < n; i++) {
+		runs[i].heads = ((const uint64_t *)b[0].buf)[i];
+		runs[i].head_dim = ((const uint64_t *)b[1].buf)[i];
+		runs[i].samples = ((const double *)b[2].buf)[i];
+		runs[i].loss = ((const double *)b[3].buf)[i];
+		runs[i].loss_se = ((const double *)b[4].buf)[i];
+	}
+	for (int i = 0; i < got; i++)
+		PyBuffer_Release(&b[i]);
+	if (!ok) {
+		free(runs);
+		return 0;
+	}
+	*out = runs;
+	*count = (size_t)n;
+	return 1;
+}
+
+/* _calibrate(runs, free, fixed, target, constraints, huber_delta,
+ * bootstrap, seed, compare, progress) -> capsule.  runs is a path or the
+ * five columns; free a 7-tuple of 0/1; fixed a dict {index: fit-scale
+ * value}; target None or (budget, samples). */
+PyObject *ha_py_calibrate(PyObject *self, PyObject *args)
+{
+	(void)self;
+	PyObject *runs_obj, *free_obj, *fixed_obj, *target_obj, *cons_obj, *progress;
+	double huber;
+	Py_ssize_t bootstrap;
+	unsigned long long seed;
+	int compare;
+	if (!PyArg_ParseTuple(args, "OOO!OOdnKpO", &runs_obj, &free_obj, &PyDict_Type,
+	                      &fixed_obj, &target_obj, &cons_obj, &huber, &bootstrap,
+	                      &seed, &compare, &progress))
+		return NULL;
+	struct ha_cal_options o;
+	ha_cal_options_defaults(&o);
+	o.huber_delta = huber;
+	if (bootstrap < 0)
+		return ha_py_input_error("bootstrap: expected a whole number >= 0, found %zd", bootstrap);
+	o.bootstrap = (size_t)bootstrap;
+	o.seed = seed;
+	o.compare = compare;
+	for (int k = 0; k < HA_CAL_PARAMS; k++) {
+		PyObject *f = PyTuple_GetItem(free_obj, k);
+		if (!f)
+			return NULL;
+		o.law.free[k] = PyObject_IsTrue(f);
+	}
+	PyObject *key, *value;
+	Py_ssize_t pos = 0;
+	while (PyDict_Next(fixed_obj, &pos, &key, &value)) {
+		long k = PyLong_AsLong(key);
+		double v = PyFloat_AsDouble(value);
+		if (PyErr_Occurred())
+			return NULL;
+		if (k < 0 || k >= HA_CAL_PARAMS)
+			return ha_py_input_error("fix: no parameter %ld", k);
+		o.law.value[k] = v;
+	}
+	if (target_obj != Py_None) {
+		PyObject *b;
+		if (!PyArg_ParseTuple(target_obj, "Od", &b, &o.target.samples))
+			return NULL;
+		if (!ha_py_budget(b, "target budget", &o.target.budget))
+			return NULL;
+		if (!ha_py_constraints(cons_obj, &o.target.constraints))
+			return NULL;
+	}
+	struct ha_run *runs = NULL;
+	size_t count = 0;
+	struct ha_error err;
+	ha_error_clear(&err);
+	enum ha_status st = HA_OK;
+	PyObject *path = NULL;
+	if (PyTuple_Check(runs_obj)) {
+		if (!runs_of_columns(runs_obj, &runs, &count))
+			return NULL;
+	} else {
+		if (!PyUnicode_FSConverter(runs_obj, &path))
+			return NULL;
+		Py_BEGIN_ALLOW_THREADS
+		st = ha_runs_read_file(PyBytes_AS_STRING(path), HA_RUNS_AUTO, &runs, &count, &err);
+		Py_END_ALLOW_THREADS
+		if (st != HA_OK && !err.file)
+			err.file = PyBytes_AS_STRING(path);
+	}
+	struct ha_calibration *cal = NULL;
+	struct ha_py_progress state = {progress, NULL, 0};
+#ifdef HA_PY_BOOTSTRAP_PROGRESS
+	o.progress.fn = ha_py_progress_fn;
+	o.progress.ctx = &state;
+#else
+	(void)state;
+#endif
+	if (st == HA_OK) {
+		Py_BEGIN_ALLOW_THREADS
+		st = ha_calibrate(runs, count, &o, &cal, &err);
+		Py_END_ALLOW_THREADS
+	}
+	free(runs);
+	PyObject *result;
+	if (st == HA_ECANCELED && state.failed)
+		result = NULL; /* the callback's exception (KeyboardInterrupt) */
+	else if (st != HA_OK)
+		result = ha_py_raise(st, &err);
+	else {
+		result = PyCapsule_New(cal, HA_PY_CALIBRATION_CAPSULE, calibration_destroy);
+		if (!result)
+			ha_calibration_free(cal);
+	}
+	Py_XDECREF(path);
+	return result;
+}
+
+/* _calibration_model(capsule) -> (model tuple, samples). */
+PyObject *ha_py_calibration_model(PyObject *self, PyObject *args)
+{
+	(void)self;
+	PyObject *capsule;
+	if (!PyArg_ParseTuple(args, "O", &capsule))
+		return NULL;
+	const struct ha_calibration *cal = PyCapsule_GetPointer(capsule, HA_PY_CALIBRATION_CAPSULE);
+	if (!cal)
+		return NULL;
+	return Py_BuildValue("(Nd)", ha_py_model_tuple(&cal->model), cal->model.samples);
+}
+
+/* ---- head weights --------------------------------------------------------- */
+
+static void weights_destroy(PyObject *capsule)
+{
+	struct ha_py_head_weights *w = PyCapsule_GetPointer(capsule, HA_PY_WEIGHTS_CAPSULE);
+	if (w) {
+		ha_head_weights_clear(&w->weights);
+		free(w->sigma);
+		free(w);
+	}
+}
+
+/* _head_weights(path or 2-D C-contiguous float64 array) -> capsule. */
+PyObject *ha_py_head_weights(PyObject *self, PyObject *args)
+{
+	(void)self;
+	PyObject *src;
+	if (!PyArg_ParseTuple(args, "O", &src))
+		return NULL;
+	struct ha_error err;
+	ha_error_clear(&err);
+	struct ha_py_head_weights *w = calloc(1, sizeof *w);
+	if (!w)
+		return PyErr_NoMemory();
+	size_t heads = 0;
+	enum ha_status st;
+	if (PyUnicode_Check(src) || PyBytes_Check(src)) {
+		PyObject *path;
+		if (!PyUnicode_FSConverter(src, &path)) {
+			free(w);
+			return NULL;
+		}
+		st = ha_covariance_read(PyBytes_AS_STRING(path), &w->sigma, &heads, &err);
+		if (st != HA_OK) {
+			if (!err.file)
+				err.file = PyBytes_AS_STRING(path);
+			free(w);
+			PyObject *r = ha_py_raise(st, &err);
+			Py_DECREF(path);
+			return r;
+		}
+		Py_DECREF(path);
+	} else {
+		Py_buffer b;
+		if (PyObject_GetBuffer(src, &b, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_ND) < 0) {
+			free(w);
+			return NULL;
+		}
+		if (b.ndim != 2 || b.shape[0] != b.shape[1] || b.itemsize != 8 ||
+		    strcmp(b.format, "d") != 0) {
+			PyBuffer_Release(&b);
+			free(w);
+			return ha_py_input_error("covariance: expected a square 2-D array of float64");
+		}
+		heads = (size_t)b.shape[0];
+		w->sigma = malloc(sizeof *w->sigma * (heads > 0 ? heads * heads : 1));
+		if (w->sigma)
+			memcpy(w->sigma, b.buf, sizeof *w->sigma * heads * heads);
+		PyBuffer_Release(&b);
+		st = w->sigma ? HA_OK : HA_ENOMEM;
+	}
+	if (st == HA_OK) {
+		Py_BEGIN_ALLOW_THREADS
+		st = ha_covariance_weights(w->sigma, heads, &w->weights, &err);
+		Py_END_ALLOW_THREADS
+	}
+	if (st != HA_OK) {
+		free(w->sigma);
+		free(w);
+		return ha_py_raise(st, &err);
+	}
+	PyObject *capsule = PyCapsule_New(w, HA_PY_WEIGHTS_CAPSULE, weights_destroy);
+	if (!capsule) {
+		ha_head_weights_clear(&w->weights);
+		free(w->sigma);
+		free(w);
+	}
+	return capsule;
+}
+
+/* _head_weights_values(capsule) -> (alpha, error_optimal, error_uniform,
+ * gain, pseudo_inverse, null_space, rank, min_eigenvalue, sigma). */
+PyObject *ha_py_head_weights_values(PyObject *self, PyObject *args)
+{
+	(void)self;
+	PyObject *capsule;
+	if (!PyArg_ParseTuple(args, "O", &capsule))
+		return NULL;
+	const struct ha_py_head_weights *p = PyCapsule_GetPointer(capsule, HA_PY_WEIGHTS_CAPSULE);
+	if (!p)
+		return NULL;
+	const struct ha_head_weights *w = &p->weights;
+	PyObject *sigma = ha_py_array_double(p->sigma, w->heads * w->heads);
+	if (sigma) {
+		npy_intp dims[2] = {(npy_intp)w->heads, (npy_intp)w->heads};
+		PyArray_Dims shape = {dims, 2};
+		PyObject *s2 = PyArray_Newshape((PyArrayObject *)sigma, &shape, NPY_CORDER);
+		Py_DECREF(sigma);
+		sigma = s2;
+	}
+	return Py_BuildValue("(NdddiinNd)", ha_py_array_double(w->alpha, w->heads),
+	                     w->error_optimal, w->error_uniform, w->gain,
+	                     w->pseudo_inverse, w->null_space, (Py_ssize_t)w->rank,
+	                     sigma, w->min_eigenvalue);
+}

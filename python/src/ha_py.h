@@ -1,0 +1,128 @@
+/* _headalloc — what the extension's files share: the conversions between
+ * Python objects and the library's structs, the error bridge, and the
+ * functions each file exports to the module's method table. */
+#ifndef HA_PY_H
+#define HA_PY_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#define PY_ARRAY_UNIQUE_SYMBOL ha_py_numpy_api
+#ifndef HA_PY_MODULE_C
+#define NO_IMPORT_ARRAY
+#endif
+#include <numpy/arrayobject.h>
+
+#include <headalloc/headalloc.h>
+#include <headalloc/calibrate.h>
+#include <headalloc/head_weights.h>
+#include <headalloc/hdi.h>
+#include <headalloc/regime.h>
+#include <headalloc/runs.h>
+#include <headalloc/scenario.h>
+#include <headalloc/solver.h>
+
+/* ---- convert.c ---------------------------------------------------------- */
+
+/* Raise the headalloc.Error subclass of status (headalloc._errors) with
+ * err's message, file, line and column (err may be NULL: the status's
+ * words).  Returns NULL, for `return ha_py_raise(...)`. */
+PyObject *ha_py_raise(enum ha_status status, const struct ha_error *err);
+/* The same with a message of the binding's own (InputError). */
+PyObject *ha_py_input_error(const char *format, ...)
+	__attribute__((format(printf, 1, 2)));
+
+/* The model tuple of the Python layer, in struct ha_model's order:
+ * (smoothness, bias_coef, var_coef, hdi, irreducible, var_rate,
+ * var_power, bias_log_scale, var_log_scale); samples is given apart.
+ * 0 and an exception on failure. */
+int ha_py_model(PyObject *tuple, double samples, struct ha_model *out);
+PyObject *ha_py_model_tuple(const struct ha_model *m);
+/* (head_dim_multiple, min_head_dim, max_head_dim, min_heads, max_heads). */
+int ha_py_constraints(PyObject *tuple, struct ha_constraints *out);
+/* A budget: an int from 1 to HA_BUDGET_MAX; name for the message. */
+int ha_py_budget(PyObject *obj, const char *name, uint64_t *out);
+/* A list of budgets into a new array (PyMem_Free). */
+int ha_py_budgets(PyObject *seq, uint64_t **out, size_t *count);
+/* A sequence of floats into a new array (PyMem_Free). */
+int ha_py_doubles(PyObject *seq, const char *name, double **out, size_t *count);
+/* A new 1-D float64 or uint64 array copied from C. */
+PyObject *ha_py_array_double(const double *v, size_t n);
+PyObject *ha_py_array_size(const size_t *v, size_t n);
+
+/* ---- progress (convert.c) ------------------------------------------------ */
+
+/* A progress callback of the library that calls a Python callable
+ * callable(what, done, total) under the GIL, and stops the work (non-zero
+ * return) when it raises or a signal handler (Ctrl-C) does.  The state
+ * keeps the exception for the caller to restore once the library has
+ * returned HA_ECANCELED. */
+struct ha_py_progress {
+	PyObject *callable;     /* borrowed; None or NULL: signals only */
+	PyThreadState *thread;  /* the caller's, saved by Py_BEGIN_ALLOW_THREADS */
+	int failed;             /* an exception is pending in the thread */
+};
+int ha_py_progress_fn(void *ctx, const char *what, uint64_t done, uint64_t total);
+
+/* ---- calls.c: the computations ------------------------------------------ */
+
+PyObject *ha_py_allocate(PyObject *self, PyObject *args);
+PyObject *ha_py_candidates(PyObject *self, PyObject *args);
+PyObject *ha_py_model_validate(PyObject *self, PyObject *args);
+PyObject *ha_py_model_from_yaml(PyObject *self, PyObject *args);
+PyObject *ha_py_sweep_values(PyObject *self, PyObject *args);
+PyObject *ha_py_calibrate(PyObject *self, PyObject *args);
+PyObject *ha_py_calibration_model(PyObject *self, PyObject *args);
+PyObject *ha_py_head_weights(PyObject *self, PyObject *args);
+PyObject *ha_py_head_weights_values(PyObject *self, PyObject *args);
+
+/* ---- hdi_input.c --------------------------------------------------------- */
+
+PyObject *ha_py_hdi_path(PyObject *self, PyObject *args);
+PyObject *ha_py_hdi_arrays(PyObject *self, PyObject *args);
+PyObject *ha_py_hdi_values(PyObject *self, PyObject *args);
+
+/* The capsule of an HDI: the report, the plan of a directory (or NULL),
+ * and the name of what was measured. */
+struct ha_py_hdi {
+	struct ha_hdi_report *report;
+	struct ha_checkpoint *checkpoint;
+	enum ha_layout layout;
+	char *file;
+	int owns_tensors; /* report assembled here, not by the library */
+};
+#define HA_PY_HDI_CAPSULE "headalloc.hdi"
+#define HA_PY_CALIBRATION_CAPSULE "headalloc.calibration"
+/* The capsule of head weights: the weights and the covariance. */
+struct ha_py_head_weights {
+	struct ha_head_weights weights;
+	double *sigma;
+};
+#define HA_PY_WEIGHTS_CAPSULE "headalloc.head_weights"
+
+/* ---- render.c: every call to the report and plot API -------------------- */
+
+PyObject *ha_py_report_model(PyObject *self, PyObject *args);
+PyObject *ha_py_report_allocation(PyObject *self, PyObject *args);
+PyObject *ha_py_report_sweep(PyObject *self, PyObject *args);
+PyObject *ha_py_report_regimes(PyObject *self, PyObject *args);
+PyObject *ha_py_report_hdi(PyObject *self, PyObject *args);
+PyObject *ha_py_report_head_weights(PyObject *self, PyObject *args);
+PyObject *ha_py_report_calibration(PyObject *self, PyObject *args);
+PyObject *ha_py_plot_allocation(PyObject *self, PyObject *args);
+PyObject *ha_py_plot_sweep(PyObject *self, PyObject *args);
+PyObject *ha_py_plot_regimes(PyObject *self, PyObject *args);
+PyObject *ha_py_plot_hdi(PyObject *self, PyObject *args);
+PyObject *ha_py_plot_head_weights(PyObject *self, PyObject *args);
+PyObject *ha_py_plot_calibration(PyObject *self, PyObject *args);
+
+/* ---- yaml_load.c ----------------------------------------------------------- */
+
+/* Python objects of one YAML document (bytes): maps are dicts in order,
+ * sequences lists, plain scalars int, float (.inf, -.inf, .nan), bool,
+ * None or str, quoted scalars str. */
+PyObject *ha_py_yaml_load(PyObject *self, PyObject *args);
+PyObject *ha_py_yaml_load_bytes(const char *text, size_t len);
+
+#endif

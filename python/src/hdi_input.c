@@ -1,0 +1,281 @@
+/* _headalloc — the HDI of a file, a model directory or arrays in memory.
+ *
+ * Arrays come through the buffer protocol: a C-contiguous float64 array is
+ * read where it lies (ha_hdi_compute makes the one working copy it
+ * needs); float32, float16 and bfloat16 (its bits as uint16) are
+ * converted to doubles exactly, the one copy they need. */
+#include "ha_py.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static void hdi_destroy(PyObject *capsule)
+{
+	struct ha_py_hdi *h = PyCapsule_GetPointer(capsule, HA_PY_HDI_CAPSULE);
+	if (!h)
+		return;
+	ha_hdi_report_free(h->report);
+	ha_checkpoint_free(h->checkpoint);
+	free(h->file);
+	free(h);
+}
+
+static PyObject *hdi_capsule(struct ha_py_hdi *h)
+{
+	PyObject *capsule = PyCapsule_New(h, HA_PY_HDI_CAPSULE, hdi_destroy);
+	if (!capsule) {
+		ha_hdi_report_free(h->report);
+		ha_checkpoint_free(h->checkpoint);
+		free(h->file);
+		free(h);
+	}
+	return capsule;
+}
+
+static int layout_of(const char *text, enum ha_layout *out)
+{
+	if (ha_layout_parse(text, out) != HA_OK) {
+		ha_py_input_error("layout: expected 'out-in' or 'in-out', found '%s'", text);
+		return 0;
+	}
+	return 1;
+}
+
+/* _hdi_path(path, pattern or None, heads (0: the plan's), layout) ->
+ * capsule.  A directory is a model directory (checkpoint.h). */
+PyObject *ha_py_hdi_path(PyObject *self, PyObject *args)
+{
+	(void)self;
+	PyObject *path_obj;
+	const char *pattern, *layout_text;
+	Py_ssize_t heads;
+	if (!PyArg_ParseTuple(args, "O&zns", PyUnicode_FSConverter, &path_obj, &pattern,
+	                      &heads, &layout_text))
+		return NULL;
+	const char *path = PyBytes_AS_STRING(path_obj);
+	enum ha_layout layout;
+	if (!layout_of(layout_text, &layout) || heads < 0) {
+		if (!PyErr_Occurred())
+			ha_py_input_error("heads: expected a whole number >= 1");
+		Py_DECREF(path_obj);
+		return NULL;
+	}
+	struct stat sb;
+	int directory = stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+	if (!directory && heads == 0) {
+		Py_DECREF(path_obj);
+		return ha_py_input_error("heads: required for a weights file");
+	}
+	struct ha_py_hdi *h = calloc(1, sizeof *h);
+	char *file = strdup(path);
+	if (!h || !file) {
+		free(h);
+		free(file);
+		Py_DECREF(path_obj);
+		return PyErr_NoMemory();
+	}
+	h->file = file;
+	h->layout = layout;
+	struct ha_error err;
+	ha_error_clear(&err);
+	enum ha_status st;
+	Py_BEGIN_ALLOW_THREADS
+	if (directory) {
+		st = pattern ? ha_checkpoint_open_tensors(file, pattern, (size_t)heads, layout,
+		                                          &h->checkpoint, &err)
+		             : ha_checkpoint_open(file, &h->checkpoint, &err);
+		if (st == HA_OK) {
+			h->layout = h->checkpoint->layout;
+			st = ha_hdi_from_checkpoint_heads(h->checkpoint, pattern ? 0 : (size_t)heads,
+			                                  &h->report, &err);
+		}
+	} else {
+		st = ha_hdi_from_file(file, pattern, (size_t)heads, layout, &h->report, &err);
+	}
+	Py_END_ALLOW_THREADS
+	PyObject *result;
+	if (st != HA_OK) {
+		/* err->file may point into the plan: raise before freeing it. */
+		if (!err.file)
+			err.file = file; /* what could not be read: the path given */
+		result = ha_py_raise(st, &err);
+		ha_checkpoint_free(h->checkpoint);
+		ha_hdi_report_free(h->report);
+		free(h->file);
+		free(h);
+	} else {
+		result = hdi_capsule(h);
+	}
+	Py_DECREF(path_obj);
+	return result;
+}
+
+/* A 2-D buffer of the given kind ('d' float64, 'f' float32, 'e' float16,
+ * 'b' bfloat16 bits) as doubles: *data points into the buffer for float64,
+ * else into *owned, a new array.  Non-finite elements are refused, named
+ * by their flat index. */
+static enum ha_status doubles_of(const Py_buffer *b, int kind, const char *name,
+                                 const double **data, double **owned,
+                                 struct ha_error *err)
+{
+	size_t n = (size_t)(b->shape[0] * b->shape[1]);
+	*owned = NULL;
+	double *d = NULL;
+	if (kind == 'd') {
+		*data = b->buf;
+	} else {
+		d = malloc(sizeof *d * (n ? n : 1));
+		if (!d)
+			return HA_ENOMEM;
+		for (size_t i = 0; i < n; i++) {
+			if (kind == 'f')
+				d[i] = ((const float *)b->buf)[i];
+			else if (kind == 'e')
+				d[i] = ha_f16_to_double(((const uint16_t *)b->buf)[i]);
+			else
+				d[i] = ha_bf16_to_double(((const uint16_t *)b->buf)[i]);
+		}
+		*owned = d;
+		*data = d;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!isfinite((*data)[i])) {
+			err->status = HA_EFORMAT;
+			snprintf(err->message, sizeof err->message,
+			         "tensor '%s': element %zu is not a finite number", name, i);
+			free(d);
+			*owned = NULL;
+			return HA_EFORMAT;
+		}
+	}
+	return HA_OK;
+}
+
+/* _hdi_arrays([(name, buffer, kind, heads)], layout, label) -> capsule:
+ * every array measured as ha_hdi_compute does, in the order given. */
+PyObject *ha_py_hdi_arrays(PyObject *self, PyObject *args)
+{
+	(void)self;
+	PyObject *list;
+	const char *layout_text, *label;
+	if (!PyArg_ParseTuple(args, "O!ss", &PyList_Type, &list, &layout_text, &label))
+		return NULL;
+	enum ha_layout layout;
+	if (!layout_of(layout_text, &layout))
+		return NULL;
+	size_t count = (size_t)PyList_GET_SIZE(list);
+	if (count == 0)
+		return ha_py_input_error("hdi: no tensor to measure");
+	struct ha_py_hdi *h = calloc(1, sizeof *h);
+	struct ha_hdi_report *r = calloc(1, sizeof *r);
+	struct ha_hdi_tensor *t = calloc(count, sizeof *t);
+	char *file = strdup(label);
+	if (!h || !r || !t || !file) {
+		free(h);
+		free(r);
+		free(t);
+		free(file);
+		return PyErr_NoMemory();
+	}
+	h->report = r;
+	h->file = file;
+	h->layout = layout;
+	h->owns_tensors = 1;
+	r->tensors = t;
+	struct ha_error err;
+	ha_error_clear(&err);
+	enum ha_status st = HA_OK;
+	for (size_t i = 0; i < count && st == HA_OK; i++) {
+		const char *name, *kind;
+		PyObject *obj;
+		Py_ssize_t heads;
+		if (!PyArg_ParseTuple(PyList_GET_ITEM(list, (Py_ssize_t)i), "sOsn", &name, &obj,
+		                      &kind, &heads))
+			goto fail;
+		if (heads < 1) {
+			ha_py_input_error("heads: expected a whole number >= 1 for tensor '%s'", name);
+			goto fail;
+		}
+		Py_buffer b;
+		if (PyObject_GetBuffer(obj, &b, PyBUF_C_CONTIGUOUS | PyBUF_ND) < 0)
+			goto fail;
+		if (b.ndim != 2) {
+			PyBuffer_Release(&b);
+			ha_py_input_error("tensor '%s': expected a 2-D array, found %d dimensions",
+			                  name, b.ndim);
+			goto fail;
+		}
+		const double *data;
+		double *owned;
+		size_t rows = (size_t)b.shape[0], cols = (size_t)b.shape[1];
+		Py_BEGIN_ALLOW_THREADS
+		st = doubles_of(&b, kind[0], name, &data, &owned, &err);
+		if (st == HA_OK)
+			st = ha_hdi_compute(data, rows, cols, (size_t)heads, layout, name, &t[i], &err);
+		free(owned);
+		Py_END_ALLOW_THREADS
+		PyBuffer_Release(&b);
+		if (st != HA_OK)
+			break;
+		r->count = i + 1;
+	}
+	if (st != HA_OK) {
+		ha_py_raise(st, &err);
+		goto fail;
+	}
+	double sum = 0, sum_base = 0;
+	for (size_t i = 0; i < r->count; i++) {
+		sum += t[i].hdi;
+		sum_base += t[i].baseline_hdi;
+	}
+	r->mean_hdi = sum / (double)r->count;
+	r->mean_baseline_hdi = sum_base / (double)r->count;
+	return hdi_capsule(h);
+fail:
+	ha_hdi_report_free(r);
+	free(file);
+	free(h);
+	return NULL;
+}
+
+/* _hdi_values(capsule) -> ([(name, heads, head_dim, model_dim, hdi,
+ * baseline, overlap, rank, rank_deficient)], mean_hdi, mean_baseline,
+ * layout, file). */
+PyObject *ha_py_hdi_values(PyObject *self, PyObject *args)
+{
+	(void)self;
+	PyObject *capsule;
+	if (!PyArg_ParseTuple(args, "O", &capsule))
+		return NULL;
+	const struct ha_py_hdi *h = PyCapsule_GetPointer(capsule, HA_PY_HDI_CAPSULE);
+	if (!h)
+		return NULL;
+	const struct ha_hdi_report *r = h->report;
+	PyObject *layers = PyList_New((Py_ssize_t)r->count);
+	for (size_t i = 0; layers && i < r->count; i++) {
+		const struct ha_hdi_tensor *t = &r->tensors[i];
+		npy_intp dims[2] = {(npy_intp)t->heads, (npy_intp)t->heads};
+		PyObject *overlap = PyArray_SimpleNew(2, dims, NPY_FLOAT64);
+		if (overlap)
+			memcpy(PyArray_DATA((PyArrayObject *)overlap), t->overlap,
+			       sizeof(double) * t->heads * t->heads);
+		PyObject *row = overlap ? Py_BuildValue("(snnnddNNn)", t->name, (Py_ssize_t)t->heads,
+		                                        (Py_ssize_t)t->head_dim,
+		                                        (Py_ssize_t)t->model_dim, t->hdi,
+		                                        t->baseline_hdi, overlap,
+		                                        ha_py_array_size(t->rank, t->heads),
+		                                        (Py_ssize_t)t->rank_deficient)
+		                        : NULL;
+		if (!row) {
+			Py_CLEAR(layers);
+			break;
+		}
+		PyList_SET_ITEM(layers, (Py_ssize_t)i, row);
+	}
+	if (!layers)
+		return NULL;
+	return Py_BuildValue("(NddsO&)", layers, r->mean_hdi, r->mean_baseline_hdi,
+	                     ha_layout_str(h->layout), PyUnicode_DecodeFSDefault, h->file);
+}

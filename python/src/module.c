@@ -1,0 +1,65 @@
+/* _headalloc — the extension module: its method table and initialisation.
+ * The functions are low level (tuples and capsules); the package
+ * headalloc (python/headalloc/) is the interface people use. */
+#define HA_PY_MODULE_C
+#include "ha_py.h"
+
+#include <headalloc/plot.h>
+
+#define METHOD(name, fn, doc) {name, (PyCFunction)(void (*)(void))fn, METH_VARARGS, doc}
+
+static PyMethodDef methods[] = {
+	METHOD("allocate", ha_py_allocate, "allocate(budget, samples, model, constraints) -> tuple"),
+	METHOD("candidates", ha_py_candidates, "candidates(budget, samples, model, constraints) -> list"),
+	METHOD("model_valid", ha_py_model_validate, "model_valid(model) -> bool"),
+	METHOD("model_from_yaml", ha_py_model_from_yaml, "model_from_yaml(path) -> model tuple"),
+	METHOD("sweep_values", ha_py_sweep_values, "sweep_values(from, to, points) -> ndarray"),
+	METHOD("calibrate", ha_py_calibrate, "calibrate(runs, free, fixed, target, constraints, huber, bootstrap, seed, compare, progress) -> capsule"),
+	METHOD("calibration_model", ha_py_calibration_model, "calibration_model(capsule) -> (model, samples)"),
+	METHOD("head_weights", ha_py_head_weights, "head_weights(covariance) -> capsule"),
+	METHOD("head_weights_values", ha_py_head_weights_values, "head_weights_values(capsule) -> tuple"),
+	METHOD("hdi_path", ha_py_hdi_path, "hdi_path(path, pattern, heads, layout) -> capsule"),
+	METHOD("hdi_arrays", ha_py_hdi_arrays, "hdi_arrays([(name, array, kind, heads)], layout, label) -> capsule"),
+	METHOD("hdi_values", ha_py_hdi_values, "hdi_values(capsule) -> tuple"),
+	METHOD("report_model", ha_py_report_model, "report_model(None, None, model, constraints) -> YAML bytes"),
+	METHOD("report_allocation", ha_py_report_allocation, "report_allocation([budget], [samples], model, constraints, all) -> YAML bytes"),
+	METHOD("report_sweep", ha_py_report_sweep, "report_sweep(budgets, samples, model, constraints) -> YAML bytes"),
+	METHOD("report_regimes", ha_py_report_regimes, "report_regimes(budgets, None, model, constraints) -> YAML bytes"),
+	METHOD("report_hdi", ha_py_report_hdi, "report_hdi(capsule) -> YAML bytes"),
+	METHOD("report_head_weights", ha_py_report_head_weights, "report_head_weights(capsule) -> YAML bytes"),
+	METHOD("report_calibration", ha_py_report_calibration, "report_calibration(capsule) -> YAML bytes"),
+	METHOD("plot_allocation", ha_py_plot_allocation, "plot_allocation(name, problem) -> bytes"),
+	METHOD("plot_sweep", ha_py_plot_sweep, "plot_sweep(name, problem) -> bytes"),
+	METHOD("plot_regimes", ha_py_plot_regimes, "plot_regimes(name, problem) -> bytes"),
+	METHOD("plot_hdi", ha_py_plot_hdi, "plot_hdi(name, capsule) -> bytes"),
+	METHOD("plot_head_weights", ha_py_plot_head_weights, "plot_head_weights(name, capsule) -> bytes"),
+	METHOD("plot_calibration", ha_py_plot_calibration, "plot_calibration(name, capsule) -> bytes"),
+	METHOD("yaml_load", ha_py_yaml_load, "yaml_load(bytes) -> object"),
+	{NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+	PyModuleDef_HEAD_INIT, "_headalloc",
+	"The C extension of headalloc over libheadalloc; use the package headalloc.",
+	-1, methods, NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__headalloc(void);
+PyMODINIT_FUNC PyInit__headalloc(void)
+{
+	import_array();
+	PyObject *m = PyModule_Create(&module);
+	if (!m)
+		return NULL;
+	if (PyModule_AddStringConstant(m, "version", ha_version()) < 0 ||
+	    PyModule_AddIntConstant(m, "plot_available", ha_plot_available()) < 0 ||
+#ifdef HA_PY_BOOTSTRAP_PROGRESS
+	    PyModule_AddIntConstant(m, "bootstrap_progress", 1) < 0) {
+#else
+	    PyModule_AddIntConstant(m, "bootstrap_progress", 0) < 0) {
+#endif
+		Py_DECREF(m);
+		return NULL;
+	}
+	return m;
+}
