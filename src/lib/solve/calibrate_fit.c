@@ -305,7 +305,7 @@ enum ha_status cal_fit_data(const struct ha_run *runs, const struct cal_data *da
 	out->free_count = cal_free_count(law);
 	out->huber_delta = delta;
 	char msg[HA_CAL_MESSAGE_MAX];
-	if (!cal_identifiable(data, runs, out->free_count, msg))
+	if (!cal_design_check(data, runs, out->free_count, law, msg))
 		return ha_fail(err, HA_EDEGENERATE, "%s", msg);
 	double th[HA_CAL_PARAMS];
 	enum ha_status st = cal_minimise(data, law, delta, NULL, th,

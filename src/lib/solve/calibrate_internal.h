@@ -18,7 +18,14 @@ struct cal_data {
 	double *weight;    /* multiplicity in the objective (bootstrap, LOO) */
 	double loss_min;   /* the smallest L */
 	void *block;       /* one allocation for all of the above */
+	/* calboot: runs of one configuration (H, d, n) are one design point */
+	size_t *config;    /* run i's configuration, in [0, distinct) */
+	size_t *order;     /* the runs grouped by configuration (in config's block) */
+	size_t distinct;   /* distinct configurations */
 };
+
+/* Fill data->config and data->distinct (calibrate_design.c); HA_ENOMEM. */
+enum ha_status cal_data_configs(struct cal_data *data, const struct ha_run *runs);
 
 enum ha_status cal_data_init(struct cal_data *data, const struct ha_run *runs,
                              size_t count);
@@ -46,12 +53,19 @@ int cal_residuals_curvature(const struct cal_data *data, const double *th,
                             double delta, double *r, double *jac,
                             double *curv);
 
+/* cal_identifiable for a law (calibrate_design.c): the single-head_dim
+ * rule needs its free set; law = NULL refuses a single head_dim. */
+int cal_design_check(const struct cal_data *data, const struct ha_run *runs,
+                     size_t k, const struct ha_cal_law *law, char *msg);
+
 /* The domain box of each parameter in fit scale. */
 extern const double cal_lower[HA_CAL_PARAMS];
 extern const double cal_upper[HA_CAL_PARAMS];
 
 /* Whether the weighted runs can fit k free parameters: at least k + 1
- * distinct runs, and (k > 0) two distinct head dimensions.  Fills msg
+ * distinct configurations (H, d, n), and (k > 0) two distinct head
+ * dimensions, or one where the law frees at most one of E, c_b, s and
+ * one of c_v, γ, κ (cal_identifiable_law).  Fills msg
  * (HA_CAL_MESSAGE_MAX) with the reason when not. */
 int cal_identifiable(const struct cal_data *data, const struct ha_run *runs,
                      size_t k, char *msg);
@@ -91,7 +105,7 @@ enum ha_status cal_predict(const struct ha_solver *solver, double samples,
  * c->bootstrap, the fit's ci95, and with a solver the prediction's
  * distribution.  HA_ENOMEM only. */
 enum ha_status cal_bootstrap(const struct ha_run *runs, const struct cal_data *data,
-                             double delta, size_t resamples, uint64_t seed,
+                             double delta, const struct ha_cal_options *options,
                              const struct ha_solver *solver, double samples,
                              struct ha_calibration *c);
 
@@ -119,6 +133,14 @@ struct cal_lm {
 };
 
 double cal_levenberg(struct cal_lm *lm, double *th, double f);
+
+/* calboot (calibrate_support.c): the goodness of fit of c->fit, and the
+ * support of c->prediction (after the bootstrap).  HA_ENOMEM only. */
+void cal_goodness(const struct ha_cal_fit *fit, const struct ha_run *runs,
+                  struct ha_cal_goodness *goodness);
+enum ha_status cal_support(const struct ha_run *runs, const struct cal_data *data,
+                           double delta, const struct ha_solver *solver,
+                           struct ha_calibration *c);
 
 /* Free-parameter count of a law. */
 size_t cal_free_count(const struct ha_cal_law *law);
