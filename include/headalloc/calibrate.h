@@ -474,7 +474,7 @@ HA_API enum ha_status ha_cal_band(const struct ha_calibration *calibration,
  * resample; the comparison fits each law and its leave-one-out sets).
  * ha_calibrate refuses more than HA_CAL_WORK_MAX (HA_EINVAL) before any
  * work. */
-#define HA_CAL_WORK_MAX 50000000.0
+#define HA_CAL_WORK_MAX 2000000.0
 HA_API double ha_cal_work(size_t runs, const struct ha_cal_options *options);
 
 #ifdef __cplusplus
