@@ -2,8 +2,9 @@
  * identifiability)) and predictions at the target.
  *
  * Each resample is refitted from the same grid of starts as the full fit
- * (cal_minimise's search), and from the full data's optimum; the better
- * end wins.  A refit from the optimum alone never moves along a direction
+ * (its linear starts recomputed on the resample) and from the full
+ * data's optimum, by Levenberg–Marquardt from each (cal_refit_grid); the
+ * best end wins.  A refit from the optimum alone never moves along a direction
  * the data do not identify, and its shares were an artefact of that.
  *
  * Two kinds.  Cases: a resample draws m runs with replacement, entering
@@ -157,23 +158,17 @@ static void refit_one(const struct boot_job *job, struct boot_space *s, size_t b
 		}
 		s->data.loss_min = exp(lo);
 	}
-	double grid[HA_CAL_PARAMS], from[HA_CAL_PARAMS], fg = INFINITY, fo = INFINITY;
-	int cg = 0, co = 0;
-	enum ha_status sg = cal_minimise(&s->data, job->law, job->delta, NULL, grid,
-	                                 &fg, NULL, NULL, &cg);
-	enum ha_status so = cal_minimise(&s->data, job->law, job->delta,
-	                                 job->law->value, from, &fo, NULL, NULL, &co);
-	if (sg == HA_ENOMEM || so == HA_ENOMEM) {
+	double f;
+	enum ha_status st = cal_refit_grid(&s->data, job->law, job->delta,
+	                                   job->law->value, o->th, &f, &o->converged);
+	if (st == HA_ENOMEM) {
 		o->kind = OUT_NOMEM;
 		return;
 	}
-	if (sg != HA_OK && so != HA_OK) {
+	if (st != HA_OK) {
 		o->kind = OUT_FAILED;
 		return;
 	}
-	int use_grid = sg == HA_OK && (so != HA_OK || fg <= fo);
-	memcpy(o->th, use_grid ? grid : from, sizeof o->th);
-	o->converged = use_grid ? cg : co;
 	o->kind = OUT_FITTED;
 	if (!job->solver)
 		return;

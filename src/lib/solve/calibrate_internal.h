@@ -93,6 +93,14 @@ enum ha_status cal_minimise(const struct cal_data *data,
                             double *objective, size_t *total, size_t *reached,
                             int *converged);
 
+/* calboot: a bootstrap refit (calibrate_search.c) from every start of
+ * the grid and from `also`, Levenberg–Marquardt alone (the refit's cap
+ * and tolerance) from each; the best end into th. */
+enum ha_status cal_refit_grid(const struct cal_data *data,
+                              const struct ha_cal_law *law, double delta,
+                              const double *also, double *th,
+                              double *objective, int *converged);
+
 /* HA_OK when δ > 0 and every fixed value is in its domain. */
 enum ha_status cal_check_law(const struct ha_cal_law *law, double delta,
                              struct ha_error *err);
