@@ -521,7 +521,11 @@ Test(calibrate, unfittable_and_unconverged_resamples_are_counted)
 			cr_assert_geq(c->prediction.distribution[i - 1].count, s->count);
 	}
 	cr_assert_eq(counted, b->predicted);
-	cr_assert(fabs(total - 1.0) < 1e-12);
+	/* shares are over all B: the unfittable ones are "no answer" */
+	cr_assert(fabs(total + c->prediction.no_answer_share - 1.0) < 1e-12);
+	cr_assert(fabs(c->prediction.no_answer_share -
+	               (double)(1000 - b->predicted) / 1000.0) < 1e-12);
+	cr_assert_gt(c->prediction.no_answer_share, 0.0);
 	ha_calibration_free(c);
 }
 

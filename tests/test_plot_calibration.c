@@ -214,7 +214,7 @@ Test(calibration, the_optimum_where_the_allocator_puts_it_and_its_bar)
 		size_t rank = 0;
 		for (size_t j = 0; j < n; j++)
 			rank += pr->distribution[j].head_dim < pr->distribution[i].head_dim;
-		double share = (double)pr->distribution[i].count / (double)c->bootstrap.predicted;
+		double share = (double)pr->distribution[i].count / (double)c->bootstrap.resamples;
 		total += pr->distribution[i].count;
 		const unsigned *colour = pr->distribution[i].head_dim == pr->head_dim ? VERMILION : BLUE;
 		char what[64];

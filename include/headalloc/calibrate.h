@@ -68,6 +68,7 @@
 
 #include "error.h"
 #include "model.h"
+#include "progress.h"
 #include "runs.h"
 #include "solver.h"
 #include "status.h"
@@ -169,6 +170,17 @@ HA_API struct ha_model ha_cal_model_of(const double value[HA_CAL_PARAMS],
 HA_API size_t ha_cal_ladder(const struct ha_cal_law *base,
                             struct ha_cal_law out[HA_CAL_LADDER]);
 
+/* What a bootstrap resamples (headalloc-model(7), CALIBRATION
+ * (Uncertainty and identifiability)): the runs (cases), or the log
+ * residuals of the fitted curve (residuals). */
+enum ha_cal_bootstrap_kind {
+	HA_CAL_BOOT_CASES = 0,
+	HA_CAL_BOOT_RESIDUALS = 1
+};
+
+/* "cases" or "residuals"; NULL for an out-of-range value. */
+HA_API const char *ha_cal_bootstrap_kind_name(enum ha_cal_bootstrap_kind kind);
+
 /* Where to predict the optimal allocation. */
 struct ha_cal_target {
 	uint64_t budget; /* D; 0 = no target (no prediction) */
@@ -184,6 +196,10 @@ struct ha_cal_options {
 	int compare;                /* 1: fit the ladder of laws as well */
 	double collinear;           /* warn when |correlation| >= this */
 	struct ha_cal_target target;
+	/* calboot: the honest bootstrap (see the block at the end). */
+	enum ha_cal_bootstrap_kind bootstrap_kind; /* cases (default) or residuals */
+	size_t threads;             /* bootstrap refits: 0 = online CPUs (<= 8); 1 = the caller alone */
+	struct ha_progress progress; /* resamples done of B; cancels with HA_ECANCELED */
 };
 
 /* law: the seeds' model with E, c_b, s, c_v free (the "smoothness" rung),
@@ -280,7 +296,30 @@ struct ha_cal_share {
 	uint64_t heads;
 	uint64_t head_dim;
 	size_t count;
-	double share; /* count / bootstrap.predicted */
+	double share; /* count / bootstrap.resamples (all B: no_answer_share is the rest) */
+};
+
+/* ---- calboot: is the prediction supported? --------------------------------
+ * headalloc-model(7), CALIBRATION (The answer). */
+struct ha_cal_support {
+	int inside_measured_head_dims; /* lo <= head_dim <= hi */
+	uint64_t measured_head_dims[2]; /* the runs' smallest and largest d */
+	int has_runner_up;             /* another feasible allocation exists */
+	uint64_t runner_heads, runner_head_dim;
+	double loss_gap;               /* L̂(runner-up) - L̂(optimum) >= 0 */
+	int has_probability;           /* bootstrap refits were made */
+	double probability_better;     /* of refits with an answer: runner-up lower */
+	double noise;                  /* rms loss_se (all runs have one), else rms x L̂ */
+	int noise_from_se;
+	int has_best_measured;         /* a run at the target's D and n */
+	uint64_t best_heads, best_head_dim;
+	double best_loss;
+	int beats_best_measured;       /* L̂ < best_loss (only with a best run) */
+	/* Free parameters the runs do not identify (se above |value|, or no
+	 * se) whose 95% interval moves the argmin when the parameter is held
+	 * at either end and the others refitted. */
+	int unidentified[HA_CAL_PARAMS];
+	size_t unidentified_count;
 };
 
 struct ha_cal_prediction {
@@ -297,6 +336,10 @@ struct ha_cal_prediction {
 	 * head_dim first); NULL / 0 without bootstrap. */
 	struct ha_cal_share *distribution;
 	size_t distribution_count;
+	/* calboot: resamples with no optimum (unfittable, failed, or no
+	 * allocation) over all B; and whether the data back the answer. */
+	double no_answer_share;
+	struct ha_cal_support support;
 };
 
 struct ha_cal_bootstrap {
@@ -308,6 +351,10 @@ struct ha_cal_bootstrap {
 	size_t unfittable; /* fewer distinct runs than k + 1, or one distinct d */
 	size_t failed;     /* refits with no finite optimum */
 	size_t predicted;  /* fitted resamples with an optimum at the target */
+	enum ha_cal_bootstrap_kind kind;
+	size_t distinct;   /* distinct configurations (H, d, n) of the runs */
+	size_t covering;   /* fitted case resamples holding every distinct configuration */
+	int degenerate;    /* headalloc-model(7): the resamples cannot vary the fit */
 	/* The refits' parameters, fitted rows of HA_CAL_PARAMS fit-scale
 	 * values (the law's value[] order) in the order they were drawn;
 	 * NULL when none was fitted.  56 bytes a refit, which the bootstrap
@@ -345,12 +392,36 @@ enum ha_cal_warning_kind {
 	HA_CAL_WARN_NO_COVARIANCE = 5, /* no standard errors, and why */
 	HA_CAL_WARN_UNFITTABLE = 6,    /* bootstrap resamples that could not be fitted */
 	HA_CAL_WARN_AT_BOUND = 7,      /* a parameter ended on a bound */
-	HA_CAL_WARN_UNCONVERGED = 8    /* bootstrap refits stopped by their step cap */
+	HA_CAL_WARN_UNCONVERGED = 8,   /* bootstrap refits stopped by their step cap */
+	/* calboot */
+	HA_CAL_WARN_DEGENERATE = 9,    /* the bootstrap cannot vary the fit */
+	HA_CAL_WARN_LACK_OF_FIT = 10,  /* the law misfits the runs */
+	HA_CAL_WARN_UNSUPPORTED = 11   /* a check of the prediction's support failed */
 };
 
 struct ha_cal_warning {
 	enum ha_cal_warning_kind kind;
 	char message[HA_CAL_MESSAGE_MAX];
+};
+
+/* ---- calboot: goodness of fit ----------------------------------------------
+ * headalloc-model(7), CALIBRATION (Goodness of fit).  chi2 = the rss of
+ * the standardised residuals, dof = m - k, p_value = Q(chi2 | dof), all
+ * only when every run has a loss_se (and dof > 0 for p).  Verdict: lack
+ * of fit when p_value < HA_CAL_LACK_OF_FIT_P, or (no p) when the rms log
+ * residual exceeds HA_CAL_LACK_OF_FIT_RATIO x the loss spread (the
+ * standard deviation of ln L over the runs). */
+#define HA_CAL_LACK_OF_FIT_P 0.01
+#define HA_CAL_LACK_OF_FIT_RATIO 0.5
+struct ha_cal_goodness {
+	double rms_log_residual;
+	double loss_spread;
+	int has_chi2;
+	double chi2;
+	size_t dof;
+	int has_p;
+	double p_value;
+	int lack_of_fit;
 };
 
 struct ha_calibration {
@@ -364,6 +435,7 @@ struct ha_calibration {
 	size_t comparison_count;
 	struct ha_cal_warning *warnings;
 	size_t warning_count;
+	struct ha_cal_goodness goodness; /* calboot */
 };
 
 /* The whole of headalloc-model(7), CALIBRATION: fit, uncertainty, prediction, comparison
@@ -415,6 +487,15 @@ HA_API enum ha_status ha_cal_band(const struct ha_calibration *calibration,
                                   size_t count, double lower, double upper,
                                   double *log_lower, double *log_upper,
                                   struct ha_error *err);
+
+/* ---- calboot: the joint work limit -----------------------------------------
+ * A calibration's work in run-fits: runs x (B + laws x (runs + 1)), laws
+ * = 1 + HA_CAL_LADDER with compare, else 1 (the bootstrap refits every
+ * resample; the comparison fits each law and its leave-one-out sets).
+ * ha_calibrate refuses more than HA_CAL_WORK_MAX (HA_EINVAL) before any
+ * work. */
+#define HA_CAL_WORK_MAX 2000000.0
+HA_API double ha_cal_work(size_t runs, const struct ha_cal_options *options);
 
 #ifdef __cplusplus
 }

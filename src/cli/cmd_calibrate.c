@@ -32,6 +32,8 @@ static const char usage[] =
 	"      --bootstrap B           case-bootstrap resamples, 0 for none\n"
 	"                              (default 1000)\n"
 	"      --seed S                seed of the bootstrap (default 1)\n"
+	"      --bootstrap-kind KIND   cases (resample the runs, default) or\n"
+	"                              residuals (resample the fit's log residuals)\n"
 	"Target (both or neither; without them no prediction):\n"
 	"  -b, --budget D              the budget D = H*d_k to predict at\n"
 	"  -n, --samples N             the training-set size to predict at\n"
@@ -65,6 +67,7 @@ enum long_only {
 	OPT_COMPARE,
 	OPT_BOOTSTRAP,
 	OPT_SEED,
+	OPT_BOOTSTRAP_KIND,
 	OPT_MIN_HEAD_DIM,
 	OPT_MAX_HEAD_DIM,
 	OPT_MIN_HEADS,
@@ -78,6 +81,7 @@ static const struct option long_options[] = {
 	{"compare", no_argument, NULL, OPT_COMPARE},
 	{"bootstrap", required_argument, NULL, OPT_BOOTSTRAP},
 	{"seed", required_argument, NULL, OPT_SEED},
+	{"bootstrap-kind", required_argument, NULL, OPT_BOOTSTRAP_KIND},
 	{"budget", required_argument, NULL, 'b'},
 	{"samples", required_argument, NULL, 'n'},
 	{"head-dim-multiple", required_argument, NULL, 'm'},
@@ -279,6 +283,14 @@ static int apply(void *options, int code, const char *arg)
 			return cli_bad_value("--seed", arg, "a whole number from 0 to "
 			                     "18446744073709551615");
 		return EXIT_OK;
+	case OPT_BOOTSTRAP_KIND:
+		if (strcmp(arg, "cases") == 0)
+			cal->bootstrap_kind = HA_CAL_BOOT_CASES;
+		else if (strcmp(arg, "residuals") == 0)
+			cal->bootstrap_kind = HA_CAL_BOOT_RESIDUALS;
+		else
+			return cli_bad_value("--bootstrap-kind", arg, "cases or residuals");
+		return EXIT_OK;
 	case 'b':
 		o->have_budget = 1;
 		return parse_count("--budget", arg, &cal->target.budget);
@@ -429,6 +441,17 @@ int cli_calibrate_main(int argc, char **argv)
 	                                      &count, &err);
 	if (st != HA_OK)
 		return cli_library_failure(NULL, o.c.file, st, &err);
+	double work = ha_cal_work(count, &o.cal);
+	if (work > HA_CAL_WORK_MAX) {
+		fprintf(stderr, "headalloc: %s: %zu runs with --bootstrap %zu%s "
+		        "need %.4g run-fits, above the limit %.4g "
+		        "(runs x (resamples + laws x (runs + 1))): lower --bootstrap%s\n",
+		        o.c.file, count, o.cal.bootstrap,
+		        o.cal.compare ? " and --compare" : "", work, HA_CAL_WORK_MAX,
+		        o.cal.compare ? " or leave out --compare" : "");
+		free(runs);
+		return cli_exit_status(HA_EINVAL);
+	}
 	struct ha_calibration *cal = NULL;
 	st = ha_calibrate(runs, count, &o.cal, &cal, &err);
 	free(runs);

@@ -21,6 +21,111 @@ static void yaml_maybe(struct ha_yaml_writer *w, int defined, double v)
 
 /* ---- YAML ------------------------------------------------------------------ */
 
+/* calboot: the bootstrap's kind and degeneracy, the goodness of fit, the
+ * prediction's no-answer share, support and warnings. */
+static void yaml_bootstrap_honest(struct ha_yaml_writer *w,
+                                  const struct ha_cal_bootstrap *b)
+{
+	ha_yaml_key(w, "kind");
+	ha_yaml_string(w, ha_cal_bootstrap_kind_name(b->kind));
+	ha_yaml_key(w, "degenerate");
+	ha_yaml_bool(w, b->degenerate);
+}
+
+static void yaml_goodness(struct ha_yaml_writer *w, const struct ha_cal_goodness *g)
+{
+	ha_yaml_key(w, "goodness");
+	ha_yaml_begin_map(w, 1);
+	ha_yaml_key(w, "rms_log_residual");
+	ha_yaml_double(w, g->rms_log_residual);
+	ha_yaml_key(w, "loss_spread");
+	ha_yaml_double(w, g->loss_spread);
+	ha_yaml_key(w, "chi2");
+	yaml_maybe(w, g->has_chi2, g->chi2);
+	ha_yaml_key(w, "dof");
+	if (g->has_chi2)
+		ha_yaml_uint(w, g->dof);
+	else
+		ha_yaml_null(w);
+	ha_yaml_key(w, "p_value");
+	yaml_maybe(w, g->has_p, g->p_value);
+	ha_yaml_key(w, "verdict");
+	ha_yaml_string(w, g->lack_of_fit ? "lack of fit" : "fits");
+	ha_yaml_end_map(w);
+}
+
+static void yaml_allocation(struct ha_yaml_writer *w, uint64_t heads,
+                            uint64_t head_dim)
+{
+	ha_yaml_key(w, "heads");
+	ha_yaml_uint(w, heads);
+	ha_yaml_key(w, "head_dim");
+	ha_yaml_uint(w, head_dim);
+}
+
+static void yaml_support(struct ha_yaml_writer *w, const struct ha_calibration *c)
+{
+	const struct ha_cal_prediction *p = &c->prediction;
+	const struct ha_cal_support *s = &p->support;
+	ha_yaml_key(w, "no_answer_share");
+	yaml_maybe(w, c->bootstrap.resamples > 0, p->no_answer_share);
+	ha_yaml_key(w, "support");
+	ha_yaml_begin_map(w, 0);
+	ha_yaml_key(w, "inside_measured_head_dims");
+	ha_yaml_bool(w, s->inside_measured_head_dims);
+	ha_yaml_key(w, "measured_head_dims");
+	ha_yaml_begin_seq(w, 1);
+	ha_yaml_uint(w, s->measured_head_dims[0]);
+	ha_yaml_uint(w, s->measured_head_dims[1]);
+	ha_yaml_end_seq(w);
+	ha_yaml_key(w, "runner_up");
+	if (s->has_runner_up) {
+		ha_yaml_begin_map(w, 1);
+		yaml_allocation(w, s->runner_heads, s->runner_head_dim);
+		ha_yaml_key(w, "loss_gap");
+		ha_yaml_double(w, s->loss_gap);
+		ha_yaml_key(w, "probability_better");
+		yaml_maybe(w, s->has_probability, s->probability_better);
+		ha_yaml_end_map(w);
+	} else {
+		ha_yaml_null(w);
+	}
+	ha_yaml_key(w, "noise");
+	ha_yaml_double(w, s->noise);
+	ha_yaml_key(w, "best_measured");
+	if (s->has_best_measured) {
+		ha_yaml_begin_map(w, 1);
+		yaml_allocation(w, s->best_heads, s->best_head_dim);
+		ha_yaml_key(w, "loss");
+		ha_yaml_double(w, s->best_loss);
+		ha_yaml_end_map(w);
+	} else {
+		ha_yaml_null(w);
+	}
+	ha_yaml_key(w, "beats_best_measured");
+	if (s->has_best_measured)
+		ha_yaml_bool(w, s->beats_best_measured);
+	else
+		ha_yaml_null(w);
+	ha_yaml_key(w, "unidentified");
+	ha_yaml_begin_seq(w, 1);
+	for (size_t i = 0; i < s->unidentified_count; i++)
+		ha_yaml_string(w, ha_cal_param_name((enum ha_cal_param)s->unidentified[i]));
+	ha_yaml_end_seq(w);
+	ha_yaml_end_map(w);
+	ha_yaml_key(w, "warnings");
+	size_t n = 0;
+	for (size_t i = 0; i < c->warning_count; i++)
+		n += c->warnings[i].kind == HA_CAL_WARN_UNSUPPORTED ||
+		     c->warnings[i].kind == HA_CAL_WARN_LACK_OF_FIT;
+	ha_yaml_begin_seq(w, n == 0);
+	for (size_t i = 0; i < c->warning_count; i++)
+		if (c->warnings[i].kind == HA_CAL_WARN_UNSUPPORTED ||
+		    c->warnings[i].kind == HA_CAL_WARN_LACK_OF_FIT)
+			ha_yaml_string(w, c->warnings[i].message);
+	ha_yaml_end_seq(w);
+}
+
 static void yaml_parameter(struct ha_yaml_writer *w,
                            const struct ha_cal_estimate *e)
 {
@@ -62,6 +167,7 @@ static void yaml_bootstrap(struct ha_yaml_writer *w,
 		ha_yaml_key(w, items[i].key);
 		ha_yaml_uint(w, items[i].value);
 	}
+	yaml_bootstrap_honest(w, b);
 	ha_yaml_end_map(w);
 }
 
@@ -97,6 +203,7 @@ static void yaml_fit(struct ha_yaml_writer *w, const struct ha_calibration *c)
 		if (ha_cal_param_reported((enum ha_cal_param)p, &fit->param[p]))
 			yaml_parameter(w, &fit->param[p]);
 	ha_yaml_end_map(w);
+	yaml_goodness(w, &c->goodness);
 	yaml_bootstrap(w, &c->bootstrap);
 	ha_yaml_key(w, "residuals");
 	ha_yaml_begin_seq(w, 0);
@@ -127,8 +234,9 @@ static void yaml_fit(struct ha_yaml_writer *w, const struct ha_calibration *c)
 }
 
 static void yaml_prediction(struct ha_yaml_writer *w,
-                            const struct ha_cal_prediction *p)
+                            const struct ha_calibration *c)
 {
+	const struct ha_cal_prediction *p = &c->prediction;
 	ha_yaml_key(w, "prediction");
 	ha_yaml_begin_map(w, 0);
 	ha_yaml_key(w, "budget");
@@ -155,6 +263,7 @@ static void yaml_prediction(struct ha_yaml_writer *w,
 		ha_yaml_end_map(w);
 	}
 	ha_yaml_end_seq(w);
+	yaml_support(w, c);
 	ha_yaml_end_map(w);
 }
 
@@ -248,6 +357,9 @@ static void text_fit(FILE *f, const struct ha_calibration *c,
 		        "(%zu stopped still improving), %zu unfittable, %zu "
 		        "without an optimum\n", b->resamples, b->seed, b->fitted,
 		        b->unconverged, b->unfittable, b->failed);
+	if (b->resamples)
+		fprintf(f, "             kind %s%s\n", ha_cal_bootstrap_kind_name(b->kind),
+		        b->degenerate ? ", DEGENERATE (see the warnings)" : "");
 
 	fprintf(f, "\n%-16s %14s %14s  %s\n", "parameter", "value", "se",
 	        "95% interval (bootstrap)");
@@ -282,6 +394,55 @@ static void text_fit(FILE *f, const struct ha_calibration *c,
 	}
 }
 
+/* calboot: the goodness of fit and the prediction's support in words. */
+static void text_goodness(FILE *f, const struct ha_cal_goodness *g)
+{
+	char b1[32], b2[32], b3[32], b4[32];
+	if (g->has_chi2)
+		fprintf(f, "goodness     chi2 %s on %zu dof, p %s; rms log residual %s, "
+		        "loss spread %s: %s\n", report_human(g->chi2, b1), g->dof,
+		        maybe(g->has_p, g->p_value, b2),
+		        report_human(g->rms_log_residual, b3),
+		        report_human(g->loss_spread, b4),
+		        g->lack_of_fit ? "lack of fit" : "fits");
+	else
+		fprintf(f, "goodness     rms log residual %s, loss spread %s (no loss_se: "
+		        "no chi2): %s\n", report_human(g->rms_log_residual, b1),
+		        report_human(g->loss_spread, b2),
+		        g->lack_of_fit ? "lack of fit" : "fits");
+}
+
+static void text_support(FILE *f, const struct ha_calibration *c)
+{
+	const struct ha_cal_prediction *p = &c->prediction;
+	const struct ha_cal_support *s = &p->support;
+	char b1[32], b2[32], b3[32];
+	fprintf(f, "support      head_dim %" PRIu64 " %s the measured [%" PRIu64
+	        ", %" PRIu64 "]\n", p->head_dim,
+	        s->inside_measured_head_dims ? "inside" : "OUTSIDE",
+	        s->measured_head_dims[0], s->measured_head_dims[1]);
+	if (s->has_runner_up) {
+		fprintf(f, "             runner-up %" PRIu64 " x %" PRIu64 ": gap %s "
+		        "against noise %s", s->runner_heads, s->runner_head_dim,
+		        report_human(s->loss_gap, b1), report_human(s->noise, b2));
+		if (s->has_probability)
+			fprintf(f, ", better in %.1f%% of the refits",
+			        100.0 * s->probability_better);
+		fputc('\n', f);
+	}
+	if (s->has_best_measured)
+		fprintf(f, "             best measured at the target: %" PRIu64 " x %"
+		        PRIu64 ", loss %s: %s\n", s->best_heads, s->best_head_dim,
+		        report_human(s->best_loss, b3),
+		        s->beats_best_measured ? "the prediction beats it"
+		                               : "the prediction does NOT beat it");
+	for (size_t i = 0; i < s->unidentified_count; i++)
+		fprintf(f, "             unidentified %s moves the argmin\n",
+		        ha_cal_param_name((enum ha_cal_param)s->unidentified[i]));
+	if (c->goodness.lack_of_fit)
+		fputs("             the law misfits the runs; its prediction is not evidence\n", f);
+}
+
 static void text_prediction(FILE *f, const struct ha_cal_prediction *p)
 {
 	char b1[32], b2[32];
@@ -297,7 +458,9 @@ static void text_prediction(FILE *f, const struct ha_cal_prediction *p)
 		fprintf(f, "%s %" PRIu64 " x %" PRIu64 " %.1f%%", i ? "," : "",
 		        s->heads, s->head_dim, 100.0 * s->share);
 	}
-	fputs(" of the bootstrap's optima\n", f);
+	if (p->no_answer_share > 0.0)
+		fprintf(f, ", no answer %.1f%%", 100.0 * p->no_answer_share);
+	fputs(" of the bootstrap's resamples\n", f);
 }
 
 static void text_comparison(FILE *f, const struct ha_calibration *c)
@@ -350,15 +513,18 @@ enum ha_status ha_report_calibration(struct ha_report *r,
 		yaml_fit(r->yaml, c);
 		report_yaml_model(r->yaml, &c->model);
 		if (c->prediction.defined)
-			yaml_prediction(r->yaml, &c->prediction);
+			yaml_prediction(r->yaml, c);
 		if (c->comparison_count)
 			yaml_comparison(r->yaml, c);
 		return report_end(r, err);
 	}
 	FILE *f = r->stream;
 	text_fit(f, c, req->runs_file);
-	if (c->prediction.defined)
+	text_goodness(f, &c->goodness);
+	if (c->prediction.defined) {
 		text_prediction(f, &c->prediction);
+		text_support(f, c);
+	}
 	if (c->comparison_count)
 		text_comparison(f, c);
 	fputs("\nmodel        ", f);

@@ -25,6 +25,8 @@ void ha_cal_options_defaults(struct ha_cal_options *o)
 	o->seed = 1;
 	o->compare = 1;
 	o->collinear = HA_CAL_COLLINEAR_DEFAULT;
+	o->bootstrap_kind = HA_CAL_BOOT_CASES;
+	o->threads = 0;
 }
 
 size_t ha_cal_ladder(const struct ha_cal_law *base,
@@ -68,6 +70,10 @@ static enum ha_status check_options(const struct ha_cal_options *o,
 	enum ha_status st = cal_check_law(&o->law, o->huber_delta, err);
 	if (st != HA_OK)
 		return st;
+	if (!ha_cal_bootstrap_kind_name(o->bootstrap_kind))
+		return ha_fail(err, HA_EINVAL,
+		               "bootstrap_kind: %d is neither cases nor residuals",
+		               (int)o->bootstrap_kind);
 	if (!(o->collinear > 0.0 && o->collinear <= 1.0))
 		return ha_fail(err, HA_EINVAL,
 		               "collinear: the correlation threshold must be in (0, 1], found %g",
@@ -173,6 +179,20 @@ static int bootstrap_warnings(struct ha_calibration *c)
 	          "their last values are in the intervals, whose ends may lie "
 	          "further out still", b->unconverged, b->fitted))
 		return 0;
+	if (b->degenerate && b->fitted > 0 &&
+	    !warn(c, HA_CAL_WARN_DEGENERATE,
+	          "the bootstrap is degenerate: %s; its intervals and shares "
+	          "understate the uncertainty%s",
+	          b->distinct <= c->fit.free_count + 2
+	              ? "the runs' distinct configurations exceed the free "
+	                "parameters by 2 or fewer"
+	              : "almost every fittable resample holds every distinct run "
+	                "(reorderings of the data itself)",
+	          b->kind == HA_CAL_BOOT_CASES &&
+	                  b->distinct > c->fit.free_count + 2
+	              ? " (try --bootstrap-kind residuals)"
+	              : " (more runs at new configurations are needed)"))
+		return 0;
 	if (b->unfittable == 0 && b->failed == 0)
 		return 1;
 	return warn(c, HA_CAL_WARN_UNFITTABLE,
@@ -182,6 +202,73 @@ static int bootstrap_warnings(struct ha_calibration *c)
 	            "other %zu",
 	            b->unfittable + b->failed, b->resamples, b->unfittable,
 	            b->failed, b->fitted);
+}
+
+static int lack_of_fit_warning(struct ha_calibration *c)
+{
+	const struct ha_cal_goodness *g = &c->goodness;
+	if (g->has_p)
+		return warn(c, HA_CAL_WARN_LACK_OF_FIT,
+		            "lack of fit: chi2 %.4g on %zu degrees of freedom (p = "
+		            "%.3g < %g): the law misfits the runs; its prediction is "
+		            "not evidence", g->chi2, g->dof, g->p_value,
+		            HA_CAL_LACK_OF_FIT_P);
+	return warn(c, HA_CAL_WARN_LACK_OF_FIT,
+	            "lack of fit: the rms log residual %.4g exceeds %g x the "
+	            "spread of the measured log losses (%.4g): the law misfits "
+	            "the runs; its prediction is not evidence",
+	            g->rms_log_residual, HA_CAL_LACK_OF_FIT_RATIO, g->loss_spread);
+}
+
+/* The prediction's support checks that fail (headalloc-model(7),
+ * CALIBRATION (The answer)). */
+static int support_warnings(struct ha_calibration *c)
+{
+	const struct ha_cal_prediction *p = &c->prediction;
+	const struct ha_cal_support *s = &p->support;
+	int ok = 1;
+	if (c->goodness.lack_of_fit)
+		ok &= lack_of_fit_warning(c);
+	if (!s->inside_measured_head_dims)
+		ok &= warn(c, HA_CAL_WARN_UNSUPPORTED,
+		           "the predicted head_dim %llu lies outside the measured "
+		           "head dims [%llu, %llu]: an extrapolation in d",
+		           (unsigned long long)p->head_dim,
+		           (unsigned long long)s->measured_head_dims[0],
+		           (unsigned long long)s->measured_head_dims[1]);
+	if (s->has_runner_up && !(s->loss_gap > s->noise)) {
+		char prob[96] = "";
+		if (s->has_probability)
+			snprintf(prob, sizeof prob,
+			         "; the runner-up is better in %.1f%% of the bootstrap's refits",
+			         100.0 * s->probability_better);
+		ok &= warn(c, HA_CAL_WARN_UNSUPPORTED,
+		           "the predicted gap in loss to the runner-up %llu x %llu "
+		           "(%.3g) is within the noise (%.3g, %s): the runs cannot "
+		           "tell them apart%s",
+		           (unsigned long long)s->runner_heads,
+		           (unsigned long long)s->runner_head_dim, s->loss_gap,
+		           s->noise, s->noise_from_se ? "the rms loss_se"
+		                                      : "the rms residual x the loss",
+		           prob);
+	}
+	if (s->has_best_measured && !s->beats_best_measured)
+		ok &= warn(c, HA_CAL_WARN_UNSUPPORTED,
+		           "the predicted loss %.6g of %llu x %llu does not beat the "
+		           "run %llu x %llu measured at the target's budget and "
+		           "samples (loss %.6g)", p->loss,
+		           (unsigned long long)p->heads, (unsigned long long)p->head_dim,
+		           (unsigned long long)s->best_heads,
+		           (unsigned long long)s->best_head_dim, s->best_loss);
+	for (size_t i = 0; i < s->unidentified_count; i++) {
+		const struct ha_cal_estimate *e = &c->fit.param[s->unidentified[i]];
+		ok &= warn(c, HA_CAL_WARN_UNSUPPORTED,
+		           "the argmin changes when %s, which the runs do not "
+		           "identify, moves across its interval (%s): the prediction "
+		           "rests on its value", e->name,
+		           e->has_ci ? "the bootstrap's 95%" : "value +- 2 se");
+	}
+	return ok;
 }
 
 static enum ha_status oom(struct ha_error *err)
@@ -204,6 +291,14 @@ enum ha_status ha_calibrate(const struct ha_run *runs, size_t count,
 		st = check_options(o, err);
 	if (st != HA_OK)
 		return st;
+	double work = ha_cal_work(count, o);
+	if (work > HA_CAL_WORK_MAX)
+		return ha_fail(err, HA_EINVAL,
+		               "bootstrap: %zu runs x (%zu resamples + %d law%s x "
+		               "(runs + 1)) = %.4g run-fits exceed the limit %.4g; "
+		               "lower the resamples or leave out the comparison",
+		               count, o->bootstrap, o->compare ? 1 + HA_CAL_LADDER : 1,
+		               o->compare ? "s" : "", work, HA_CAL_WORK_MAX);
 
 	struct ha_solver *solver = NULL;
 	if (o->target.budget) {
@@ -254,9 +349,18 @@ enum ha_status ha_calibrate(const struct ha_run *runs, size_t count,
 	}
 	if (!fit_warnings(c, runs, count, o))
 		goto fail_oom;
-	st = cal_bootstrap(runs, &data, o->huber_delta, o->bootstrap, o->seed,
-	                   solver, n, c);
+	cal_goodness(&c->fit, runs, &c->goodness);
+	st = cal_bootstrap(runs, &data, o->huber_delta, o, solver, n, c);
+	if (st == HA_ECANCELED) {
+		ha_fail(err, st, "the bootstrap was cancelled");
+		goto fail_quiet;
+	}
 	if (st != HA_OK || !bootstrap_warnings(c))
+		goto fail_oom;
+	if (solver && (cal_support(runs, &data, o->huber_delta, solver, c) != HA_OK ||
+	               !support_warnings(c)))
+		goto fail_oom;
+	if (!solver && c->goodness.lack_of_fit && !lack_of_fit_warning(c))
 		goto fail_oom;
 	if (o->compare &&
 	    cal_compare(runs, &data, &o->law, o->huber_delta, solver, n, c) != HA_OK)

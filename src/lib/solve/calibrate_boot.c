@@ -1,21 +1,43 @@
-/* The case bootstrap (headalloc-model(7), CALIBRATION (Uncertainty and identifiability)) and predictions at the target.
+/* The bootstrap (headalloc-model(7), CALIBRATION (Uncertainty and
+ * identifiability)) and predictions at the target.
  *
- * A resample draws m runs with replacement; it enters the objective as a
- * multiplicity per run, so a resample costs no copy.  Each is refitted by
- * the local optimiser from the full-data optimum (a resample's optimum
- * lies near it; the grid's job, finding the basin, was done on the full
- * data).  Resamples that cannot be fitted — fewer distinct runs than free
- * parameters + 1, or one distinct head_dim — are counted, never dropped
- * silently. */
+ * Each resample is refitted from the same grid of starts as the full fit
+ * (its linear starts recomputed on the resample) and from the full
+ * data's optimum, by Levenberg–Marquardt from each (cal_refit_grid); the
+ * best end wins.  A refit from the optimum alone never moves along a direction
+ * the data do not identify, and its shares were an artefact of that.
+ *
+ * Two kinds.  Cases: a resample draws m runs with replacement, entering
+ * the objective as a multiplicity per run (no copy); resamples with fewer
+ * distinct configurations than free parameters + 1 (or one head_dim
+ * where that cannot be fitted) are "no answer", never dropped from the
+ * shares' denominator.  Residuals: every run is kept and its ln L
+ * replaced by ln L̂_i + e*_i / w_i, e* drawn from the centred standardised
+ * log residuals e_j = w_j (ln L_j - ln L̂_j) (w = L/se, or 1), inflated
+ * by sqrt(m / (m - k)) for the degrees of freedom the fit used.  Log
+ * residuals because the fit's error model is multiplicative (the
+ * objective is on ln L), so a resampled loss stays positive and a
+ * residual of a large loss is not replayed on a small one.
+ *
+ * Resamples are independent: worker threads refit them, each from its
+ * own random stream (calibrate_rng.h), into its own slot; the tallies
+ * are made afterwards in resample order, so results do not depend on the
+ * thread count.  The calling thread refits too and calls the progress
+ * callback between its resamples. */
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#include <gsl/gsl_rng.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
 #include "calibrate_internal.h"
+#include "calibrate_rng.h"
+
+#define BOOT_MAX_THREADS 8
 
 enum ha_status cal_predict(const struct ha_solver *solver, double samples,
                            const double *th, struct ha_allocation *out,
@@ -27,30 +49,213 @@ enum ha_status cal_predict(const struct ha_solver *solver, double samples,
 	return ha_solver_solve_integer(solver, &m, out, certificate);
 }
 
-/* Tally of predicted head dimensions (the budget is fixed, so d names the
- * allocation). */
-struct tally {
-	struct ha_cal_share *rows;
-	size_t count, cap;
+const char *ha_cal_bootstrap_kind_name(enum ha_cal_bootstrap_kind kind)
+{
+	switch (kind) {
+	case HA_CAL_BOOT_CASES:
+		return "cases";
+	case HA_CAL_BOOT_RESIDUALS:
+		return "residuals";
+	}
+	return NULL;
+}
+
+/* What became of one resample. */
+enum outcome_kind { OUT_FITTED = 0, OUT_UNFITTABLE, OUT_FAILED, OUT_NOMEM };
+
+struct outcome {
+	enum outcome_kind kind;
+	int converged;
+	int covering;  /* a case resample holding every distinct configuration */
+	int predicted; /* an optimum at the target */
+	uint64_t heads, head_dim;
+	double th[HA_CAL_PARAMS];
 };
 
-static int tally_add(struct tally *t, const struct ha_allocation *a)
+struct boot_job {
+	const struct ha_run *runs;
+	const struct cal_data *data;
+	const struct ha_cal_law *law; /* value[] = the full-data optimum */
+	double delta;
+	enum ha_cal_bootstrap_kind kind;
+	uint64_t seed;
+	size_t resamples;
+	const struct ha_solver *solver;
+	double samples;
+	const double *centred; /* residuals: e_j - mean, inflated; m */
+	const double *log_fitted; /* residuals: ln L̂_i; m */
+	struct outcome *out;
+	atomic_size_t next;
+	atomic_size_t done;
+	atomic_int stop;
+};
+
+/* A thread's workspace: its own weights and (residuals) losses. */
+struct boot_space {
+	struct cal_data data;
+	double *weight, *log_loss;
+	unsigned char *seen; /* per configuration, cases */
+};
+
+static void space_free(struct boot_space *s)
 {
-	for (size_t i = 0; i < t->count; i++)
-		if (t->rows[i].head_dim == a->head_dim) {
-			t->rows[i].count++;
-			return 1;
-		}
-	if (t->count == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 8;
-		struct ha_cal_share *rows = realloc(t->rows, cap * sizeof *rows);
-		if (!rows)
-			return 0;
-		t->rows = rows;
-		t->cap = cap;
+	free(s->weight);
+	free(s->log_loss);
+	free(s->seen);
+}
+
+static int space_init(struct boot_space *s, const struct boot_job *job)
+{
+	size_t m = job->data->m;
+	s->data = *job->data;
+	s->weight = malloc(m * sizeof *s->weight);
+	s->log_loss = malloc(m * sizeof *s->log_loss);
+	s->seen = malloc(m);
+	if (!s->weight || !s->log_loss || !s->seen) {
+		space_free(s);
+		return 0;
 	}
-	t->rows[t->count++] = (struct ha_cal_share){a->heads, a->head_dim, 1, 0.0};
+	s->data.weight = s->weight;
+	s->data.log_loss = s->log_loss;
+	memcpy(s->log_loss, job->data->log_loss, m * sizeof *s->log_loss);
 	return 1;
+}
+
+static void refit_one(const struct boot_job *job, struct boot_space *s, size_t b)
+{
+	struct outcome *o = &job->out[b];
+	const struct cal_data *full = job->data;
+	size_t m = full->m;
+	struct cal_rng rng;
+	cal_rng_init(&rng, job->seed, (uint64_t)b);
+	memset(o, 0, sizeof *o);
+	if (job->kind == HA_CAL_BOOT_CASES) {
+		for (size_t i = 0; i < m; i++)
+			s->weight[i] = 0.0;
+		for (size_t i = 0; i < m; i++)
+			s->weight[cal_rng_below(&rng, m)] += 1.0;
+		char msg[HA_CAL_MESSAGE_MAX];
+		if (!cal_identifiable(&s->data, job->runs, cal_free_count(job->law),
+		                      msg)) {
+			o->kind = OUT_UNFITTABLE;
+			return;
+		}
+		memset(s->seen, 0, full->distinct);
+		size_t held = 0;
+		for (size_t i = 0; i < m; i++)
+			if (s->weight[i] > 0.0 && !s->seen[full->config[i]]) {
+				s->seen[full->config[i]] = 1;
+				held++;
+			}
+		o->covering = held == full->distinct;
+	} else {
+		double lo = INFINITY;
+		for (size_t i = 0; i < m; i++) {
+			s->weight[i] = 1.0;
+			double e = job->centred[cal_rng_below(&rng, m)];
+			s->log_loss[i] = job->log_fitted[i] + e / full->inv_w[i];
+			lo = fmin(lo, s->log_loss[i]);
+		}
+		s->data.loss_min = exp(lo);
+	}
+	double f;
+	enum ha_status st = cal_refit_grid(&s->data, job->law, job->delta,
+	                                   job->law->value, o->th, &f, &o->converged);
+	if (st == HA_ENOMEM) {
+		o->kind = OUT_NOMEM;
+		return;
+	}
+	if (st != HA_OK) {
+		o->kind = OUT_FAILED;
+		return;
+	}
+	o->kind = OUT_FITTED;
+	if (!job->solver)
+		return;
+	struct ha_allocation a;
+	if (cal_predict(job->solver, job->samples, o->th, &a, NULL) == HA_OK) {
+		o->predicted = 1;
+		o->heads = a.heads;
+		o->head_dim = a.head_dim;
+	}
+}
+
+/* Take resamples until none is left or the job stops. */
+static void work(struct boot_job *job, struct boot_space *s, int caller,
+                 const struct ha_progress *progress)
+{
+	for (;;) {
+		if (atomic_load(&job->stop))
+			return;
+		size_t b = atomic_fetch_add(&job->next, 1);
+		if (b >= job->resamples)
+			return;
+		refit_one(job, s, b);
+		if (job->out[b].kind == OUT_NOMEM)
+			atomic_store(&job->stop, 1);
+		size_t done = atomic_fetch_add(&job->done, 1) + 1;
+		if (caller && progress && progress->fn &&
+		    progress->fn(progress->ctx, "resamples", done, job->resamples) != 0)
+			atomic_store(&job->stop, 2);
+	}
+}
+
+struct worker {
+	pthread_t thread;
+	struct boot_job *job;
+	struct boot_space space;
+	int started;
+};
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	work(w->job, &w->space, 0, NULL);
+	return NULL;
+}
+
+static size_t threads_for(size_t wanted, size_t resamples)
+{
+	if (wanted == 0) {
+		long online = sysconf(_SC_NPROCESSORS_ONLN);
+		wanted = online > 0 ? (size_t)online : 1;
+	}
+	if (wanted > BOOT_MAX_THREADS)
+		wanted = BOOT_MAX_THREADS;
+	if (wanted > resamples)
+		wanted = resamples;
+	return wanted ? wanted : 1;
+}
+
+/* Refit every resample into job->out: HA_OK, HA_ENOMEM or HA_ECANCELED. */
+static enum ha_status run_job(struct boot_job *job, size_t threads,
+                              const struct ha_progress *progress)
+{
+	struct worker workers[BOOT_MAX_THREADS];
+	struct boot_space mine;
+	if (!space_init(&mine, job))
+		return HA_ENOMEM;
+	size_t extra = threads_for(threads, job->resamples) - 1;
+	for (size_t t = 0; t < extra; t++) {
+		workers[t].job = job;
+		workers[t].started = space_init(&workers[t].space, job) &&
+		                     pthread_create(&workers[t].thread, NULL,
+		                                    worker_main, &workers[t]) == 0;
+		/* a thread that could not start leaves its share to the others */
+	}
+	work(job, &mine, 1, progress);
+	for (size_t t = 0; t < extra; t++) {
+		if (workers[t].started)
+			pthread_join(workers[t].thread, NULL);
+		space_free(&workers[t].space);
+	}
+	space_free(&mine);
+	if (atomic_load(&job->stop) == 2)
+		return HA_ECANCELED;
+	for (size_t b = 0; b < job->resamples; b++)
+		if (job->out[b].kind == OUT_NOMEM)
+			return HA_ENOMEM;
+	return atomic_load(&job->stop) ? HA_ENOMEM : HA_OK;
 }
 
 static int by_share(const void *a, const void *b)
@@ -61,106 +266,161 @@ static int by_share(const void *a, const void *b)
 	return (x->head_dim > y->head_dim) - (x->head_dim < y->head_dim);
 }
 
+/* The distribution of the optima over all B, most frequent first. */
+static enum ha_status tally(const struct outcome *out, size_t resamples,
+                            struct ha_cal_prediction *pred)
+{
+	struct ha_cal_share *rows = NULL;
+	size_t count = 0, cap = 0, answered = 0;
+	for (size_t b = 0; b < resamples; b++) {
+		if (out[b].kind != OUT_FITTED || !out[b].predicted)
+			continue;
+		answered++;
+		size_t i = 0;
+		while (i < count && rows[i].head_dim != out[b].head_dim)
+			i++;
+		if (i < count) {
+			rows[i].count++;
+			continue;
+		}
+		if (count == cap) {
+			cap = cap ? 2 * cap : 8;
+			struct ha_cal_share *grown = realloc(rows, cap * sizeof *rows);
+			if (!grown) {
+				free(rows);
+				return HA_ENOMEM;
+			}
+			rows = grown;
+		}
+		rows[count++] = (struct ha_cal_share){out[b].heads, out[b].head_dim, 1, 0.0};
+	}
+	if (count)
+		qsort(rows, count, sizeof *rows, by_share);
+	for (size_t i = 0; i < count; i++)
+		rows[i].share = (double)rows[i].count / (double)resamples;
+	pred->distribution = rows;
+	pred->distribution_count = count;
+	pred->no_answer_share = (double)(resamples - answered) / (double)resamples;
+	return HA_OK;
+}
+
+/* The centred, inflated standardised log residuals of the fit. */
+static void centred_residuals(const struct ha_cal_fit *fit, double *e,
+                              double *log_fitted)
+{
+	size_t m = fit->runs, k = fit->free_count;
+	double mean = 0.0;
+	for (size_t i = 0; i < m; i++)
+		mean += fit->residuals[i].standardised;
+	mean /= (double)m;
+	double inflate = m > k ? sqrt((double)m / (double)(m - k)) : 1.0;
+	for (size_t i = 0; i < m; i++) {
+		e[i] = (fit->residuals[i].standardised - mean) * inflate;
+		log_fitted[i] = fit->residuals[i].log_fitted;
+	}
+}
+
+static void intervals(struct ha_cal_fit *fit, const double *values, size_t n,
+                      double *column)
+{
+	for (int p = 0; p < HA_CAL_PARAMS; p++) {
+		if (!fit->law.free[p])
+			continue;
+		for (size_t b = 0; b < n; b++)
+			column[b] = values[b * HA_CAL_PARAMS + p];
+		gsl_sort(column, 1, n);
+		fit->param[p].has_ci = 1;
+		fit->param[p].ci95[0] =
+			gsl_stats_quantile_from_sorted_data(column, 1, n, 0.025);
+		fit->param[p].ci95[1] =
+			gsl_stats_quantile_from_sorted_data(column, 1, n, 0.975);
+	}
+}
+
 enum ha_status cal_bootstrap(const struct ha_run *runs, const struct cal_data *data,
-                             double delta, size_t resamples, uint64_t seed,
+                             double delta, const struct ha_cal_options *o,
                              const struct ha_solver *solver, double samples,
                              struct ha_calibration *c)
 {
 	struct ha_cal_fit *fit = &c->fit;
 	struct ha_cal_bootstrap *boot = &c->bootstrap;
-	size_t m = data->m, k = fit->free_count;
+	size_t m = data->m, k = fit->free_count, resamples = o->bootstrap;
 	boot->resamples = resamples;
-	boot->seed = seed;
+	boot->seed = o->seed;
+	boot->kind = o->bootstrap_kind;
+	boot->distinct = data->distinct;
 	if (resamples == 0)
 		return HA_OK;
 
-	struct cal_data local = *data;
-	double *weight = malloc(m * sizeof *weight);
-	double *values = malloc(resamples * HA_CAL_PARAMS * sizeof *values);
-	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-	struct tally tally = {NULL, 0, 0};
+	struct boot_job job = {
+		.runs = runs, .data = data, .law = &fit->law, .delta = delta,
+		.kind = o->bootstrap_kind, .seed = o->seed, .resamples = resamples,
+		.solver = solver, .samples = samples,
+	};
+	atomic_init(&job.next, 0);
+	atomic_init(&job.done, 0);
+	atomic_init(&job.stop, 0);
+	double *centred = NULL, *log_fitted = NULL, *values = NULL;
+	job.out = malloc(resamples * sizeof *job.out);
 	enum ha_status st = HA_ENOMEM;
-	if (!weight || !values || !rng)
+	if (!job.out)
 		goto done;
-	/* gsl_rng_set takes an unsigned long: fold the seed's halves so
-	 * that every bit of it matters where long is 32 bits. */
-	gsl_rng_set(rng, (unsigned long)(seed ^ (seed >> 32)));
-	local.weight = weight;
-	char msg[HA_CAL_MESSAGE_MAX];
-	for (size_t b = 0; b < resamples; b++) {
-		for (size_t i = 0; i < m; i++)
-			weight[i] = 0.0;
-		for (size_t i = 0; i < m; i++)
-			weight[gsl_rng_uniform_int(rng, m)] += 1.0;
-		if (!cal_identifiable(&local, runs, k, msg)) {
-			boot->unfittable++;
-			continue;
-		}
-		double th[HA_CAL_PARAMS], objective;
-		int converged;
-		enum ha_status fs = cal_minimise(&local, &fit->law, delta,
-		                                 fit->law.value, th, &objective, NULL,
-		                                 NULL, &converged);
-		if (fs == HA_ENOMEM)
+	if (o->bootstrap_kind == HA_CAL_BOOT_RESIDUALS) {
+		centred = malloc(m * sizeof *centred);
+		log_fitted = malloc(m * sizeof *log_fitted);
+		if (!centred || !log_fitted)
 			goto done;
-		if (fs != HA_OK) {
-			boot->failed++;
-			continue;
-		}
-		boot->unconverged += !converged;
-		memcpy(values + boot->fitted * HA_CAL_PARAMS, th, sizeof th);
-		boot->fitted++;
-		if (!solver)
-			continue;
-		struct ha_allocation a;
-		if (cal_predict(solver, samples, th, &a, NULL) != HA_OK)
-			continue;
-		if (!tally_add(&tally, &a))
-			goto done;
-		boot->predicted++;
+		centred_residuals(fit, centred, log_fitted);
+		job.centred = centred;
+		job.log_fitted = log_fitted;
 	}
-
-	/* Percentile intervals of each free parameter over the fitted
-	 * resamples (at least two are needed for an interval). */
+	st = run_job(&job, o->threads, &o->progress);
+	if (st != HA_OK)
+		goto done;
+	st = HA_ENOMEM;
+	for (size_t b = 0; b < resamples; b++) {
+		const struct outcome *r = &job.out[b];
+		boot->unfittable += r->kind == OUT_UNFITTABLE;
+		boot->failed += r->kind == OUT_FAILED;
+		if (r->kind != OUT_FITTED)
+			continue;
+		boot->fitted++;
+		boot->unconverged += !r->converged;
+		boot->covering += r->covering;
+		boot->predicted += r->predicted;
+	}
+	/* Degenerate: the resamples are reorderings of the data itself. */
+	boot->degenerate =
+		data->distinct <= k + 2 ||
+		(o->bootstrap_kind == HA_CAL_BOOT_CASES && boot->fitted > 0 &&
+		 10 * boot->covering >= 9 * boot->fitted);
+	if (boot->fitted > 0) {
+		values = malloc(boot->fitted * HA_CAL_PARAMS * sizeof *values);
+		if (!values)
+			goto done;
+		size_t f = 0;
+		for (size_t b = 0; b < resamples; b++)
+			if (job.out[b].kind == OUT_FITTED)
+				memcpy(values + HA_CAL_PARAMS * f++, job.out[b].th,
+				       sizeof job.out[b].th);
+	}
 	if (boot->fitted >= 2) {
 		double *column = malloc(boot->fitted * sizeof *column);
 		if (!column)
 			goto done;
-		for (int p = 0; p < HA_CAL_PARAMS; p++) {
-			if (!fit->law.free[p])
-				continue;
-			for (size_t b = 0; b < boot->fitted; b++)
-				column[b] = values[b * HA_CAL_PARAMS + p];
-			gsl_sort(column, 1, boot->fitted);
-			fit->param[p].has_ci = 1;
-			fit->param[p].ci95[0] =
-				gsl_stats_quantile_from_sorted_data(column, 1, boot->fitted, 0.025);
-			fit->param[p].ci95[1] =
-				gsl_stats_quantile_from_sorted_data(column, 1, boot->fitted, 0.975);
-		}
+		intervals(fit, values, boot->fitted, column);
 		free(column);
 	}
-	if (tally.count > 0) {
-		qsort(tally.rows, tally.count, sizeof *tally.rows, by_share);
-		for (size_t i = 0; i < tally.count; i++)
-			tally.rows[i].share = (double)tally.rows[i].count /
-			                      (double)boot->predicted;
-		c->prediction.distribution = tally.rows;
-		c->prediction.distribution_count = tally.count;
-		tally.rows = NULL;
-	}
-	/* The refits stay for the curves' bands (ha_cal_band), in as much
-	 * memory as they need (a failed shrink keeps the larger block). */
-	if (boot->fitted > 0) {
-		double *kept = realloc(values, boot->fitted * HA_CAL_PARAMS * sizeof *values);
-		boot->refits = kept ? kept : values;
-		values = NULL;
-	}
+	if (solver && tally(job.out, resamples, &c->prediction) != HA_OK)
+		goto done;
+	/* The refits stay for the curves' bands (ha_cal_band). */
+	boot->refits = values;
+	values = NULL;
 	st = HA_OK;
 done:
-	free(tally.rows);
-	free(weight);
+	free(job.out);
+	free(centred);
+	free(log_fitted);
 	free(values);
-	gsl_rng_free(rng);
 	return st;
 }

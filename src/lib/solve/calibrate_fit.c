@@ -329,15 +329,21 @@ enum ha_status cal_fit_data(const struct ha_run *runs, const struct cal_data *da
 	out->free_count = cal_free_count(law);
 	out->huber_delta = delta;
 	char msg[HA_CAL_MESSAGE_MAX];
-	if (!cal_identifiable(data, runs, out->free_count, msg) ||
+	if (!cal_design_check(data, runs, out->free_count, law, msg) ||
 	    !cal_data_term_identifiable(data, law, msg))
 		return ha_fail(err, HA_EDEGENERATE, "%s", msg);
+	if (!cal_check_weights(data, runs, msg))
+		return ha_fail(err, HA_EINVAL, "%s", msg);
 	double th[HA_CAL_PARAMS];
 	enum ha_status st = cal_minimise(data, law, delta, NULL, th,
 	                                 &out->objective, &out->starts,
 	                                 &out->reached_best, NULL);
 	if (st == HA_ENOMEM)
 		return ha_fail(err, st, "out of memory");
+	if (st == HA_ENUMERIC && cal_trace_nonfinite(data, law, NULL, msg))
+		return ha_fail(err, HA_EINVAL, "%s", msg);
+	if (st == HA_OK && cal_trace_nonfinite(data, law, th, msg))
+		return ha_fail(err, HA_EINVAL, "%s", msg);
 	if (st != HA_OK)
 		return ha_fail(err, st, "no starting point reached a finite objective");
 	memcpy(out->law.value, th, sizeof th);

@@ -19,7 +19,14 @@ struct cal_data {
 	double loss_min;   /* the smallest L */
 	double log_n_min;  /* the smallest ln n */
 	void *block;       /* one allocation for all of the above */
+	/* calboot: runs of one configuration (H, d, n) are one design point */
+	size_t *config;    /* run i's configuration, in [0, distinct) */
+	size_t *order;     /* the runs grouped by configuration (in config's block) */
+	size_t distinct;   /* distinct configurations */
 };
+
+/* Fill data->config and data->distinct (calibrate_design.c); HA_ENOMEM. */
+enum ha_status cal_data_configs(struct cal_data *data, const struct ha_run *runs);
 
 enum ha_status cal_data_init(struct cal_data *data, const struct ha_run *runs,
                              size_t count);
@@ -47,12 +54,28 @@ int cal_residuals_curvature(const struct cal_data *data, const double *th,
                             double delta, double *r, double *jac,
                             double *curv);
 
+/* cal_identifiable for a law (calibrate_design.c): the single-head_dim
+ * rule needs its free set; law = NULL refuses a single head_dim. */
+int cal_design_check(const struct cal_data *data, const struct ha_run *runs,
+                     size_t k, const struct ha_cal_law *law, char *msg);
+
+/* calboot: HA_EINVAL reasons (calibrate_design.c), msg filled when 0/1:
+ * cal_check_weights is 0 when a run's weight (L/se)^2 is not a normal
+ * double; cal_trace_nonfinite is 1 when the residuals at th (NULL: at
+ * the law's values) are not finite, naming the --fix value or the run. */
+int cal_check_weights(const struct cal_data *data, const struct ha_run *runs,
+                      char *msg);
+int cal_trace_nonfinite(const struct cal_data *data, const struct ha_cal_law *law,
+                        const double *th, char *msg);
+
 /* The domain box of each parameter in fit scale. */
 extern const double cal_lower[HA_CAL_PARAMS];
 extern const double cal_upper[HA_CAL_PARAMS];
 
 /* Whether the weighted runs can fit k free parameters: at least k + 1
- * distinct runs, and (k > 0) two distinct head dimensions.  Fills msg
+ * distinct configurations (H, d, n), and (k > 0) two distinct head
+ * dimensions, or one where the law frees at most one of E, c_b, s and
+ * one of c_v, γ, κ (cal_identifiable_law).  Fills msg
  * (HA_CAL_MESSAGE_MAX) with the reason when not. */
 int cal_identifiable(const struct cal_data *data, const struct ha_run *runs,
                      size_t k, char *msg);
@@ -84,6 +107,14 @@ enum ha_status cal_minimise(const struct cal_data *data,
                             double *objective, size_t *total, size_t *reached,
                             int *converged);
 
+/* calboot: a bootstrap refit (calibrate_search.c) from every start of
+ * the grid and from `also`, Levenberg–Marquardt alone (the refit's cap
+ * and tolerance) from each; the best end into th. */
+enum ha_status cal_refit_grid(const struct cal_data *data,
+                              const struct ha_cal_law *law, double delta,
+                              const double *also, double *th,
+                              double *objective, int *converged);
+
 /* HA_OK when δ > 0 and every fixed value is in its domain. */
 enum ha_status cal_check_law(const struct ha_cal_law *law, double delta,
                              struct ha_error *err);
@@ -105,7 +136,7 @@ enum ha_status cal_predict(const struct ha_solver *solver, double samples,
  * c->bootstrap, the fit's ci95, and with a solver the prediction's
  * distribution.  HA_ENOMEM only. */
 enum ha_status cal_bootstrap(const struct ha_run *runs, const struct cal_data *data,
-                             double delta, size_t resamples, uint64_t seed,
+                             double delta, const struct ha_cal_options *options,
                              const struct ha_solver *solver, double samples,
                              struct ha_calibration *c);
 
@@ -133,6 +164,14 @@ struct cal_lm {
 };
 
 double cal_levenberg(struct cal_lm *lm, double *th, double f);
+
+/* calboot (calibrate_support.c): the goodness of fit of c->fit, and the
+ * support of c->prediction (after the bootstrap).  HA_ENOMEM only. */
+void cal_goodness(const struct ha_cal_fit *fit, const struct ha_run *runs,
+                  struct ha_cal_goodness *goodness);
+enum ha_status cal_support(const struct ha_run *runs, const struct cal_data *data,
+                           double delta, const struct ha_solver *solver,
+                           struct ha_calibration *c);
 
 /* Free-parameter count of a law. */
 size_t cal_free_count(const struct ha_cal_law *law);

@@ -54,6 +54,11 @@ enum ha_status cal_data_init(struct cal_data *data, const struct ha_run *runs,
 		if (data->log_n[i] < data->log_n_min)
 			data->log_n_min = data->log_n[i];
 	}
+	if (cal_data_configs(data, runs) != HA_OK) {
+		free(block);
+		data->block = NULL;
+		return HA_ENOMEM;
+	}
 	return HA_OK;
 }
 
@@ -62,6 +67,8 @@ void cal_data_free(struct cal_data *data)
 	if (data) {
 		free(data->block);
 		data->block = NULL;
+		free(data->config);
+		data->config = NULL;
 	}
 }
 
@@ -320,33 +327,5 @@ double cal_data_share(const struct cal_data *data, const double *th, size_t i)
 int cal_identifiable(const struct cal_data *data, const struct ha_run *runs,
                      size_t k, char *msg)
 {
-	size_t distinct = 0;
-	int two_dims = 0;
-	uint64_t first_dim = 0;
-	for (size_t i = 0; i < data->m; i++) {
-		if (data->weight[i] == 0.0)
-			continue;
-		distinct++;
-		if (first_dim == 0)
-			first_dim = runs[i].head_dim;
-		else if (runs[i].head_dim != first_dim)
-			two_dims = 1;
-	}
-	if (distinct < k + 1) {
-		snprintf(msg, HA_CAL_MESSAGE_MAX,
-		         "%zu run%s cannot fit %zu free parameter%s: at least %zu "
-		         "are needed (free parameters + 1)",
-		         distinct, distinct == 1 ? "" : "s", k, k == 1 ? "" : "s",
-		         k + 1);
-		return 0;
-	}
-	if (k > 0 && !two_dims) {
-		snprintf(msg, HA_CAL_MESSAGE_MAX,
-		         "every run has head_dim %llu: bias and variance cannot be "
-		         "told apart; add runs at another head dimension",
-		         (unsigned long long)first_dim);
-		return 0;
-	}
-	msg[0] = '\0';
-	return 1;
+	return cal_design_check(data, runs, k, NULL, msg);
 }

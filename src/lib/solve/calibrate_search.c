@@ -465,3 +465,50 @@ done:
 	local_free(&l);
 	return st;
 }
+
+/* calboot: a bootstrap refit from every start of the grid and from
+ * `also` (the full data's optimum), Levenberg–Marquardt alone from each
+ * (the refit's step cap and tolerance), the best end kept. */
+enum ha_status cal_refit_grid(const struct cal_data *data,
+                              const struct ha_cal_law *law, double delta,
+                              const double *also, double *th,
+                              double *objective, int *converged)
+{
+	struct local l = {.lm = {.data = data, .delta = delta}};
+	for (int p = 0; p < HA_CAL_PARAMS; p++)
+		if (law->free[p])
+			l.lm.index[l.lm.k++] = p;
+	l.lm.steps = REFIT_STEPS;
+	l.lm.tolerance = REFIT_TOLERANCE;
+	size_t count = grid_starts(data, law, NULL) + 1;
+	double *starts = malloc(count * HA_CAL_PARAMS * sizeof *starts);
+	enum ha_status st = HA_ENOMEM;
+	if (!starts || !local_alloc(&l))
+		goto done;
+	grid_starts(data, law, starts);
+	memcpy(starts + (count - 1) * HA_CAL_PARAMS, also, HA_CAL_PARAMS * sizeof *starts);
+	double best_f = INFINITY;
+	int best_converged = 0;
+	for (size_t s = 0; s < count; s++) {
+		double t[HA_CAL_PARAMS];
+		memcpy(t, starts + s * HA_CAL_PARAMS, sizeof t);
+		for (int p = 0; p < HA_CAL_PARAMS; p++)
+			if (!law->free[p])
+				t[p] = law->value[p];
+		double f = cal_objective(data, t, delta, NULL);
+		if (l.lm.k > 0 && isfinite(f))
+			f = cal_levenberg(&l.lm, t, f);
+		if (f < best_f) {
+			best_f = f;
+			best_converged = l.lm.k == 0 || l.lm.converged;
+			memcpy(th, t, sizeof t);
+		}
+	}
+	st = isfinite(best_f) ? HA_OK : HA_ENUMERIC;
+	*objective = best_f;
+	*converged = best_converged;
+done:
+	free(starts);
+	local_free(&l);
+	return st;
+}

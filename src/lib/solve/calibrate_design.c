@@ -1,0 +1,216 @@
+/* The design of a calibration: which runs are one configuration
+ * (H, d, n) — trackers export a row per seed, and repeated rows add no
+ * design point — and whether the weighted runs can fit a law's free
+ * parameters (headalloc-model(7), CALIBRATION (Uncertainty and
+ * identifiability)). */
+#include <float.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calibrate_internal.h"
+
+static const struct ha_run *sort_runs; /* qsort has no context argument */
+
+static int by_config(const void *a, const void *b)
+{
+	const struct ha_run *x = &sort_runs[*(const size_t *)a];
+	const struct ha_run *y = &sort_runs[*(const size_t *)b];
+	if (x->heads != y->heads)
+		return x->heads < y->heads ? -1 : 1;
+	if (x->head_dim != y->head_dim)
+		return x->head_dim < y->head_dim ? -1 : 1;
+	if (x->samples != y->samples)
+		return x->samples < y->samples ? -1 : 1;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	return (i > j) - (i < j);
+}
+
+static int same_config(const struct ha_run *x, const struct ha_run *y)
+{
+	return x->heads == y->heads && x->head_dim == y->head_dim &&
+	       x->samples == y->samples;
+}
+
+enum ha_status cal_data_configs(struct cal_data *data, const struct ha_run *runs)
+{
+	size_t m = data->m;
+	data->config = malloc((2 * m + 1) * sizeof *data->config);
+	if (!data->config)
+		return HA_ENOMEM;
+	data->order = data->config + m;
+	for (size_t i = 0; i < m; i++)
+		data->order[i] = i;
+	/* not reentrant through sort_runs: guarded */
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	pthread_mutex_lock(&lock);
+	sort_runs = runs;
+	qsort(data->order, m, sizeof *data->order, by_config);
+	pthread_mutex_unlock(&lock);
+	size_t id = 0;
+	for (size_t j = 0; j < m; j++) {
+		if (j > 0 && !same_config(&runs[data->order[j]], &runs[data->order[j - 1]]))
+			id++;
+		data->config[data->order[j]] = id;
+	}
+	data->distinct = m ? id + 1 : 0;
+	return HA_OK;
+}
+
+/* How many of the free set a single head_dim cannot tell apart: E, c_b
+ * and s are one constant there, and so are c_v, γ and κ. */
+static const char *one_dim_conflict(const struct ha_cal_law *law, char *names,
+                                    size_t size)
+{
+	static const int groups[2][3] = {
+		{HA_CAL_IRREDUCIBLE, HA_CAL_BIAS_COEF, HA_CAL_SMOOTHNESS},
+		{HA_CAL_VAR_COEF, HA_CAL_VAR_RATE, HA_CAL_VAR_POWER},
+	};
+	for (int g = 0; g < 2; g++) {
+		int n = 0;
+		size_t used = 0;
+		names[0] = '\0';
+		for (int j = 0; j < 3; j++) {
+			if (!law->free[groups[g][j]])
+				continue;
+			int w = snprintf(names + used, size - used, "%s%s",
+			                 n ? " and " : "",
+			                 ha_cal_param_name((enum ha_cal_param)groups[g][j]));
+			if (w > 0 && (size_t)w < size - used)
+				used += (size_t)w;
+			n++;
+		}
+		if (n > 1)
+			return names;
+	}
+	return NULL;
+}
+
+int cal_design_check(const struct cal_data *data, const struct ha_run *runs,
+                     size_t k, const struct ha_cal_law *law, char *msg)
+{
+	size_t distinct = 0, weighted = 0, current = (size_t)-1;
+	int counted = 0, two_dims = 0;
+	uint64_t first_dim = 0;
+	for (size_t j = 0; j < data->m; j++) {
+		size_t i = data->order[j];
+		if (data->config[i] != current) {
+			current = data->config[i];
+			counted = 0;
+		}
+		if (data->weight[i] == 0.0)
+			continue;
+		weighted++;
+		distinct += !counted;
+		counted = 1;
+		if (first_dim == 0)
+			first_dim = runs[i].head_dim;
+		else if (runs[i].head_dim != first_dim)
+			two_dims = 1;
+	}
+	if (distinct < k + 1) {
+		if (weighted > distinct)
+			snprintf(msg, HA_CAL_MESSAGE_MAX,
+			         "%zu runs are %zu distinct configurations (heads, head_dim, "
+			         "samples), which cannot fit %zu free parameter%s: at least "
+			         "%zu are needed (free parameters + 1; repeated rows of one "
+			         "configuration count once)",
+			         weighted, distinct, k, k == 1 ? "" : "s", k + 1);
+		else
+			snprintf(msg, HA_CAL_MESSAGE_MAX,
+			         "%zu run%s cannot fit %zu free parameter%s: at least %zu "
+			         "are needed (free parameters + 1)",
+			         distinct, distinct == 1 ? "" : "s", k, k == 1 ? "" : "s",
+			         k + 1);
+		return 0;
+	}
+	if (k > 0 && !two_dims) {
+		char names[96];
+		const char *conflict = law ? one_dim_conflict(law, names, sizeof names)
+		                           : "bias and variance";
+		if (conflict) {
+			snprintf(msg, HA_CAL_MESSAGE_MAX,
+			         "every run has head_dim %llu, where %s are one number: "
+			         "fix all but one of them (--fix), or add runs at another "
+			         "head dimension",
+			         (unsigned long long)first_dim, conflict);
+			return 0;
+		}
+	}
+	msg[0] = '\0';
+	return 1;
+}
+
+/* Every weighted run's standardised residual, and its square, finite at
+ * th: the objective then is too. */
+static int residuals_finite(const struct cal_data *data, const double *th)
+{
+	for (size_t i = 0; i < data->m; i++) {
+		if (data->weight[i] == 0.0)
+			continue;
+		double r = data->inv_w[i] * (data->log_loss[i] - cal_log_fitted(data, th, i));
+		if (!isfinite(r * r))
+			return 0;
+	}
+	return 1;
+}
+
+int cal_check_weights(const struct cal_data *data, const struct ha_run *runs,
+                      char *msg)
+{
+	for (size_t i = 0; i < data->m; i++) {
+		double w2 = data->inv_w[i] * data->inv_w[i];
+		if (isfinite(w2) && w2 >= DBL_MIN)
+			continue;
+		snprintf(msg, HA_CAL_MESSAGE_MAX,
+		         "run %zu: loss_se %g against loss %g gives the run a weight "
+		         "(L/se)^2 = %g beyond a double: the objective cannot weigh it",
+		         i + 1, runs[i].loss_se, runs[i].loss, w2);
+		return 0;
+	}
+	return 1;
+}
+
+int cal_trace_nonfinite(const struct cal_data *data, const struct ha_cal_law *law,
+                        const double *th, char *msg)
+{
+	if (th && residuals_finite(data, th))
+		return 0;
+	/* the fixed value whose seeds' default makes the fit finite */
+	struct ha_model seeds = ha_model_defaults();
+	struct ha_cal_law plain;
+	ha_cal_law_from_model(&plain, &seeds);
+	double t[HA_CAL_PARAMS];
+	memcpy(t, th ? th : law->value, sizeof t);
+	for (int p = 0; p < HA_CAL_PARAMS; p++) {
+		if (law->free[p])
+			continue;
+		double keep = t[p];
+		t[p] = plain.value[p];
+		int fixed_it = residuals_finite(data, t);
+		t[p] = keep;
+		if (fixed_it) {
+			snprintf(msg, HA_CAL_MESSAGE_MAX,
+			         "--fix %s%s=%g: at this value the fitted losses leave a "
+			         "double (the objective is not finite)",
+			         ha_cal_param_is_log((enum ha_cal_param)p) ? "log_" : "",
+			         ha_cal_param_name((enum ha_cal_param)p), law->value[p]);
+			return 1;
+		}
+	}
+	for (size_t i = 0; i < data->m; i++) {
+		double lf = cal_log_fitted(data, t, i);
+		if (!isfinite(lf) || !isfinite(data->inv_w[i] * (data->log_loss[i] - lf))) {
+			snprintf(msg, HA_CAL_MESSAGE_MAX,
+			         "run %zu: its fitted loss leaves a double at every start "
+			         "(ln L-hat %g): check the fixed values (--fix) and the "
+			         "run's loss_se", i + 1, lf);
+			return 1;
+		}
+	}
+	snprintf(msg, HA_CAL_MESSAGE_MAX,
+	         "the objective is not finite at the fixed values (--fix)");
+	return 1;
+}
