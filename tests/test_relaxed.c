@@ -453,7 +453,7 @@ Test(relaxed, a_workspace_answers_as_the_one_shot_solve_bit_for_bit,
 		ha_solver_free(s);
 	}
 	cr_assert_gt(compared, 20000);
-	fprintf(stderr, "sweeps: %.2f a point\n", (double)sweep_evaluations / (double)swept);
+
 	cr_assert_eq(sweep_nlopt, 0);
 	cr_assert_lt(sweep_evaluations, 16 * swept, "%zu evaluations for %zu points",
 	             sweep_evaluations, swept);
@@ -500,7 +500,6 @@ Test(relaxed, a_sweep_to_1e300_costs_few_evaluations_a_point)
 			worst = evaluations > worst ? evaluations : worst;
 		}
 	}
-	fprintf(stderr, "1e300 sweep: %.2f a point, worst %zu\n", (double)total / (double)(points - 1), worst);
 	cr_assert_lt(total, 14 * (points - 1), "%zu evaluations", total);
 	cr_assert_lt(worst, 40);
 	ha_relaxed_solver_free(w);
@@ -526,4 +525,78 @@ Test(relaxed, a_workspace_refuses_bad_arguments)
 	ha_relaxed_solver_free(w);
 	ha_relaxed_solver_free(NULL);
 	ha_solver_free(s);
+}
+
+static double table_sample(const void *ctx, size_t i)
+{
+	return ((const double *)ctx)[i];
+}
+
+/* The next number after key in text from *at on (moved past it). */
+static double number_after(const char **at, const char *key)
+{
+	const char *p = strstr(*at, key);
+	cr_assert_not_null(p, "no %s", key);
+	p += strlen(key);
+	char *end;
+	double v = strtod(p, &end);
+	cr_assert(end > p);
+	*at = end;
+	return v;
+}
+
+/* Every row of a sweep table (random points in random order, one to
+ * eight threads) carries the relaxed optimum of the single query of its
+ * point, to the bit. */
+Test(relaxed, every_table_row_is_the_single_query_of_its_point, .timeout = 600)
+{
+	uint64_t rng = 99;
+	size_t rows = 0;
+	for (int sweep = 0; sweep < 16; sweep++) {
+		uint64_t budgets[3];
+		for (int b = 0; b < 3; b++)
+			budgets[b] = pick_budget(&rng);
+		struct ha_model m = pick_model(&rng);
+		m.irreducible = 0.0;
+		/* At least 2048 rows: shorter tables use one thread. */
+		size_t count = 700 + next_random(&rng) % 300;
+		double *samples = malloc(count * sizeof *samples);
+		cr_assert_not_null(samples);
+		for (size_t i = 0; i < count; i++)
+			samples[i] = log_uniform(&rng, 1.001, 1e300);
+		size_t threads = 1 + (size_t)sweep % 8;
+		char *text = NULL;
+		size_t size = 0;
+		FILE *f = open_memstream(&text, &size);
+		cr_assert_not_null(f);
+		struct ha_report *r;
+		struct ha_error err;
+		cr_assert_eq(ha_report_new(f, HA_FORMAT_YAML, &r), HA_OK);
+		cr_assert_eq(ha_report_table(r, &(struct ha_table_request){
+			.model = &m, .budgets = budgets, .budget_count = 3,
+			.samples = {count, table_sample, samples}, .threads = threads,
+		}, &err), HA_OK, "%s", err.message);
+		cr_assert_eq(ha_report_finish(r), HA_OK);
+		ha_report_free(r);
+		cr_assert_eq(fclose(f), 0);
+		const char *at = text;
+		for (size_t i = 0; i < count; i++)
+			for (int b = 0; b < 3; b++) {
+				struct ha_model point = m;
+				point.samples = samples[i];
+				struct ha_solution want;
+				cr_assert_eq(ha_solve(budgets[b], NULL, &point, &want), HA_OK);
+				double x = number_after(&at, "relaxed_head_dim: ");
+				double h = number_after(&at, "relaxed_heads: ");
+				cr_assert(memcmp(&x, &want.relaxed.head_dim, sizeof x) == 0 &&
+				          memcmp(&h, &want.relaxed.heads, sizeof h) == 0,
+				          "%zu threads, D=%llu n=%.17g: row %.17g, query %.17g",
+				          threads, (unsigned long long)budgets[b], samples[i],
+				          x, want.relaxed.head_dim);
+				rows++;
+			}
+		free(text);
+		free(samples);
+	}
+	cr_assert_gt(rows, 16 * 3 * 700 - 1);
 }
