@@ -129,6 +129,30 @@ static char *rich_budgets(size_t *count, uint64_t *divisors)
 	return list;
 }
 
+/* count budgets p q near 2^63 with both primes near 2^31.5, the rho's
+ * slowest case, as a comma-separated list. */
+static char *semiprime_budgets(size_t count, size_t *made)
+{
+	uint64_t primes[160];
+	size_t np = 0;
+	for (uint64_t p = UINT64_C(3036000001); np < 160; p += 2)
+		if (ha_is_prime(p))
+			primes[np++] = p;
+	char *list = malloc(count * 21 + 1);
+	if (!list)
+		exit(1);
+	size_t used = 0;
+	*made = 0;
+	list[0] = '\0';
+	for (size_t i = 0; i < np && *made < count; i++)
+		for (size_t j = i + 1; j < np && *made < count; j++) {
+			used += (size_t)sprintf(list + used, "%s%" PRIu64, *made ? "," : "",
+			                        primes[i] * primes[j]);
+			(*made)++;
+		}
+	return list;
+}
+
 static void covariance(const char *path, size_t h)
 {
 	FILE *f = fopen(path, "w");
@@ -246,6 +270,18 @@ int main(int argc, char **argv)
 	snprintf(arg, sizeof arg, "1e4:1e12:%" PRIu64, HA_SCENARIO_MAX_ROWS);
 	run(cli, "rows: 1000000 (budgets x n)", "--budget 512 --samples 1e4:1e12:1e6",
 	    0.0, (char *[]){"--budget", "512", "--samples", arg, NULL});
+
+	snprintf(arg, sizeof arg, "1e4:1e300:%" PRIu64, HA_SCENARIO_MAX_ROWS);
+	run(cli, "rows: 1000000, n to 1e300", "--budget 512 --samples 1e4:1e300:1e6",
+	    0.0, (char *[]){"--budget", "512", "--samples", arg, NULL});
+
+	size_t semiprime_count;
+	char *semiprimes = semiprime_budgets(6000, &semiprime_count);
+	snprintf(arg, sizeof arg, "%zu semiprimes near 2^63", semiprime_count);
+	run(cli, "budgets: semiprimes (rho's worst)", arg,
+	    (double)strlen(semiprimes) / 1e6,
+	    (char *[]){"--budget", semiprimes, "--samples", "1e8", NULL});
+	free(semiprimes);
 
 	s = path_of("samples.yaml");
 	scenario_samples(s, 1000000);

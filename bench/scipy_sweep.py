@@ -2,14 +2,17 @@
 """The per-point work of a headalloc sweep, written the usual way with
 NumPy and SciPy, for headalloc-bench to compare against in the same run.
 
-    scipy_sweep.py BUDGET FROM TO POINTS CHECKS
+    scipy_sweep.py BUDGET FROM TO POINTS CHECKS [minimize_scalar]
 
 For each of POINTS log-spaced n in [FROM, TO] (model defaults of headalloc-model(7), THE OBJECTS:
 s = 2, c_b = c_v = 1, hdi = 1): the integer optimum over the divisors of
 BUDGET (found once, as headalloc's solver does), vectorised with NumPy,
 and the continuous relaxation, the root of d ln f / du (u = ln x) by
 scipy.optimize.brentq to full precision after the same checks of the
-slope at the bounds.  Prints one line "rate POINTS_PER_SECOND SECONDS" (CPU
+slope at the bounds.  With the argument minimize_scalar, the naive loop
+instead: per point, the integer optimum as above and the relaxation by
+scipy.optimize.minimize_scalar (bounded, on ln f in u, xatol 1e-10),
+without the bound checks.  Prints one line "rate POINTS_PER_SECOND SECONDS" (CPU
 time),
 then CHECKS lines "n head_dim relaxed_head_dim" (n in full precision) for
 the caller to check the answers against its own.  Exit status 3, with a
@@ -21,7 +24,7 @@ import time
 
 try:
     import numpy as np
-    from scipy.optimize import brentq
+    from scipy.optimize import brentq, minimize_scalar
 except ImportError as e:  # the bench reports the skip
     print(f"skipped: {e}", file=sys.stderr)
     sys.exit(3)
@@ -76,6 +79,20 @@ def relaxed_optimum(n, budget, lo, hi):
                            rtol=4 * sys.float_info.epsilon, maxiter=200))
 
 
+def log_f(u, n, budget):
+    x = math.exp(u)
+    log_bias = math.log(C_B) - S * u
+    log_var = (math.log(C_V) + 0.5 * x * u
+               + math.log(RHO + (1.0 - RHO) * x / budget) - math.log(n))
+    return np.logaddexp(log_bias, log_var)
+
+
+def relaxed_minimize_scalar(n, budget, lo, hi):
+    r = minimize_scalar(log_f, bounds=(lo, hi), args=(n, budget),
+                        method="bounded", options={"xatol": 1e-10})
+    return math.exp(r.x)
+
+
 def main():
     budget, lo_n, hi_n, points, checks = (int(sys.argv[1]), float(sys.argv[2]),
                                           float(sys.argv[3]), int(sys.argv[4]),
@@ -85,10 +102,13 @@ def main():
     lo, hi = 0.0, math.log(budget)
     ns = [math.exp(math.log(lo_n) + (math.log(hi_n) - math.log(lo_n)) * i / (points - 1))
           for i in range(points)]
+    relaxed = relaxed_optimum
+    if len(sys.argv) > 6 and sys.argv[6] == "minimize_scalar":
+        relaxed = relaxed_minimize_scalar
     results = []
     start = time.process_time()  # CPU time, as headalloc-bench's in-process rates
     for n in ns:
-        results.append((integer_optimum(dims, heads, n), relaxed_optimum(n, budget, lo, hi)))
+        results.append((integer_optimum(dims, heads, n), relaxed(n, budget, lo, hi)))
     seconds = time.process_time() - start
     print(f"rate {points / seconds:.6g} {seconds:.6g}")
     step = max(1, points // max(1, checks))

@@ -210,6 +210,29 @@ static void check_scipy(struct sweep_bench *b, FILE *p)
 	ha_solver_free(s);
 }
 
+/* The naive per-point minimize_scalar loop, under the Python that ran
+ * the SciPy loop (its answers unchecked: a bounded Brent search on a
+ * flat minimum resolves x* to ~1e-8 only). */
+static void run_naive(struct sweep_bench *b, const char *python, size_t points)
+{
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd,
+	         "'%s' '%s/scipy_sweep.py' 512 %g %g %zu 0 minimize_scalar 2>&1",
+	         python, HA_BENCH_DIR, FROM, TO, points);
+	FILE *p = popen(cmd, "r");
+	if (!p)
+		return;
+	char line[256] = "";
+	double rate = 0, seconds = 0;
+	int got = fgets(line, sizeof line, p) &&
+	          sscanf(line, "rate %lf %lf", &rate, &seconds) == 2;
+	int status = pclose(p);
+	if (got && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		b->naive_points = points;
+		b->naive_per_second = rate;
+	}
+}
+
 /* Run bench/scipy_sweep.py under the first Python that has SciPy. */
 static void run_scipy(struct sweep_bench *b, size_t points)
 {
@@ -238,6 +261,7 @@ static void run_scipy(struct sweep_bench *b, size_t points)
 			b->scipy_points = points;
 			b->scipy_per_second = rate;
 			snprintf(b->scipy_note, sizeof b->scipy_note, "%s", pythons[k]);
+			run_naive(b, pythons[k], points / 4);
 			return;
 		}
 		/* Say why the last candidate could not run it. */
@@ -314,6 +338,12 @@ void sweep_bench_print_text(const struct sweep_bench *b)
 	       b->yaml_per_second / b->scipy_per_second,
 	       b->yaml_per_wall_second / b->scipy_per_second,
 	       b->scipy_agree ? "agree" : "DISAGREE", b->scipy_max_rel_diff);
+	if (b->naive_points)
+		printf("  naive minimize_scalar loop, %zu points: %.4g points/CPU s; "
+		       "headalloc per CPU s %.3gx (solve only), %.3gx (YAML table)\n",
+		       b->naive_points, b->naive_per_second,
+		       b->solve_per_second / b->naive_per_second,
+		       b->yaml_per_second / b->naive_per_second);
 }
 
 static void print_run_yaml(const struct sweep_run *r)
@@ -352,4 +382,9 @@ void sweep_bench_print_yaml(const struct sweep_bench *b)
 	       b->yaml_per_second / b->scipy_per_second,
 	       b->yaml_per_wall_second / b->scipy_per_second,
 	       b->scipy_agree ? "true" : "false", b->scipy_max_rel_diff);
+	if (b->naive_points)
+		printf("  naive_minimize_scalar: {points: %zu, per_second: %.6g, "
+		       "solve_ratio: %.4g, yaml_ratio: %.4g}\n", b->naive_points,
+		       b->naive_per_second, b->solve_per_second / b->naive_per_second,
+		       b->yaml_per_second / b->naive_per_second);
 }

@@ -46,6 +46,10 @@ struct sweep_bench {
 	double scipy_per_second;   /* per CPU second */
 	double scipy_max_rel_diff; /* of x* against headalloc's, at the checks */
 	int scipy_agree;           /* integer optima equal, x* within 1e-9 */
+	/* The naive loop: scipy.optimize.minimize_scalar per point (same
+	 * Python); 0 when it did not run. */
+	size_t naive_points;
+	double naive_per_second;
 };
 
 /* Measure everything (quick: fewer points, one run each) with the CLI

@@ -133,3 +133,44 @@ Test(divisors, rejects_out_of_range)
 	cr_assert_eq(d[0], 1);
 	free(d);
 }
+
+/* A prime near start: the first of start, start + 2, ... that ha_is_prime
+ * accepts, checked by trial division (odd start, below 2^32). */
+static uint64_t prime_from(uint64_t start)
+{
+	for (uint64_t p = start | 1;; p += 2) {
+		if (!ha_is_prime(p))
+			continue;
+		for (uint64_t d = 3; d * d <= p; d += 2)
+			cr_assert(p % d != 0, "%llu is not prime", (unsigned long long)p);
+		return p;
+	}
+}
+
+/* issue 18: semiprimes near 2^63, both primes near 2^31.5 (the hardest
+ * case of the rho: it takes ~2^16 steps each), factorised exactly: the
+ * primes built, found again.  (The speed of the Montgomery products is
+ * measured by bench/headalloc-limits, not here.) */
+Test(divisors, semiprimes_near_2_63_factorise_exactly, .timeout = 600)
+{
+	uint64_t p = prime_from(UINT64_C(3036000001));
+	for (int i = 0; i < 40; i++) {
+		uint64_t q = prime_from(p + 2 + 2 * (uint64_t)i * 1000);
+		uint64_t n = p * q;
+		cr_assert_lt(n, UINT64_C(9223372036854775807));
+		struct ha_prime_power f[HA_MAX_PRIME_FACTORS];
+		size_t count;
+		cr_assert_eq(ha_factorize(n, f, &count), HA_OK);
+		cr_assert_eq(count, 2, "%llu: %zu factors", (unsigned long long)n, count);
+		cr_assert_eq(f[0].prime, p);
+		cr_assert_eq(f[1].prime, q);
+		cr_assert_eq(f[0].exponent, 1);
+		cr_assert_eq(f[1].exponent, 1);
+		cr_assert_eq(ha_divisor_count(n), 4);
+	}
+	/* A square of a prime near 2^31.5, and the largest budget. */
+	struct ha_prime_power f[HA_MAX_PRIME_FACTORS];
+	size_t count;
+	cr_assert_eq(ha_factorize(p * p, f, &count), HA_OK);
+	cr_assert(count == 1 && f[0].prime == p && f[0].exponent == 2);
+}

@@ -94,11 +94,13 @@ HA_API enum ha_status ha_solver_solve_integer(const struct ha_solver *solver,
                                        struct ha_certificate *certificate);
 
 /* The continuous relaxation over the feasible interval (the constraints'
- * bounds on d and H, and d >= the multiple): NLopt's SLSQP in ln x, then
- * regula falsi on the sign change of the slope to full precision (f is
- * convex, so the sign change is bracketed; if NLopt itself fails, the
- * regula falsi starts from the initial point instead).  HA_ENOMEM when
- * NLopt cannot allocate, HA_ENUMERIC if no finite optimum results. */
+ * bounds on d and H, and d >= the multiple).  x* is defined by one fixed
+ * bisection over the doubles of the interval on the computed sign of
+ * f' (headalloc-model(7), THE CONTINUOUS RELAXATION): a function of the
+ * problem alone.  NLopt's SLSQP in ln x gives the estimate the bisection
+ * starts from, which changes how many of its steps are evaluated, never
+ * its answer.  log_mse is ln f at the double head_dim itself.  HA_ENOMEM
+ * when NLopt cannot allocate, HA_ENUMERIC if no finite optimum results. */
 HA_API enum ha_status ha_solver_solve_relaxed(const struct ha_solver *solver,
                                        const struct ha_model *model,
                                        struct ha_relaxed *relaxed);
@@ -119,12 +121,12 @@ HA_API enum ha_status ha_solve(uint64_t budget, const struct ha_constraints *c,
                         const struct ha_model *model, struct ha_solution *out);
 
 /* The relaxation for many models of one solver (a sweep): a workspace that
- * keeps one NLopt optimiser for its life instead of making one a solve.
- * Its answers are those of ha_solver_solve_relaxed, bit for bit, whatever
- * it solved before: every solve starts from the same point a one-shot
- * solve does (the polish's last bits depend on where NLopt stopped, so a
- * neighbour's answer is no start).  The solver must outlive the workspace;
- * a workspace serves one thread at a time. */
+ * keeps its previous answer as the next solve's estimate (a sweep's
+ * neighbour is a close one: about a dozen evaluations a point, no NLopt)
+ * and one NLopt optimiser for its first solve.  Its answers are those of
+ * ha_solver_solve_relaxed, bit for bit, whatever it solved before.  The
+ * solver must outlive the workspace; a workspace serves one thread at a
+ * time. */
 struct ha_relaxed_solver;
 
 /* Make a workspace for solver.  HA_EINVAL for NULL arguments, HA_ENOMEM;

@@ -1,7 +1,8 @@
 /* Factorisation of 64-bit integers and the divisors of a budget.
  *
  * Small primes are divided out first; what remains is split by Pollard's
- * rho (Brent's cycle detection, batched gcds) and tested with Miller–Rabin
+ * rho (Brent's cycle detection, batched gcds, Montgomery products: no
+ * division in the loop) and tested with Miller–Rabin
  * on the first twelve prime bases, which is exact below 3.3e24. */
 #include <stdlib.h>
 #include <string.h>
@@ -78,23 +79,61 @@ static uint64_t gcd(uint64_t a, uint64_t b)
 	return a;
 }
 
+/* Montgomery multiplication modulo an odd n (Montgomery 1985; R = 2^64):
+ * a b R^-1 mod n for a, b < n, without a division.  The rho iteration
+ * below runs on it directly: y -> y^2 R^-1 + c is as good a quadratic map
+ * modulo each prime factor as y^2 + c, and the gcds are unchanged by the
+ * unit R.  neg_inv is -n^-1 mod 2^64. */
+struct montgomery {
+	uint64_t n, neg_inv;
+};
+
+static struct montgomery montgomery_of(uint64_t n)
+{
+	/* Newton's iteration doubles the correct low bits of n^-1 each step:
+	 * n is its own inverse to 3 bits (n odd), so 5 steps give 96 > 64. */
+	uint64_t inv = n;
+	for (int i = 0; i < 5; i++)
+		inv *= 2 - n * inv;
+	return (struct montgomery){n, (uint64_t)0 - inv};
+}
+
+static uint64_t mont_mul(const struct montgomery *m, uint64_t a, uint64_t b)
+{
+	u128 t = (u128)a * b;
+	uint64_t k = (uint64_t)t * m->neg_inv;
+	u128 kn = (u128)k * m->n;
+	/* t + kn is divisible by 2^64: its low halves sum to 0 mod 2^64,
+	 * carrying one unless both are 0. */
+	u128 high = (t >> 64) + (kn >> 64) + ((uint64_t)t != 0);
+	return (uint64_t)(high >= m->n ? high - m->n : high);
+}
+
+/* a + b mod n for a, b < n. */
+static uint64_t add_mod(uint64_t a, uint64_t b, uint64_t n)
+{
+	return a >= n - b ? a - (n - b) : a + b;
+}
+
 /* A non-trivial factor of the odd composite n (Brent's variant of
- * Pollard's rho); tries successive polynomial constants until one works. */
+ * Pollard's rho, Brent 1980, on Montgomery products); tries successive
+ * polynomial constants until one works. */
 static uint64_t rho_factor(uint64_t n)
 {
+	const struct montgomery mont = montgomery_of(n);
 	for (uint64_t c = 1;; c++) {
 		uint64_t y = 2, x = 2, saved = 2, g = 1, q = 1;
 		const uint64_t batch = 128;
 		for (uint64_t r = 1; g == 1; r <<= 1) {
 			x = y;
 			for (uint64_t i = 0; i < r; i++)
-				y = (mul_mod(y, y, n) + c) % n;
+				y = add_mod(mont_mul(&mont, y, y), c, n);
 			for (uint64_t k = 0; k < r && g == 1; k += batch) {
 				saved = y;
 				uint64_t steps = r - k < batch ? r - k : batch;
 				for (uint64_t i = 0; i < steps; i++) {
-					y = (mul_mod(y, y, n) + c) % n;
-					q = mul_mod(q, x > y ? x - y : y - x, n);
+					y = add_mod(mont_mul(&mont, y, y), c, n);
+					q = mont_mul(&mont, q, x > y ? x - y : y - x);
 				}
 				g = gcd(q, n);
 			}
@@ -102,7 +141,7 @@ static uint64_t rho_factor(uint64_t n)
 		if (g == n) {
 			/* The batch overshot: step one at a time from its start. */
 			do {
-				saved = (mul_mod(saved, saved, n) + c) % n;
+				saved = add_mod(mont_mul(&mont, saved, saved), c, n);
 				g = gcd(x > saved ? x - saved : saved - x, n);
 			} while (g == 1);
 		}

@@ -1,18 +1,19 @@
-/* The continuous relaxation of headalloc-model(7), THE CONTINUOUS RELAXATION: the real head dimension x in the
- * feasible interval minimising f(x) = c_b x^-s + c_v x^(x/2) (rho +
- * (1 - rho) x / D) / n.  NLopt's SLSQP finds it in u = ln x from a
- * starting point of the leading terms; regula falsi on the slope then
- * takes it to full precision.  f is convex on x >= 1 (the proof heads
- * integer.c), which both the early exits at the bounds and the polish
- * rely on.
+/* The continuous relaxation of headalloc-model(7), THE CONTINUOUS
+ * RELAXATION: the real head dimension x in the feasible interval
+ * minimising f(x) = c_b x^-s + c_v x^(γx+κ) (rho + (1 - rho) x / D) / n.
+ *
+ * x* is defined by relaxed_root.c: a fixed bisection over the doubles of
+ * the interval on the computed sign of a stationarity function, a
+ * function of the problem alone.  This file finds the estimate that the
+ * bisection's shortcut starts from: for a cold solve (a single query, the
+ * first point of a sweep) NLopt's SLSQP in u = ln x from the root of the
+ * leading terms; for a workspace's later solves, its previous answer.
+ * Either way the answer is the same double (test_relaxed.c); the estimate
+ * only decides how many of the bisection's questions need evaluating.
  *
  * A workspace (struct ha_relaxed_solver) keeps one NLopt optimiser for a
- * whole sweep and remembers the last few evaluations, which NLopt and the
- * polish repeat (about 4 of 28 a solve).  It does not start from the last
- * answer: the polish stops within a few ulps, at a double that depends on
- * where NLopt stopped (about one solve in five ends elsewhere when the
- * polish starts from its own answer), so only the one-shot starting point
- * gives the one-shot answer to the bit. */
+ * whole sweep, remembers the last few evaluations NLopt repeats, and its
+ * previous answer. */
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -27,21 +28,10 @@
 #include "solve/solver_internal.h"
 
 /* NLopt stops when u moves by less than this relative step, or after this
- * many evaluations; the polish, not NLopt, gives the last digits. */
+ * many evaluations; the bisection of relaxed_root.c, not NLopt, gives the
+ * answer. */
 #define NLOPT_XTOL_REL 1e-7
 #define NLOPT_MAX_EVAL 500
-
-/* The polish's bracketing walk: a first step of this much times
- * max(|u|, 1), doubled at most POLISH_MAX_DOUBLINGS times (the last step,
- * ~1e15, is far wider than any interval of u = ln x, which is within
- * [0, ln 2^63]). */
-#define POLISH_FIRST_STEP 1e-9
-#define POLISH_MAX_DOUBLINGS 80
-
-/* The polish's regula falsi: at most this many steps, stopping once the
- * bracket is this narrow relative to |u| (a couple of ulps). */
-#define POLISH_MAX_STEPS 200
-#define POLISH_REL_WIDTH 4e-16
 
 /* The starting point: this many damped Newton steps, each moving ln x by
  * at most START_MAX_STEP. */
@@ -49,7 +39,7 @@
 #define START_MAX_STEP 1.0
 
 /* The evaluations remembered: NLopt evaluates its start twice and often
- * a point twice in a row, and the polish starts where NLopt stopped. */
+ * a point twice in a row. */
 #define MEMO_SIZE 8
 
 struct evaluation {
@@ -62,6 +52,7 @@ struct relaxed_problem {
 	struct ha_relaxed_fn fn;
 	struct evaluation memo[MEMO_SIZE];
 	size_t memo_count, memo_next;
+	size_t evaluations; /* not served from the memo */
 };
 
 struct ha_relaxed_solver {
@@ -70,6 +61,10 @@ struct ha_relaxed_solver {
 	nlopt_opt opt;          /* made when first needed, then kept */
 	nlopt_result setup;     /* the result of setting opt up */
 	struct relaxed_problem problem; /* the objective's data (NLopt holds its address) */
+	struct ha_relaxed_root root;    /* the canonical bisection's problem */
+	int has_hint;                   /* a previous answer, */
+	double hint;                    /* the estimate of the next solve */
+	size_t nlopt_evaluations;       /* NLopt's, in the last solve */
 };
 
 /* ln f at u, and its slope d ln f / du.  Remembered: the same u gives the
@@ -87,6 +82,7 @@ static double evaluate(struct relaxed_problem *p, double u, double *slope)
 	struct evaluation *e = &p->memo[p->memo_next];
 	e->u_bits = bits;
 	e->log_f = ha_relaxed_fn_eval(&p->fn, u, &e->slope);
+	p->evaluations++;
 	p->memo_next = (p->memo_next + 1) % MEMO_SIZE;
 	if (p->memo_count < MEMO_SIZE)
 		p->memo_count++;
@@ -105,73 +101,6 @@ static double relaxed_objective(unsigned n, const double *u, double *grad,
 	if (grad)
 		grad[0] = slope;
 	return log_f;
-}
-
-static double relaxed_slope(struct relaxed_problem *p, double u)
-{
-	double slope;
-	evaluate(p, u, &slope);
-	return slope;
-}
-
-/* Take NLopt's point to full precision.  f is convex, so the slope of
- * ln f (which has the sign of f') changes sign at most once: bracket the
- * sign change next to u, then close in on it.  Near the minimum ln f is too flat
- * for any minimiser to resolve x beyond ~1e-8; its slope is not. */
-static double polish_log_x(struct relaxed_problem *p, double u,
-                           double lo, double hi)
-{
-	double g = relaxed_slope(p, u);
-	if (g == 0.0 || !isfinite(g))
-		return u;
-	double a = u, b = u;
-	double step = POLISH_FIRST_STEP * (fabs(u) > 1.0 ? fabs(u) : 1.0);
-	/* Walk towards the root until the slope's sign flips or a bound is hit. */
-	for (int i = 0; i < POLISH_MAX_DOUBLINGS; i++) {
-		b = g < 0 ? a + step : a - step;
-		if (b >= hi || b <= lo) {
-			b = b >= hi ? hi : lo;
-			if ((relaxed_slope(p, b) < 0) == (g < 0))
-				return b; /* the minimum sits on the bound */
-			break;
-		}
-		if ((relaxed_slope(p, b) < 0) != (g < 0))
-			break;
-		a = b;
-		step *= 2.0;
-	}
-	/* Now the slope has opposite signs at a and b: regula falsi with the
-	 * Illinois weighting (superlinear), falling back on the midpoint when
-	 * the secant step stalls, until a and b are adjacent doubles. */
-	double ga = g, gb = relaxed_slope(p, b);
-	int side = 0;
-	for (int i = 0; i < POLISH_MAX_STEPS; i++) {
-		double x = (a * gb - b * ga) / (gb - ga);
-		double lo_ab = a < b ? a : b, hi_ab = a < b ? b : a;
-		if (!(x > lo_ab && x < hi_ab))
-			x = 0.5 * (a + b);
-		if (x == a || x == b)
-			break;
-		double gx = relaxed_slope(p, x);
-		if (gx == 0.0)
-			return x;
-		if ((gx < 0) == (ga < 0)) {
-			a = x;
-			ga = gx;
-			if (side == -1)
-				gb *= 0.5;
-			side = -1;
-		} else {
-			b = x;
-			gb = gx;
-			if (side == 1)
-				ga *= 0.5;
-			side = 1;
-		}
-		if (fabs(b - a) <= POLISH_REL_WIDTH * fabs(a))
-			break;
-	}
-	return fabs(ga) < fabs(gb) ? a : b;
 }
 
 /* A starting point for NLopt: the root of the leading terms of the hdi = 1
@@ -233,6 +162,7 @@ static enum ha_status nlopt_minimise(struct ha_relaxed_solver *w, double *u)
 	if (st != HA_OK)
 		return st;
 	nlopt_result r = w->setup;
+	w->problem.evaluations = 0;
 	double start_f = relaxed_objective(1, u, NULL, &w->problem);
 	double u_opt = *u, f_opt = start_f;
 	if (r > 0)
@@ -243,6 +173,7 @@ static enum ha_status nlopt_minimise(struct ha_relaxed_solver *w, double *u)
 		return HA_ENUMERIC;
 	if (isfinite(u_opt) && u_opt >= w->lo && u_opt <= w->hi && f_opt <= start_f)
 		*u = u_opt;
+	w->nlopt_evaluations = w->problem.evaluations;
 	return HA_OK;
 }
 
@@ -283,43 +214,44 @@ enum ha_status ha_relaxed_solver_solve(struct ha_relaxed_solver *w,
 	struct relaxed_problem *problem = &w->problem;
 	ha_relaxed_fn_init(&problem->fn, m, problem->budget);
 	problem->memo_count = problem->memo_next = 0;
-	double lo = w->lo, hi = w->hi;
-	double u;
+	ha_relaxed_root_init(&w->root, &problem->fn, s->x_lo, s->x_hi);
+	w->nlopt_evaluations = 0;
 
-	/* f is convex: when its slope does not change sign on the interval,
-	 * the minimum is the bound it slopes down to, and no search is due. */
-	if (!(hi > lo) || relaxed_slope(problem, lo) >= 0) {
-		u = lo;
-	} else if (relaxed_slope(problem, hi) <= 0) {
-		u = hi;
-	} else {
-		u = starting_log_x(m, problem->budget, lo, hi);
+	/* An estimate of x*: the previous answer, else NLopt's point (from
+	 * the leading terms' root; that root itself if NLopt fails).  The
+	 * estimate decides only how many questions of the canonical
+	 * bisection are evaluated, never its answer. */
+	double estimate = w->hint;
+	if (!w->has_hint && s->x_hi > s->x_lo) {
+		double u = starting_log_x(m, problem->budget, w->lo, w->hi);
 		enum ha_status st = nlopt_minimise(w, &u);
 		if (st == HA_ENOMEM)
 			return st;
-		/* After an NLopt failure u is still the starting point: the
-		 * polish below brackets the sign change of the slope from there
-		 * (one is known to lie in the interval) and closes in on it. */
-		u = polish_log_x(problem, u, lo, hi);
+		estimate = exp(u);
 	}
-	relaxed->head_dim = exp(u);
-	if (relaxed->head_dim < s->x_lo)
-		relaxed->head_dim = s->x_lo;
-	if (relaxed->head_dim > s->x_hi)
-		relaxed->head_dim = s->x_hi;
-	relaxed->heads = problem->budget / relaxed->head_dim;
-	/* In u, not at exp(u): x* = 1 + 1e-20 rounds to 1 but its error
-	 * does not.  ha_model_log_relaxed_ln(m, D, u): without an irreducible
-	 * error E that is the prepared objective's value, most often already
-	 * evaluated at u; the prepared objective leaves E out (it moves no
-	 * minimum), so with E > 0 the model adds it. */
-	double slope;
+	double x = ha_relaxed_root_solve(&w->root, estimate);
+	relaxed->head_dim = x;
+	relaxed->heads = problem->budget / x;
+	/* The mse at x* itself (the double printed): without an irreducible
+	 * error E the prepared objective's value; the prepared objective
+	 * leaves E out (it moves no minimum), so with E > 0 the model adds it. */
+	double u = log(x);
 	relaxed->log_mse = m->irreducible == 0.0 && m->data_coef == 0.0
-		? evaluate(problem, u, &slope)
+		? ha_relaxed_fn_eval(&problem->fn, u, NULL)
 		: ha_model_log_relaxed_ln(m, problem->budget, u, NULL);
 	if (!isfinite(relaxed->head_dim) || !isfinite(relaxed->log_mse))
 		return HA_ENUMERIC;
+	w->hint = x;
+	w->has_hint = 1;
 	return HA_OK;
+}
+
+void ha_relaxed_solver_last_cost(const struct ha_relaxed_solver *w,
+                                 size_t *root_evaluations,
+                                 size_t *nlopt_evaluations)
+{
+	*root_evaluations = w->root.evaluations;
+	*nlopt_evaluations = w->nlopt_evaluations;
 }
 
 enum ha_status ha_solver_solve_relaxed(const struct ha_solver *s,

@@ -44,4 +44,33 @@ enum ha_status ha_solver_solve_integer_memo(const struct ha_solver *s,
                                             const struct ha_model *m,
                                             struct ha_allocation *optimum);
 
+/* The canonical relaxed optimum (relaxed_root.c): the bisection over the
+ * doubles of [x_lo, x_hi] that defines x*, and its shortcut.  A problem
+ * is prepared from the relaxed objective; evaluations counts every
+ * evaluation of the stationarity function since init. */
+struct ha_relaxed_fn;
+struct ha_relaxed_root {
+	double x_lo, x_hi;
+	double rate, power, rho, share, budget, log_budget, smoothness;
+	double constant; /* ln c_v - ln n - ln c_b - ln s */
+	size_t evaluations;
+};
+void ha_relaxed_root_init(struct ha_relaxed_root *root,
+                          const struct ha_relaxed_fn *fn, double x_lo, double x_hi);
+/* x*, reached from estimate (any double; NaN for none: then every
+ * question of the bisection is evaluated).  The same double whatever the
+ * estimate. */
+double ha_relaxed_root_solve(struct ha_relaxed_root *root, double estimate);
+/* x* by the definition itself: every question evaluated (tests). */
+double ha_relaxed_root_reference(struct ha_relaxed_root *root);
+/* The computed stationarity function Q at x (tests). */
+double ha_relaxed_root_q(struct ha_relaxed_root *root, double x);
+
+/* Evaluations a workspace spent on its last solve: of the stationarity
+ * function, and of the objective by NLopt (0 when the solve started from
+ * the previous answer). */
+void ha_relaxed_solver_last_cost(const struct ha_relaxed_solver *w,
+                                 size_t *root_evaluations,
+                                 size_t *nlopt_evaluations);
+
 #endif

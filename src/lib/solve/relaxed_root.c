@@ -1,0 +1,248 @@
+/* The canonical relaxed optimum x* (headalloc-model(7), THE CONTINUOUS
+ * RELAXATION): one fixed bisection over the ordered doubles of the
+ * relaxed interval [x_lo, x_hi] on the computed sign of the stationarity
+ * function Q, and a fast way to the same double.
+ *
+ * Q(x) = ln V(x) + ln V'(x)/V(x)·x - ln(s B(x)), V the variance term and B
+ * the bias term: Q >= 0 exactly where f' >= 0.  Written in u = ln x,
+ *   Q = t1 + t4 + t2 + t3 + C,   t1 = (γx + κ) u,   t4 = s u,
+ *   t2 = ln(ρ + (1 - ρ) x/D),   t3 = ln(γx(u + 1) + κ + (1-ρ)x/D / (ρ + (1-ρ)x/D)),
+ *   C = ln c_v - ln n - ln c_b - ln s,
+ * every t_i non-decreasing in x and t4 strictly increasing (s > 0, u >= 0
+ * on x >= 1): Q is strictly increasing, whatever γ, κ, hdi (a sum of
+ * monotone terms, which the sign of the slope of ln f is not).
+ *
+ * THE DEFINITION.  P(x) is "the computed Q(x) >= 0".  Keys are the bit
+ * patterns of the positive doubles, which order them.  x* is x_lo if
+ * P(x_lo), x_hi if not P(x_hi), and otherwise the upper end b of the
+ * bracket [a, b] = [key(x_lo), key(x_hi)] halved (m = a + (b - a)/2; b = m
+ * if P(m), else a = m) until b = a + 1.  That is a function of the
+ * problem alone: a fixed sequence of questions, each a function of one
+ * double.  Bisection runs over x, not u: x* is then the double at which
+ * the mse is evaluated and printed, so the mse reported is attained there
+ * (with s = 1e300 the minimum over the reals is an infimum at x -> 1+; over
+ * the doubles it is attained at 1 + 2^-52).
+ *
+ * THE SHORTCUT.  The computed terms carry errors: counted in unit
+ * roundoffs r = ε/2 (log within 1 ulp, as glibc's is), t1 <= 5r|t1|, t4
+ * <= 3r|t4|, t2 <= 3r + 2r|t2| (with ρ = 0, t2 = u - ln D: <= 2r u +
+ * r|t2|, and t2 has slope 1 in u), t3 <= 7r + 2r|t3| (its argument is a
+ * sum of non-negative parts within 7r), and the four additions add
+ * r(Σ|t_i| + |C|) each: |Q_c - Q| <= 10r(Σ|t_i| + |C| + u + 1), C the
+ * computed constant.  K0 ε = 16r covers it with room.  The maps
+ * t -> t ± K0 ε |t| are increasing, so with E(x) = K0 ε (Σ|t_i| + |C| + a + 1),
+ *   m <= l:  Q_c(m) <= Q(m) + E(m) <= Q(l) + E(l) <= Q_c(l) + 2 E(l),
+ *   m >= h:  Q_c(m) >= Q_c(h) - 2 E(h).
+ * So one evaluation at l with Q_c(l) + 2E(l) < 0 settles every question
+ * of the bisection at a double <= l (answer "no") without evaluating it,
+ * and Q_c(h) - 2E(h) >= 0 settles every one at a double >= h ("yes").
+ * The bisection with these certificates asks exactly the questions of
+ * the definition and gets the same answers: the same x*, from any
+ * starting estimate; only questions strictly between l and h are
+ * evaluated.  Newton steps on Q in u from the estimate (the previous
+ * answer of a sweep, or NLopt's point) place l and h around the root at
+ * about 2E/Q' each side. */
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "solve/solver_internal.h"
+
+/* 2 K0 in ε (see above), with a few per cent for the rounding of E. */
+#define CERTIFICATE_FACTOR (2.0 * 8.0 * 1.0625)
+
+/* Newton steps from the estimate, each moving ln x by at most this. */
+#define NEWTON_STEPS 16
+#define NEWTON_MAX_STEP 4.0
+
+/* Attempts at a certificate on each side, the distance from the centre
+ * growing 8-fold each time. */
+#define CERTIFICATE_TRIES 8
+#define CERTIFICATE_GROWTH 8.0
+
+struct stationarity {
+	double q;     /* Q_c(x) */
+	double bound; /* 2 E(x): |Q_c - Q| over the side settled by x */
+	double slope; /* dQ/du, for Newton */
+};
+
+void ha_relaxed_root_init(struct ha_relaxed_root *r, const struct ha_relaxed_fn *fn,
+                          double x_lo, double x_hi)
+{
+	r->x_lo = x_lo;
+	r->x_hi = x_hi;
+	r->rate = fn->var_rate;
+	r->power = fn->var_power;
+	r->rho = fn->rho;
+	r->share = 1.0 - fn->rho;
+	r->budget = fn->budget;
+	r->log_budget = fn->log_budget;
+	r->smoothness = fn->smoothness;
+	r->constant = fn->log_var_scale - fn->log_bias_coef - log(fn->smoothness);
+	r->evaluations = 0;
+}
+
+static void evaluate(struct ha_relaxed_root *r, double x, struct stationarity *out)
+{
+	r->evaluations++;
+	double u = log(x);
+	double t1 = (r->rate * x + r->power) * u;
+	double a = r->share * x / r->budget;
+	double t2, dfactor, absolute = 1.0;
+	if (r->rho > 0.0) {
+		t2 = log(r->rho + a);
+		dfactor = a / (r->rho + a);
+	} else {
+		t2 = u - r->log_budget;
+		dfactor = 1.0;
+		absolute += u;
+	}
+	double grow = r->rate * x * (u + 1.0);
+	double dvar = grow + r->power + dfactor;
+	double t3 = log(dvar);
+	double t4 = r->smoothness * u;
+	out->q = ((t1 + t4) + (t2 + t3)) + r->constant;
+	out->bound = CERTIFICATE_FACTOR * DBL_EPSILON *
+	             (fabs(t1) + fabs(t2) + fabs(t3) + fabs(t4) +
+	              fabs(r->constant) + absolute);
+	double ddvar = grow + r->rate * x + dfactor * (1.0 - dfactor);
+	out->slope = (grow + r->power) + dfactor + ddvar / dvar + r->smoothness;
+}
+
+static uint64_t key_of(double x)
+{
+	uint64_t k;
+	memcpy(&k, &x, sizeof k);
+	return k;
+}
+
+static double double_of(uint64_t k)
+{
+	double x;
+	memcpy(&x, &k, sizeof x);
+	return x;
+}
+
+/* What is known without evaluating: every double <= below answers no,
+ * every double >= above answers yes (when set). */
+struct certificates {
+	int has_below, has_above;
+	double below, above;
+};
+
+/* Record what evaluating at x settled. */
+static void settle(struct certificates *c, double x, const struct stationarity *e)
+{
+	if (e->q + e->bound < 0.0 && (!c->has_below || x > c->below)) {
+		c->has_below = 1;
+		c->below = x;
+	}
+	if (e->q - e->bound >= 0.0 && (!c->has_above || x < c->above)) {
+		c->has_above = 1;
+		c->above = x;
+	}
+}
+
+static double clamp(double x, double lo, double hi)
+{
+	return x < lo ? lo : x > hi ? hi : x;
+}
+
+/* Certificates on both sides of the root, from an estimate of it. */
+static void find_certificates(struct ha_relaxed_root *r, double estimate,
+                              struct certificates *c)
+{
+	double x = clamp(estimate, r->x_lo, r->x_hi);
+	double u_lo = log(r->x_lo), u_hi = log(r->x_hi);
+	struct stationarity e;
+	double u = log(x);
+	for (int i = 0;; i++) {
+		evaluate(r, x, &e);
+		settle(c, x, &e);
+		if (i == NEWTON_STEPS || !(fabs(e.q) > e.bound) || !(e.slope > 0.0))
+			break;
+		double step = -e.q / e.slope;
+		step = step > NEWTON_MAX_STEP ? NEWTON_MAX_STEP
+		     : step < -NEWTON_MAX_STEP ? -NEWTON_MAX_STEP : step;
+		double u_next = clamp(u + step, u_lo, u_hi);
+		double x_next = clamp(exp(u_next), r->x_lo, r->x_hi);
+		if (x_next == x)
+			break;
+		u = u_next;
+		x = x_next;
+	}
+	/* Either side: from x, 1.2 uncertainty widths (2E/Q' in u) out, then
+	 * growing, until that side is settled or the interval ends. */
+	double width = e.slope > 0.0 && isfinite(e.bound) ? 1.2 * e.bound / e.slope : 0.0;
+	for (int side = 0; side < 2; side++) {
+		double step = x * width;
+		for (int i = 0; i < CERTIFICATE_TRIES; i++) {
+			if (side == 0 ? c->has_below && c->below >= x - step
+			              : c->has_above && c->above <= x + step)
+				break;
+			double y = side == 0 ? x - step : x + step;
+			y = side == 0 ? fmin(y, nextafter(x, 0.0)) : fmax(y, nextafter(x, INFINITY));
+			y = clamp(y, r->x_lo, r->x_hi);
+			evaluate(r, y, &e);
+			settle(c, y, &e);
+			if (side == 0 ? c->has_below && c->below >= y : c->has_above && c->above <= y)
+				break;
+			if (y == (side == 0 ? r->x_lo : r->x_hi))
+				break;
+			step = step * CERTIFICATE_GROWTH + x * DBL_EPSILON;
+		}
+	}
+}
+
+/* One question of the definition: P at the double of key k. */
+static int ask(struct ha_relaxed_root *r, const struct certificates *c, uint64_t k)
+{
+	if (c->has_below && k <= key_of(c->below))
+		return 0;
+	if (c->has_above && k >= key_of(c->above))
+		return 1;
+	struct stationarity e;
+	evaluate(r, double_of(k), &e);
+	return e.q >= 0.0;
+}
+
+static double bisect(struct ha_relaxed_root *r, const struct certificates *c)
+{
+	if (!(r->x_hi > r->x_lo))
+		return r->x_lo;
+	uint64_t a = key_of(r->x_lo), b = key_of(r->x_hi);
+	if (ask(r, c, a))
+		return r->x_lo;
+	if (!ask(r, c, b))
+		return r->x_hi;
+	while (b - a > 1) {
+		uint64_t m = a + (b - a) / 2;
+		if (ask(r, c, m))
+			b = m;
+		else
+			a = m;
+	}
+	return double_of(b);
+}
+
+double ha_relaxed_root_solve(struct ha_relaxed_root *r, double estimate)
+{
+	struct certificates c = {0, 0, 0.0, 0.0};
+	if (r->x_hi > r->x_lo && isfinite(estimate))
+		find_certificates(r, estimate, &c);
+	return bisect(r, &c);
+}
+
+double ha_relaxed_root_reference(struct ha_relaxed_root *r)
+{
+	struct certificates none = {0, 0, 0.0, 0.0};
+	return bisect(r, &none);
+}
+
+double ha_relaxed_root_q(struct ha_relaxed_root *r, double x)
+{
+	struct stationarity e;
+	evaluate(r, x, &e);
+	return e.q;
+}
