@@ -38,7 +38,7 @@ static enum ha_status sample_value(struct ha_yr *r, const char *where,
  * calibrated model needs when c_b or c_v lies beyond a double. */
 enum model_key {
 	SMOOTHNESS, BIAS_COEF, VAR_COEF, HDI, IRREDUCIBLE, VAR_RATE, VAR_POWER,
-	LOG_BIAS_COEF, LOG_VAR_COEF
+	LOG_BIAS_COEF, LOG_VAR_COEF, CALIBRATED
 };
 
 static const struct ha_yr_key model_keys[] = {
@@ -50,7 +50,9 @@ static const struct ha_yr_key model_keys[] = {
 	[VAR_RATE] = {"var_rate", HA_YR_OPTIONAL},
 	[VAR_POWER] = {"var_power", HA_YR_OPTIONAL},
 	[LOG_BIAS_COEF] = {"log_bias_coef", HA_YR_OPTIONAL},
-	[LOG_VAR_COEF] = {"log_var_coef", HA_YR_OPTIONAL}};
+	[LOG_VAR_COEF] = {"log_var_coef", HA_YR_OPTIONAL},
+	/* a report's word on its model, read back: the coefficients say it */
+	[CALIBRATED] = {"calibrated", HA_YR_IGNORED}};
 
 static enum ha_status model_field(struct ha_yr *r, void *ctx, size_t key,
                                   const char *where)
