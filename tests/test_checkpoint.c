@@ -278,7 +278,7 @@ Test(checkpoint, hostile_fixtures)
 		 "config.json: says 1 layer, but the checkpoint has "
 		 "'model.layers.1.self_attn.k_proj.weight'"},
 		{"bad-field-type", HA_EFORMAT,
-		 "config.json: 'num_attention_heads' is \"6\"; it must be a whole "
+		 "config.json: 'num_attention_heads' is \"6\", not a number; it must be a whole "
 		 "number"},
 		{"bad-model-type", HA_EUNSUPPORTED,
 		 "config.json: model_type 'mamba' has no preset"},

@@ -551,3 +551,28 @@ Test(plot, drawing_prints_nothing, .init = cr_redirect_stdout)
 	cr_assert_stdout_eq_str("");
 	cr_assert_stderr_eq_str("");
 }
+
+/* The caption gives the model as given: a coefficient set from its
+ * logarithm as that logarithm, and E, gamma and kappa (the allocation
+ * pictures once captioned a calibrated model as the default one). */
+Test(landscape, caption_gives_the_model_as_given)
+{
+	struct ha_model m = model_at(1e10);
+	ha_model_set_log_var_coef(&m, -40.8546);
+	m.irreducible = 1.80081;
+	m.var_rate = 0.75;
+	m.var_power = 0.25;
+	struct picture p;
+	picture_draw(&p, HA_PLOT_SVG, probe_landscape,
+	             &(struct ha_plot_allocation_request){&m, NULL, 4096, NULL});
+	cr_assert_eq(p.status, HA_OK);
+	char *text = svg_text(p.data, p.size);
+	static const char *const words[] = {
+		"-40.8546", "E = 1.80081", "\xce\xb3 = 0.75", "\xce\xba = 0.25"};
+	for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+		cr_assert_not_null(strstr(text, words[i]), "'%s' not in:\n%s",
+		                   words[i], text);
+	cr_assert_null(strstr(text, "= 1, hdi"), "%s", text);
+	free(text);
+	picture_free(&p);
+}

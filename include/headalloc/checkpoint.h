@@ -32,12 +32,20 @@
  * "bert.encoder..."); the first spelling found for layer 0 is used for
  * every layer.
  *
+ * When the directory has both model.safetensors and the index,
+ * model.safetensors is measured, as transformers loads it, and the plan's
+ * warning says so.
+ *
  * Every file is hostile: config.json and the index are read whole only
  * below HA_CHECKPOINT_MAX_CONFIG / HA_CHECKPOINT_MAX_INDEX bytes; a file
  * named by the index must be a relative path without "..", and every file
  * read must resolve (symlinks followed) to a regular file inside the
- * directory, or, for a Hugging Face cache snapshot (.../snapshots/REV),
- * inside the cache's .../blobs.  Opening checks each layer's tensor in
+ * directory, or, for a Hugging Face cache snapshot (CACHE/snapshots/REV),
+ * inside CACHE/blobs, which must itself be a directory of CACHE, not a
+ * symbolic link.  config.json and the index are strict JSON, as the
+ * safetensors header is (no comments, single quotes, trailing commas,
+ * leading zeros, NaN, \u0000 or key given twice).  Each shard's header is
+ * parsed once to make the plan, whatever the number of layers it holds.  Opening checks each layer's tensor in
  * its shard's header (present, 2-D, the shape the config implies).
  *
  * Errors fill struct ha_error with err->file = the directory as the
@@ -118,6 +126,13 @@ struct ha_checkpoint {
 	char reason[160];
 	size_t count;                       /* layers, in model order */
 	struct ha_checkpoint_layer *layers;
+	/* "" or a warning about the directory, for the caller to show:
+	 * "model.safetensors and model.safetensors.index.json are both
+	 * here: ..." */
+	char warning[200];
+	/* private: the shards ha_checkpoint_read_keys keeps open, so that
+	 * a shard's header is parsed once, not once per layer */
+	struct ha_checkpoint_shards *open_shards;
 };
 
 /* Read dir's config.json and index (or model.safetensors) and check every
@@ -156,7 +171,9 @@ HA_API void ha_checkpoint_free(struct ha_checkpoint *c);
  * freed with free(), of key_heads * head_dim x model_dim (out-in) or
  * model_dim x key_heads * head_dim (in-out) doubles, as c->layout says;
  * *rows and *cols give its shape.  Only the one tensor is in memory,
- * and the block is compacted in place.  Errors: those of
+ * and the block is compacted in place.  The plan keeps the last few
+ * shards open (each header parsed once; closed by ha_checkpoint_free),
+ * so a plan is read by one thread at a time.  Errors: those of
  * ha_weights_open and ha_weights_read (err->file is then the layer's
  * shard path, owned by the plan), HA_EFORMAT if the tensor changed since
  * the plan was made, HA_EINVAL (NULL, layer out of range); then *out is

@@ -90,6 +90,9 @@ static int measure_directory(const struct hdi_choice *ch, const char *dir,
 			m->heads_reason = m->reason_buf;
 		}
 	}
+	if (m->checkpoint->warning[0]) /* the plan's word about the directory */
+		fprintf(stderr, "headalloc: warning: %s: %s\n", dir,
+		        m->checkpoint->warning);
 	m->layout = m->checkpoint->layout;
 	st = ha_hdi_from_checkpoint_heads(m->checkpoint, ch->heads, &m->hdi,
 	                                  &err);

@@ -80,6 +80,7 @@ void ha_checkpoint_free(struct ha_checkpoint *c)
 	}
 	free(c->layers);
 	free(c->model_type);
+	ckpt_open_shards_free(c->open_shards);
 	free(c);
 }
 
@@ -400,7 +401,7 @@ static enum ha_status plan(const struct ckpt_dir *d, json_object *cfg,
 	c->layers = calloc(sh.layers + 2 * sh.decoder, sizeof *c->layers);
 	if (!c->layers)
 		return ha_fail(err, HA_ENOMEM, "out of memory");
-	struct ckpt_shard o = {NULL, NULL, NULL};
+	struct ckpt_shard o = {NULL, NULL, NULL, &c->open_shards};
 	for (size_t i = 0; i < nstacks && st == HA_OK; i++)
 		st = plan_stack(d, nm, type, &stacks[i],
 		                i == 0 ? sh.layers : sh.decoder, &sh, &o, c, err);
@@ -421,7 +422,7 @@ enum ha_status ha_checkpoint_open(const char *dir, struct ha_checkpoint **out,
 	if (st != HA_OK)
 		return st;
 	json_object *cfg = NULL;
-	struct ckpt_names nm = {NULL, NULL, NULL};
+	struct ckpt_names nm = {NULL, NULL, NULL, 0};
 	struct ha_checkpoint *c = calloc(1, sizeof *c);
 	if (!c) {
 		st = ha_fail(err, HA_ENOMEM, "out of memory");
@@ -432,6 +433,8 @@ enum ha_status ha_checkpoint_open(const char *dir, struct ha_checkpoint **out,
 		st = ckpt_names_open(&d, &nm, err);
 	if (st == HA_OK)
 		st = plan(&d, cfg, &nm, c, err);
+	if (st == HA_OK)
+		ckpt_names_warn(&nm, c->warning, sizeof c->warning);
 out:
 	ckpt_names_close(&nm);
 	json_object_put(cfg);
@@ -462,7 +465,9 @@ enum ha_status ha_checkpoint_read_keys(const struct ha_checkpoint *c,
 	struct ha_weights *w = NULL;
 	size_t *idx = NULL, n = 0;
 	double *data = NULL;
-	enum ha_status st = ha_weights_open(ly->shard, &w, err);
+	struct ha_checkpoint *plan = (struct ha_checkpoint *)c; /* its cache */
+	enum ha_status st = ckpt_open_shard(&plan->open_shards, ly->shard, &w,
+	                                    err);
 	if (st == HA_OK &&
 	    ha_weights_select(w, ly->tensor, &idx, &n, NULL) != HA_OK)
 		st = ha_fail(err, HA_EFORMAT, "no tensor '%s' any more",
@@ -479,7 +484,6 @@ enum ha_status ha_checkpoint_read_keys(const struct ha_checkpoint *c,
 	if (st == HA_OK)
 		st = ha_weights_read(w, idx[0], &data, err);
 	free(idx);
-	ha_weights_free(w);
 	if (st != HA_OK) {
 		if (err)
 			err->file = ly->shard;

@@ -1,4 +1,4 @@
-#define _XOPEN_SOURCE 700 /* realpath */
+#define _GNU_SOURCE /* realpath, memrchr */
 /* The files of a model directory as hostile input: where they may
  * resolve to, how large they may be, their JSON (see checkpoint.h). */
 #include <errno.h>
@@ -17,6 +17,7 @@
 #include "base/error_internal.h"
 #include "base/open_file.h"
 #include "checkpoint_internal.h"
+#include "input/json_strict.h"
 
 enum ha_status ckpt_fail(const struct ckpt_dir *d, struct ha_error *err,
                          enum ha_status status, const char *name,
@@ -44,6 +45,36 @@ static char *join(const char *a, const char *b)
 	s[na] = '/';
 	memcpy(s + na + 1, b, nb + 1);
 	return s;
+}
+
+/* path lies strictly below dir. */
+static int below(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	if (n > 0 && dir[n - 1] == '/')
+		n--; /* the root directory */
+	return strncmp(path, dir, n) == 0 && path[n] == '/';
+}
+
+/* d->blobs (resolved) is the blobs of d->root's cache: a real directory
+ * (not a symlink) named blobs in the cache root, the directory that holds
+ * snapshots/ and whose snapshots/REV resolves to d->root.  A blobs link
+ * pointing elsewhere would let a "model directory" read any file. */
+static int cache_blobs(const struct ckpt_dir *d)
+{
+	const char *slash = strrchr(d->root, '/');
+	size_t rev = slash ? (size_t)(slash - d->root) : 0; /* .../snapshots */
+	const char *snap = rev ? memrchr(d->root, '/', rev) : NULL;
+	if (!d->blobs || !snap)
+		return 0;
+	size_t cache = (size_t)(snap - d->root); /* the cache root's length */
+	size_t nb = strlen(d->blobs);
+	if (nb != cache + sizeof "/blobs" - 1 ||
+	    strncmp(d->blobs, d->root, cache) != 0 ||
+	    strcmp(d->blobs + cache, "/blobs") != 0)
+		return 0;
+	struct stat st;
+	return lstat(d->blobs, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 enum ha_status ckpt_dir_open(struct ckpt_dir *d, const char *dir,
@@ -86,6 +117,10 @@ enum ha_status ckpt_dir_open(struct ckpt_dir *d, const char *dir,
 		}
 		d->blobs = realpath(up, NULL); /* NULL: no blobs, no way out */
 		free(up);
+		if (!cache_blobs(d)) {
+			free(d->blobs);
+			d->blobs = NULL;
+		}
 	}
 	return HA_OK;
 }
@@ -95,15 +130,6 @@ void ckpt_dir_close(struct ckpt_dir *d)
 	free(d->root);
 	free(d->blobs);
 	d->root = d->blobs = NULL;
-}
-
-/* path lies strictly below dir. */
-static int below(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-	if (n > 0 && dir[n - 1] == '/')
-		n--; /* the root directory */
-	return strncmp(path, dir, n) == 0 && path[n] == '/';
 }
 
 enum ha_status ckpt_locate(const struct ckpt_dir *d, const char *name,
@@ -149,21 +175,6 @@ enum ha_status ckpt_locate(const struct ckpt_dir *d, const char *name,
 	return HA_OK;
 }
 
-/* 1-based line and column of byte offset `at` of text. */
-static void position(const char *text, size_t at, long *line, long *col)
-{
-	*line = 1;
-	*col = 1;
-	for (size_t i = 0; i < at; i++) {
-		if (text[i] == '\n') {
-			(*line)++;
-			*col = 1;
-		} else {
-			(*col)++;
-		}
-	}
-}
-
 /* "NAME:LINE:COLUMN: why", HA_EFORMAT.  (The position is in the message:
  * err->file is the directory, not the file it counts in.) */
 static enum ha_status json_fail(const struct ckpt_dir *d,
@@ -176,38 +187,25 @@ static enum ha_status json_fail(const struct ckpt_dir *d,
 	return HA_EFORMAT;
 }
 
+/* Strict JSON, as the safetensors header is read (json_strict.h). */
 static enum ha_status parse_json(const struct ckpt_dir *d, const char *name,
                                  const char *text, size_t n, json_object **out,
                                  struct ha_error *err)
 {
-	json_tokener *tok = json_tokener_new();
-	if (!tok)
+	struct json_strict_fault fault;
+	json_object *obj = NULL;
+	enum ha_status st = json_strict_parse(text, n, CKPT_JSON_MAX_DEPTH,
+	                                      &obj, &fault);
+	if (st == HA_ENOMEM)
 		return ha_fail(err, HA_ENOMEM, "out of memory");
-	json_object *obj = json_tokener_parse_ex(tok, text, (int)n);
-	enum json_tokener_error jerr = json_tokener_get_error(tok);
-	size_t end = json_tokener_get_parse_end(tok);
-	json_tokener_free(tok);
-	long line, col;
-	if (!obj) {
-		const char *why = jerr == json_tokener_continue
-		                          ? "unexpected end of file"
-		                          : json_tokener_error_desc(jerr);
-		position(text, end < n ? end : n, &line, &col);
-		return json_fail(d, err, name, line, col, why);
-	}
-	while (end < n && strchr(" \t\r\n", text[end]))
-		end++;
-	enum ha_status st = HA_OK;
-	if (end < n) {
-		position(text, end, &line, &col);
-		st = json_fail(d, err, name, line, col,
-		               "text after the JSON value");
-	} else if (!json_object_is_type(obj, json_type_object)) {
-		st = ckpt_fail(d, err, HA_EFORMAT, name, "not a JSON object");
-	}
 	if (st != HA_OK) {
+		long line, col;
+		json_strict_position(text, fault.at, &line, &col);
+		return json_fail(d, err, name, line, col, fault.why);
+	}
+	if (!json_object_is_type(obj, json_type_object)) {
 		json_object_put(obj);
-		return st;
+		return ckpt_fail(d, err, HA_EFORMAT, name, "not a JSON object");
 	}
 	*out = obj;
 	return HA_OK;
@@ -277,15 +275,29 @@ enum ha_status ckpt_config_size(const struct ckpt_dir *d, json_object *cfg,
 		return ckpt_fail(d, err, HA_EFORMAT, "config.json",
 		                 "no '%s', which this model type needs", key);
 	}
-	int64_t x = json_object_get_int64(v);
-	if (!json_object_is_type(v, json_type_int) || x < 0 ||
-	    (uint64_t)x < lo || (uint64_t)x > hi)
+	/* Each refusal names the rule the value breaks, and quotes it as
+	 * written (an integer beyond 64 bits too: json_strict.h). */
+	const char *shown = json_object_to_json_string_ext(
+	        v, JSON_C_TO_STRING_PLAIN);
+	if (!json_object_is_type(v, json_type_int) &&
+	    !json_object_is_type(v, json_type_double))
 		return ckpt_fail(d, err, HA_EFORMAT, "config.json",
-		                 "'%s' is %.40s; it must be a whole number from "
-		                 "%zu to %zu", key,
-		                 json_object_to_json_string_ext(
-		                         v, JSON_C_TO_STRING_PLAIN),
-		                 lo, hi);
+		                 "'%s' is %.40s, not a number; it must be a whole "
+		                 "number from %zu to %zu", key, shown, lo, hi);
+	if (json_object_is_type(v, json_type_double))
+		return ckpt_fail(d, err, HA_EFORMAT, "config.json",
+		                 "'%s' is %.40s, not written as a whole number "
+		                 "(no decimal point or exponent)", key, shown);
+	int64_t x = json_object_get_int64(v);
+	int negative = x < 0 ||
+	               (json_strict_int_overflowed(v) && shown[0] == '-');
+	if (negative || (uint64_t)x < lo || (uint64_t)x > hi ||
+	    json_strict_int_overflowed(v))
+		return ckpt_fail(d, err, HA_EFORMAT, "config.json",
+		                 "'%s' is %.40s; it must be %s %zu", key, shown,
+		                 negative || (uint64_t)x < lo ? "at least"
+		                                              : "at most",
+		                 negative || (uint64_t)x < lo ? lo : hi);
 	*out = (size_t)x;
 	return HA_OK;
 }
@@ -312,9 +324,18 @@ enum ha_status ckpt_config_bool(const struct ckpt_dir *d, json_object *cfg,
 enum ha_status ckpt_names_open(const struct ckpt_dir *d,
                                struct ckpt_names *nm, struct ha_error *err)
 {
-	char *path = NULL;
-	enum ha_status st = ckpt_locate(d, CKPT_INDEX, 1, &path, err);
+	/* model.safetensors first, as transformers loads it. */
+	char *path = NULL, *index = NULL;
+	enum ha_status st = ckpt_locate(d, CKPT_SINGLE, 1, &path, err);
+	if (st == HA_OK)
+		st = ckpt_locate(d, CKPT_INDEX, 1, &index, err);
 	if (st == HA_OK && path) {
+		nm->both = index != NULL;
+		st = ha_weights_open(path, &nm->single, err);
+		if (st != HA_OK)
+			ckpt_fail(d, err, st, CKPT_SINGLE, "%s",
+			          err ? err->message : "");
+	} else if (st == HA_OK && index) {
 		st = ckpt_read_json(d, CKPT_INDEX, HA_CHECKPOINT_MAX_INDEX,
 		                    &nm->index, err);
 		if (st == HA_OK &&
@@ -323,21 +344,11 @@ enum ha_status ckpt_names_open(const struct ckpt_dir *d,
 		     !json_object_is_type(nm->map, json_type_object)))
 			st = ckpt_fail(d, err, HA_EFORMAT, CKPT_INDEX,
 			               "no weight_map object");
-		free(path);
-		return st;
 	}
-	if (st != HA_OK)
-		return st;
-	st = ckpt_locate(d, CKPT_SINGLE, 1, &path, err);
-	if (st == HA_OK && path) {
-		st = ha_weights_open(path, &nm->single, err);
-		if (st != HA_OK)
-			ckpt_fail(d, err, st, CKPT_SINGLE, "%s",
-			          err ? err->message : "");
-		free(path);
-		return st;
-	}
-	if (st != HA_OK)
+	int found = path || index;
+	free(path);
+	free(index);
+	if (st != HA_OK || found)
 		return st;
 	st = ckpt_locate(d, "pytorch_model.bin", 1, &path, err);
 	if (st == HA_OK)
@@ -349,6 +360,16 @@ enum ha_status ckpt_names_open(const struct ckpt_dir *d,
 		                      CKPT_INDEX);
 	free(path);
 	return st;
+}
+
+void ckpt_names_warn(const struct ckpt_names *nm, char *out, size_t size)
+{
+	if (nm->both)
+		snprintf(out, size, "%s and %s are both here: %s is measured, "
+		         "as transformers loads it, and the index is not read",
+		         CKPT_SINGLE, CKPT_INDEX, CKPT_SINGLE);
+	else if (size)
+		out[0] = '\0';
 }
 
 void ckpt_names_close(struct ckpt_names *nm)
@@ -404,10 +425,13 @@ enum ha_status ckpt_names_each(const struct ckpt_names *nm,
 
 void ckpt_shard_close(struct ckpt_shard *o)
 {
-	ha_weights_free(o->w);
+	if (!o->cache)
+		ha_weights_free(o->w);
 	free(o->name);
 	free(o->real);
+	struct ha_checkpoint_shards **cache = o->cache;
 	memset(o, 0, sizeof *o);
+	o->cache = cache;
 }
 
 enum ha_status ckpt_shard_use(const struct ckpt_dir *d, struct ckpt_shard *o,
@@ -424,10 +448,86 @@ enum ha_status ckpt_shard_use(const struct ckpt_dir *d, struct ckpt_shard *o,
 		st = ckpt_fail(d, err, HA_EFORMAT, file,
 		               "missing: %s names it, but the directory has no "
 		               "such file", CKPT_INDEX);
-	else if (st == HA_OK && (st = ha_weights_open(o->real, &o->w, err)) !=
-	                                HA_OK && err)
+	else if (st == HA_OK &&
+	         (st = o->cache ? ckpt_open_shard(o->cache, o->real, &o->w, err)
+	                        : ha_weights_open(o->real, &o->w, err)) !=
+	                 HA_OK &&
+	         err)
 		ckpt_fail(d, err, st, file, "%s", err->message); /* which shard */
 	if (st != HA_OK)
 		ckpt_shard_close(o);
 	return st;
+}
+
+/* ------------------------------------------- shards open for reading */
+
+struct ha_checkpoint_shards {
+	char *path[CKPT_OPEN_SHARDS];
+	struct ha_weights *w[CKPT_OPEN_SHARDS];
+	struct stat st[CKPT_OPEN_SHARDS]; /* the file when its header was read */
+	size_t next; /* the slot to reuse next */
+};
+
+/* The file at path is still the one whose header was read: same file,
+ * size and modification time (else its header is read again). */
+static int unchanged(const char *path, const struct stat *was)
+{
+	struct stat now;
+	return stat(path, &now) == 0 && now.st_dev == was->st_dev &&
+	       now.st_ino == was->st_ino && now.st_size == was->st_size &&
+	       now.st_mtim.tv_sec == was->st_mtim.tv_sec &&
+	       now.st_mtim.tv_nsec == was->st_mtim.tv_nsec;
+}
+
+enum ha_status ckpt_open_shard(struct ha_checkpoint_shards **cache,
+                               const char *path, struct ha_weights **w,
+                               struct ha_error *err)
+{
+	*w = NULL;
+	if (!*cache && !(*cache = calloc(1, sizeof **cache)))
+		return ha_fail(err, HA_ENOMEM, "out of memory");
+	struct ha_checkpoint_shards *k = *cache;
+	for (size_t i = 0; i < CKPT_OPEN_SHARDS; i++)
+		if (k->path[i] && strcmp(k->path[i], path) == 0) {
+			if (unchanged(path, &k->st[i])) {
+				*w = k->w[i];
+				return HA_OK;
+			}
+			free(k->path[i]);
+			ha_weights_free(k->w[i]);
+			k->path[i] = NULL;
+			k->w[i] = NULL;
+			k->next = i;
+			break;
+		}
+	size_t slot = k->next;
+	k->next = (k->next + 1) % CKPT_OPEN_SHARDS;
+	free(k->path[slot]);
+	ha_weights_free(k->w[slot]);
+	k->w[slot] = NULL;
+	k->path[slot] = strdup(path);
+	if (!k->path[slot])
+		return ha_fail(err, HA_ENOMEM, "out of memory");
+	enum ha_status st = stat(path, &k->st[slot]) == 0
+	                            ? ha_weights_open(path, &k->w[slot], err)
+	                            : ha_fail(err, HA_EIO, "cannot open: %s",
+	                                      strerror(errno));
+	if (st != HA_OK) {
+		free(k->path[slot]);
+		k->path[slot] = NULL;
+		return st;
+	}
+	*w = k->w[slot];
+	return HA_OK;
+}
+
+void ckpt_open_shards_free(struct ha_checkpoint_shards *cache)
+{
+	if (!cache)
+		return;
+	for (size_t i = 0; i < CKPT_OPEN_SHARDS; i++) {
+		free(cache->path[i]);
+		ha_weights_free(cache->w[i]);
+	}
+	free(cache);
 }

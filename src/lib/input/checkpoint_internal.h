@@ -18,6 +18,9 @@
 #define CKPT_INDEX "model.safetensors.index.json"
 #define CKPT_SINGLE "model.safetensors"
 
+/* How deep config.json and the index may nest (real configs: four). */
+#define CKPT_JSON_MAX_DEPTH 32
+
 /* A directory being read: the caller's spelling and where files may
  * resolve to. */
 struct ckpt_dir {
@@ -73,9 +76,13 @@ struct ckpt_names {
 	json_object *index;        /* the parsed index, or NULL */
 	json_object *map;          /* its weight_map (owned by index) */
 	struct ha_weights *single; /* model.safetensors, or NULL */
+	int both; /* model.safetensors is read, and an index is there too */
 };
 
-/* Read the index, or else open model.safetensors, into *nm (zero it
+/* The warning a plan carries about *nm ("" when none). */
+void ckpt_names_warn(const struct ckpt_names *nm, char *out, size_t size);
+
+/* Open model.safetensors (as transformers does), or else read the index, into *nm (zero it
  * first; close it with ckpt_names_close whatever the status).  Neither
  * file: HA_EIO, or HA_EUNSUPPORTED when there is a pytorch_model.bin. */
 enum ha_status ckpt_names_open(const struct ckpt_dir *d,
@@ -100,7 +107,9 @@ enum ha_status ckpt_names_each(const struct ckpt_names *nm,
 struct ckpt_shard {
 	char *name;           /* as the index names it */
 	char *real;           /* its resolved path */
-	struct ha_weights *w;
+	struct ha_weights *w; /* owned, or borrowed from *cache */
+	struct ha_checkpoint_shards **cache; /* NULL, or the plan's shards
+	                                        (ckpt_open_shard) */
 };
 
 /* Make *o the shard `file` open (reopened only when file changes).  A
@@ -110,5 +119,14 @@ struct ckpt_shard {
 enum ha_status ckpt_shard_use(const struct ckpt_dir *d, struct ckpt_shard *o,
                               const char *file, struct ha_error *err);
 void ckpt_shard_close(struct ckpt_shard *o);
+
+/* The shards a plan keeps open for ha_checkpoint_read_keys: *cache (NULL
+ * at first) holds the last CKPT_OPEN_SHARDS opened.  *w is the shard at
+ * path (resolved), opened unless already open; owned by the cache. */
+#define CKPT_OPEN_SHARDS 16
+enum ha_status ckpt_open_shard(struct ha_checkpoint_shards **cache,
+                               const char *path, struct ha_weights **w,
+                               struct ha_error *err);
+void ckpt_open_shards_free(struct ha_checkpoint_shards *cache);
 
 #endif

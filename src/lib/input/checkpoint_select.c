@@ -129,7 +129,7 @@ static enum ha_status plan_picks(const struct ckpt_dir *d,
                                  struct ha_checkpoint *c,
                                  struct ha_error *err)
 {
-	struct ckpt_shard o = {NULL, NULL, NULL};
+	struct ckpt_shard o = {NULL, NULL, NULL, NULL};
 	enum ha_status st = HA_OK;
 	const char *first = NULL;
 	uint64_t rows = 0, cols = 0;
@@ -226,7 +226,7 @@ enum ha_status ha_checkpoint_open_tensors(const char *dir, const char *pattern,
 	enum ha_status st = ckpt_dir_open(&d, dir, err);
 	if (st != HA_OK)
 		return st;
-	struct ckpt_names nm = {NULL, NULL, NULL};
+	struct ckpt_names nm = {NULL, NULL, NULL, 0};
 	struct picks p = {pattern, NULL, 0, 0, 0};
 	struct ha_checkpoint *c = calloc(1, sizeof *c);
 	if (!c) {
@@ -271,6 +271,7 @@ enum ha_status ha_checkpoint_open_tensors(const char *dir, const char *pattern,
 	snprintf(c->reason, sizeof c->reason, "%zu head%s per tensor, as given",
 	         heads, heads == 1 ? "" : "s");
 	st = plan_picks(&d, &p, heads, layout, c, err);
+	ckpt_names_warn(&nm, c->warning, sizeof c->warning);
 	c->key_stride = c->head_dim;
 out:
 	picks_free(&p);

@@ -15,6 +15,7 @@
 #include <headalloc/text.h>
 
 #include "base/error_internal.h"
+#include "input/json_strict.h"
 #include "input/weights_internal.h"
 
 /* The header length before the JSON: a little-endian uint64. */
@@ -408,6 +409,24 @@ enum ha_status ha_safetensors_open(struct ha_weights *w, struct ha_error *err)
 	}
 
 	size_t keys = (size_t)json_object_object_length(root);
+	/* The grammar json-c's strict mode still lets through (single
+	 * quotes, NaN, raw control characters in strings): json_strict.h,
+	 * the reader of a model directory's config.json and index. */
+	struct json_strict_fault fault;
+	struct json_object *strict = NULL;
+	st = json_strict_parse(header, (size_t)hlen, JSON_MAX_DEPTH, &strict,
+	                       &fault);
+	json_object_put(strict);
+	if (st == HA_ENOMEM) {
+		st = ha_fail(err, HA_ENOMEM, "out of memory for the header");
+		goto out;
+	}
+	/* a repeated key: check_repeated_keys names the tensor */
+	if (st != HA_OK && strncmp(fault.why, "a key given twice", 17) != 0) {
+		st = ha_fail(err, HA_EFORMAT, "header JSON: %s at byte %zu",
+		             fault.why, fault.at);
+		goto out;
+	}
 	st = check_repeated_keys(header, (size_t)hlen, root, err);
 	if (st != HA_OK)
 		goto out;

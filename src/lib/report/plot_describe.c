@@ -37,8 +37,29 @@ void plot_describe_model(char *dst, size_t size, const struct ha_model *m,
 {
 	size_t used = 0;
 	dst[0] = '\0';
-	append(dst, size, &used, "model: s = %.6g, c#db#u = %.6g, c#dv#u = %.6g, hdi = %.6g",
-	       m->smoothness, m->bias_coef, m->var_coef, m->hdi);
+	/* The model as given, as the text report writes it: a coefficient
+	 * set from its logarithm as that logarithm (a calibrated c_v may lie
+	 * far beyond a double), E, gamma and kappa where they differ from
+	 * the defaults. */
+	const struct ha_model d = ha_model_defaults();
+	append(dst, size, &used, "model: s = %.6g", m->smoothness);
+	if (m->bias_log_scale == 0.0)
+		append(dst, size, &used, ", c#db#u = %.6g", m->bias_coef);
+	else
+		append(dst, size, &used, ", ln c#db#u = %.6g",
+		       ha_model_log_bias_coef(m));
+	if (m->var_log_scale == 0.0)
+		append(dst, size, &used, ", c#dv#u = %.6g", m->var_coef);
+	else
+		append(dst, size, &used, ", ln c#dv#u = %.6g",
+		       ha_model_log_var_coef(m));
+	append(dst, size, &used, ", hdi = %.6g", m->hdi);
+	if (m->irreducible != d.irreducible)
+		append(dst, size, &used, ", E = %.6g", m->irreducible);
+	if (m->var_rate != d.var_rate)
+		append(dst, size, &used, ", #gg = %.6g", m->var_rate);
+	if (m->var_power != d.var_power)
+		append(dst, size, &used, ", #gk = %.6g", m->var_power);
 	if (source && source->file) {
 		char file[80];
 		plot_escape(file, sizeof file, source->file, 40);

@@ -76,6 +76,8 @@ void report_yaml_model(struct ha_yaml_writer *w, const struct ha_model *model)
 		ha_yaml_key(w, it.key[i]);
 		ha_yaml_double(w, it.value[i]);
 	}
+	ha_yaml_key(w, "calibrated");
+	ha_yaml_bool(w, report_model_calibrated(model));
 	ha_yaml_end_map(w);
 }
 
@@ -250,6 +252,8 @@ enum ha_status ha_report_allocation(struct ha_report *r,
 	else
 		text_solution(r->stream, req);
 	st = report_hdi_source(r, err, req->model, req->hdi_source);
+	if (st == HA_OK && !r->yaml)
+		report_text_caution(r->stream, req->model);
 	return st != HA_OK ? st : report_end(r, err);
 }
 

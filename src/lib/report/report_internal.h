@@ -66,6 +66,18 @@ void report_yaml_terms(struct ha_yaml_writer *w, const struct ha_allocation *a);
  * map reads back as a scenario file's model, bit for bit. */
 void report_yaml_model(struct ha_yaml_writer *w, const struct ha_model *model);
 
+/* 0 when the loss law's coefficients are all headalloc's defaults (ln c_b,
+ * ln c_v, smoothness, irreducible E, var_rate γ, var_power κ; the samples
+ * and the HDI do not count: they describe the data and the heads, not the
+ * law): the answer is then the shape of the theory, not a measurement.
+ * The YAML model map carries it as calibrated: true|false. */
+int report_model_calibrated(const struct ha_model *m);
+
+/* For an uncalibrated model, the text report's last line: "note: the
+ * model's coefficients are headalloc's defaults, ..." pointing at
+ * headalloc calibrate; nothing otherwise. */
+void report_text_caution(FILE *f, const struct ha_model *m);
+
 /* The same parameters for people: "smoothness 2, bias_coef 1, var_coef 1,
  * hdi 1" (%.6g), with the same keys as the YAML map. */
 void report_text_model(FILE *f, const struct ha_model *model);

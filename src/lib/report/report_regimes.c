@@ -107,5 +107,7 @@ enum ha_status ha_report_regimes(struct ha_report *r,
 	}
 	if (r->yaml)
 		ha_yaml_end_seq(r->yaml);
+	else
+		report_text_caution(r->stream, req->model);
 	return report_end(r, err);
 }

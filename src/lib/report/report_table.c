@@ -159,6 +159,8 @@ enum ha_status ha_report_table(struct ha_report *r,
 		st = table_write_rows(&t, r, err);
 	if (st == HA_OK)
 		write_fits(&t, r);
+	if (st == HA_OK && !r->yaml)
+		report_text_caution(r->stream, req->model);
 	free_table(&t);
 	return st != HA_OK ? st : report_end(r, err);
 }

@@ -39,7 +39,8 @@ static enum ha_status sample_value(struct ha_yr *r, const char *where,
  * data term (A, α) and β. */
 enum model_key {
 	SMOOTHNESS, BIAS_COEF, VAR_COEF, HDI, IRREDUCIBLE, VAR_RATE, VAR_POWER,
-	LOG_BIAS_COEF, LOG_VAR_COEF, DATA_COEF, DATA_POWER, VAR_SAMPLES_POWER
+	LOG_BIAS_COEF, LOG_VAR_COEF, DATA_COEF, DATA_POWER, VAR_SAMPLES_POWER,
+	CALIBRATED
 };
 
 static const struct ha_yr_key model_keys[] = {
@@ -54,7 +55,9 @@ static const struct ha_yr_key model_keys[] = {
 	[LOG_VAR_COEF] = {"log_var_coef", HA_YR_OPTIONAL},
 	[DATA_COEF] = {"data_coef", HA_YR_OPTIONAL},
 	[DATA_POWER] = {"data_power", HA_YR_OPTIONAL},
-	[VAR_SAMPLES_POWER] = {"var_samples_power", HA_YR_OPTIONAL}};
+	[VAR_SAMPLES_POWER] = {"var_samples_power", HA_YR_OPTIONAL},
+	/* a report's word on its model, read back: the coefficients say it */
+	[CALIBRATED] = {"calibrated", HA_YR_IGNORED}};
 
 static enum ha_status model_field(struct ha_yr *r, void *ctx, size_t key,
                                   const char *where)

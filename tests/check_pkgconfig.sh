@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# headalloc.pc as a user sees it: install the build into a scratch
+# DESTDIR, then check that `pkg-config --cflags --libs headalloc` is
+# headalloc's own -I, -L and -l (no other library's -I, no absolute
+# path), that --static adds only -l/-L/-pthread flags, and that a tiny
+# program compiles and links against the installed library with it.
+#   check_pkgconfig.sh BUILDDIR CC
+set -euo pipefail
+build=$1 cc=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+meson install -C "$build" --destdir "$tmp/root" --no-rebuild --quiet >/dev/null
+pc=$(find "$tmp/root" -name headalloc.pc)
+[ -n "$pc" ] || { echo "FAIL no headalloc.pc installed"; exit 1; }
+export PKG_CONFIG_PATH=$(dirname "$pc") PKG_CONFIG_SYSROOT_DIR=$tmp/root
+flags=$(pkg-config --cflags --libs headalloc)
+echo "pkg-config --cflags --libs headalloc: $flags"
+for f in $flags; do
+	case $f in
+	-I"$tmp/root"*/include | -L"$tmp/root"*/lib* | -lheadalloc) ;;
+	*) echo "FAIL '$f' is not headalloc's own flag"; exit 1 ;;
+	esac
+done
+static=$(pkg-config --static --libs headalloc)
+echo "pkg-config --static --libs headalloc: $static"
+for f in $static; do
+	case $f in
+	-l* | -L* | -pthread) ;;
+	*) echo "FAIL '$f' in the static flags is not -l, -L or -pthread"; exit 1 ;;
+	esac
+done
+cat >"$tmp/tiny.c" <<'C'
+#include <headalloc/headalloc.h>
+#include <stdio.h>
+int main(void)
+{
+	printf("%s\n", ha_status_str(HA_EFORMAT));
+	return 0;
+}
+C
+# shellcheck disable=SC2086
+"$cc" -std=c11 -Wall -Werror -o "$tmp/tiny" "$tmp/tiny.c" $flags
+LD_LIBRARY_PATH=$(dirname "$(find "$tmp/root" -name 'libheadalloc.so' | head -1)") \
+	"$tmp/tiny" >"$tmp/out"
+[ -s "$tmp/out" ] || { echo "FAIL the tiny program printed nothing"; exit 1; }
+echo "ok: a program compiles and runs with those flags ($(cat "$tmp/out"))"
