@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include <headalloc/calibrate.h>
+#include <headalloc/model.h>
 
 static uint64_t state = 99;
 
@@ -29,6 +30,10 @@ static void truth(double *th)
 	th[HA_CAL_VAR_RATE] = 0.5;
 	th[HA_CAL_VAR_POWER] = 0.0;
 	th[HA_CAL_HDI] = 1.0;
+	const struct ha_model d = ha_model_defaults(); /* no data term */
+	th[HA_CAL_DATA_COEF] = d.data_coef;
+	th[HA_CAL_DATA_POWER] = d.data_power;
+	th[HA_CAL_VAR_SAMPLES_POWER] = d.var_samples_power;
 }
 
 static double loss_at(const double *th, uint64_t h, uint64_t d, double n)
@@ -187,8 +192,9 @@ Test(honest, goodness_with_se_both_sides)
 	size_t m = runs_of(runs, dims, 4, ns + 1, 1, 0.01, 1);
 	runs[m] = runs[0];
 	runs[m].samples = 1e6;
-	runs[m].loss = loss_at((double[]){1.5, log(3.0), 2.0, log(0.25e5) - 6.0 * log(12.0), 0.5, 0, 1},
-	                       runs[0].heads, runs[0].head_dim, 1e6) * exp(0.01 * gauss());
+	double th[HA_CAL_PARAMS];
+	truth(th);
+	runs[m].loss = loss_at(th, runs[0].heads, runs[0].head_dim, 1e6) * exp(0.01 * gauss());
 	runs[m].loss_se = 0.01 * runs[m].loss;
 	m++;
 	struct ha_cal_options o = opts(0);
