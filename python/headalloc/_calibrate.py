@@ -13,8 +13,7 @@ from ._progress import progress_callback
 from ._results import _Result
 
 # enum ha_cal_param's order (include/headalloc/calibrate.h).
-PARAMETERS = ("irreducible", "bias_coef", "smoothness", "var_coef", "var_rate",
-              "var_power", "hdi")
+PARAMETERS = _ext.calibration_parameters()  # the library's names and order
 _LOG = {"bias_coef", "var_coef"}
 # The CLI's default free set (headalloc(1), calibrate): the seeds' law.
 DEFAULT_FREE = ("irreducible", "bias_coef", "var_coef")

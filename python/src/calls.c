@@ -120,6 +120,35 @@ PyObject *ha_py_model_validate(PyObject *self, PyObject *args)
 	return PyBool_FromLong(ha_model_validate(&m) == HA_OK);
 }
 
+/* _model_defaults() -> the model tuple of ha_model_defaults(). */
+PyObject *ha_py_model_defaults(PyObject *self, PyObject *args)
+{
+	(void)self;
+	(void)args;
+	const struct ha_model m = ha_model_defaults();
+	return ha_py_model_tuple(&m);
+}
+
+/* _calibration_parameters() -> the calibration's parameter names, in
+ * the library's order (ha_cal_param_name). */
+PyObject *ha_py_calibration_parameters(PyObject *self, PyObject *args)
+{
+	(void)self;
+	(void)args;
+	PyObject *t = PyTuple_New(HA_CAL_PARAMS);
+	if (!t)
+		return NULL;
+	for (int k = 0; k < HA_CAL_PARAMS; k++) {
+		PyObject *name = PyUnicode_FromString(ha_cal_param_name((enum ha_cal_param)k));
+		if (!name) {
+			Py_DECREF(t);
+			return NULL;
+		}
+		PyTuple_SET_ITEM(t, k, name);
+	}
+	return t;
+}
+
 /* _model_from_yaml(path) -> model tuple of a scenario file's model (a
  * calibration report is one). */
 PyObject *ha_py_model_from_yaml(PyObject *self, PyObject *args)

@@ -70,6 +70,8 @@ int ha_py_progress_fn(void *ctx, const char *what, uint64_t done, uint64_t total
 PyObject *ha_py_allocate(PyObject *self, PyObject *args);
 PyObject *ha_py_candidates(PyObject *self, PyObject *args);
 PyObject *ha_py_model_validate(PyObject *self, PyObject *args);
+PyObject *ha_py_model_defaults(PyObject *self, PyObject *args);
+PyObject *ha_py_calibration_parameters(PyObject *self, PyObject *args);
 PyObject *ha_py_model_from_yaml(PyObject *self, PyObject *args);
 PyObject *ha_py_sweep_values(PyObject *self, PyObject *args);
 PyObject *ha_py_calibrate(PyObject *self, PyObject *args);

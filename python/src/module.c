@@ -11,6 +11,8 @@
 static PyMethodDef methods[] = {
 	METHOD("allocate", ha_py_allocate, "allocate(budget, samples, model, constraints) -> tuple"),
 	METHOD("candidates", ha_py_candidates, "candidates(budget, samples, model, constraints) -> list"),
+	METHOD("model_defaults", ha_py_model_defaults, "model_defaults() -> model tuple"),
+	METHOD("calibration_parameters", ha_py_calibration_parameters, "calibration_parameters() -> names"),
 	METHOD("model_valid", ha_py_model_validate, "model_valid(model) -> bool"),
 	METHOD("model_from_yaml", ha_py_model_from_yaml, "model_from_yaml(path) -> model tuple"),
 	METHOD("sweep_values", ha_py_sweep_values, "sweep_values(from, to, points) -> ndarray"),
