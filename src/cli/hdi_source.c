@@ -53,6 +53,36 @@ static int measure_file(const struct hdi_choice *ch, struct hdi_measured *m)
 	                       ch->layout, &m->hdi);
 }
 
+/* Every file of the model directory the plan reads (config.json, the
+ * index, every shard) is an input no output may replace; checked again
+ * now that they are known, before any layer is read. */
+static int register_directory(const char *dir, const struct ha_checkpoint *c,
+                              const struct hdi_choice *ch)
+{
+	static const char *const files[] = {"config.json",
+	                                    "model.safetensors.index.json"};
+	size_t n = sizeof files / sizeof *files;
+	int rc = EXIT_OK;
+	for (size_t i = 0; rc == EXIT_OK && i < n + c->count; i++) {
+		const char *name = i < n ? files[i] : c->layers[i - n].shard_name;
+		if (i > n && strcmp(name, c->layers[i - n - 1].shard_name) == 0)
+			continue; /* the layers of one shard */
+		char *path = malloc(strlen(dir) + strlen(name) + 2);
+		if (!path)
+			return cli_library_failure(NULL, dir, HA_ENOMEM, NULL);
+		sprintf(path, "%s/%s", dir, name);
+		struct stat st;
+		if (i >= n || stat(path, &st) == 0)
+			rc = cli_input(path, "the model directory's file");
+		free(path);
+	}
+	if (rc == EXIT_OK)
+		rc = cli_check_output(ch->output);
+	if (rc == EXIT_OK && ch->plot)
+		rc = cli_plot_check(ch->plot, ch->output, "hdi");
+	return rc;
+}
+
 static int measure_directory(const struct hdi_choice *ch, const char *dir,
                              struct hdi_measured *m)
 {
@@ -90,6 +120,9 @@ static int measure_directory(const struct hdi_choice *ch, const char *dir,
 			m->heads_reason = m->reason_buf;
 		}
 	}
+	int rc = register_directory(dir, m->checkpoint, ch);
+	if (rc != EXIT_OK)
+		return rc;
 	m->layout = m->checkpoint->layout;
 	st = ha_hdi_from_checkpoint_heads(m->checkpoint, ch->heads, &m->hdi,
 	                                  &err);
