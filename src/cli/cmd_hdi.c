@@ -143,7 +143,7 @@ int cli_hdi_main(int argc, char **argv)
 	/* A file or a model directory: hdi_source.c. */
 	struct hdi_choice choice = {o.c.file, o.have_heads ? o.heads : 0,
 	                            o.tensor, o.layout, o.have_layout,
-	                            o.c.output, &o.plot};
+	                            o.c.output, &o.plot, NULL};
 	struct hdi_measured m;
 	status = hdi_source_measure(&choice, &m);
 	if (status != EXIT_OK)

@@ -89,14 +89,18 @@ bool cli_parse_file_command(const struct cli_command *cmd, int argc,
 
 /* The HDI of the tensors of path matching pattern (NULL: all), with heads
  * heads each, for the hdi command (subject NULL) and --hdi-from (subject
- * "--hdi-from").  A tensor whose overlaps would cost more than
- * HA_HDI_MAX_WORK is refused before its data is read; a tensor whose heads
- * are all zero is an error; zero and lower-rank heads are warned about,
- * saying what was done.  Returns EXIT_OK with *out to free with
- * ha_hdi_report_free(), or the exit status after one line on stderr. */
+ * "--hdi-from"), progress (may be NULL) told of each tensor.  What the
+ * library refuses (the cost limit, all-zero heads: hdi.h) is one line on
+ * stderr; its warnings are printed (cli_print_hdi_warnings).  Returns
+ * EXIT_OK with *out to free with ha_hdi_report_free(), or the exit status
+ * after one line on stderr. */
 int cli_measure_hdi(const char *subject, const char *path,
                     const char *pattern, size_t heads, enum ha_layout layout,
+                    const struct ha_progress *progress,
                     struct ha_hdi_report **out);
+
+/* "headalloc: warning: PATH: MESSAGE" for each warning of r. */
+void cli_print_hdi_warnings(const char *path, const struct ha_hdi_report *r);
 
 /* ---- writing a report ---------------------------------------------------- */
 

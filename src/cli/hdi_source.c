@@ -50,7 +50,7 @@ static int measure_file(const struct hdi_choice *ch, struct hdi_measured *m)
 	m->layout = ch->layout;
 	/* The limits and warnings every weights file gets (measure_hdi.c). */
 	return cli_measure_hdi(NULL, ch->path, ch->tensor, ch->heads,
-	                       ch->layout, &m->hdi);
+	                       ch->layout, ch->progress, &m->hdi);
 }
 
 /* Every file of the model directory the plan reads (config.json, the
@@ -124,12 +124,16 @@ static int measure_directory(const struct hdi_choice *ch, const char *dir,
 	if (rc != EXIT_OK)
 		return rc;
 	m->layout = m->checkpoint->layout;
-	st = ha_hdi_from_checkpoint_heads(m->checkpoint, ch->heads, &m->hdi,
-	                                  &err);
+	struct ha_hdi_options opt = HA_HDI_OPTIONS_INIT;
+	opt.heads = ch->heads;
+	if (ch->progress)
+		opt.progress = *ch->progress;
+	st = ha_hdi_measure_checkpoint(m->checkpoint, &opt, &m->hdi, &err);
 	if (st == HA_EINVAL && !err.file)
 		return cli_library_failure("--heads", dir, st, &err);
 	if (st != HA_OK)
 		return cli_library_failure(NULL, dir, st, &err);
+	cli_print_hdi_warnings(dir, m->hdi);
 	return EXIT_OK;
 }
 

@@ -22,6 +22,7 @@ struct hdi_choice {
 	/* checked again against the files a model directory reads */
 	const char *output;           /* --output, or NULL */
 	const struct cli_plot *plot;  /* --plot, or NULL */
+	const struct ha_progress *progress; /* told of each layer, or NULL */
 };
 
 /* What was measured: owned, free with hdi_measured_free(). */

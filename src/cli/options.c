@@ -349,7 +349,7 @@ static int measure_hdi(struct cli_options *o, const struct hdi_request *h)
 {
 	struct ha_hdi_report *report = NULL;
 	int rc = cli_measure_hdi("--hdi-from", o->hdi_from, h->tensor,
-	                         (size_t)h->heads, h->layout, &report);
+	                         (size_t)h->heads, h->layout, NULL, &report);
 	if (rc != EXIT_OK)
 		return rc;
 	o->model.hdi = report->mean_hdi;
