@@ -6,6 +6,7 @@
 
 #include "atomic_file.h"
 #include "common.h"
+#include "progress_line.h"
 
 /* ---- failures -------------------------------------------------------------- */
 
@@ -40,6 +41,7 @@ int cli_library_failure(const char *subject, const char *file,
 	char safe_file[4096], safe_message[HA_ERROR_MESSAGE_MAX];
 	if (file)
 		file = ha_text_safe(file, safe_file, sizeof safe_file);
+	cli_progress_clear();
 	fputs("headalloc: ", stderr);
 	/* FILE:LINE:COLUMN says where; naming the option too is noise. */
 	if (subject && line <= 0)
@@ -69,6 +71,7 @@ int cli_usage_error(const char *command, const char *fmt, ...)
 	vsnprintf(line, sizeof line, fmt, args);
 	va_end(args);
 	/* it may quote an argument as typed: shown safe */
+	cli_progress_clear();
 	fprintf(stderr, "headalloc: %s", ha_text_safe(line, safe, sizeof safe));
 	fprintf(stderr, " (try 'headalloc %s%s--help')\n", command ? command : "",
 	        command ? " " : "");

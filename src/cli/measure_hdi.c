@@ -5,10 +5,13 @@
 #include <stdio.h>
 
 #include "common.h"
+#include "progress_line.h"
 
 void cli_print_hdi_warnings(const char *path, const struct ha_hdi_report *r)
 {
 	char safe_path[4096], safe[HA_HDI_WARNING_MAX];
+	if (r->warning_count)
+		cli_progress_clear();
 	for (size_t i = 0; i < r->warning_count; i++)
 		fprintf(stderr, "headalloc: warning: %s: %s\n",
 		        ha_text_safe(path, safe_path, sizeof safe_path),
