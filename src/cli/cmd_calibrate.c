@@ -90,6 +90,7 @@ static const struct option long_options[] = {
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
+const struct option *const cli_calibrate_options = long_options; /* completion.c */
 
 /* The most bootstrap resamples (each a refit of every run). */
 #define BOOTSTRAP_MAX 1000000

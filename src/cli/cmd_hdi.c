@@ -70,6 +70,7 @@ static const struct option long_options[] = {
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
+const struct option *const cli_hdi_options = long_options; /* completion.c */
 
 struct hdi_options {
 	struct cli_file_options c;

@@ -30,6 +30,7 @@ static const struct option long_options[] = {
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
+const struct option *const cli_weights_options = long_options; /* completion.c */
 
 struct weights_options {
 	struct cli_file_options c;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "atomic_file.h"
+#include "commands.h"
 #include "common.h"
 #include "options.h"
 #include "parse.h"
@@ -115,6 +116,7 @@ static const struct option long_options[] = {
 	{"version", no_argument, NULL, 'V'},
 	{NULL, 0, NULL, 0},
 };
+const struct option *const cli_allocate_options = long_options; /* completion.c */
 
 static const char short_options[] = ":b:n:c:s:m:arf:o:hV";
 
