@@ -145,7 +145,7 @@ static enum ha_status draw_hdi(struct ha_plot_target *t, const void *ctx,
 
 int cli_hdi_main(int argc, char **argv)
 {
-	static const struct cli_command cmd = {"hdi", usage, long_options, ":f:o:h"};
+	static const struct cli_command cmd = {"hdi", usage, long_options, ":f:o:h", false};
 	struct hdi_options o;
 	memset(&o, 0, sizeof o);
 	o.layout = HA_LAYOUT_OUT_IN;
