@@ -88,7 +88,7 @@ struct ha_head_pair {
 };
 
 /* The HDI of one tensor.  Arrays are owned by the struct: release them
- * with ha_hdi_tensor_clear(). */
+ * with ha_hdi_tensor_finish(). */
 struct ha_hdi_tensor {
 	char *name;            /* the tensor's name ("" if none was given) */
 	size_t heads;          /* H */
@@ -158,7 +158,7 @@ HA_API enum ha_status ha_layout_parse(const char *text, enum ha_layout *out);
 /* The HDI of one 2-D weight of rows x cols finite doubles (row-major) with
  * the given number of heads and layout; name (may be NULL) is copied into
  * out->name and used in messages.  On HA_OK *out owns its arrays (release
- * with ha_hdi_tensor_clear); on failure *out is zeroed.  Errors: HA_EINVAL
+ * with ha_hdi_tensor_finish); on failure *out is zeroed.  Errors: HA_EINVAL
  * (NULL pointer, heads = 0, an empty matrix, heads not dividing the
  * output dimension), HA_EUNSUPPORTED (heads > HA_HDI_MAX_HEADS),
  * HA_ENOMEM, HA_ENUMERIC (the SVD failed). */
@@ -169,7 +169,7 @@ HA_API enum ha_status ha_hdi_compute(const double *weights, size_t rows,
                               struct ha_error *err);
 
 /* Free the arrays of *t and zero it; NULL is accepted. */
-HA_API void ha_hdi_tensor_clear(struct ha_hdi_tensor *t);
+HA_API void ha_hdi_tensor_finish(struct ha_hdi_tensor *t);
 
 /* The HDI of every tensor of w matching pattern (see ha_weights_select;
  * NULL: all), in name order, with `heads` heads each.  On HA_OK *out owns

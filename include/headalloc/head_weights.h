@@ -23,7 +23,7 @@ extern "C" {
 #define HA_COVARIANCE_SYMMETRY_TOL 1e-12
 
 /* Optimal head weights.  alpha is owned: release with
- * ha_head_weights_clear(). */
+ * ha_head_weights_finish(). */
 struct ha_head_weights {
 	size_t heads;          /* H */
 	double *alpha;         /* H weights summing to 1 */
@@ -56,7 +56,7 @@ HA_API enum ha_status ha_covariance_weights(const double *sigma, size_t heads,
                                             struct ha_error *err);
 
 /* Free out->alpha and zero *out; NULL is accepted. */
-HA_API void ha_head_weights_clear(struct ha_head_weights *w);
+HA_API void ha_head_weights_finish(struct ha_head_weights *w);
 
 #ifdef __cplusplus
 }

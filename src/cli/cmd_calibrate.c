@@ -421,7 +421,7 @@ int cli_calibrate_main(int argc, char **argv)
 	struct ha_run *runs = NULL;
 	size_t count = 0;
 	struct ha_error err;
-	ha_error_clear(&err);
+	ha_error_init(&err);
 	enum ha_status st = ha_runs_read_file(o.c.file, HA_RUNS_AUTO, &runs,
 	                                      &count, &err);
 	if (st != HA_OK)

@@ -88,7 +88,7 @@ int cli_weights_main(int argc, char **argv)
 	size_t heads = 0;
 	struct ha_error err;
 	struct ha_head_weights hw = {0};
-	ha_error_clear(&err);
+	ha_error_init(&err);
 	enum ha_status st = ha_covariance_read(o.c.file, &sigma, &heads, &err);
 	if (st == HA_OK)
 		st = ha_covariance_weights(sigma, heads, &hw, &err);
@@ -103,6 +103,6 @@ int cli_weights_main(int argc, char **argv)
 	status = cli_emit_with_pictures(o.c.output, o.c.format, write_weights, &req,
 	                                &o.plot, 1, draw_weights, &picture);
 	free(sigma);
-	ha_head_weights_clear(&hw);
+	ha_head_weights_finish(&hw);
 	return status;
 }

@@ -251,7 +251,7 @@ static enum ha_status write_report(FILE *out, enum ha_report_format format,
 	if (st == HA_OK)
 		st = write(r, ctx, err);
 	if (st == HA_OK)
-		st = ha_report_finish(r); /* flushes out */
+		st = ha_report_end(r); /* flushes out */
 	ha_report_free(r);
 	return st;
 }
@@ -286,7 +286,7 @@ int cli_emit(const char *output, enum ha_report_format format,
 		out = file.stream;
 	}
 	struct ha_error err;
-	ha_error_clear(&err);
+	ha_error_init(&err);
 	errno = 0;
 	enum ha_status st = write_report(out, format, write, ctx, &err);
 	int e = errno ? errno : EIO;

@@ -87,7 +87,7 @@ static int measure_directory(const struct hdi_choice *ch, const char *dir,
                              struct hdi_measured *m)
 {
 	struct ha_error err;
-	ha_error_clear(&err);
+	ha_error_init(&err);
 	enum ha_status st;
 	if (ch->tensor) {
 		if (!ch->heads)

@@ -29,7 +29,7 @@ int cli_measure_hdi(const char *subject, const char *path,
 	if (progress)
 		opt.progress = *progress;
 	*out = NULL;
-	ha_error_clear(&err);
+	ha_error_init(&err);
 	enum ha_status st = ha_weights_open(path, &w, &err);
 	if (st == HA_OK)
 		st = ha_hdi_measure_weights(w, pattern, heads, layout, &opt, out,

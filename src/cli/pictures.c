@@ -128,7 +128,7 @@ static int draw_picture(struct picture *p, const struct cli_plot *plot,
 	if (!mem)
 		return cli_library_failure("--plot", NULL, HA_ENOMEM, NULL);
 	struct ha_error err;
-	ha_error_clear(&err);
+	ha_error_init(&err);
 	struct ha_plot_target target = {.stream = mem, .format = plot->format};
 	enum ha_status st = draw(&target, ctx, plot->each ? i : 0, &err);
 	if (fclose(mem) != 0 && st == HA_OK)

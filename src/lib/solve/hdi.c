@@ -28,7 +28,7 @@ enum ha_status ha_layout_parse(const char *text, enum ha_layout *out)
 	return HA_OK;
 }
 
-void ha_hdi_tensor_clear(struct ha_hdi_tensor *t)
+void ha_hdi_tensor_finish(struct ha_hdi_tensor *t)
 {
 	if (!t)
 		return;
@@ -104,7 +104,7 @@ static enum ha_status compute_in_place(double *weights, size_t rows,
 	out->overlap = calloc(heads * heads, sizeof *out->overlap);
 	out->rank = calloc(heads, sizeof *out->rank);
 	if (!out->name || !out->overlap || !out->rank) {
-		ha_hdi_tensor_clear(out);
+		ha_hdi_tensor_finish(out);
 		return ha_fail(err, HA_ENOMEM, "out of memory");
 	}
 	out->heads = heads;
@@ -120,7 +120,7 @@ static enum ha_status compute_in_place(double *weights, size_t rows,
 	                                    heads, layout, out, err);
 	gsl_set_error_handler(old);
 	if (st != HA_OK)
-		ha_hdi_tensor_clear(out);
+		ha_hdi_tensor_finish(out);
 	return st;
 }
 
@@ -130,7 +130,7 @@ enum ha_status ha_hdi_compute(const double *weights, size_t rows,
                               struct ha_hdi_tensor *out,
                               struct ha_error *err)
 {
-	ha_error_clear(err);
+	ha_error_init(err);
 	if (!out)
 		return ha_fail(err, HA_EINVAL, "NULL argument");
 	memset(out, 0, sizeof *out);
@@ -155,7 +155,7 @@ void ha_hdi_report_free(struct ha_hdi_report *r)
 	if (!r)
 		return;
 	for (size_t i = 0; i < r->count; i++)
-		ha_hdi_tensor_clear(&r->tensors[i]);
+		ha_hdi_tensor_finish(&r->tensors[i]);
 	free(r->tensors);
 	free(r->warnings);
 	free(r);
@@ -237,7 +237,7 @@ enum ha_status ha_hdi_measure_weights(const struct ha_weights *w,
                                       struct ha_hdi_report **out,
                                       struct ha_error *err)
 {
-	ha_error_clear(err);
+	ha_error_init(err);
 	if (out)
 		*out = NULL;
 	if (!w || !out)
@@ -322,7 +322,7 @@ enum ha_status ha_hdi_measure_checkpoint(const struct ha_checkpoint *c,
                                          struct ha_hdi_report **out,
                                          struct ha_error *err)
 {
-	ha_error_clear(err);
+	ha_error_init(err);
 	if (out)
 		*out = NULL;
 	if (!c || !out)

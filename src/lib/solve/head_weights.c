@@ -13,7 +13,7 @@
 
 #include "base/error_internal.h"
 
-void ha_head_weights_clear(struct ha_head_weights *w)
+void ha_head_weights_finish(struct ha_head_weights *w)
 {
 	if (!w)
 		return;
@@ -106,7 +106,7 @@ enum ha_status ha_covariance_weights(const double *sigma, size_t h,
                                      struct ha_head_weights *out,
                                      struct ha_error *err)
 {
-	ha_error_clear(err);
+	ha_error_init(err);
 	if (!out)
 		return ha_fail(err, HA_EINVAL, "NULL argument");
 	memset(out, 0, sizeof *out);
@@ -191,7 +191,7 @@ out:
 	free(sym);
 	if (st != HA_OK) {
 		double min_eigenvalue = out->min_eigenvalue;
-		ha_head_weights_clear(out);
+		ha_head_weights_finish(out);
 		if (st == HA_EFORMAT)
 			return ha_fail(err, st, "covariance is not positive "
 			               "semi-definite (smallest eigenvalue %.6g)",
