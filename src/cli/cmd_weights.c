@@ -45,19 +45,6 @@ static int apply(void *options, int code, const char *arg)
 	return cli_apply_file_option(&o->c, code, arg);
 }
 
-/* The one warning line for a singular covariance. */
-static void warn_pseudo_inverse(const char *path,
-                                const struct ha_head_weights *hw)
-{
-	fprintf(stderr, "headalloc: warning: %s: covariance is singular "
-	        "(smallest eigenvalue %.3g, rank %zu of %zu)", path,
-	        hw->min_eigenvalue, hw->rank, hw->heads);
-	if (hw->null_space)
-		fputs("; weights in its null space cancel the error exactly\n", stderr);
-	else
-		fputs("; using the pseudo-inverse\n", stderr);
-}
-
 static enum ha_status write_weights(struct ha_report *r, const void *req,
                                     struct ha_error *err)
 {
@@ -96,8 +83,8 @@ int cli_weights_main(int argc, char **argv)
 		free(sigma);
 		return cli_library_failure(NULL, o.c.file, st, &err);
 	}
-	if (hw.pseudo_inverse)
-		warn_pseudo_inverse(o.c.file, &hw);
+	if (hw.warning[0]) /* the library's words (head_weights.h) */
+		fprintf(stderr, "headalloc: warning: %s: %s\n", o.c.file, hw.warning);
 	struct ha_head_weights_request req = {.weights = &hw};
 	struct ha_plot_head_weights_request picture = {.weights = &hw, .sigma = sigma};
 	status = cli_emit_with_pictures(o.c.output, o.c.format, write_weights, &req,

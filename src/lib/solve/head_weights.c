@@ -2,6 +2,7 @@
  * the covariance file is read by input/covariance.c. */
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -200,5 +201,13 @@ out:
 		                            ? "out of memory"
 		                            : "the eigensolver did not converge");
 	}
+	if (out->pseudo_inverse)
+		snprintf(out->warning, sizeof out->warning,
+		         "covariance is singular (smallest eigenvalue %.3g, rank "
+		         "%zu of %zu); %s", out->min_eigenvalue, out->rank,
+		         out->heads,
+		         out->null_space ? "weights in its null space cancel "
+		                           "the error exactly"
+		                         : "using the pseudo-inverse");
 	return HA_OK;
 }
