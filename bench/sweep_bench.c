@@ -96,7 +96,7 @@ static enum ha_status table_run(size_t points, size_t budgets,
 		ha_report_table(r, &(struct ha_table_request){
 			.model = &m, .budgets = four, .budget_count = budgets,
 			.samples = {points, sweep_at, &points}}, NULL);
-		st = ha_report_finish(r);
+		st = ha_report_end(r);
 		ha_report_free(r);
 	}
 	double elapsed = cpu_now() - start;

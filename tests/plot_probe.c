@@ -20,7 +20,7 @@ void picture_draw(struct picture *p, enum ha_plot_format format,
 	p->target = (struct ha_plot_target){.stream = mem, .format = format,
 	                                    .axes = p->axes,
 	                                    .axes_capacity = PROBE_PANELS};
-	ha_error_clear(&p->err);
+	ha_error_init(&p->err);
 	p->status = draw(&p->target, req, &p->err);
 	cr_assert_eq(fclose(mem), 0);
 }

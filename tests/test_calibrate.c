@@ -763,8 +763,8 @@ Test(calibrate, residuals_and_statistics_agree_with_the_model)
 			cr_assert_geq(f, objective * (1 - 1e-12), "%s %+d", fit.param[p].name, sign);
 		}
 	}
-	ha_cal_fit_release(&fit);
-	ha_cal_fit_release(NULL);
+	ha_cal_fit_finish(&fit);
+	ha_cal_fit_finish(NULL);
 }
 
 /* The Gauss–Newton covariance against one computed here: the residuals'
@@ -827,7 +827,7 @@ Test(calibrate, covariance_agrees_with_a_finite_difference_jacobian)
 		}
 	gsl_matrix_free(j);
 	gsl_matrix_free(jtj);
-	ha_cal_fit_release(&fit);
+	ha_cal_fit_finish(&fit);
 }
 
 Test(calibrate, names_and_models)

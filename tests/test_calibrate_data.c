@@ -75,7 +75,7 @@ static double rms_of(const struct ha_run *runs, size_t m,
 	double rms = sqrt(sum / (double)m);
 	cr_assert(fabs(rms - fit.rms) <= 1e-9 * fmax(rms, 1e-12),
 	          "%s: rms %g, the fit's %g", law->name, rms, fit.rms);
-	ha_cal_fit_release(&fit);
+	ha_cal_fit_finish(&fit);
 	return rms;
 }
 

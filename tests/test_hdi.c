@@ -461,8 +461,8 @@ Test(hdi, wide_heads_in_memory)
 	cr_assert_eq(ha_hdi_compute(w, 2 * N, H * N, H, HA_LAYOUT_IN_OUT, "w",
 	                            &t, &err), HA_OK, "%s", err.message);
 	check_report_angles(&t, angle, H, N, 1e-12);
-	ha_hdi_tensor_clear(&t);
-	ha_hdi_tensor_clear(NULL);
+	ha_hdi_tensor_finish(&t);
+	ha_hdi_tensor_finish(NULL);
 	free(w);
 }
 
@@ -476,7 +476,7 @@ Test(hdi, one_head_is_defined_as_one)
 	cr_assert_eq(t.pairs, 0);
 	cr_assert_eq(t.overlap[0], 1.0);
 	cr_assert_eq(t.rank[0], 2);
-	ha_hdi_tensor_clear(&t);
+	ha_hdi_tensor_finish(&t);
 }
 
 /* Rank deficiency: a head whose two columns are parallel has rank 1, a
@@ -504,7 +504,7 @@ Test(hdi, rank_deficient_heads)
 	cr_assert(fabs(t.hdi - (1.0 - (1.0 / sqrt(2.0)) / 3.0)) < 1e-12);
 	cr_assert_eq(t.most_similar.first, 0);
 	cr_assert_eq(t.most_similar.second, 1);
-	ha_hdi_tensor_clear(&t);
+	ha_hdi_tensor_finish(&t);
 }
 
 /* d_model < d_k: at most d_model directions per head. */
@@ -518,7 +518,7 @@ Test(hdi, head_dim_above_model_dim)
 	             HA_OK);
 	cr_assert_eq(t.rank[0], 2);
 	cr_assert(fabs(t.hdi) < 1e-12); /* both span all of R^2 */
-	ha_hdi_tensor_clear(&t);
+	ha_hdi_tensor_finish(&t);
 }
 
 Test(hdi, layout_strings)
@@ -585,8 +585,8 @@ Test(hdi, covariance_hand_solved_3x3)
 	cr_assert_eq(hw.pseudo_inverse, 0);
 	cr_assert_eq(hw.rank, 3);
 	cr_assert(fabs(hw.min_eigenvalue - (2.0 - sqrt(2.0))) < 1e-14);
-	ha_head_weights_clear(&hw);
-	ha_head_weights_clear(NULL);
+	ha_head_weights_finish(&hw);
+	ha_head_weights_finish(NULL);
 }
 
 Test(hdi, covariance_diagonal_and_singular)
@@ -598,7 +598,7 @@ Test(hdi, covariance_diagonal_and_singular)
 	cr_assert(fabs(hw.alpha[0] - 4.0 / 7.0) < 1e-14);
 	cr_assert(fabs(hw.alpha[2] - 1.0 / 7.0) < 1e-14);
 	cr_assert(fabs(hw.error_optimal - 4.0 / 7.0) < 1e-14);
-	ha_head_weights_clear(&hw);
+	ha_head_weights_finish(&hw);
 
 	/* singular: two copies of one head, pseudo-inverse, flag set */
 	const double s[4] = {1, 1, 1, 1};
@@ -608,7 +608,7 @@ Test(hdi, covariance_diagonal_and_singular)
 	cr_assert(fabs(hw.alpha[0] - 0.5) < 1e-14);
 	cr_assert(fabs(hw.error_optimal - 1.0) < 1e-14);
 	cr_assert(fabs(hw.gain - 1.0) < 1e-14);
-	ha_head_weights_clear(&hw);
+	ha_head_weights_finish(&hw);
 
 	/* zero matrix: every alpha has error 0; the null-space rule gives the
 	 * uniform one */
@@ -617,7 +617,7 @@ Test(hdi, covariance_diagonal_and_singular)
 	cr_assert_eq(hw.null_space, 1);
 	cr_assert(fabs(hw.alpha[0] - 0.5) < 1e-14);
 	cr_assert_eq(hw.gain, 1.0);
-	ha_head_weights_clear(&hw);
+	ha_head_weights_finish(&hw);
 
 	/* a head with no variance: all the weight on it, error 0, which the
 	 * pseudo-inverse alone would miss (it gives alpha = (1, 0), error 1) */
@@ -628,7 +628,7 @@ Test(hdi, covariance_diagonal_and_singular)
 	cr_assert_eq(hw.error_optimal, 0.0);
 	cr_assert(fabs(hw.error_uniform - 0.25) < 1e-15);
 	cr_assert(isinf(hw.gain));
-	ha_head_weights_clear(&hw);
+	ha_head_weights_finish(&hw);
 
 	/* entries near the largest double: no overflow on the way */
 	const double big[4] = {1e308, 0, 0, 1e308};
@@ -636,7 +636,7 @@ Test(hdi, covariance_diagonal_and_singular)
 	cr_assert(fabs(hw.alpha[0] - 0.5) < 1e-14);
 	cr_assert(fabs(hw.error_optimal / 0.5e308 - 1.0) < 1e-14);
 	cr_assert(fabs(hw.gain - 1.0) < 1e-14);
-	ha_head_weights_clear(&hw);
+	ha_head_weights_finish(&hw);
 }
 
 Test(hdi, covariance_rejects_asymmetric_and_nonfinite)
@@ -649,7 +649,7 @@ Test(hdi, covariance_rejects_asymmetric_and_nonfinite)
 	cr_assert_null(hw.alpha);
 	const double b[4] = {1, 0.5, 0.5 * (1 + 1e-14), 1};
 	cr_assert_eq(ha_covariance_weights(b, 2, &hw, &err), HA_OK);
-	ha_head_weights_clear(&hw);
+	ha_head_weights_finish(&hw);
 	const double c[4] = {1, NAN, NAN, 1};
 	cr_assert_eq(ha_covariance_weights(c, 2, &hw, &err), HA_EFORMAT);
 	cr_assert(strstr(err.message, "not finite"), "%s", err.message);

@@ -107,7 +107,7 @@ static void check_against_jacobi(double *w, size_t heads, size_t m, size_t n,
 		gsl_matrix_free(q[h]);
 	free(q);
 	free(rank);
-	ha_hdi_tensor_clear(&t);
+	ha_hdi_tensor_finish(&t);
 }
 
 static double *gaussian(gsl_rng *r, size_t count)
@@ -181,7 +181,7 @@ Test(hdi_numerics, rank_deficient_heads_match_jacobi)
 		cr_assert_eq(t.rank[2], 0);
 		cr_assert_eq(t.rank[3], N);
 		cr_assert_eq(t.rank_deficient, 3);
-		ha_hdi_tensor_clear(&t);
+		ha_hdi_tensor_finish(&t);
 		free(w);
 	}
 	gsl_rng_free(r);
@@ -210,7 +210,7 @@ Test(hdi_numerics, tiny_direction_is_dropped_like_the_svd)
 		cr_assert_eq(t.rank[1], N);
 		/* span(e0, e1) and span(e1, e2, e3): one common direction */
 		cr_assert(fabs(t.overlap[1] - 1.0 / sqrt(2.0 * 3.0)) < 1e-12);
-		ha_hdi_tensor_clear(&t);
+		ha_hdi_tensor_finish(&t);
 	}
 }
 
@@ -270,7 +270,7 @@ Test(hdi_numerics, panels_against_counting)
 		cr_assert(fabs(t.hdi - (1.0 - sum / (H * (H - 1) / 2))) < 1e-12);
 		cr_assert(fabs(t.most_similar.overlap - best) < 1e-12);
 		cr_assert(fabs(t.least_similar.overlap - worst) < 1e-12);
-		ha_hdi_tensor_clear(&t);
+		ha_hdi_tensor_finish(&t);
 		free(w);
 	}
 	free(set);
@@ -299,7 +299,7 @@ static double monte_carlo(gsl_rng *r, size_t H, size_t n, size_t m,
 		cr_assert_eq(t.baseline_hdi, ha_hdi_random_baseline(H, n, m));
 		sum += t.hdi;
 		sq += t.hdi * t.hdi;
-		ha_hdi_tensor_clear(&t);
+		ha_hdi_tensor_finish(&t);
 		free(w);
 	}
 	double mean = sum / trials;

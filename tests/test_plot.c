@@ -441,7 +441,7 @@ Test(weights, bars_and_covariance)
 	}
 	image_free(&im);
 	picture_free(&p);
-	ha_head_weights_clear(&hw);
+	ha_head_weights_finish(&hw);
 }
 
 /* ---- formats and failures ---------------------------------------------------------------- */
@@ -545,7 +545,7 @@ Test(plot, drawing_prints_nothing, .init = cr_redirect_stdout)
 		picture_free(&p);
 	}
 	ha_hdi_report_free(r);
-	ha_head_weights_clear(&hw);
+	ha_head_weights_finish(&hw);
 	fflush(stdout);
 	fflush(stderr);
 	cr_assert_stdout_eq_str("");

@@ -576,7 +576,7 @@ Test(relaxed, every_table_row_is_the_single_query_of_its_point, .timeout = 600)
 			.model = &m, .budgets = budgets, .budget_count = 3,
 			.samples = {count, table_sample, samples}, .threads = threads,
 		}, &err), HA_OK, "%s", err.message);
-		cr_assert_eq(ha_report_finish(r), HA_OK);
+		cr_assert_eq(ha_report_end(r), HA_OK);
 		ha_report_free(r);
 		cr_assert_eq(fclose(f), 0);
 		const char *at = text;

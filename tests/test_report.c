@@ -35,7 +35,7 @@ static char *render(enum ha_report_format format, sections_fn sections,
 	cr_assert_eq(ha_report_new(f, format, &r), HA_OK);
 	enum ha_status st = sections(r, ctx, &err);
 	cr_assert_eq(st, HA_OK, "%s", err.message);
-	cr_assert_eq(ha_report_finish(r), HA_OK);
+	cr_assert_eq(ha_report_end(r), HA_OK);
 	ha_report_free(r);
 	cr_assert_eq(fclose(f), 0);
 	return text;
@@ -275,7 +275,7 @@ Test(report, a_stream_that_cannot_be_written_gives_eio)
 	cr_assert_neq(err.message[0], '\0');
 	/* Sticky: the next section and the end repeat the failure. */
 	cr_assert_eq(allocation_sections(r, &s, NULL), HA_EIO);
-	cr_assert_eq(ha_report_finish(r), HA_EIO);
+	cr_assert_eq(ha_report_end(r), HA_EIO);
 	ha_report_free(r);
 	fclose(f);
 }
@@ -311,7 +311,7 @@ Test(report, a_full_buffer_gives_eio_in_yaml)
 	cr_assert_eq(ha_report_new(f, HA_FORMAT_YAML, &r), HA_OK);
 	enum ha_status st = table_sections(r, budgets, NULL);
 	cr_assert(st == HA_OK || st == HA_EIO);
-	cr_assert_eq(ha_report_finish(r), HA_EIO);
+	cr_assert_eq(ha_report_end(r), HA_EIO);
 	ha_report_free(r);
 	fclose(f);
 }
@@ -565,7 +565,7 @@ Test(report, head_weights_read_back)
 	text = render(HA_FORMAT_TEXT, weights_sections, &hw);
 	cr_assert_not_null(strstr(text, "alpha          0.333333 0.666667\n"), "%s", text);
 	free(text);
-	ha_head_weights_clear(&hw);
+	ha_head_weights_finish(&hw);
 }
 
 static enum ha_status hdi_sections(struct ha_report *r, const void *ctx,
@@ -607,7 +607,7 @@ Test(report, hdi_reads_back)
 	cr_assert_not_null(strstr(text, "  1.000000  0.500000  (0, 1) 0.000000"),
 	                   "%s", text);
 	free(text);
-	ha_hdi_tensor_clear(&t);
+	ha_hdi_tensor_finish(&t);
 }
 
 /* ---- solvers made once (issue 9) ------------------------------------------ */
@@ -750,5 +750,5 @@ Test(report, hdi_of_a_checkpoint)
 	cr_assert_eq(ha_report_hdi(r, &req, &err), HA_EINVAL);
 	ha_report_free(r);
 	fclose(null);
-	ha_hdi_tensor_clear(&t);
+	ha_hdi_tensor_finish(&t);
 }

@@ -66,7 +66,7 @@ static char *render(enum ha_report_format format,
 	struct ha_calibration_request req = {.calibration = c,
 	                                     .runs_file = "runs\n.yaml"};
 	cr_assert_eq(ha_report_calibration(r, &req, &err), HA_OK, "%s", err.message);
-	cr_assert_eq(ha_report_finish(r), HA_OK);
+	cr_assert_eq(ha_report_end(r), HA_OK);
 	ha_report_free(r);
 	cr_assert_eq(fclose(f), 0);
 	return text;

@@ -171,7 +171,7 @@ Test(scenario_model, report_model_maps_read_back_exactly)
 		cr_assert_eq(ha_report_new(f, HA_FORMAT_YAML, &r), HA_OK);
 		cr_assert_eq(ha_report_allocation(r, &(struct ha_allocation_request){
 			.model = &m, .solution = &sol}, NULL), HA_OK);
-		cr_assert_eq(ha_report_finish(r), HA_OK);
+		cr_assert_eq(ha_report_end(r), HA_OK);
 		ha_report_free(r);
 		cr_assert_eq(fclose(f), 0);
 		/* The allocation report has other keys: keep only its model. */

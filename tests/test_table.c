@@ -76,7 +76,7 @@ static char *render_threads(const struct sweep *k, enum ha_report_format format,
 		.threads = threads,
 	}, &err);
 	cr_assert_eq(st, HA_OK, "%s", err.message);
-	cr_assert_eq(ha_report_finish(r), HA_OK);
+	cr_assert_eq(ha_report_end(r), HA_OK);
 	ha_report_free(r);
 	cr_assert_eq(fclose(f), 0);
 	return text;
@@ -130,7 +130,7 @@ static char *emitted_rows(const struct sweep *k)
 	ha_yaml_key(w, "fits");
 	ha_yaml_null(w);
 	ha_yaml_end_map(w);
-	cr_assert_eq(ha_yaml_writer_finish(w), HA_OK);
+	cr_assert_eq(ha_yaml_writer_end(w), HA_OK);
 	ha_yaml_writer_free(w);
 	cr_assert_eq(fclose(f), 0);
 	return text;
@@ -302,7 +302,7 @@ Test(table, a_stream_full_among_the_rows_gives_eio)
 	}, &err);
 	cr_assert_eq(st, HA_EIO);
 	cr_assert_eq(err.status, HA_EIO);
-	cr_assert_eq(ha_report_finish(r), HA_EIO);
+	cr_assert_eq(ha_report_end(r), HA_EIO);
 	ha_report_free(r);
 	fclose(f);
 	free(k.samples);
@@ -446,7 +446,7 @@ static char *fits_document(const struct report_law_fit *fits,
 	ha_yaml_key(w, "after");
 	ha_yaml_null(w);
 	ha_yaml_end_map(w);
-	cr_assert_eq(ha_yaml_writer_finish(w), HA_OK);
+	cr_assert_eq(ha_yaml_writer_end(w), HA_OK);
 	ha_yaml_writer_free(w);
 	cr_assert_eq(fclose(f), 0);
 	return text;

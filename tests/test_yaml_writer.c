@@ -61,7 +61,7 @@ static char *write_sample(void)
 	ha_yaml_null(w);
 	ha_yaml_end_seq(w);
 	ha_yaml_end_map(w);
-	cr_assert_eq(ha_yaml_writer_finish(w), HA_OK);
+	cr_assert_eq(ha_yaml_writer_end(w), HA_OK);
 	ha_yaml_writer_free(w);
 	fclose(f);
 	return text;
@@ -115,7 +115,7 @@ Test(yaml_writer, write_errors_are_reported)
 		ha_yaml_double(w, i);
 	}
 	ha_yaml_end_map(w);
-	cr_assert_eq(ha_yaml_writer_finish(w), HA_EIO);
+	cr_assert_eq(ha_yaml_writer_end(w), HA_EIO);
 	ha_yaml_writer_free(w);
 	ha_yaml_writer_free(NULL);
 	fclose(f);
@@ -134,7 +134,7 @@ static char *json_of(void (*calls)(struct ha_yaml_writer *),
 	struct ha_yaml_writer *w;
 	cr_assert_eq(ha_yaml_writer_new_json(f, &w), HA_OK);
 	calls(w);
-	*status = ha_yaml_writer_finish(w);
+	*status = ha_yaml_writer_end(w);
 	ha_yaml_writer_free(w);
 	cr_assert_eq(fclose(f), 0);
 	return text;

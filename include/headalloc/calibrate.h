@@ -280,7 +280,7 @@ struct ha_cal_fit {
  * most favourable run; a negative linear E becomes 0).  Each start runs
  * L-BFGS, then Levenberg–Marquardt, to convergence; the best end wins.
  *
- * On HA_OK *out owns its residuals: release with ha_cal_fit_release(). */
+ * On HA_OK *out owns its residuals: release with ha_cal_fit_finish(). */
 HA_API enum ha_status ha_cal_fit_runs(const struct ha_run *runs, size_t count,
                                       const struct ha_cal_law *law,
                                       double huber_delta,
@@ -288,7 +288,7 @@ HA_API enum ha_status ha_cal_fit_runs(const struct ha_run *runs, size_t count,
                                       struct ha_error *err);
 
 /* Free what a fit owns (not the struct); NULL is accepted. */
-HA_API void ha_cal_fit_release(struct ha_cal_fit *fit);
+HA_API void ha_cal_fit_finish(struct ha_cal_fit *fit);
 
 /* The share of bootstrap resamples whose optimum at the target is one
  * allocation. */

@@ -36,7 +36,7 @@ struct ha_error {
 
 /* Reset *err to "no error" (HA_OK, no file, empty message, line = column
  * = 0).  NULL is accepted. */
-HA_API void ha_error_clear(struct ha_error *err);
+HA_API void ha_error_init(struct ha_error *err);
 
 #ifdef __cplusplus
 }

@@ -24,9 +24,13 @@
  * full, or 0 when every weight is zero.
  *
  * Limits (bench/headalloc-bench, section "limits"): at most
- * HA_HDI_MAX_HEADS heads (the H x H overlap matrix is kept), and the CLI
- * refuses a tensor whose (H d_k)^2 d_model, the multiply-adds of the
- * pairwise overlaps, exceeds HA_HDI_MAX_WORK (a 4096 x 4096 layer).
+ * HA_HDI_MAX_HEADS heads (the H x H overlap matrix is kept), and the
+ * report functions below (files and model directories alike) refuse,
+ * before any tensor's data is read, a tensor whose (H d_k)^2 d_model, the
+ * multiply-adds of the pairwise overlaps, exceeds HA_HDI_MAX_WORK (a
+ * 4096 x 4096 layer).  They also refuse a tensor whose heads are all zero
+ * (HA_EDEGENERATE: there is no subspace to measure), and return a warning
+ * for each tensor with some zero heads or heads of lower rank.
  *
  * The random baseline.  For two independent, uniformly random (Haar)
  * r-dimensional subspaces of R^m with projectors P, P', E[P] = (r/m) I by
@@ -63,6 +67,7 @@
 
 #include "checkpoint.h"
 #include "error.h"
+#include "progress.h"
 #include "status.h"
 #include "weights.h"
 
@@ -83,7 +88,7 @@ struct ha_head_pair {
 };
 
 /* The HDI of one tensor.  Arrays are owned by the struct: release them
- * with ha_hdi_tensor_clear(). */
+ * with ha_hdi_tensor_finish(). */
 struct ha_hdi_tensor {
 	char *name;            /* the tensor's name ("" if none was given) */
 	size_t heads;          /* H */
@@ -102,14 +107,47 @@ struct ha_hdi_tensor {
 	                          shape (see above); 1 when H = 1 */
 };
 
+/* What a report's tensor has that the HDI's user should know. */
+enum ha_hdi_warning_kind {
+	HA_HDI_WARN_ZERO_HEADS = 1, /* some heads' weights are all zero: each
+	                               counts as overlapping no other head */
+	HA_HDI_WARN_LOW_RANK = 2    /* some heads have rank below
+	                               min(d_k, d_model): their overlaps are
+	                               taken over the rank they have */
+};
+
+#define HA_HDI_WARNING_MAX 512
+
+struct ha_hdi_warning {
+	enum ha_hdi_warning_kind kind;
+	size_t tensor;                    /* its index in the report */
+	char message[HA_HDI_WARNING_MAX]; /* "tensor 'k': 1 of 12 heads is
+	                                     all zero (head 7); ..." */
+};
+
 /* The HDI of every selected tensor of a file, sorted by tensor name (or
- * of every layer of a checkpoint, in the plan's order). */
+ * of every layer of a checkpoint, in the plan's order).  Made by the
+ * library only (fields are only ever added at the end). */
 struct ha_hdi_report {
 	struct ha_hdi_tensor *tensors;
 	size_t count;
 	double mean_hdi;       /* mean of tensors[i].hdi */
 	double mean_baseline_hdi; /* mean of tensors[i].baseline_hdi */
+	struct ha_hdi_warning *warnings; /* in tensor order; NULL when none */
+	size_t warning_count;
 };
+
+/* How to measure: a request that can grow (headalloc.h, "Structs that
+ * grow").  Start from HA_HDI_OPTIONS_INIT. */
+struct ha_hdi_options {
+	size_t size;    /* sizeof(struct ha_hdi_options), as the caller
+	                   was compiled: set by HA_HDI_OPTIONS_INIT */
+	size_t heads;   /* a checkpoint's key block cut into this many heads
+	                   (0: its key heads); ignored for weights files */
+	struct ha_progress progress; /* called with the tensors measured
+	                                ("layers") after each one */
+};
+#define HA_HDI_OPTIONS_INIT {sizeof(struct ha_hdi_options), 0, {NULL, NULL}}
 
 /* "out-in" or "in-out". */
 HA_API const char *ha_layout_str(enum ha_layout layout);
@@ -120,7 +158,7 @@ HA_API enum ha_status ha_layout_parse(const char *text, enum ha_layout *out);
 /* The HDI of one 2-D weight of rows x cols finite doubles (row-major) with
  * the given number of heads and layout; name (may be NULL) is copied into
  * out->name and used in messages.  On HA_OK *out owns its arrays (release
- * with ha_hdi_tensor_clear); on failure *out is zeroed.  Errors: HA_EINVAL
+ * with ha_hdi_tensor_finish); on failure *out is zeroed.  Errors: HA_EINVAL
  * (NULL pointer, heads = 0, an empty matrix, heads not dividing the
  * output dimension), HA_EUNSUPPORTED (heads > HA_HDI_MAX_HEADS),
  * HA_ENOMEM, HA_ENUMERIC (the SVD failed). */
@@ -131,19 +169,32 @@ HA_API enum ha_status ha_hdi_compute(const double *weights, size_t rows,
                               struct ha_error *err);
 
 /* Free the arrays of *t and zero it; NULL is accepted. */
-HA_API void ha_hdi_tensor_clear(struct ha_hdi_tensor *t);
+HA_API void ha_hdi_tensor_finish(struct ha_hdi_tensor *t);
 
 /* The HDI of every tensor of w matching pattern (see ha_weights_select;
  * NULL: all), in name order, with `heads` heads each.  On HA_OK *out owns
  * a report to free with ha_hdi_report_free().  Errors: those of
  * ha_weights_select, ha_weights_read and ha_hdi_compute, and
- * HA_EUNSUPPORTED for a selected tensor that is not 2-D; the message names
- * the tensor.  Then *out is NULL. */
+ * HA_EUNSUPPORTED for a selected tensor that is not 2-D or over
+ * HA_HDI_MAX_WORK (both before any data is read), HA_EDEGENERATE for a
+ * tensor whose heads are all zero; the message names the tensor.  Then
+ * *out is NULL.  Zero and lower-rank heads are in out->warnings. */
 HA_API enum ha_status ha_hdi_from_weights(const struct ha_weights *w,
                                    const char *pattern, size_t heads,
                                    enum ha_layout layout,
                                    struct ha_hdi_report **out,
                                    struct ha_error *err);
+
+/* ha_hdi_from_weights with options (NULL: HA_HDI_OPTIONS_INIT): its
+ * progress is called after each tensor, and a non-zero return stops the
+ * work with HA_ECANCELED. */
+HA_API enum ha_status ha_hdi_measure_weights(const struct ha_weights *w,
+                                             const char *pattern,
+                                             size_t heads,
+                                             enum ha_layout layout,
+                                             const struct ha_hdi_options *opt,
+                                             struct ha_hdi_report **out,
+                                             struct ha_error *err);
 
 /* ha_weights_open(path) + ha_hdi_from_weights + ha_weights_free: all the
  * CLI's `hdi FILE --tensor PAT --heads H --layout L` needs. */
@@ -172,6 +223,14 @@ HA_API enum ha_status ha_hdi_from_checkpoint_heads(const struct ha_checkpoint *c
                                                    size_t heads,
                                                    struct ha_hdi_report **out,
                                                    struct ha_error *err);
+
+/* ha_hdi_from_checkpoint_heads(c, opt->heads, ...) with options (NULL:
+ * HA_HDI_OPTIONS_INIT): its progress is called after each layer, and a
+ * non-zero return stops the work with HA_ECANCELED. */
+HA_API enum ha_status ha_hdi_measure_checkpoint(const struct ha_checkpoint *c,
+                                                const struct ha_hdi_options *opt,
+                                                struct ha_hdi_report **out,
+                                                struct ha_error *err);
 
 /* The expected HDI of `heads` independent uniformly random heads of
  * dimension head_dim in R^model_dim: 1 - min(head_dim, model_dim) /

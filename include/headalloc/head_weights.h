@@ -22,8 +22,10 @@ extern "C" {
 /* Sigma is symmetric when |S_ij - S_ji| <= this * max |S|. */
 #define HA_COVARIANCE_SYMMETRY_TOL 1e-12
 
+#define HA_HEAD_WEIGHTS_WARNING_MAX 256
+
 /* Optimal head weights.  alpha is owned: release with
- * ha_head_weights_clear(). */
+ * ha_head_weights_finish(). */
 struct ha_head_weights {
 	size_t heads;          /* H */
 	double *alpha;         /* H weights summing to 1 */
@@ -32,12 +34,16 @@ struct ha_head_weights {
 	double gain;           /* error_uniform / error_optimal; +inf when
 	                          only error_optimal is 0, 1 when both are */
 	int pseudo_inverse;    /* 1: Sigma is singular, so the plain inverse
-	                          does not apply (callers should warn) */
+	                          does not apply (see warning) */
 	int null_space;        /* 1: 1 has a component p in the null space of
 	                          Sigma: alpha = p / (1^T p), error 0 (the
 	                          minimum); 0: alpha = Sigma^+ 1 / (1^T Sigma^+ 1) */
 	size_t rank;           /* numerical rank of Sigma */
 	double min_eigenvalue; /* smallest eigenvalue of (symmetrised) Sigma */
+	/* "" or, when pseudo_inverse, the warning in words: "covariance is
+	 * singular (smallest eigenvalue 0, rank 2 of 3); using the
+	 * pseudo-inverse" */
+	char warning[HA_HEAD_WEIGHTS_WARNING_MAX];
 };
 
 /* The optimal weights for the H x H row-major matrix sigma.  Sigma must be
@@ -56,7 +62,7 @@ HA_API enum ha_status ha_covariance_weights(const double *sigma, size_t heads,
                                             struct ha_error *err);
 
 /* Free out->alpha and zero *out; NULL is accepted. */
-HA_API void ha_head_weights_clear(struct ha_head_weights *w);
+HA_API void ha_head_weights_finish(struct ha_head_weights *w);
 
 #ifdef __cplusplus
 }

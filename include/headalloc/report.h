@@ -7,7 +7,7 @@
  *     ha_report_new(stdout, HA_FORMAT_YAML, &r);
  *     ha_report_allocation(r, &(struct ha_allocation_request){...}, &err);
  *     ha_report_regimes(r, &(struct ha_regimes_request){...}, &err);
- *     ha_report_finish(r);
+ *     ha_report_end(r);
  *     ha_report_free(r);
  *
  * In YAML the document is one map and each section adds its keys to it;
@@ -16,7 +16,7 @@
  * each section adds its lines.  Each section takes a small request
  * struct (what to report; zero-initialise it, so that fields added later
  * keep their default) and returns an enum ha_status.  Errors are sticky:
- * after a section fails, later sections and ha_report_finish() write
+ * after a section fails, later sections and ha_report_end() write
  * nothing and return the first failure.  Sections that compute as they
  * write (the sweep table, the regimes) call the solver themselves, so that
  * a sweep of a million points streams in constant memory.
@@ -71,7 +71,7 @@ struct ha_report;
  * owns a report to free with ha_report_free().  Errors: HA_EINVAL for a
  * NULL argument or an unknown format, HA_ENOMEM; then *out is NULL.  A
  * failure to write the start is sticky and returned by the first section
- * or ha_report_finish(). */
+ * or ha_report_end(). */
 HA_API enum ha_status ha_report_new(FILE *stream, enum ha_report_format format,
                                     struct ha_report **out);
 
@@ -79,7 +79,7 @@ HA_API enum ha_status ha_report_new(FILE *stream, enum ha_report_format format,
  * stream and return the report's first failure: HA_EIO when writing
  * failed, else a section's own failure, else HA_OK.  Call it once, after
  * the last section; the report is still to be freed. */
-HA_API enum ha_status ha_report_finish(struct ha_report *report);
+HA_API enum ha_status ha_report_end(struct ha_report *report);
 
 /* Free a report (NULL accepted) without writing anything more. */
 HA_API void ha_report_free(struct ha_report *report);

@@ -2,7 +2,7 @@
  * libyaml's emitter, or the same events as JSON (ha_yaml_writer_new_json).
  *
  * Block style by default; errors are sticky: after the first failure every
- * call is a no-op and ha_yaml_writer_finish() reports it.  Floats are
+ * call is a no-op and ha_yaml_writer_end() reports it.  Floats are
  * written in the shortest form that reads back as the same double;
  * infinities as .inf / -.inf. */
 #ifndef HEADALLOC_YAML_WRITER_H
@@ -24,7 +24,7 @@ struct ha_yaml_writer;
 /* Start a YAML stream and one document on stream (not closed by the
  * writer).  HA_EINVAL for a NULL argument, HA_ENOMEM when the writer
  * cannot be allocated (then *out is NULL).  A failure to emit the stream
- * start is sticky and reported by ha_yaml_writer_finish(). */
+ * start is sticky and reported by ha_yaml_writer_end(). */
 HA_API enum ha_status ha_yaml_writer_new(FILE *stream, struct ha_yaml_writer **out);
 
 /* The same writer in the JSON syntax (RFC 8259): every call below writes
@@ -40,7 +40,7 @@ HA_API enum ha_status ha_yaml_writer_new_json(FILE *stream,
 /* End the document and the stream, flush, and report the first error of
  * the writer's life (HA_EIO when the emitter or the stream failed).  The
  * writer is still to be freed. */
-HA_API enum ha_status ha_yaml_writer_finish(struct ha_yaml_writer *w);
+HA_API enum ha_status ha_yaml_writer_end(struct ha_yaml_writer *w);
 
 /* Free the writer (NULL accepted); does not close the stream. */
 HA_API void ha_yaml_writer_free(struct ha_yaml_writer *w);

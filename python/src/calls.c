@@ -159,7 +159,7 @@ PyObject *ha_py_model_from_yaml(PyObject *self, PyObject *args)
 		return NULL;
 	struct ha_scenario *sc = NULL;
 	struct ha_error err;
-	ha_error_clear(&err);
+	ha_error_init(&err);
 	enum ha_status st = ha_scenario_read_file(PyBytes_AS_STRING(path_obj), &sc, &err);
 	if (st != HA_OK && !err.file)
 		err.file = PyBytes_AS_STRING(path_obj);
@@ -303,7 +303,7 @@ PyObject *ha_py_calibrate(PyObject *self, PyObject *args)
 	struct ha_run *runs = NULL;
 	size_t count = 0;
 	struct ha_error err;
-	ha_error_clear(&err);
+	ha_error_init(&err);
 	enum ha_status st = HA_OK;
 	PyObject *path = NULL;
 	if (PyTuple_Check(runs_obj)) {
@@ -365,7 +365,7 @@ static void weights_destroy(PyObject *capsule)
 {
 	struct ha_py_head_weights *w = PyCapsule_GetPointer(capsule, HA_PY_WEIGHTS_CAPSULE);
 	if (w) {
-		ha_head_weights_clear(&w->weights);
+		ha_head_weights_finish(&w->weights);
 		free(w->sigma);
 		free(w);
 	}
@@ -379,7 +379,7 @@ PyObject *ha_py_head_weights(PyObject *self, PyObject *args)
 	if (!PyArg_ParseTuple(args, "O", &src))
 		return NULL;
 	struct ha_error err;
-	ha_error_clear(&err);
+	ha_error_init(&err);
 	struct ha_py_head_weights *w = calloc(1, sizeof *w);
 	if (!w)
 		return PyErr_NoMemory();
@@ -432,7 +432,7 @@ PyObject *ha_py_head_weights(PyObject *self, PyObject *args)
 	}
 	PyObject *capsule = PyCapsule_New(w, HA_PY_WEIGHTS_CAPSULE, weights_destroy);
 	if (!capsule) {
-		ha_head_weights_clear(&w->weights);
+		ha_head_weights_finish(&w->weights);
 		free(w->sigma);
 		free(w);
 	}

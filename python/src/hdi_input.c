@@ -79,7 +79,7 @@ PyObject *ha_py_hdi_path(PyObject *self, PyObject *args)
 	h->file = file;
 	h->layout = layout;
 	struct ha_error err;
-	ha_error_clear(&err);
+	ha_error_init(&err);
 	enum ha_status st;
 	Py_BEGIN_ALLOW_THREADS
 	if (directory) {
@@ -185,7 +185,7 @@ PyObject *ha_py_hdi_arrays(PyObject *self, PyObject *args)
 	h->owns_tensors = 1;
 	r->tensors = t;
 	struct ha_error err;
-	ha_error_clear(&err);
+	ha_error_init(&err);
 	enum ha_status st = HA_OK;
 	for (size_t i = 0; i < count && st == HA_OK; i++) {
 		const char *name, *kind;

@@ -25,7 +25,7 @@ static PyObject *render(render_fn fn, const void *ctx)
 	char *data = NULL;
 	size_t size = 0;
 	struct ha_error err;
-	ha_error_clear(&err);
+	ha_error_init(&err);
 	enum ha_status st;
 	Py_BEGIN_ALLOW_THREADS
 	FILE *mem = open_memstream(&data, &size);
@@ -57,7 +57,7 @@ static enum ha_status yaml_report(FILE *stream, const void *ctx, struct ha_error
 	enum ha_status st = ha_report_new(stream, HA_FORMAT_YAML, &r);
 	if (st == HA_OK)
 		st = s->fn(r, s->ctx, err);
-	enum ha_status fin = r ? ha_report_finish(r) : st;
+	enum ha_status fin = r ? ha_report_end(r) : st;
 	ha_report_free(r);
 	return st != HA_OK ? st : fin;
 }

@@ -13,28 +13,50 @@
 
 /* ---- inputs that no output may replace ------------------------------- */
 
-#define MAX_INPUTS 8
-
-static struct {
-	const char *path;
+/* Each input as it was when registered: its device and inode (when it
+ * exists) and a copy of its path for messages.  A model directory
+ * registers every file it reads, so the table grows. */
+struct input {
+	char *path;
 	const char *what;
-} inputs[MAX_INPUTS];
-static size_t input_count;
+	dev_t dev;
+	ino_t ino;
+	int exists;
+};
+static struct input *inputs;
+static size_t input_count, input_room;
 static char refusal[PATH_MAX + 128]; /* the words of the last refusal */
 
 int atomic_file_add_input(const char *path, const char *what)
 {
-	if (input_count == MAX_INPUTS)
+	if (input_count == input_room) {
+		size_t room = input_room ? 2 * input_room : 8;
+		struct input *more = realloc(inputs, room * sizeof *more);
+		if (!more)
+			return ENOMEM;
+		inputs = more;
+		input_room = room;
+	}
+	struct input *in = &inputs[input_count];
+	struct stat st;
+	in->path = strdup(path);
+	if (!in->path)
 		return ENOMEM;
-	inputs[input_count].path = path;
-	inputs[input_count].what = what;
+	in->what = what;
+	in->exists = stat(path, &st) == 0;
+	in->dev = in->exists ? st.st_dev : 0;
+	in->ino = in->exists ? st.st_ino : 0;
 	input_count++;
 	return 0;
 }
 
 void atomic_file_forget_inputs(void)
 {
-	input_count = 0;
+	for (size_t i = 0; i < input_count; i++)
+		free(inputs[i].path);
+	free(inputs);
+	inputs = NULL;
+	input_count = input_room = 0;
 }
 
 const char *atomic_file_strerror(int code)
@@ -53,16 +75,21 @@ const char *atomic_file_strerror(int code)
 }
 
 /* The input st is, by device and inode (a second name, a hard link or a
- * symbolic link to it are all the same file), or -1. */
+ * symbolic link to it are all the same file), or -1.  An input that did
+ * not exist when registered is looked at again (it may have been made
+ * since by another name). */
 static int same_as_input(const struct stat *st)
 {
 	for (size_t i = 0; i < input_count; i++) {
-		struct stat in;
-		if (stat(inputs[i].path, &in) == 0 && in.st_dev == st->st_dev &&
-		    in.st_ino == st->st_ino) {
+		struct stat now;
+		struct input *in = &inputs[i];
+		int same = in->exists ? in->dev == st->st_dev && in->ino == st->st_ino
+		                      : stat(in->path, &now) == 0 &&
+		                                now.st_dev == st->st_dev &&
+		                                now.st_ino == st->st_ino;
+		if (same) {
 			snprintf(refusal, sizeof refusal,
-			         "it is the same file as %s '%s'",
-			         inputs[i].what, inputs[i].path);
+			         "it is the same file as %s '%s'", in->what, in->path);
 			return 1;
 		}
 	}
@@ -167,6 +194,46 @@ int atomic_file_check(const char *path)
 	int e = classify(path, &kind, &target, &st);
 	free(target);
 	return e;
+}
+
+/* Where path's file is or will be made, spelled one way: the real path of
+ * an existing file, or the real path of the directory a new one goes
+ * into (symbolic links followed) with its name.  A new string, or NULL. */
+static char *location(const char *path)
+{
+	char *real = realpath(path, NULL);
+	if (real)
+		return real;
+	char *target = follow_dangling(path);
+	if (!target)
+		return NULL;
+	char *slash = strrchr(target, '/');
+	const char *base = slash ? slash + 1 : target;
+	if (slash == target)
+		real = strdup("");
+	else {
+		if (slash)
+			*slash = '\0';
+		real = realpath(slash ? target : ".", NULL);
+	}
+	char *out = real ? malloc(strlen(real) + strlen(base) + 2) : NULL;
+	if (out)
+		sprintf(out, "%s/%s", real, base);
+	free(real);
+	free(target);
+	return out;
+}
+
+int atomic_file_same(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	char *la = location(a), *lb = location(b);
+	int same = la && lb ? strcmp(la, lb) == 0 : strcmp(a, b) == 0;
+	free(la);
+	free(lb);
+	return same;
 }
 
 /* ---- signals ------------------------------------------------------------- */
@@ -305,7 +372,13 @@ int atomic_file_open(struct atomic_file *f, const char *path)
 	if (kind == IN_PLACE)
 		return open_in_place(f, path);
 
+	/* TARGET.tmp-XXXXXX, its name cut so that it fits in a directory
+	 * entry: a 250-byte output name is fine, its temporary file too. */
 	size_t len = strlen(f->target);
+	const char *slash = strrchr(f->target, '/');
+	size_t base = len - (slash ? (size_t)(slash + 1 - f->target) : 0);
+	if (base + sizeof suffix - 1 > NAME_MAX)
+		len -= base + sizeof suffix - 1 - NAME_MAX;
 	f->temp = malloc(len + sizeof suffix);
 	if (!f->temp) {
 		release(f);

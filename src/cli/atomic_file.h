@@ -41,13 +41,19 @@ enum atomic_refusal {
 	                              hard links */
 };
 
-/* Register path (kept by pointer: it must outlive the outputs) as an
- * input that no output may replace; what names it in messages ("the
- * scenario file", "--hdi-from").  Returns 0, or ENOMEM past the few slots
- * a command needs. */
+/* Register path as an input that no output may replace, by its device
+ * and inode as they are now (path is copied, for messages); what names it
+ * in messages ("the scenario file", "--hdi-from"; kept by pointer: a
+ * static string).  Returns 0, or ENOMEM. */
 int atomic_file_add_input(const char *path, const char *what);
 
-/* Forget every registered input (their paths are about to be freed). */
+/* 1 when paths a and b name one file: by device and inode when both
+ * exist, else by where the file will be made (the real path of its
+ * directory, symbolic links followed), so that "./r.svg", "r.svg", an
+ * absolute path and a link to it are one; 0 otherwise. */
+int atomic_file_same(const char *a, const char *b);
+
+/* Forget every registered input. */
 void atomic_file_forget_inputs(void);
 
 /* Whether path may be written as an output: 0, an errno value (EISDIR),

@@ -276,7 +276,8 @@ int cli_allocate_main(int argc, char **argv)
 {
 	struct cli_options o;
 	int status;
-	if (cli_options_parse(argc, argv, &o, &status)) {
+	if (cli_options_parse(argc, argv, &o, &status) &&
+	    (status = cli_options_prepare(&o)) == EXIT_OK) {
 		struct allocation a = {.o = &o};
 		status = make_solvers(&o, &a.s);
 		if (status == EXIT_OK && single_point(&o))

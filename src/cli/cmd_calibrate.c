@@ -95,6 +95,7 @@ static const struct option long_options[] = {
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
+const struct option *const cli_calibrate_options = long_options; /* completion.c */
 
 /* The most bootstrap resamples (each a refit of every run). */
 #define BOOTSTRAP_MAX 1000000
@@ -421,7 +422,7 @@ static enum ha_status draw_calibration(struct ha_plot_target *t, const void *req
 int cli_calibrate_main(int argc, char **argv)
 {
 	static const struct cli_command cmd = {"calibrate", usage, long_options,
-	                                       ":b:n:m:f:o:h"};
+	                                       ":b:n:m:f:o:h", false};
 	struct calibrate_options o;
 	defaults(&o);
 	int status;
@@ -436,7 +437,7 @@ int cli_calibrate_main(int argc, char **argv)
 	struct ha_run *runs = NULL;
 	size_t count = 0;
 	struct ha_error err;
-	ha_error_clear(&err);
+	ha_error_init(&err);
 	enum ha_status st = ha_runs_read_file(o.c.file, HA_RUNS_AUTO, &runs,
 	                                      &count, &err);
 	if (st != HA_OK)

@@ -9,6 +9,7 @@
 #include "hdi_source.h"
 #include "parse.h"
 #include "pictures.h"
+#include "progress_line.h"
 
 static const char usage[] =
 	"Usage: headalloc hdi FILE --heads H [OPTION]...\n"
@@ -36,6 +37,9 @@ static const char usage[] =
 	"                              HDI of every layer into FILE (.svg, .png or .pdf)\n"
 	"      --plot-each             with --plot: one picture per layer, FILE-0.png,\n"
 	"                              FILE-1.png, ... (numbered in the report's order)\n"
+	"      --progress              show a progress line on stderr even when it is\n"
+	"                              not a terminal or the work is short\n"
+	"      --quiet                 never show the progress line\n"
 	"  -h, --help                  show this help and exit\n"
 	"\n"
 	"Model types of DIR: llama mistral mixtral qwen2 gemma gemma2 gpt2\n"
@@ -48,6 +52,8 @@ enum long_only {
 	OPT_TENSOR,
 	OPT_LAYOUT,
 	OPT_OVERLAP,
+	OPT_PROGRESS,
+	OPT_QUIET,
 };
 
 static const struct option long_options[] = {
@@ -59,9 +65,12 @@ static const struct option long_options[] = {
 	{"output", required_argument, NULL, 'o'},
 	{"plot", required_argument, NULL, CLI_OPT_PLOT},
 	{"plot-each", no_argument, NULL, CLI_OPT_PLOT_EACH},
+	{"progress", no_argument, NULL, OPT_PROGRESS},
+	{"quiet", no_argument, NULL, OPT_QUIET},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
+const struct option *const cli_hdi_options = long_options; /* completion.c */
 
 struct hdi_options {
 	struct cli_file_options c;
@@ -72,6 +81,7 @@ struct hdi_options {
 	int have_layout; /* a directory takes --layout only with --tensor */
 	int overlap;
 	struct cli_plot plot;
+	enum cli_progress_mode progress; /* the last of --progress, --quiet */
 };
 
 static int apply(void *options, int code, const char *arg)
@@ -99,6 +109,12 @@ static int apply(void *options, int code, const char *arg)
 		return EXIT_OK;
 	case OPT_OVERLAP:
 		o->overlap = 1;
+		return EXIT_OK;
+	case OPT_PROGRESS:
+		o->progress = CLI_PROGRESS_FORCE;
+		return EXIT_OK;
+	case OPT_QUIET:
+		o->progress = CLI_PROGRESS_OFF;
 		return EXIT_OK;
 	case CLI_OPT_PLOT:
 		return cli_plot_option(&o->plot, arg);
@@ -129,7 +145,7 @@ static enum ha_status draw_hdi(struct ha_plot_target *t, const void *ctx,
 
 int cli_hdi_main(int argc, char **argv)
 {
-	static const struct cli_command cmd = {"hdi", usage, long_options, ":f:o:h"};
+	static const struct cli_command cmd = {"hdi", usage, long_options, ":f:o:h", false};
 	struct hdi_options o;
 	memset(&o, 0, sizeof o);
 	o.layout = HA_LAYOUT_OUT_IN;
@@ -142,9 +158,14 @@ int cli_hdi_main(int argc, char **argv)
 
 	/* A file or a model directory: hdi_source.c. */
 	struct hdi_choice choice = {o.c.file, o.have_heads ? o.heads : 0,
-	                            o.tensor, o.layout, o.have_layout};
+	                            o.tensor, o.layout, o.have_layout,
+	                            o.c.output, &o.plot, NULL};
+	struct cli_progress line;
+	struct ha_progress progress = cli_progress_begin(&line, o.progress, "hdi");
+	choice.progress = &progress;
 	struct hdi_measured m;
 	status = hdi_source_measure(&choice, &m);
+	cli_progress_end(&line);
 	if (status != EXIT_OK)
 		return status;
 	struct ha_hdi_request req = {

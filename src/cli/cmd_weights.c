@@ -30,6 +30,7 @@ static const struct option long_options[] = {
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
+const struct option *const cli_weights_options = long_options; /* completion.c */
 
 struct weights_options {
 	struct cli_file_options c;
@@ -42,19 +43,6 @@ static int apply(void *options, int code, const char *arg)
 	if (code == CLI_OPT_PLOT)
 		return cli_plot_option(&o->plot, arg);
 	return cli_apply_file_option(&o->c, code, arg);
-}
-
-/* The one warning line for a singular covariance. */
-static void warn_pseudo_inverse(const char *path,
-                                const struct ha_head_weights *hw)
-{
-	fprintf(stderr, "headalloc: warning: %s: covariance is singular "
-	        "(smallest eigenvalue %.3g, rank %zu of %zu)", path,
-	        hw->min_eigenvalue, hw->rank, hw->heads);
-	if (hw->null_space)
-		fputs("; weights in its null space cancel the error exactly\n", stderr);
-	else
-		fputs("; using the pseudo-inverse\n", stderr);
 }
 
 static enum ha_status write_weights(struct ha_report *r, const void *req,
@@ -73,7 +61,7 @@ static enum ha_status draw_weights(struct ha_plot_target *t, const void *req,
 int cli_weights_main(int argc, char **argv)
 {
 	static const struct cli_command cmd = {"weights", usage, long_options,
-	                                       ":f:o:h"};
+	                                       ":f:o:h", false};
 	struct weights_options o;
 	memset(&o, 0, sizeof o);
 	int status;
@@ -87,7 +75,7 @@ int cli_weights_main(int argc, char **argv)
 	size_t heads = 0;
 	struct ha_error err;
 	struct ha_head_weights hw = {0};
-	ha_error_clear(&err);
+	ha_error_init(&err);
 	enum ha_status st = ha_covariance_read(o.c.file, &sigma, &heads, &err);
 	if (st == HA_OK)
 		st = ha_covariance_weights(sigma, heads, &hw, &err);
@@ -95,13 +83,13 @@ int cli_weights_main(int argc, char **argv)
 		free(sigma);
 		return cli_library_failure(NULL, o.c.file, st, &err);
 	}
-	if (hw.pseudo_inverse)
-		warn_pseudo_inverse(o.c.file, &hw);
+	if (hw.warning[0]) /* the library's words (head_weights.h) */
+		fprintf(stderr, "headalloc: warning: %s: %s\n", o.c.file, hw.warning);
 	struct ha_head_weights_request req = {.weights = &hw};
 	struct ha_plot_head_weights_request picture = {.weights = &hw, .sigma = sigma};
 	status = cli_emit_with_pictures(o.c.output, o.c.format, write_weights, &req,
 	                                &o.plot, 1, draw_weights, &picture);
 	free(sigma);
-	ha_head_weights_clear(&hw);
+	ha_head_weights_finish(&hw);
 	return status;
 }

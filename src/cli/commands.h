@@ -26,4 +26,17 @@ int cli_weights_main(int argc, char **argv);
  * the error model fitted to measured training runs (cmd_calibrate.c). */
 int cli_calibrate_main(int argc, char **argv);
 
+/* Each command's option table (the one getopt_long reads), for the shell
+ * completion (completion.c). */
+struct option;
+extern const struct option *const cli_allocate_options;
+extern const struct option *const cli_hdi_options;
+extern const struct option *const cli_weights_options;
+extern const struct option *const cli_calibrate_options;
+
+/* headalloc --completion bash: a bash completion script for every
+ * command and option, from the tables above, on stdout.  Returns the exit
+ * status. */
+int cli_completion_main(int argc, char **argv);
+
 #endif

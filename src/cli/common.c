@@ -6,6 +6,7 @@
 
 #include "atomic_file.h"
 #include "common.h"
+#include "progress_line.h"
 
 /* ---- failures -------------------------------------------------------------- */
 
@@ -40,6 +41,7 @@ int cli_library_failure(const char *subject, const char *file,
 	char safe_file[4096], safe_message[HA_ERROR_MESSAGE_MAX];
 	if (file)
 		file = ha_text_safe(file, safe_file, sizeof safe_file);
+	cli_progress_clear();
 	fputs("headalloc: ", stderr);
 	/* FILE:LINE:COLUMN says where; naming the option too is noise. */
 	if (subject && line <= 0)
@@ -69,6 +71,7 @@ int cli_usage_error(const char *command, const char *fmt, ...)
 	vsnprintf(line, sizeof line, fmt, args);
 	va_end(args);
 	/* it may quote an argument as typed: shown safe */
+	cli_progress_clear();
 	fprintf(stderr, "headalloc: %s", ha_text_safe(line, safe, sizeof safe));
 	fprintf(stderr, " (try 'headalloc %s%s--help')\n", command ? command : "",
 	        command ? " " : "");
@@ -128,12 +131,28 @@ static bool done(int *exit_status, int status)
 	return false;
 }
 
-bool cli_parse_file_command(const struct cli_command *cmd, int argc,
-                            char **argv, struct cli_file_options *file,
-                            void *options, cli_apply_fn apply,
-                            int *exit_status)
+/* The commands and how each is called, for the hint below. */
+static const struct {
+	const char *name, *operand;
+} commands[] = {{"hdi", "FILE"}, {"weights", "COV.yaml"}, {"calibrate", "RUNS"}};
+
+int cli_misplaced_command(int argc, char **argv)
+{
+	for (int i = 2; i < argc; i++)
+		for (size_t c = 0; c < sizeof commands / sizeof *commands; c++)
+			if (strcmp(argv[i], commands[c].name) == 0)
+				return cli_usage_error(commands[c].name, "the command '%s' "
+				                       "must come first: headalloc %s "
+				                       "%s [OPTION]...", commands[c].name,
+				                       commands[c].name, commands[c].operand);
+	return 0;
+}
+
+bool cli_parse_options(const struct cli_command *cmd, int argc, char **argv,
+                       void *options, cli_apply_fn apply, int *exit_status)
 {
 	opterr = 0;
+	optind = 0; /* a fresh scan, also for a second pass */
 	int code;
 	while ((code = getopt_long(argc, argv, cmd->short_options, cmd->options,
 	                           NULL)) != -1) {
@@ -142,13 +161,31 @@ bool cli_parse_file_command(const struct cli_command *cmd, int argc,
 			fputs(cmd->usage, stdout);
 			return done(exit_status, EXIT_OK);
 		}
-		if (code == '?' || code == ':')
-			return done(exit_status, cli_getopt_error(code, typed,
-			                                          cmd->options, cmd->name));
+		if (code == 'V' && cmd->version) {
+			printf("headalloc %s\n", ha_version());
+			return done(exit_status, EXIT_OK);
+		}
+		if (code == '?' || code == ':') {
+			int rc = cmd->name ? 0 : cli_misplaced_command(argc, argv);
+			return done(exit_status,
+			            rc ? rc : cli_getopt_error(code, typed, cmd->options,
+			                                       cmd->name));
+		}
 		int status = apply(options, code, optarg);
 		if (status != EXIT_OK)
 			return done(exit_status, status);
 	}
+	*exit_status = EXIT_OK;
+	return true;
+}
+
+bool cli_parse_file_command(const struct cli_command *cmd, int argc,
+                            char **argv, struct cli_file_options *file,
+                            void *options, cli_apply_fn apply,
+                            int *exit_status)
+{
+	if (!cli_parse_options(cmd, argc, argv, options, apply, exit_status))
+		return false;
 	if (optind >= argc)
 		return done(exit_status, cli_usage_error(cmd->name, "a file is required"));
 	file->file = argv[optind++];
@@ -214,7 +251,7 @@ static enum ha_status write_report(FILE *out, enum ha_report_format format,
 	if (st == HA_OK)
 		st = write(r, ctx, err);
 	if (st == HA_OK)
-		st = ha_report_finish(r); /* flushes out */
+		st = ha_report_end(r); /* flushes out */
 	ha_report_free(r);
 	return st;
 }
@@ -249,7 +286,7 @@ int cli_emit(const char *output, enum ha_report_format format,
 		out = file.stream;
 	}
 	struct ha_error err;
-	ha_error_clear(&err);
+	ha_error_init(&err);
 	errno = 0;
 	enum ha_status st = write_report(out, format, write, ctx, &err);
 	int e = errno ? errno : EIO;

@@ -53,11 +53,17 @@ int cli_getopt_error(int code, const char *typed, const struct option *options,
 
 /* ---- the file commands: headalloc COMMAND FILE [OPTION]... ---------------- */
 
+/* A command's command line, for cli_parse_options: every command (the
+ * allocation command too) is parsed by that one loop. */
 struct cli_command {
-	const char *name;              /* "hdi" */
+	const char *name;              /* "hdi"; NULL for the allocation
+	                                  command (messages then say "try
+	                                  'headalloc --help'", and a command
+	                                  name among its arguments is named) */
 	const char *usage;             /* --help's text */
 	const struct option *options;  /* for getopt_long */
 	const char *short_options;     /* for getopt_long, starting with ':' */
+	bool version;                  /* 'V' prints the version */
 };
 
 /* The positional file and the options every file command has. */
@@ -75,6 +81,24 @@ typedef int (*cli_apply_fn)(void *options, int code, const char *arg);
  * EXIT_USAGE after a message. */
 int cli_apply_file_option(struct cli_file_options *c, int code, const char *arg);
 
+/* Scan argv (argv[0] is the command's or the program's name) for cmd from
+ * the start: --help (code 'h') prints cmd->usage, -V the version when
+ * cmd->version; getopt's complaints are one line each (for the allocation
+ * command, a command name after options is said to belong first:
+ * cli_misplaced_command); every other option goes through apply(options,
+ * code, arg).  Returns true with optind at the first operand, or false
+ * when the command is done (help, version, or an error already printed),
+ * its exit status in *exit_status.  Reading files and measuring belong
+ * after it, to the command's run. */
+bool cli_parse_options(const struct cli_command *cmd, int argc, char **argv,
+                       void *options, cli_apply_fn apply, int *exit_status);
+
+/* "headalloc --budget 512 calibrate x": a command's name after options
+ * is named as such, instead of the options being unknown to the
+ * allocation command.  The exit status after the message, or 0 when no
+ * argument is a command's name. */
+int cli_misplaced_command(int argc, char **argv);
+
 /* Parse argv (argv[0] is the command's name) for cmd: each option through
  * apply(options, code, arg), then exactly one non-empty FILE into
  * file->file.  Returns true when the command is to run; false when it is
@@ -89,14 +113,18 @@ bool cli_parse_file_command(const struct cli_command *cmd, int argc,
 
 /* The HDI of the tensors of path matching pattern (NULL: all), with heads
  * heads each, for the hdi command (subject NULL) and --hdi-from (subject
- * "--hdi-from").  A tensor whose overlaps would cost more than
- * HA_HDI_MAX_WORK is refused before its data is read; a tensor whose heads
- * are all zero is an error; zero and lower-rank heads are warned about,
- * saying what was done.  Returns EXIT_OK with *out to free with
- * ha_hdi_report_free(), or the exit status after one line on stderr. */
+ * "--hdi-from"), progress (may be NULL) told of each tensor.  What the
+ * library refuses (the cost limit, all-zero heads: hdi.h) is one line on
+ * stderr; its warnings are printed (cli_print_hdi_warnings).  Returns
+ * EXIT_OK with *out to free with ha_hdi_report_free(), or the exit status
+ * after one line on stderr. */
 int cli_measure_hdi(const char *subject, const char *path,
                     const char *pattern, size_t heads, enum ha_layout layout,
+                    const struct ha_progress *progress,
                     struct ha_hdi_report **out);
+
+/* "headalloc: warning: PATH: MESSAGE" for each warning of r. */
+void cli_print_hdi_warnings(const char *path, const struct ha_hdi_report *r);
 
 /* ---- writing a report ---------------------------------------------------- */
 

@@ -50,14 +50,44 @@ static int measure_file(const struct hdi_choice *ch, struct hdi_measured *m)
 	m->layout = ch->layout;
 	/* The limits and warnings every weights file gets (measure_hdi.c). */
 	return cli_measure_hdi(NULL, ch->path, ch->tensor, ch->heads,
-	                       ch->layout, &m->hdi);
+	                       ch->layout, ch->progress, &m->hdi);
+}
+
+/* Every file of the model directory the plan reads (config.json, the
+ * index, every shard) is an input no output may replace; checked again
+ * now that they are known, before any layer is read. */
+static int register_directory(const char *dir, const struct ha_checkpoint *c,
+                              const struct hdi_choice *ch)
+{
+	static const char *const files[] = {"config.json",
+	                                    "model.safetensors.index.json"};
+	size_t n = sizeof files / sizeof *files;
+	int rc = EXIT_OK;
+	for (size_t i = 0; rc == EXIT_OK && i < n + c->count; i++) {
+		const char *name = i < n ? files[i] : c->layers[i - n].shard_name;
+		if (i > n && strcmp(name, c->layers[i - n - 1].shard_name) == 0)
+			continue; /* the layers of one shard */
+		char *path = malloc(strlen(dir) + strlen(name) + 2);
+		if (!path)
+			return cli_library_failure(NULL, dir, HA_ENOMEM, NULL);
+		sprintf(path, "%s/%s", dir, name);
+		struct stat st;
+		if (i >= n || stat(path, &st) == 0)
+			rc = cli_input(path, "the model directory's file");
+		free(path);
+	}
+	if (rc == EXIT_OK)
+		rc = cli_check_output(ch->output);
+	if (rc == EXIT_OK && ch->plot)
+		rc = cli_plot_check(ch->plot, ch->output, "hdi");
+	return rc;
 }
 
 static int measure_directory(const struct hdi_choice *ch, const char *dir,
                              struct hdi_measured *m)
 {
 	struct ha_error err;
-	ha_error_clear(&err);
+	ha_error_init(&err);
 	enum ha_status st;
 	if (ch->tensor) {
 		if (!ch->heads)
@@ -93,13 +123,20 @@ static int measure_directory(const struct hdi_choice *ch, const char *dir,
 	if (m->checkpoint->warning[0]) /* the plan's word about the directory */
 		fprintf(stderr, "headalloc: warning: %s: %s\n", dir,
 		        m->checkpoint->warning);
+	int rc = register_directory(dir, m->checkpoint, ch);
+	if (rc != EXIT_OK)
+		return rc;
 	m->layout = m->checkpoint->layout;
-	st = ha_hdi_from_checkpoint_heads(m->checkpoint, ch->heads, &m->hdi,
-	                                  &err);
+	struct ha_hdi_options opt = HA_HDI_OPTIONS_INIT;
+	opt.heads = ch->heads;
+	if (ch->progress)
+		opt.progress = *ch->progress;
+	st = ha_hdi_measure_checkpoint(m->checkpoint, &opt, &m->hdi, &err);
 	if (st == HA_EINVAL && !err.file)
 		return cli_library_failure("--heads", dir, st, &err);
 	if (st != HA_OK)
 		return cli_library_failure(NULL, dir, st, &err);
+	cli_print_hdi_warnings(dir, m->hdi);
 	return EXIT_OK;
 }
 

@@ -10,6 +10,8 @@
 
 #include <headalloc/headalloc.h>
 
+#include "pictures.h"
+
 /* The options that choose what to measure. */
 struct hdi_choice {
 	const char *path;      /* the FILE or DIR argument, as typed */
@@ -17,6 +19,10 @@ struct hdi_choice {
 	const char *tensor;    /* --tensor, or NULL */
 	enum ha_layout layout; /* --layout (default out-in) */
 	int have_layout;       /* --layout was given */
+	/* checked again against the files a model directory reads */
+	const char *output;           /* --output, or NULL */
+	const struct cli_plot *plot;  /* --plot, or NULL */
+	const struct ha_progress *progress; /* told of each layer, or NULL */
 };
 
 /* What was measured: owned, free with hdi_measured_free(). */

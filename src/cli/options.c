@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "atomic_file.h"
+#include "commands.h"
 #include "common.h"
 #include "options.h"
 #include "parse.h"
@@ -124,6 +125,7 @@ static const struct option long_options[] = {
 	{"version", no_argument, NULL, 'V'},
 	{NULL, 0, NULL, 0},
 };
+const struct option *const cli_allocate_options = long_options; /* completion.c */
 
 static const char short_options[] = ":b:n:c:s:m:arf:o:hV";
 
@@ -361,19 +363,19 @@ static int load_config(struct cli_options *o)
 }
 
 /* Measure the HDI of --hdi-from into model.hdi and describe its source. */
-static int measure_hdi(struct cli_options *o, const struct hdi_request *h)
+static int measure_hdi(struct cli_options *o)
 {
 	struct ha_hdi_report *report = NULL;
-	int rc = cli_measure_hdi("--hdi-from", o->hdi_from, h->tensor,
-	                         (size_t)h->heads, h->layout, &report);
+	int rc = cli_measure_hdi("--hdi-from", o->hdi_from, o->hdi_tensor,
+	                         (size_t)o->hdi_heads, o->hdi_layout, NULL, &report);
 	if (rc != EXIT_OK)
 		return rc;
 	o->model.hdi = report->mean_hdi;
 	o->hdi_source = (struct ha_hdi_source){
 		.file = o->hdi_from,
-		.pattern = h->tensor,
-		.heads = h->heads,
-		.layout = h->layout,
+		.pattern = o->hdi_tensor,
+		.heads = o->hdi_heads,
+		.layout = o->hdi_layout,
 		.tensors = report->count,
 	};
 	ha_hdi_report_free(report);
@@ -464,9 +466,6 @@ static int check_combination(const struct cli_options *o,
 		                       "(budgets x sample sizes), found %zu x %zu",
 		                       HA_SCENARIO_MAX_ROWS, o->budget_count,
 		                       sample_count(&o->samples));
-	int rc = cli_plot_check(&o->plot, o->output, NULL);
-	if (rc != EXIT_OK)
-		return rc;
 	/* The public-model comparison alone has no picture. */
 	if (o->plot.path && (!o->budget_count || (!o->have_samples && !o->regimes)))
 		return cli_usage_error(NULL, "--plot draws a sweep, a landscape or regimes:"
@@ -474,98 +473,79 @@ static int check_combination(const struct cli_options *o,
 	return EXIT_OK;
 }
 
-/* "headalloc --heads 12 hdi w.safetensors": a subcommand after options
- * is named as such, instead of the options being unknown to the
- * allocation command.  Returns the exit status after the message, or 0
- * when no argument is a subcommand's name. */
-static int misplaced_command(int argc, char **argv)
+/* The first pass: --config alone (every option is checked by the
+ * second). */
+static int find_config(void *options, int code, const char *arg)
 {
-	static const char *const commands[] = {"hdi", "weights"};
-	for (int i = 2; i < argc; i++)
-		for (size_t c = 0; c < sizeof commands / sizeof *commands; c++)
-			if (strcmp(argv[i], commands[c]) == 0)
-				return cli_usage_error(commands[c], "the command '%s' "
-				                       "must come first: headalloc %s "
-				                       "FILE [OPTION]...", commands[c],
-				                       commands[c]);
-	return 0;
+	struct cli_options *o = options;
+	if (code == 'c') {
+		if (!*arg)
+			return bad_value(code, arg, "a file name");
+		o->config = arg;
+	}
+	return EXIT_OK;
 }
 
-/* Parse into o; returns EXIT_OK or the exit status of an error already
- * printed.  *answered is set after --help or --version: nothing to run. */
-static int parse(int argc, char **argv, struct cli_options *o, bool *answered)
+struct second_pass {
+	struct cli_options *o;
+	struct hdi_request h;
+};
+
+static int apply_second(void *options, int code, const char *arg)
+{
+	struct second_pass *p = options;
+	return apply_option(p->o, &p->h, code, arg);
+}
+
+static const struct cli_command command = {NULL, usage_text, long_options,
+                                           short_options, true};
+
+/* Parse into o: two passes of the one option loop (cli_parse_options),
+ * the scenario file read between them so that options override it.
+ * Returns false when the command is done (help, version, an error). */
+static bool parse(int argc, char **argv, struct cli_options *o, int *status)
 {
 	memset(o, 0, sizeof *o);
 	o->model = ha_model_defaults();
-	opterr = 0;
-
-	/* First pass: --help, --version, --config and getopt's own errors. */
-	int code;
-	optind = 0;
-	while ((code = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
-		if (code == 'h') {
-			fputs(usage_text, stdout);
-			*answered = true;
-			return EXIT_OK;
-		}
-		if (code == 'V') {
-			printf("headalloc %s\n", ha_version());
-			*answered = true;
-			return EXIT_OK;
-		}
-		if (code == '?' || code == ':') {
-			int rc = misplaced_command(argc, argv);
-			return rc ? rc : cli_getopt_error(code, argv[optind - 1],
-			                                  long_options, NULL);
-		}
-		if (code == 'c') {
-			if (!*optarg)
-				return bad_value(code, optarg, "a file name");
-			o->config = optarg;
-		}
-	}
+	if (!cli_parse_options(&command, argc, argv, o, find_config, status))
+		return false;
 	if (optind < argc) {
-		int rc = misplaced_command(argc, argv);
-		return rc ? rc : cli_usage_error(NULL, "unexpected argument '%s'",
-		                                 argv[optind]);
+		int rc = cli_misplaced_command(argc, argv);
+		*status = rc ? rc : cli_usage_error(NULL, "unexpected argument '%s'",
+		                                    argv[optind]);
+		return false;
 	}
-	if (o->config) {
-		int rc = load_config(o);
-		if (rc != EXIT_OK)
-			return rc;
-	}
-
-	/* Second pass: every option, over the file. */
-	struct hdi_request h = {NULL, 0, HA_LAYOUT_OUT_IN, 0, 0};
-	optind = 0;
-	while ((code = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
-		int rc = apply_option(o, &h, code, optarg);
-		if (rc != EXIT_OK)
-			return rc;
-	}
-	int rc = check_combination(o, &h);
-	if (rc == EXIT_OK && o->hdi_from)
-		rc = cli_input(o->hdi_from, "--hdi-from");
-	if (rc == EXIT_OK)
-		rc = cli_check_output(o->output);
-	if (rc != EXIT_OK)
-		return rc;
-	if (o->hdi_from) {
-		rc = measure_hdi(o, &h);
-		if (rc != EXIT_OK)
-			return rc;
-	}
+	if (o->config && (*status = load_config(o)) != EXIT_OK)
+		return false;
+	struct second_pass p = {o, {NULL, 0, HA_LAYOUT_OUT_IN, 0, 0}};
+	if (!cli_parse_options(&command, argc, argv, &p, apply_second, status))
+		return false;
+	if ((*status = check_combination(o, &p.h)) != EXIT_OK)
+		return false;
+	o->hdi_tensor = p.h.tensor;
+	o->hdi_heads = p.h.heads;
+	o->hdi_layout = p.h.layout;
 	if (sample_count(&o->samples) == 1)
 		o->model.samples = sample_at(&o->samples, 0);
-	return EXIT_OK;
+	return true;
+}
+
+int cli_options_prepare(struct cli_options *o)
+{
+	int rc = o->hdi_from ? cli_input(o->hdi_from, "--hdi-from") : EXIT_OK;
+	if (rc == EXIT_OK)
+		rc = cli_check_output(o->output);
+	if (rc == EXIT_OK)
+		rc = cli_plot_check(&o->plot, o->output, NULL);
+	if (rc == EXIT_OK && o->hdi_from)
+		rc = measure_hdi(o);
+	return rc;
 }
 
 bool cli_options_parse(int argc, char **argv, struct cli_options *o,
                        int *exit_status)
 {
-	bool answered = false;
-	*exit_status = parse(argc, argv, o, &answered);
-	return *exit_status == EXIT_OK && !answered;
+	return parse(argc, argv, o, exit_status);
 }
 
 void cli_options_free(struct cli_options *o)

@@ -46,6 +46,9 @@ struct cli_options {
 	unsigned constraints_from_config;
 	/* --hdi-from: where the HDI in model.hdi was measured, for the report */
 	const char *hdi_from;
+	const char *hdi_tensor;  /* --hdi-tensor */
+	uint64_t hdi_heads;      /* --hdi-heads */
+	enum ha_layout hdi_layout; /* --hdi-layout */
 	struct ha_hdi_source hdi_source;
 };
 
@@ -55,6 +58,13 @@ struct cli_options {
  * its exit status in *exit_status. */
 bool cli_options_parse(int argc, char **argv, struct cli_options *o,
                        int *exit_status);
+
+/* The run's first step, after parsing: register --hdi-from as an input,
+ * check --output and --plot, then measure --hdi-from's HDI into
+ * o->model.hdi (nothing is opened or measured while parsing, but the
+ * scenario file the options override).  EXIT_OK, or the exit status after
+ * one line on stderr. */
+int cli_options_prepare(struct cli_options *o);
 
 /* The constraint number i of o (CLI_* order), and how a message names it
  * with its value: "--min-heads 8" when typed, "constraints.min_heads 8

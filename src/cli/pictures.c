@@ -74,10 +74,12 @@ int cli_plot_check(const struct cli_plot *plot, const char *output,
 {
 	if (plot->each && !plot->path)
 		return cli_usage_error(command, "--plot-each needs --plot");
-	if (plot->path && output && strcmp(plot->path, output) == 0)
+	if (plot->path && output && atomic_file_same(plot->path, output))
 		return cli_usage_error(command, "--plot and --output name the same file '%s'",
 		                       output);
-	return EXIT_OK;
+	/* --plot-each's names are known once the pictures are counted. */
+	return plot->path && !plot->each ? cli_check_path("--plot", plot->path)
+	                                 : EXIT_OK;
 }
 
 /* FILE, or FILE with "-I" before its extension. */
@@ -120,15 +122,13 @@ static void free_pictures(struct picture *p, size_t count)
 
 /* Draw picture i into memory. */
 static int draw_picture(struct picture *p, const struct cli_plot *plot,
-                        size_t i, size_t count, cli_draw_fn draw,
-                        const void *ctx)
+                        size_t i, cli_draw_fn draw, const void *ctx)
 {
-	p->path = picture_path(plot, i, count);
-	FILE *mem = p->path ? open_memstream(&p->data, &p->size) : NULL;
+	FILE *mem = open_memstream(&p->data, &p->size);
 	if (!mem)
 		return cli_library_failure("--plot", NULL, HA_ENOMEM, NULL);
 	struct ha_error err;
-	ha_error_clear(&err);
+	ha_error_init(&err);
 	struct ha_plot_target target = {.stream = mem, .format = plot->format};
 	enum ha_status st = draw(&target, ctx, plot->each ? i : 0, &err);
 	if (fclose(mem) != 0 && st == HA_OK)
@@ -151,11 +151,27 @@ static int write_picture(const struct picture *p)
 			e = atomic_file_commit(&file);
 		}
 	}
-	if (e == 0)
-		return EXIT_OK;
-	fprintf(stderr, "headalloc: --plot: cannot write '%s': %s\n", p->path,
-	        strerror(e));
-	return cli_exit_status(HA_EIO);
+	return e ? cli_output_error("--plot", p->path, e) : EXIT_OK;
+}
+
+/* Before any picture is drawn: every file --plot will write may be
+ * written, and none of them is the --output file. */
+static int check_pictures(const struct picture *p, size_t count,
+                          const char *output)
+{
+	for (size_t i = 0; i < count; i++) {
+		if (output && atomic_file_same(p[i].path, output)) {
+			char safe[4096];
+			fprintf(stderr, "headalloc: --plot-each: the picture '%s' is "
+			        "the --output file\n",
+			        ha_text_safe(p[i].path, safe, sizeof safe));
+			return EXIT_USAGE;
+		}
+		int rc = cli_check_path("--plot", p[i].path);
+		if (rc != EXIT_OK)
+			return rc;
+	}
+	return EXIT_OK;
 }
 
 int cli_emit_with_pictures(const char *output, enum ha_report_format format,
@@ -169,7 +185,12 @@ int cli_emit_with_pictures(const char *output, enum ha_report_format format,
 		return cli_library_failure("--plot", NULL, HA_ENOMEM, NULL);
 	int status = EXIT_OK;
 	for (size_t i = 0; status == EXIT_OK && i < pictures; i++)
-		status = draw_picture(&p[i], plot, i, pictures, draw, draw_ctx);
+		if (!(p[i].path = picture_path(plot, i, pictures)))
+			status = cli_library_failure("--plot", NULL, HA_ENOMEM, NULL);
+	if (status == EXIT_OK)
+		status = check_pictures(p, pictures, output);
+	for (size_t i = 0; status == EXIT_OK && i < pictures; i++)
+		status = draw_picture(&p[i], plot, i, draw, draw_ctx);
 	if (status == EXIT_OK)
 		status = cli_emit(output, format, write, ctx);
 	for (size_t i = 0; status == EXIT_OK && i < pictures; i++)

@@ -31,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 	struct ha_head_weights w;
 	if (heads <= 64 && ha_covariance_weights(sigma, heads, &w, &err) == HA_OK)
-		ha_head_weights_clear(&w);
+		ha_head_weights_finish(&w);
 	free(sigma);
 	return 0;
 }

@@ -27,7 +27,7 @@ static void fuzz_weights(const uint8_t *data, size_t size,
 					                   (size_t)info.shape[1], heads,
 					                   (enum ha_layout)l, info.name, &t,
 					                   &err) == HA_OK)
-						ha_hdi_tensor_clear(&t);
+						ha_hdi_tensor_finish(&t);
 			}
 		}
 		free(v);

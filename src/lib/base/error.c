@@ -4,7 +4,7 @@
 
 #include "error_internal.h"
 
-void ha_error_clear(struct ha_error *err)
+void ha_error_init(struct ha_error *err)
 {
 	if (!err)
 		return;

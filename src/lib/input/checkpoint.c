@@ -412,7 +412,7 @@ static enum ha_status plan(const struct ckpt_dir *d, json_object *cfg,
 enum ha_status ha_checkpoint_open(const char *dir, struct ha_checkpoint **out,
                                   struct ha_error *err)
 {
-	ha_error_clear(err);
+	ha_error_init(err);
 	if (out)
 		*out = NULL;
 	if (!dir || !out)
@@ -454,7 +454,7 @@ enum ha_status ha_checkpoint_read_keys(const struct ha_checkpoint *c,
                                        size_t *rows, size_t *cols,
                                        struct ha_error *err)
 {
-	ha_error_clear(err);
+	ha_error_init(err);
 	if (out)
 		*out = NULL;
 	if (!c || !out || !rows || !cols)

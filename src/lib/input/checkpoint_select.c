@@ -212,7 +212,7 @@ enum ha_status ha_checkpoint_open_tensors(const char *dir, const char *pattern,
                                           struct ha_checkpoint **out,
                                           struct ha_error *err)
 {
-	ha_error_clear(err);
+	ha_error_init(err);
 	if (out)
 		*out = NULL;
 	if (!dir || !pattern || !out)

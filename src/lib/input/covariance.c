@@ -173,7 +173,7 @@ enum ha_status ha_covariance_parse(const char *text, size_t size,
                                    double **sigma, size_t *heads,
                                    struct ha_error *err)
 {
-	ha_error_clear(err);
+	ha_error_init(err);
 	if (sigma)
 		*sigma = NULL;
 	if (heads)
@@ -188,7 +188,7 @@ enum ha_status ha_covariance_parse(const char *text, size_t size,
 enum ha_status ha_covariance_read(const char *path, double **sigma,
                                   size_t *heads, struct ha_error *err)
 {
-	ha_error_clear(err);
+	ha_error_init(err);
 	if (sigma)
 		*sigma = NULL;
 	if (heads)

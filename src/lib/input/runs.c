@@ -205,7 +205,7 @@ enum ha_runs_format ha_runs_format_of(const char *path)
 static enum ha_status start(struct ha_run **runs, size_t *count,
                             struct ha_error *err)
 {
-	ha_error_clear(err);
+	ha_error_init(err);
 	if (runs)
 		*runs = NULL;
 	if (count)

@@ -79,7 +79,7 @@ enum ha_status ha_runs_from_columns(const struct ha_runs_columns *c,
                                     struct ha_run **runs, size_t *count,
                                     struct ha_error *err)
 {
-	ha_error_clear(err);
+	ha_error_init(err);
 	if (runs)
 		*runs = NULL;
 	if (count)

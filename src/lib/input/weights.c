@@ -424,7 +424,7 @@ static enum ha_status open_any(struct ha_weights *w,
 	if (looks == SNIFF_OTHER && w->size > 0)
 		return ha_fail(err, HA_EFORMAT, "not %s: it looks like %s", want,
 		               other);
-	ha_error_clear(err);
+	ha_error_init(err);
 	enum ha_status st = format == HA_WEIGHTS_FORMAT_NPY
 	                  ? ha_npy_open(w, npy_name, err)
 	                  : ha_safetensors_open(w, err);
@@ -441,7 +441,7 @@ enum ha_status ha_weights_open_memory(const void *data, size_t size,
                                       struct ha_weights **out,
                                       struct ha_error *err)
 {
-	ha_error_clear(err);
+	ha_error_init(err);
 	if (out)
 		*out = NULL;
 	if (!out || (!data && size))
@@ -487,7 +487,7 @@ static char *stem(const char *path)
 enum ha_status ha_weights_open(const char *path, struct ha_weights **out,
                                struct ha_error *err)
 {
-	ha_error_clear(err);
+	ha_error_init(err);
 	if (out)
 		*out = NULL;
 	if (!path || !out)

@@ -250,7 +250,7 @@ static void init(struct ha_yr *r, const struct ha_yr_options *options,
 {
 	memset(r, 0, sizeof *r);
 	r->err = err ? err : &r->scratch;
-	ha_error_clear(r->err);
+	ha_error_init(r->err);
 	r->options = *options;
 }
 

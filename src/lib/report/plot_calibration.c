@@ -563,7 +563,7 @@ enum ha_status ha_plot_calibration(struct ha_plot_target *target,
 		return ha_fail(err, HA_EINVAL, "a calibration's picture needs a calibration with its runs");
 	struct calplot p = {.req = req, .c = c};
 	if (err)
-		ha_error_clear(err);
+		ha_error_init(err);
 	st = plot_cal_compute(&p, err);
 	if (st == HA_OK)
 		st = plot_render(target, PLOT_CAL_WIDTH, PLOT_CAL_HEIGHT, plot_cal_draw, &p, err);

@@ -41,7 +41,7 @@ enum ha_status ha_report_new(FILE *stream, enum ha_report_format format,
 		return HA_ENOMEM;
 	r->stream = stream;
 	r->format = format;
-	ha_error_clear(&r->failure);
+	ha_error_init(&r->failure);
 	if (format != HA_FORMAT_TEXT) {
 		/* YAML and JSON: one writer, two syntaxes. */
 		enum ha_status st = format == HA_FORMAT_JSON
@@ -58,7 +58,7 @@ enum ha_status ha_report_new(FILE *stream, enum ha_report_format format,
 	return HA_OK;
 }
 
-enum ha_status ha_report_finish(struct ha_report *r)
+enum ha_status ha_report_end(struct ha_report *r)
 {
 	if (!r)
 		return HA_EINVAL;
@@ -67,7 +67,7 @@ enum ha_status ha_report_finish(struct ha_report *r)
 	enum ha_status st = HA_OK;
 	if (r->yaml) {
 		ha_yaml_end_map(r->yaml);
-		st = ha_yaml_writer_finish(r->yaml);
+		st = ha_yaml_writer_end(r->yaml);
 	} else if (fflush(r->stream) != 0 || ferror(r->stream)) {
 		st = HA_EIO;
 	}

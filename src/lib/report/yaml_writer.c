@@ -108,7 +108,7 @@ enum ha_status ha_yaml_writer_new(FILE *stream, struct ha_yaml_writer **out)
 	return HA_OK;
 }
 
-enum ha_status ha_yaml_writer_finish(struct ha_yaml_writer *w)
+enum ha_status ha_yaml_writer_end(struct ha_yaml_writer *w)
 {
 	if (!w)
 		return HA_EINVAL;

@@ -602,7 +602,7 @@ enum ha_status ha_scenario_read_file(const char *path,
                                      struct ha_scenario **out,
                                      struct ha_error *err)
 {
-	ha_error_clear(err);
+	ha_error_init(err);
 	if (out)
 		*out = NULL;
 	if (!path || !out)
@@ -616,7 +616,7 @@ enum ha_status ha_scenario_read_string(const char *text, size_t len,
                                        struct ha_scenario **out,
                                        struct ha_error *err)
 {
-	ha_error_clear(err);
+	ha_error_init(err);
 	if (out)
 		*out = NULL;
 	if ((!text && len > 0) || !out)

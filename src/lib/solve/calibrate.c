@@ -280,7 +280,7 @@ enum ha_status ha_calibrate(const struct ha_run *runs, size_t count,
                             const struct ha_cal_options *o,
                             struct ha_calibration **out, struct ha_error *err)
 {
-	ha_error_clear(err);
+	ha_error_init(err);
 	if (!out)
 		return ha_fail(err, HA_EINVAL, "no result to fill");
 	*out = NULL;
@@ -384,7 +384,7 @@ void ha_calibration_free(struct ha_calibration *c)
 {
 	if (!c)
 		return;
-	ha_cal_fit_release(&c->fit);
+	ha_cal_fit_finish(&c->fit);
 	free(c->prediction.distribution);
 	free(c->bootstrap.refits);
 	free(c->comparison);

@@ -81,7 +81,7 @@ enum ha_status cal_compare(const struct ha_run *runs, const struct cal_data *dat
 		row->free_count = cal_free_count(&laws[l]);
 		struct ha_cal_fit fit;
 		struct ha_error err;
-		ha_error_clear(&err);
+		ha_error_init(&err);
 		row->status = cal_fit_data(runs, data, &laws[l],
 		                           delta, &fit, &err);
 		if (row->status == HA_ENOMEM)
@@ -101,7 +101,7 @@ enum ha_status cal_compare(const struct ha_run *runs, const struct cal_data *dat
 		row->loo_defined = leave_one_out(runs, data, &fit, delta,
 		                                 &row->loo_rmse, &row->loo_unconverged,
 		                                 &oom);
-		ha_cal_fit_release(&fit);
+		ha_cal_fit_finish(&fit);
 		if (oom == HA_ENOMEM)
 			return HA_ENOMEM;
 		if (solver) {

@@ -349,7 +349,7 @@ enum ha_status cal_fit_data(const struct ha_run *runs, const struct cal_data *da
 	memcpy(out->law.value, th, sizeof th);
 	st = fill_fit(out, runs, data, th);
 	if (st != HA_OK) {
-		ha_cal_fit_release(out);
+		ha_cal_fit_finish(out);
 		return ha_fail(err, st, "out of memory");
 	}
 	return HA_OK;
@@ -359,7 +359,7 @@ enum ha_status ha_cal_fit_runs(const struct ha_run *runs, size_t count,
                                const struct ha_cal_law *law, double huber_delta,
                                struct ha_cal_fit *out, struct ha_error *err)
 {
-	ha_error_clear(err);
+	ha_error_init(err);
 	if (!law || !out)
 		return ha_fail(err, HA_EINVAL, "no law or no result to fill");
 	memset(out, 0, sizeof *out);
@@ -376,7 +376,7 @@ enum ha_status ha_cal_fit_runs(const struct ha_run *runs, size_t count,
 	return st;
 }
 
-void ha_cal_fit_release(struct ha_cal_fit *fit)
+void ha_cal_fit_finish(struct ha_cal_fit *fit)
 {
 	if (!fit)
 		return;

@@ -28,7 +28,7 @@ enum ha_status ha_layout_parse(const char *text, enum ha_layout *out)
 	return HA_OK;
 }
 
-void ha_hdi_tensor_clear(struct ha_hdi_tensor *t)
+void ha_hdi_tensor_finish(struct ha_hdi_tensor *t)
 {
 	if (!t)
 		return;
@@ -104,7 +104,7 @@ static enum ha_status compute_in_place(double *weights, size_t rows,
 	out->overlap = calloc(heads * heads, sizeof *out->overlap);
 	out->rank = calloc(heads, sizeof *out->rank);
 	if (!out->name || !out->overlap || !out->rank) {
-		ha_hdi_tensor_clear(out);
+		ha_hdi_tensor_finish(out);
 		return ha_fail(err, HA_ENOMEM, "out of memory");
 	}
 	out->heads = heads;
@@ -120,7 +120,7 @@ static enum ha_status compute_in_place(double *weights, size_t rows,
 	                                    heads, layout, out, err);
 	gsl_set_error_handler(old);
 	if (st != HA_OK)
-		ha_hdi_tensor_clear(out);
+		ha_hdi_tensor_finish(out);
 	return st;
 }
 
@@ -130,7 +130,7 @@ enum ha_status ha_hdi_compute(const double *weights, size_t rows,
                               struct ha_hdi_tensor *out,
                               struct ha_error *err)
 {
-	ha_error_clear(err);
+	ha_error_init(err);
 	if (!out)
 		return ha_fail(err, HA_EINVAL, "NULL argument");
 	memset(out, 0, sizeof *out);
@@ -155,9 +155,124 @@ void ha_hdi_report_free(struct ha_hdi_report *r)
 	if (!r)
 		return;
 	for (size_t i = 0; i < r->count; i++)
-		ha_hdi_tensor_clear(&r->tensors[i]);
+		ha_hdi_tensor_finish(&r->tensors[i]);
 	free(r->tensors);
+	free(r->warnings);
 	free(r);
+}
+
+/* The options as this library knows them: the caller's, field by field
+ * as far as its size reaches (a caller built against an older, shorter
+ * struct gets the defaults for the rest). */
+static struct ha_hdi_options options_of(const struct ha_hdi_options *opt)
+{
+	struct ha_hdi_options o = HA_HDI_OPTIONS_INIT;
+	if (opt)
+		memcpy(&o, opt, opt->size < sizeof o ? opt->size : sizeof o);
+	o.size = sizeof o;
+	return o;
+}
+
+/* A new report with room for n tensors. */
+static struct ha_hdi_report *report_new(size_t n)
+{
+	struct ha_hdi_report *r = calloc(1, sizeof *r);
+	if (r && !(r->tensors = calloc(n ? n : 1, sizeof *r->tensors))) {
+		free(r);
+		r = NULL;
+	}
+	return r;
+}
+
+/* Tensor i is measured: its checks, the means so far, the progress. */
+static enum ha_status measured(struct ha_hdi_report *r, size_t total,
+                               const struct ha_progress *p,
+                               struct ha_error *err)
+{
+	r->count++;
+	enum ha_status st = ha_hdi_check_heads(r, r->count - 1, err);
+	if (st == HA_OK && p->fn && p->fn(p->ctx, "layers", r->count, total))
+		st = ha_fail(err, HA_ECANCELED, "cancelled");
+	return st;
+}
+
+static void means(struct ha_hdi_report *r)
+{
+	double sum = 0.0, base = 0.0;
+	for (size_t i = 0; i < r->count; i++) {
+		sum += r->tensors[i].hdi;
+		base += r->tensors[i].baseline_hdi;
+	}
+	r->mean_hdi = sum / (double)r->count;
+	r->mean_baseline_hdi = base / (double)r->count;
+}
+
+/* Every selected tensor is 2-D and within the work limit, before any
+ * data is read. */
+static enum ha_status check_selected(const struct ha_weights *w,
+                                     const size_t *idx, size_t n,
+                                     size_t heads, enum ha_layout layout,
+                                     struct ha_error *err)
+{
+	enum ha_status st = HA_OK;
+	for (size_t i = 0; st == HA_OK && i < n; i++) {
+		struct ha_tensor_info t;
+		ha_weights_info(w, idx[i], &t);
+		if (t.ndim != 2)
+			return ha_fail(err, HA_EUNSUPPORTED,
+			               "tensor '%s' has %zu dimensions; a key "
+			               "projection must be 2-D", t.name, t.ndim);
+		int out_in = layout == HA_LAYOUT_OUT_IN;
+		st = ha_hdi_check_work(t.name, t.shape[0], t.shape[1],
+		                       out_in ? t.shape[0] : t.shape[1],
+		                       out_in ? t.shape[1] : t.shape[0], heads, err);
+	}
+	return st;
+}
+
+enum ha_status ha_hdi_measure_weights(const struct ha_weights *w,
+                                      const char *pattern, size_t heads,
+                                      enum ha_layout layout,
+                                      const struct ha_hdi_options *opt,
+                                      struct ha_hdi_report **out,
+                                      struct ha_error *err)
+{
+	ha_error_init(err);
+	if (out)
+		*out = NULL;
+	if (!w || !out)
+		return ha_fail(err, HA_EINVAL, "NULL argument");
+	struct ha_hdi_options o = options_of(opt);
+
+	size_t *idx = NULL, n = 0;
+	struct ha_hdi_report *r = NULL;
+	enum ha_status st = ha_weights_select(w, pattern, &idx, &n, err);
+	if (st != HA_OK)
+		return st;
+	st = check_selected(w, idx, n, heads, layout, err);
+	if (st == HA_OK && !(r = report_new(n)))
+		st = ha_fail(err, HA_ENOMEM, "out of memory");
+	for (size_t i = 0; st == HA_OK && i < n; i++) {
+		struct ha_tensor_info info;
+		double *data = NULL;
+		ha_weights_info(w, idx[i], &info);
+		st = ha_weights_read(w, idx[i], &data, err);
+		if (st == HA_OK)
+			st = compute_in_place(data, (size_t)info.shape[0],
+			                      (size_t)info.shape[1], heads, layout,
+			                      info.name, &r->tensors[i], err);
+		free(data);
+		if (st == HA_OK)
+			st = measured(r, n, &o.progress, err);
+	}
+	free(idx);
+	if (st != HA_OK) {
+		ha_hdi_report_free(r);
+		return st;
+	}
+	means(r);
+	*out = r;
+	return HA_OK;
 }
 
 enum ha_status ha_hdi_from_weights(const struct ha_weights *w,
@@ -166,57 +281,7 @@ enum ha_status ha_hdi_from_weights(const struct ha_weights *w,
                                    struct ha_hdi_report **out,
                                    struct ha_error *err)
 {
-	ha_error_clear(err);
-	if (out)
-		*out = NULL;
-	if (!w || !out)
-		return ha_fail(err, HA_EINVAL, "NULL argument");
-
-	size_t *idx = NULL, n = 0;
-	enum ha_status st = ha_weights_select(w, pattern, &idx, &n, err);
-	if (st != HA_OK)
-		return st;
-	struct ha_hdi_report *r = calloc(1, sizeof *r);
-	if (r)
-		r->tensors = calloc(n, sizeof *r->tensors);
-	if (!r || !r->tensors) {
-		st = ha_fail(err, HA_ENOMEM, "out of memory");
-		goto out;
-	}
-	double sum = 0.0, base = 0.0;
-	for (size_t i = 0; i < n; i++) {
-		struct ha_tensor_info info;
-		double *data = NULL;
-		ha_weights_info(w, idx[i], &info);
-		if (info.ndim != 2) {
-			st = ha_fail(err, HA_EUNSUPPORTED,
-			             "tensor '%s' has %zu dimensions; a key "
-			             "projection must be 2-D", info.name, info.ndim);
-			goto out;
-		}
-		st = ha_weights_read(w, idx[i], &data, err);
-		if (st != HA_OK)
-			goto out;
-		st = compute_in_place(data, (size_t)info.shape[0],
-		                      (size_t)info.shape[1], heads, layout,
-		                      info.name, &r->tensors[i], err);
-		free(data);
-		if (st != HA_OK)
-			goto out;
-		r->count++;
-		sum += r->tensors[i].hdi;
-		base += r->tensors[i].baseline_hdi;
-	}
-	r->mean_hdi = sum / (double)n;
-	r->mean_baseline_hdi = base / (double)n;
-out:
-	free(idx);
-	if (st != HA_OK) {
-		ha_hdi_report_free(r);
-		return st;
-	}
-	*out = r;
-	return HA_OK;
+	return ha_hdi_measure_weights(w, pattern, heads, layout, NULL, out, err);
 }
 
 enum ha_status ha_hdi_from_file(const char *path, const char *pattern,
@@ -239,7 +304,7 @@ enum ha_status ha_hdi_from_checkpoint(const struct ha_checkpoint *c,
                                       struct ha_hdi_report **out,
                                       struct ha_error *err)
 {
-	return ha_hdi_from_checkpoint_heads(c, 0, out, err);
+	return ha_hdi_measure_checkpoint(c, NULL, out, err);
 }
 
 enum ha_status ha_hdi_from_checkpoint_heads(const struct ha_checkpoint *c,
@@ -247,16 +312,27 @@ enum ha_status ha_hdi_from_checkpoint_heads(const struct ha_checkpoint *c,
                                             struct ha_hdi_report **out,
                                             struct ha_error *err)
 {
-	ha_error_clear(err);
+	struct ha_hdi_options o = HA_HDI_OPTIONS_INIT;
+	o.heads = heads;
+	return ha_hdi_measure_checkpoint(c, &o, out, err);
+}
+
+enum ha_status ha_hdi_measure_checkpoint(const struct ha_checkpoint *c,
+                                         const struct ha_hdi_options *opt,
+                                         struct ha_hdi_report **out,
+                                         struct ha_error *err)
+{
+	ha_error_init(err);
 	if (out)
 		*out = NULL;
 	if (!c || !out)
 		return ha_fail(err, HA_EINVAL, "NULL argument");
 	if (c->count == 0)
 		return ha_fail(err, HA_EINVAL, "the checkpoint plan has no layers");
+	struct ha_hdi_options o = options_of(opt);
 	/* The key block is key_heads * head_dim outputs wide whatever the
 	 * heads it is cut into. */
-	size_t block = c->key_heads * c->head_dim;
+	size_t block = c->key_heads * c->head_dim, heads = o.heads;
 	if (heads == 0)
 		heads = c->key_heads;
 	else if (block % heads != 0)
@@ -266,36 +342,30 @@ enum ha_status ha_hdi_from_checkpoint_heads(const struct ha_checkpoint *c,
 		               c->key_heads, c->key_heads == 1 ? "" : "s",
 		               c->head_dim);
 	enum ha_status st = HA_OK;
-	struct ha_hdi_report *r = calloc(1, sizeof *r);
-	if (r)
-		r->tensors = calloc(c->count, sizeof *r->tensors);
-	if (!r || !r->tensors) {
+	for (size_t i = 0; st == HA_OK && i < c->count; i++)
+		st = ha_hdi_check_work(c->layers[i].tensor, c->layers[i].rows,
+		                       c->layers[i].cols, block, c->model_dim,
+		                       heads, err);
+	struct ha_hdi_report *r = NULL;
+	if (st == HA_OK && !(r = report_new(c->count)))
 		st = ha_fail(err, HA_ENOMEM, "out of memory");
-		goto out;
-	}
-	double sum = 0.0, base = 0.0;
-	for (size_t i = 0; i < c->count; i++) {
+	for (size_t i = 0; st == HA_OK && i < c->count; i++) {
 		double *data = NULL;
 		size_t rows = 0, cols = 0;
 		st = ha_checkpoint_read_keys(c, i, &data, &rows, &cols, err);
-		if (st != HA_OK)
-			goto out;
-		st = compute_in_place(data, rows, cols, heads, c->layout,
-		                      c->layers[i].tensor, &r->tensors[i], err);
+		if (st == HA_OK)
+			st = compute_in_place(data, rows, cols, heads, c->layout,
+			                      c->layers[i].tensor, &r->tensors[i],
+			                      err);
 		free(data);
-		if (st != HA_OK)
-			goto out;
-		r->count++;
-		sum += r->tensors[i].hdi;
-		base += r->tensors[i].baseline_hdi;
+		if (st == HA_OK)
+			st = measured(r, c->count, &o.progress, err);
 	}
-	r->mean_hdi = sum / (double)c->count;
-	r->mean_baseline_hdi = base / (double)c->count;
-out:
 	if (st != HA_OK) {
 		ha_hdi_report_free(r);
 		return st;
 	}
+	means(r);
 	*out = r;
 	return HA_OK;
 }

@@ -3,6 +3,7 @@
 #define HEADALLOC_HDI_INTERNAL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <headalloc/error.h>
 #include <headalloc/hdi.h>
@@ -18,5 +19,20 @@
 enum ha_status ha_hdi_overlaps(double *w, size_t cols, size_t m, size_t n,
                                size_t heads, enum ha_layout layout,
                                struct ha_hdi_tensor *t, struct ha_error *err);
+
+/* HA_EUNSUPPORTED when a tensor named name, [rows, cols] on disk, whose
+ * outputs x model block is cut into heads heads, would cost more than
+ * HA_HDI_MAX_WORK multiply-adds (the message says how many); HA_OK for
+ * one head or heads that do not divide outputs (compute says why). */
+enum ha_status ha_hdi_check_work(const char *name, uint64_t rows,
+                                 uint64_t cols, uint64_t outputs,
+                                 uint64_t model, size_t heads,
+                                 struct ha_error *err);
+
+/* After r->tensors[i] is measured: HA_EDEGENERATE when all its heads are
+ * zero; a warning in r for some zero heads and one for heads of lower
+ * rank; HA_ENOMEM. */
+enum ha_status ha_hdi_check_heads(struct ha_hdi_report *r, size_t i,
+                                  struct ha_error *err);
 
 #endif

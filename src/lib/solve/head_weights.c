@@ -2,6 +2,7 @@
  * the covariance file is read by input/covariance.c. */
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,7 +14,7 @@
 
 #include "base/error_internal.h"
 
-void ha_head_weights_clear(struct ha_head_weights *w)
+void ha_head_weights_finish(struct ha_head_weights *w)
 {
 	if (!w)
 		return;
@@ -106,7 +107,7 @@ enum ha_status ha_covariance_weights(const double *sigma, size_t h,
                                      struct ha_head_weights *out,
                                      struct ha_error *err)
 {
-	ha_error_clear(err);
+	ha_error_init(err);
 	if (!out)
 		return ha_fail(err, HA_EINVAL, "NULL argument");
 	memset(out, 0, sizeof *out);
@@ -191,7 +192,7 @@ out:
 	free(sym);
 	if (st != HA_OK) {
 		double min_eigenvalue = out->min_eigenvalue;
-		ha_head_weights_clear(out);
+		ha_head_weights_finish(out);
 		if (st == HA_EFORMAT)
 			return ha_fail(err, st, "covariance is not positive "
 			               "semi-definite (smallest eigenvalue %.6g)",
@@ -200,5 +201,13 @@ out:
 		                            ? "out of memory"
 		                            : "the eigensolver did not converge");
 	}
+	if (out->pseudo_inverse)
+		snprintf(out->warning, sizeof out->warning,
+		         "covariance is singular (smallest eigenvalue %.3g, rank "
+		         "%zu of %zu); %s", out->min_eigenvalue, out->rank,
+		         out->heads,
+		         out->null_space ? "weights in its null space cancel "
+		                           "the error exactly"
+		                         : "using the pseudo-inverse");
 	return HA_OK;
 }
