@@ -29,6 +29,9 @@ static void truth(double *th)
 	th[HA_CAL_VAR_RATE] = 0.5;
 	th[HA_CAL_VAR_POWER] = 0.0;
 	th[HA_CAL_HDI] = 1.0;
+	th[HA_CAL_DATA_COEF] = 0.0; /* the data term's defaults: none */
+	th[HA_CAL_DATA_POWER] = 0.28;
+	th[HA_CAL_VAR_SAMPLES_POWER] = 1.0;
 }
 
 static double loss_at(const double *th, uint64_t h, uint64_t d, double n)
@@ -187,8 +190,10 @@ Test(honest, goodness_with_se_both_sides)
 	size_t m = runs_of(runs, dims, 4, ns + 1, 1, 0.01, 1);
 	runs[m] = runs[0];
 	runs[m].samples = 1e6;
-	runs[m].loss = loss_at((double[]){1.5, log(3.0), 2.0, log(0.25e5) - 6.0 * log(12.0), 0.5, 0, 1},
-	                       runs[0].heads, runs[0].head_dim, 1e6) * exp(0.01 * gauss());
+	double th[HA_CAL_PARAMS];
+	truth(th);
+	runs[m].loss = loss_at(th, runs[0].heads, runs[0].head_dim, 1e6) *
+	               exp(0.01 * gauss());
 	runs[m].loss_se = 0.01 * runs[m].loss;
 	m++;
 	struct ha_cal_options o = opts(0);

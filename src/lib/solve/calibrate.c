@@ -29,45 +29,12 @@ void ha_cal_options_defaults(struct ha_cal_options *o)
 	o->threads = 0;
 }
 
-size_t ha_cal_ladder(const struct ha_cal_law *base,
-                     struct ha_cal_law out[HA_CAL_LADDER])
-{
-	static const char *const names[HA_CAL_LADDER] = {
-		"seeds", "smoothness", "power", "rate", "seeds+data", "power+data",
-	};
-	/* free: E, c_b, s, c_v, γ, κ (hdi as in base) */
-	static const int frees[HA_CAL_LADDER][6] = {
-		{1, 1, 0, 1, 0, 0},
-		{1, 1, 1, 1, 0, 0},
-		{1, 1, 1, 1, 0, 1},
-		{1, 1, 1, 1, 1, 0},
-		{1, 1, 0, 1, 0, 0},
-		{1, 1, 1, 1, 0, 1},
-	};
-	static const double rates[HA_CAL_LADDER] = {0.5, 0.5, 0.0, 0.5, 0.5, 0.0};
-	/* the data term's A and α free */
-	static const int data[HA_CAL_LADDER] = {0, 0, 0, 0, 1, 1};
-	for (int l = 0; l < HA_CAL_LADDER; l++) {
-		struct ha_cal_law *law = &out[l];
-		*law = *base;
-		snprintf(law->name, sizeof law->name, "%s", names[l]);
-		for (int p = 0; p < 6; p++)
-			law->free[p] = frees[l][p];
-		law->value[HA_CAL_SMOOTHNESS] = 2.0;
-		law->value[HA_CAL_VAR_RATE] = rates[l];
-		law->value[HA_CAL_VAR_POWER] = 0.0;
-		law->free[HA_CAL_HDI] = base->free[HA_CAL_HDI] != 0;
-		law->free[HA_CAL_DATA_COEF] = data[l];
-		law->free[HA_CAL_DATA_POWER] = data[l];
-		law->free[HA_CAL_VAR_SAMPLES_POWER] = 0;
-	}
-	return HA_CAL_LADDER;
-}
-
 static enum ha_status check_options(const struct ha_cal_options *o,
                                     struct ha_error *err)
 {
 	enum ha_status st = cal_check_law(&o->law, o->huber_delta, err);
+	if (st == HA_OK)
+		st = cal_check_user_laws(o, err);
 	if (st != HA_OK)
 		return st;
 	if (!ha_cal_bootstrap_kind_name(o->bootstrap_kind))
@@ -362,8 +329,10 @@ enum ha_status ha_calibrate(const struct ha_run *runs, size_t count,
 		goto fail_oom;
 	if (!solver && c->goodness.lack_of_fit && !lack_of_fit_warning(c))
 		goto fail_oom;
-	if (o->compare &&
-	    cal_compare(runs, &data, &o->law, o->huber_delta, solver, n, c) != HA_OK)
+	if (cal_least_squares(runs, &data, o->huber_delta, solver, n, c) != HA_OK)
+		goto fail_oom;
+	if ((o->compare || o->law_count) &&
+	    cal_compare(runs, &data, o, solver, n, c) != HA_OK)
 		goto fail_oom;
 	cal_data_free(&data);
 	ha_solver_free(solver);
@@ -387,6 +356,7 @@ void ha_calibration_free(struct ha_calibration *c)
 	ha_cal_fit_release(&c->fit);
 	free(c->prediction.distribution);
 	free(c->bootstrap.refits);
+	cal_compare_free(c);
 	free(c->comparison);
 	free(c->warnings);
 	free(c);
