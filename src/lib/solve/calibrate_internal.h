@@ -6,6 +6,8 @@
 
 #include <headalloc/calibrate.h>
 
+#include "base/error_internal.h"
+
 /* The runs reduced to what the objective needs, once. */
 struct cal_data {
 	size_t m;
@@ -126,6 +128,10 @@ enum ha_status cal_minimise_seeded(const struct cal_data *data,
                                    const double *seeds, size_t seed_count,
                                    double *th, double *objective, size_t *total,
                                    size_t *reached, int *converged);
+
+/* Append a warning to c (calibrate.c); 0 when out of memory. */
+int cal_warn(struct ha_calibration *c, enum ha_cal_warning_kind kind,
+             const char *fmt, ...) HA_PRINTF(3, 4);
 
 /* HA_OK when δ > 0 and every fixed value is in its domain. */
 enum ha_status cal_check_law(const struct ha_cal_law *law, double delta,

@@ -165,27 +165,6 @@ enum ha_status cal_average(struct ha_calibration *c)
 
 /* ---- least squares beside the Huber fit ----------------------------------------- */
 
-static int append_warning(struct ha_calibration *c, enum ha_cal_warning_kind kind,
-                          const char *fmt, ...) HA_PRINTF(3, 4);
-
-static int append_warning(struct ha_calibration *c, enum ha_cal_warning_kind kind,
-                          const char *fmt, ...)
-{
-	struct ha_cal_warning *w = realloc(c->warnings,
-	                                   (c->warning_count + 1) * sizeof *w);
-	if (!w)
-		return 0;
-	c->warnings = w;
-	w += c->warning_count++;
-	w->kind = kind;
-	va_list ap;
-	va_start(ap, fmt);
-	if (vsnprintf(w->message, sizeof w->message, fmt, ap) < 0)
-		w->message[0] = '\0';
-	va_end(ap);
-	return 1;
-}
-
 enum ha_status cal_least_squares(const struct ha_run *runs,
                                  const struct cal_data *data, double delta,
                                  const struct ha_solver *solver, double samples,
@@ -219,14 +198,14 @@ enum ha_status cal_least_squares(const struct ha_run *runs,
 	ls->prediction_changes = ls->has_prediction && p->defined &&
 	                         p->head_dim != ls->head_dim;
 	if (ls->delta_below_scale &&
-	    !append_warning(c, HA_CAL_WARN_HUBER_SCALE,
+	    !cal_warn(c, HA_CAL_WARN_HUBER_SCALE,
 	                    "Huber delta %g is below the residual scale %.3g (rms "
 	                    "of the least-squares residuals): most runs weigh in "
 	                    "by their sign alone, as in a least-absolute-deviations "
 	                    "fit", delta, ls->residual_scale))
 		return HA_ENOMEM;
 	if (ls->prediction_changes &&
-	    !append_warning(c, HA_CAL_WARN_LEAST_SQUARES,
+	    !cal_warn(c, HA_CAL_WARN_LEAST_SQUARES,
 	                    "least squares predicts %llu x %llu where the Huber fit "
 	                    "(delta %g) predicts %llu x %llu: the answer rests on "
 	                    "the choice of delta",
