@@ -14,7 +14,7 @@ from ._results import _Result
 
 # enum ha_cal_param's order (include/headalloc/calibrate.h).
 PARAMETERS = ("irreducible", "bias_coef", "smoothness", "var_coef", "var_rate",
-              "var_power", "hdi")
+              "var_power", "hdi", "data_coef", "data_power", "var_samples_power")
 _LOG = {"bias_coef", "var_coef"}
 # The CLI's default free set (headalloc(1), calibrate): the seeds' law.
 DEFAULT_FREE = ("irreducible", "bias_coef", "var_coef")
