@@ -3,7 +3,15 @@
 # one layer and each public header belongs to one; a file may include
 # headers of its own layer and of the layers below it, never above:
 #
-#   base < model < input < solve < report < scenario < cli
+#   base < fit < alloc < input < hdi < calibrate < report < plot < cli
+#
+# base: status, errors, numbers, text, progress; fit: the scaling-law
+# line fits; alloc: the error model, divisors, the solver, the relaxation,
+# the integer search, regimes, comparisons with public models; input:
+# every reader (YAML, weights, checkpoints, covariance, runs, scenario);
+# hdi: the Head Diversity Index and optimal head weights; calibrate: fits
+# of the model to runs; report: the text, YAML and JSON writers; plot: the
+# pictures.
 #
 # The umbrella <headalloc/headalloc.h> is for users of the library (the
 # CLI, the tests, the bench), never for the library itself.
@@ -15,20 +23,23 @@ cd "$root" || exit 2
 
 rank_of_layer() {
 	case $1 in
-	base) echo 0 ;; model) echo 1 ;; input) echo 2 ;; solve) echo 3 ;;
-	report) echo 4 ;; scenario) echo 5 ;; cli) echo 6 ;; *) echo "" ;;
+	base) echo 0 ;; fit) echo 1 ;; alloc) echo 2 ;; input) echo 3 ;;
+	hdi) echo 4 ;; calibrate) echo 5 ;; report) echo 6 ;; plot) echo 7 ;;
+	cli) echo 8 ;; *) echo "" ;;
 	esac
 }
 
 # The layer of each public header: keep in step with include/headalloc/.
 layer_of_header() {
 	case $1 in
-	export.h | status.h | error.h | number.h | text.h | progress.h) echo base ;;
-	model.h | divisors.h) echo model ;;
-	weights.h | covariance.h | checkpoint.h | runs.h) echo input ;;
-	solver.h | fit.h | regime.h | hdi.h | head_weights.h | compare.h | calibrate.h) echo solve ;;
-	report.h | yaml_writer.h | plot.h) echo report ;;
-	scenario.h) echo scenario ;;
+	export.h | status.h | error.h | number.h | text.h | progress.h | format.h) echo base ;;
+	fit.h) echo fit ;;
+	model.h | divisors.h | solver.h | regime.h | compare.h) echo alloc ;;
+	weights.h | covariance.h | checkpoint.h | runs.h | scenario.h) echo input ;;
+	hdi.h | head_weights.h) echo hdi ;;
+	calibrate.h) echo calibrate ;;
+	report.h | yaml_writer.h) echo report ;;
+	plot.h) echo plot ;;
 	*) echo "" ;;
 	esac
 }
@@ -95,7 +106,7 @@ for file in src/lib/*.[ch]; do
 done
 
 for file in src/cli/*.[ch]; do
-	if grep -qE '^#include "(base|model|input|solve|report|scenario)/' "$file"; then
+	if grep -qE '^#include "(base|fit|alloc|input|hdi|calibrate|report|plot)/' "$file"; then
 		complain "$file: the CLI includes a library-internal header; use the public API"
 	fi
 	check "$file" cli

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The report and plot layer only render results (issue 16, item 1): no
-# file of it (src/lib/report/report*.c, plot*.c) calls a function that
+# file of it (src/lib/report/*.c, src/lib/plot/*.c) calls a function that
 # solves, fits, finds regimes, calibrates, compares or measures.  The
 # forbidden calls, by name:
 #
@@ -29,16 +29,16 @@
 #   check_render_only.sh SOURCE_ROOT
 set -u
 root=${1:-.}
-cd "$root/src/lib/report" || exit 2
+cd "$root/src/lib" || exit 2
 
 FORBIDDEN='\b(ha_solve[a-z_]*|ha_solver_[a-z_]+|ha_relaxed_solver_[a-z_]+|ha_integer_memo_[a-z_]+|ha_fit_(new|free|reset|add|count|result|residual|seed_exponent)|ha_regime_[a-z_]+|ha_calibrate|ha_cal_(fit_runs|ladder|band|log_loss|validate_runs|model_of|law_from_model)|ha_compare_model[a-z_]*|ha_hdi_(compute|from_[a-z_]+|random_baseline)|ha_covariance_weights|ha_head_weights_compute)[[:space:]]*\('
 
-PENDING=" report_table.c report_table_rows.c report_table_heads.c report_table_points.c
- report_fits.c
- report_regimes.c plot_sweep.c plot_allocation.c plot_regimes.c plot_calibration.c "
+PENDING=" report/report_table.c report/report_table_rows.c report/report_table_heads.c
+ report/report_table_points.c report/report_fits.c report/report_regimes.c
+ plot/plot_sweep.c plot/plot_allocation.c plot/plot_regimes.c plot/plot_calibration.c "
 
 problems=0
-for file in report*.c plot*.c; do
+for file in report/*.c plot/*.c; do
 	calls=$(perl -0pe 's{/\*.*?\*/}{}gs; s{//[^\n]*}{}g' "$file" |
 	        grep -noE "$FORBIDDEN" | sed 's/[[:space:]]*($//')
 	case $PENDING in

@@ -1,4 +1,4 @@
-/* The guard around PLplot (src/lib/report/plot.c), from inside the
+/* The guard around PLplot (src/lib/plot/plot.c), from inside the
  * library: a PLplot that gives up (plexit) or skips an operation
  * (plabort) becomes a status with PLplot's message, nothing is printed,
  * nothing is written, and PLplot draws again afterwards. */
@@ -10,7 +10,7 @@
 #include <criterion/redirect.h>
 #include <plplot.h>
 
-#include "report/plot_internal.h"
+#include "plot/plot_internal.h"
 
 /* PLplot's own, exported from libplplot but declared in its private
  * header. */

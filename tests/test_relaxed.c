@@ -18,7 +18,7 @@
 
 #include <headalloc/headalloc.h>
 
-#include "solve/solver_internal.h"
+#include "alloc/solver_internal.h"
 
 static uint64_t next_random(uint64_t *state)
 {

@@ -18,7 +18,7 @@
 
 #include "report/report_internal.h"
 #include "report/report_pool.h"
-#include "solve/solver_internal.h"
+#include "alloc/solver_internal.h"
 
 static uint64_t next_random(uint64_t *state)
 {

@@ -6,7 +6,7 @@
  * W_K^h above max(d_model, d_k) * DBL_EPSILON * sigma_max.  (How: a
  * certified CholeskyQR2 for heads that are far from rank-deficient, else
  * Householder QR and the SVD of R; both give the span of the left
- * singular vectors the rule keeps.  See src/lib/solve/hdi_basis.c.)  The
+ * singular vectors the rule keeps.  See src/lib/hdi/hdi_basis.c.)  The
  * overlap of two heads is
  *
  *     g_hh' = ||Q_h^T Q_h'||_F^2 / sqrt(r_h r_h')

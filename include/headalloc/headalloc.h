@@ -44,6 +44,7 @@
 #include "plot.h"
 #include "text.h"
 #include "progress.h"
+#include "format.h"
 #include "checkpoint.h"
 
 #endif

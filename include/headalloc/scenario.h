@@ -62,7 +62,7 @@
 
 #include "error.h"
 #include "model.h"
-#include "report.h"
+#include "format.h"
 #include "solver.h"
 #include "status.h"
 

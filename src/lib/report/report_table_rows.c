@@ -22,7 +22,7 @@
 
 #include "report/format_double.h"
 #include "report/report_pool.h"
-#include "solve/solver_internal.h"
+#include "alloc/solver_internal.h"
 #include "report/report_table_sections.h"
 
 /* Rows a job: a few milliseconds of work, so that handing jobs over

@@ -47,7 +47,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "solve/solver_internal.h"
+#include "alloc/solver_internal.h"
 
 /* 2 K0 in ε (see above), with a few per cent for the rounding of E. */
 #define CERTIFICATE_FACTOR (2.0 * 8.0 * 1.0625)

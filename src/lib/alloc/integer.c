@@ -20,7 +20,7 @@
 #include <headalloc/model.h>
 #include <headalloc/solver.h>
 
-#include "solve/solver_internal.h"
+#include "alloc/solver_internal.h"
 
 /* Feasible sets this small are simply enumerated. */
 #define EXHAUSTIVE_MAX 4

@@ -9,7 +9,7 @@
 #include <headalloc/model.h>
 #include <headalloc/solver.h>
 
-#include "solve/solver_internal.h"
+#include "alloc/solver_internal.h"
 
 const char *ha_certificate_method_str(enum ha_certificate_method method)
 {

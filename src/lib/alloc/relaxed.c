@@ -25,7 +25,7 @@
 #include <headalloc/model.h>
 #include <headalloc/solver.h>
 
-#include "solve/solver_internal.h"
+#include "alloc/solver_internal.h"
 
 /* NLopt stops when u moves by less than this relative step, or after this
  * many evaluations; the bisection of relaxed_root.c, not NLopt, gives the
