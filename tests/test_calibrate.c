@@ -586,11 +586,12 @@ Test(calibrate, the_ladder_of_laws)
 	o.law.free[HA_CAL_HDI] = 1;
 	o.law.value[HA_CAL_HDI] = 0.8;
 	struct ha_cal_law laws[HA_CAL_LADDER];
-	cr_assert_eq(ha_cal_ladder(&o.law, laws), 6);
-	static const char *const names[] = {"seeds", "smoothness", "power", "rate",
-	                                    "seeds+data", "power+data"};
-	static const int k[] = {4, 5, 6, 6, 6, 8};
-	for (int l = 0; l < 6; l++) {
+	cr_assert_eq(ha_cal_ladder(&o.law, laws), 7);
+	static const char *const names[] = {"seeds", "smoothness", "power_s2",
+	                                    "power", "rate", "seeds+data",
+	                                    "power+data"};
+	static const int k[] = {4, 5, 5, 6, 6, 6, 8};
+	for (int l = 0; l < 7; l++) {
 		cr_assert_str_eq(laws[l].name, names[l]);
 		size_t free = 0;
 		for (int p = 0; p < HA_CAL_PARAMS; p++)
@@ -602,21 +603,40 @@ Test(calibrate, the_ladder_of_laws)
 	cr_assert(!laws[0].free[HA_CAL_SMOOTHNESS]);
 	cr_assert_eq(laws[0].value[HA_CAL_SMOOTHNESS], 2.0);
 	cr_assert_eq(laws[0].value[HA_CAL_VAR_RATE], 0.5);
+	/* power_s2: the power law with s held at 2 (k = 4 without hdi) */
+	cr_assert(!laws[2].free[HA_CAL_SMOOTHNESS] && laws[2].free[HA_CAL_VAR_POWER]);
+	cr_assert_eq(laws[2].value[HA_CAL_SMOOTHNESS], 2.0);
 	cr_assert_eq(laws[2].value[HA_CAL_VAR_RATE], 0.0);
-	cr_assert(laws[2].free[HA_CAL_VAR_POWER] && !laws[2].free[HA_CAL_VAR_RATE]);
-	cr_assert(laws[3].free[HA_CAL_VAR_RATE] && !laws[3].free[HA_CAL_VAR_POWER]);
-	cr_assert_eq(laws[3].value[HA_CAL_VAR_POWER], 0.0);
+	cr_assert_eq(laws[3].value[HA_CAL_VAR_RATE], 0.0);
+	cr_assert(laws[3].free[HA_CAL_VAR_POWER] && !laws[3].free[HA_CAL_VAR_RATE]);
+	cr_assert(laws[4].free[HA_CAL_VAR_RATE] && !laws[4].free[HA_CAL_VAR_POWER]);
+	cr_assert_eq(laws[4].value[HA_CAL_VAR_POWER], 0.0);
 	/* The data-term rungs: seeds and power with A and α free; β fixed. */
-	for (int l = 0; l < 6; l++) {
-		int data = l >= 4;
+	for (int l = 0; l < 7; l++) {
+		int data = l >= 5;
 		cr_assert_eq(laws[l].free[HA_CAL_DATA_COEF], data, "%s", names[l]);
 		cr_assert_eq(laws[l].free[HA_CAL_DATA_POWER], data, "%s", names[l]);
 		cr_assert(!laws[l].free[HA_CAL_VAR_SAMPLES_POWER]);
 	}
 	for (int p = 0; p < HA_CAL_DATA_COEF; p++) {
-		cr_assert_eq(laws[4].free[p], laws[0].free[p]);
-		cr_assert_eq(laws[5].free[p], laws[2].free[p]);
+		cr_assert_eq(laws[5].free[p], laws[0].free[p]);
+		cr_assert_eq(laws[6].free[p], laws[3].free[p]);
 	}
+	/* The nesting, pair by pair (a law contains itself). */
+	static const int contains[7][7] = {
+		/* seeds smooth power_s2 power rate seeds+data power+data */
+		{1, 0, 0, 0, 0, 0, 0}, /* seeds */
+		{1, 1, 0, 0, 0, 0, 0}, /* smoothness */
+		{0, 0, 1, 0, 0, 0, 0}, /* power_s2 */
+		{0, 0, 1, 1, 0, 0, 0}, /* power */
+		{1, 1, 0, 0, 1, 0, 0}, /* rate */
+		{1, 0, 0, 0, 0, 1, 0}, /* seeds+data */
+		{0, 0, 1, 1, 0, 0, 1}, /* power+data */
+	};
+	for (int a = 0; a < 7; a++)
+		for (int b = 0; b < 7; b++)
+			cr_assert_eq(ha_cal_law_contains(&laws[a], &laws[b]), contains[a][b],
+			             "%s contains %s", names[a], names[b]);
 }
 
 Test(calibrate, comparison_prefers_the_law_that_made_the_runs)
@@ -638,12 +658,12 @@ Test(calibrate, comparison_prefers_the_law_that_made_the_runs)
 	struct ha_error err;
 	cr_assert_eq(ha_calibrate(runs, m, &o, &c, &err), HA_OK, "%s", err.message);
 	/* three distinct n: the data-term rungs are fitted too */
-	cr_assert_eq(c->comparison_count, 6);
+	cr_assert_eq(c->comparison_count, HA_CAL_LADDER);
 	const struct ha_cal_comparison *seeds = &c->comparison[0];
-	const struct ha_cal_comparison *power = &c->comparison[2];
+	const struct ha_cal_comparison *power = &c->comparison[3];
 	cr_assert_str_eq(seeds->law.name, "seeds");
 	cr_assert_str_eq(power->law.name, "power");
-	for (size_t l = 0; l < 6; l++) {
+	for (size_t l = 0; l < HA_CAL_LADDER; l++) {
 		const struct ha_cal_comparison *row = &c->comparison[l];
 		cr_assert_eq(row->status, HA_OK, "%s: %s", row->law.name, row->message);
 		/* AICc and BIC from their formulas (headalloc-model(7), CALIBRATION). */
@@ -671,7 +691,7 @@ Test(calibrate, comparison_prefers_the_law_that_made_the_runs)
 Test(calibrate, a_law_that_cannot_be_fitted_is_a_row_not_an_error)
 {
 	/* Five runs: the seeds' law (3 free) fits, with m - k - 1 = 1; the
-	 * 4-parameter rung fits with m - k - 1 = 0 (no AICc); the
+	 * 4-parameter rungs fit with m - k - 1 = 0 (no AICc); the
 	 * 5-parameter rungs need six runs. */
 	double th[HA_CAL_PARAMS];
 	seeds_truth(th);
@@ -693,7 +713,8 @@ Test(calibrate, a_law_that_cannot_be_fitted_is_a_row_not_an_error)
 	/* Leave one out of five leaves four: too few for four parameters. */
 	cr_assert(!c->comparison[1].loo_defined);
 	cr_assert(c->comparison[0].loo_defined);
-	for (int l = 2; l < 4; l++) {
+	cr_assert_eq(c->comparison[2].status, HA_OK); /* power_s2, k = 4 */
+	for (int l = 3; l < 5; l++) {
 		cr_assert_eq(c->comparison[l].status, HA_EDEGENERATE);
 		cr_assert(strstr(c->comparison[l].message, "5 runs cannot fit 5 free parameters"),
 		          "%s", c->comparison[l].message);

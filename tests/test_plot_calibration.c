@@ -500,3 +500,42 @@ Test(calibration, drawing_prints_nothing, .init = cr_redirect_stdout)
 	cr_assert_stdout_eq_str("");
 	cr_assert_stderr_eq_str("");
 }
+
+Test(calibration, the_laws_have_a_legend_entry_each_and_the_title_fits)
+{
+	struct ha_run runs[8];
+	size_t m = make_runs(runs);
+	struct ha_calibration *c = calibrate(runs, m, 0, 1, 4096, 1e10);
+	char name[300];
+	memset(name, 'r', 250);
+	snprintf(name + 250, sizeof name - 250, ".yaml");
+	struct picture p;
+	picture_draw(&p, HA_PLOT_SVG, probe_calibration,
+	             &(struct ha_plot_calibration_request){c, name});
+	cr_assert_eq(p.status, HA_OK);
+	char *text = svg_text(p.data, p.size);
+	/* one entry a law, with its Akaike weight where it has one, or why
+	 * it has no curve */
+	for (size_t k = 0; k < c->comparison_count; k++) {
+		const struct ha_cal_comparison *row = &c->comparison[k];
+		char want[96];
+		if (row->status != HA_OK) /* the data-term laws on 2 distinct n */
+			snprintf(want, sizeof want, "%s: not fitted", row->law.name);
+		else if (row->weight_defined)
+			snprintf(want, sizeof want, "%s (k = %zu), weight %.2f", row->law.name,
+			         row->free_count, row->weight);
+		else
+			snprintf(want, sizeof want, "%s (k = %zu)", row->law.name, row->free_count);
+		cr_assert_not_null(strstr(text, want), "'%s' not in:\n%s", want, text);
+	}
+	/* the title: the name shortened with "...", the line no longer than
+	 * the page holds at 15 pixels a character (14.05 measured) */
+	const char *title = strstr(text, "Calibration of the error model");
+	cr_assert_not_null(title);
+	size_t len = strcspn(title, "\n");
+	cr_assert(len >= 3 && strncmp(title + len - 3, "...", 3) == 0, "%.*s", (int)len, title);
+	cr_assert_leq((double)len * 15.0, 0.92 * p.target.width, "%zu characters", len);
+	free(text);
+	picture_free(&p);
+	ha_calibration_free(c);
+}

@@ -197,12 +197,31 @@ Test(report_calibration, yaml_reads_back_as_the_calibration)
 	}
 	cr_assert(fabs(sum - 1.0) < 1e-12, "shares sum to %.17g", sum);
 
-	cr_assert_eq(length_at(&doc, "comparison"), HA_CAL_LADDER);
-	cr_assert_str_eq(str_at(&doc, "comparison.0.law"), "seeds");
-	cr_assert_eq(length_at(&doc, "comparison.0.free"), 3);
-	cr_assert_str_eq(str_at(&doc, "comparison.3.law"), "rate");
-	cr_assert_eq(num_at(&doc, "comparison.1.k"), 4.0);
-	cr_assert_eq(num_at(&doc, "comparison.0.rss"), c->comparison[0].rss);
+	cr_assert_eq(length_at(&doc, "comparison.laws"), HA_CAL_LADDER);
+	cr_assert_str_eq(str_at(&doc, "comparison.laws.0.law"), "seeds");
+	cr_assert_eq(length_at(&doc, "comparison.laws.0.free"), 3);
+	cr_assert_str_eq(str_at(&doc, "comparison.laws.4.law"), "rate");
+	cr_assert_eq(num_at(&doc, "comparison.laws.1.k"), 4.0);
+	cr_assert_eq(num_at(&doc, "comparison.laws.0.rss"), c->comparison[0].rss);
+	cr_assert_eq(length_at(&doc, "comparison.laws.4.contains"), 2);
+	cr_assert_str_eq(str_at(&doc, "comparison.laws.4.contains.1"), "smoothness");
+	cr_assert_str_eq(str_at(&doc, "comparison.verdict"), c->verdict.text);
+	/* The weights of the laws with an AICc sum to 1; so do the
+	 * averaged shares with the share of no answer. */
+	double weights = 0.0, averaged = num_at(&doc, "comparison.averaged_no_answer");
+	for (size_t i = 0; i < HA_CAL_LADDER; i++) {
+		char path[64];
+		snprintf(path, sizeof path, "comparison.laws.%zu.weight", i);
+		if (!is_null(&doc, path))
+			weights += num_at(&doc, path);
+	}
+	for (size_t i = 0; i < length_at(&doc, "comparison.averaged"); i++) {
+		char path[64];
+		snprintf(path, sizeof path, "comparison.averaged.%zu.share", i);
+		averaged += num_at(&doc, path);
+	}
+	cr_assert(fabs(weights - 1.0) < 1e-12, "weights sum to %.17g", weights);
+	cr_assert(fabs(averaged - 1.0) < 1e-12, "averaged sums to %.17g", averaged);
 	yaml_document_delete(&doc);
 	free(text);
 	ha_calibration_free(c);

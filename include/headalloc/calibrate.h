@@ -54,7 +54,9 @@
  *   model: {...}                              (struct ha_calibration.model)
  *   prediction: {budget, samples, heads, head_dim, loss,
  *                distribution: [{heads, head_dim, share}]}
- *   comparison: [{law, free, k, rss, aicc, bic, loo_rmse, heads, head_dim}]
+ *   comparison: {laws: [{law, free, k, rss, aicc, bic, loo_rmse, weight,
+ *                        heads, head_dim, share, ...}],
+ *                verdict, averaged: [{heads, head_dim, share}]}
  * A quantity that is not defined (an AICc with m - k - 1 <= 0, an SE
  * without full rank) has a flag beside it and its double is 0, never NaN
  * or inf. */
@@ -107,7 +109,16 @@ enum ha_cal_param {
 #define HA_CAL_MESSAGE_MAX HA_ERROR_MESSAGE_MAX
 
 /* The laws of the comparison of headalloc-model(7), CALIBRATION (Comparing laws) (ha_cal_ladder). */
-#define HA_CAL_LADDER 6
+#define HA_CAL_LADDER 7
+/* At most this many laws of the user's (ha_cal_options.laws) besides. */
+#define HA_CAL_USER_LAWS_MAX 16
+#define HA_CAL_COMPARE_MAX (HA_CAL_LADDER + HA_CAL_USER_LAWS_MAX)
+/* Laws within this AICc of the best are not told apart by the data
+ * (the verdict of ha_cal_verdict). */
+#define HA_CAL_VERDICT_AICC 2.0
+/* The comparison's bootstrap refits at most this many resamples a law
+ * (each from the law's full grid of starts). */
+#define HA_CAL_COMPARE_RESAMPLES ((size_t)50)
 
 /* The parameter's name in files and options ("irreducible", "bias_coef",
  * ...); NULL for an out-of-range value. */
@@ -158,17 +169,27 @@ HA_API struct ha_model ha_cal_model_of(const double value[HA_CAL_PARAMS],
  * and its free hdi, if any), in this order:
  *   "seeds"       E, c_b, c_v free; s = 2, γ = 1/2, κ = 0
  *   "smoothness"  E, c_b, s, c_v free; γ = 1/2, κ = 0
+ *   "power_s2"    E, c_b, c_v, κ free; s = 2, γ = 0 (k = 4)
  *   "power"       E, c_b, s, c_v, κ free; γ = 0 (variance a power of d)
  *   "rate"        E, c_b, s, c_v, γ free; κ = 0
  *   "seeds+data"  "seeds" with the data term's A and α free
  *   "power+data"  "power" with A and α free
  * hdi is free in every rung exactly when it is free in base (else fixed
  * at base's value); β, and A and α in the rungs without the data term,
- * keep base's values (A = 0 by default).  Returns HA_CAL_LADDER.  The comparison fits the data
- * rungs only when the runs hold at least 3 distinct sample sizes (E, A
- * and α cannot be told apart on fewer). */
+ * keep base's values (A = 0 by default).  Returns HA_CAL_LADDER.  The
+ * rungs are one table in calibrate_compare.c.  The comparison fits the
+ * data rungs only when the runs hold at least 3 distinct sample sizes (E,
+ * A and α cannot be told apart on fewer); on fewer they are reported as
+ * not fitted, with the reason. */
 HA_API size_t ha_cal_ladder(const struct ha_cal_law *base,
                             struct ha_cal_law out[HA_CAL_LADDER]);
+
+/* 1 when every law of inner's is one of outer's: inner's free
+ * parameters are free in outer, and each parameter outer fixes inner
+ * fixes at the same value (the nesting of the comparison; a law contains
+ * itself).  0 otherwise or for a NULL law. */
+HA_API int ha_cal_law_contains(const struct ha_cal_law *outer,
+                               const struct ha_cal_law *inner);
 
 /* What a bootstrap resamples (headalloc-model(7), CALIBRATION
  * (Uncertainty and identifiability)): the runs (cases), or the log
@@ -200,6 +221,12 @@ struct ha_cal_options {
 	enum ha_cal_bootstrap_kind bootstrap_kind; /* cases (default) or residuals */
 	size_t threads;             /* bootstrap refits: 0 = online CPUs (<= 8); 1 = the caller alone */
 	struct ha_progress progress; /* resamples done of B; cancels with HA_ECANCELED */
+	/* The user's laws, fitted in the comparison after the ladder
+	 * (compare = 1 then): each a distinct name, none a rung's, with its
+	 * free set; the parameters it fixes keep the values of `law`.  At
+	 * most HA_CAL_USER_LAWS_MAX; NULL / 0 for none. */
+	const struct ha_cal_law *laws;
+	size_t law_count;
 };
 
 /* law: the seeds' model with E, c_b, s, c_v free (the "smoothness" rung),
@@ -270,8 +297,8 @@ struct ha_cal_fit {
  * HA_ENOMEM.
  *
  * The starting grid: every combination of
- *   s in {0.5, 1, 2} (if free), γ in {0.1, 0.5} (if free),
- *   κ in {0.5, 2} (if free), hdi in {0.5, 0.95} (if free),
+ *   s in {1e-6, 0.5, 1, 2} (if free), γ in {0, 0.1, 0.5} (if free),
+ *   κ in {0, 0.5, 2} (if free), hdi in {0, 0.5, 0.95, 1} (if free),
  *   E: the linear start below, and 0, L_min/2, 0.9 L_min (if free),
  * (fixed parameters at their values); at each, ln c_b and ln c_v (when
  * free) — and E, in its first variant — are the least-squares solution of
@@ -363,7 +390,11 @@ struct ha_cal_bootstrap {
 	double *refits;
 };
 
-/* One law of the comparison (headalloc-model(7), CALIBRATION (Comparing laws)). */
+/* One law of the comparison (headalloc-model(7), CALIBRATION (Comparing laws)).
+ * The criteria rest on the least-squares likelihood: law, rss, aicc, bic,
+ * loo_rmse and the prediction are those of the law's least-squares fit
+ * (δ = inf), whatever the calibration's δ; huber_* is the law under the
+ * calibration's δ beside it. */
 struct ha_cal_comparison {
 	struct ha_cal_law law;   /* value[] holds the fitted values when fitted */
 	size_t free_count;       /* k */
@@ -382,6 +413,56 @@ struct ha_cal_comparison {
 	uint64_t heads;
 	uint64_t head_dim;
 	double loss;
+	/* ---- nesting, weights, the Huber fit, the law's bootstrap ---- */
+	int user;                /* one of ha_cal_options.laws, not a rung */
+	size_t contains[HA_CAL_COMPARE_MAX]; /* rows this law contains */
+	size_t contains_count;               /* (itself excluded) */
+	int weight_defined;      /* its AICc is defined */
+	double weight;           /* Akaike weight over the rows with an AICc */
+	double delta_aicc;       /* aicc - the smallest aicc */
+	enum ha_status huber_status;   /* the fit under the calibration's δ */
+	double huber_objective;
+	int huber_has_prediction;
+	uint64_t huber_heads;
+	uint64_t huber_head_dim;
+	int prediction_changes;  /* both predictions exist and differ */
+	/* The law's bootstrap (least squares): resamples drawn, the share
+	 * of them (unfittable ones in the denominator) whose optimum is
+	 * (heads, head_dim), and the whole distribution, most frequent
+	 * first; share over `resamples` of each entry. */
+	size_t resamples;
+	size_t answered;         /* resamples refitted with an optimum */
+	double share;
+	struct ha_cal_share *distribution;
+	size_t distribution_count;
+};
+
+/* The verdict between the laws (least-squares AICc): the best law, and
+ * the laws within HA_CAL_VERDICT_AICC of it, which the data cannot tell
+ * apart from it. */
+struct ha_cal_verdict {
+	int defined;             /* 0: fewer than two laws have an AICc */
+	size_t best;             /* row of the smallest AICc */
+	size_t tied[HA_CAL_COMPARE_MAX]; /* rows within HA_CAL_VERDICT_AICC */
+	size_t tied_count;
+	double delta;            /* largest ΔAICc among tied, or (none tied)
+	                            the ΔAICc of the runner-up */
+	size_t runner_up;        /* the row of the second smallest AICc */
+	char text[HA_CAL_MESSAGE_MAX]; /* in words, always set */
+};
+
+/* The main law fitted by least squares beside the Huber fit (defined
+ * when δ is finite): whether the prediction changes, and whether δ lies
+ * below the residual scale (most runs on the linear arms: an L1 fit). */
+struct ha_cal_least_squares {
+	int defined;
+	double rss;              /* at the least-squares optimum */
+	double residual_scale;   /* sqrt(rss / m), standardised residuals */
+	int delta_below_scale;   /* δ < residual_scale */
+	int has_prediction;
+	uint64_t heads;
+	uint64_t head_dim;
+	int prediction_changes;  /* both predictions exist and differ */
 };
 
 enum ha_cal_warning_kind {
@@ -396,7 +477,10 @@ enum ha_cal_warning_kind {
 	/* calboot */
 	HA_CAL_WARN_DEGENERATE = 9,    /* the bootstrap cannot vary the fit */
 	HA_CAL_WARN_LACK_OF_FIT = 10,  /* the law misfits the runs */
-	HA_CAL_WARN_UNSUPPORTED = 11   /* a check of the prediction's support failed */
+	HA_CAL_WARN_UNSUPPORTED = 11,  /* a check of the prediction's support failed */
+	/* calladder */
+	HA_CAL_WARN_HUBER_SCALE = 20,  /* δ below the residual scale */
+	HA_CAL_WARN_LEAST_SQUARES = 21 /* least squares predicts otherwise */
 };
 
 struct ha_cal_warning {
@@ -431,8 +515,18 @@ struct ha_calibration {
 	struct ha_model model;
 	struct ha_cal_bootstrap bootstrap;
 	struct ha_cal_prediction prediction;
-	struct ha_cal_comparison *comparison; /* HA_CAL_LADDER rows, or NULL */
+	struct ha_cal_comparison *comparison; /* the ladder, then the user's
+	                                         laws; or NULL */
 	size_t comparison_count;
+	struct ha_cal_verdict verdict;        /* with a comparison */
+	/* The model-averaged distribution of the optimum at the target:
+	 * each law's bootstrap distribution weighted by its Akaike weight
+	 * (a law without a bootstrap: its point prediction), most frequent
+	 * first; averaged_no_answer the weighted share of no answer. */
+	struct ha_cal_share *averaged;
+	size_t averaged_count;
+	double averaged_no_answer;
+	struct ha_cal_least_squares least_squares;
 	struct ha_cal_warning *warnings;
 	size_t warning_count;
 	struct ha_cal_goodness goodness; /* calboot */

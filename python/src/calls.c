@@ -252,7 +252,7 @@ static int runs_of_columns(PyObject *cols, struct ha_run **out, size_t *count)
 
 /* _calibrate(runs, free, fixed, target, constraints, huber_delta,
  * bootstrap, seed, compare, progress) -> capsule.  runs is a path or the
- * five columns; free a 7-tuple of 0/1; fixed a dict {index: fit-scale
+ * five columns; free an HA_CAL_PARAMS-tuple of 0/1; fixed a dict {index: fit-scale
  * value}; target None or (budget, samples). */
 PyObject *ha_py_calibrate(PyObject *self, PyObject *args)
 {

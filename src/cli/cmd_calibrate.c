@@ -28,6 +28,9 @@ static const char usage[] =
 	"      --huber-delta X         Huber threshold of the log residuals, > 0,\n"
 	"                              or inf for least squares (default 0.001)\n"
 	"      --compare               also fit the ladder of laws, side by side\n"
+	"      --law NAME=PARAM[,PARAM...]  add a law of your own to the comparison\n"
+	"                              (repeatable; implies --compare): PARAMs free\n"
+	"                              as --free takes them, the others as fixed\n"
 	"Uncertainty:\n"
 	"      --bootstrap B           case-bootstrap resamples, 0 for none\n"
 	"                              (default 1000)\n"
@@ -72,6 +75,7 @@ enum long_only {
 	OPT_MAX_HEAD_DIM,
 	OPT_MIN_HEADS,
 	OPT_MAX_HEADS,
+	OPT_LAW,
 };
 
 static const struct option long_options[] = {
@@ -79,6 +83,7 @@ static const struct option long_options[] = {
 	{"fix", required_argument, NULL, OPT_FIX},
 	{"huber-delta", required_argument, NULL, OPT_HUBER_DELTA},
 	{"compare", no_argument, NULL, OPT_COMPARE},
+	{"law", required_argument, NULL, OPT_LAW},
 	{"bootstrap", required_argument, NULL, OPT_BOOTSTRAP},
 	{"seed", required_argument, NULL, OPT_SEED},
 	{"bootstrap-kind", required_argument, NULL, OPT_BOOTSTRAP_KIND},
@@ -113,6 +118,8 @@ struct calibrate_options {
 	int fixed[HA_CAL_PARAMS];        /* --fix NAME=VALUE */
 	double fixed_value[HA_CAL_PARAMS]; /* fit scale (ln c) */
 	int have_budget, have_samples, have_constraint;
+	struct ha_cal_law laws[HA_CAL_USER_LAWS_MAX]; /* --law */
+	size_t law_count;
 };
 
 /* ---- --free and --fix ------------------------------------------------------- */
@@ -240,6 +247,54 @@ static int parse_fix(const char *arg, struct calibrate_options *o)
 	return for_each_item(o, arg, fix_item);
 }
 
+/* ---- --law ------------------------------------------------------------------ */
+
+static int law_item(struct calibrate_options *o, char *item, const char *arg,
+                    int *seen)
+{
+	char expected[256];
+	snprintf(expected, sizeof expected,
+	         "NAME=PARAM[,PARAM...] with each PARAM once, one of %s", names);
+	int k = *item ? ha_cal_param_lookup(item) : -1;
+	if (k < 0 || seen[k])
+		return cli_bad_value("--law", arg, expected);
+	seen[k] = 1;
+	o->laws[o->law_count].free[k] = 1;
+	return EXIT_OK;
+}
+
+/* --law NAME=PARAM[,PARAM...]: one more law of the comparison, its free
+ * parameters named as --free takes them; NAME a new one. */
+static int parse_law(const char *arg, struct calibrate_options *o)
+{
+	const char *eq = strchr(arg, '=');
+	size_t len = eq ? (size_t)(eq - arg) : 0;
+	if (!eq || len == 0 || len >= HA_CAL_NAME_MAX || !eq[1])
+		return cli_bad_value("--law", arg, "NAME=PARAM[,PARAM...] with a "
+		                     "name of at most 31 characters and at least one "
+		                     "PARAM");
+	if (o->law_count == HA_CAL_USER_LAWS_MAX)
+		return cli_bad_value("--law", arg, "at most 16 laws of your own");
+	struct ha_cal_law ladder[HA_CAL_LADDER];
+	ha_cal_ladder(&o->cal.law, ladder);
+	struct ha_cal_law *law = &o->laws[o->law_count];
+	memset(law, 0, sizeof *law);
+	memcpy(law->name, arg, len);
+	for (size_t i = 0; i < HA_CAL_LADDER; i++)
+		if (strcmp(law->name, ladder[i].name) == 0)
+			return cli_bad_value("--law", arg, "a name that is not a law of "
+			                     "the ladder (seeds, smoothness, power_s2, "
+			                     "power, rate, seeds+data, power+data)");
+	for (size_t i = 0; i < o->law_count; i++)
+		if (strcmp(law->name, o->laws[i].name) == 0)
+			return cli_bad_value("--law", arg, "a name not given to another "
+			                     "--law");
+	int rc = for_each_item(o, eq + 1, law_item);
+	if (rc == EXIT_OK)
+		o->law_count++;
+	return rc;
+}
+
 /* ---- the other options ------------------------------------------------------ */
 
 static int parse_count(const char *option, const char *arg, uint64_t *out)
@@ -273,6 +328,9 @@ static int apply(void *options, int code, const char *arg)
 	case OPT_COMPARE:
 		cal->compare = 1;
 		return EXIT_OK;
+	case OPT_LAW:
+		cal->compare = 1;
+		return parse_law(arg, o);
 	case OPT_BOOTSTRAP:
 		if (!cli_parse_uint(arg, 0, BOOTSTRAP_MAX, &u))
 			return cli_bad_value("--bootstrap", arg,
@@ -366,6 +424,8 @@ static int finish_options(struct calibrate_options *o)
 	}
 	for (int k = 0; k < HA_CAL_PARAMS; k++)
 		cal->law.free[k] = o->free[k];
+	cal->laws = o->law_count ? o->laws : NULL;
+	cal->law_count = o->law_count;
 	return cli_file_command_ready(&o->c, &o->plot, command);
 }
 

@@ -29,45 +29,12 @@ void ha_cal_options_defaults(struct ha_cal_options *o)
 	o->threads = 0;
 }
 
-size_t ha_cal_ladder(const struct ha_cal_law *base,
-                     struct ha_cal_law out[HA_CAL_LADDER])
-{
-	static const char *const names[HA_CAL_LADDER] = {
-		"seeds", "smoothness", "power", "rate", "seeds+data", "power+data",
-	};
-	/* free: E, c_b, s, c_v, γ, κ (hdi as in base) */
-	static const int frees[HA_CAL_LADDER][6] = {
-		{1, 1, 0, 1, 0, 0},
-		{1, 1, 1, 1, 0, 0},
-		{1, 1, 1, 1, 0, 1},
-		{1, 1, 1, 1, 1, 0},
-		{1, 1, 0, 1, 0, 0},
-		{1, 1, 1, 1, 0, 1},
-	};
-	static const double rates[HA_CAL_LADDER] = {0.5, 0.5, 0.0, 0.5, 0.5, 0.0};
-	/* the data term's A and α free */
-	static const int data[HA_CAL_LADDER] = {0, 0, 0, 0, 1, 1};
-	for (int l = 0; l < HA_CAL_LADDER; l++) {
-		struct ha_cal_law *law = &out[l];
-		*law = *base;
-		snprintf(law->name, sizeof law->name, "%s", names[l]);
-		for (int p = 0; p < 6; p++)
-			law->free[p] = frees[l][p];
-		law->value[HA_CAL_SMOOTHNESS] = 2.0;
-		law->value[HA_CAL_VAR_RATE] = rates[l];
-		law->value[HA_CAL_VAR_POWER] = 0.0;
-		law->free[HA_CAL_HDI] = base->free[HA_CAL_HDI] != 0;
-		law->free[HA_CAL_DATA_COEF] = data[l];
-		law->free[HA_CAL_DATA_POWER] = data[l];
-		law->free[HA_CAL_VAR_SAMPLES_POWER] = 0;
-	}
-	return HA_CAL_LADDER;
-}
-
 static enum ha_status check_options(const struct ha_cal_options *o,
                                     struct ha_error *err)
 {
 	enum ha_status st = cal_check_law(&o->law, o->huber_delta, err);
+	if (st == HA_OK)
+		st = cal_check_user_laws(o, err);
 	if (st != HA_OK)
 		return st;
 	if (!ha_cal_bootstrap_kind_name(o->bootstrap_kind))
@@ -94,12 +61,8 @@ static enum ha_status check_options(const struct ha_cal_options *o,
 	return HA_OK;
 }
 
-/* Append a warning; 0 when out of memory. */
-static int warn(struct ha_calibration *c, enum ha_cal_warning_kind kind,
-                const char *fmt, ...) HA_PRINTF(3, 4);
-
-static int warn(struct ha_calibration *c, enum ha_cal_warning_kind kind,
-                const char *fmt, ...)
+int cal_warn(struct ha_calibration *c, enum ha_cal_warning_kind kind,
+             const char *fmt, ...)
 {
 	struct ha_cal_warning *w = realloc(c->warnings,
 	                                   (c->warning_count + 1) * sizeof *w);
@@ -132,37 +95,37 @@ static int fit_warnings(struct ha_calibration *c, const struct ha_run *runs,
 		d_hi = budget > d_hi ? budget : d_hi;
 	}
 	if (n_lo == n_hi && fit->free_count > 0)
-		ok &= warn(c, HA_CAL_WARN_ONE_SAMPLES,
+		ok &= cal_warn(c, HA_CAL_WARN_ONE_SAMPLES,
 		           "every run has samples %g: var_coef and n are one number, "
 		           "and a prediction at another n rests on the 1/n law alone",
 		           n_lo);
 	if (fit->free_count > 0 && !fit->has_covariance)
-		ok &= warn(c, HA_CAL_WARN_NO_COVARIANCE, "no standard errors: %s",
+		ok &= cal_warn(c, HA_CAL_WARN_NO_COVARIANCE, "no standard errors: %s",
 		           fit->no_covariance);
 	for (int p = 0; p < HA_CAL_PARAMS; p++)
 		for (int q = p + 1; q < HA_CAL_PARAMS && fit->has_covariance; q++) {
 			double r = fit->correlation[p][q];
 			if (fit->law.free[p] && fit->law.free[q] && fabs(r) >= o->collinear)
-				ok &= warn(c, HA_CAL_WARN_COLLINEAR,
+				ok &= cal_warn(c, HA_CAL_WARN_COLLINEAR,
 				           "%s and %s are nearly collinear (correlation %.4f)",
 				           fit->param[p].name, fit->param[q].name, r);
 		}
 	for (int p = 0; p < HA_CAL_PARAMS; p++)
 		if (fit->param[p].at_bound)
-			ok &= warn(c, HA_CAL_WARN_AT_BOUND,
+			ok &= cal_warn(c, HA_CAL_WARN_AT_BOUND,
 			           "%s ended on a bound of its domain (%g)",
 			           fit->param[p].name, fit->param[p].value);
 	const struct ha_cal_target *t = &o->target;
 	if (t->budget == 0)
 		return ok;
 	if (t->budget < d_lo || t->budget > d_hi)
-		ok &= warn(c, HA_CAL_WARN_BUDGET_OUTSIDE,
+		ok &= cal_warn(c, HA_CAL_WARN_BUDGET_OUTSIDE,
 		           "target budget %llu lies outside the runs' budgets "
 		           "[%llu, %llu]: the prediction is an extrapolation",
 		           (unsigned long long)t->budget, (unsigned long long)d_lo,
 		           (unsigned long long)d_hi);
 	if (t->samples < n_lo || t->samples > n_hi)
-		ok &= warn(c, HA_CAL_WARN_SAMPLES_OUTSIDE,
+		ok &= cal_warn(c, HA_CAL_WARN_SAMPLES_OUTSIDE,
 		           "target samples %g lies outside the runs' samples "
 		           "[%g, %g]: the prediction is an extrapolation",
 		           t->samples, n_lo, n_hi);
@@ -173,14 +136,14 @@ static int bootstrap_warnings(struct ha_calibration *c)
 {
 	const struct ha_cal_bootstrap *b = &c->bootstrap;
 	if (b->unconverged > 0 &&
-	    !warn(c, HA_CAL_WARN_UNCONVERGED,
+	    !cal_warn(c, HA_CAL_WARN_UNCONVERGED,
 	          "%zu of %zu bootstrap refits were still improving when they "
 	          "stopped (a direction the resampled runs hardly determine): "
 	          "their last values are in the intervals, whose ends may lie "
 	          "further out still", b->unconverged, b->fitted))
 		return 0;
 	if (b->degenerate && b->fitted > 0 &&
-	    !warn(c, HA_CAL_WARN_DEGENERATE,
+	    !cal_warn(c, HA_CAL_WARN_DEGENERATE,
 	          "the bootstrap is degenerate: %s; its intervals and shares "
 	          "understate the uncertainty%s",
 	          b->distinct <= c->fit.free_count + 2
@@ -195,7 +158,7 @@ static int bootstrap_warnings(struct ha_calibration *c)
 		return 0;
 	if (b->unfittable == 0 && b->failed == 0)
 		return 1;
-	return warn(c, HA_CAL_WARN_UNFITTABLE,
+	return cal_warn(c, HA_CAL_WARN_UNFITTABLE,
 	            "%zu of %zu bootstrap resamples could not be fitted (%zu with "
 	            "fewer distinct runs than free parameters + 1 or one head_dim, "
 	            "%zu without a finite optimum): the intervals rest on the "
@@ -208,12 +171,12 @@ static int lack_of_fit_warning(struct ha_calibration *c)
 {
 	const struct ha_cal_goodness *g = &c->goodness;
 	if (g->has_p)
-		return warn(c, HA_CAL_WARN_LACK_OF_FIT,
+		return cal_warn(c, HA_CAL_WARN_LACK_OF_FIT,
 		            "lack of fit: chi2 %.4g on %zu degrees of freedom (p = "
 		            "%.3g < %g): the law misfits the runs; its prediction is "
 		            "not evidence", g->chi2, g->dof, g->p_value,
 		            HA_CAL_LACK_OF_FIT_P);
-	return warn(c, HA_CAL_WARN_LACK_OF_FIT,
+	return cal_warn(c, HA_CAL_WARN_LACK_OF_FIT,
 	            "lack of fit: the rms log residual %.4g exceeds %g x the "
 	            "spread of the measured log losses (%.4g): the law misfits "
 	            "the runs; its prediction is not evidence",
@@ -230,7 +193,7 @@ static int support_warnings(struct ha_calibration *c)
 	if (c->goodness.lack_of_fit)
 		ok &= lack_of_fit_warning(c);
 	if (!s->inside_measured_head_dims)
-		ok &= warn(c, HA_CAL_WARN_UNSUPPORTED,
+		ok &= cal_warn(c, HA_CAL_WARN_UNSUPPORTED,
 		           "the predicted head_dim %llu lies outside the measured "
 		           "head dims [%llu, %llu]: an extrapolation in d",
 		           (unsigned long long)p->head_dim,
@@ -242,7 +205,7 @@ static int support_warnings(struct ha_calibration *c)
 			snprintf(prob, sizeof prob,
 			         "; the runner-up is better in %.1f%% of the bootstrap's refits",
 			         100.0 * s->probability_better);
-		ok &= warn(c, HA_CAL_WARN_UNSUPPORTED,
+		ok &= cal_warn(c, HA_CAL_WARN_UNSUPPORTED,
 		           "the predicted gap in loss to the runner-up %llu x %llu "
 		           "(%.3g) is within the noise (%.3g, %s): the runs cannot "
 		           "tell them apart%s",
@@ -253,7 +216,7 @@ static int support_warnings(struct ha_calibration *c)
 		           prob);
 	}
 	if (s->has_best_measured && !s->beats_best_measured)
-		ok &= warn(c, HA_CAL_WARN_UNSUPPORTED,
+		ok &= cal_warn(c, HA_CAL_WARN_UNSUPPORTED,
 		           "the predicted loss %.6g of %llu x %llu does not beat the "
 		           "run %llu x %llu measured at the target's budget and "
 		           "samples (loss %.6g)", p->loss,
@@ -262,7 +225,7 @@ static int support_warnings(struct ha_calibration *c)
 		           (unsigned long long)s->best_head_dim, s->best_loss);
 	for (size_t i = 0; i < s->unidentified_count; i++) {
 		const struct ha_cal_estimate *e = &c->fit.param[s->unidentified[i]];
-		ok &= warn(c, HA_CAL_WARN_UNSUPPORTED,
+		ok &= cal_warn(c, HA_CAL_WARN_UNSUPPORTED,
 		           "the argmin changes when %s, which the runs do not "
 		           "identify, moves across its interval (%s): the prediction "
 		           "rests on its value", e->name,
@@ -362,8 +325,10 @@ enum ha_status ha_calibrate(const struct ha_run *runs, size_t count,
 		goto fail_oom;
 	if (!solver && c->goodness.lack_of_fit && !lack_of_fit_warning(c))
 		goto fail_oom;
-	if (o->compare &&
-	    cal_compare(runs, &data, &o->law, o->huber_delta, solver, n, c) != HA_OK)
+	if (cal_least_squares(runs, &data, o->huber_delta, solver, n, c) != HA_OK)
+		goto fail_oom;
+	if ((o->compare || o->law_count) &&
+	    cal_compare(runs, &data, o, solver, n, c) != HA_OK)
 		goto fail_oom;
 	cal_data_free(&data);
 	ha_solver_free(solver);
@@ -387,6 +352,7 @@ void ha_calibration_free(struct ha_calibration *c)
 	ha_cal_fit_finish(&c->fit);
 	free(c->prediction.distribution);
 	free(c->bootstrap.refits);
+	cal_compare_free(c);
 	free(c->comparison);
 	free(c->warnings);
 	free(c);

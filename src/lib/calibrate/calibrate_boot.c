@@ -130,10 +130,7 @@ static void refit_one(const struct boot_job *job, struct boot_space *s, size_t b
 	cal_rng_init(&rng, job->seed, (uint64_t)b);
 	memset(o, 0, sizeof *o);
 	if (job->kind == HA_CAL_BOOT_CASES) {
-		for (size_t i = 0; i < m; i++)
-			s->weight[i] = 0.0;
-		for (size_t i = 0; i < m; i++)
-			s->weight[cal_rng_below(&rng, m)] += 1.0;
+		cal_rng_cases(&rng, s->weight, m);
 		char msg[HA_CAL_MESSAGE_MAX];
 		if (!cal_identifiable(&s->data, job->runs, cal_free_count(job->law),
 		                      msg)) {
@@ -160,7 +157,8 @@ static void refit_one(const struct boot_job *job, struct boot_space *s, size_t b
 	}
 	double f;
 	enum ha_status st = cal_refit_grid(&s->data, job->law, job->delta,
-	                                   job->law->value, o->th, &f, &o->converged);
+	                                   job->law->value, 1, o->th, &f,
+	                                   &o->converged);
 	if (st == HA_ENOMEM) {
 		o->kind = OUT_NOMEM;
 		return;

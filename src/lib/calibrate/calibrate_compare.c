@@ -1,12 +1,144 @@
 /* The comparison of laws (headalloc-model(7), CALIBRATION (Comparing laws)): the same runs under the
- * ladder of ha_cal_ladder, side by side, each with its leave-one-out
- * prediction error and its optimum at the target. */
+ * ladder of ha_cal_ladder and the user's laws, side by side, each fitted
+ * by least squares (the likelihood of the criteria) and under the
+ * calibration's Huber δ, with its leave-one-out prediction error and its
+ * optimum at the target.
+ *
+ * Nesting: a law is fitted after the laws it contains (fewer free
+ * parameters first) and seeded with their optima, so that its objective
+ * can never end above theirs (cal_minimise_seeded). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/error_internal.h"
 #include "calibrate_internal.h"
+
+/* ---- the ladder ------------------------------------------------------------
+ * One rung a row: its name, its free parameters and the values it fixes,
+ * by the names --free and --fix take.  A parameter the rung neither frees
+ * nor fixes keeps base's value; those in `inherit` keep base's free flag
+ * as well (hdi: free in every rung exactly when it is free in base).  A
+ * new law is one more row (and HA_CAL_LADDER one more). */
+struct rung {
+	const char *name;
+	const char *free;
+	const char *fixed;
+};
+
+static const struct rung ladder[HA_CAL_LADDER] = {
+	{"seeds", "irreducible,bias_coef,var_coef",
+	 "smoothness=2,var_rate=0.5,var_power=0"},
+	{"smoothness", "irreducible,bias_coef,smoothness,var_coef",
+	 "var_rate=0.5,var_power=0"},
+	{"power_s2", "irreducible,bias_coef,var_coef,var_power",
+	 "smoothness=2,var_rate=0"},
+	{"power", "irreducible,bias_coef,smoothness,var_coef,var_power",
+	 "var_rate=0"},
+	{"rate", "irreducible,bias_coef,smoothness,var_coef,var_rate",
+	 "var_power=0"},
+	/* calmodel: the data term A n^-α; fitted only on runs at 3 or more
+	 * distinct sample sizes (cal_data_term_identifiable), else the row
+	 * is not fitted, with the reason */
+	{"seeds+data", "irreducible,bias_coef,var_coef,data_coef,data_power",
+	 "smoothness=2,var_rate=0.5,var_power=0"},
+	{"power+data",
+	 "irreducible,bias_coef,smoothness,var_coef,var_power,data_coef,data_power",
+	 "var_rate=0"},
+};
+static const char *const inherit[] = {"hdi"};
+
+/* The parameter of the first name in list (names end at ',' or '='),
+ * with *rest after the item's comma; -1 at the end of the list. */
+static int next_name(const char **list, double *value)
+{
+	const char *s = *list;
+	if (!*s)
+		return -1;
+	size_t len = strcspn(s, ",=");
+	char name[HA_CAL_NAME_MAX];
+	snprintf(name, sizeof name, "%.*s", (int)len, s);
+	s += len;
+	if (*s == '=') {
+		char *end;
+		*value = strtod(s + 1, &end);
+		s = end;
+	}
+	if (*s == ',')
+		s++;
+	*list = s;
+	return ha_cal_param_lookup(name);
+}
+
+size_t ha_cal_ladder(const struct ha_cal_law *base,
+                     struct ha_cal_law out[HA_CAL_LADDER])
+{
+	for (size_t l = 0; l < HA_CAL_LADDER; l++) {
+		struct ha_cal_law *law = &out[l];
+		*law = *base;
+		snprintf(law->name, sizeof law->name, "%s", ladder[l].name);
+		memset(law->free, 0, sizeof law->free);
+		for (size_t i = 0; i < sizeof inherit / sizeof *inherit; i++) {
+			int p = ha_cal_param_lookup(inherit[i]);
+			law->free[p] = base->free[p] != 0;
+		}
+		const char *list = ladder[l].free;
+		double v = 0.0;
+		for (int p; (p = next_name(&list, &v)) != -1;)
+			if (p >= 0)
+				law->free[p] = 1;
+		list = ladder[l].fixed;
+		for (int p; (p = next_name(&list, &v)) != -1;)
+			if (p >= 0)
+				law->value[p] = v;
+	}
+	return HA_CAL_LADDER;
+}
+
+int ha_cal_law_contains(const struct ha_cal_law *outer,
+                        const struct ha_cal_law *inner)
+{
+	if (!outer || !inner)
+		return 0;
+	for (int p = 0; p < HA_CAL_PARAMS; p++) {
+		if (inner->free[p] && !outer->free[p])
+			return 0;
+		if (!outer->free[p] && inner->value[p] != outer->value[p])
+			return 0;
+	}
+	return 1;
+}
+
+enum ha_status cal_check_user_laws(const struct ha_cal_options *o,
+                                   struct ha_error *err)
+{
+	if (o->law_count == 0)
+		return HA_OK;
+	if (!o->laws)
+		return ha_fail(err, HA_EINVAL, "laws: %zu laws but no array",
+		               o->law_count);
+	if (o->law_count > HA_CAL_USER_LAWS_MAX)
+		return ha_fail(err, HA_EINVAL, "laws: at most %d laws, found %zu",
+		               HA_CAL_USER_LAWS_MAX, o->law_count);
+	for (size_t i = 0; i < o->law_count; i++) {
+		const char *name = o->laws[i].name;
+		if (!name[0] || !memchr(name, '\0', HA_CAL_NAME_MAX))
+			return ha_fail(err, HA_EINVAL, "laws: law %zu has no name", i + 1);
+		for (size_t l = 0; l < HA_CAL_LADDER; l++)
+			if (strcmp(name, ladder[l].name) == 0)
+				return ha_fail(err, HA_EINVAL,
+				               "laws: '%s' is the name of a law of the ladder",
+				               name);
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(name, o->laws[j].name) == 0)
+				return ha_fail(err, HA_EINVAL, "laws: '%s' is defined twice",
+				               name);
+	}
+	return HA_OK;
+}
+
+/* ---- the rows ---------------------------------------------------------------- */
 
 /* Leave-one-out: refit without each run (from the law's full-data
  * optimum) and predict it.  0 when some leave-one-out set cannot be
@@ -59,60 +191,188 @@ static int leave_one_out(const struct ha_run *runs, const struct cal_data *data,
 	return ok;
 }
 
+/* The order the rows are fitted in: fewer free parameters first (a law
+ * contains only laws with no more), ties in the rows' order. */
+static void fit_order(const struct ha_calibration *c, size_t *order)
+{
+	size_t n = c->comparison_count;
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0; j--) {
+			size_t a = order[j - 1], b = order[j];
+			if (c->comparison[a].free_count <= c->comparison[b].free_count)
+				break;
+			order[j - 1] = b;
+			order[j] = a;
+		}
+}
+
+/* The seeds of row r: the optima (values[row]) of the fitted rows it
+ * contains, and `extra` when it lies in r's law; returns their count. */
+static size_t row_seeds(const struct ha_calibration *c, size_t r,
+                        const double *values, const int *fitted,
+                        const struct ha_cal_law *extra, double *seeds)
+{
+	const struct ha_cal_comparison *row = &c->comparison[r];
+	size_t n = 0;
+	for (size_t i = 0; i < row->contains_count; i++) {
+		size_t q = row->contains[i];
+		if (fitted[q])
+			memcpy(seeds + HA_CAL_PARAMS * n++, values + HA_CAL_PARAMS * q,
+			       HA_CAL_PARAMS * sizeof *seeds);
+	}
+	if (extra && ha_cal_law_contains(&row->law, extra))
+		memcpy(seeds + HA_CAL_PARAMS * n++, extra->value,
+		       HA_CAL_PARAMS * sizeof *seeds);
+	return n;
+}
+
+static void predict_row(const struct ha_solver *solver, double samples,
+                        const double *th, int *has, uint64_t *heads,
+                        uint64_t *head_dim, double *loss)
+{
+	struct ha_allocation a;
+	*has = solver && cal_predict(solver, samples, th, &a, NULL) == HA_OK;
+	if (*has) {
+		*heads = a.heads;
+		*head_dim = a.head_dim;
+		if (loss)
+			*loss = a.terms.mse;
+	}
+}
+
+/* Row r's least-squares fit (seeded) with its statistics and, when δ is
+ * finite, its Huber fit (seeded likewise). */
+static enum ha_status fit_row(const struct ha_run *runs,
+                              const struct cal_data *data, double delta,
+                              const struct ha_solver *solver, double samples,
+                              const struct ha_cal_fit *main_fit,
+                              struct ha_calibration *c, size_t r,
+                              double *ls_values, double *huber_values,
+                              int *ls_fitted, int *huber_fitted)
+{
+	struct ha_cal_comparison *row = &c->comparison[r];
+	double seeds[(HA_CAL_COMPARE_MAX + 1) * HA_CAL_PARAMS];
+	const struct ha_cal_law *main_law = &main_fit->law;
+	struct ha_cal_fit fit;
+	struct ha_error err;
+	ha_error_init(&err);
+	size_t ns = row_seeds(c, r, ls_values, ls_fitted,
+	                      isinf(delta) ? main_law : NULL, seeds);
+	row->status = cal_fit_data_seeded(runs, data, &row->law, INFINITY, seeds,
+	                                  ns, &fit, &err);
+	if (row->status == HA_ENOMEM)
+		return HA_ENOMEM;
+	if (row->status != HA_OK) {
+		snprintf(row->message, sizeof row->message, "%s", err.message);
+		row->huber_status = row->status;
+		return HA_OK;
+	}
+	ls_fitted[r] = 1;
+	memcpy(ls_values + HA_CAL_PARAMS * r, fit.law.value, sizeof fit.law.value);
+	row->law = fit.law;
+	row->objective = fit.objective;
+	row->rss = fit.rss;
+	row->aicc_defined = fit.aicc_defined;
+	row->aicc = fit.aicc;
+	row->bic_defined = fit.bic_defined;
+	row->bic = fit.bic;
+	enum ha_status oom;
+	row->loo_defined = leave_one_out(runs, data, &fit, INFINITY, &row->loo_rmse,
+	                                 &row->loo_unconverged, &oom);
+	ha_cal_fit_finish(&fit);
+	if (oom == HA_ENOMEM)
+		return HA_ENOMEM;
+	predict_row(solver, samples, row->law.value, &row->has_prediction,
+	            &row->heads, &row->head_dim, &row->loss);
+	if (isinf(delta)) {
+		row->huber_status = HA_OK;
+		row->huber_objective = row->objective;
+		row->huber_has_prediction = row->has_prediction;
+		row->huber_heads = row->heads;
+		row->huber_head_dim = row->head_dim;
+		return HA_OK;
+	}
+	ns = row_seeds(c, r, huber_values, huber_fitted, main_law, seeds);
+	/* and the least-squares optimum: a start in the same basin, often */
+	memcpy(seeds + HA_CAL_PARAMS * ns++, row->law.value, sizeof row->law.value);
+	row->huber_status = cal_fit_data_seeded(runs, data, &row->law, delta,
+	                                        seeds, ns, &fit, &err);
+	if (row->huber_status == HA_ENOMEM)
+		return HA_ENOMEM;
+	if (row->huber_status != HA_OK)
+		return HA_OK;
+	huber_fitted[r] = 1;
+	memcpy(huber_values + HA_CAL_PARAMS * r, fit.law.value, sizeof fit.law.value);
+	row->huber_objective = fit.objective;
+	predict_row(solver, samples, fit.law.value, &row->huber_has_prediction,
+	            &row->huber_heads, &row->huber_head_dim, NULL);
+	ha_cal_fit_finish(&fit);
+	row->prediction_changes = row->has_prediction && row->huber_has_prediction &&
+	                          row->huber_head_dim != row->head_dim;
+	return HA_OK;
+}
+
 enum ha_status cal_compare(const struct ha_run *runs, const struct cal_data *data,
-                           const struct ha_cal_law *base, double delta,
+                           const struct ha_cal_options *o,
                            const struct ha_solver *solver, double samples,
                            struct ha_calibration *c)
 {
 	struct ha_cal_law laws[HA_CAL_LADDER];
-	size_t count = 0, all = ha_cal_ladder(base, laws);
-	/* The data-term laws only where the runs can tell E, A and α apart. */
-	char why[HA_CAL_MESSAGE_MAX];
-	for (size_t l = 0; l < all; l++)
-		if (cal_data_term_identifiable(data, &laws[l], why))
-			laws[count++] = laws[l];
-	c->comparison = calloc(count, sizeof *c->comparison);
-	if (!c->comparison)
-		return HA_ENOMEM;
-	c->comparison_count = count;
-	for (size_t l = 0; l < count; l++) {
+	size_t count = ha_cal_ladder(&o->law, laws);
+	size_t total = count + o->law_count;
+	c->comparison = calloc(total, sizeof *c->comparison);
+	double *ls_values = calloc(total * HA_CAL_PARAMS, sizeof *ls_values);
+	double *huber_values = calloc(total * HA_CAL_PARAMS, sizeof *huber_values);
+	int *ls_fitted = calloc(total, sizeof *ls_fitted);
+	int *huber_fitted = calloc(total, sizeof *huber_fitted);
+	size_t order[HA_CAL_COMPARE_MAX];
+	enum ha_status st = HA_ENOMEM;
+	if (!c->comparison || !ls_values || !huber_values || !ls_fitted ||
+	    !huber_fitted)
+		goto done;
+	c->comparison_count = total;
+	for (size_t l = 0; l < total; l++) {
 		struct ha_cal_comparison *row = &c->comparison[l];
-		row->law = laws[l];
-		row->free_count = cal_free_count(&laws[l]);
-		struct ha_cal_fit fit;
-		struct ha_error err;
-		ha_error_init(&err);
-		row->status = cal_fit_data(runs, data, &laws[l],
-		                           delta, &fit, &err);
-		if (row->status == HA_ENOMEM)
-			return HA_ENOMEM;
-		if (row->status != HA_OK) {
-			snprintf(row->message, sizeof row->message, "%s", err.message);
-			continue;
+		if (l < count) {
+			row->law = laws[l];
+		} else {
+			row->law = o->law;
+			memcpy(row->law.free, o->laws[l - count].free, sizeof row->law.free);
+			memcpy(row->law.name, o->laws[l - count].name, sizeof row->law.name);
+			row->user = 1;
 		}
-		row->law = fit.law;
-		row->objective = fit.objective;
-		row->rss = fit.rss;
-		row->aicc_defined = fit.aicc_defined;
-		row->aicc = fit.aicc;
-		row->bic_defined = fit.bic_defined;
-		row->bic = fit.bic;
-		enum ha_status oom;
-		row->loo_defined = leave_one_out(runs, data, &fit, delta,
-		                                 &row->loo_rmse, &row->loo_unconverged,
-		                                 &oom);
-		ha_cal_fit_finish(&fit);
-		if (oom == HA_ENOMEM)
-			return HA_ENOMEM;
-		if (solver) {
-			struct ha_allocation a;
-			if (cal_predict(solver, samples, row->law.value, &a, NULL) == HA_OK) {
-				row->has_prediction = 1;
-				row->heads = a.heads;
-				row->head_dim = a.head_dim;
-				row->loss = a.terms.mse;
-			}
-		}
+		row->free_count = cal_free_count(&row->law);
 	}
-	return HA_OK;
+	for (size_t l = 0; l < total; l++)
+		for (size_t q = 0; q < total; q++)
+			if (q != l && ha_cal_law_contains(&c->comparison[l].law,
+			                                  &c->comparison[q].law))
+				c->comparison[l].contains[c->comparison[l].contains_count++] = q;
+	fit_order(c, order);
+	for (size_t i = 0; i < total; i++) {
+		st = fit_row(runs, data, o->huber_delta, solver, samples, &c->fit, c,
+		             order[i], ls_values, huber_values, ls_fitted,
+		             huber_fitted);
+		if (st != HA_OK)
+			goto done;
+	}
+	cal_weights_and_verdict(c);
+	st = cal_compare_bootstrap(runs, data, o, solver, samples, c, order,
+	                           ls_values, ls_fitted);
+done:
+	free(ls_values);
+	free(huber_values);
+	free(ls_fitted);
+	free(huber_fitted);
+	return st;
+}
+
+void cal_compare_free(struct ha_calibration *c)
+{
+	for (size_t i = 0; c->comparison && i < c->comparison_count; i++)
+		free(c->comparison[i].distribution);
+	free(c->averaged);
+	c->averaged = NULL;
 }

@@ -323,6 +323,15 @@ enum ha_status cal_fit_data(const struct ha_run *runs, const struct cal_data *da
                             const struct ha_cal_law *law, double delta,
                             struct ha_cal_fit *out, struct ha_error *err)
 {
+	return cal_fit_data_seeded(runs, data, law, delta, NULL, 0, out, err);
+}
+
+enum ha_status cal_fit_data_seeded(const struct ha_run *runs,
+                                   const struct cal_data *data,
+                                   const struct ha_cal_law *law, double delta,
+                                   const double *seeds, size_t seed_count,
+                                   struct ha_cal_fit *out, struct ha_error *err)
+{
 	memset(out, 0, sizeof *out);
 	out->law = *law;
 	out->runs = data->m;
@@ -335,9 +344,10 @@ enum ha_status cal_fit_data(const struct ha_run *runs, const struct cal_data *da
 	if (!cal_check_weights(data, runs, msg))
 		return ha_fail(err, HA_EINVAL, "%s", msg);
 	double th[HA_CAL_PARAMS];
-	enum ha_status st = cal_minimise(data, law, delta, NULL, th,
-	                                 &out->objective, &out->starts,
-	                                 &out->reached_best, NULL);
+	enum ha_status st = cal_minimise_seeded(data, law, delta, seeds,
+	                                        seed_count, th, &out->objective,
+	                                        &out->starts, &out->reached_best,
+	                                        NULL);
 	if (st == HA_ENOMEM)
 		return ha_fail(err, st, "out of memory");
 	if (st == HA_ENUMERIC && cal_trace_nonfinite(data, law, NULL, msg))

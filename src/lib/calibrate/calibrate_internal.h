@@ -6,6 +6,8 @@
 
 #include <headalloc/calibrate.h>
 
+#include "base/error_internal.h"
+
 /* The runs reduced to what the objective needs, once. */
 struct cal_data {
 	size_t m;
@@ -108,12 +110,28 @@ enum ha_status cal_minimise(const struct cal_data *data,
                             int *converged);
 
 /* calboot: a bootstrap refit (calibrate_search.c) from every start of
- * the grid and from `also`, Levenberg–Marquardt alone (the refit's cap
- * and tolerance) from each; the best end into th. */
+ * the grid and from seed_count seeds (HA_CAL_PARAMS fit-scale values
+ * each; the law's fixed values replace theirs), Levenberg–Marquardt
+ * alone (the refit's cap and tolerance) from each; the best end into th. */
 enum ha_status cal_refit_grid(const struct cal_data *data,
                               const struct ha_cal_law *law, double delta,
-                              const double *also, double *th,
-                              double *objective, int *converged);
+                              const double *seeds, size_t seed_count,
+                              double *th, double *objective, int *converged);
+
+/* cal_minimise's full search (start = NULL) from the grid and, after it,
+ * from seed_count seeds (HA_CAL_PARAMS fit-scale values each; the law's
+ * fixed values replace theirs): the optima of the laws this one
+ * contains, so that its objective cannot end above theirs.  *total
+ * counts the seeds among the starts. */
+enum ha_status cal_minimise_seeded(const struct cal_data *data,
+                                   const struct ha_cal_law *law, double delta,
+                                   const double *seeds, size_t seed_count,
+                                   double *th, double *objective, size_t *total,
+                                   size_t *reached, int *converged);
+
+/* Append a warning to c (calibrate.c); 0 when out of memory. */
+int cal_warn(struct ha_calibration *c, enum ha_cal_warning_kind kind,
+             const char *fmt, ...) HA_PRINTF(3, 4);
 
 /* HA_OK when δ > 0 and every fixed value is in its domain. */
 enum ha_status cal_check_law(const struct ha_cal_law *law, double delta,
@@ -124,6 +142,13 @@ enum ha_status cal_check_law(const struct ha_cal_law *law, double delta,
 enum ha_status cal_fit_data(const struct ha_run *runs, const struct cal_data *data,
                             const struct ha_cal_law *law, double delta,
                             struct ha_cal_fit *out, struct ha_error *err);
+
+/* cal_fit_data with the seeds of cal_minimise_seeded. */
+enum ha_status cal_fit_data_seeded(const struct ha_run *runs,
+                                   const struct cal_data *data,
+                                   const struct ha_cal_law *law, double delta,
+                                   const double *seeds, size_t seed_count,
+                                   struct ha_cal_fit *out, struct ha_error *err);
 
 /* The optimum under fit-scale values th at the target (solver; n =
  * samples): HA_OK and *out, or the solver's status. */
@@ -140,12 +165,52 @@ enum ha_status cal_bootstrap(const struct ha_run *runs, const struct cal_data *d
                              const struct ha_solver *solver, double samples,
                              struct ha_calibration *c);
 
-/* The comparison of headalloc-model(7), CALIBRATION (Comparing laws) into c->comparison. HA_ENOMEM only:
- * a law that cannot be fitted is a row with its status. */
+/* The comparison of headalloc-model(7), CALIBRATION (Comparing laws) into c->comparison: the ladder
+ * from o->law, then o->laws; each row fitted by least squares and under
+ * o->huber_delta, nested laws seeded from the laws they contain; the
+ * weights, the verdict, each law's bootstrap and the averaged
+ * distribution.  HA_ENOMEM only: a law that cannot be fitted is a row
+ * with its status. (calibrate_compare.c) */
 enum ha_status cal_compare(const struct ha_run *runs, const struct cal_data *data,
-                           const struct ha_cal_law *base, double delta,
+                           const struct ha_cal_options *o,
                            const struct ha_solver *solver, double samples,
                            struct ha_calibration *c);
+
+/* HA_EINVAL when o's user laws are not distinct names clear of the
+ * ladder's, or too many. */
+enum ha_status cal_check_user_laws(const struct ha_cal_options *o,
+                                   struct ha_error *err);
+
+/* Free the comparison's distributions and the averaged one (not the
+ * rows). */
+void cal_compare_free(struct ha_calibration *c);
+
+/* Akaike weights, ΔAICc and c->verdict from the rows
+ * (calibrate_verdict.c). */
+void cal_weights_and_verdict(struct ha_calibration *c);
+
+/* c->averaged from the rows' weights and distributions.  HA_ENOMEM only. */
+enum ha_status cal_average(struct ha_calibration *c);
+
+/* The rows' bootstrap (calibrate_compare_boot.c), then cal_average;
+ * order is the fitting order, ls_values the rows' least-squares optima
+ * (ls_fitted: which exist).  HA_ENOMEM only. */
+enum ha_status cal_compare_bootstrap(const struct ha_run *runs,
+                                     const struct cal_data *data,
+                                     const struct ha_cal_options *o,
+                                     const struct ha_solver *solver,
+                                     double samples, struct ha_calibration *c,
+                                     const size_t *order,
+                                     const double *ls_values,
+                                     const int *ls_fitted);
+
+/* c->least_squares: the main law by least squares beside its Huber fit
+ * c->fit (at δ), with the warnings when δ lies below the residual scale
+ * or the prediction changes.  HA_ENOMEM only. */
+enum ha_status cal_least_squares(const struct ha_run *runs,
+                                 const struct cal_data *data, double delta,
+                                 const struct ha_solver *solver, double samples,
+                                 struct ha_calibration *c);
 
 /* Levenberg–Marquardt on the Huber objective (calibrate_lm.c) over the
  * free parameters index[0..k) from th (objective f there); th moves to

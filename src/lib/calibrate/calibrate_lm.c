@@ -18,6 +18,12 @@
 #include <math.h>
 #include <string.h>
 
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_linalg.h>
+#include <gsl/gsl_matrix.h>
+#include <gsl/gsl_permutation.h>
+#include <gsl/gsl_vector.h>
+
 #include "calibrate_internal.h"
 
 #define INNER_STEPS 40
@@ -33,35 +39,37 @@ static double psi(double r, double delta)
 	return r > delta ? delta : r < -delta ? -delta : r;
 }
 
-/* Cholesky solve of the k x k SPD system a x = b (a overwritten); 0 when
- * a is not numerically positive definite. */
+/* Solve the k x k symmetric system a x = b (a overwritten, b becomes
+ * x) by GSL's Cholesky factorisation; 0 when a is not numerically
+ * positive definite.  GSL's modified Cholesky (Gill, Murray and Wright)
+ * never calls the error handler for a square matrix — it perturbs the
+ * diagonal instead — so no handler is switched off (a process-wide
+ * setting, unsafe beside threaded bootstrap refits): a perturbation
+ * means "not positive definite" here, as the plain factorisation's
+ * failure did. */
 static int cholesky_solve(double *a, double *b, int k)
 {
-	for (int j = 0; j < k; j++) {
-		double s = a[j * k + j];
-		for (int p = 0; p < j; p++)
-			s -= a[j * k + p] * a[j * k + p];
-		if (!(s > 0.0))
+	size_t n = (size_t)k;
+	gsl_matrix_view m = gsl_matrix_view_array(a, n, n);
+	gsl_vector_view rhs = gsl_vector_view_array(b, n);
+	double ebuf[HA_CAL_PARAMS];
+	gsl_vector_view e = gsl_vector_view_array(ebuf, n);
+	size_t pdata[HA_CAL_PARAMS];
+	gsl_permutation perm = {n, pdata};
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < n; j++)
+			if (!isfinite(a[i * n + j]))
+				return 0;
+	if (gsl_linalg_mcholesky_decomp(&m.matrix, &perm, &e.vector) != GSL_SUCCESS)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (ebuf[i] != 0.0)
 			return 0;
-		double l = sqrt(s);
-		a[j * k + j] = l;
-		for (int i = j + 1; i < k; i++) {
-			double t = a[i * k + j];
-			for (int p = 0; p < j; p++)
-				t -= a[i * k + p] * a[j * k + p];
-			a[i * k + j] = t / l;
-		}
-	}
-	for (int i = 0; i < k; i++) {
-		for (int p = 0; p < i; p++)
-			b[i] -= a[i * k + p] * b[p];
-		b[i] /= a[i * k + i];
-	}
-	for (int i = k - 1; i >= 0; i--) {
-		for (int p = i + 1; p < k; p++)
-			b[i] -= a[p * k + i] * b[p];
-		b[i] /= a[i * k + i];
-	}
+	if (gsl_linalg_mcholesky_svx(&m.matrix, &perm, &rhs.vector) != GSL_SUCCESS)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!isfinite(b[i]))
+			return 0;
 	return 1;
 }
 

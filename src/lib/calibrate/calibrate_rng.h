@@ -8,6 +8,7 @@
 #ifndef HEADALLOC_CALIBRATE_RNG_H
 #define HEADALLOC_CALIBRATE_RNG_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct cal_rng {
@@ -57,6 +58,15 @@ static inline uint64_t cal_rng_below(struct cal_rng *r, uint64_t n)
 		v = cal_rng_next(r);
 	while (v >= limit);
 	return v % n;
+}
+
+/* A case resample of m runs from r: each run's multiplicity in weight. */
+static inline void cal_rng_cases(struct cal_rng *r, double *weight, size_t m)
+{
+	for (size_t i = 0; i < m; i++)
+		weight[i] = 0.0;
+	for (size_t i = 0; i < m; i++)
+		weight[cal_rng_below(r, m)] += 1.0;
 }
 
 #endif

@@ -23,11 +23,15 @@
 
 #include "calibrate_internal.h"
 
-/* Starting values of the nonlinear parameters (ha_cal_fit_runs' comment). */
-static const double grid_s[] = {0.5, 1.0, 2.0};
-static const double grid_rate[] = {0.1, 0.5};
-static const double grid_power[] = {0.5, 2.0};
-static const double grid_hdi[] = {0.5, 0.95};
+/* Starting values of the nonlinear parameters (ha_cal_fit_runs' comment):
+ * each grid holds its parameter's bounds (s at HA_CAL_SMOOTHNESS_MIN,
+ * γ = 0, κ = 0, hdi = 0 and 1) besides interior values, so that an
+ * optimum on a bound (γ = 0: the variance a power of d) is started at,
+ * not only approached by a line search that stops short of it. */
+static const double grid_s[] = {HA_CAL_SMOOTHNESS_MIN, 0.5, 1.0, 2.0};
+static const double grid_rate[] = {0.0, 0.1, 0.5};
+static const double grid_power[] = {0.0, 0.5, 2.0};
+static const double grid_hdi[] = {0.0, 0.5, 0.95, 1.0};
 /* E starts as a share of the smallest loss, after the linear one. */
 static const double grid_e[] = {0.0, 0.5, 0.9};
 /* The data term: α on a grid; A so that A n^-α is a share of the loss of
@@ -398,11 +402,18 @@ static size_t grid_starts(const struct cal_data *data,
 	return total;
 }
 
-enum ha_status cal_minimise(const struct cal_data *data,
-                            const struct ha_cal_law *law, double delta,
-                            const double *start, double *th,
-                            double *objective, size_t *total, size_t *reached,
-                            int *converged)
+/* The search: from start alone (a refit), or from the grid and then
+ * from each of seed_count seeds (full searches, L-BFGS then
+ * Levenberg–Marquardt, like a grid start).  Every local optimisation
+ * returns a point no worse than its start, so the best end is no worse
+ * than the best seed: a law seeded with the optima of the laws it
+ * contains never ends above them. */
+static enum ha_status minimise(const struct cal_data *data,
+                               const struct ha_cal_law *law, double delta,
+                               const double *start, const double *seeds,
+                               size_t seed_count, double *th,
+                               double *objective, size_t *total,
+                               size_t *reached, int *converged)
 {
 	struct local l = {.lm = {.data = data, .delta = delta}};
 	for (int p = 0; p < HA_CAL_PARAMS; p++)
@@ -410,7 +421,8 @@ enum ha_status cal_minimise(const struct cal_data *data,
 			l.lm.index[l.lm.k++] = p;
 	l.lm.steps = start ? REFIT_STEPS : SEARCH_STEPS;
 	l.lm.tolerance = start ? REFIT_TOLERANCE : SEARCH_TOLERANCE;
-	size_t count = start ? 1 : grid_starts(data, law, NULL);
+	size_t grid = start ? 1 : grid_starts(data, law, NULL);
+	size_t count = grid + (start ? 0 : seed_count);
 	double *starts = malloc(count * HA_CAL_PARAMS * sizeof *starts);
 	double *ends = malloc(count * sizeof *ends);
 	enum ha_status st = HA_ENOMEM;
@@ -420,6 +432,9 @@ enum ha_status cal_minimise(const struct cal_data *data,
 		memcpy(starts, start, HA_CAL_PARAMS * sizeof *starts);
 	} else {
 		grid_starts(data, law, starts);
+		if (seed_count)
+			memcpy(starts + grid * HA_CAL_PARAMS, seeds,
+			       seed_count * HA_CAL_PARAMS * sizeof *starts);
 	}
 	double best_f = INFINITY, best[HA_CAL_PARAMS];
 	int unconverged = 0;
@@ -466,13 +481,14 @@ done:
 	return st;
 }
 
-/* calboot: a bootstrap refit from every start of the grid and from
- * `also` (the full data's optimum), Levenberg–Marquardt alone from each
- * (the refit's step cap and tolerance), the best end kept. */
+/* calboot: a bootstrap refit from every start of the grid and from the
+ * seeds (the full data's optimum; in the comparison also the resample's
+ * optima of the laws this one contains), Levenberg–Marquardt alone from
+ * each (the refit's step cap and tolerance), the best end kept. */
 enum ha_status cal_refit_grid(const struct cal_data *data,
                               const struct ha_cal_law *law, double delta,
-                              const double *also, double *th,
-                              double *objective, int *converged)
+                              const double *seeds, size_t seed_count,
+                              double *th, double *objective, int *converged)
 {
 	struct local l = {.lm = {.data = data, .delta = delta}};
 	for (int p = 0; p < HA_CAL_PARAMS; p++)
@@ -480,13 +496,15 @@ enum ha_status cal_refit_grid(const struct cal_data *data,
 			l.lm.index[l.lm.k++] = p;
 	l.lm.steps = REFIT_STEPS;
 	l.lm.tolerance = REFIT_TOLERANCE;
-	size_t count = grid_starts(data, law, NULL) + 1;
+	size_t grid = grid_starts(data, law, NULL), count = grid + seed_count;
 	double *starts = malloc(count * HA_CAL_PARAMS * sizeof *starts);
 	enum ha_status st = HA_ENOMEM;
 	if (!starts || !local_alloc(&l))
 		goto done;
 	grid_starts(data, law, starts);
-	memcpy(starts + (count - 1) * HA_CAL_PARAMS, also, HA_CAL_PARAMS * sizeof *starts);
+	if (seed_count)
+		memcpy(starts + grid * HA_CAL_PARAMS, seeds,
+		       seed_count * HA_CAL_PARAMS * sizeof *starts);
 	double best_f = INFINITY;
 	int best_converged = 0;
 	for (size_t s = 0; s < count; s++) {
@@ -511,4 +529,24 @@ done:
 	free(starts);
 	local_free(&l);
 	return st;
+}
+
+enum ha_status cal_minimise(const struct cal_data *data,
+                            const struct ha_cal_law *law, double delta,
+                            const double *start, double *th,
+                            double *objective, size_t *total, size_t *reached,
+                            int *converged)
+{
+	return minimise(data, law, delta, start, NULL, 0, th, objective, total,
+	                reached, converged);
+}
+
+enum ha_status cal_minimise_seeded(const struct cal_data *data,
+                                   const struct ha_cal_law *law, double delta,
+                                   const double *seeds, size_t seed_count,
+                                   double *th, double *objective, size_t *total,
+                                   size_t *reached, int *converged)
+{
+	return minimise(data, law, delta, NULL, seeds, seed_count, th, objective,
+	                total, reached, converged);
 }

@@ -117,6 +117,17 @@ void plot_cal_free(struct calplot *p);
  * captions into p->caption, from the computed data
  * (plot_calibration_words.c). */
 enum ha_status plot_cal_choose_labels(struct calplot *p);
+
+/* Whether bar i of count is named when every stride-th is (stride 1:
+ * all): the optimum's bar `best` always (best = count: none), the bars
+ * within stride of it never, the others in step with it. */
+int plot_cal_bar_named(size_t i, size_t best, size_t count, size_t stride);
+
+/* The characters of the runs file's name that fit on the title line of a
+ * page width pixels wide after "Calibration of the error model to M
+ * runs of " (PLOT_CAL_TITLE_CHAR_PX a character), at least 8. */
+#define PLOT_CAL_TITLE_CHAR_PX 15.0 /* measured: 14.05 on the 1200-pixel page */
+size_t plot_cal_title_room(unsigned width, size_t runs);
 void plot_cal_captions(struct calplot *p);
 /* A count for the legend, where width is short: exact up to 7 digits,
  * else %.4g (the caption gives it exactly). */

@@ -47,6 +47,21 @@ static int group_ink(const struct calplot *p, size_t g, int tinted)
 	return slot;
 }
 
+/* The laws of the comparison: one Okabe–Ito colour each, in the order
+ * of the rows (vermilion stays the optimum's), and a dash pattern each
+ * besides (so that a law is told from the group of the same hue, whose
+ * curve is solid); past seven laws, dark grey with the dashes alone. */
+static const enum plot_colour law_palette[] = {
+	PLOT_ORANGE, PLOT_SKY, PLOT_GREEN, PLOT_PURPLE, PLOT_BLUE, PLOT_YELLOW,
+	PLOT_BLACK,
+};
+#define LAW_PALETTE (sizeof law_palette / sizeof *law_palette)
+
+static int law_ink(size_t k)
+{
+	return k < LAW_PALETTE ? (int)law_palette[k] : PLOT_DARK_GREY;
+}
+
 static void style(PLINT line, double width)
 {
 	pllsty(line);
@@ -149,7 +164,7 @@ static void draw_laws(const struct plot_canvas *c, const struct calplot *p)
 {
 	for (size_t k = 0; k < p->law_count; k++) {
 		const struct plot_cal_law *lw = &p->laws[k];
-		plcol0(PLOT_DARK_GREY);
+		plcol0(law_ink(k));
 		style((PLINT)(2 + k % 7), 1.8);
 		plot_polyline(lw->curve.x, lw->curve.y, lw->curve.n);
 		style(1, 1.5);
@@ -283,21 +298,25 @@ static double draw_legend(const struct calplot *p)
 		plot_cal_format_samples(n, sizeof n, gr->samples);
 		plot_cal_format_count(d, sizeof d, gr->budget);
 		if (cal->prediction.defined)
-			entry(&l, PL_LEGEND_NONE, PLOT_BLACK, 1, 1.0, "", "the laws, at the target:");
+			entry(&l, PL_LEGEND_NONE, PLOT_BLACK, 1, 1.0, "",
+			      "the laws at the target (ring: optimum):");
 		else
 			entry(&l, PL_LEGEND_NONE, PLOT_BLACK, 1, 1.0, "",
 			      "the laws, at D = %s, n = %s:", d, n);
 	}
 	for (size_t k = 0; k < p->law_count; k++) {
 		const struct plot_cal_law *lw = &p->laws[k];
+		char weight[32] = "";
+		if (lw->row->weight_defined)
+			snprintf(weight, sizeof weight, ", weight %.2f", lw->row->weight);
 		if (lw->curve.n == 0)
-			entry(&l, PL_LEGEND_NONE, PLOT_DARK_GREY, 1, 1.0, "",
+			entry(&l, PL_LEGEND_NONE, law_ink(k), 1, 1.0, "",
 			      "%s: not fitted", lw->row->law.name);
 		else
 			entry(&l, PL_LEGEND_LINE | (lw->has_mark ? PL_LEGEND_SYMBOL : 0),
-			      PLOT_DARK_GREY, (PLINT)(2 + k % 7), 1.8, PLOT_RING_GLYPH,
+			      law_ink(k), (PLINT)(2 + k % 7), 1.8, PLOT_RING_GLYPH,
 			      "%s (k = %zu)%s", lw->row->law.name, lw->row->free_count,
-			      lw->has_mark ? ", its optimum" : "");
+			      weight);
 	}
 	PLFLT width = 0, height = 0;
 	plvpor(p->panel[1] + 0.03, 0.99, PLOT_CAL_BOTTOM, 0.90);
@@ -313,6 +332,10 @@ static double draw_legend(const struct calplot *p)
 	         l.symbol_scales, l.symbol_numbers, l.symbols);
 	return 0.90 - height * (0.90 - PLOT_CAL_BOTTOM);
 }
+
+/* Room a named upright bar needs, in pixels (a label's line height and a
+ * gap). */
+#define LABEL_ROOM 16.0
 
 /* ---- the bars ---------------------------------------------------------------------------- */
 
@@ -349,11 +372,21 @@ static void draw_bars(struct plot_canvas *c, const struct calplot *p, double leg
 	int heads = (double)label_width(p, 1) * char_px <= slot;
 	int vertical = !heads && (double)label_width(p, 0) * char_px > slot;
 	int shares = slot >= 60.0;
+	/* Upright labels a line high need a line's room each: where bars are
+	 * narrower, every stride-th is named (and the optimum's, its
+	 * neighbours then unnamed), so that no two labels touch. */
+	size_t stride = vertical && slot < LABEL_ROOM ? (size_t)ceil(LABEL_ROOM / slot) : 1;
+	size_t best = p->bar_count;
+	for (size_t i = 0; i < p->bar_count; i++)
+		if (p->bars[i].optimum)
+			best = i;
 	for (size_t i = 0; i < p->bar_count; i++) {
 		const struct plot_cal_bar *b = &p->bars[i];
 		plcol0(b->others ? PLOT_GREY : b->optimum ? PLOT_VERMILION : PLOT_BLUE);
 		plot_rect((double)i - 0.35, (double)i + 0.35, 0.0, b->share);
 		plcol0(PLOT_BLACK);
+		if (!plot_cal_bar_named(i, best, p->bar_count, stride))
+			continue;
 		double at = ((double)i - x0) / (x1 - x0);
 		const char *side = vertical ? "bv" : "b";
 		double disp = vertical ? 0.6 : 1.3, just = vertical ? 1.0 : 0.5;
@@ -421,9 +454,12 @@ void plot_cal_draw(struct plot_canvas *c, const void *data)
 	if (p->bar_panel)
 		draw_bars(c, p, legend);
 
+	/* The title fits the page: the file's name is shortened (ending in
+	 * "...") to the characters left on the line. */
 	char file[96] = "";
 	if (p->req->runs_file)
-		plot_escape(file, sizeof file, p->req->runs_file, 60);
+		plot_escape(file, sizeof file, p->req->runs_file,
+		            plot_cal_title_room(c->width, p->m));
 	plot_title(c, "Calibration of the error model to %zu runs%s%s", p->m,
 	           file[0] ? " of " : "", file);
 	/* up to seven lines, the last at the bottom, 30 points apart: a

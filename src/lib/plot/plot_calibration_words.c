@@ -233,3 +233,26 @@ void plot_cal_captions(struct calplot *p)
 		put(p, 0, ", ", "%zu error bar ends cut", p->bars_cut);
 }
 
+
+/* ---- room for words ------------------------------------------------------------------ */
+
+int plot_cal_bar_named(size_t i, size_t best, size_t count, size_t stride)
+{
+	if (stride <= 1 || i == best)
+		return 1;
+	if (best >= count)
+		return i % stride == 0;
+	size_t gap = i > best ? i - best : best - i;
+	return gap >= stride && gap % stride == 0;
+}
+
+size_t plot_cal_title_room(unsigned width, size_t runs)
+{
+	char prefix[96];
+	int n = snprintf(prefix, sizeof prefix,
+	                 "Calibration of the error model to %zu runs of ", runs);
+	/* and 3 for the "..." of a shortened name */
+	double room = 0.92 * (double)width / PLOT_CAL_TITLE_CHAR_PX -
+	              (double)(n > 0 ? n : 0) - 3.0;
+	return room > 8.0 ? (size_t)room : 8;
+}

@@ -171,6 +171,9 @@ static void yaml_bootstrap(struct ha_yaml_writer *w,
 	ha_yaml_end_map(w);
 }
 
+static void yaml_least_squares(struct ha_yaml_writer *w,
+                               const struct ha_calibration *c);
+
 static void yaml_fit(struct ha_yaml_writer *w, const struct ha_calibration *c)
 {
 	const struct ha_cal_fit *fit = &c->fit;
@@ -190,6 +193,7 @@ static void yaml_fit(struct ha_yaml_writer *w, const struct ha_calibration *c)
 	yaml_maybe(w, fit->aicc_defined, fit->aicc);
 	ha_yaml_key(w, "bic");
 	yaml_maybe(w, fit->bic_defined, fit->bic);
+	yaml_least_squares(w, c);
 	ha_yaml_key(w, "starts");
 	ha_yaml_begin_map(w, 1);
 	ha_yaml_key(w, "total");
@@ -267,51 +271,140 @@ static void yaml_prediction(struct ha_yaml_writer *w,
 	ha_yaml_end_map(w);
 }
 
+/* ---- the comparison of laws (YAML) ----------------------------------------- */
+
+static void yaml_allocation_or_null(struct ha_yaml_writer *w, int defined,
+                                    uint64_t heads, uint64_t head_dim)
+{
+	ha_yaml_key(w, "heads");
+	if (defined)
+		ha_yaml_uint(w, heads);
+	else
+		ha_yaml_null(w);
+	ha_yaml_key(w, "head_dim");
+	if (defined)
+		ha_yaml_uint(w, head_dim);
+	else
+		ha_yaml_null(w);
+}
+
+static void yaml_shares(struct ha_yaml_writer *w, const struct ha_cal_share *s,
+                        size_t count)
+{
+	ha_yaml_begin_seq(w, count == 0);
+	for (size_t i = 0; i < count; i++) {
+		ha_yaml_begin_map(w, 1);
+		ha_yaml_key(w, "heads");
+		ha_yaml_uint(w, s[i].heads);
+		ha_yaml_key(w, "head_dim");
+		ha_yaml_uint(w, s[i].head_dim);
+		ha_yaml_key(w, "share");
+		ha_yaml_double(w, s[i].share);
+		ha_yaml_end_map(w);
+	}
+	ha_yaml_end_seq(w);
+}
+
+static void yaml_law(struct ha_yaml_writer *w, const struct ha_calibration *c,
+                     const struct ha_cal_comparison *row)
+{
+	int fitted = row->status == HA_OK;
+	ha_yaml_begin_map(w, 0);
+	ha_yaml_key(w, "law");
+	ha_yaml_string(w, row->law.name);
+	ha_yaml_key(w, "user");
+	ha_yaml_bool(w, row->user);
+	ha_yaml_key(w, "free");
+	ha_yaml_begin_seq(w, 1);
+	for (int p = 0; p < HA_CAL_PARAMS; p++)
+		if (row->law.free[p])
+			ha_yaml_string(w, ha_cal_param_name((enum ha_cal_param)p));
+	ha_yaml_end_seq(w);
+	ha_yaml_key(w, "contains");
+	ha_yaml_begin_seq(w, 1);
+	for (size_t i = 0; i < row->contains_count; i++)
+		ha_yaml_string(w, c->comparison[row->contains[i]].law.name);
+	ha_yaml_end_seq(w);
+	ha_yaml_key(w, "k");
+	ha_yaml_uint(w, row->free_count);
+	if (!fitted) {
+		ha_yaml_key(w, "error");
+		ha_yaml_string(w, row->message[0] ? row->message
+		                                  : ha_status_str(row->status));
+	}
+	ha_yaml_key(w, "rss");
+	yaml_maybe(w, fitted, row->rss);
+	ha_yaml_key(w, "aicc");
+	yaml_maybe(w, fitted && row->aicc_defined, row->aicc);
+	ha_yaml_key(w, "bic");
+	yaml_maybe(w, fitted && row->bic_defined, row->bic);
+	ha_yaml_key(w, "loo_rmse");
+	yaml_maybe(w, fitted && row->loo_defined, row->loo_rmse);
+	ha_yaml_key(w, "weight");
+	yaml_maybe(w, row->weight_defined, row->weight);
+	yaml_allocation_or_null(w, fitted && row->has_prediction, row->heads,
+	                        row->head_dim);
+	ha_yaml_key(w, "share");
+	yaml_maybe(w, fitted && row->has_prediction && row->resamples > 0,
+	           row->share);
+	ha_yaml_key(w, "resamples");
+	ha_yaml_uint(w, row->resamples);
+	ha_yaml_key(w, "huber");
+	ha_yaml_begin_map(w, 1);
+	ha_yaml_key(w, "objective");
+	yaml_maybe(w, row->huber_status == HA_OK, row->huber_objective);
+	yaml_allocation_or_null(w, row->huber_status == HA_OK &&
+	                               row->huber_has_prediction,
+	                        row->huber_heads, row->huber_head_dim);
+	ha_yaml_key(w, "prediction_changes");
+	ha_yaml_bool(w, row->prediction_changes);
+	ha_yaml_end_map(w);
+	ha_yaml_end_map(w);
+}
+
 static void yaml_comparison(struct ha_yaml_writer *w,
                             const struct ha_calibration *c)
 {
 	ha_yaml_key(w, "comparison");
+	ha_yaml_begin_map(w, 0);
+	ha_yaml_key(w, "criteria");
+	ha_yaml_string(w, "least squares");
+	ha_yaml_key(w, "laws");
 	ha_yaml_begin_seq(w, 0);
-	for (size_t i = 0; i < c->comparison_count; i++) {
-		const struct ha_cal_comparison *row = &c->comparison[i];
-		int fitted = row->status == HA_OK;
-		ha_yaml_begin_map(w, 0);
-		ha_yaml_key(w, "law");
-		ha_yaml_string(w, row->law.name);
-		ha_yaml_key(w, "free");
-		ha_yaml_begin_seq(w, 1);
-		for (int p = 0; p < HA_CAL_PARAMS; p++)
-			if (row->law.free[p])
-				ha_yaml_string(w, ha_cal_param_name((enum ha_cal_param)p));
-		ha_yaml_end_seq(w);
-		ha_yaml_key(w, "k");
-		ha_yaml_uint(w, row->free_count);
-		if (!fitted) {
-			ha_yaml_key(w, "error");
-			ha_yaml_string(w, row->message[0] ? row->message
-			                                  : ha_status_str(row->status));
-		}
-		ha_yaml_key(w, "rss");
-		yaml_maybe(w, fitted, row->rss);
-		ha_yaml_key(w, "aicc");
-		yaml_maybe(w, fitted && row->aicc_defined, row->aicc);
-		ha_yaml_key(w, "bic");
-		yaml_maybe(w, fitted && row->bic_defined, row->bic);
-		ha_yaml_key(w, "loo_rmse");
-		yaml_maybe(w, fitted && row->loo_defined, row->loo_rmse);
-		ha_yaml_key(w, "heads");
-		if (fitted && row->has_prediction)
-			ha_yaml_uint(w, row->heads);
-		else
-			ha_yaml_null(w);
-		ha_yaml_key(w, "head_dim");
-		if (fitted && row->has_prediction)
-			ha_yaml_uint(w, row->head_dim);
-		else
-			ha_yaml_null(w);
-		ha_yaml_end_map(w);
-	}
+	for (size_t i = 0; i < c->comparison_count; i++)
+		yaml_law(w, c, &c->comparison[i]);
 	ha_yaml_end_seq(w);
+	ha_yaml_key(w, "verdict");
+	ha_yaml_string(w, c->verdict.text);
+	ha_yaml_key(w, "averaged");
+	yaml_shares(w, c->averaged, c->averaged_count);
+	ha_yaml_key(w, "averaged_no_answer");
+	ha_yaml_double(w, c->averaged_no_answer);
+	ha_yaml_end_map(w);
+}
+
+/* calibration.least_squares: the main law by least squares beside the
+ * Huber fit; null when the fit is least squares already. */
+static void yaml_least_squares(struct ha_yaml_writer *w,
+                               const struct ha_calibration *c)
+{
+	const struct ha_cal_least_squares *ls = &c->least_squares;
+	ha_yaml_key(w, "least_squares");
+	if (!ls->defined) {
+		ha_yaml_null(w);
+		return;
+	}
+	ha_yaml_begin_map(w, 1);
+	ha_yaml_key(w, "rss");
+	ha_yaml_double(w, ls->rss);
+	ha_yaml_key(w, "residual_scale");
+	ha_yaml_double(w, ls->residual_scale);
+	ha_yaml_key(w, "delta_below_scale");
+	ha_yaml_bool(w, ls->delta_below_scale);
+	yaml_allocation_or_null(w, ls->has_prediction, ls->heads, ls->head_dim);
+	ha_yaml_key(w, "prediction_changes");
+	ha_yaml_bool(w, ls->prediction_changes);
+	ha_yaml_end_map(w);
 }
 
 /* ---- text ------------------------------------------------------------------ */
@@ -466,8 +559,11 @@ static void text_prediction(FILE *f, const struct ha_cal_prediction *p)
 static void text_comparison(FILE *f, const struct ha_calibration *c)
 {
 	char b1[32], b2[32], b3[32], b4[32];
-	fprintf(f, "\n%-12s %2s %12s %12s %12s %12s  %s\n", "law", "k", "rss",
-	        "AICc", "BIC", "loo_rmse", "optimum");
+	fprintf(f, "\nlaws by least squares (the criteria's likelihood); "
+	        "Huber optimum beside\n");
+	fprintf(f, "%-12s %2s %12s %12s %12s %12s %8s  %-10s %6s  %-10s %s\n",
+	        "law", "k", "rss", "AICc", "BIC", "loo_rmse", "weight", "optimum",
+	        "share", "huber", "contains");
 	for (size_t i = 0; i < c->comparison_count; i++) {
 		const struct ha_cal_comparison *row = &c->comparison[i];
 		if (row->status != HA_OK) {
@@ -477,15 +573,40 @@ static void text_comparison(FILE *f, const struct ha_calibration *c)
 			                                 : ha_status_str(row->status));
 			continue;
 		}
-		char optimum[48] = "-";
+		char optimum[48] = "-", huber[48] = "-", share[16] = "-";
+		char weight[16] = "-";
+		if (row->weight_defined)
+			snprintf(weight, sizeof weight, "%.3g", row->weight);
 		if (row->has_prediction)
 			snprintf(optimum, sizeof optimum, "%" PRIu64 " x %" PRIu64,
 			         row->heads, row->head_dim);
-		fprintf(f, "%-12s %2zu %12s %12s %12s %12s  %s\n", row->law.name,
-		        row->free_count, report_human(row->rss, b1),
+		if (row->huber_status == HA_OK && row->huber_has_prediction)
+			snprintf(huber, sizeof huber, "%" PRIu64 " x %" PRIu64 "%s",
+			         row->huber_heads, row->huber_head_dim,
+			         row->prediction_changes ? "*" : "");
+		if (row->has_prediction && row->resamples)
+			snprintf(share, sizeof share, "%.0f%%", 100.0 * row->share);
+		fprintf(f, "%-12s %2zu %12s %12s %12s %12s %8s  %-10s %6s  %-10s ",
+		        row->law.name, row->free_count, report_human(row->rss, b1),
 		        maybe(row->aicc_defined, row->aicc, b2),
 		        maybe(row->bic_defined, row->bic, b3),
-		        maybe(row->loo_defined, row->loo_rmse, b4), optimum);
+		        maybe(row->loo_defined, row->loo_rmse, b4), weight, optimum,
+		        share, huber);
+		for (size_t q = 0; q < row->contains_count; q++)
+			fprintf(f, "%s%s", q ? "," : "",
+			        c->comparison[row->contains[q]].law.name);
+		fputs(row->contains_count ? "\n" : "-\n", f);
+	}
+	fprintf(f, "verdict      %s\n", c->verdict.text);
+	if (c->averaged_count) {
+		fputs("averaged", f);
+		for (size_t i = 0; i < c->averaged_count; i++)
+			fprintf(f, "%s %" PRIu64 " x %" PRIu64 " %.1f%%", i ? "," : "",
+			        c->averaged[i].heads, c->averaged[i].head_dim,
+			        100.0 * c->averaged[i].share);
+		if (c->averaged_no_answer > 0.0)
+			fprintf(f, ", no answer %.1f%%", 100.0 * c->averaged_no_answer);
+		fputs(" over laws (Akaike weights) and resamples\n", f);
 	}
 }
 
@@ -501,6 +622,7 @@ enum ha_status ha_report_calibration(struct ha_report *r,
 	const struct ha_calibration *c = req->calibration;
 	if (!c || (c->fit.runs && !c->fit.residuals) ||
 	    (c->comparison_count && !c->comparison) ||
+	    (c->averaged_count && !c->averaged) ||
 	    (c->warning_count && !c->warnings) ||
 	    (c->prediction.distribution_count && !c->prediction.distribution))
 		return report_fail(r, err, HA_EINVAL,
