@@ -61,7 +61,7 @@ static const char usage[] =
 	"to stderr and into the report.  Exit status: 0 success, 1 I/O or\n"
 	"internal error, 2 usage or input error (fewer runs than free\n"
 	"parameters + 1, a single head_dim), 3 no allocation of the budget\n"
-	"meets the constraints.  See headalloc(1).\n";
+	"meets the constraints.  See headalloc-calibrate(1).\n";
 
 enum long_only {
 	OPT_FREE = 256,
