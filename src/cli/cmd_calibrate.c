@@ -382,7 +382,7 @@ static int apply(void *options, int code, const char *arg)
 }
 
 /* The defaults: the core's (calibrate.h), but the free set of the issue
- * and of headalloc(1), E, c_b and c_v (the seeds' law), and no ladder
+ * and of headalloc-calibrate(1), E, c_b and c_v (the seeds' law), and no ladder
  * unless --compare. */
 static void defaults(struct calibrate_options *o)
 {
