@@ -1,12 +1,11 @@
 #!/bin/sh
-# check_options.sh BINARY MANPAGE [SUBCOMMAND]...
+# check_options.sh BINARY MANPAGE [SUBCOMMAND=PAGE]...
 #
-# Checks that the mdoc manual page documents exactly the options that
-# `BINARY --help` lists, looking at the page's OPTIONS section only (from
-# ".Sh OPTIONS" to the next .Sh), and, for each SUBCOMMAND, exactly the
-# options that `BINARY SUBCOMMAND --help` lists, looking at the subsection
-# named after it only (from ".Ss SUBCOMMAND" to the next .Ss or .Sh).  For
-# each such pair of a --help text and a part of the page:
+# Checks that each command's mdoc manual page documents exactly the options
+# that its --help lists, looking at the page's OPTIONS section only (from
+# ".Sh OPTIONS" to the next .Sh): `BINARY --help` against MANPAGE and, for
+# each SUBCOMMAND=PAGE (such as hdi=man/headalloc-hdi.1), `BINARY SUBCOMMAND
+# --help` against PAGE.  For each such pair of a --help text and a page:
 #   - the set of long options in --help equals the set of long options the
 #     man page writes with the Fl macro (".Fl \-name", ".Fl -name" and
 #     ".Fl Fl name" all count, as do further arguments of one Fl call, such
@@ -38,21 +37,16 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/check_options.XXXXXX") || {
 }
 
 if [ "$#" -lt 2 ]; then
-	echo "usage: check_options.sh BINARY MANPAGE [SUBCOMMAND]..." >&2
+	echo "usage: check_options.sh BINARY MANPAGE [SUBCOMMAND=PAGE]..." >&2
 	finish 2
 fi
 binary=$1
-manpage=$2
-shift 2
-if [ ! -r "$manpage" ]; then
-	echo "check_options: cannot read '$manpage'" >&2
-	finish 2
-fi
+shift
 status=0
 
-# section HEADING: the lines of the man page from the line HEADING (".Sh
-# OPTIONS", ".Ss hdi") up to the next .Sh (and, for a .Ss, the next .Ss)
-# into $work/man.  Fails when the page has no such line.
+# section HEADING: the lines of the man page $manpage from the line HEADING
+# (".Sh OPTIONS") up to the next .Sh (and, for a .Ss, the next .Ss) into
+# $work/man.  Fails when the page has no such line.
 section() {
 	HEADING=$1 awk '
 	found && /^\.Sh[ \t]/ { exit }
@@ -71,10 +65,15 @@ report() {
 	fi
 }
 
-# check LABEL HEADING [SUBCOMMAND]: compare the options of
-# `BINARY [SUBCOMMAND] --help` with the section HEADING of the page.
+# check LABEL PAGE HEADING [SUBCOMMAND]: compare the options of
+# `BINARY [SUBCOMMAND] --help` with the section HEADING of PAGE.
 check() {
-	label=$1 heading=$2 failed=0
+	label=$1 manpage=$2 heading=$3 failed=0
+	shift
+	if [ ! -r "$manpage" ]; then
+		echo "check_options: cannot read '$manpage'" >&2
+		finish 2
+	fi
 	if ! "$binary" ${3:+"$3"} --help >"$work/help" 2>"$work/help.err"; then
 		echo "check_options: '$label --help' failed:" >&2
 		cat "$work/help.err" >&2
@@ -191,8 +190,16 @@ check() {
 	fi
 }
 
-check headalloc ".Sh OPTIONS"
-for sub in "$@"; do
-	check "headalloc $sub" ".Ss $sub" "$sub"
+check headalloc "$1" ".Sh OPTIONS"
+shift
+for arg in "$@"; do
+	case $arg in
+	?*=?*) ;;
+	*)
+		echo "check_options: '$arg' is not SUBCOMMAND=PAGE" >&2
+		finish 2
+		;;
+	esac
+	check "headalloc ${arg%%=*}" "${arg#*=}" ".Sh OPTIONS" "${arg%%=*}"
 done
 finish "$status"

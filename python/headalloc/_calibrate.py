@@ -15,7 +15,7 @@ from ._results import _Result
 # enum ha_cal_param's order (include/headalloc/calibrate.h).
 PARAMETERS = _ext.calibration_parameters()  # the library's names and order
 _LOG = {"bias_coef", "var_coef"}
-# The CLI's default free set (headalloc(1), calibrate): the seeds' law.
+# The CLI's default free set (headalloc-calibrate(1)): the seeds' law.
 DEFAULT_FREE = ("irreducible", "bias_coef", "var_coef")
 RUN_FIELDS = ("heads", "head_dim", "samples", "loss", "loss_se")
 

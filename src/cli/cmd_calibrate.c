@@ -61,7 +61,7 @@ static const char usage[] =
 	"to stderr and into the report.  Exit status: 0 success, 1 I/O or\n"
 	"internal error, 2 usage or input error (fewer runs than free\n"
 	"parameters + 1, a single head_dim), 3 no allocation of the budget\n"
-	"meets the constraints.  See headalloc(1).\n";
+	"meets the constraints.  See headalloc-calibrate(1).\n";
 
 enum long_only {
 	OPT_FREE = 256,
@@ -382,7 +382,7 @@ static int apply(void *options, int code, const char *arg)
 }
 
 /* The defaults: the core's (calibrate.h), but the free set of the issue
- * and of headalloc(1), E, c_b and c_v (the seeds' law), and no ladder
+ * and of headalloc-calibrate(1), E, c_b and c_v (the seeds' law), and no ladder
  * unless --compare. */
 static void defaults(struct calibrate_options *o)
 {

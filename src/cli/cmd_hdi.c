@@ -45,7 +45,7 @@ static const char usage[] =
 	"Model types of DIR: llama mistral mixtral qwen2 gemma gemma2 gpt2\n"
 	"gpt_neox falcon bert roberta t5.  Heads are numbered from 0.  Exit\n"
 	"status: 0 success, 1 I/O or internal error, 2 usage or input error.\n"
-	"See headalloc(1).\n";
+	"See headalloc-hdi(1).\n";
 
 enum long_only {
 	OPT_HEADS = 256,

@@ -21,7 +21,7 @@ static const char usage[] =
 	"\n"
 	"Exit status: 0 success (also when Sigma is singular: a warning is\n"
 	"printed and the pseudo-inverse used), 1 I/O or internal error, 2 usage\n"
-	"or input error.  See headalloc(1).\n";
+	"or input error.  See headalloc-weights(1).\n";
 
 static const struct option long_options[] = {
 	{"format", required_argument, NULL, 'f'},
