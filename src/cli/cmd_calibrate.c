@@ -12,6 +12,7 @@
 #include "common.h"
 #include "parse.h"
 #include "pictures.h"
+#include "progress_line.h"
 #include "value_lists.h"
 
 static const char usage[] =
@@ -53,6 +54,9 @@ static const char usage[] =
 	"      --plot FILE             also draw the runs, the fitted curves with their\n"
 	"                              bootstrap bands and the prediction into FILE\n"
 	"                              (.svg, .png or .pdf)\n"
+	"      --progress              show the bootstrap's progress line on stderr\n"
+	"                              even when it is not a terminal\n"
+	"      --quiet                 never show the progress line\n"
 	"  -h, --help                  show this help and exit\n"
 	"\n"
 	"NAME is one of irreducible, bias_coef, smoothness, var_coef, var_rate,\n"
@@ -76,6 +80,8 @@ enum long_only {
 	OPT_MIN_HEADS,
 	OPT_MAX_HEADS,
 	OPT_LAW,
+	OPT_PROGRESS,
+	OPT_QUIET,
 };
 
 static const struct option long_options[] = {
@@ -97,6 +103,8 @@ static const struct option long_options[] = {
 	{"format", required_argument, NULL, 'f'},
 	{"output", required_argument, NULL, 'o'},
 	{"plot", required_argument, NULL, CLI_OPT_PLOT},
+	{"progress", no_argument, NULL, OPT_PROGRESS},
+	{"quiet", no_argument, NULL, OPT_QUIET},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -120,6 +128,7 @@ struct calibrate_options {
 	int have_budget, have_samples, have_constraint;
 	struct ha_cal_law laws[HA_CAL_USER_LAWS_MAX]; /* --law */
 	size_t law_count;
+	enum cli_progress_mode progress; /* the last of --progress, --quiet */
 };
 
 /* ---- --free and --fix ------------------------------------------------------- */
@@ -375,6 +384,12 @@ static int apply(void *options, int code, const char *arg)
 	case OPT_MAX_HEADS:
 		o->have_constraint = 1;
 		return parse_count("--max-heads", arg, &c->max_heads);
+	case OPT_PROGRESS:
+		o->progress = CLI_PROGRESS_FORCE;
+		return EXIT_OK;
+	case OPT_QUIET:
+		o->progress = CLI_PROGRESS_OFF;
+		return EXIT_OK;
 	case CLI_OPT_PLOT:
 		return cli_plot_option(&o->plot, arg);
 	}
@@ -514,7 +529,10 @@ int cli_calibrate_main(int argc, char **argv)
 		return cli_exit_status(HA_EINVAL);
 	}
 	struct ha_calibration *cal = NULL;
+	struct cli_progress line;
+	o.cal.progress = cli_progress_begin(&line, o.progress, "calibrate");
 	st = ha_calibrate(runs, count, &o.cal, &cal, &err);
+	cli_progress_end(&line);
 	free(runs);
 	if (st != HA_OK)
 		return cli_library_failure(NULL, o.c.file, st, &err);
