@@ -627,3 +627,74 @@ Test(table, the_text_formats_are_snprintfs, .timeout = 600)
 		cr_assert_str_eq(got, want);
 	}
 }
+
+/* ---- progress ---------------------------------------------------------------- */
+
+struct rows_seen {
+	uint64_t last, total, calls, stop_after;
+	int ordered; /* done never fell and never passed total */
+};
+
+static int count_rows(void *ctx, const char *what, uint64_t done, uint64_t total)
+{
+	struct rows_seen *s = ctx;
+	cr_assert_str_eq(what, "rows");
+	if (done < s->last || done > total)
+		s->ordered = 0;
+	s->last = done;
+	s->total = total;
+	s->calls++;
+	return s->stop_after && s->calls >= s->stop_after;
+}
+
+static enum ha_status table_with_progress(size_t threads, struct rows_seen *seen)
+{
+	static const uint64_t budgets[] = {512, 4096};
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+	cr_assert_not_null(f);
+	struct ha_report *r;
+	struct ha_error err;
+	cr_assert_eq(ha_report_new(f, HA_FORMAT_YAML, &r), HA_OK);
+	struct ha_model m = ha_model_defaults();
+	struct sweep k = {.model = m, .budget_count = 2, .sample_count = 3000};
+	memcpy(k.budgets, budgets, sizeof budgets);
+	k.samples = malloc(k.sample_count * sizeof *k.samples);
+	cr_assert_not_null(k.samples);
+	for (size_t i = 0; i < k.sample_count; i++)
+		k.samples[i] = exp(log(1e3) + (double)i * (log(1e12) - log(1e3)) / 2999.0);
+	enum ha_status st = ha_report_table(r, &(struct ha_table_request){
+		.model = &k.model,
+		.budgets = k.budgets,
+		.budget_count = k.budget_count,
+		.samples = {k.sample_count, sample_of, &k},
+		.threads = threads,
+		.progress = {count_rows, seen},
+	}, &err);
+	ha_report_free(r);
+	fclose(f);
+	free(text);
+	free(k.samples);
+	return st;
+}
+
+Test(table, progress_counts_every_row_in_order)
+{
+	for (size_t threads = 1; threads <= 4; threads += 3) {
+		struct rows_seen seen = {.ordered = 1};
+		cr_assert_eq(table_with_progress(threads, &seen), HA_OK);
+		cr_assert(seen.ordered, "%zu threads", threads);
+		cr_assert_eq(seen.total, 6000);
+		cr_assert_eq(seen.last, 6000, "%zu threads: the last call has every row", threads);
+		cr_assert_geq(seen.calls, 1);
+	}
+}
+
+Test(table, progress_cancels_the_table)
+{
+	struct rows_seen seen = {.ordered = 1, .stop_after = 1};
+	cr_assert_eq(table_with_progress(4, &seen), HA_ECANCELED);
+	cr_assert_eq(seen.calls, 1, "not told again once it asked to stop");
+	cr_assert_lt(seen.last, 6000);
+}

@@ -39,6 +39,7 @@
 #include "model.h"
 #include "solver.h"
 #include "format.h"
+#include "progress.h"
 #include "status.h"
 
 #ifdef __cplusplus
@@ -168,6 +169,11 @@ struct ha_table_request {
 	 * borrowed solvers are only read.  Short tables and tables of more
 	 * than 64 budgets use the calling thread alone. */
 	size_t threads;
+	/* Optional: told of the rows written so far ("rows", of budget_count
+	 * x samples.count), on the calling thread, after each batch; a
+	 * non-zero return stops the table with HA_ECANCELED (the rows written
+	 * stay written).  Zero: none. */
+	struct ha_progress progress;
 };
 HA_API enum ha_status ha_report_table(struct ha_report *report,
                                       const struct ha_table_request *req,

@@ -7,6 +7,7 @@
  * too.  The report layer writes every line. */
 #include <inttypes.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "common.h"
@@ -214,7 +215,13 @@ static enum ha_status write_report(struct ha_report *r, const void *ctx,
 			.constraints = &o->constraints,
 			.hdi_source = source,
 		}, err);
-		if (o->have_samples && o->budget_count)
+		if (o->have_samples && o->budget_count) {
+			/* The rows stream to stdout as they are solved: on the same
+			 * terminal a progress line would land among them. */
+			enum cli_progress_mode mode = o->progress;
+			if (mode == CLI_PROGRESS_AUTO && !o->output && isatty(STDOUT_FILENO))
+				mode = CLI_PROGRESS_OFF;
+			struct cli_progress line;
 			st = ha_report_table(r, &(struct ha_table_request){
 				.model = &o->model,
 				.constraints = &o->constraints,
@@ -223,7 +230,10 @@ static enum ha_status write_report(struct ha_report *r, const void *ctx,
 				.samples = {sample_count(&o->samples), sample_of, &o->samples},
 				.solvers = a->s.of_budget,
 				.threads = HA_THREADS_ONLINE,
+				.progress = cli_progress_begin(&line, mode, "sweep"),
 			}, err);
+			cli_progress_end(&line);
+		}
 	}
 	if (o->regimes)
 		st = ha_report_regimes(r, &(struct ha_regimes_request){

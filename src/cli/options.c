@@ -59,6 +59,9 @@ static const char usage_text[] =
 	"                              .png or .pdf; atomically): the regimes with\n"
 	"                              --regimes, else the error landscape of one (D, n),\n"
 	"                              else the sweep\n"
+	"      --progress              show a sweep's progress line on stderr even\n"
+	"                              when it is not a terminal\n"
+	"      --quiet                 never show the progress line\n"
 	"  -h, --help                  show this help and exit\n"
 	"  -V, --version               show the version and exit\n"
 	"Subcommands (each has its own --help):\n"
@@ -89,6 +92,8 @@ enum long_only {
 	OPT_DATA_COEF,
 	OPT_DATA_POWER,
 	OPT_VAR_SAMPLES_POWER,
+	OPT_PROGRESS,
+	OPT_QUIET,
 };
 
 static const struct option long_options[] = {
@@ -121,6 +126,8 @@ static const struct option long_options[] = {
 	{"format", required_argument, NULL, 'f'},
 	{"output", required_argument, NULL, 'o'},
 	{"plot", required_argument, NULL, CLI_OPT_PLOT},
+	{"progress", no_argument, NULL, OPT_PROGRESS},
+	{"quiet", no_argument, NULL, OPT_QUIET},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
 	{NULL, 0, NULL, 0},
@@ -314,6 +321,12 @@ static int apply_option(struct cli_options *o, struct hdi_request *h, int code,
 		return EXIT_OK;
 	case CLI_OPT_PLOT:
 		return cli_plot_option(&o->plot, arg);
+	case OPT_PROGRESS:
+		o->progress = CLI_PROGRESS_FORCE;
+		return EXIT_OK;
+	case OPT_QUIET:
+		o->progress = CLI_PROGRESS_OFF;
+		return EXIT_OK;
 	}
 	return EXIT_USAGE;
 }

@@ -10,6 +10,7 @@
 #include <headalloc/headalloc.h>
 
 #include "pictures.h"
+#include "progress_line.h"
 #include "value_lists.h"
 
 
@@ -50,6 +51,7 @@ struct cli_options {
 	uint64_t hdi_heads;      /* --hdi-heads */
 	enum ha_layout hdi_layout; /* --hdi-layout */
 	struct ha_hdi_source hdi_source;
+	enum cli_progress_mode progress; /* the last of --progress, --quiet */
 };
 
 /* Parse argv into o (free it with cli_options_free() in any case).

@@ -408,7 +408,7 @@ enum ha_status table_write_rows(struct table *t, struct ha_report *r,
 			? report_fail(r, err, st, "preparing the table: %s", ha_status_str(st))
 			: table_solve_failed(r, err, st, req->budgets[0]);
 	}
-	size_t next = 0, point = SIZE_MAX;
+	size_t next = 0, point = SIZE_MAX, written = 0;
 	double samples = NAN;
 	for (;;) {
 		while (next < total && pool_can_submit(pool)) {
@@ -419,7 +419,12 @@ enum ha_status table_write_rows(struct table *t, struct ha_report *r,
 		if (!job)
 			break;
 		st = take_rows(&rs, r, err, job);
+		written += job->count;
 		pool_release(pool);
+		if (st == HA_OK && req->progress.fn &&
+		    req->progress.fn(req->progress.ctx, "rows", written, total))
+			st = report_fail(r, err, HA_ECANCELED, "the table was cancelled "
+			                 "after %zu of %zu rows", written, total);
 		/* A closed pipe need not cost the rest of a long sweep. */
 		if (st == HA_OK && report_write_failed(r))
 			st = report_end(r, err);
