@@ -847,6 +847,7 @@ Test(hdi, bad_safetensors_files)
 		                                strlen(cases[i].header),
 		                                cases[i].header, cases[i].data_len);
 		expect_hdi_error(p, 2, cases[i].status, cases[i].needle);
+		unlink(p); /* the next case rewrites it: its slot is reused */
 		ncreated--;
 	}
 }
@@ -950,6 +951,7 @@ Test(hdi, bad_npy_files)
 		const char *p = raw_npy("bad.npy", cases[i].major, cases[i].header,
 		                        cases[i].data);
 		expect_hdi_error(p, 2, cases[i].status, cases[i].needle);
+		unlink(p); /* the next case rewrites it: its slot is reused */
 		ncreated--;
 	}
 
