@@ -351,3 +351,43 @@ Test(ladder, the_averaged_distribution_sums_to_one)
 	ha_calibration_free(c);
 	free(runs);
 }
+
+/* The comparison's bootstrap refits its resamples on worker threads: the
+ * thread count changes nothing, in any law's distribution or the
+ * averaged one. */
+Test(ladder, the_comparison_bootstrap_does_not_depend_on_the_threads)
+{
+	struct ha_run *runs = NULL;
+	size_t m = 0;
+	read_runs("runs.yaml", &runs, &m);
+	struct ha_cal_options o = options(1e-3);
+	o.bootstrap = 8;
+	struct ha_calibration *c[2] = {NULL, NULL};
+	struct ha_error err;
+	size_t threads[2] = {1, 3};
+	for (int t = 0; t < 2; t++) {
+		o.threads = threads[t];
+		cr_assert_eq(ha_calibrate(runs, m, &o, &c[t], &err), HA_OK, "%s",
+		             err.message);
+	}
+	cr_assert_eq(c[0]->comparison_count, c[1]->comparison_count);
+	size_t answered = 0;
+	for (size_t a = 0; a < c[0]->comparison_count; a++) {
+		const struct ha_cal_comparison *x = &c[0]->comparison[a],
+		                               *y = &c[1]->comparison[a];
+		cr_assert_eq(x->answered, y->answered, "row %zu", a);
+		cr_assert_eq(x->distribution_count, y->distribution_count, "row %zu", a);
+		for (size_t k = 0; k < x->distribution_count; k++) {
+			cr_assert_eq(x->distribution[k].head_dim, y->distribution[k].head_dim);
+			cr_assert_eq(x->distribution[k].count, y->distribution[k].count);
+		}
+		answered += x->answered;
+	}
+	cr_assert_gt(answered, 0, "no law answered: the test would hold vacuously");
+	cr_assert_eq(c[0]->averaged_count, c[1]->averaged_count);
+	for (size_t i = 0; i < c[0]->averaged_count; i++)
+		cr_assert_eq(c[0]->averaged[i].share, c[1]->averaged[i].share);
+	ha_calibration_free(c[0]);
+	ha_calibration_free(c[1]);
+	free(runs);
+}

@@ -308,7 +308,7 @@ Test(runs, csv_errors_name_the_row_and_column)
 
 Test(runs, csv_syntax_errors)
 {
-	bad_csv("", 1, 1, "expected a header row naming the columns heads, head_dim, samples and loss");
+	bad_csv("", 1, 1, "expected a header row naming the columns heads, head_dim (or model_dim), samples and loss");
 	bad_csv("\n  \n\r\n", 4, 1, "found an empty file");
 	bad_csv("heads,head_dim,samples,loss\n", 1, 1,
 	        "expected at least one run after the header row, found none");

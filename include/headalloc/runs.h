@@ -23,8 +23,13 @@
  *
  *          The columns heads, head_dim, samples and loss are required,
  *          loss_se is optional (an empty cell: no standard error for that
- *          run), in any order; other columns are allowed and ignored
- *          (trackers export dozens), and must still be well-formed CSV.
+ *          run), in any order; model_dim (the width H * d_k) may stand in
+ *          for head_dim, which is then model_dim / heads (it must divide
+ *          exactly; with both, model_dim must be heads * head_dim).
+ *          Other columns are allowed and ignored (trackers export
+ *          dozens), and must still be well-formed CSV.  A tracker's names
+ *          for the columns ("n_head", "val/loss", "params.n_head") are
+ *          given by struct ha_runs_names (ha_runs_read_file_named).
  *          Names match exactly (case and all) after the spaces and tabs
  *          around an unquoted cell are trimmed; a name used twice is an
  *          error.  Cells may be quoted ("8", "a ""b"", c"), quoted cells
@@ -109,6 +114,69 @@ HA_API enum ha_status ha_runs_read_string(const char *text, size_t length,
                                           struct ha_run **runs,
                                           size_t *count,
                                           struct ha_error *err);
+
+/* The columns of a CSV runs file by the names a tracker gives them
+ * (W&B: "n_head", "val/loss"; MLflow: "params.n_head",
+ * "metrics.val_loss"): name[key] is the header of key's column, "" for
+ * the key's own name (ha_runs_key_name). */
+enum ha_runs_key {
+	HA_RUNS_KEY_HEADS = 0,
+	HA_RUNS_KEY_HEAD_DIM,
+	HA_RUNS_KEY_MODEL_DIM,
+	HA_RUNS_KEY_SAMPLES,
+	HA_RUNS_KEY_LOSS,
+	HA_RUNS_KEY_LOSS_SE,
+	HA_RUNS_KEYS
+};
+/* The longest header name a key maps to, in bytes (NUL included). */
+#define HA_RUNS_NAME_MAX 256
+struct ha_runs_names {
+	char name[HA_RUNS_KEYS][HA_RUNS_NAME_MAX];
+};
+
+/* "heads", "head_dim", "model_dim", "samples", "loss", "loss_se"; NULL
+ * outside the enum. */
+HA_API const char *ha_runs_key_name(enum ha_runs_key key);
+
+/* Every key under its own name. */
+HA_API void ha_runs_names_init(struct ha_runs_names *names);
+
+/* Map key (by its name) to the header column: HA_EINVAL (err says why)
+ * for an unknown key, a key already mapped, or a column that is empty,
+ * longer than HA_RUNS_NAME_MAX - 1 bytes or not UTF-8 text. */
+HA_API enum ha_status ha_runs_names_set(struct ha_runs_names *names,
+                                        const char *key, const char *column,
+                                        struct ha_error *err);
+
+/* Map the keys of spec, "KEY=COLUMN[,KEY=COLUMN...]" (headalloc
+ * calibrate --columns: a column name cannot hold a comma there), onto
+ * names (ha_runs_names_init'ed); then ha_runs_names_check.  HA_EINVAL
+ * with the item in err's message. */
+HA_API enum ha_status ha_runs_names_parse(struct ha_runs_names *names,
+                                          const char *spec,
+                                          struct ha_error *err);
+
+/* HA_EINVAL when two keys stand for the same column ("heads=loss" with
+ * loss under its own name). */
+HA_API enum ha_status ha_runs_names_check(const struct ha_runs_names *names,
+                                          struct ha_error *err);
+
+/* ha_runs_read_file and ha_runs_read_string with the CSV columns under
+ * names (NULL: their own names).  A mapping is for CSV: names that map
+ * any key with a YAML file are HA_EINVAL. */
+HA_API enum ha_status ha_runs_read_file_named(const char *path,
+                                              enum ha_runs_format format,
+                                              const struct ha_runs_names *names,
+                                              struct ha_run **runs,
+                                              size_t *count,
+                                              struct ha_error *err);
+HA_API enum ha_status ha_runs_read_string_named(const char *text,
+                                                size_t length,
+                                                enum ha_runs_format format,
+                                                const struct ha_runs_names *names,
+                                                struct ha_run **runs,
+                                                size_t *count,
+                                                struct ha_error *err);
 
 /* Runs given as columns in memory (a DataFrame's, a tracker's API): one
  * array per column, count entries each, row i being run i.  Whole-number

@@ -72,8 +72,11 @@ def calibrate(runs, free=None, fix=None, target=None, huber_delta=1e-3, bootstra
     runs: a runs file (YAML or CSV, headalloc-runs(5)), a list of dicts,
     a mapping of columns or a pandas DataFrame, each run with heads,
     head_dim, samples, loss and optionally loss_se (NaN or None: absent).
-    columns maps those names to the source's own ({"loss": "val/loss"})
-    for in-memory runs.
+    columns maps those names (and model_dim, the width H * d_k, from which
+    head_dim = model_dim / heads where there is no head_dim column in a
+    CSV file) to the source's own ({"heads": "n_head", "loss": "val/loss"},
+    a W&B export; {"loss": "metrics.val_loss"}, MLflow's), for in-memory
+    runs and CSV runs files alike (headalloc-runs(5)).
 
     free: the parameters to fit (default irreducible, bias_coef, var_coef,
     as the CLI); fix: {name: value} held fixed (bias_coef and var_coef as
@@ -154,8 +157,11 @@ def _runs_input(runs, columns):
     """A path (str) or the five columns the extension reads."""
     if isinstance(runs, (str, bytes, os.PathLike)):
         if columns:
-            raise InputError("columns: for in-memory runs only (a runs file names its "
-                             "columns heads, head_dim, samples, loss, loss_se)")
+            if not isinstance(columns, dict) or not all(
+                    isinstance(k, str) and isinstance(v, str) for k, v in columns.items()):
+                raise InputError("columns: expected a dict {key: column name}, found %r"
+                                 % (columns,))
+            return (os.fsdecode(runs), dict(columns))   # the library maps them
         return os.fsdecode(runs)
     names = {f: (columns or {}).get(f, f) for f in RUN_FIELDS}
     if hasattr(runs, "to_dict") and hasattr(runs, "columns"):      # a DataFrame

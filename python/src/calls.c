@@ -306,6 +306,26 @@ PyObject *ha_py_calibrate(PyObject *self, PyObject *args)
 	ha_error_init(&err);
 	enum ha_status st = HA_OK;
 	PyObject *path = NULL;
+	struct ha_runs_names names;
+	ha_runs_names_init(&names);
+	if (PyTuple_Check(runs_obj) && PyTuple_GET_SIZE(runs_obj) == 2) {
+		/* (path, {key: column}): a CSV file under a tracker's names */
+		PyObject *map = PyTuple_GET_ITEM(runs_obj, 1), *name_key, *name_value;
+		Py_ssize_t at = 0;
+		if (!PyDict_Check(map))
+			return ha_py_input_error("columns: expected a dict");
+		while (PyDict_Next(map, &at, &name_key, &name_value)) {
+			const char *k = PyUnicode_AsUTF8(name_key);
+			const char *v = PyUnicode_AsUTF8(name_value);
+			if (!k || !v)
+				return NULL;
+			if (ha_runs_names_set(&names, k, v, &err) != HA_OK)
+				return ha_py_raise(HA_EINVAL, &err);
+		}
+		if (ha_runs_names_check(&names, &err) != HA_OK)
+			return ha_py_raise(HA_EINVAL, &err);
+		runs_obj = PyTuple_GET_ITEM(runs_obj, 0);
+	}
 	if (PyTuple_Check(runs_obj)) {
 		if (!runs_of_columns(runs_obj, &runs, &count))
 			return NULL;
@@ -313,7 +333,8 @@ PyObject *ha_py_calibrate(PyObject *self, PyObject *args)
 		if (!PyUnicode_FSConverter(runs_obj, &path))
 			return NULL;
 		Py_BEGIN_ALLOW_THREADS
-		st = ha_runs_read_file(PyBytes_AS_STRING(path), HA_RUNS_AUTO, &runs, &count, &err);
+		st = ha_runs_read_file_named(PyBytes_AS_STRING(path), HA_RUNS_AUTO, &names,
+		                             &runs, &count, &err);
 		Py_END_ALLOW_THREADS
 		if (st != HA_OK && !err.file)
 			err.file = PyBytes_AS_STRING(path);

@@ -70,6 +70,31 @@ def test_columns_and_mapping(runs):
     assert got.parameters == headalloc.calibrate(path, **KW).parameters
 
 
+def test_csv_file_under_tracker_names(runs, tmp_path):
+    """columns= maps a CSV file's W&B-style header (head_dim from n_embd /
+    n_head) onto the same runs as the file under headalloc's names."""
+    rows, path = runs
+    wandb = tmp_path / "wandb.csv"
+    with open(wandb, "w") as f:
+        f.write('"Name","n_head","n_embd","tokens","val/loss","val/loss_se"\n')
+        for i, r in enumerate(rows):
+            se = "" if r["loss_se"] is None else repr(r["loss_se"])
+            f.write('"run-%d","%d","%d","%r","%r","%s"\n' % (
+                i, r["heads"], r["heads"] * r["head_dim"], r["samples"], r["loss"], se))
+    got = headalloc.calibrate(str(wandb), columns={
+        "heads": "n_head", "model_dim": "n_embd", "samples": "tokens",
+        "loss": "val/loss", "loss_se": "val/loss_se"}, **KW)
+    want = headalloc.calibrate(path, **KW)
+    assert got.parameters == want.parameters
+    assert got.prediction == want.prediction
+    with pytest.raises(headalloc.InputError, match="named for loss"):
+        headalloc.calibrate(str(wandb), columns={"heads": "n_head", "model_dim": "n_embd",
+                                                 "samples": "tokens", "loss": "val_loss"},
+                            **KW)
+    with pytest.raises(headalloc.InputError, match="expected a key heads"):
+        headalloc.calibrate(str(wandb), columns={"width": "n_embd"}, **KW)
+
+
 def test_fix_free_and_model_use(runs):
     rows, _ = runs
     c = headalloc.calibrate(rows, free=["bias_coef", "var_coef", "smoothness"],

@@ -21,6 +21,11 @@ static const char usage[] =
 	"when its name ends in .csv; see headalloc-runs(5)) and predict the\n"
 	"optimal (H, d_k) at a target budget and n.\n"
 	"\n"
+	"Runs:\n"
+	"      --columns KEY=COLUMN[,...]  the CSV columns under a tracker's names\n"
+	"                              (KEY heads, head_dim, model_dim, samples,\n"
+	"                              loss or loss_se; e.g. heads=n_head,\n"
+	"                              model_dim=n_embd,loss=val/loss)\n"
 	"Fit:\n"
 	"      --free NAME[,NAME...]   parameters to fit (default\n"
 	"                              irreducible,bias_coef,var_coef)\n"
@@ -82,9 +87,11 @@ enum long_only {
 	OPT_LAW,
 	OPT_PROGRESS,
 	OPT_QUIET,
+	OPT_COLUMNS,
 };
 
 static const struct option long_options[] = {
+	{"columns", required_argument, NULL, OPT_COLUMNS},
 	{"free", required_argument, NULL, OPT_FREE},
 	{"fix", required_argument, NULL, OPT_FIX},
 	{"huber-delta", required_argument, NULL, OPT_HUBER_DELTA},
@@ -129,6 +136,7 @@ struct calibrate_options {
 	struct ha_cal_law laws[HA_CAL_USER_LAWS_MAX]; /* --law */
 	size_t law_count;
 	enum cli_progress_mode progress; /* the last of --progress, --quiet */
+	struct ha_runs_names columns;    /* --columns (the last one) */
 };
 
 /* ---- --free and --fix ------------------------------------------------------- */
@@ -320,6 +328,16 @@ static int apply(void *options, int code, const char *arg)
 	struct ha_constraints *c = &cal->target.constraints;
 	uint64_t u;
 	switch (code) {
+	case OPT_COLUMNS: {
+		struct ha_error err;
+		ha_runs_names_init(&o->columns);
+		if (ha_runs_names_parse(&o->columns, arg, &err) == HA_OK)
+			return EXIT_OK;
+		char safe[HA_ERROR_MESSAGE_MAX];
+		fprintf(stderr, "headalloc: --columns: %s\n",
+		        ha_text_safe(err.message, safe, sizeof safe));
+		return EXIT_USAGE;
+	}
 	case OPT_FREE:
 		return parse_free(arg, o);
 	case OPT_FIX:
@@ -513,8 +531,9 @@ int cli_calibrate_main(int argc, char **argv)
 	size_t count = 0;
 	struct ha_error err;
 	ha_error_init(&err);
-	enum ha_status st = ha_runs_read_file(o.c.file, HA_RUNS_AUTO, &runs,
-	                                      &count, &err);
+	enum ha_status st = ha_runs_read_file_named(o.c.file, HA_RUNS_AUTO,
+	                                            &o.columns, &runs, &count,
+	                                            &err);
 	if (st != HA_OK)
 		return cli_library_failure(NULL, o.c.file, st, &err);
 	double work = ha_cal_work(count, &o.cal);

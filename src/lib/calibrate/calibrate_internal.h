@@ -50,11 +50,12 @@ int cal_residuals(const struct cal_data *data, const double *th, double *r,
                   double *jac);
 
 /* cal_residuals, and (curv not NULL) the second-order part of the
- * objective's Hessian, sum_i w_i psi(r_i) Hess r_i, in all ten
- * (row-major HA_CAL_PARAMS x HA_CAL_PARAMS). */
+ * objective's Hessian, sum_i w_i psi(r_i) Hess r_i (row-major
+ * HA_CAL_PARAMS x HA_CAL_PARAMS), its entries between the parameters
+ * index[0..k) (NULL: all ten); the others hold no meaning. */
 int cal_residuals_curvature(const struct cal_data *data, const double *th,
-                            double delta, double *r, double *jac,
-                            double *curv);
+                            double delta, const int *index, int k, double *r,
+                            double *jac, double *curv);
 
 /* cal_identifiable for a law (calibrate_design.c): the single-head_dim
  * rule needs its free set; law = NULL refuses a single head_dim. */

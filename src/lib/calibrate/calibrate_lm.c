@@ -258,7 +258,8 @@ double cal_levenberg(struct cal_lm *lm, double *th, double f)
 	int it;
 	for (it = 0; it < lm->steps && isfinite(f); it++) {
 		double full[HA_CAL_PARAMS * HA_CAL_PARAMS];
-		if (!cal_residuals_curvature(data, th, lm->delta, lm->r, lm->jac, full))
+		if (!cal_residuals_curvature(data, th, lm->delta, lm->index, k,
+		                             lm->r, lm->jac, full))
 			return f;
 		/* Damping scales: the columns' curvatures, floored so that a
 		 * parameter the runs do not see is still damped. */

@@ -201,7 +201,8 @@ double cal_objective(const struct cal_data *data, const double *th,
  * derivatives are d2/dA dα = -ln n n^-α and d2/dα2 = (ln n)^2 A n^-α. */
 static void add_log_fitted_hessian(const struct cal_data *data, size_t i,
                                    const struct parts *p, const double *g,
-                                   double c, double *h)
+                                   double c, const int *index, int k,
+                                   double *h)
 {
 	double share_b = exp(p->log_b - p->log_l);
 	double share_v = exp(p->log_v - p->log_l);
@@ -213,11 +214,15 @@ static void add_log_fitted_hessian(const struct cal_data *data, size_t i,
 	gv[HA_CAL_VAR_POWER] = data->log_d[i];
 	gv[HA_CAL_HDI] = -data->cover[i] / p->q;
 	gv[HA_CAL_VAR_SAMPLES_POWER] = -data->log_n[i];
-	for (int a = 0; a < HA_CAL_PARAMS; a++)
-		for (int b = 0; b < HA_CAL_PARAMS; b++)
+	/* The entries of the parameters asked for only (each entry's sum is
+	 * the same either way). */
+	for (int j = 0; j < k; j++)
+		for (int l = 0; l < k; l++) {
+			int a = index[j], b = index[l];
 			h[a * HA_CAL_PARAMS + b] += c * (share_b * gb[a] * gb[b] +
 			                                 share_v * gv[a] * gv[b] -
 			                                 g[a] * g[b]);
+		}
 	/* ln V holds ln q, q = 1 - hdi cover: d2/dhdi2 = -(cover/q)^2 */
 	double t = data->cover[i] / p->q;
 	h[HA_CAL_HDI * HA_CAL_PARAMS + HA_CAL_HDI] -= c * share_v * t * t;
@@ -230,9 +235,14 @@ static void add_log_fitted_hessian(const struct cal_data *data, size_t i,
 }
 
 int cal_residuals_curvature(const struct cal_data *data, const double *th,
-                            double delta, double *r, double *jac,
-                            double *curv)
+                            double delta, const int *index, int k, double *r,
+                            double *jac, double *curv)
 {
+	static const int all[HA_CAL_PARAMS] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+	if (!index) {
+		index = all;
+		k = HA_CAL_PARAMS;
+	}
 	int ok = 1;
 	if (curv)
 		for (int j = 0; j < HA_CAL_PARAMS * HA_CAL_PARAMS; j++)
@@ -263,7 +273,7 @@ int cal_residuals_curvature(const struct cal_data *data, const double *th,
 			huber(r[i], delta, &psi);
 			add_log_fitted_hessian(data, i, &p, g,
 			                       -data->weight[i] * psi * data->inv_w[i],
-			                       curv);
+			                       index, k, curv);
 		}
 	}
 	return ok;
@@ -272,7 +282,7 @@ int cal_residuals_curvature(const struct cal_data *data, const double *th,
 int cal_residuals(const struct cal_data *data, const double *th, double *r,
                   double *jac)
 {
-	return cal_residuals_curvature(data, th, 1.0, r, jac, NULL);
+	return cal_residuals_curvature(data, th, 1.0, NULL, 0, r, jac, NULL);
 }
 
 size_t cal_free_count(const struct ha_cal_law *law)

@@ -12,6 +12,7 @@
 #include <headalloc/model.h>
 #include <headalloc/runs.h>
 
+#include "base/error_internal.h"
 #include "base/open_file.h"
 #include "runs_internal.h"
 #include "yaml_reader.h"
@@ -215,9 +216,31 @@ static enum ha_status start(struct ha_run **runs, size_t *count,
 	return HA_OK;
 }
 
+/* Names that map a key, for a YAML file: a mapping is for CSV. */
+static enum ha_status yaml_names(const struct ha_runs_names *names,
+                                 struct ha_error *err)
+{
+	for (int k = 0; names && k < HA_RUNS_KEYS; k++)
+		if (names->name[k][0])
+			return ha_fail(err, HA_EINVAL, "expected a CSV file for the "
+			               "column names (%s=%s), found a YAML one",
+			               ha_runs_key_name((enum ha_runs_key)k),
+			               names->name[k]);
+	return HA_OK;
+}
+
 enum ha_status ha_runs_read_file(const char *path, enum ha_runs_format format,
                                  struct ha_run **runs, size_t *count,
                                  struct ha_error *err)
+{
+	return ha_runs_read_file_named(path, format, NULL, runs, count, err);
+}
+
+enum ha_status ha_runs_read_file_named(const char *path,
+                                       enum ha_runs_format format,
+                                       const struct ha_runs_names *names,
+                                       struct ha_run **runs, size_t *count,
+                                       struct ha_error *err)
 {
 	enum ha_status st = start(runs, count, err);
 	if (st != HA_OK)
@@ -228,6 +251,8 @@ enum ha_status ha_runs_read_file(const char *path, enum ha_runs_format format,
 		format = ha_runs_format_of(path);
 	if (format == HA_RUNS_YAML) {
 		struct ha_yr r;
+		if (yaml_names(names, err) != HA_OK)
+			return HA_EINVAL;
 		return read_yaml(&r, ha_yr_open_file(&r, path, &OPTIONS, err), runs,
 		                 count);
 	}
@@ -237,7 +262,7 @@ enum ha_status ha_runs_read_file(const char *path, enum ha_runs_format format,
 	size_t length = 0;
 	st = slurp(path, &text, &length, err);
 	if (st == HA_OK)
-		st = runs_parse_csv(text, length, path, runs, count, err);
+		st = runs_parse_csv(text, length, path, names, runs, count, err);
 	else if (err)
 		err->file = path;
 	free(text);
@@ -249,6 +274,16 @@ enum ha_status ha_runs_read_string(const char *text, size_t length,
                                    struct ha_run **runs, size_t *count,
                                    struct ha_error *err)
 {
+	return ha_runs_read_string_named(text, length, format, NULL, runs, count,
+	                                 err);
+}
+
+enum ha_status ha_runs_read_string_named(const char *text, size_t length,
+                                         enum ha_runs_format format,
+                                         const struct ha_runs_names *names,
+                                         struct ha_run **runs, size_t *count,
+                                         struct ha_error *err)
+{
 	enum ha_status st = start(runs, count, err);
 	if (st != HA_OK)
 		return st;
@@ -256,6 +291,8 @@ enum ha_status ha_runs_read_string(const char *text, size_t length,
 		return ha_fail(err, HA_EINVAL, "expected a text, found NULL");
 	if (format == HA_RUNS_YAML) {
 		struct ha_yr r;
+		if (yaml_names(names, err) != HA_OK)
+			return HA_EINVAL;
 		return read_yaml(&r, ha_yr_open_text(&r, text, length, &OPTIONS, err),
 		                 runs, count);
 	}
@@ -264,5 +301,6 @@ enum ha_status ha_runs_read_string(const char *text, size_t length,
 	if (length > HA_RUNS_MAX_FILE)
 		return ha_fail(err, HA_EFORMAT, "expected at most %zu bytes of "
 		               "input, found more", HA_RUNS_MAX_FILE);
-	return runs_parse_csv(text ? text : "", length, NULL, runs, count, err);
+	return runs_parse_csv(text ? text : "", length, NULL, names, runs, count,
+	                      err);
 }

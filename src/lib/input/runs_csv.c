@@ -1,14 +1,25 @@
 /* Runs files in CSV (runs.h has the format): a check of the whole text
- * (encoding, control characters, line ends), then a one-pass reader of
- * RFC 4180 records that copies only the cells of the five columns it
- * reads, each at most HA_RUNS_MAX_CELL bytes, so memory is the runs and
- * nothing else. */
+ * (encoding, control characters, line ends), then libcsv (RFC 4180, its
+ * strict mode) reads the records; this file keeps the positions.  libcsv
+ * holds one cell at a time; of a data row only the cells of the columns
+ * read are copied, each's first HA_RUNS_MAX_CELL bytes, so memory is the
+ * runs and one cell.
+ *
+ * Positions: libcsv reports a cell when it meets the comma or line end
+ * after it, and a record at its line end.  The text is fed to it in runs
+ * of bytes that are none of , " CR LF (none of which ends a cell) and
+ * those bytes one at a time, so the line and column of every report, and
+ * of the byte a strict-mode error stops at, are known here.  A cell
+ * starts at its first byte that is not a space or tab (as libcsv trims
+ * them). */
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <csv.h>
 
 #include <headalloc/model.h>
 #include <headalloc/number.h>
@@ -130,123 +141,6 @@ static enum ha_status check_text(struct csv *c)
 	return HA_OK;
 }
 
-/* ---- cells and records --------------------------------------------------- */
-
-static int at_end(const struct csv *c)
-{
-	return c->p >= c->end;
-}
-
-/* At the end of a line (LF or CRLF) or of the text. */
-static int at_line_end(const struct csv *c)
-{
-	return at_end(c) || *c->p == '\n' || *c->p == '\r';
-}
-
-/* Step over one character (a whole UTF-8 sequence, or a line end). */
-static void advance(struct csv *c)
-{
-	if (*c->p == '\r')
-		c->p++; /* checked: an LF follows */
-	if (*c->p == '\n') {
-		c->p++;
-		c->line++;
-		c->column = 1;
-		return;
-	}
-	size_t len = utf8_length(c->p, (size_t)(c->end - c->p));
-	c->p += len ? len : 1;
-	c->column++;
-}
-
-static void skip_blanks(struct csv *c)
-{
-	while (!at_end(c) && (*c->p == ' ' || *c->p == '\t'))
-		advance(c);
-}
-
-/* Skip the empty lines and the lines of blanks before a record. */
-static void skip_blank_lines(struct csv *c)
-{
-	for (;;) {
-		struct csv look = *c;
-		skip_blanks(&look);
-		if (!at_line_end(&look))
-			return;
-		if (at_end(&look)) {
-			*c = look; /* a last line of blanks, without a line end */
-			return;
-		}
-		advance(&look);
-		*c = look;
-	}
-}
-
-/* Keep byte b of a cell (its first HA_RUNS_MAX_CELL bytes). */
-static void keep(struct cell *cell, const unsigned char *from, size_t n)
-{
-	for (size_t i = 0; i < n; i++, cell->length++)
-		if (cell->length < HA_RUNS_MAX_CELL)
-			cell->text[cell->length] = (char)from[i];
-}
-
-/* Read one cell, leaving c at the comma or line end after it.  Spaces
- * and tabs around an unquoted cell, and around the quotes of a quoted
- * one, are not part of it. */
-static enum ha_status read_cell(struct csv *c, struct cell *cell)
-{
-	skip_blanks(c);
-	cell->line = c->line;
-	cell->column = c->column;
-	cell->quoted = 0;
-	cell->length = 0;
-	if (!at_end(c) && *c->p == '"') {
-		cell->quoted = 1;
-		advance(c);
-		for (;;) {
-			if (at_end(c))
-				return fail_at(c, cell->line, cell->column,
-				               "expected a closing quote for this "
-				               "cell, found the end of the file");
-			if (*c->p == '"') {
-				if (c->p + 1 < c->end && c->p[1] == '"') {
-					keep(cell, c->p, 1);
-					advance(c);
-					advance(c);
-					continue;
-				}
-				advance(c);
-				break;
-			}
-			const unsigned char *from = c->p;
-			advance(c);
-			keep(cell, from, (size_t)(c->p - from));
-		}
-		skip_blanks(c);
-		if (!at_line_end(c) && *c->p != ',')
-			return fail_at(c, c->line, c->column,
-			               "expected a comma or the end of the line "
-			               "after a quoted cell, found '%c'",
-			               *c->p < 0x80 ? (char)*c->p : '?');
-	} else {
-		size_t trailing = 0; /* blanks at the end so far */
-		while (!at_line_end(c) && *c->p != ',') {
-			if (*c->p == '"')
-				return fail_at(c, c->line, c->column,
-				               "expected a quote only around a whole "
-				               "cell, found one inside an unquoted cell");
-			const unsigned char *from = c->p;
-			trailing = (*from == ' ' || *from == '\t') ? trailing + 1 : 0;
-			advance(c);
-			keep(cell, from, (size_t)(c->p - from));
-		}
-		cell->length -= trailing;
-	}
-	cell->text[cell->length < HA_RUNS_MAX_CELL ? cell->length
-	                                            : HA_RUNS_MAX_CELL] = '\0';
-	return HA_OK;
-}
-
 /* A cell for "found ...": "an empty cell", or its text quoted. */
 static const char *describe(const struct cell *cell, char buf[QUOTE_MAX + 8])
 {
@@ -264,195 +158,400 @@ static const char *describe(const struct cell *cell, char buf[QUOTE_MAX + 8])
 	return buf;
 }
 
-/* ---- the header ------------------------------------------------------------ */
+/* ---- the reader's state ---------------------------------------------------- */
 
-struct header {
-	size_t cells;                /* the row's width */
-	size_t where[RUNS_COLUMNS];  /* each column's cell index, or SIZE_MAX */
-	long line;
+/* What a cell of a read column is named in messages. */
+static const char *const key_what[HA_RUNS_KEYS] = {
+	"an integer from 1 to 9223372036854775807",
+	"an integer from 1 to 9223372036854775807",
+	"an integer from 1 to 9223372036854775807",
+	NULL, /* runs_column_what[RUNS_SAMPLES] */
+	"a number > 0",
+	"a number > 0",
 };
 
-static enum ha_status read_header(struct csv *c, struct header *h)
+struct reader {
+	struct csv c;            /* line, column: of the byte being fed */
+	const char *name[HA_RUNS_KEYS]; /* each key's header name */
+	int mapped[HA_RUNS_KEYS];       /* named by the caller */
+	int fresh;               /* no byte of the current cell seen yet */
+	long start_line, start_column; /* the current cell's first byte */
+	int quoted;              /* the current cell began with a quote */
+	size_t field;            /* the current cell's index in its row */
+	int header_done;
+	long header_line;
+	size_t cells;            /* the header's width */
+	size_t where[HA_RUNS_KEYS]; /* each key's cell index, or SIZE_MAX */
+	struct cell kept[HA_RUNS_KEYS];
+	struct ha_run *out;
+	size_t n, cap;
+	enum ha_status st;
+};
+
+static void stop(struct reader *r, enum ha_status st)
 {
-	for (int k = 0; k < RUNS_COLUMNS; k++)
-		h->where[k] = SIZE_MAX;
-	h->cells = 0;
-	h->line = c->line;
-	static const char need[] =
-		"a header row naming the columns heads, head_dim, samples and "
-		"loss (and optionally loss_se)";
-	if (at_end(c))
-		return fail_at(c, c->line, c->column, "expected %s, found an "
-		               "empty file", need);
-	struct cell cell;
-	long line0 = c->line, column0 = c->column;
-	for (;;) {
-		enum ha_status st = read_cell(c, &cell);
-		if (st != HA_OK)
-			return st;
-		for (int k = 0; k < RUNS_COLUMNS; k++) {
-			if (cell.length != strlen(runs_column_name[k]) ||
-			    memcmp(cell.text, runs_column_name[k], cell.length) != 0)
-				continue;
-			if (h->where[k] != SIZE_MAX)
-				return fail_at(c, cell.line, cell.column,
-				               "header: expected each column once, "
-				               "found '%s' again (column %zu)",
-				               runs_column_name[k], h->where[k] + 1);
-			h->where[k] = h->cells;
+	if (r->st == HA_OK)
+		r->st = st;
+}
+
+/* ---- the header ------------------------------------------------------------ */
+
+static const char need[] =
+	"a header row naming the columns heads, head_dim (or model_dim), "
+	"samples and loss (and optionally loss_se)";
+
+static void header_cell(struct reader *r, const char *text, size_t length)
+{
+	for (int k = 0; k < HA_RUNS_KEYS; k++) {
+		if (length != strlen(r->name[k]) ||
+		    memcmp(text, r->name[k], length) != 0)
+			continue;
+		if (r->where[k] != SIZE_MAX) {
+			stop(r, fail_at(&r->c, r->start_line, r->start_column,
+			                "header: expected each column once, found "
+			                "'%s' again (column %zu)", r->name[k],
+			                r->where[k] + 1));
+			return;
 		}
-		h->cells++;
-		if (at_line_end(c))
-			break;
-		advance(c); /* the comma */
+		r->where[k] = r->field;
 	}
-	for (int k = 0; k < RUNS_LOSS_SE; k++)
-		if (h->where[k] == SIZE_MAX)
-			return fail_at(c, line0, column0,
-			               "header: expected the column '%s' (%s), found "
-			               "none", runs_column_name[k], need);
-	if (!at_end(c))
-		advance(c);
-	return HA_OK;
+}
+
+static void missing(struct reader *r, int k)
+{
+	if (r->mapped[k])
+		stop(r, fail_at(&r->c, r->header_line, 1,
+		                "header: expected the column '%s' (named for %s), "
+		                "found none", r->name[k], ha_runs_key_name(k)));
+	else
+		stop(r, fail_at(&r->c, r->header_line, 1,
+		                "header: expected the column '%s' (%s), found none",
+		                r->name[k], need));
+}
+
+static void header_end(struct reader *r)
+{
+	r->cells = r->field;
+	r->header_done = 1;
+	static const int required[] = {HA_RUNS_KEY_HEADS, HA_RUNS_KEY_HEAD_DIM,
+	                               HA_RUNS_KEY_SAMPLES, HA_RUNS_KEY_LOSS};
+	for (size_t i = 0; i < sizeof required / sizeof *required; i++) {
+		int k = required[i];
+		if (r->where[k] != SIZE_MAX)
+			continue;
+		/* model_dim stands in for head_dim */
+		if (k == HA_RUNS_KEY_HEAD_DIM &&
+		    r->where[HA_RUNS_KEY_MODEL_DIM] != SIZE_MAX)
+			continue;
+		if (k == HA_RUNS_KEY_HEAD_DIM && r->mapped[HA_RUNS_KEY_MODEL_DIM] &&
+		    !r->mapped[k])
+			k = HA_RUNS_KEY_MODEL_DIM;
+		missing(r, k);
+		return;
+	}
 }
 
 /* ---- the rows ------------------------------------------------------------ */
 
-/* The value of one kept cell into run. */
-static enum ha_status cell_value(struct csv *c, size_t row, int k,
-                                 const struct cell *cell, struct ha_run *run)
+/* The value of kept cell k of row into run (model_dim into *width). */
+static enum ha_status cell_value(struct reader *r, size_t row, int k,
+                                 struct ha_run *run, uint64_t *width)
 {
+	const struct cell *cell = &r->kept[k];
 	char buf[QUOTE_MAX + 8];
-	if (k == RUNS_LOSS_SE && cell->length == 0) {
+	if (k == HA_RUNS_KEY_LOSS_SE && cell->length == 0) {
 		run->loss_se = NAN;
 		return HA_OK;
 	}
 	int ok = cell->length <= HA_RUNS_MAX_CELL;
 	double v = 0.0;
 	uint64_t u = 0;
-	if (ok && (k == RUNS_HEADS || k == RUNS_HEAD_DIM)) {
+	const char *what = k == HA_RUNS_KEY_SAMPLES ? runs_column_what[RUNS_SAMPLES]
+	                                            : key_what[k];
+	if (ok && k <= HA_RUNS_KEY_MODEL_DIM) {
 		ok = ha_parse_uint(cell->text, 1, HA_BUDGET_MAX, &u) == HA_OK;
-		*(k == RUNS_HEADS ? &run->heads : &run->head_dim) = u;
+		*(k == HA_RUNS_KEY_HEADS      ? &run->heads
+		  : k == HA_RUNS_KEY_HEAD_DIM ? &run->head_dim
+		                              : width) = u;
 	} else if (ok) {
 		ok = ha_parse_real(cell->text, &v) == HA_OK && v > 0.0;
-		if (k == RUNS_SAMPLES)
+		if (k == HA_RUNS_KEY_SAMPLES)
 			ok = ok && v > 1.0 && v <= RUNS_SAMPLES_MAX;
-		double *out[] = {NULL, NULL, &run->samples, &run->loss,
-		                 &run->loss_se};
-		*out[k] = v;
+		*(k == HA_RUNS_KEY_SAMPLES ? &run->samples
+		  : k == HA_RUNS_KEY_LOSS  ? &run->loss
+		                           : &run->loss_se) = v;
 	}
 	if (!ok)
-		return fail_at(c, cell->line, cell->column,
+		return fail_at(&r->c, cell->line, cell->column,
 		               "row %zu, %s: expected %s, found %s", row,
-		               runs_column_name[k], runs_column_what[k],
-		               describe(cell, buf));
+		               ha_runs_key_name(k), what, describe(cell, buf));
 	return HA_OK;
 }
 
-/* One data row into run; the header says which cells to keep. */
-static enum ha_status read_row(struct csv *c, const struct header *h,
-                               size_t row, struct ha_run *run)
+/* head_dim from model_dim (when the header has no head_dim), or
+ * model_dim checked against heads * head_dim. */
+static enum ha_status width_check(struct reader *r, size_t row,
+                                  struct ha_run *run, uint64_t width)
 {
-	struct cell kept[RUNS_COLUMNS];
-	struct cell cell;
-	size_t i = 0;
+	const struct cell *w = &r->kept[HA_RUNS_KEY_MODEL_DIM];
+	char buf[QUOTE_MAX + 8];
+	if (r->where[HA_RUNS_KEY_HEAD_DIM] == SIZE_MAX) {
+		if (width % run->heads != 0)
+			return fail_at(&r->c, w->line, w->column,
+			               "row %zu, model_dim: expected a multiple of "
+			               "heads (%llu), found %s", row,
+			               (unsigned long long)run->heads,
+			               describe(w, buf));
+		run->head_dim = width / run->heads;
+		return HA_OK;
+	}
+	if (width != run->heads * run->head_dim)
+		return fail_at(&r->c, w->line, w->column,
+		               "row %zu, model_dim: expected heads * head_dim = "
+		               "%llu, found %s", row,
+		               (unsigned long long)(run->heads * run->head_dim),
+		               describe(w, buf));
+	return HA_OK;
+}
+
+static enum ha_status row_values(struct reader *r, size_t row, struct ha_run *run)
+{
 	*run = (struct ha_run){0, 0, 0.0, 0.0, NAN};
-	for (;; i++) {
-		long line = c->line, column = c->column;
-		enum ha_status st = read_cell(c, &cell);
-		if (st != HA_OK)
-			return st;
-		if (i >= h->cells)
-			return fail_at(c, line, column,
-			               "row %zu: expected %zu cells as in the header, "
-			               "found more", row, h->cells);
-		for (int k = 0; k < RUNS_COLUMNS; k++)
-			if (h->where[k] == i)
-				kept[k] = cell;
-		if (at_line_end(c))
-			break;
-		advance(c);
-	}
-	if (i + 1 < h->cells)
-		return fail_at(c, c->line, c->column,
-		               "row %zu: expected %zu cells as in the header, "
-		               "found %zu", row, h->cells, i + 1);
-	for (int k = 0; k < RUNS_COLUMNS; k++) {
-		if (h->where[k] == SIZE_MAX)
+	uint64_t width = 0;
+	for (int k = 0; k < HA_RUNS_KEYS; k++) {
+		if (r->where[k] == SIZE_MAX)
 			continue;
-		enum ha_status st = cell_value(c, row, k, &kept[k], run);
+		enum ha_status st = cell_value(r, row, k, run, &width);
 		if (st != HA_OK)
 			return st;
 	}
-	if (run->heads > HA_BUDGET_MAX / run->head_dim) {
-		const struct cell *d = &kept[RUNS_HEAD_DIM];
-		return fail_at(c, d->line, d->column,
+	int has_dim = r->where[HA_RUNS_KEY_HEAD_DIM] != SIZE_MAX;
+	if (has_dim && run->heads > HA_BUDGET_MAX / run->head_dim) {
+		const struct cell *d = &r->kept[HA_RUNS_KEY_HEAD_DIM];
+		return fail_at(&r->c, d->line, d->column,
 		               "row %zu: expected heads * head_dim <= %llu, found "
 		               "%llu * %llu", row, (unsigned long long)HA_BUDGET_MAX,
 		               (unsigned long long)run->heads,
 		               (unsigned long long)run->head_dim);
 	}
-	if (!at_end(c))
-		advance(c);
+	if (r->where[HA_RUNS_KEY_MODEL_DIM] != SIZE_MAX)
+		return width_check(r, row, run, width);
 	return HA_OK;
 }
 
-enum ha_status runs_parse_csv(const char *text, size_t length,
-                              const char *path, struct ha_run **runs,
-                              size_t *count, struct ha_error *err)
+/* The first row of a run: room for it. */
+static void row_begin(struct reader *r)
 {
-	struct csv c = {(const unsigned char *)text,
-	                (const unsigned char *)text + length, 1, 1, path, err};
-	static const unsigned char bom[] = {0xEF, 0xBB, 0xBF};
-	if (length >= 3 && memcmp(c.p, bom, 3) == 0)
-		c.p += 3;
-	else if (length >= 2 && ((c.p[0] == 0xFF && c.p[1] == 0xFE) ||
-	                         (c.p[0] == 0xFE && c.p[1] == 0xFF)))
-		return fail_at(&c, 1, 1, "expected UTF-8 text, found a UTF-16 "
-		               "byte-order mark");
-	enum ha_status st = check_text(&c);
-	if (st != HA_OK)
-		return st;
+	if (r->n == HA_RUNS_MAX) {
+		stop(r, fail_at(&r->c, r->start_line, 1, "expected at most %zu "
+		                "runs, found more", HA_RUNS_MAX));
+		return;
+	}
+	if (r->n < r->cap)
+		return;
+	size_t next = r->cap ? 2 * r->cap : 16;
+	struct ha_run *p = realloc(r->out, next * sizeof *p);
+	if (!p) {
+		stop(r, ha_fail(r->c.err, HA_ENOMEM, "out of memory"));
+		return;
+	}
+	r->out = p;
+	r->cap = next;
+}
 
-	struct header h;
-	skip_blank_lines(&c);
-	st = read_header(&c, &h);
+/* ---- libcsv's callbacks ------------------------------------------------------ */
+
+static void on_cell(void *data, size_t length, void *ctx)
+{
+	struct reader *r = ctx;
+	const char *text = data ? data : "";
+	if (r->st != HA_OK)
+		return;
+	if (!r->header_done) {
+		if (r->field == 0)
+			r->header_line = r->start_line;
+		header_cell(r, text, length);
+	} else {
+		if (r->field == 0)
+			row_begin(r);
+		if (r->st == HA_OK && r->field >= r->cells)
+			stop(r, fail_at(&r->c, r->start_line, r->start_column,
+			                "row %zu: expected %zu cells as in the header, "
+			                "found more", r->n + 1, r->cells));
+		for (int k = 0; r->st == HA_OK && k < HA_RUNS_KEYS; k++) {
+			if (r->where[k] != r->field)
+				continue;
+			struct cell *cell = &r->kept[k];
+			cell->line = r->start_line;
+			cell->column = r->start_column;
+			cell->quoted = r->quoted;
+			cell->length = length;
+			size_t n = length < HA_RUNS_MAX_CELL ? length : HA_RUNS_MAX_CELL;
+			memcpy(cell->text, text, n);
+			cell->text[n] = '\0';
+		}
+	}
+	r->field++;
+	r->fresh = 1;
+}
+
+static void on_record(int terminator, void *ctx)
+{
+	(void)terminator;
+	struct reader *r = ctx;
+	if (r->st != HA_OK)
+		return;
+	if (!r->header_done) {
+		header_end(r);
+	} else if (r->field < r->cells) {
+		stop(r, fail_at(&r->c, r->c.line, r->c.column,
+		                "row %zu: expected %zu cells as in the header, "
+		                "found %zu", r->n + 1, r->cells, r->field));
+	} else {
+		enum ha_status st = row_values(r, r->n + 1, &r->out[r->n]);
+		if (st != HA_OK)
+			stop(r, st);
+		else
+			r->n++;
+	}
+	r->field = 0;
+	r->fresh = 1;
+}
+
+/* ---- feeding libcsv ---------------------------------------------------------- */
+
+static int special(unsigned char b)
+{
+	return b == ',' || b == '"' || b == '\r' || b == '\n';
+}
+
+/* libcsv stopped at byte at (strict mode) or ran out of memory. */
+static void parse_error(struct reader *r, struct csv_parser *p,
+                        const unsigned char *from, const unsigned char *at,
+                        long column)
+{
+	if (csv_error(p) != CSV_EPARSE) {
+		stop(r, ha_fail(r->c.err, HA_ENOMEM, "out of memory"));
+		return;
+	}
+	for (const unsigned char *q = from; q < at; q++)
+		column += (*q & 0xC0) != 0x80;
+	if (r->quoted)
+		stop(r, fail_at(&r->c, r->c.line, column,
+		                "expected a comma or the end of the line after a "
+		                "quoted cell, found '%c'",
+		                *at < 0x80 ? (char)*at : '?'));
+	else
+		stop(r, fail_at(&r->c, r->c.line, column,
+		                "expected a quote only around a whole cell, found "
+		                "one inside an unquoted cell"));
+}
+
+static void feed(struct reader *r, struct csv_parser *p)
+{
+	const unsigned char *s = r->c.p, *end = r->c.end;
+	while (s < end && r->st == HA_OK) {
+		unsigned char b = *s;
+		if (special(b)) {
+			if (r->fresh) {
+				r->start_line = r->c.line;
+				r->start_column = r->c.column;
+				r->quoted = b == '"';
+				r->fresh = b != '"';
+			}
+			if (csv_parse(p, s, 1, on_cell, on_record, r) != 1) {
+				parse_error(r, p, s, s, r->c.column);
+				return;
+			}
+			if (b == '\n') {
+				r->c.line++;
+				r->c.column = 1;
+			} else if (b != '\r') {
+				r->c.column++; /* checked: an LF follows a CR */
+			}
+			s++;
+			continue;
+		}
+		const unsigned char *q = s;
+		long column = r->c.column;
+		for (; q < end && !special(*q); q++) {
+			if (r->fresh && *q != ' ' && *q != '\t') {
+				r->start_line = r->c.line;
+				r->start_column = r->c.column;
+				r->quoted = 0;
+				r->fresh = 0;
+			}
+			r->c.column += (*q & 0xC0) != 0x80;
+		}
+		size_t n = (size_t)(q - s);
+		size_t done = csv_parse(p, s, n, on_cell, on_record, r);
+		if (done != n) {
+			parse_error(r, p, s, s + done, column);
+			return;
+		}
+		s = q;
+	}
+	if (r->st != HA_OK)
+		return;
+	if (r->fresh) {
+		r->start_line = r->c.line;
+		r->start_column = r->c.column;
+	}
+	if (csv_fini(p, on_cell, on_record, r) != 0 && r->st == HA_OK) {
+		if (csv_error(p) == CSV_EPARSE)
+			stop(r, fail_at(&r->c, r->start_line, r->start_column,
+			                "expected a closing quote for this cell, found "
+			                "the end of the file"));
+		else
+			stop(r, ha_fail(r->c.err, HA_ENOMEM, "out of memory"));
+	}
+}
+
+enum ha_status runs_parse_csv(const char *text, size_t length,
+                              const char *path,
+                              const struct ha_runs_names *names,
+                              struct ha_run **runs, size_t *count,
+                              struct ha_error *err)
+{
+	struct reader r = {
+		.c = {(const unsigned char *)text,
+		      (const unsigned char *)text + length, 1, 1, path, err},
+		.fresh = 1,
+	};
+	for (int k = 0; k < HA_RUNS_KEYS; k++) {
+		r.mapped[k] = names && names->name[k][0];
+		r.name[k] = r.mapped[k] ? names->name[k]
+		                        : ha_runs_key_name((enum ha_runs_key)k);
+		r.where[k] = SIZE_MAX;
+	}
+	if (names && ha_runs_names_check(names, err) != HA_OK)
+		return HA_EINVAL;
+	static const unsigned char bom[] = {0xEF, 0xBB, 0xBF};
+	if (length >= 3 && memcmp(r.c.p, bom, 3) == 0)
+		r.c.p += 3;
+	else if (length >= 2 && ((r.c.p[0] == 0xFF && r.c.p[1] == 0xFE) ||
+	                         (r.c.p[0] == 0xFE && r.c.p[1] == 0xFF)))
+		return fail_at(&r.c, 1, 1, "expected UTF-8 text, found a UTF-16 "
+		               "byte-order mark");
+	enum ha_status st = check_text(&r.c);
 	if (st != HA_OK)
 		return st;
-	struct ha_run *out = NULL;
-	size_t n = 0, cap = 0;
-	for (;;) {
-		skip_blank_lines(&c);
-		if (at_end(&c))
-			break;
-		if (n == HA_RUNS_MAX) {
-			st = fail_at(&c, c.line, c.column, "expected at most %zu runs, "
-			             "found more", HA_RUNS_MAX);
-			break;
-		}
-		if (n == cap) {
-			size_t next = cap ? 2 * cap : 16;
-			struct ha_run *p = realloc(out, next * sizeof *out);
-			if (!p) {
-				st = ha_fail(err, HA_ENOMEM, "out of memory");
-				break;
-			}
-			out = p;
-			cap = next;
-		}
-		st = read_row(&c, &h, n + 1, &out[n]);
-		if (st != HA_OK)
-			break;
-		n++;
+	struct csv_parser p;
+	if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI) != 0)
+		return ha_fail(err, HA_ENOMEM, "out of memory");
+	feed(&r, &p);
+	csv_free(&p);
+	if (r.st == HA_OK && !r.header_done)
+		stop(&r, fail_at(&r.c, r.c.line, r.c.column, "expected %s, found an "
+		                 "empty file", need));
+	if (r.st == HA_OK && r.n == 0)
+		stop(&r, fail_at(&r.c, r.header_line, 1, "expected at least one run "
+		                 "after the header row, found none"));
+	if (r.st != HA_OK) {
+		free(r.out);
+		return r.st;
 	}
-	if (st == HA_OK && n == 0)
-		st = fail_at(&c, h.line, 1, "expected at least one run after the "
-		             "header row, found none");
-	if (st != HA_OK) {
-		free(out);
-		return st;
-	}
-	*runs = out;
-	*count = n;
+	*runs = r.out;
+	*count = r.n;
 	return HA_OK;
 }

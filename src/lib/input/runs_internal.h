@@ -28,11 +28,14 @@ extern const char *const runs_column_what[RUNS_COLUMNS];
 /* The largest samples value, as ha_model_validate() has it. */
 #define RUNS_SAMPLES_MAX 1e300
 
-/* Parse the CSV text of length bytes (runs.h has the format).  path is
- * the file's name for err->file (NULL for text).  On HA_OK *runs is a new
+/* Parse the CSV text of length bytes (runs.h has the format) with libcsv,
+ * the columns under names (NULL: their own).  path is the file's name
+ * for err->file (NULL for text).  On HA_OK *runs is a new
  * array of *count >= 1 runs. */
 enum ha_status runs_parse_csv(const char *text, size_t length,
-                              const char *path, struct ha_run **runs,
+                              const char *path,
+                              const struct ha_runs_names *names,
+                              struct ha_run **runs,
                               size_t *count, struct ha_error *err);
 
 #endif
