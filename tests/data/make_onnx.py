@@ -10,6 +10,11 @@ double_data (DOUBLE), raw BFLOAT16, and external data in mixed.bin; plus a
 1-D bias and an INT64 shape.  Every one has the same HDI.
 tests/onnx_numpy.py checks each against NumPy.
 
+warned.onnx: W as a FLOAT16 Constant, its head 2 zeroed and its head 4 of
+rank 1 (tests/cli/cases/hdi-onnx-warned.test).  big-external.onnx: an
+[8192, 8192] FLOAT initializer in external data big.bin, which the case
+makes as a sparse file (the work limit refuses it before reading).
+
 The bad-*.onnx models are hostile (tests/bad-input/hdi-bad-onnx-*.test)."""
 import os
 
@@ -108,6 +113,13 @@ def main():
                           typed("const_f64", TensorProto.DOUBLE, w),
                           helper.make_tensor("shape", TensorProto.INT64, [2], [48, 32])]),
          "mixed.onnx")
+
+    v = w.copy()
+    v[16:24] = 0
+    v[32:40] = w[32]
+    save(model(constants=[typed("k", TensorProto.FLOAT16, v)]), "warned.onnx")
+    t = external("k", np.zeros((8192, 8192)), "big.bin", 0)
+    save(model(initializers=[t]), "big-external.onnx")
 
     # Hostile: dims that disagree with the data; negative and
     # overflowing dims; external data outside the directory or past its
