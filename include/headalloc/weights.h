@@ -1,4 +1,4 @@
-/* headalloc — reading weight tensors from .safetensors and .npy files.
+/* headalloc — reading weight tensors from .safetensors, .npy and .onnx files.
  *
  * Every byte of a file is treated as hostile: sizes are checked before any
  * arithmetic or allocation, and a malformed file gives HA_EFORMAT with a
@@ -19,7 +19,20 @@
  * numpy.save(W.T) writes: the first index varies fastest; it is read back
  * in C order, the same matrix as a C-ordered file of it), any shape; the
  * data must be exactly the array's bytes.  The one tensor
- * is named after the file: its base name without a ".npy" suffix. */
+ * is named after the file: its base name without a ".npy" suffix.
+ *
+ * .onnx (an ONNX ModelProto, unpacked by protobuf-c from C generated out
+ * of Debian's onnx.proto): the tensors are the main graph's initializers
+ * and its Constant nodes' `value` tensors (named by the node's output),
+ * FLOAT, FLOAT16, BFLOAT16 or DOUBLE, in raw_data or the typed fields
+ * (float_data, double_data, int32_data for the 16-bit types); other types
+ * open and give HA_EUNSUPPORTED when read.  External data
+ * (data_location EXTERNAL, keys location/offset/length) stays in its file,
+ * which must resolve inside the model's directory; it is read on demand.
+ * The file is mapped and unpacked whole: the unpacked model (about the
+ * size of the tensors held in the file, plus the graph) may take at most
+ * HA_ONNX_MAX_UNPACKED; the file is at most HA_ONNX_MAX_FILE bytes and
+ * nests messages at most HA_ONNX_MAX_DEPTH deep. */
 #ifndef HEADALLOC_WEIGHTS_H
 #define HEADALLOC_WEIGHTS_H
 
@@ -46,6 +59,13 @@ extern "C" {
 /* The most elements ha_weights_read() decodes in one tensor (2^28, i.e.
  * 2 GiB of doubles); larger tensors give HA_EUNSUPPORTED. */
 #define HA_WEIGHTS_MAX_ELEMENTS (UINT64_C(1) << 28)
+/* ONNX: the largest .onnx file (protobuf's own limit on a message: 2 GiB),
+ * how deep its messages may nest (real models: under ten; a subgraph
+ * adds three), and the memory its unpacked model may take: twice the
+ * file plus 64 MiB. */
+#define HA_ONNX_MAX_FILE (UINT64_C(1) << 31)
+#define HA_ONNX_MAX_DEPTH 64
+#define HA_ONNX_MAX_UNPACKED(file_bytes) (2 * (uint64_t)(file_bytes) + (UINT64_C(64) << 20))
 
 enum ha_dtype {
 	HA_DTYPE_F64,
@@ -73,11 +93,13 @@ struct ha_weights;
 enum ha_weights_format {
 	HA_WEIGHTS_FORMAT_AUTO, /* "\x93NUMPY" magic: .npy; else safetensors */
 	HA_WEIGHTS_FORMAT_SAFETENSORS,
-	HA_WEIGHTS_FORMAT_NPY
+	HA_WEIGHTS_FORMAT_NPY,
+	HA_WEIGHTS_FORMAT_ONNX  /* an image in memory: no external data */
 };
 
 /* Open path and read its header.  The format follows the name: a ".npy"
- * suffix is .npy, ".safetensors" is safetensors, anything else is told by
+ * suffix is .npy, ".safetensors" is safetensors, ".onnx" ONNX (whose
+ * external data files are resolved in path's directory), anything else is told by
  * the magic bytes (HA_WEIGHTS_FORMAT_AUTO).  On HA_OK *out owns the handle
  * (and the open file): free it with ha_weights_free().  Errors: HA_EINVAL
  * (NULL argument), HA_EIO (cannot open, seek or read), HA_EFORMAT

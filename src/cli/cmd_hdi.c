@@ -15,7 +15,7 @@ static const char usage[] =
 	"Usage: headalloc hdi FILE --heads H [OPTION]...\n"
 	"   or: headalloc hdi DIR [OPTION]...\n"
 	"Measure the Head Diversity Index of the key projections in FILE\n"
-	"(.safetensors or .npy) or in every layer of the Hugging Face model\n"
+	"(.safetensors, .npy or .onnx) or in every layer of the Hugging Face model\n"
 	"directory DIR (config.json with model.safetensors or its index; DIR\n"
 	"may be given as either JSON file): how far apart the heads' key\n"
 	"subspaces are, beside the HDI of random heads of the same shape.\n"

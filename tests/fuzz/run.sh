@@ -13,7 +13,7 @@ if [ ! -d "$build" ]; then
 fi
 meson compile -C "$build" >/dev/null || exit 1
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(numbers options scenario runs safetensors npy covariance config index layout)
+[ ${#targets[@]} -gt 0 ] || targets=(numbers options scenario runs safetensors npy onnx covariance config index layout)
 mkdir -p "$top/tests/fuzz/findings"
 passed=0 failed=0
 for t in "${targets[@]}"; do

@@ -18,6 +18,7 @@
 
 #include "base/open_file.h"
 #include "base/error_internal.h"
+#include "input/onnx_internal.h"
 #include "input/weights_internal.h"
 
 /* ha_weights_read() decodes a tensor through a buffer of this many bytes,
@@ -177,9 +178,12 @@ void ha_weights_free(struct ha_weights *w)
 {
 	if (!w)
 		return;
-	for (size_t i = 0; i < w->count; i++)
+	for (size_t i = 0; i < w->count; i++) {
 		free(w->tensors[i].name);
+		free(w->tensors[i].external);
+	}
 	free(w->tensors);
+	ha_onnx_free(w->onnx);
 	if (w->file)
 		fclose(w->file);
 	free(w);
@@ -283,6 +287,24 @@ static void odometer_step(struct odometer *od)
 	}
 }
 
+/* ONNX external data: src reads t->external, its size as it is now. */
+static enum ha_status open_external(const struct ha_weights_tensor *t,
+                                    struct ha_weights *src,
+                                    struct ha_error *err)
+{
+	const char *kind;
+	off_t end;
+	src->mem = NULL;
+	src->file = ha_open_regular(t->external, &kind);
+	if (!src->file || fseeko(src->file, 0, SEEK_END) != 0 ||
+	    (end = ftello(src->file)) < 0)
+		return ha_fail(err, HA_EIO, "tensor '%s': cannot read its "
+		               "external data %s: %s", t->name, t->external,
+		               kind ? kind : strerror(errno));
+	src->size = (uint64_t)end;
+	return HA_OK;
+}
+
 enum ha_status ha_weights_read(const struct ha_weights *w, size_t index,
                                double **out, struct ha_error *err)
 {
@@ -311,17 +333,31 @@ enum ha_status ha_weights_read(const struct ha_weights *w, size_t index,
 	/* Fortran order: each run is decoded here, then scattered. */
 	double *run = transpose ? malloc(per_chunk * sizeof *run) : NULL;
 	enum ha_status st = HA_OK;
+	struct ha_weights src = *w; /* where the bytes are: see below */
 	if (!v || !buf || (transpose && !run)) {
 		st = ha_fail(err, HA_ENOMEM, "out of memory reading tensor '%s'",
 		             t->name);
 		goto out;
 	}
 
+	/* The bytes are in w's file or image, or (ONNX) in memory or an
+	 * external file: read through a view of the one they are in. */
+	uint64_t base = t->offset;
+	if (t->data) {
+		src.file = NULL;
+		src.mem = t->data;
+		src.size = t->nbytes;
+		base = 0;
+	} else if (t->external) {
+		st = open_external(t, &src, err);
+		if (st != HA_OK)
+			goto out;
+	}
 	struct odometer od;
 	odometer_start(&od, t);
 	for (size_t done = 0; done < n;) {
 		size_t k = n - done < per_chunk ? n - done : per_chunk;
-		st = ha_weights_read_at(w, t->offset +
+		st = ha_weights_read_at(&src, base +
 		                               (uint64_t)done * t->elem_size,
 		                        buf, k * t->elem_size, "tensor data", err);
 		if (st != HA_OK)
@@ -345,6 +381,8 @@ enum ha_status ha_weights_read(const struct ha_weights *w, size_t index,
 		done += k;
 	}
 out:
+	if (t->external && src.file)
+		fclose(src.file);
 	free(run);
 	free(buf);
 	if (st != HA_OK) {
@@ -402,8 +440,13 @@ static enum sniffed sniff(const struct ha_weights *w, const char **other)
 
 static enum ha_status open_any(struct ha_weights *w,
                                enum ha_weights_format format,
-                               const char *npy_name, struct ha_error *err)
+                               const char *npy_name, const char *path,
+                               struct ha_error *err)
 {
+	if (format == HA_WEIGHTS_FORMAT_ONNX) {
+		ha_error_init(err);
+		return ha_onnx_open(w, path, err); /* in name order */
+	}
 	const char *other;
 	enum sniffed looks = sniff(w, &other);
 	if (format == HA_WEIGHTS_FORMAT_AUTO && looks == SNIFF_NPY)
@@ -452,7 +495,7 @@ enum ha_status ha_weights_open_memory(const void *data, size_t size,
 	w->mem = data;
 	w->size = size;
 	enum ha_status st = open_any(w, format, npy_name ? npy_name : "array",
-	                             err);
+	                             NULL, err);
 	if (st != HA_OK) {
 		ha_weights_free(w);
 		return st;
@@ -524,7 +567,9 @@ enum ha_status ha_weights_open(const char *path, struct ha_weights **out,
 		format = HA_WEIGHTS_FORMAT_NPY;
 	else if (n >= 12 && strcmp(path + n - 12, ".safetensors") == 0)
 		format = HA_WEIGHTS_FORMAT_SAFETENSORS;
-	st = open_any(w, format, name, err);
+	else if (n >= 5 && strcmp(path + n - 5, ".onnx") == 0)
+		format = HA_WEIGHTS_FORMAT_ONNX;
+	st = open_any(w, format, name, path, err);
 out:
 	free(name);
 	if (st != HA_OK) {

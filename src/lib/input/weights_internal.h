@@ -39,8 +39,10 @@ struct ha_weights_tensor {
 	size_t ndim;
 	uint64_t shape[HA_WEIGHTS_MAX_DIMS];
 	uint64_t elements;
-	uint64_t offset;    /* absolute, in the file */
+	uint64_t offset;    /* absolute, in the file (or in `external`) */
 	uint64_t nbytes;
+	const unsigned char *data; /* ONNX: the bytes in memory, or NULL */
+	char *external;     /* ONNX: the resolved external data file, or NULL */
 };
 
 struct ha_weights {
@@ -49,6 +51,7 @@ struct ha_weights {
 	uint64_t size;             /* bytes in the file or image */
 	struct ha_weights_tensor *tensors;
 	size_t count;              /* tensors in the directory, names set */
+	void *onnx;                /* ONNX: the unpacked model (onnx.c) */
 };
 
 /* ---------------------------------------------------------------- bytes */
