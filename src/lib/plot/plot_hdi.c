@@ -126,23 +126,36 @@ enum { SQUARE = 290, CELL = 380, ROW = 345, MARGIN_LEFT = 90, MARGIN_RIGHT = 190
 static void draw_strip(struct plot_canvas *c, const struct hdi_picture *p)
 {
 	const struct ha_hdi_report *hdi = p->req->hdi;
-	size_t n = hdi->count;
+	/* every layer, or (selected_only) the selected ones at their indices */
+	size_t n = hdi->count, first = 0, last = n - 1;
+	if (p->req->selected_only) {
+		first = last = p->layers[0];
+		for (size_t k = 1; k < p->count; k++) {
+			first = p->layers[k] < first ? p->layers[k] : first;
+			last = p->layers[k] > last ? p->layers[k] : last;
+		}
+	}
+	size_t span = last - first + 1;
 	double left = (double)MARGIN_LEFT / p->width;
 	double right = 1.0 - (double)MARGIN_RIGHT / p->width;
 	double bottom = (double)BOTTOM / p->height;
 	double top = (double)(BOTTOM + STRIP - 40) / p->height;
-	plot_panel(c, left, right, bottom, top, -0.6, (double)n - 0.4, 0.0, 1.0, 0, 0);
+	plot_panel(c, left, right, bottom, top, (double)first - 0.6,
+	           (double)last + 0.4, 0.0, 1.0, 0, 0);
 	double px = plot_px_x(c), half = fmin(0.3, 40.0 * px);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = first; i <= last; i++) {
+		if (p->req->selected_only && !p->selected[i])
+			continue;
 		plcol0(p->selected[i] ? PLOT_BLUE : PLOT_LIGHT_GREY);
 		plot_rect((double)i - half, (double)i + half, 0.0, hdi->tensors[i].hdi);
 	}
-	if (n <= TICK_EACH) {
+	if (span <= TICK_EACH) {
 		plcol0(PLOT_BLACK);
 		plschr(0.0, 0.6);
-		for (size_t i = 0; i < n; i++)
-			plot_ptex((double)i, hdi->tensors[i].hdi + 12.0 * plot_px_y(c), 0.5,
-			          "%.4f", hdi->tensors[i].hdi);
+		for (size_t i = first; i <= last; i++)
+			if (!p->req->selected_only || p->selected[i])
+				plot_ptex((double)i, hdi->tensors[i].hdi + 12.0 * plot_px_y(c),
+				          0.5, "%.4f", hdi->tensors[i].hdi);
 		plschr(0.0, 0.8);
 	}
 	if (p->req->baseline) {
@@ -150,7 +163,9 @@ static void draw_strip(struct plot_canvas *c, const struct hdi_picture *p)
 		plcol0(PLOT_VERMILION);
 		pllsty(2);
 		plwidth(2.0);
-		for (size_t i = 0; i < n; i++) {
+		for (size_t i = first; i <= last; i++) {
+			if (p->req->selected_only && !p->selected[i])
+				continue;
 			bx[0] = (double)i - half - 0.1;
 			bx[1] = (double)i + half + 0.1;
 			by[0] = by[1] = p->req->baseline[i];
@@ -164,7 +179,7 @@ static void draw_strip(struct plot_canvas *c, const struct hdi_picture *p)
 		plschr(0.0, 0.8);
 	}
 	plcol0(PLOT_BLACK);
-	plbox("bcnst", n <= TICK_EACH ? 1.0 : 0.0, 1, "bcnstv", 0.5, 5);
+	plbox("bcnst", span <= TICK_EACH ? 1.0 : 0.0, 1, "bcnstv", 0.5, 5);
 	plot_mtex("b", 3.0, 0.5, 0.5, "layer (tensors in name order, from 0)");
 	plot_mtex("l", 3.6, 0.5, 0.5, "HDI");
 }
