@@ -174,3 +174,75 @@ Test(divisors, semiprimes_near_2_63_factorise_exactly, .timeout = 600)
 	cr_assert_eq(ha_factorize(p * p, f, &count), HA_OK);
 	cr_assert(count == 1 && f[0].prime == p && f[0].exponent == 2);
 }
+
+/* A prime in [lo, hi) drawn from a fixed xorshift stream, certified by
+ * trial division (independently of ha_is_prime). */
+static uint64_t stream_state = UINT64_C(0x9e3779b97f4a7c15);
+static uint64_t random_trial_prime(uint64_t lo, uint64_t hi)
+{
+	for (;;) {
+		stream_state ^= stream_state << 13;
+		stream_state ^= stream_state >> 7;
+		stream_state ^= stream_state << 17;
+		uint64_t x = (lo + stream_state % (hi - lo)) | 1;
+		if (x < hi && naive_is_prime(x))
+			return x;
+	}
+}
+
+static void expect_factors(uint64_t n, const uint64_t *primes, const unsigned *exps,
+                           size_t count)
+{
+	struct ha_prime_power f[HA_MAX_PRIME_FACTORS];
+	size_t got;
+	cr_assert_eq(ha_factorize(n, f, &got), HA_OK);
+	cr_assert_eq(got, count, "%llu: %zu prime factors, expected %zu",
+	             (unsigned long long)n, got, count);
+	for (size_t i = 0; i < count; i++)
+		cr_assert(f[i].prime == primes[i] && f[i].exponent == exps[i],
+		          "%llu: factor %zu is %llu^%u, expected %llu^%u", (unsigned long long)n, i,
+		          (unsigned long long)f[i].prime, f[i].exponent,
+		          (unsigned long long)primes[i], exps[i]);
+}
+
+/* The elliptic curve method (then the rho) on random semiprimes of two
+ * primes in [2^30, 2^31.5], random products of three primes near 2^21,
+ * and p^2 q: every factor built by trial division, found again. */
+Test(divisors, random_hard_composites_factorise_exactly, .timeout = 600)
+{
+	for (int i = 0; i < 150; i++) {
+		uint64_t p = random_trial_prime(UINT64_C(1) << 30, UINT64_C(3037000499));
+		uint64_t q = random_trial_prime(UINT64_C(1) << 30, UINT64_C(3037000499));
+		uint64_t lo = p < q ? p : q, hi = p < q ? q : p;
+		if (lo == hi)
+			expect_factors(lo * hi, &lo, (unsigned[]){2}, 1);
+		else
+			expect_factors(lo * hi, (uint64_t[]){lo, hi}, (unsigned[]){1, 1}, 2);
+	}
+	for (int i = 0; i < 60; i++) {
+		uint64_t t[3];
+		for (int k = 0; k < 3; k++)
+			t[k] = random_trial_prime(UINT64_C(1) << 20, UINT64_C(1) << 21);
+		if (t[0] == t[1] || t[1] == t[2] || t[0] == t[2])
+			continue;
+		for (int a = 0; a < 3; a++) /* ascending */
+			for (int b = a + 1; b < 3; b++)
+				if (t[b] < t[a]) {
+					uint64_t s = t[a];
+					t[a] = t[b];
+					t[b] = s;
+				}
+		expect_factors(t[0] * t[1] * t[2], t, (unsigned[]){1, 1, 1}, 3);
+	}
+	for (int i = 0; i < 30; i++) {
+		uint64_t p = random_trial_prime(UINT64_C(1) << 20, UINT64_C(1) << 21);
+		uint64_t q = random_trial_prime(UINT64_C(1) << 20, UINT64_C(1) << 21);
+		if (p == q)
+			continue;
+		uint64_t n = p * p * q;
+		if (p < q)
+			expect_factors(n, (uint64_t[]){p, q}, (unsigned[]){2, 1}, 2);
+		else
+			expect_factors(n, (uint64_t[]){q, p}, (unsigned[]){1, 2}, 2);
+	}
+}

@@ -391,6 +391,52 @@ Test(hdi, one_layer_and_the_baseline_hook)
 	ha_hdi_report_free(r);
 }
 
+/* One picture a layer (--plot-each): with selected_only the picture of
+ * layer 3 holds that layer alone, the same marks whatever the report's
+ * count of layers (counted in the SVG: its paths, its size). */
+Test(hdi, selected_only_holds_its_own_layer)
+{
+	struct ha_hdi_report *r = two_layers();
+	enum { FEW = 4, MANY = 64 };
+	struct ha_hdi_tensor copies[MANY];
+	double baseline[MANY];
+	for (size_t i = 0; i < MANY; i++) {
+		copies[i] = r->tensors[i % 2];
+		baseline[i] = 0.5;
+	}
+	size_t three = 3, paths[2], sizes[2];
+	const size_t counts[2] = {FEW, MANY};
+	for (int k = 0; k < 2; k++) {
+		struct ha_hdi_report many = {.tensors = copies, .count = counts[k],
+		                             .mean_hdi = r->mean_hdi};
+		struct picture p;
+		picture_draw(&p, HA_PLOT_SVG, probe_hdi, &(struct ha_plot_hdi_request){
+			.file = "f", .hdi = &many, .layers = &three, .layer_count = 1,
+			.baseline = baseline, .selected_only = 1});
+		cr_assert_eq(p.status, HA_OK, "%s", p.err.message);
+		paths[k] = 0;
+		for (const char *at = p.data; (at = strstr(at, "<path")); at++)
+			paths[k]++;
+		sizes[k] = p.size;
+		picture_free(&p);
+	}
+	cr_expect_eq(paths[0], paths[1], "%zu paths for %d layers, %zu for %d", paths[0],
+	             FEW, paths[1], MANY);
+	/* the caption's count of layers is all that differs */
+	cr_expect_lt(sizes[1], sizes[0] + 16, "%zu bytes for %d layers, %zu for %d",
+	             sizes[0], FEW, sizes[1], MANY);
+	struct ha_hdi_report many = {.tensors = copies, .count = MANY, .mean_hdi = r->mean_hdi};
+	struct image im;
+	struct picture p = probe_png(probe_hdi, &(struct ha_plot_hdi_request){
+		.file = "f", .hdi = &many, .layers = &three, .layer_count = 1,
+		.baseline = baseline, .selected_only = 1}, &im);
+	EXPECT_NEAR(&im, &p, 1, 3.0, 0.5 * copies[3].hdi, 0, BLUE, "layer 3's bar");
+	EXPECT_NEAR(&im, &p, 1, 3.0, 0.5, 6, VERMILION, "layer 3's baseline");
+	image_free(&im);
+	picture_free(&p);
+	ha_hdi_report_free(r);
+}
+
 Test(hdi, hostile_names_and_many_heads)
 {
 	enum { H = 300 };

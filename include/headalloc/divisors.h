@@ -1,7 +1,8 @@
 /* headalloc — factorisation and divisors of a budget D <= 2^63 - 1.
  *
- * Deterministic Miller–Rabin (exact for every 64-bit integer) and Pollard's
- * rho (Brent's variant); never trial division up to D. */
+ * Deterministic Miller–Rabin (exact for every 64-bit integer), the elliptic
+ * curve method and Pollard's rho (Brent's variant) where the curves fail;
+ * never trial division up to D. */
 #ifndef HEADALLOC_DIVISORS_H
 #define HEADALLOC_DIVISORS_H
 

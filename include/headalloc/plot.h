@@ -158,7 +158,9 @@ HA_API enum ha_status ha_plot_regimes(struct ha_plot_target *target,
  * report with the selected layers highlighted.  Panels: the heatmaps in
  * the order of layers (x is the column j, y the row i, cell (i, j)
  * centred on (j, i)), then the strip (x is the layer's index, y its
- * HDI). */
+ * HDI).  With selected_only set the strip holds the selected layers
+ * alone, at their indices: one picture a layer (headalloc hdi
+ * --plot-each) then has the same size whatever the report's count. */
 struct ha_plot_hdi_request {
 	const char *file;                 /* required: the file measured */
 	enum ha_layout layout;
@@ -171,6 +173,7 @@ struct ha_plot_hdi_request {
 	 * subspaces of the same shapes.  NULL: none. */
 	const double *baseline;
 	const char *baseline_label;       /* its legend entry; NULL: "baseline" */
+	int selected_only;                /* the strip: the selected layers alone */
 };
 HA_API enum ha_status ha_plot_hdi(struct ha_plot_target *target,
                                   const struct ha_plot_hdi_request *req,

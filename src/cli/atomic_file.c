@@ -240,9 +240,14 @@ int atomic_file_same(const char *a, const char *b)
 
 /* The temporary files being written, for the signal handler: an
  * interrupted run leaves neither a partial output nor a temporary file
- * behind.  A few outputs may be open at once (a report and a plot). */
-#define MAX_PENDING 4
-static const char *volatile pending[MAX_PENDING];
+ * behind.  A few outputs may be open at once (a report and a plot), and
+ * --plot-each keeps one finished temporary file a picture until the
+ * report is written: the table grows (with the watched signals blocked,
+ * so that the handler always sees a whole table). */
+#define FIRST_PENDING 4
+static const char *volatile first_pending[FIRST_PENDING];
+static const char *volatile *volatile pending = first_pending;
+static volatile int pending_room = FIRST_PENDING;
 static int pending_count;
 
 static const int watched[] = {SIGINT,  SIGTERM,   SIGHUP,  SIGQUIT,
@@ -253,7 +258,7 @@ static struct sigaction saved[WATCHED];
 
 static void remove_pending_and_die(int sig)
 {
-	for (int i = 0; i < MAX_PENDING; i++) {
+	for (int i = 0; i < pending_room; i++) {
 		const char *temp = pending[i];
 		if (temp)
 			unlink(temp); /* async-signal-safe */
@@ -296,6 +301,23 @@ static void unwatch_signals(void)
 		sigaction(watched[i], &saved[i], NULL);
 }
 
+/* Twice the room, the entries kept (signals blocked by the caller). */
+static int grow_pending(void)
+{
+	int room = pending_room * 2;
+	const char *volatile *grown = malloc((size_t)room * sizeof *grown);
+	if (!grown)
+		return 0;
+	for (int i = 0; i < room; i++)
+		grown[i] = i < pending_room ? pending[i] : NULL;
+	const char *volatile *old = pending;
+	pending = grown;
+	pending_room = room;
+	if (old != first_pending)
+		free((void *)old);
+	return 1;
+}
+
 /* Add or drop a temporary file, with the watched signals blocked so that
  * the handler never sees the table half-changed. */
 static int track(const char *temp, int add)
@@ -303,7 +325,11 @@ static int track(const char *temp, int add)
 	sigset_t old;
 	int ok = 0;
 	block_watched(&old);
-	for (int i = 0; i < MAX_PENDING; i++) {
+	if (add && pending_count == pending_room && !grow_pending()) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return 0;
+	}
+	for (int i = 0; i < pending_room; i++) {
 		if (add && !pending[i]) {
 			if (pending_count++ == 0)
 				watch_signals();
@@ -392,7 +418,7 @@ int atomic_file_open(struct atomic_file *f, const char *path)
 		free(f->temp);
 		f->temp = NULL;
 		release(f);
-		return EMFILE;
+		return ENOMEM;
 	}
 	int fd = mkstemp(f->temp);
 	if (fd < 0) {
@@ -410,18 +436,12 @@ int atomic_file_open(struct atomic_file *f, const char *path)
 	return 0;
 }
 
-int atomic_file_commit(struct atomic_file *f)
+/* Flush, sync and close the stream of a temporary file: 0 or an errno
+ * value (then the temporary file is removed). */
+static int finish_writing(struct atomic_file *f)
 {
 	int err = 0;
 	errno = 0;
-	if (!f->temp) { /* written in place */
-		if (fflush(f->stream) != 0 || ferror(f->stream))
-			err = errno ? errno : EIO;
-		if (fclose(f->stream) != 0 && !err)
-			err = errno ? errno : EIO;
-		release(f);
-		return err;
-	}
 	if (fflush(f->stream) != 0 || ferror(f->stream))
 		err = errno ? errno : EIO;
 	if (!err && fsync(fileno(f->stream)) != 0 && errno != EINVAL)
@@ -429,20 +449,51 @@ int atomic_file_commit(struct atomic_file *f)
 	if (fclose(f->stream) != 0 && !err)
 		err = errno ? errno : EIO;
 	f->stream = NULL;
-	if (!err && rename(f->temp, f->target) != 0)
-		err = errno;
-	if (err)
+	if (err) {
 		unlink(f->temp);
+		release(f);
+	}
+	return err;
+}
+
+int atomic_file_close(struct atomic_file *f)
+{
+	if (!f->stream)
+		return 0;
+	if (!f->temp) /* written in place: done */
+		return atomic_file_commit(f);
+	return finish_writing(f);
+}
+
+int atomic_file_commit(struct atomic_file *f)
+{
+	int err = 0;
+	errno = 0;
+	if (!f->temp) { /* written in place (or already committed) */
+		if (!f->stream)
+			return 0;
+		if (fflush(f->stream) != 0 || ferror(f->stream))
+			err = errno ? errno : EIO;
+		if (fclose(f->stream) != 0 && !err)
+			err = errno ? errno : EIO;
+		release(f);
+		return err;
+	}
+	if (f->stream && (err = finish_writing(f)) != 0)
+		return err;
+	if (rename(f->temp, f->target) != 0) {
+		err = errno;
+		unlink(f->temp);
+	}
 	release(f);
 	return err;
 }
 
 void atomic_file_abort(struct atomic_file *f)
 {
-	if (f->stream) {
+	if (f->stream)
 		fclose(f->stream);
-		if (f->temp)
-			unlink(f->temp);
-	}
+	if (f->temp)
+		unlink(f->temp);
 	release(f);
 }

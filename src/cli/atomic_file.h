@@ -70,7 +70,13 @@ const char *atomic_file_strerror(int code);
  * 0, an errno value, or an enum atomic_refusal. */
 int atomic_file_open(struct atomic_file *f, const char *path);
 
-/* Flush, sync and rename over the target.  Returns 0, or an errno value
+/* Flush, sync and close a temporary file without renaming it: it waits,
+ * closed (no descriptor held), for atomic_file_commit or
+ * atomic_file_abort.  A file written in place is finished.  Returns 0, or
+ * an errno value (then the temporary file is removed). */
+int atomic_file_close(struct atomic_file *f);
+
+/* Flush, sync (unless atomic_file_close did) and rename over the target.  Returns 0, or an errno value
  * (then the temporary file is removed and the target left untouched). */
 int atomic_file_commit(struct atomic_file *f);
 

@@ -193,6 +193,8 @@ int cli_hdi_main(int argc, char **argv)
 		.layer_count = o.plot.each ? 1 : 0,
 		.baseline = baseline,
 		.baseline_label = "random subspaces",
+		/* each picture its own layer: memory and files linear in layers */
+		.selected_only = o.plot.each,
 	};
 	status = cli_emit_with_pictures(o.c.output, o.c.format, write_hdi, &req,
 	                                &o.plot, m.hdi->count, draw_hdi, &picture);

@@ -106,51 +106,43 @@ static char *picture_path(const struct cli_plot *plot, size_t i, size_t count)
 }
 
 struct picture {
-	char *data;
-	size_t size;
+	struct atomic_file file; /* its temporary file, drawn and closed */
 	char *path;
 };
 
+/* Remove the temporary files not committed, free the names. */
 static void free_pictures(struct picture *p, size_t count)
 {
 	for (size_t i = 0; p && i < count; i++) {
-		free(p[i].data);
+		atomic_file_abort(&p[i].file);
 		free(p[i].path);
 	}
 	free(p);
 }
 
-/* Draw picture i into memory. */
+/* Draw picture i straight into its temporary file and close it: nothing
+ * of it stays in memory (the library holds one picture while it draws). */
 static int draw_picture(struct picture *p, const struct cli_plot *plot,
                         size_t i, cli_draw_fn draw, const void *ctx)
 {
-	FILE *mem = open_memstream(&p->data, &p->size);
-	if (!mem)
-		return cli_library_failure("--plot", NULL, HA_ENOMEM, NULL);
+	int e = atomic_file_open(&p->file, p->path);
+	if (e)
+		return cli_output_error("--plot", p->path, e);
 	struct ha_error err;
 	ha_error_init(&err);
-	struct ha_plot_target target = {.stream = mem, .format = plot->format};
+	struct ha_plot_target target = {.stream = p->file.stream, .format = plot->format};
 	enum ha_status st = draw(&target, ctx, plot->each ? i : 0, &err);
-	if (fclose(mem) != 0 && st == HA_OK)
-		st = HA_ENOMEM;
-	if (st != HA_OK)
+	if (st != HA_OK) {
+		atomic_file_abort(&p->file);
 		return cli_library_failure("--plot", NULL, st, &err);
-	return EXIT_OK;
+	}
+	e = atomic_file_close(&p->file);
+	return e ? cli_output_error("--plot", p->path, e) : EXIT_OK;
 }
 
-static int write_picture(const struct picture *p)
+static int write_picture(struct picture *p)
 {
-	struct atomic_file file;
-	int e = atomic_file_open(&file, p->path);
-	if (e == 0) {
-		errno = 0;
-		if (fwrite(p->data, 1, p->size, file.stream) != p->size) {
-			e = errno ? errno : EIO;
-			atomic_file_abort(&file);
-		} else {
-			e = atomic_file_commit(&file);
-		}
-	}
+	int e = atomic_file_commit(&p->file);
 	return e ? cli_output_error("--plot", p->path, e) : EXIT_OK;
 }
 
@@ -179,6 +171,8 @@ int cli_emit_with_pictures(const char *output, enum ha_report_format format,
                            const struct cli_plot *plot, size_t count,
                            cli_draw_fn draw, const void *draw_ctx)
 {
+	/* One picture at a time into its temporary file; the files are renamed
+	 * into place after the report, or removed when anything fails. */
 	size_t pictures = !plot->path ? 0 : plot->each ? count : 1;
 	struct picture *p = pictures ? calloc(pictures, sizeof *p) : NULL;
 	if (pictures && !p)

@@ -38,13 +38,15 @@ typedef enum ha_status (*cli_draw_fn)(struct ha_plot_target *target,
                                       const void *ctx, size_t i,
                                       struct ha_error *err);
 
-/* The report and its pictures, all or nothing: draw the pictures into
- * memory (none when plot->path is NULL; count of them with --plot-each,
- * else picture 0 only), then write the report with cli_emit(), then each
- * picture atomically to its file: FILE, or with --plot-each FILE with
- * "-I" before its extension (I from 0, zero-padded to the width of
- * count - 1).  A picture that cannot be drawn stops the run before
- * anything is written.  Returns the exit status. */
+/* The report and its pictures, all or nothing: draw the pictures (none
+ * when plot->path is NULL; count of them with --plot-each, else picture 0
+ * only) one at a time, each straight into a temporary file beside its
+ * name, closed before the next is drawn (memory holds one picture at a
+ * time); then write the report with cli_emit(); then rename each
+ * picture into place: FILE, or with --plot-each FILE with "-I" before
+ * its extension (I from 0, zero-padded to the width of count - 1).  A
+ * picture that cannot be drawn stops the run and removes the temporary
+ * files before anything is written.  Returns the exit status. */
 int cli_emit_with_pictures(const char *output, enum ha_report_format format,
                            cli_report_fn write, const void *ctx,
                            const struct cli_plot *plot, size_t count,

@@ -168,6 +168,9 @@ static void guarded(struct run *volatile run)
 			set_colour_maps();
 			plinit();
 			pladv(0);
+			PLFLT def = 0.0, height = 0.0;
+			plgchr(&def, &height);
+			run->canvas.page_text_mm = def;
 			plschr(0.0, 0.8);
 			run->draw(&run->canvas, run->data);
 			plend1();

@@ -276,7 +276,7 @@ static void draw(struct plot_canvas *c, const void *data)
 	 * backwards. */
 	plwind(l->log10_budget - l->x0, l->log10_budget - l->x1, l->y0, l->y1);
 	plot_axes_box(named ? "cstl" : "cmstl", l->x1 - l->x0, "", 0.0);
-	plot_mtex("t", named ? 2.4 : 3.4, 0.5, 0.5, "heads H = D / d#dk#u (log scale)");
+	plot_mtex("t", named ? 3.5 : 4.1, 0.5, 0.5, "heads H = D / d#dk#u (log scale)");
 	plwind(l->x0, l->x1, l->y0, l->y1);
 	draw_legend(l);
 

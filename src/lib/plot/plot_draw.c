@@ -226,17 +226,31 @@ void plot_ptex(double x, double y, double just, const char *fmt, ...)
 	plptex(x, y, 1.0, 0.0, just, text);
 }
 
-/* Text relative to the whole page: a viewport over all of it. */
-static void page_text(const struct plot_canvas *c, double y_fraction,
-                      double scale, const char *text)
+/* The page (width + height, points) captions are sized as on. */
+#define CAPTION_PAGE 1600.0
+
+void plot_text_as_on(const struct plot_canvas *c, double width, double height)
 {
-	(void)c;
+	plschr(c->page_text_mm * (width + height) / (c->width + c->height), 0.8);
+}
+
+/* Text relative to the whole page: a viewport over all of it, at scale
+ * times the character height of a page of (width + height) points
+ * (the picture's own text size when 0). */
+static void page_text(const struct plot_canvas *c, double y_fraction,
+                      double scale, double page, const char *text)
+{
+	PLFLT def = 0.0, height = 0.0;
+	plgchr(&def, &height);
 	plvpor(0.0, 1.0, 0.0, 1.0);
 	plwind(0.0, 1.0, 0.0, 1.0);
-	plschr(0.0, scale);
+	if (page > 0.0)
+		plschr(c->page_text_mm * page / (c->width + c->height), scale);
+	else
+		plschr(0.0, scale);
 	plcol0(PLOT_BLACK);
 	plptex(0.04, y_fraction, 1.0, 0.0, 0.0, text);
-	plschr(0.0, 0.8);
+	plschr(def, 0.8);
 }
 
 void plot_caption_at(const struct plot_canvas *c, double points, const char *fmt, ...)
@@ -246,7 +260,7 @@ void plot_caption_at(const struct plot_canvas *c, double points, const char *fmt
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof text, fmt, ap);
 	va_end(ap);
-	page_text(c, points / c->height, 0.7, text);
+	page_text(c, points / c->height, 0.7, CAPTION_PAGE, text);
 }
 
 void plot_caption(const struct plot_canvas *c, int line, const char *fmt, ...)
@@ -256,8 +270,9 @@ void plot_caption(const struct plot_canvas *c, int line, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof text, fmt, ap);
 	va_end(ap);
-	/* Four lines of 27 points at the bottom of the page, line 0 highest. */
-	plot_caption_at(c, 4.0 * 27.0 - 27.0 * line - 16.0, "%s", text);
+	/* Four lines of 28 points at the bottom of the page, line 0 highest,
+	 * the last one's subscripts clear of the edge. */
+	plot_caption_at(c, 4.0 * 28.0 - 28.0 * line - 8.0, "%s", text);
 }
 
 void plot_title(const struct plot_canvas *c, const char *fmt, ...)
@@ -267,7 +282,7 @@ void plot_title(const struct plot_canvas *c, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof text, fmt, ap);
 	va_end(ap);
-	page_text(c, 1.0 - 32.0 / c->height, 1.0, text);
+	page_text(c, 1.0 - 32.0 / c->height, 1.0, 0.0, text);
 }
 
 /* ---- marks -------------------------------------------------------------------------------- */

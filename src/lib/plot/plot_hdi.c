@@ -120,29 +120,43 @@ struct hdi_picture {
 
 /* Sizes in points: a heatmap's square, its cell of the grid (across,
  * down), the margins, the strip. */
-enum { SQUARE = 290, CELL = 380, ROW = 345, MARGIN_LEFT = 90, MARGIN_RIGHT = 190,
+enum { SQUARE = 290, CELL = 380, ROW = 365, MARGIN_LEFT = 90, MARGIN_RIGHT = 190,
        TITLE = 80, STRIP = 170, BOTTOM = 200 };
 
 static void draw_strip(struct plot_canvas *c, const struct hdi_picture *p)
 {
 	const struct ha_hdi_report *hdi = p->req->hdi;
-	size_t n = hdi->count;
+	/* every layer, or (selected_only) the selected ones at their indices */
+	size_t n = hdi->count, first = 0, last = n - 1;
+	if (p->req->selected_only) {
+		first = last = p->layers[0];
+		for (size_t k = 1; k < p->count; k++) {
+			first = p->layers[k] < first ? p->layers[k] : first;
+			last = p->layers[k] > last ? p->layers[k] : last;
+		}
+	}
+	size_t span = last - first + 1;
 	double left = (double)MARGIN_LEFT / p->width;
 	double right = 1.0 - (double)MARGIN_RIGHT / p->width;
 	double bottom = (double)BOTTOM / p->height;
 	double top = (double)(BOTTOM + STRIP - 40) / p->height;
-	plot_panel(c, left, right, bottom, top, -0.6, (double)n - 0.4, 0.0, 1.0, 0, 0);
+	/* room above an HDI of 1 for its value */
+	plot_panel(c, left, right, bottom, top, (double)first - 0.6,
+	           (double)last + 0.4, 0.0, 1.15, 0, 0);
 	double px = plot_px_x(c), half = fmin(0.3, 40.0 * px);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = first; i <= last; i++) {
+		if (p->req->selected_only && !p->selected[i])
+			continue;
 		plcol0(p->selected[i] ? PLOT_BLUE : PLOT_LIGHT_GREY);
 		plot_rect((double)i - half, (double)i + half, 0.0, hdi->tensors[i].hdi);
 	}
-	if (n <= TICK_EACH) {
+	if (span <= TICK_EACH) {
 		plcol0(PLOT_BLACK);
 		plschr(0.0, 0.6);
-		for (size_t i = 0; i < n; i++)
-			plot_ptex((double)i, hdi->tensors[i].hdi + 12.0 * plot_px_y(c), 0.5,
-			          "%.4f", hdi->tensors[i].hdi);
+		for (size_t i = first; i <= last; i++)
+			if (!p->req->selected_only || p->selected[i])
+				plot_ptex((double)i, hdi->tensors[i].hdi + 12.0 * plot_px_y(c),
+				          0.5, "%.4f", hdi->tensors[i].hdi);
 		plschr(0.0, 0.8);
 	}
 	if (p->req->baseline) {
@@ -150,7 +164,9 @@ static void draw_strip(struct plot_canvas *c, const struct hdi_picture *p)
 		plcol0(PLOT_VERMILION);
 		pllsty(2);
 		plwidth(2.0);
-		for (size_t i = 0; i < n; i++) {
+		for (size_t i = first; i <= last; i++) {
+			if (p->req->selected_only && !p->selected[i])
+				continue;
 			bx[0] = (double)i - half - 0.1;
 			bx[1] = (double)i + half + 0.1;
 			by[0] = by[1] = p->req->baseline[i];
@@ -164,7 +180,7 @@ static void draw_strip(struct plot_canvas *c, const struct hdi_picture *p)
 		plschr(0.0, 0.8);
 	}
 	plcol0(PLOT_BLACK);
-	plbox("bcnst", n <= TICK_EACH ? 1.0 : 0.0, 1, "bcnstv", 0.5, 5);
+	plbox("bcnst", span <= TICK_EACH ? 1.0 : 0.0, 1, "bcnstv", 0.5, 5);
 	plot_mtex("b", 3.0, 0.5, 0.5, "layer (tensors in name order, from 0)");
 	plot_mtex("l", 3.6, 0.5, 0.5, "HDI");
 }
@@ -174,6 +190,9 @@ static void draw_hdi(struct plot_canvas *c, const void *data)
 	const struct hdi_picture *p = data;
 	const struct ha_plot_hdi_request *req = p->req;
 	double size = SQUARE;
+	/* text as on the page of one layer, whatever the grid: the cells and
+	 * margins are in points */
+	plot_text_as_on(c, 1000.0, (double)(TITLE + 40 + ROW + STRIP + BOTTOM));
 	for (size_t k = 0; k < p->count; k++) {
 		size_t col = k % p->columns, row = k / p->columns;
 		const struct ha_hdi_tensor *t = &req->hdi->tensors[p->layers[k]];
@@ -295,7 +314,7 @@ static void draw_weights(struct plot_canvas *c, const void *data)
 	plbox(p->y0 < 0.0 ? "binsta" : "binst", w->heads <= TICK_EACH ? 1.0 : 0.0, 1,
 	      "bcnstv", 0.0, 0);
 	plbox("c", 0.0, 0, "", 0.0, 0);
-	plot_mtex("b", 3.0, 0.5, 0.5, "head (from 0)");
+	plot_mtex("b", 3.4, 0.5, 0.5, "head (from 0)");
 	plot_mtex("l", 5.0, 0.5, 0.5, "weight " PLOT_ALPHA "#di#u (bars); uniform 1/H (dashed)");
 	if (p->req->sigma) {
 		double size = 0.59 * c->height / c->width;

@@ -26,6 +26,10 @@ struct plot_canvas {
 	struct ha_plot_target *target;
 	unsigned width, height;   /* the page, in pixels (PNG) or points */
 	struct ha_plot_axes axes; /* the current panel */
+	/* PLplot's default character height for this page (mm): its drivers
+	 * make it proportional to width + height, so that text would grow
+	 * with a picture of more panels; see plot_text_as_on(). */
+	double page_text_mm;
 };
 
 typedef void (*plot_draw_fn)(struct plot_canvas *c, const void *data);
@@ -107,7 +111,8 @@ void plot_ptex(double x, double y, double just, const char *fmt, ...)
 
 /* Caption lines under the page's panels, line 0 first, each at most
  * PLOT_CAPTION_MAX characters: four lines in the bottom 108 points of
- * the page. */
+ * the page, in one size on every page (small enough that a line's
+ * subscripts clear the next line's superscripts). */
 #define PLOT_CAPTION_MAX 200
 void plot_caption(const struct plot_canvas *c, int line, const char *fmt, ...)
 	HA_PRINTF(3, 4);
@@ -116,6 +121,12 @@ void plot_caption(const struct plot_canvas *c, int line, const char *fmt, ...)
  * points (pixels of a PNG), for a picture with more lines. */
 void plot_caption_at(const struct plot_canvas *c, double points, const char *fmt, ...)
 	HA_PRINTF(3, 4);
+
+/* Size the text of the rest of the picture as on a page of width x
+ * height (the size of its one-panel form), not as on this page: a picture
+ * that grows with its panels (layers, budgets) keeps its text where its
+ * layout in points puts room for it. */
+void plot_text_as_on(const struct plot_canvas *c, double width, double height);
 
 /* The title over the page. */
 void plot_title(const struct plot_canvas *c, const char *fmt, ...)

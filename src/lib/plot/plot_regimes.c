@@ -184,7 +184,7 @@ static size_t draw_row(const struct plot_canvas *c, const struct regimes *g,
 			continue;
 		}
 		label_end[level] = at + half;
-		plptex(at, y1 + (12.0 + 26.0 * level) * plot_px_y(c), 1.0, 0.0, 0.5, n);
+		plptex(at, y1 + (12.0 + 31.0 * level) * plot_px_y(c), 1.0, 0.0, 0.5, n);
 	}
 	return skipped;
 }
@@ -276,6 +276,8 @@ static void draw(struct plot_canvas *c, const void *data)
 	const struct ha_regimes_request *req = g->req;
 	double top = 1.0 - 90.0 / c->height, bottom = 200.0 / c->height;
 	double split = bottom + 0.5 * (top - bottom);
+	/* text as on the page of two budgets, whatever the count */
+	plot_text_as_on(c, 1200.0, g->zoom ? 1000.0 : 700.0);
 	size_t skipped = draw_panel(c, g, g->zoom ? split + 50.0 / c->height : bottom,
 	                            top, g->x1);
 	plot_mtex("b", 3.0, 0.5, 0.5, "samples n (log scale)");
@@ -283,7 +285,8 @@ static void draw(struct plot_canvas *c, const void *data)
 		draw_legend(g);
 	if (g->zoom) {
 		draw_panel(c, g, bottom, split - 30.0 / c->height, ZOOM_DECADES);
-		plot_mtex("b", 3.0, 0.5, 0.5, "samples n (log scale): the same up to"
+		/* below the ticks' exponents (and its own) */
+		plot_mtex("b", 3.7, 0.5, 0.5, "samples n (log scale): the same up to"
 		          " 10#u%.0f#d", ZOOM_DECADES);
 	}
 
@@ -319,11 +322,12 @@ enum ha_status ha_plot_regimes(struct ha_plot_target *target,
 	struct regimes g = {.req = req};
 	st = compute(&g, err);
 	if (st == HA_OK) {
-		/* 70 points a row beyond the fourth, in each panel */
-		size_t extra = req->budget_count > 4 ? req->budget_count - 4 : 0;
+		/* 190 points a row beyond the second, in each panel: a row of
+		 * two budgets' picture, room for its switches' labels */
+		size_t extra = req->budget_count > 2 ? req->budget_count - 2 : 0;
 		if (extra > 25)
 			extra = 25;
-		unsigned height = (g.zoom ? 1000 : 700) + (g.zoom ? 140 : 70) * (unsigned)extra;
+		unsigned height = (g.zoom ? 1000 : 700) + (g.zoom ? 380 : 190) * (unsigned)extra;
 		st = plot_render(target, 1200, height, draw, &g, err);
 	}
 	free_regimes(&g);
