@@ -88,9 +88,10 @@ enum ha_status ha_model_validate(const struct ha_model *m)
 	    !positive_finite(m->data_power) ||
 	    !positive_finite(m->var_samples_power))
 		return HA_EINVAL;
-	/* ln c = ln(factor) + scale must itself be finite. */
-	if (!isfinite(ha_model_log_bias_coef(m)) ||
-	    !isfinite(ha_model_log_var_coef(m)))
+	/* ln c = ln(factor) + scale must itself be finite (it is when the
+	 * scale is 0: the factor is a positive finite double). */
+	if ((m->bias_log_scale != 0.0 && !isfinite(ha_model_log_bias_coef(m))) ||
+	    (m->var_log_scale != 0.0 && !isfinite(ha_model_log_var_coef(m))))
 		return HA_EINVAL;
 	return HA_OK;
 }
