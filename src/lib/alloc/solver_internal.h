@@ -22,6 +22,9 @@ struct ha_solver {
 	uint64_t *feasible; /* ascending head dimensions meeting the constraints */
 	size_t feasible_count;
 	double x_lo, x_hi; /* the relaxed interval */
+	/* With at most HA_INTEGER_MEMO_MAX feasible divisors (else NULL):
+	 * ln d_i and ln(rho + (1 - rho)/H_i) at rho = 0, as a memo makes them. */
+	double *log_d, *log_share0;
 };
 
 /* A sweep's memo for the integer search of one solver: the logarithms
