@@ -41,6 +41,7 @@ struct evaluator {
 	const struct ha_model *m;
 	struct ha_integer_memo *memo; /* NULL: plain */
 	size_t *evaluations;
+	int count_every; /* count values taken from the memo too (as plain) */
 };
 
 struct ha_integer_memo {
@@ -74,8 +75,11 @@ static double log_mse_at(const struct evaluator *e, size_t i)
 		(*e->evaluations)++;
 		return ha_model_log_relative_mse(m, s->budget, s->feasible[i]);
 	}
-	if (w->stamp[i] == w->generation)
+	if (w->stamp[i] == w->generation) {
+		if (e->count_every)
+			(*e->evaluations)++;
 		return w->value[i];
+	}
 	(*e->evaluations)++;
 	/* ha_model_log_relative_mse, term by term in its order, with its
 	 * logarithms looked up. */
@@ -279,7 +283,10 @@ static enum ha_status solve_integer(const struct ha_solver *s,
 	} else if (memo) {
 		memo_start(memo, m);
 	}
-	struct evaluator e = {s, m, memo, &cert.evaluated};
+	/* The certificate counts evaluations as the plain search makes them
+	 * (the reports print the count): the stack's memo saves their cost,
+	 * not their number. */
+	struct evaluator e = {s, m, memo, &cert.evaluated, memo == &local};
 	size_t best;
 	/* `bracket` only where unimodality is proven for this model
 	 * (ha_model_unimodal_on; the proof is in model.c). */
