@@ -506,6 +506,53 @@ Test(relaxed, a_sweep_to_1e300_costs_few_evaluations_a_point)
 	ha_solver_free(s);
 }
 
+/* A workspace predicts a sweep's next x* from its last two answers; the
+ * answer is still the definition's (every question evaluated, from a root
+ * prepared by ha_relaxed_fn_init).  On the first sweep (20,000 points,
+ * D = 512) the previous answer alone cost 12.87 evaluations a point, the
+ * prediction 11.87 (9.81 on 10^6 points). */
+Test(relaxed, a_predicted_sweep_answers_as_the_definition, .timeout = 600)
+{
+	uint64_t rng = 16;
+	size_t points = 0, evaluations = 0;
+	for (int problem = 0; problem < 40; problem++) {
+		uint64_t D = problem == 0 ? 512 : pick_budget(&rng);
+		struct ha_solver *s;
+		if (ha_solver_new(D, NULL, &s) != HA_OK)
+			continue;
+		struct ha_relaxed_solver *w;
+		cr_assert_eq(ha_relaxed_solver_new(s, &w), HA_OK);
+		struct ha_model m = problem == 0 ? ha_model_defaults() : pick_model(&rng);
+		double from = problem == 0 ? 1e4 : log_uniform(&rng, 1.001, 1e20);
+		double to = problem == 0 ? 1e12 : from * log_uniform(&rng, 1e3, 1e40);
+		size_t count = problem == 0 ? 20000 : 400;
+		for (size_t i = 0; i < count; i++) {
+			m.samples = ha_scenario_sweep_value(from, to, count, i);
+			struct ha_relaxed got;
+			if (ha_relaxed_solver_solve(w, &m, &got) != HA_OK)
+				continue;
+			struct ha_relaxed_fn fn;
+			ha_relaxed_fn_init(&fn, &m, (double)D);
+			struct ha_relaxed_root root;
+			ha_relaxed_root_init(&root, &fn, 1.0, (double)D);
+			double want = ha_relaxed_root_reference(&root);
+			cr_assert(memcmp(&got.head_dim, &want, sizeof want) == 0,
+			          "D=%llu n=%.17g s=%.17g hdi=%.17g: %.17g, defined %.17g",
+			          (unsigned long long)D, m.samples, m.smoothness, m.hdi,
+			          got.head_dim, want);
+			size_t e, nlopt;
+			ha_relaxed_solver_last_cost(w, &e, &nlopt);
+			points += problem == 0 && i >= 2;
+			evaluations += problem == 0 && i >= 2 ? e : 0;
+		}
+		ha_relaxed_solver_free(w);
+		ha_solver_free(s);
+	}
+	cr_assert_eq(points, 19998);
+	cr_assert_lt(evaluations, 12 * points + points / 4, "%zu evaluations for %zu points",
+	             evaluations, points);
+}
+
 Test(relaxed, a_workspace_refuses_bad_arguments)
 {
 	struct ha_solver *s;

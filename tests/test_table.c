@@ -504,7 +504,7 @@ static struct ha_model random_model(uint64_t *rng)
 Test(table, the_integer_memo_finds_the_plain_optimum, .timeout = 600)
 {
 	uint64_t rng = 31337;
-	size_t compared = 0, bracketed = 0;
+	size_t compared = 0, bracketed = 0, hdi_one = 0;
 	for (int problem = 0; problem < 300; problem++) {
 		uint64_t D = next_random(&rng) % 4 == 0
 			? UINT64_C(897612484786617600) >> (next_random(&rng) % 40)
@@ -536,7 +536,19 @@ Test(table, the_integer_memo_finds_the_plain_optimum, .timeout = 600)
 			          (unsigned long long)D, m.samples,
 			          (unsigned long long)memoised.head_dim,
 			          (unsigned long long)plain.head_dim);
+			/* The terms of the optimum are ha_model_eval's, bit for bit
+			 * (the memo keeps its powers and logarithms of d; a solve
+			 * without a memo takes the solver's logarithms where hdi = 1),
+			 * and its value is ha_model_log_relative_mse's minimum. */
+			struct ha_terms t;
+			cr_assert_eq(ha_model_eval(&m, D, memoised.head_dim, &t), HA_OK);
+			cr_assert(memcmp(&t, &memoised.terms, sizeof t) == 0 &&
+			          memcmp(&t, &plain.terms, sizeof t) == 0,
+			          "D=%llu n=%.17g d=%llu: the terms differ",
+			          (unsigned long long)D, m.samples,
+			          (unsigned long long)memoised.head_dim);
 			compared++;
+			hdi_one += m.hdi == 1.0;
 			bracketed += cert.method == HA_CERT_BRACKET;
 		}
 		ha_integer_memo_free(memo);
@@ -544,6 +556,7 @@ Test(table, the_integer_memo_finds_the_plain_optimum, .timeout = 600)
 	}
 	cr_assert_gt(compared, 10000);
 	cr_assert_gt(bracketed, compared / 2);
+	cr_assert_gt(hdi_one, compared / 10);
 }
 
 /* ---- the text columns' formats ------------------------------------------ */

@@ -16,11 +16,17 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <headalloc/model.h>
 #include <headalloc/solver.h>
 
+#include "alloc/model_internal.h"
 #include "alloc/solver_internal.h"
+
+/* Solves without a memo keep their values on the stack up to this many
+ * feasible divisors. */
+#define STACK_MEMO_MAX 64
 
 /* Feasible sets this small are simply enumerated. */
 #define EXHAUSTIVE_MAX 4
@@ -35,6 +41,7 @@ struct evaluator {
 	const struct ha_model *m;
 	struct ha_integer_memo *memo; /* NULL: plain */
 	size_t *evaluations;
+	int count_every; /* count values taken from the memo too (as plain) */
 };
 
 struct ha_integer_memo {
@@ -47,6 +54,16 @@ struct ha_integer_memo {
 	uint32_t generation;
 	double log_coef_ratio;  /* ln c_v - ln c_b of this solve */
 	double log_samples;     /* ln n of this solve */
+	/* ln c_b and ln c_v, kept while the coefficients stay (coefs). */
+	int has_coefs;
+	double coefs[4];        /* bias_coef, bias_log_scale, var_coef, var_log_scale */
+	double log_bias_coef, log_var_coef;
+	/* ha_model_eval's parts of each index (parts_made[i]), kept while
+	 * s, γ, κ and hdi stay (shape). */
+	struct ha_eval_parts *parts;
+	unsigned char *parts_made;
+	int has_shape;
+	double shape[4];        /* smoothness, var_rate, var_power, hdi */
 };
 
 static double log_mse_at(const struct evaluator *e, size_t i)
@@ -58,8 +75,11 @@ static double log_mse_at(const struct evaluator *e, size_t i)
 		(*e->evaluations)++;
 		return ha_model_log_relative_mse(m, s->budget, s->feasible[i]);
 	}
-	if (w->stamp[i] == w->generation)
+	if (w->stamp[i] == w->generation) {
+		if (e->count_every)
+			(*e->evaluations)++;
 		return w->value[i];
+	}
 	(*e->evaluations)++;
 	/* ha_model_log_relative_mse, term by term in its order, with its
 	 * logarithms looked up. */
@@ -85,7 +105,10 @@ enum ha_status ha_integer_memo_new(const struct ha_solver *s,
 	w->log_share = malloc(n * sizeof *w->log_share);
 	w->value = malloc(n * sizeof *w->value);
 	w->stamp = calloc(n, sizeof *w->stamp);
-	if (!w->log_d || !w->log_share || !w->value || !w->stamp) {
+	w->parts = malloc(n * sizeof *w->parts);
+	w->parts_made = calloc(n, sizeof *w->parts_made);
+	if (!w->log_d || !w->log_share || !w->value || !w->stamp || !w->parts ||
+	    !w->parts_made) {
 		ha_integer_memo_free(w);
 		return HA_ENOMEM;
 	}
@@ -105,6 +128,8 @@ void ha_integer_memo_free(struct ha_integer_memo *w)
 	free(w->log_share);
 	free(w->value);
 	free(w->stamp);
+	free(w->parts);
+	free(w->parts_made);
 	free(w);
 }
 
@@ -120,7 +145,21 @@ static void memo_start(struct ha_integer_memo *w, const struct ha_model *m)
 		}
 		w->share_rho = rho;
 	}
-	w->log_coef_ratio = ha_model_log_var_coef(m) - ha_model_log_bias_coef(m);
+	double coefs[4] = {m->bias_coef, m->bias_log_scale, m->var_coef, m->var_log_scale};
+	if (!w->has_coefs || memcmp(coefs, w->coefs, sizeof coefs) != 0) {
+		memcpy(w->coefs, coefs, sizeof coefs);
+		w->log_bias_coef = ha_model_log_bias_coef(m);
+		w->log_var_coef = ha_model_log_var_coef(m);
+		w->has_coefs = 1;
+	}
+	double shape[4] = {m->smoothness, m->var_rate, m->var_power, m->hdi};
+	if (!w->has_shape || memcmp(shape, w->shape, sizeof shape) != 0) {
+		memcpy(w->shape, shape, sizeof shape);
+		if (w->parts_made)
+			memset(w->parts_made, 0, s->feasible_count);
+		w->has_shape = 1;
+	}
+	w->log_coef_ratio = w->log_var_coef - w->log_bias_coef;
 	w->log_samples = m->var_samples_power * log(m->samples); /* β ln n */
 	if (++w->generation == 0) {
 		/* Once in 2^32 solves: no stamp may look current. */
@@ -128,6 +167,25 @@ static void memo_start(struct ha_integer_memo *w, const struct ha_model *m)
 			w->stamp[i] = 0;
 		w->generation = 1;
 	}
+}
+
+/* ha_model_eval at feasible index i, its parts of d kept in the memo. */
+static void memo_eval(struct ha_integer_memo *w, const struct ha_model *m, size_t i,
+                      struct ha_terms *out)
+{
+	const struct ha_solver *s = w->solver;
+	struct ha_eval_parts *p = &w->parts[i];
+	if (!w->parts_made[i]) {
+		ha_model_eval_parts(m, s->budget, s->feasible[i], p);
+		w->parts_made[i] = 1;
+	}
+	/* The parts of the model and of n, as ha_model_eval_parts makes them. */
+	p->log_bias_coef = w->log_bias_coef;
+	p->log_var_coef = w->log_var_coef;
+	p->log_samples_power = w->log_samples;
+	p->samples_power = m->var_samples_power == 1.0
+		? m->samples : pow(m->samples, m->var_samples_power);
+	ha_model_eval_from(m, s->budget, s->feasible[i], p, out);
 }
 
 /* Evaluate every feasible divisor; the answer is the smallest d within
@@ -204,9 +262,31 @@ static enum ha_status solve_integer(const struct ha_solver *s,
 		.divisors = s->divisor_count,
 		.feasible = s->feasible_count,
 	};
-	if (memo)
+	/* Without a memo, where hdi = 1 and the divisors are few: the
+	 * solver's logarithms (ln d_i and ln(1/H_i), rho = 0, made once with
+	 * it) in a memo of this solve alone, on the stack. */
+	double value[STACK_MEMO_MAX];
+	uint32_t stamp[STACK_MEMO_MAX];
+	struct ha_integer_memo local;
+	if (!memo && s->log_d && s->feasible_count <= STACK_MEMO_MAX &&
+	    1.0 - m->hdi == 0.0) {
+		memset(&local, 0, sizeof local);
+		memset(stamp, 0, s->feasible_count * sizeof *stamp);
+		local.solver = s;
+		local.log_d = s->log_d;
+		local.log_share = s->log_share0;
+		local.share_rho = 0.0;
+		local.value = value;
+		local.stamp = stamp;
+		memo_start(&local, m);
+		memo = &local;
+	} else if (memo) {
 		memo_start(memo, m);
-	struct evaluator e = {s, m, memo, &cert.evaluated};
+	}
+	/* The certificate counts evaluations as the plain search makes them
+	 * (the reports print the count): the stack's memo saves their cost,
+	 * not their number. */
+	struct evaluator e = {s, m, memo, &cert.evaluated, memo == &local};
 	size_t best;
 	/* `bracket` only where unimodality is proven for this model
 	 * (ha_model_unimodal_on; the proof is in model.c). */
@@ -220,7 +300,10 @@ static enum ha_status solve_integer(const struct ha_solver *s,
 	}
 	optimum->head_dim = s->feasible[best];
 	optimum->heads = s->budget / optimum->head_dim;
-	ha_model_eval(m, s->budget, optimum->head_dim, &optimum->terms);
+	if (memo && memo->parts)
+		memo_eval(memo, m, best, &optimum->terms);
+	else
+		ha_model_eval(m, s->budget, optimum->head_dim, &optimum->terms);
 	if (certificate)
 		*certificate = cert;
 	return HA_OK;

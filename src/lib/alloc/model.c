@@ -12,6 +12,8 @@
 
 #include <headalloc/model.h>
 
+#include "alloc/model_internal.h"
+
 struct ha_model ha_model_defaults(void)
 {
 	struct ha_model m = {
@@ -88,9 +90,10 @@ enum ha_status ha_model_validate(const struct ha_model *m)
 	    !positive_finite(m->data_power) ||
 	    !positive_finite(m->var_samples_power))
 		return HA_EINVAL;
-	/* ln c = ln(factor) + scale must itself be finite. */
-	if (!isfinite(ha_model_log_bias_coef(m)) ||
-	    !isfinite(ha_model_log_var_coef(m)))
+	/* ln c = ln(factor) + scale must itself be finite (it is when the
+	 * scale is 0: the factor is a positive finite double). */
+	if ((m->bias_log_scale != 0.0 && !isfinite(ha_model_log_bias_coef(m))) ||
+	    (m->var_log_scale != 0.0 && !isfinite(ha_model_log_var_coef(m))))
 		return HA_EINVAL;
 	return HA_OK;
 }
@@ -125,13 +128,6 @@ static double samples_power(const struct ha_model *m)
 	                                   : pow(m->samples, m->var_samples_power);
 }
 
-/* ln var(d) = ln c_v + (γd + κ) ln d - β ln n: one head's variance. */
-static double log_head_variance(const struct ha_model *m, double d)
-{
-	return ha_model_log_var_coef(m) + (m->var_rate * d + m->var_power) * log(d) -
-	       log_samples_power(m);
-}
-
 double ha_model_log_constant(const struct ha_model *m)
 {
 	double log_e = m->irreducible == 0.0 ? -INFINITY : log(m->irreducible);
@@ -157,24 +153,54 @@ static double plain(double direct, double log_value, int *all_direct)
 	return ha_exp_or_inf(log_value);
 }
 
+void ha_model_eval_parts(const struct ha_model *m, uint64_t budget,
+                         uint64_t head_dim, struct ha_eval_parts *p)
+{
+	uint64_t heads = budget / head_dim;
+	double d = (double)head_dim;
+	double H = (double)heads;
+	double rho = 1.0 - m->hdi;
+	int has_covariance = rho > 0.0 && heads > 1;
+	p->log_d = log(d);
+	p->log_heads = log(H);
+	p->log_rho = has_covariance ? log(rho) : 0.0;
+	p->log1p_heads = has_covariance ? log1p(-1.0 / H) : 0.0;
+	p->pow_bias = pow(d, -m->smoothness);
+	p->pow_var = pow(d, m->var_rate * d + m->var_power);
+	p->log_bias_coef = ha_model_log_bias_coef(m);
+	p->log_var_coef = ha_model_log_var_coef(m);
+	p->log_samples_power = log_samples_power(m);
+	p->samples_power = samples_power(m);
+}
+
 enum ha_status ha_model_eval(const struct ha_model *m, uint64_t budget,
                              uint64_t head_dim, struct ha_terms *out)
 {
 	if (!m || !out || head_dim == 0 || budget == 0 ||
 	    budget > HA_BUDGET_MAX || budget % head_dim != 0)
 		return HA_EINVAL;
+	struct ha_eval_parts parts;
+	ha_model_eval_parts(m, budget, head_dim, &parts);
+	ha_model_eval_from(m, budget, head_dim, &parts, out);
+	return HA_OK;
+}
 
+void ha_model_eval_from(const struct ha_model *m, uint64_t budget, uint64_t head_dim,
+                        const struct ha_eval_parts *p, struct ha_terms *out)
+{
 	uint64_t heads = budget / head_dim;
 	double d = (double)head_dim;
 	double H = (double)heads;
 	double rho = 1.0 - m->hdi;
-	double log_var = log_head_variance(m, d);
+	/* ln var(d) = ln c_v + (γd + κ) ln d - β ln n: one head's variance. */
+	double log_var = p->log_var_coef + (m->var_rate * d + m->var_power) * p->log_d -
+	                 p->log_samples_power;
 	int has_covariance = rho > 0.0 && heads > 1;
 
-	out->log_bias2 = ha_model_log_bias_coef(m) - m->smoothness * log(d);
-	out->log_variance = log_var - log(H);
+	out->log_bias2 = p->log_bias_coef - m->smoothness * p->log_d;
+	out->log_variance = log_var - p->log_heads;
 	out->log_covariance = has_covariance
-		? log(rho) + log_var + log1p(-1.0 / H) : -INFINITY;
+		? p->log_rho + log_var + p->log1p_heads : -INFINITY;
 	out->log_reducible = ha_log_add(ha_log_add(out->log_bias2, out->log_variance),
 	                                out->log_covariance);
 
@@ -186,8 +212,8 @@ enum ha_status ha_model_eval(const struct ha_model *m, uint64_t budget,
 	int direct = 1;
 	double c_b = m->bias_log_scale == 0.0 ? m->bias_coef : NAN;
 	double c_v = m->var_log_scale == 0.0 ? m->var_coef : NAN;
-	out->bias2 = plain(c_b * pow(d, -m->smoothness), out->log_bias2, &direct);
-	double var = c_v * (pow(d, m->var_rate * d + m->var_power) / samples_power(m));
+	out->bias2 = plain(c_b * p->pow_bias, out->log_bias2, &direct);
+	double var = c_v * (p->pow_var / p->samples_power);
 	out->variance = plain(var / H, out->log_variance, &direct);
 	out->covariance = has_covariance
 		? plain(rho * var * (1.0 - 1.0 / H), out->log_covariance, &direct)
@@ -210,7 +236,6 @@ enum ha_status ha_model_eval(const struct ha_model *m, uint64_t budget,
 		out->log_mse = log_shift(m->irreducible, out->log_reducible);
 		out->mse = m->irreducible + out->reducible;
 	}
-	return HA_OK;
 }
 
 double ha_model_log_relative_mse(const struct ha_model *m, uint64_t budget,

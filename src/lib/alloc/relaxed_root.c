@@ -79,8 +79,15 @@ void ha_relaxed_root_init(struct ha_relaxed_root *r, const struct ha_relaxed_fn 
 	r->budget = fn->budget;
 	r->log_budget = fn->log_budget;
 	r->smoothness = fn->smoothness;
-	r->constant = fn->log_var_scale - fn->log_bias_coef - log(fn->smoothness);
+	r->log_smoothness = log(fn->smoothness);
+	ha_relaxed_root_move(r, fn);
+}
+
+void ha_relaxed_root_move(struct ha_relaxed_root *r, const struct ha_relaxed_fn *fn)
+{
+	r->constant = fn->log_var_scale - fn->log_bias_coef - r->log_smoothness;
 	r->evaluations = 0;
+	r->last_slope = r->last_width = 0.0;
 }
 
 static void evaluate(struct ha_relaxed_root *r, double x, struct stationarity *out)
@@ -175,6 +182,8 @@ static void find_certificates(struct ha_relaxed_root *r, double estimate,
 	/* Either side: from x, 1.2 uncertainty widths (2E/Q' in u) out, then
 	 * growing, until that side is settled or the interval ends. */
 	double width = e.slope > 0.0 && isfinite(e.bound) ? 1.2 * e.bound / e.slope : 0.0;
+	r->last_slope = e.slope;
+	r->last_width = e.slope > 0.0 && isfinite(e.bound) ? e.bound / e.slope : 0.0;
 	for (int side = 0; side < 2; side++) {
 		double step = x * width;
 		for (int i = 0; i < CERTIFICATE_TRIES; i++) {
@@ -216,6 +225,19 @@ static double bisect(struct ha_relaxed_root *r, const struct certificates *c)
 		return r->x_lo;
 	if (!ask(r, c, b))
 		return r->x_hi;
+	/* The questions the certificates settle, without a branch on each
+	 * answer (which no predictor guesses): m <= below answers no, m >=
+	 * above yes; the first question between them stops this loop. */
+	uint64_t below = c->has_below ? key_of(c->below) : 0;
+	uint64_t above = c->has_above ? key_of(c->above) : UINT64_MAX;
+	while (b - a > 1) {
+		uint64_t m = a + (b - a) / 2;
+		uint64_t no = -(uint64_t)(m <= below), yes = -(uint64_t)(m >= above);
+		if (!(no | yes))
+			break;
+		a = (m & no) | (a & ~no);
+		b = (m & yes) | (b & ~yes);
+	}
 	while (b - a > 1) {
 		uint64_t m = a + (b - a) / 2;
 		if (ask(r, c, m))
@@ -226,10 +248,44 @@ static double bisect(struct ha_relaxed_root *r, const struct certificates *c)
 	return double_of(b);
 }
 
+/* Certificates from a prediction of the root: one evaluation at
+ * predicted (1 - width) and one at predicted (1 + width), width in u.
+ * 1 when both settle their side; 0 otherwise (what they settled is kept
+ * in *c).  The slope and width there are kept for the next prediction. */
+static int certify_near(struct ha_relaxed_root *r, double predicted, double width,
+                        struct certificates *c)
+{
+	double lo = predicted - predicted * width, hi = predicted + predicted * width;
+	if (!(lo > r->x_lo && hi < r->x_hi && lo < predicted && predicted < hi))
+		return 0;
+	struct stationarity below, above;
+	evaluate(r, lo, &below);
+	settle(c, lo, &below);
+	if (!(c->has_below && c->below == lo))
+		return 0;
+	evaluate(r, hi, &above);
+	settle(c, hi, &above);
+	if (!(c->has_above && c->above == hi))
+		return 0;
+	double slope = 0.5 * (below.slope + above.slope);
+	double bound = 0.5 * (below.bound + above.bound);
+	r->last_slope = slope;
+	r->last_width = slope > 0.0 && isfinite(bound) ? bound / slope : 0.0;
+	return 1;
+}
+
 double ha_relaxed_root_solve(struct ha_relaxed_root *r, double estimate)
 {
+	return ha_relaxed_root_solve_near(r, estimate, 0.0);
+}
+
+double ha_relaxed_root_solve_near(struct ha_relaxed_root *r, double estimate,
+                                  double width)
+{
 	struct certificates c = {0, 0, 0.0, 0.0};
-	if (r->x_hi > r->x_lo && isfinite(estimate))
+	r->last_slope = r->last_width = 0.0;
+	if (r->x_hi > r->x_lo && isfinite(estimate) &&
+	    !(width > 0.0 && certify_near(r, estimate, width, &c)))
 		find_certificates(r, estimate, &c);
 	return bisect(r, &c);
 }

@@ -3,6 +3,7 @@
  * enumeration of every feasible pair, and ha_solver_solve, which runs the
  * certified integer search (integer.c) and the continuous relaxation
  * (relaxed.c). */
+#include <math.h>
 #include <stdlib.h>
 
 #include <headalloc/divisors.h>
@@ -99,6 +100,21 @@ enum ha_status ha_solver_new(uint64_t budget, const struct ha_constraints *c,
 		return HA_EINFEASIBLE;
 	}
 	relaxed_interval(budget, c, &s->x_lo, &s->x_hi);
+	/* The logarithms the integer search takes of each divisor, for the
+	 * few-divisor solvers (integer.c). */
+	if (s->feasible_count <= HA_INTEGER_MEMO_MAX) {
+		s->log_d = malloc(s->feasible_count * sizeof *s->log_d);
+		s->log_share0 = malloc(s->feasible_count * sizeof *s->log_share0);
+		if (!s->log_d || !s->log_share0) {
+			ha_solver_free(s);
+			return HA_ENOMEM;
+		}
+		for (size_t i = 0; i < s->feasible_count; i++) {
+			double H = (double)(budget / s->feasible[i]);
+			s->log_d[i] = log((double)s->feasible[i]);
+			s->log_share0[i] = log(0.0 + (1.0 - 0.0) / H);
+		}
+	}
 	*out = s;
 	return HA_OK;
 }
@@ -108,6 +124,8 @@ void ha_solver_free(struct ha_solver *solver)
 	if (!solver)
 		return;
 	free(solver->feasible);
+	free(solver->log_d);
+	free(solver->log_share0);
 	free(solver);
 }
 

@@ -22,6 +22,9 @@ struct ha_solver {
 	uint64_t *feasible; /* ascending head dimensions meeting the constraints */
 	size_t feasible_count;
 	double x_lo, x_hi; /* the relaxed interval */
+	/* With at most HA_INTEGER_MEMO_MAX feasible divisors (else NULL):
+	 * ln d_i and ln(rho + (1 - rho)/H_i) at rho = 0, as a memo makes them. */
+	double *log_d, *log_share0;
 };
 
 /* A sweep's memo for the integer search of one solver: the logarithms
@@ -53,14 +56,27 @@ struct ha_relaxed_root {
 	double x_lo, x_hi;
 	double rate, power, rho, share, budget, log_budget, smoothness;
 	double constant; /* ln c_v - ln n - ln c_b - ln s */
+	double log_smoothness;
 	size_t evaluations;
+	/* dQ/du and the uncertainty width 2E/Q' (in u) near the root of the
+	 * last solve (0 when it found none): the next prediction's. */
+	double last_slope, last_width;
 };
 void ha_relaxed_root_init(struct ha_relaxed_root *root,
                           const struct ha_relaxed_fn *fn, double x_lo, double x_hi);
+/* root made again for fn, which differs from the fn of its init in
+ * log_var_scale alone (a sweep's next n): what init would make. */
+void ha_relaxed_root_move(struct ha_relaxed_root *root, const struct ha_relaxed_fn *fn);
 /* x*, reached from estimate (any double; NaN for none: then every
  * question of the bisection is evaluated).  The same double whatever the
  * estimate. */
 double ha_relaxed_root_solve(struct ha_relaxed_root *root, double estimate);
+/* The same double, with certificates first sought at estimate (1 ∓
+ * width), width > 0 in u: two evaluations when estimate is a prediction
+ * within a fraction of width of the root; otherwise (or width <= 0) as
+ * ha_relaxed_root_solve, the evaluations spent kept as certificates. */
+double ha_relaxed_root_solve_near(struct ha_relaxed_root *root, double estimate,
+                                  double width);
 /* x* by the definition itself: every question evaluated (tests). */
 double ha_relaxed_root_reference(struct ha_relaxed_root *root);
 /* The computed stationarity function Q at x (tests). */

@@ -9,8 +9,8 @@
  * relaxed optima into the journal and the fits (in row order, so that
  * their sums are the same), and writes.
  *
- * YAML rows after the first are formatted as the emitter writes an item of
- * the table's block sequence (a new line, "- ", a flow map of plain
+ * YAML rows after the first are formatted by the writer's fast path for
+ * flat rows (yaml_flat_item: a new line, "- ", a flow map of plain
  * scalars with ", " between pairs) and written past it with yaml_writer_raw;
  * the first row goes through the emitter, which then knows the sequence
  * holds an item (an empty one it would write as []). */
@@ -79,56 +79,28 @@ static char *put_uint(char *p, uint64_t value)
 	return p;
 }
 
-/* A string literal, its length known to the compiler. */
-#define PUT_LITERAL(p, literal) \
-	(memcpy((p), (literal), sizeof(literal) - 1), (p) + sizeof(literal) - 1)
-
-/* ha_yaml_double_text(value) written in place (ha_fd_format needs
- * HA_FD_BUFSIZE bytes of room, which ROW_MAX leaves): .nan, .inf, -.inf,
- * or the digits with ".0" put in where they have no point. */
-static char *put_double(char *p, double value)
-{
-	if (isnan(value))
-		return PUT_LITERAL(p, ".nan");
-	if (isinf(value))
-		return value > 0 ? PUT_LITERAL(p, ".inf") : PUT_LITERAL(p, "-.inf");
-	size_t length = ha_fd_format(value, p);
-	char *exponent = NULL;
-	for (size_t i = 0; i < length; i++) {
-		if (p[i] == '.')
-			return p + length;
-		if (p[i] == 'e')
-			exponent = p + i;
-	}
-	char *at = exponent ? exponent : p + length;
-	memmove(at + 2, at, (size_t)(p + length - at));
-	at[0] = '.';
-	at[1] = '0';
-	return p + length + 2;
-}
-
-/* A row after the first, as the emitter writes it; samples_text is n. */
+/* A row after the first, by the writer's fast path for flat rows
+ * (yaml_writer_internal.h); samples_text is n's. */
 static char *put_yaml_row(char *p, uint64_t budget, const char *samples_text,
                           size_t samples_length, const struct row *row)
 {
-	p = PUT_LITERAL(p, "\n- {budget: ");
-	p = put_uint(p, budget);
-	p = PUT_LITERAL(p, ", samples: ");
-	memcpy(p, samples_text, samples_length);
-	p += samples_length;
-	p = PUT_LITERAL(p, ", heads: ");
-	p = put_uint(p, row->heads);
-	p = PUT_LITERAL(p, ", head_dim: ");
-	p = put_uint(p, row->head_dim);
-	p = PUT_LITERAL(p, ", mse: ");
-	p = put_double(p, row->mse);
-	p = PUT_LITERAL(p, ", log10_mse: ");
-	p = put_double(p, report_log10(row->log_mse));
-	p = PUT_LITERAL(p, ", relaxed_head_dim: ");
-	p = put_double(p, row->relaxed_dim);
-	p = PUT_LITERAL(p, ", relaxed_heads: ");
-	p = put_double(p, row->relaxed_heads);
-	return PUT_LITERAL(p, "}");
+	static const struct yaml_flat_key keys[8] = {
+		YAML_FLAT_KEY("budget"), YAML_FLAT_KEY("samples"),
+		YAML_FLAT_KEY("heads"), YAML_FLAT_KEY("head_dim"),
+		YAML_FLAT_KEY("mse"), YAML_FLAT_KEY("log10_mse"),
+		YAML_FLAT_KEY("relaxed_head_dim"), YAML_FLAT_KEY("relaxed_heads"),
+	};
+	const struct yaml_flat_value values[8] = {
+		{.kind = YAML_FLAT_UINT, .uint_value = budget},
+		{.kind = YAML_FLAT_TEXT, .text = samples_text, .length = samples_length},
+		{.kind = YAML_FLAT_UINT, .uint_value = row->heads},
+		{.kind = YAML_FLAT_UINT, .uint_value = row->head_dim},
+		{.kind = YAML_FLAT_DOUBLE, .double_value = row->mse},
+		{.kind = YAML_FLAT_DOUBLE, .double_value = report_log10(row->log_mse)},
+		{.kind = YAML_FLAT_DOUBLE, .double_value = row->relaxed_dim},
+		{.kind = YAML_FLAT_DOUBLE, .double_value = row->relaxed_heads},
+	};
+	return yaml_flat_item(p, keys, values, 8);
 }
 
 /* text right-aligned in width columns, as printf's "%{width}s". */
@@ -242,7 +214,7 @@ static void solve_rows(void *ctx, size_t worker, void *job_)
 			p = put_text_row(p, req->budgets[b], m.samples, row);
 		} else if (at > 0 && !rs->json) {
 			if (!(samples_of_text == m.samples)) {
-				samples_length = (size_t)(put_double(samples_text, m.samples) -
+				samples_length = (size_t)(yaml_flat_double(samples_text, m.samples) -
 				                          samples_text);
 				samples_of_text = m.samples;
 			}
