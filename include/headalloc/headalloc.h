@@ -46,5 +46,6 @@
 #include "progress.h"
 #include "format.h"
 #include "checkpoint.h"
+#include "hdi_groups.h"
 
 #endif

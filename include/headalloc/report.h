@@ -36,6 +36,7 @@
 #include "head_weights.h"
 #include "error.h"
 #include "hdi.h"
+#include "hdi_groups.h"
 #include "model.h"
 #include "solver.h"
 #include "format.h"
@@ -232,6 +233,14 @@ struct ha_hdi_request {
 	/* Which heads were measured and why, for a directory; NULL: the
 	 * plan's reason. */
 	const char *heads_reason;
+	/* The within-group diversity of a grouped directory (hdi --groups),
+	 * measured on the same plan (groups->count == checkpoint->count), or
+	 * NULL.  YAML: each layer adds group_hdi and groups (each key
+	 * group's HDI, in key-head order); then the key groups {key_heads,
+	 * query_heads, group_size, baseline_group_hdi} and mean_group_hdi
+	 * after mean_baseline_hdi.  Text: a table of the same after the
+	 * means. */
+	const struct ha_hdi_groups *groups;
 };
 HA_API enum ha_status ha_report_hdi(struct ha_report *report,
                                     const struct ha_hdi_request *req,
