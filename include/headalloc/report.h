@@ -198,7 +198,7 @@ HA_API enum ha_status ha_report_regimes(struct ha_report *report,
 
 /* Public models against the theory (from ha_compare_model, with name, note
  * and samples_assumed set): YAML key models, a list of maps {name, budget,
- * samples, samples_assumed, note (when not NULL), actual, theory,
+ * kv_heads, samples, samples_assumed, note (when not NULL), actual, theory,
  * relaxed_head_dim, mse_ratio, log10_mse_ratio}; text: a table. */
 struct ha_models_request {
 	const struct ha_model_comparison *comparisons;
