@@ -47,5 +47,6 @@
 #include "format.h"
 #include "checkpoint.h"
 #include "hdi_groups.h"
+#include "hdi_matrices.h"
 
 #endif
