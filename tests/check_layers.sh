@@ -36,7 +36,7 @@ layer_of_header() {
 	fit.h) echo fit ;;
 	model.h | divisors.h | solver.h | regime.h | compare.h) echo alloc ;;
 	weights.h | covariance.h | checkpoint.h | runs.h | scenario.h) echo input ;;
-	hdi.h | head_weights.h) echo hdi ;;
+	hdi.h | head_weights.h | hdi_groups.h | hdi_matrices.h) echo hdi ;;
 	calibrate.h) echo calibrate ;;
 	report.h | yaml_writer.h) echo report ;;
 	plot.h) echo plot ;;

@@ -127,6 +127,7 @@ static double expected_overlap(const struct expect *e, size_t i, size_t a,
 static const char *const ARCHS[] = {
 	"llama", "mistral", "qwen2", "gemma", "gpt2", "gpt_neox",
 	"falcon", "falcon-mq", "falcon-rw", "bert", "t5",
+	"llama-groups", "falcon-groups", "falcon-mq-groups",
 };
 
 static void check_arch(const char *arch)

@@ -100,7 +100,8 @@ Test(scenario, full_example)
 		"  - name: Falcon-7B\n"
 		"    budget: 4544\n"
 		"    heads: 71\n"
-		"    head_dim: 64\n");
+		"    head_dim: 64\n"
+		"    kv_heads: 1\n");
 	cr_expect_eq(sc->model.smoothness, 2.5);
 	cr_expect_eq(sc->model.bias_coef, 1.0);
 	cr_expect_eq(sc->model.var_coef, 0.5);
@@ -132,8 +133,10 @@ Test(scenario, full_example)
 	cr_expect_eq(sc->models[0].has_samples, 1);
 	cr_expect_eq(sc->models[0].samples, 3.3e9);
 	cr_expect_str_eq(sc->models[0].note, "3.3B words");
+	cr_expect_eq(sc->models[0].kv_heads, 12); /* absent: heads */
 	cr_expect_str_eq(sc->models[1].name, "Falcon-7B");
 	cr_expect_eq(sc->models[1].budget, 4544);
+	cr_expect_eq(sc->models[1].kv_heads, 1);
 	cr_expect_eq(sc->models[1].has_samples, 0);
 	cr_expect_null(sc->models[1].note);
 	ha_scenario_free(sc);
@@ -402,6 +405,9 @@ Test(scenario, bad_models)
 	         "models[1]: expected the key 'heads' in this mapping");
 	read_bad("models:\n  - {name: a, heads: 12}\n", HA_EFORMAT, 2, 5,
 	         "models[0]: expected the key 'head_dim'");
+	read_bad("models:\n  - {name: a, heads: 12, head_dim: 64, kv_heads: 5}\n",
+	         HA_EFORMAT, 2, 50,
+	         "models[0].kv_heads: expected a divisor of heads = 12, found 5");
 	read_bad("models:\n  - {name: a, budget: 512, heads: 12, head_dim: 64}\n",
 	         HA_EFORMAT, 2, 23,
 	         "models[0].budget: expected heads * head_dim = 768, found 512");

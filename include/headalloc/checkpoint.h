@@ -186,6 +186,25 @@ HA_API enum ha_status ha_checkpoint_read_keys(const struct ha_checkpoint *c,
 /* "separate", "concatenated q|k|v", "per-head q,k,v", "grouped q..,k,v". */
 HA_API const char *ha_key_fusion_str(enum ha_key_fusion fusion);
 
+/* Read layer `layer`'s query projection and cut out its query heads: a
+ * new array, freed with free(), of query_heads * head_dim x model_dim
+ * (out-in) or its transpose (in-out), query head q at outputs q d_k ..
+ * q d_k + d_k - 1, in the order that puts the query heads of key head h
+ * at q = h g .. h g + g - 1 (g = query_heads / key_heads; Hugging Face's
+ * repeat_kv).  Where the queries are: in the key tensor when it is fused
+ * (all q first; per head; each key group's q first), else in the tensor
+ * whose name is the key tensor's with its last "k_proj" made "q_proj"
+ * (".key." ".query.", ".k." ".q."), looked for in the key's shard, then
+ * in the plan's other shards.  Errors: HA_EINVAL (NULL, layer out of
+ * range), HA_EUNSUPPORTED (a key tensor name with no query name beside
+ * it: a plan of ha_checkpoint_open_tensors), HA_EFORMAT (no such query
+ * tensor in the plan's shards, or one too narrow: err->file is the
+ * layer's shard), those of ha_weights_read; then *out is NULL. */
+HA_API enum ha_status ha_checkpoint_read_queries(const struct ha_checkpoint *c,
+                                                 size_t layer, double **out,
+                                                 size_t *rows, size_t *cols,
+                                                 struct ha_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -31,6 +31,8 @@ struct ha_model_comparison {
 	struct ha_allocation actual;
 	struct ha_solution theory;
 	double log10_ratio;      /* log10(mse_actual / mse_theory), finite */
+	uint64_t kv_heads;       /* a label: the model's key/value heads, as
+	                            published (0: not given, taken as heads) */
 };
 
 /* Compare the allocation heads x head_dim (budget heads * head_dim, at most

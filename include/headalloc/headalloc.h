@@ -46,5 +46,7 @@
 #include "progress.h"
 #include "format.h"
 #include "checkpoint.h"
+#include "hdi_groups.h"
+#include "hdi_matrices.h"
 
 #endif

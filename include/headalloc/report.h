@@ -36,6 +36,7 @@
 #include "head_weights.h"
 #include "error.h"
 #include "hdi.h"
+#include "hdi_groups.h"
 #include "model.h"
 #include "solver.h"
 #include "format.h"
@@ -197,7 +198,7 @@ HA_API enum ha_status ha_report_regimes(struct ha_report *report,
 
 /* Public models against the theory (from ha_compare_model, with name, note
  * and samples_assumed set): YAML key models, a list of maps {name, budget,
- * samples, samples_assumed, note (when not NULL), actual, theory,
+ * kv_heads, samples, samples_assumed, note (when not NULL), actual, theory,
  * relaxed_head_dim, mse_ratio, log10_mse_ratio}; text: a table. */
 struct ha_models_request {
 	const struct ha_model_comparison *comparisons;
@@ -232,6 +233,14 @@ struct ha_hdi_request {
 	/* Which heads were measured and why, for a directory; NULL: the
 	 * plan's reason. */
 	const char *heads_reason;
+	/* The within-group diversity of a grouped directory (hdi --groups),
+	 * measured on the same plan (groups->count == checkpoint->count), or
+	 * NULL.  YAML: each layer adds group_hdi and groups (each key
+	 * group's HDI, in key-head order); then the key groups {key_heads,
+	 * query_heads, group_size, baseline_group_hdi} and mean_group_hdi
+	 * after mean_baseline_hdi.  Text: a table of the same after the
+	 * means. */
+	const struct ha_hdi_groups *groups;
 };
 HA_API enum ha_status ha_report_hdi(struct ha_report *report,
                                     const struct ha_hdi_request *req,

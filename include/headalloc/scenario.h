@@ -27,7 +27,8 @@
  *
  * In a model row name, heads and head_dim are required; budget, when
  * given, must equal heads * head_dim; samples (> 1) and note are
- * optional.
+ * optional, and so is kv_heads, the key/value heads the heads share (a
+ * divisor of heads; default heads).
  *
  * log_bias_coef and log_var_coef set a coefficient exactly from its
  * logarithm (any finite value: a calibrated c_v may lie far beyond a
@@ -96,6 +97,8 @@ struct ha_scenario_entry {
 	double samples;     /* training-set size, valid when has_samples */
 	int has_samples;    /* 0 when the file gives none ("not disclosed") */
 	char *note;         /* owned; NULL when absent */
+	uint64_t kv_heads;  /* key/value heads (grouped-query: fewer than
+	                       heads, dividing them); heads when absent */
 };
 
 /* A scenario read from a file.  Arrays and strings are owned by it and

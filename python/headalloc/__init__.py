@@ -45,6 +45,7 @@ from ._results import (Allocation, Candidate, HDI, HeadWeights, Layer,  # noqa: 
                        Regimes, Sweep)
 from ._calibrate import Calibration, calibrate  # noqa: E402
 from ._hdi import hdi  # noqa: E402
+from ._progress import progress_callback as _progress_callback  # noqa: E402
 
 __version__ = _ext.version
 
@@ -71,16 +72,26 @@ def allocate(budget, samples, model=None, **constraints):
                                     _model_tuple(model), _cons(constraints)))
 
 
-def sweep(budgets, samples, model=None, **constraints):
+def sweep(budgets, samples, model=None, progress=None, **constraints):
     """Every (budget, n) solved, n outer, and the scaling-law fits
     (``headalloc --budget B1,B2 --samples ...``).
 
     budgets: an int or a sequence; samples: a number or a sequence (see
-    logspace() for the CLI's FROM:TO:POINTS).  Returns a Sweep: the table's
-    columns as NumPy arrays and ``fits``.
+    logspace() for the CLI's FROM:TO:POINTS).  progress: None (a tqdm bar
+    when tqdm is installed, shown once the work has taken a second), False
+    (none), or a callable(what, done, total) told of the rows solved (what
+    is "rows"); raising in it stops the sweep with that exception, as
+    Ctrl-C does.  Returns a Sweep: the table's columns as NumPy arrays and
+    ``fits``.
     """
-    return Sweep(_seq(budgets), [_float("samples", s) for s in _seq(samples)],
-                 _model_tuple(model), _cons(constraints))
+    callback = _progress_callback(progress)
+    try:
+        return Sweep(_seq(budgets), [_float("samples", s) for s in _seq(samples)],
+                     _model_tuple(model), _cons(constraints), callback)
+    finally:
+        close = getattr(callback, "close", None)
+        if close:
+            close()
 
 
 def regimes(budget, model=None, **constraints):

@@ -9,10 +9,11 @@ import numpy as np
 
 from . import _ext
 from ._errors import InputError, UnsupportedError
+from ._progress import progress_callback
 from ._results import HDI
 
 
-def hdi(source, heads=None, tensor=None, layout=None):
+def hdi(source, heads=None, tensor=None, layout=None, progress=None):
     """The HDI of key projections (``headalloc hdi``).
 
     source is one of:
@@ -36,18 +37,39 @@ def hdi(source, heads=None, tensor=None, layout=None):
     or "in-out" ([d_model, H d_k], GPT-2's Conv1D, JAX).  Modules are read
     in their own layouts.
 
+    progress: None (a tqdm bar when tqdm is installed, shown once the work
+    has taken a second), False (none), or a callable(what, done, total)
+    told after each layer measured (what is "layers"); raising in it stops
+    the call with that exception, as Ctrl-C does.
+
+    The library's limits apply to every source alike: a tensor whose
+    pairwise overlaps cost more than a 4096 x 4096 layer's is refused
+    (UnsupportedError), one whose heads are all zero too (InputError), and
+    zero or lower-rank heads come back in the result's ``warnings``, each
+    also issued as a :class:`HeadallocWarning`.
+
     Returns an :class:`HDI`: per layer ``hdi``, ``baseline`` (the expected
     HDI of random heads of the same shape) and ``overlaps`` as NumPy arrays.
     """
     layout = layout or "out-in"
+    callback = progress_callback(progress)
+    try:
+        return _measure(source, heads, tensor, layout, callback)
+    finally:
+        if hasattr(callback, "close"):
+            callback.close()
+
+
+def _measure(source, heads, tensor, layout, callback):
     if isinstance(source, (str, bytes, os.PathLike)):
-        return HDI(_ext.hdi_path(os.fsdecode(source), tensor, _heads(heads, 0), layout))
+        return HDI(_ext.hdi_path(os.fsdecode(source), tensor, _heads(heads, 0), layout,
+                                 callback))
     if _is_module(source):
         items = _module_keys(source)
         if not items:
             raise InputError("hdi: the module has no attention layer headalloc recognises "
                              "(nn.MultiheadAttention, Hugging Face k_proj/key/k/c_attn)")
-        return HDI(_ext.hdi_arrays(items, "out-in", type(source).__name__))
+        return HDI(_ext.hdi_arrays(items, "out-in", type(source).__name__, callback))
     if isinstance(source, dict):
         names = [n for n in source if tensor is None or n == tensor
                  or fnmatch.fnmatchcase(n, tensor)]
@@ -57,10 +79,10 @@ def hdi(source, heads=None, tensor=None, layout=None):
             raise InputError("hdi: no tensor matches %r" % (tensor,))
         h = _heads(heads)
         items = [(n,) + _buffer(source[n], n) + (h,) for n in sorted(names)]
-        return HDI(_ext.hdi_arrays(items, layout, "state dict"))
+        return HDI(_ext.hdi_arrays(items, layout, "state dict", callback))
     name = tensor or "array"
     return HDI(_ext.hdi_arrays([(name,) + _buffer(source, name) + (_heads(heads),)],
-                               layout, name))
+                               layout, name, callback))
 
 
 def _heads(heads, default=None):

@@ -183,9 +183,9 @@ class Sweep(_Columns):
     or ``sweep.heads``, and ``fits``, the scaling-law fits of the report
     (a dict)."""
 
-    def __init__(self, budgets, samples, model, constraints):
+    def __init__(self, budgets, samples, model, constraints, progress=None):
         self._args = (list(budgets), list(samples), model, constraints)
-        self._yaml = _ext.report_sweep(*self._args)
+        self._yaml = _ext.report_sweep(*self._args, progress)
         d = _ext.yaml_load(self._yaml)
         super().__init__(d.get("table", []))
         self.fits = d.get("fits")
@@ -234,22 +234,30 @@ class HDI(_Result):
     """The Head Diversity Index of each layer (``headalloc hdi``):
     ``layers`` (Layer tuples), and as NumPy arrays ``hdi`` and
     ``baseline`` (one value a layer) and ``overlaps`` (a list of H x H
-    matrices); ``mean_hdi``, ``mean_baseline_hdi``."""
+    matrices); ``mean_hdi``, ``mean_baseline_hdi``.
+
+    ``warnings``: the library's word on heads whose weights are all zero
+    (each counts as overlapping no other head, which raises the HDI) or
+    of lower rank (their overlaps are taken over the rank they have), the
+    lines ``headalloc hdi`` prints on stderr; each is also issued once as
+    a :class:`HeadallocWarning` when the result is made, so a notebook
+    shows it and ``warnings.catch_warnings`` or ``-W error`` can act on
+    it.  ``warning_details``: the same as (kind, layer index, message)
+    tuples, kind "zero heads" or "low rank"."""
 
     def __init__(self, capsule):
         self._capsule = capsule
-        layers, self.mean_hdi, self.mean_baseline_hdi, self.layout, self.source = \
-            _ext.hdi_values(capsule)
+        (layers, self.mean_hdi, self.mean_baseline_hdi, self.layout, self.source,
+         details) = _ext.hdi_values(capsule)
         self.layers = [Layer(*row) for row in layers]
         self.hdi = np.array([l.hdi for l in self.layers])
         self.baseline = np.array([l.baseline_hdi for l in self.layers])
         self.overlaps = [l.overlap for l in self.layers]
         self.names = [l.name for l in self.layers]
-        for l in self.layers:
-            if l.rank_deficient:
-                warnings.warn("tensor '%s': %d of %d heads are rank-deficient"
-                              % (l.name, l.rank_deficient, l.heads),
-                              HeadallocWarning, stacklevel=3)
+        self.warning_details = list(details)
+        self.warnings = [message for _, _, message in details]
+        for message in self.warnings:
+            warnings.warn(message, HeadallocWarning, stacklevel=4)  # hdi()'s caller
 
     def _report(self):
         return _ext.report_hdi(self._capsule)

@@ -92,7 +92,6 @@ struct ha_py_hdi {
 	struct ha_checkpoint *checkpoint;
 	enum ha_layout layout;
 	char *file;
-	int owns_tensors; /* report assembled here, not by the library */
 };
 #define HA_PY_HDI_CAPSULE "headalloc.hdi"
 #define HA_PY_CALIBRATION_CAPSULE "headalloc.calibration"

@@ -43,16 +43,32 @@ static int layout_of(const char *text, enum ha_layout *out)
 	return 1;
 }
 
-/* _hdi_path(path, pattern or None, heads (0: the plan's), layout) ->
- * capsule.  A directory is a model directory (checkpoint.h). */
+/* A weights file measured by the library's policy (ha_hdi_measure_weights:
+ * the work limit, the zero and lower-rank warnings), with progress. */
+static enum ha_status measure_file(const char *file, const char *pattern, size_t heads,
+                                   enum ha_layout layout, const struct ha_hdi_options *opt,
+                                   struct ha_hdi_report **out, struct ha_error *err)
+{
+	struct ha_weights *w = NULL;
+	enum ha_status st = ha_weights_open(file, &w, err);
+	if (st == HA_OK)
+		st = ha_hdi_measure_weights(w, pattern, heads, layout, opt, out, err);
+	ha_weights_free(w);
+	return st;
+}
+
+/* _hdi_path(path, pattern or None, heads (0: the plan's), layout[,
+ * progress]) -> capsule.  A directory is a model directory
+ * (checkpoint.h).  progress: None (Ctrl-C only) or callable(what, done,
+ * total), told of each layer. */
 PyObject *ha_py_hdi_path(PyObject *self, PyObject *args)
 {
 	(void)self;
-	PyObject *path_obj;
+	PyObject *path_obj, *progress = Py_None;
 	const char *pattern, *layout_text;
 	Py_ssize_t heads;
-	if (!PyArg_ParseTuple(args, "O&zns", PyUnicode_FSConverter, &path_obj, &pattern,
-	                      &heads, &layout_text))
+	if (!PyArg_ParseTuple(args, "O&zns|O", PyUnicode_FSConverter, &path_obj, &pattern,
+	                      &heads, &layout_text, &progress))
 		return NULL;
 	const char *path = PyBytes_AS_STRING(path_obj);
 	enum ha_layout layout;
@@ -81,6 +97,11 @@ PyObject *ha_py_hdi_path(PyObject *self, PyObject *args)
 	struct ha_error err;
 	ha_error_init(&err);
 	enum ha_status st;
+	/* The callback takes the GIL back (ha_py_progress_fn) to call it. */
+	struct ha_py_progress state = {progress, NULL, 0};
+	struct ha_hdi_options opt = HA_HDI_OPTIONS_INIT;
+	opt.progress.fn = ha_py_progress_fn;
+	opt.progress.ctx = &state;
 	Py_BEGIN_ALLOW_THREADS
 	if (directory) {
 		st = pattern ? ha_checkpoint_open_tensors(file, pattern, (size_t)heads, layout,
@@ -88,15 +109,20 @@ PyObject *ha_py_hdi_path(PyObject *self, PyObject *args)
 		             : ha_checkpoint_open(file, &h->checkpoint, &err);
 		if (st == HA_OK) {
 			h->layout = h->checkpoint->layout;
-			st = ha_hdi_from_checkpoint_heads(h->checkpoint, pattern ? 0 : (size_t)heads,
-			                                  &h->report, &err);
+			opt.heads = pattern ? 0 : (size_t)heads;
+			st = ha_hdi_measure_checkpoint(h->checkpoint, &opt, &h->report, &err);
 		}
 	} else {
-		st = ha_hdi_from_file(file, pattern, (size_t)heads, layout, &h->report, &err);
+		st = measure_file(file, pattern, (size_t)heads, layout, &opt, &h->report, &err);
 	}
 	Py_END_ALLOW_THREADS
 	PyObject *result;
-	if (st != HA_OK) {
+	if (st == HA_ECANCELED && state.failed) {
+		result = NULL; /* the callback's exception (KeyboardInterrupt) */
+		ha_checkpoint_free(h->checkpoint);
+		free(h->file);
+		free(h);
+	} else if (st != HA_OK) {
 		/* err->file may point into the plan: raise before freeing it. */
 		if (!err.file)
 			err.file = file; /* what could not be read: the path given */
@@ -153,14 +179,17 @@ static enum ha_status doubles_of(const Py_buffer *b, int kind, const char *name,
 	return HA_OK;
 }
 
-/* _hdi_arrays([(name, buffer, kind, heads)], layout, label) -> capsule:
- * every array measured as ha_hdi_compute does, in the order given. */
+/* _hdi_arrays([(name, buffer, kind, heads)], layout, label[, progress])
+ * -> capsule: every array measured by the library's policy
+ * (ha_hdi_report_add: the work limit, the zero and lower-rank warnings),
+ * in the order given; progress as _hdi_path's, after each array. */
 PyObject *ha_py_hdi_arrays(PyObject *self, PyObject *args)
 {
 	(void)self;
-	PyObject *list;
+	PyObject *list, *progress = Py_None;
 	const char *layout_text, *label;
-	if (!PyArg_ParseTuple(args, "O!ss", &PyList_Type, &list, &layout_text, &label))
+	if (!PyArg_ParseTuple(args, "O!ss|O", &PyList_Type, &list, &layout_text, &label,
+	                      &progress))
 		return NULL;
 	enum ha_layout layout;
 	if (!layout_of(layout_text, &layout))
@@ -169,21 +198,18 @@ PyObject *ha_py_hdi_arrays(PyObject *self, PyObject *args)
 	if (count == 0)
 		return ha_py_input_error("hdi: no tensor to measure");
 	struct ha_py_hdi *h = calloc(1, sizeof *h);
-	struct ha_hdi_report *r = calloc(1, sizeof *r);
-	struct ha_hdi_tensor *t = calloc(count, sizeof *t);
+	struct ha_hdi_report *r = ha_hdi_report_new();
 	char *file = strdup(label);
-	if (!h || !r || !t || !file) {
+	if (!h || !r || !file) {
 		free(h);
-		free(r);
-		free(t);
+		ha_hdi_report_free(r);
 		free(file);
 		return PyErr_NoMemory();
 	}
 	h->report = r;
 	h->file = file;
 	h->layout = layout;
-	h->owns_tensors = 1;
-	r->tensors = t;
+	struct ha_py_progress state = {progress, NULL, 0};
 	struct ha_error err;
 	ha_error_init(&err);
 	enum ha_status st = HA_OK;
@@ -213,25 +239,22 @@ PyObject *ha_py_hdi_arrays(PyObject *self, PyObject *args)
 		Py_BEGIN_ALLOW_THREADS
 		st = doubles_of(&b, kind[0], name, &data, &owned, &err);
 		if (st == HA_OK)
-			st = ha_hdi_compute(data, rows, cols, (size_t)heads, layout, name, &t[i], &err);
+			st = ha_hdi_report_add(r, data, rows, cols, (size_t)heads, layout, name,
+			                       &err);
 		free(owned);
 		Py_END_ALLOW_THREADS
 		PyBuffer_Release(&b);
 		if (st != HA_OK)
 			break;
-		r->count = i + 1;
+		/* The GIL is held here: the trampoline's PyGILState_Ensure
+		 * nests. */
+		if (ha_py_progress_fn(&state, "layers", i + 1, count))
+			goto fail; /* the callback's exception */
 	}
 	if (st != HA_OK) {
 		ha_py_raise(st, &err);
 		goto fail;
 	}
-	double sum = 0, sum_base = 0;
-	for (size_t i = 0; i < r->count; i++) {
-		sum += t[i].hdi;
-		sum_base += t[i].baseline_hdi;
-	}
-	r->mean_hdi = sum / (double)r->count;
-	r->mean_baseline_hdi = sum_base / (double)r->count;
 	return hdi_capsule(h);
 fail:
 	ha_hdi_report_free(r);
@@ -240,9 +263,33 @@ fail:
 	return NULL;
 }
 
+/* The report's warnings: [(kind, tensor index, message)], kind "zero
+ * heads" or "low rank". */
+static PyObject *warnings_of(const struct ha_hdi_report *r)
+{
+	PyObject *list = PyList_New((Py_ssize_t)r->warning_count);
+	for (size_t i = 0; list && i < r->warning_count; i++) {
+		const struct ha_hdi_warning *w = &r->warnings[i];
+		PyObject *text = PyUnicode_DecodeUTF8(w->message, (Py_ssize_t)strlen(w->message),
+		                                      "replace");
+		PyObject *item = text ? Py_BuildValue("(snN)",
+		                                      w->kind == HA_HDI_WARN_ZERO_HEADS
+		                                              ? "zero heads"
+		                                              : "low rank",
+		                                      (Py_ssize_t)w->tensor, text)
+		                      : NULL;
+		if (!item) {
+			Py_CLEAR(list);
+			break;
+		}
+		PyList_SET_ITEM(list, (Py_ssize_t)i, item);
+	}
+	return list;
+}
+
 /* _hdi_values(capsule) -> ([(name, heads, head_dim, model_dim, hdi,
  * baseline, overlap, rank, rank_deficient)], mean_hdi, mean_baseline,
- * layout, file). */
+ * layout, file, warnings). */
 PyObject *ha_py_hdi_values(PyObject *self, PyObject *args)
 {
 	(void)self;
@@ -276,6 +323,12 @@ PyObject *ha_py_hdi_values(PyObject *self, PyObject *args)
 	}
 	if (!layers)
 		return NULL;
-	return Py_BuildValue("(NddsO&)", layers, r->mean_hdi, r->mean_baseline_hdi,
-	                     ha_layout_str(h->layout), PyUnicode_DecodeFSDefault, h->file);
+	PyObject *warnings = warnings_of(r);
+	if (!warnings) {
+		Py_DECREF(layers);
+		return NULL;
+	}
+	return Py_BuildValue("(NddsO&N)", layers, r->mean_hdi, r->mean_baseline_hdi,
+	                     ha_layout_str(h->layout), PyUnicode_DecodeFSDefault, h->file,
+	                     warnings);
 }

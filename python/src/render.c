@@ -37,8 +37,13 @@ static PyObject *render(render_fn fn, const void *ctx)
 			st = HA_EIO;
 	}
 	Py_END_ALLOW_THREADS
-	PyObject *result = st == HA_OK ? PyBytes_FromStringAndSize(data, (Py_ssize_t)size)
-	                               : ha_py_raise(st, &err);
+	PyObject *result;
+	if (st == HA_OK)
+		result = PyBytes_FromStringAndSize(data, (Py_ssize_t)size);
+	else if (st == HA_ECANCELED && PyErr_Occurred())
+		result = NULL; /* a progress callback's exception (KeyboardInterrupt) */
+	else
+		result = ha_py_raise(st, &err);
 	free(data);
 	return result;
 }
@@ -80,6 +85,7 @@ struct problem {
 	double *samples;
 	size_t sample_count;
 	int all;
+	struct ha_py_progress *progress; /* a sweep's rows, or NULL */
 };
 
 static double sample_at(const void *ctx, size_t i)
@@ -187,6 +193,8 @@ static void table_request(const struct problem *p, struct ha_table_request *req)
 		.budget_count = p->budget_count,
 		.samples = {p->sample_count, sample_at, p},
 	};
+	if (p->progress)
+		req->progress = (struct ha_progress){ha_py_progress_fn, p->progress};
 }
 
 static enum ha_status sweep_sections(struct ha_report *r, const void *ctx,
@@ -198,13 +206,27 @@ static enum ha_status sweep_sections(struct ha_report *r, const void *ctx,
 	return st == HA_OK ? ha_report_table(r, &req, err) : st;
 }
 
-/* _report_sweep(budgets, samples, model, constraints). */
+/* _report_sweep(budgets, samples, model, constraints[, progress]):
+ * progress None (Ctrl-C only) or callable(what, done, total), told of the
+ * rows solved (ha_table_request.progress), on this thread with the GIL
+ * taken back for the call (ha_py_progress_fn). */
 PyObject *ha_py_report_sweep(PyObject *self, PyObject *args)
 {
 	(void)self;
 	struct problem p;
-	if (!problem_of(args, &p))
+	PyObject *progress = Py_None;
+	Py_ssize_t n = PyTuple_GET_SIZE(args);
+	if (n == 5)
+		progress = PyTuple_GET_ITEM(args, 4);
+	PyObject *head = n == 5 ? PyTuple_GetSlice(args, 0, 4) : (Py_INCREF(args), args);
+	if (!head)
 		return NULL;
+	int ok = problem_of(head, &p);
+	Py_DECREF(head);
+	if (!ok)
+		return NULL;
+	struct ha_py_progress state = {progress, NULL, 0};
+	p.progress = &state;
 	PyObject *result = report(sweep_sections, &p);
 	problem_release(&p);
 	return result;

@@ -182,6 +182,7 @@ static int compare_models(struct allocation *a)
 			return solve_failure(st, e->budget, o);
 		cmp->name = e->name;
 		cmp->note = e->note;
+		cmp->kv_heads = e->kv_heads;
 		a->comparison_count++;
 	}
 	return EXIT_OK;

@@ -31,6 +31,8 @@ static const char usage[] =
 	"                              or in-out ([d_model, H*d_k]); for DIR only\n"
 	"                              with --tensor\n"
 	"      --overlap               text: also print each H x H overlap matrix\n"
+	"      --groups                DIR of a grouped-query model: also the HDI of\n"
+	"                              the query heads within each key group\n"
 	"  -f, --format FORMAT         text (default), yaml or json\n"
 	"  -o, --output FILE           write to FILE (atomically) instead of stdout\n"
 	"      --plot FILE             also draw each layer's overlap matrix and the\n"
@@ -54,6 +56,7 @@ enum long_only {
 	OPT_OVERLAP,
 	OPT_PROGRESS,
 	OPT_QUIET,
+	OPT_GROUPS,
 };
 
 static const struct option long_options[] = {
@@ -61,6 +64,7 @@ static const struct option long_options[] = {
 	{"tensor", required_argument, NULL, OPT_TENSOR},
 	{"layout", required_argument, NULL, OPT_LAYOUT},
 	{"overlap", no_argument, NULL, OPT_OVERLAP},
+	{"groups", no_argument, NULL, OPT_GROUPS},
 	{"format", required_argument, NULL, 'f'},
 	{"output", required_argument, NULL, 'o'},
 	{"plot", required_argument, NULL, CLI_OPT_PLOT},
@@ -80,6 +84,7 @@ struct hdi_options {
 	enum ha_layout layout;
 	int have_layout; /* a directory takes --layout only with --tensor */
 	int overlap;
+	int groups;
 	struct cli_plot plot;
 	enum cli_progress_mode progress; /* the last of --progress, --quiet */
 };
@@ -109,6 +114,9 @@ static int apply(void *options, int code, const char *arg)
 		return EXIT_OK;
 	case OPT_OVERLAP:
 		o->overlap = 1;
+		return EXIT_OK;
+	case OPT_GROUPS:
+		o->groups = 1;
 		return EXIT_OK;
 	case OPT_PROGRESS:
 		o->progress = CLI_PROGRESS_FORCE;
@@ -159,7 +167,7 @@ int cli_hdi_main(int argc, char **argv)
 	/* A file or a model directory: hdi_source.c. */
 	struct hdi_choice choice = {o.c.file, o.have_heads ? o.heads : 0,
 	                            o.tensor, o.layout, o.have_layout,
-	                            o.c.output, &o.plot, NULL};
+	                            o.c.output, &o.plot, NULL, o.groups};
 	struct cli_progress line;
 	struct ha_progress progress = cli_progress_begin(&line, o.progress, "hdi");
 	choice.progress = &progress;
@@ -175,6 +183,7 @@ int cli_hdi_main(int argc, char **argv)
 		.overlap = o.overlap,
 		.checkpoint = m.checkpoint,
 		.heads_reason = m.heads_reason,
+		.groups = m.groups,
 	};
 	/* The strip shows each layer's HDI against that of random subspaces
 	 * of the same shapes. */

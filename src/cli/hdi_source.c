@@ -45,6 +45,10 @@ static int model_directory(const char *path, char **dir)
 
 static int measure_file(const struct hdi_choice *ch, struct hdi_measured *m)
 {
+	if (ch->groups)
+		return cli_usage_error("hdi", "--groups needs a model directory: "
+		                       "its config says which query heads share "
+		                       "a key head");
 	if (!ch->heads)
 		return cli_usage_error("hdi", "--heads is required");
 	m->layout = ch->layout;
@@ -89,6 +93,10 @@ static int measure_directory(const struct hdi_choice *ch, const char *dir,
 	struct ha_error err;
 	ha_error_init(&err);
 	enum ha_status st;
+	if (ch->groups && (ch->tensor || ch->heads))
+		return cli_usage_error("hdi", "--groups measures the config's key "
+		                       "groups: it takes neither --heads nor "
+		                       "--tensor");
 	if (ch->tensor) {
 		if (!ch->heads)
 			return cli_usage_error("hdi", "--tensor in a model "
@@ -128,9 +136,19 @@ static int measure_directory(const struct hdi_choice *ch, const char *dir,
 		return rc;
 	m->layout = m->checkpoint->layout;
 	struct ha_hdi_options opt = HA_HDI_OPTIONS_INIT;
-	opt.heads = ch->heads;
 	if (ch->progress)
 		opt.progress = *ch->progress;
+	/* The groups first: a directory that is not grouped is refused
+	 * before any layer is read. */
+	st = ch->groups ? ha_hdi_measure_groups(m->checkpoint, &opt,
+	                                        &m->groups, &err)
+	                : HA_OK;
+	if (st != HA_OK)
+		return cli_library_failure(st == HA_EINVAL ? "--groups" : NULL,
+		                           dir, st, &err);
+	if (m->groups)
+		cli_print_hdi_warnings(dir, m->groups->groups);
+	opt.heads = ch->heads;
 	st = ha_hdi_measure_checkpoint(m->checkpoint, &opt, &m->hdi, &err);
 	if (st == HA_EINVAL && !err.file)
 		return cli_library_failure("--heads", dir, st, &err);
@@ -159,6 +177,7 @@ int hdi_source_measure(const struct hdi_choice *choice,
 void hdi_measured_free(struct hdi_measured *m)
 {
 	ha_hdi_report_free(m->hdi);
+	ha_hdi_groups_free(m->groups);
 	ha_checkpoint_free(m->checkpoint);
 	memset(m, 0, sizeof *m);
 }

@@ -23,6 +23,8 @@ struct hdi_choice {
 	const char *output;           /* --output, or NULL */
 	const struct cli_plot *plot;  /* --plot, or NULL */
 	const struct ha_progress *progress; /* told of each layer, or NULL */
+	int groups;            /* --groups: also the query heads within each
+	                          key group (a grouped directory only) */
 };
 
 /* What was measured: owned, free with hdi_measured_free(). */
@@ -31,6 +33,7 @@ struct hdi_measured {
 	struct ha_checkpoint *checkpoint; /* the directory's plan, or NULL */
 	enum ha_layout layout;            /* the layout read */
 	const char *heads_reason;         /* NULL (the plan's), or why */
+	struct ha_hdi_groups *groups;     /* with --groups, else NULL */
 	char reason_buf[384];
 };
 

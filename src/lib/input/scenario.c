@@ -398,11 +398,12 @@ static enum ha_status report_field(struct ha_yr *r, void *ctx, size_t key,
 static const struct ha_yr_key entry_keys[] = {
 	{"name", HA_YR_REQUIRED},    {"budget", HA_YR_OPTIONAL},
 	{"heads", HA_YR_REQUIRED},   {"head_dim", HA_YR_REQUIRED},
-	{"samples", HA_YR_OPTIONAL}, {"note", HA_YR_OPTIONAL}};
+	{"samples", HA_YR_OPTIONAL}, {"note", HA_YR_OPTIONAL},
+	{"kv_heads", HA_YR_OPTIONAL}};
 
 struct entry_ctx {
 	struct ha_scenario_entry *e;
-	yaml_mark_t budget_at;
+	yaml_mark_t budget_at, kv_heads_at;
 };
 
 static enum ha_status entry_field(struct ha_yr *r, void *ctx, size_t key,
@@ -423,8 +424,11 @@ static enum ha_status entry_field(struct ha_yr *r, void *ctx, size_t key,
 	case 4:
 		e->has_samples = 1;
 		return sample_value(r, where, &e->samples);
-	default:
+	case 5:
 		return ha_yr_string(r, where, HA_SCENARIO_MAX_STRING, &e->note);
+	default:
+		ec->kv_heads_at = r->ev.start_mark;
+		return ha_yr_uint(r, where, NULL, 1, HA_BUDGET_MAX, &e->kv_heads);
 	}
 }
 
@@ -470,6 +474,14 @@ static enum ha_status entry_item(struct ha_yr *r, void *ctx, size_t i,
 		                     (unsigned long long)product,
 		                     (unsigned long long)e->budget);
 	e->budget = product;
+	if (map.seen[6] && e->heads % e->kv_heads != 0)
+		return ha_yr_fail_at(r, ec.kv_heads_at, HA_EFORMAT,
+		                     "%s.kv_heads: expected a divisor of heads = "
+		                     "%llu, found %llu", where,
+		                     (unsigned long long)e->heads,
+		                     (unsigned long long)e->kv_heads);
+	if (!map.seen[6])
+		e->kv_heads = e->heads;
 	return HA_OK;
 }
 

@@ -99,6 +99,33 @@ static void hdi_text(FILE *out, const struct ha_hdi_request *req)
 	text_means(out, r, "tensor");
 }
 
+/* The within-group diversity of a grouped directory: a line per layer,
+ * its group HDI, the baseline and each key group's HDI. */
+static void groups_text(FILE *out, const struct ha_hdi_request *req)
+{
+	const struct ha_hdi_groups *g = req->groups;
+	const struct ha_hdi_report *r = req->hdi;
+	int width = name_width(r);
+	fprintf(out, "groups    %zu query heads share each of %zu key head%s: "
+	        "their HDI within each group\n", g->group_size, g->key_heads,
+	        g->key_heads == 1 ? "" : "s");
+	fprintf(out, "%-*s  %-9s  %-8s  %s\n", width, "tensor", "group_hdi",
+	        "baseline", "each group");
+	for (size_t i = 0; i < g->count; i++) {
+		char name[1024];
+		printable_name(name, sizeof name, r->tensors[i].name);
+		fprintf(out, "%-*s  %.6f   %.6f ", width, name, g->group_hdi[i],
+		        g->baseline_group_hdi);
+		for (size_t h = 0; h < g->key_heads; h++)
+			fprintf(out, " %.6f",
+			        g->groups->tensors[i * g->key_heads + h].hdi);
+		fputc('\n', out);
+	}
+	fprintf(out, "mean group HDI %.6f over %zu layer%s (query heads that "
+	        "share a key head; mean HDI above: key heads)\n",
+	        g->mean_group_hdi, g->count, g->count == 1 ? "" : "s");
+}
+
 /* A model directory: what was read and why, then a line per layer with
  * its tensor and shard (heads and head_dim are the same in every layer,
  * so they are said once, above). */
@@ -139,6 +166,8 @@ static void checkpoint_text(FILE *out, const struct ha_hdi_request *req)
 			text_overlap(out, t);
 	}
 	text_means(out, r, "layer");
+	if (req->groups)
+		groups_text(out, req);
 }
 
 static void yaml_pair(struct ha_yaml_writer *w, const char *key,
@@ -161,10 +190,25 @@ static void yaml_pair(struct ha_yaml_writer *w, const char *key,
 	ha_yaml_end_map(w);
 }
 
-/* A tensor's map; ly (a checkpoint's layer, or NULL) adds where it is. */
+/* Layer i's group_hdi and the HDI of each of its key groups. */
+static void yaml_layer_groups(struct ha_yaml_writer *w,
+                              const struct ha_hdi_groups *g, size_t i)
+{
+	ha_yaml_key(w, "group_hdi");
+	ha_yaml_double(w, g->group_hdi[i]);
+	ha_yaml_key(w, "groups");
+	ha_yaml_begin_seq(w, 1);
+	for (size_t h = 0; h < g->key_heads; h++)
+		ha_yaml_double(w, g->groups->tensors[i * g->key_heads + h].hdi);
+	ha_yaml_end_seq(w);
+}
+
+/* A tensor's map; ly (a checkpoint's layer, or NULL) adds where it is,
+ * g (or NULL) the groups of layer `layer`. */
 static void yaml_tensor(struct ha_yaml_writer *w,
                         const struct ha_hdi_tensor *t,
-                        const struct ha_checkpoint_layer *ly)
+                        const struct ha_checkpoint_layer *ly,
+                        const struct ha_hdi_groups *g, size_t layer)
 {
 	ha_yaml_begin_map(w, 0);
 	ha_yaml_key(w, "tensor");
@@ -187,6 +231,8 @@ static void yaml_tensor(struct ha_yaml_writer *w,
 	ha_yaml_double(w, t->hdi);
 	ha_yaml_key(w, "baseline_hdi");
 	ha_yaml_double(w, t->baseline_hdi);
+	if (g)
+		yaml_layer_groups(w, g, layer);
 	ha_yaml_key(w, "rank_deficient");
 	ha_yaml_uint(w, t->rank_deficient);
 	yaml_pair(w, "most_similar", t, &t->most_similar);
@@ -243,12 +289,29 @@ static void hdi_yaml(struct ha_yaml_writer *w, const struct ha_hdi_request *req)
 	ha_yaml_key(w, "layers");
 	ha_yaml_begin_seq(w, 0);
 	for (size_t i = 0; i < r->count; i++)
-		yaml_tensor(w, &r->tensors[i], c ? &c->layers[i] : NULL);
+		yaml_tensor(w, &r->tensors[i], c ? &c->layers[i] : NULL,
+		            req->groups, i);
 	ha_yaml_end_seq(w);
 	ha_yaml_key(w, "mean_hdi");
 	ha_yaml_double(w, r->mean_hdi);
 	ha_yaml_key(w, "mean_baseline_hdi");
 	ha_yaml_double(w, r->mean_baseline_hdi);
+	const struct ha_hdi_groups *g = req->groups;
+	if (!g)
+		return;
+	ha_yaml_key(w, "key_groups");
+	ha_yaml_begin_map(w, 0);
+	ha_yaml_key(w, "key_heads");
+	ha_yaml_uint(w, g->key_heads);
+	ha_yaml_key(w, "query_heads");
+	ha_yaml_uint(w, g->query_heads);
+	ha_yaml_key(w, "group_size");
+	ha_yaml_uint(w, g->group_size);
+	ha_yaml_key(w, "baseline_group_hdi");
+	ha_yaml_double(w, g->baseline_group_hdi);
+	ha_yaml_end_map(w);
+	ha_yaml_key(w, "mean_group_hdi");
+	ha_yaml_double(w, g->mean_group_hdi);
 }
 
 enum ha_status ha_report_hdi(struct ha_report *r,
@@ -267,6 +330,12 @@ enum ha_status ha_report_hdi(struct ha_report *r,
 		return report_fail(r, err, HA_EINVAL,
 		                   "an HDI report of a model directory needs a "
 		                   "measurement per layer of its plan");
+	const struct ha_hdi_groups *g = req->groups;
+	if (g && (!c || g->count != c->count || !g->groups || !g->group_hdi ||
+	          g->groups->count != g->count * g->key_heads))
+		return report_fail(r, err, HA_EINVAL,
+		                   "an HDI report's groups need a model directory "
+		                   "and a measurement per layer of its plan");
 	if (r->yaml)
 		hdi_yaml(r->yaml, req);
 	else if (c)

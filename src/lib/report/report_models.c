@@ -12,6 +12,8 @@ static void yaml_comparison(struct ha_yaml_writer *w,
 	ha_yaml_string(w, cmp->name);
 	ha_yaml_key(w, "budget");
 	ha_yaml_uint(w, cmp->theory.budget);
+	ha_yaml_key(w, "kv_heads");
+	ha_yaml_uint(w, cmp->kv_heads ? cmp->kv_heads : cmp->actual.heads);
 	ha_yaml_key(w, "samples");
 	ha_yaml_double(w, cmp->samples);
 	ha_yaml_key(w, "samples_assumed");
@@ -44,8 +46,9 @@ static void text_comparison(FILE *f, const struct ha_model_comparison *cmp)
 	         cmp->actual.heads, cmp->actual.head_dim);
 	snprintf(theory, sizeof theory, "%" PRIu64 " x %" PRIu64,
 	         cmp->theory.optimum.heads, cmp->theory.optimum.head_dim);
-	fprintf(f, "%-18s %8" PRIu64 " %10.4g %13s %13s %16.6g  %s%s\n",
-	        cmp->name, cmp->theory.budget, cmp->samples, actual, theory,
+	fprintf(f, "%-18s %8" PRIu64 " %10.4g %13s %9" PRIu64 " %13s %16.6g  %s%s\n",
+	        cmp->name, cmp->theory.budget, cmp->samples, actual,
+	        cmp->kv_heads ? cmp->kv_heads : cmp->actual.heads, theory,
 	        cmp->log10_ratio, cmp->samples_assumed ? "(samples assumed) " : "",
 	        cmp->note ? cmp->note : "");
 }
@@ -67,8 +70,8 @@ enum ha_status ha_report_models(struct ha_report *r,
 		ha_yaml_key(r->yaml, "models");
 		ha_yaml_begin_seq(r->yaml, 0);
 	} else {
-		fprintf(r->stream, "\n%-18s %8s %10s %13s %13s %16s  %s\n", "model",
-		        "budget", "samples", "actual H x d", "theory H x d",
+		fprintf(r->stream, "\n%-18s %8s %10s %13s %9s %13s %16s  %s\n", "model",
+		        "budget", "samples", "actual H x d", "kv heads", "theory H x d",
 		        "log10 mse ratio", "note");
 	}
 	for (size_t i = 0; i < req->count; i++) {

@@ -17,7 +17,10 @@ coordinates: row j of a head's [d_k, d_model] block (out-in) is
 2 e_S[j] + sum_{i<j} e_S[i], an invertible mixing of the unit vectors
 e_S[0..d_k-1], all small integers, exact in every dtype.  Query heads
 all span the first d_k coordinates and value heads the last d_k, so a
-reader that takes queries or values for keys finds HDI 0.  Key head h of
+reader that takes queries or values for keys finds HDI 0 -- except in the
+grouped fixtures (*-groups), whose query heads span sets drawn from one
+small pool per key group, listed as query_sets: the within-group
+diversity (hdi DIR --groups) follows by counting too.  Key head h of
 layer l spans a set drawn at random; expect.json lists the sets, so the
 overlap of two key heads is |S_a & S_b| / d_k and the HDI follows by
 counting, with no linear algebra.
@@ -84,27 +87,39 @@ def head_rows(coords, m):
 
 class Arch:
     def __init__(self, name, model_type, config, m, hq, hkv, dk, fusion,
-                 layout, dtype, stacks, seed):
+                 layout, dtype, stacks, seed, query_pool=0):
         self.name, self.model_type, self.config = name, model_type, config
+        # > 0: the query heads of each key group span sets drawn from one
+        # pool of dk + query_pool coordinates (listed in expect.json as
+        # query_sets), else every query head spans the first dk
+        self.query_pool = query_pool
         self.m, self.hq, self.hkv, self.dk = m, hq, hkv, dk
         self.fusion, self.layout, self.dtype = fusion, layout, dtype
         self.stacks = stacks  # [(role, name format with {b}, blocks)]
         self.rng = random.Random(seed)
 
-    def key_tensor(self, sets):
+    def query_rows(self, ly):
+        """The rows of every query head of a layer, in head order."""
+        sets = ly.get("query_sets") or [list(range(self.dk))] * self.hq
+        return [r for s in sets for r in head_rows(s, self.m)]
+
+    def key_tensor(self, sets, q_all=None):
         """The tensor holding the keys of one layer: shape, flat values."""
         m, dk = self.m, self.dk
         q = head_rows(list(range(dk)), m)
+        q_all = q_all or q * self.hq
         v = head_rows([m - 1 - i for i in range(dk)], m)
         k = [head_rows(s, m) for s in sets]
+        g = self.hq // self.hkv
         if self.fusion == "separate":
             rows = [r for h in k for r in h]
         elif self.fusion == "concatenated":
-            rows = q * self.hq + [r for h in k for r in h] + v * self.hkv
+            rows = q_all + [r for h in k for r in h] + v * self.hkv
         elif self.fusion == "per-head":
             rows = [r for h in k for r in q + h + v]
         else:  # grouped: (q x hq/hkv, k, v) per key head
-            rows = [r for h in k for r in q * (self.hq // self.hkv) + h + v]
+            rows = [r for i, h in enumerate(k)
+                    for r in q_all[i * g * dk:(i + 1) * g * dk] + h + v]
         if self.layout == "in-out":
             rows = [list(c) for c in zip(*rows)]
         return [len(rows), len(rows[0])], [x for r in rows for x in r]
@@ -117,6 +132,13 @@ class Arch:
                         for _ in range(self.hkv)]
                 out.append({"role": role, "block": b,
                             "tensor": fmt.format(b=b), "sets": sets})
+                if self.query_pool:
+                    g, n = self.hq // self.hkv, self.dk + self.query_pool
+                    pools = [self.rng.sample(range(self.m), n)
+                             for _ in range(self.hkv)]
+                    out[-1]["query_sets"] = [
+                        self.rng.sample(pools[h // g], self.dk)
+                        for h in range(self.hq)]
         return out
 
 
@@ -124,11 +146,11 @@ def arch_tensors(a, layers):
     """(tensor list per layer, extra tensors of the model)."""
     per_layer = []
     for ly in layers:
-        shape, vals = a.key_tensor(ly["sets"])
+        shape, vals = a.key_tensor(ly["sets"], a.query_rows(ly))
         ts = [(ly["tensor"], a.dtype, shape, vals)]
         # decoys a reader must not take for the keys
         if a.fusion == "separate":
-            q = head_rows(list(range(a.dk)), a.m) * a.hq
+            q = a.query_rows(ly)
             ts.append((ly["tensor"].replace("k_proj", "q_proj")
                        .replace(".key.", ".query.").replace(".k.", ".q."),
                        a.dtype, [len(q), a.m], [x for r in q for x in r]))
@@ -362,8 +384,32 @@ def hostile(root):
         f.write(struct.pack("<Q", len(text)) + text + data)
 
 
+def grouped_architectures():
+    """Grouped-query models whose query heads differ within each key
+    group (hdi DIR --groups), one per way queries are stored."""
+    falcon_qkv = "transformer.h.{b}.self_attention.query_key_value.weight"
+    return [
+        (Arch("llama-groups", "llama", llama_config(32, 8, 2, 3), 32, 8, 2,
+              4, "separate", "out-in", "F32",
+              [("self-attention", "model.layers.{b}.self_attn.k_proj.weight",
+                3)], 21, query_pool=2), 2),
+        (Arch("falcon-groups", "falcon",
+              {"hidden_size": 24, "num_attention_heads": 6,
+               "num_kv_heads": 2, "new_decoder_architecture": True,
+               "num_hidden_layers": 2},
+              24, 6, 2, 4, "grouped", "out-in", "BF16",
+              [("self-attention", falcon_qkv, 2)], 22, query_pool=3), 0),
+        (Arch("falcon-mq-groups", "falcon",
+              {"hidden_size": 24, "num_attention_heads": 4,
+               "multi_query": True, "new_decoder_architecture": False,
+               "num_hidden_layers": 2},
+              24, 4, 1, 6, "concatenated", "out-in", "F16",
+              [("self-attention", falcon_qkv, 2)], 23, query_pool=4), 0),
+    ]
+
+
 def generate(root):
-    for a, shards in architectures():
+    for a, shards in architectures() + grouped_architectures():
         write_arch(root, a, shards)
     hostile(root)
 
