@@ -37,6 +37,7 @@
 #include "error.h"
 #include "hdi.h"
 #include "model.h"
+#include "regime.h"
 #include "solver.h"
 #include "format.h"
 #include "progress.h"
@@ -190,6 +191,11 @@ struct ha_regimes_request {
 	const uint64_t *budgets;
 	size_t budget_count;
 	struct ha_solver *const *solvers;         /* optional, as in a table */
+	/* Optional: the regimes already computed (ha_regimes_new, regime.h)
+	 * for these budgets, borrowed, rendered as they are; then only model
+	 * is read besides.  NULL: the section computes them with
+	 * ha_regimes_new from the fields above. */
+	const struct ha_regimes *regimes;
 };
 HA_API enum ha_status ha_report_regimes(struct ha_report *report,
                                         const struct ha_regimes_request *req,

@@ -223,8 +223,16 @@ static enum ha_status regimes_sections(struct ha_report *r, const void *ctx,
 {
 	struct ha_regimes_request req;
 	regimes_request(ctx, &req);
-	enum ha_status st = header_section(r, ctx, err);
-	return st == HA_OK ? ha_report_regimes(r, &req, err) : st;
+	struct ha_regimes *regimes = NULL;
+	enum ha_status st = ha_regimes_new(req.model, req.constraints, req.budgets,
+	                                   req.budget_count, NULL, &regimes, err);
+	req.regimes = regimes;
+	if (st == HA_OK)
+		st = header_section(r, ctx, err);
+	if (st == HA_OK)
+		st = ha_report_regimes(r, &req, err);
+	ha_regimes_free(regimes);
+	return st;
 }
 
 /* _report_regimes(budgets, None, model, constraints). */
@@ -348,7 +356,14 @@ static enum ha_status draw_regimes(struct ha_plot_target *t, const void *ctx,
 {
 	struct ha_regimes_request req;
 	regimes_request(ctx, &req);
-	return ha_plot_regimes(t, &req, err);
+	struct ha_regimes *regimes = NULL;
+	enum ha_status st = ha_regimes_new(req.model, req.constraints, req.budgets,
+	                                   req.budget_count, NULL, &regimes, err);
+	req.regimes = regimes;
+	if (st == HA_OK)
+		st = ha_plot_regimes(t, &req, err);
+	ha_regimes_free(regimes);
+	return st;
 }
 
 /* _plot_problem(kind, name, budgets, samples, model, constraints) for

@@ -32,6 +32,7 @@ struct allocation {
 	size_t candidate_count;
 	struct ha_model_comparison *comparisons; /* the scenario's models */
 	size_t comparison_count;
+	struct ha_regimes *regimes;        /* --regimes: for report and picture */
 };
 
 /* A failed solve of budget: the constraints it cannot meet, each named as
@@ -187,6 +188,19 @@ static int compare_models(struct allocation *a)
 	return EXIT_OK;
 }
 
+/* --regimes: computed once, written by the report and drawn. */
+static int compute_regimes(struct allocation *a)
+{
+	const struct cli_options *o = a->o;
+	struct ha_error err;
+	ha_error_init(&err);
+	enum ha_status st = ha_regimes_new(&o->model, &o->constraints, o->budgets,
+	                                   o->budget_count, a->s.of_budget,
+	                                   &a->regimes, &err);
+	return st == HA_OK ? EXIT_OK
+	                   : cli_library_failure("computing the regimes", NULL, st, &err);
+}
+
 static double sample_of(const void *samples, size_t i)
 {
 	return sample_at(samples, i);
@@ -242,6 +256,7 @@ static enum ha_status write_report(struct ha_report *r, const void *ctx,
 			.budgets = o->budgets,
 			.budget_count = o->budget_count,
 			.solvers = a->s.of_budget,
+			.regimes = a->regimes,
 		}, err);
 	if (has_models(o))
 		st = ha_report_models(r, &(struct ha_models_request){
@@ -265,6 +280,8 @@ static enum ha_status draw_picture(struct ha_plot_target *t, const void *ctx,
 			.constraints = &o->constraints,
 			.budgets = o->budgets,
 			.budget_count = o->budget_count,
+			.solvers = a->s.of_budget,
+			.regimes = a->regimes,
 		}, err);
 	if (o->budget_count == 1 && sample_count(&o->samples) == 1)
 		return ha_plot_allocation(t, &(struct ha_plot_allocation_request){
@@ -294,11 +311,14 @@ int cli_allocate_main(int argc, char **argv)
 			status = solve_single(&a);
 		if (status == EXIT_OK && has_models(&o))
 			status = compare_models(&a);
+		if (status == EXIT_OK && o.regimes)
+			status = compute_regimes(&a);
 		if (status == EXIT_OK)
 			status = cli_emit_with_pictures(o.output, o.format, write_report, &a,
 			                                &o.plot, 1, draw_picture, &a);
 		free(a.candidates);
 		free(a.comparisons);
+		ha_regimes_free(a.regimes);
 		free_solvers(&a.s);
 	}
 	cli_options_free(&o);
