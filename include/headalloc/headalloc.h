@@ -34,6 +34,7 @@
 #include "runs.h"
 #include "calibrate.h"
 #include "regime.h"
+#include "sweep.h"
 #include "scenario.h"
 #include "error.h"
 #include "weights.h"

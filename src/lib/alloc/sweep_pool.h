@@ -19,8 +19,8 @@
  * alone between wait and release (the pool's mutex orders the two).
  * The pool never calls anything but work(): no callback of the library's
  * caller runs on a worker thread. */
-#ifndef HEADALLOC_REPORT_POOL_H
-#define HEADALLOC_REPORT_POOL_H
+#ifndef HEADALLOC_SWEEP_POOL_H
+#define HEADALLOC_SWEEP_POOL_H
 
 #include <stddef.h>
 
