@@ -35,6 +35,7 @@
 #include "calibrate.h"
 #include "regime.h"
 #include "sweep.h"
+#include "allocation.h"
 #include "scenario.h"
 #include "error.h"
 #include "weights.h"

@@ -144,23 +144,17 @@ static enum ha_status allocation_section(struct ha_report *r, const void *ctx,
 	const struct problem *p = ctx;
 	struct ha_model m = p->model;
 	m.samples = p->samples[0];
-	struct ha_solver *solver = NULL;
-	struct ha_solution s;
-	struct ha_allocation *all = NULL;
-	size_t count = 0;
-	enum ha_status st = ha_solver_new(p->budgets[0], &p->constraints, &solver);
-	if (st == HA_OK)
-		st = ha_solver_solve(solver, &m, &s);
-	if (st == HA_OK && p->all)
-		st = ha_solver_enumerate(solver, &m, &all, &count);
+	struct ha_allocation_result *a = NULL;
+	enum ha_status st = ha_allocation_result_new(
+		p->budgets[0], &p->constraints, NULL, &m,
+		p->all ? HA_ALLOCATION_CANDIDATES : 0, &a, NULL);
 	if (st == HA_OK) {
-		struct ha_allocation_request req = {.model = &m, .solution = &s,
-		                                    .candidates = all,
-		                                    .candidate_count = count};
+		struct ha_allocation_request req = {.model = &m, .solution = &a->solution,
+		                                    .candidates = a->candidates,
+		                                    .candidate_count = a->candidate_count};
 		st = ha_report_allocation(r, &req, err);
 	}
-	free(all);
-	ha_solver_free(solver);
+	ha_allocation_result_free(a);
 	return st;
 }
 
@@ -338,9 +332,17 @@ static enum ha_status draw_allocation(struct ha_plot_target *t, const void *ctx,
 	const struct problem *p = ctx;
 	struct ha_model m = p->model;
 	m.samples = p->samples[0];
+	struct ha_allocation_result *a = NULL;
+	enum ha_status st = ha_allocation_result_new(p->budgets[0], &p->constraints,
+	                                             NULL, &m, HA_ALLOCATION_DIVISORS,
+	                                             &a, err);
 	struct ha_plot_allocation_request req = {.model = &m, .constraints = &p->constraints,
-	                                         .budget = p->budgets[0]};
-	return ha_plot_allocation(t, &req, err);
+	                                         .budget = p->budgets[0],
+	                                         .allocation = a};
+	if (st == HA_OK)
+		st = ha_plot_allocation(t, &req, err);
+	ha_allocation_result_free(a);
+	return st;
 }
 
 static enum ha_status draw_sweep(struct ha_plot_target *t, const void *ctx,
