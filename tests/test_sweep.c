@@ -166,3 +166,43 @@ Test(sweep, bad_requests)
 	cr_assert_eq(ha_sweep_new(NULL, &s, NULL), HA_EINVAL);
 	ha_sweep_free(NULL);
 }
+
+/* on_batch runs on the thread that solved a batch, with the batch's rows
+ * and first index; what it leaves in the scratch comes back with the
+ * batch. */
+static void count_rows(void *ctx, const struct ha_sweep_row *rows, size_t count,
+                       size_t first, char *scratch, size_t *used)
+{
+	(void)ctx;
+	size_t *out = (size_t *)scratch;
+	out[0] = first;
+	out[1] = count;
+	out[2] = rows[0].budget;
+	*used = 3 * sizeof *out;
+}
+
+Test(sweep, on_batch_scratch)
+{
+	struct ha_model m = ha_model_defaults();
+	for (size_t threads = 1; threads <= 4; threads += 3) {
+		struct ha_sweep *s = NULL;
+		cr_assert_eq(ha_sweep_new(&(struct ha_sweep_request){
+			.model = &m, .budgets = budgets, .budget_count = BUDGETS,
+			.samples = {POINTS, log_spaced, NULL}, .threads = threads,
+			.on_batch = count_rows, .scratch_size = 3 * sizeof(size_t),
+		}, &s, NULL), HA_OK);
+		const struct ha_sweep_row *rows;
+		size_t count, at = 0;
+		while (ha_sweep_rows(s, &rows, &count, NULL) == HA_OK && count) {
+			size_t used = 0;
+			const size_t *seen = (const size_t *)ha_sweep_batch_scratch(s, &used);
+			cr_assert_eq(used, 3 * sizeof *seen);
+			cr_assert_eq(seen[0], at);
+			cr_assert_eq(seen[1], count);
+			cr_assert_eq(seen[2], rows[0].budget);
+			at += count;
+		}
+		cr_assert_eq(at, (size_t)POINTS * BUDGETS);
+		ha_sweep_free(s);
+	}
+}

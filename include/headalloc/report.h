@@ -158,8 +158,8 @@ struct ha_table_request {
 	 * check feasibility first) does not factorise a budget twice.  NULL:
 	 * the report makes its own. */
 	struct ha_solver *const *solvers;
-	/* The threads that solve and format the rows while the calling thread
-	 * writes them, opt-in: 0 (a zero-initialised request) or 1, the
+	/* The threads that solve the rows (ha_sweep_request.threads) while the
+	 * calling thread formats and writes them, opt-in: 0 (a zero-initialised request) or 1, the
 	 * calling thread alone; HA_THREADS_ONLINE, as many as the machine has
 	 * online processors; any other count as given; at most 8 either way.
 	 * The bytes written are the same either way.  samples.at is called on the calling thread only;

@@ -50,6 +50,11 @@ struct ha_samples {
 /* ha_sweep_request.threads: one thread per online processor (at most 8). */
 #define HA_THREADS_ONLINE ((size_t)-1)
 
+struct ha_sweep_row;
+
+/* The most rows a batch holds. */
+#define HA_SWEEP_BATCH_MAX ((size_t)512)
+
 /* The grid: n outer (samples), D inner (budgets).  Pointers are borrowed
  * until ha_sweep_free. */
 struct ha_sweep_request {
@@ -69,6 +74,19 @@ struct ha_sweep_request {
 	 * than 64 budgets use the calling thread alone.  samples.at is called
 	 * on the calling thread only. */
 	size_t threads;
+	/* Optional: a renderer's work on each batch of rows, done by the
+	 * thread that solved the batch, right after (a worker, or the calling
+	 * thread without workers), so that formatting runs in parallel too:
+	 * on_batch(batch_ctx, rows, count, first, scratch, &used) gets the
+	 * batch's rows (first is the first one's index in the sweep) and
+	 * scratch_size bytes of the batch's own (NULL when scratch_size is
+	 * 0), and says how many it used; ha_sweep_batch_scratch() hands them
+	 * to the calling thread with the batch.  It must not call back into
+	 * the sweep.  NULL: none. */
+	void (*on_batch)(void *batch_ctx, const struct ha_sweep_row *rows,
+	                 size_t count, size_t first, char *scratch, size_t *used);
+	void *batch_ctx;
+	size_t scratch_size;
 };
 
 /* One row: the integer optimum and the relaxed optimum of (n, D). */
@@ -124,6 +142,12 @@ HA_API void ha_sweep_free(struct ha_sweep *sweep);
 HA_API enum ha_status ha_sweep_rows(struct ha_sweep *sweep,
                                     const struct ha_sweep_row **rows,
                                     size_t *count, struct ha_error *err);
+
+/* The scratch of the batch ha_sweep_rows handed out last, as its
+ * on_batch left it (*used bytes; NULL and 0 without on_batch).  Valid
+ * until the next ha_sweep_rows. */
+HA_API const char *ha_sweep_batch_scratch(const struct ha_sweep *sweep,
+                                          size_t *used);
 
 /* The rows' total: budget_count x samples.count. */
 HA_API size_t ha_sweep_row_count(const struct ha_sweep *sweep);

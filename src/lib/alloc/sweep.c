@@ -146,6 +146,12 @@ enum ha_status ha_sweep_new(const struct ha_sweep_request *req,
 	return HA_OK;
 }
 
+const char *ha_sweep_batch_scratch(const struct ha_sweep *s, size_t *used)
+{
+	size_t none = 0;
+	return sweep_rows_scratch(s ? s->rows : NULL, used ? used : &none);
+}
+
 size_t ha_sweep_row_count(const struct ha_sweep *s)
 {
 	return s ? s->req.budget_count * s->req.samples.count : 0;

@@ -59,6 +59,7 @@ enum ha_status sweep_rows_new(struct ha_sweep *s, struct sweep_rows **out);
 void sweep_rows_free(struct sweep_rows *rows);
 enum ha_status sweep_rows_next(struct ha_sweep *s, const struct ha_sweep_row **rows,
                                size_t *count, struct ha_error *err);
+const char *sweep_rows_scratch(const struct sweep_rows *rows, size_t *used);
 
 /* sweep_heads.c: the per-n fits' workers and jobs, the next batch, their
  * end. */

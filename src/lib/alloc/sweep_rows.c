@@ -17,7 +17,7 @@
 
 /* Rows a job: a few milliseconds of work, so that handing jobs over
  * costs nothing measurable, and little memory a job. */
-#define CHUNK_ROWS ((size_t)512)
+#define CHUNK_ROWS HA_SWEEP_BATCH_MAX
 
 /* Worker threads only for sweeps of at least this many rows, and of at
  * most this many budgets (each thread keeps a workspace a budget). */
@@ -28,6 +28,8 @@ struct rows_job {
 	size_t first, count;           /* rows [first, first + count) */
 	size_t solved;                 /* rows solved: count, or the failing one */
 	enum ha_status status;         /* HA_OK, or the failure of row `solved` */
+	char *scratch;                 /* on_batch's, scratch_size bytes */
+	size_t scratch_used;
 	struct ha_sweep_row rows[CHUNK_ROWS];
 };
 
@@ -40,6 +42,7 @@ struct sweep_rows {
 	size_t slots;
 	struct pool *pool;
 	int held;                            /* a job handed out, to release */
+	const struct rows_job *current;      /* the job handed out last */
 	size_t next, point;                  /* the next row; the last n asked */
 	double samples;                      /* that n */
 };
@@ -80,6 +83,10 @@ static void solve_rows(void *ctx, size_t worker, void *job_)
 		row->relaxed_heads = relaxation.heads;
 	}
 	job->solved = k;
+	job->scratch_used = 0;
+	if (s->req.on_batch)
+		s->req.on_batch(s->req.batch_ctx, job->rows, job->solved, job->first,
+		                job->scratch, &job->scratch_used);
 }
 
 void sweep_rows_free(struct sweep_rows *rs)
@@ -101,8 +108,11 @@ void sweep_rows_free(struct sweep_rows *rs)
 	}
 	free(rs->relaxed);
 	free(rs->memos);
-	for (size_t i = 0; rs->jobs && i < rs->slots; i++)
+	for (size_t i = 0; rs->jobs && i < rs->slots; i++) {
+		if (rs->jobs[i])
+			free(rs->jobs[i]->scratch);
 		free(rs->jobs[i]);
+	}
 	free(rs->jobs);
 	free(rs);
 }
@@ -136,9 +146,14 @@ static enum ha_status prepare_rows(struct sweep_rows *rs, struct ha_sweep *s,
 				return st;
 		}
 	}
-	for (size_t i = 0; i < rs->slots; i++)
+	for (size_t i = 0; i < rs->slots; i++) {
 		if (!(rs->jobs[i] = malloc(sizeof *rs->jobs[i])))
 			return HA_ENOMEM;
+		rs->jobs[i]->scratch = NULL;
+		if (s->req.scratch_size &&
+		    !(rs->jobs[i]->scratch = malloc(s->req.scratch_size)))
+			return HA_ENOMEM;
+	}
 	return pool_new(workers, (void *const *)rs->jobs, rs->slots, solve_rows,
 	                rs, &rs->pool);
 }
@@ -190,6 +205,7 @@ enum ha_status sweep_rows_next(struct ha_sweep *s, const struct ha_sweep_row **r
 	if (rs->held) {
 		pool_release(rs->pool);
 		rs->held = 0;
+		rs->current = NULL;
 	}
 	while (rs->next < total && pool_can_submit(rs->pool)) {
 		fill_job(rs, pool_slot(rs->pool), total);
@@ -199,6 +215,7 @@ enum ha_status sweep_rows_next(struct ha_sweep *s, const struct ha_sweep_row **r
 	if (!job)
 		return HA_OK;
 	rs->held = 1;
+	rs->current = job;
 	for (size_t k = 0; k < job->solved; k++) {
 		size_t b = (job->first + k) % nb;
 		const struct ha_sweep_row *row = &job->rows[k];
@@ -212,4 +229,11 @@ enum ha_status sweep_rows_next(struct ha_sweep *s, const struct ha_sweep_row **r
 		return sweep_solve_failed(err, job->status,
 		                          s->req.budgets[(job->first + job->solved) % nb]);
 	return HA_OK;
+}
+
+const char *sweep_rows_scratch(const struct sweep_rows *rs, size_t *used)
+{
+	const struct rows_job *job = rs ? rs->current : NULL;
+	*used = job ? job->scratch_used : 0;
+	return job ? job->scratch : NULL;
 }

@@ -69,6 +69,8 @@ enum ha_status ha_report_table(struct ha_report *r,
 	if (st != HA_OK)
 		return st;
 	struct ha_sweep *own = NULL, *sweep = req->sweep;
+	/* A sweep of the report's own has its rows formatted by its threads. */
+	struct table_format format = {r->yaml != NULL, r->yaml != NULL && !r->yaml_text};
 	if (!sweep) {
 		struct ha_error why;
 		ha_error_init(&why);
@@ -80,6 +82,9 @@ enum ha_status ha_report_table(struct ha_report *r,
 			.samples = req->samples,
 			.solvers = req->solvers,
 			.threads = req->threads,
+			.on_batch = table_format_batch,
+			.batch_ctx = &format,
+			.scratch_size = TABLE_SCRATCH,
 		}, &own, &why);
 		if (st != HA_OK)
 			return report_fail(r, err, st, "%s", why.message);

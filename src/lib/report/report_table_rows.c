@@ -21,7 +21,7 @@
 #define ROW_MAX ((size_t)512)
 
 /* Rows formatted before they are written together. */
-#define TEXT_ROWS ((size_t)512)
+#define TEXT_ROWS HA_SWEEP_BATCH_MAX
 
 static char *put_uint(char *p, uint64_t value)
 {
@@ -215,6 +215,46 @@ static void write_batch(struct ha_report *r, const struct ha_sweep_row *rows,
 	}
 }
 
+void table_format_batch(void *format_, const struct ha_sweep_row *rows,
+                        size_t count, size_t at, char *scratch, size_t *used)
+{
+	const struct table_format *format = format_;
+	double samples_of_text = NAN;
+	char samples_text[HA_FD_BUFSIZE + 2];
+	size_t samples_length = 0;
+	char *p = scratch;
+	for (size_t k = 0; k < count; k++, at++) {
+		const struct ha_sweep_row *row = &rows[k];
+		if (!format->yaml) {
+			p = put_text_row(p, row->budget, row->samples, row);
+		} else if (at > 0 && !format->json) {
+			if (!(samples_of_text == row->samples)) {
+				samples_length = (size_t)(put_double(samples_text, row->samples) -
+				                          samples_text);
+				samples_of_text = row->samples;
+			}
+			p = put_yaml_row(p, row->budget, samples_text, samples_length, row);
+		}
+	}
+	*used = (size_t)(p - scratch);
+}
+
+/* A batch formatted by the sweep's threads: the rows the emitter writes,
+ * then the text. */
+static void write_formatted(struct ha_report *r, const struct ha_sweep_row *rows,
+                            size_t count, size_t at, const char *text,
+                            size_t used)
+{
+	int json = r->yaml && !r->yaml_text;
+	for (size_t k = 0; r->yaml && k < count; k++)
+		if (at + k == 0 || json)
+			emit_first_row(r->yaml, rows[k].budget, rows[k].samples, &rows[k]);
+	if (used && r->yaml)
+		yaml_writer_raw(r->yaml, text, used);
+	else if (used)
+		fwrite(text, 1, used, r->stream);
+}
+
 enum ha_status table_write_rows(struct ha_sweep *sweep,
                                 const struct ha_progress *progress,
                                 struct ha_report *r, struct ha_error *err)
@@ -240,7 +280,12 @@ enum ha_status table_write_rows(struct ha_sweep *sweep,
 		struct ha_error why;
 		ha_error_init(&why);
 		enum ha_status solved = ha_sweep_rows(sweep, &rows, &count, &why);
-		write_batch(r, rows, count, written, text);
+		size_t used = 0;
+		const char *formatted = ha_sweep_batch_scratch(sweep, &used);
+		if (formatted)
+			write_formatted(r, rows, count, written, formatted, used);
+		else
+			write_batch(r, rows, count, written, text);
 		written += count;
 		if (solved != HA_OK) {
 			st = report_fail(r, err, solved, "%s", why.message);
