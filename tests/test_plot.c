@@ -72,7 +72,7 @@ static double log10_mse(const struct ha_model *m, uint64_t budget, uint64_t d)
 Test(landscape, valid_and_deterministic)
 {
 	struct ha_model m = model_at(1e8);
-	probe_check_valid(probe_landscape, &(struct ha_plot_allocation_request){&m, NULL, 512, NULL});
+	probe_check_valid(probe_landscape, &(struct ha_plot_allocation_request){&m, NULL, 512, NULL, NULL});
 }
 
 Test(landscape, optimum_and_divisors_where_the_axes_put_them)
@@ -81,7 +81,7 @@ Test(landscape, optimum_and_divisors_where_the_axes_put_them)
 	struct ha_constraints none = {0};
 	struct image im;
 	struct picture p = probe_png(probe_landscape,
-	                       &(struct ha_plot_allocation_request){&m, NULL, 512, NULL}, &im);
+	                       &(struct ha_plot_allocation_request){&m, NULL, 512, NULL, NULL}, &im);
 	cr_assert_eq(p.target.axes_count, 1);
 	cr_assert(p.axes[0].x_log && !p.axes[0].y_log);
 	double best_log;
@@ -112,7 +112,7 @@ Test(landscape, infeasible_divisors_are_grey)
 	struct ha_constraints c = {.min_head_dim = 16};
 	struct image im;
 	struct picture p = probe_png(probe_landscape,
-	                       &(struct ha_plot_allocation_request){&m, &c, 768, NULL}, &im);
+	                       &(struct ha_plot_allocation_request){&m, &c, 768, NULL, NULL}, &im);
 	double best_log;
 	uint64_t best = brute_optimum(&m, 768, &c, &best_log);
 	cr_assert_eq(best, 16);
@@ -130,7 +130,7 @@ Test(landscape, caption_counts_what_is_beyond_the_axis)
 	struct picture p;
 	char *text0;
 	picture_draw(&p, HA_PLOT_SVG, probe_landscape,
-	             &(struct ha_plot_allocation_request){&m, NULL, 512, NULL});
+	             &(struct ha_plot_allocation_request){&m, NULL, 512, NULL, NULL});
 	cr_assert_eq(p.status, HA_OK);
 	/* every value of the four curves above the window, counted here */
 	size_t above = 0;
@@ -161,7 +161,7 @@ Test(landscape, the_most_divisors_of_any_budget)
 	struct ha_model m = model_at(1e12);
 	struct picture p;
 	picture_draw(&p, HA_PLOT_SVG, probe_landscape,
-	             &(struct ha_plot_allocation_request){&m, NULL, UINT64_C(9200527969062830400), NULL});
+	             &(struct ha_plot_allocation_request){&m, NULL, UINT64_C(9200527969062830400), NULL, NULL});
 	cr_assert_eq(p.status, HA_OK, "%s", p.err.message);
 	cr_assert_lt(p.size, 4u << 20, "%zu bytes", p.size);
 	char *text = svg_text(p.data, p.size);
@@ -516,7 +516,7 @@ Test(plot, failures_are_statuses_and_write_nothing)
 {
 	struct ha_model m = model_at(1e8);
 	struct ha_error err;
-	struct ha_plot_allocation_request ok = {&m, NULL, 512, NULL};
+	struct ha_plot_allocation_request ok = {&m, NULL, 512, NULL, NULL};
 	cr_assert_eq(ha_plot_allocation(NULL, &ok, &err), HA_EINVAL);
 	cr_assert_eq(ha_plot_allocation(&(struct ha_plot_target){0}, &ok, &err), HA_EINVAL);
 
@@ -527,13 +527,13 @@ Test(plot, failures_are_statuses_and_write_nothing)
 	picture_free(&p);
 
 	struct ha_constraints c = {.min_head_dim = 1000};
-	picture_draw(&p, HA_PLOT_PNG, probe_landscape, &(struct ha_plot_allocation_request){&m, &c, 512, NULL});
+	picture_draw(&p, HA_PLOT_PNG, probe_landscape, &(struct ha_plot_allocation_request){&m, &c, 512, NULL, NULL});
 	cr_assert_eq(p.status, HA_EINFEASIBLE);
 	cr_assert_str_eq(p.err.message, "no (heads, head_dim) pair of budget 512 meets the constraints");
 	cr_assert_eq(p.size, 0);
 	picture_free(&p);
 
-	picture_draw(&p, HA_PLOT_SVG, probe_landscape, &(struct ha_plot_allocation_request){&m, NULL, 0, NULL});
+	picture_draw(&p, HA_PLOT_SVG, probe_landscape, &(struct ha_plot_allocation_request){&m, NULL, 0, NULL, NULL});
 	cr_assert_eq(p.status, HA_EINVAL);
 	picture_free(&p);
 	uint64_t one[] = {512};
@@ -579,7 +579,7 @@ Test(plot, drawing_prints_nothing, .init = cr_redirect_stdout)
 	struct ha_hdi_report *r = two_layers();
 	for (size_t f = 0; f < sizeof formats / sizeof *formats; f++) {
 		struct picture p;
-		picture_draw(&p, formats[f], probe_landscape, &(struct ha_plot_allocation_request){&m, NULL, 512, NULL});
+		picture_draw(&p, formats[f], probe_landscape, &(struct ha_plot_allocation_request){&m, NULL, 512, NULL, NULL});
 		picture_free(&p);
 		picture_draw(&p, formats[f], probe_sweep, &(struct ha_table_request){.model = &m, .constraints = NULL, .budgets = budgets, .budget_count = 2, .samples = {9, decade, NULL}});
 		picture_free(&p);
@@ -610,7 +610,7 @@ Test(landscape, caption_gives_the_model_as_given)
 	m.var_power = 0.25;
 	struct picture p;
 	picture_draw(&p, HA_PLOT_SVG, probe_landscape,
-	             &(struct ha_plot_allocation_request){&m, NULL, 4096, NULL});
+	             &(struct ha_plot_allocation_request){&m, NULL, 4096, NULL, NULL});
 	cr_assert_eq(p.status, HA_OK);
 	char *text = svg_text(p.data, p.size);
 	static const char *const words[] = {

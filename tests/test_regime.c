@@ -494,3 +494,52 @@ Test(regime, data_term_and_samples_power)
 	free(r1);
 	free(r2);
 }
+
+/* The regimes of several budgets as one result: each budget's table is
+ * what ha_regime_compute gives over the divisors found by trial division,
+ * in the order asked; with a lent solver the same; an infeasible budget
+ * fails with its name in the message and no result. */
+Test(regime, result_of_several_budgets)
+{
+	struct ha_model m = ha_model_defaults();
+	const uint64_t budgets[] = {512, 96, 1};
+	struct ha_constraints c = {.min_head_dim = 1};
+	struct ha_solver *lent[3] = {NULL, NULL, NULL};
+	cr_assert_eq(ha_solver_new(96, &c, &lent[1]), HA_OK);
+	for (int with_solver = 0; with_solver < 2; with_solver++) {
+		struct ha_regimes *g = NULL;
+		cr_assert_eq(ha_regimes_new(&m, &c, budgets, 3,
+		                            with_solver ? lent : NULL, &g, NULL), HA_OK);
+		cr_assert_eq(g->count, 3);
+		for (size_t b = 0; b < 3; b++) {
+			uint64_t dims[600];
+			size_t nd = feasible(budgets[b], (struct limits){0}, dims, 600);
+			struct ha_regime *want = NULL;
+			size_t count = 0;
+			cr_assert_eq(ha_regime_compute(&m, budgets[b], dims, nd, &want,
+			                               &count), HA_OK);
+			cr_assert_eq(g->budgets[b].budget, budgets[b]);
+			cr_assert_eq(g->budgets[b].count, count);
+			for (size_t i = 0; i < count; i++) {
+				cr_assert_eq(g->budgets[b].regimes[i].head_dim, want[i].head_dim);
+				cr_assert_eq(g->budgets[b].regimes[i].log_samples_from,
+				             want[i].log_samples_from);
+			}
+			free(want);
+		}
+		ha_regimes_free(g);
+	}
+	ha_solver_free(lent[1]);
+
+	struct ha_regimes *g = (struct ha_regimes *)&m;
+	struct ha_error err;
+	ha_error_init(&err);
+	struct ha_constraints none = {.min_heads = 1000};
+	cr_assert_eq(ha_regimes_new(&m, &none, budgets, 3, NULL, &g, &err),
+	             HA_EINFEASIBLE);
+	cr_assert_null(g);
+	cr_assert_str_eq(err.message, "no (heads, head_dim) pair of budget 512 "
+	                 "meets the constraints");
+	cr_assert_eq(ha_regimes_new(NULL, NULL, budgets, 3, NULL, &g, NULL), HA_EINVAL);
+	ha_regimes_free(NULL);
+}

@@ -641,3 +641,53 @@ Test(solver, generalised_relaxation_is_a_minimum)
 			              here - 1e-12 * fmax(1.0, fabs(here)), "case %d", i);
 	}
 }
+
+/* One allocation as a result: the solution is ha_solve's, the candidates
+ * ha_solver_enumerate's, and the landscape every divisor of D found by
+ * trial division, its error ha_model_eval's, feasible exactly when the
+ * constraints (checked here by hand) allow it. */
+Test(solver, allocation_result)
+{
+	struct ha_model m = ha_model_defaults();
+	m.samples = 1e7;
+	struct ha_constraints c = {.head_dim_multiple = 8, .max_heads = 32};
+	const uint64_t budget = 768;
+	struct ha_allocation_result *a = NULL;
+	cr_assert_eq(ha_allocation_result_new(budget, &c, NULL, &m,
+	             HA_ALLOCATION_CANDIDATES | HA_ALLOCATION_DIVISORS, &a, NULL), HA_OK);
+	struct ha_solution want;
+	cr_assert_eq(ha_solve(budget, &c, &m, &want), HA_OK);
+	cr_assert_eq(a->budget, budget);
+	cr_assert_eq(a->solution.optimum.head_dim, want.optimum.head_dim);
+	cr_assert_eq(a->solution.relaxed.head_dim, want.relaxed.head_dim);
+	size_t at = 0, feasible = 0;
+	for (uint64_t d = 1; d <= budget; d++) {
+		if (budget % d)
+			continue;
+		cr_assert_lt(at, a->divisor_count);
+		const struct ha_divisor_error *e = &a->divisors[at++];
+		struct ha_terms t;
+		cr_assert_eq(ha_model_eval(&m, budget, d, &t), HA_OK);
+		cr_assert_eq(e->head_dim, d);
+		cr_assert_eq(e->heads, budget / d);
+		cr_assert_eq(e->terms.log_mse, t.log_mse);
+		int ok = d % 8 == 0 && budget / d <= 32;
+		cr_assert_eq(e->feasible, ok, "d = %llu", (unsigned long long)d);
+		feasible += (size_t)ok;
+	}
+	cr_assert_eq(at, a->divisor_count);
+	cr_assert_eq(a->feasible_count, feasible);
+	cr_assert_eq(a->candidate_count, feasible);
+	cr_assert_eq(a->candidates[0].head_dim, want.optimum.head_dim);
+	ha_allocation_result_free(a);
+
+	struct ha_error err;
+	ha_error_init(&err);
+	struct ha_constraints none = {.min_heads = 1000};
+	cr_assert_eq(ha_allocation_result_new(budget, &none, NULL, &m, 0, &a, &err),
+	             HA_EINFEASIBLE);
+	cr_assert_null(a);
+	cr_assert_str_eq(err.message, "no (heads, head_dim) pair of budget 768 "
+	                 "meets the constraints");
+	ha_allocation_result_free(NULL);
+}

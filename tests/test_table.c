@@ -17,7 +17,7 @@
 #include <headalloc/headalloc.h>
 
 #include "report/report_internal.h"
-#include "report/report_pool.h"
+#include "alloc/sweep_pool.h"
 #include "alloc/solver_internal.h"
 
 static uint64_t next_random(uint64_t *state)

@@ -34,6 +34,8 @@
 #include "runs.h"
 #include "calibrate.h"
 #include "regime.h"
+#include "sweep.h"
+#include "allocation.h"
 #include "scenario.h"
 #include "error.h"
 #include "weights.h"

@@ -1,7 +1,9 @@
 /* headalloc — pictures of the reports, drawn with PLplot.
  *
  * One picture per kind of report, from the same inputs as the report
- * (report.h) and computed through the same solver:
+ * (report.h) or from the results it renders (the regimes, an allocation:
+ * regime.h, allocation.h), computed by the same functions (the sweep's
+ * through sweep.h); the pictures themselves only draw:
  *
  *   ha_plot_allocation    the error landscape of one budget at one n
  *   ha_plot_sweep         the optimal head_dim against n (or D) with fits
@@ -37,6 +39,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "allocation.h"
 #include "calibrate.h"
 #include "covariance.h"
 #include "error.h"
@@ -118,12 +121,18 @@ struct ha_plot_allocation_request {
 	const struct ha_constraints *constraints; /* NULL: none */
 	uint64_t budget;                          /* 1 <= D <= HA_BUDGET_MAX */
 	const struct ha_hdi_source *hdi_source;   /* NULL: the HDI was given */
+	/* Optional: this budget's allocation, made with
+	 * ha_allocation_result_new (allocation.h) with HA_ALLOCATION_DIVISORS,
+	 * borrowed, drawn as it is.  NULL: made here from the fields above. */
+	const struct ha_allocation_result *allocation;
 };
 HA_API enum ha_status ha_plot_allocation(struct ha_plot_target *target,
                                          const struct ha_plot_allocation_request *req,
                                          struct ha_error *err);
 
-/* 2. A sweep (the request of ha_report_table): with several n, the
+/* 2. A sweep (the request of ha_report_table; its sweep field is not
+ * read: the picture makes its own sweeps, of its curve's points too, and
+ * its regimes, with ha_sweep_new and ha_regimes_new): with several n, the
  * integer optimum head_dim (exact steps, from the regimes) and the
  * relaxed optimum against n on a log axis, one colour per budget, with
  * the fitted laws of headalloc-model(7), SCALING LAWS (ln d = ln a + b ln ln n and d = p + q ln n,

@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "error.h"
 #include "model.h"
 #include "solver.h"
 #include "status.h"
@@ -66,6 +67,41 @@ HA_API enum ha_status ha_regime_compute_solver(const struct ha_solver *solver,
  * the bias gain s ln(d2/d1) underflows to zero (d2 never wins). */
 HA_API double ha_regime_log_switch(const struct ha_model *model, uint64_t budget,
                             uint64_t d1, uint64_t d2);
+
+/* The regimes of several budgets, computed once for every renderer
+ * (ha_report_regimes, ha_plot_regimes).  budgets[i] is the table of the
+ * i-th budget asked for, in the order asked. */
+struct ha_budget_regimes {
+	uint64_t budget;
+	struct ha_regime *regimes; /* count regimes, sorted by n */
+	size_t count;
+};
+struct ha_regimes {
+	struct ha_budget_regimes *budgets;
+	size_t count;
+};
+
+/* The regimes of budgets[0..budget_count) under constraints (NULL: none)
+ * for the model's s, c_b, c_v and hdi (its samples is ignored); solvers,
+ * when not NULL, holds a solver made for each budget under constraints,
+ * borrowed (only read).  On HA_OK *out is a result to free with
+ * ha_regimes_free().  HA_EINVAL for a NULL model or out, or budgets NULL
+ * with budget_count > 0; HA_EINFEASIBLE when no pair of a budget meets
+ * the constraints; the statuses of ha_solver_new and
+ * ha_regime_compute_solver.  On failure *out is NULL and err (when not
+ * NULL) says which budget, in words ("no (heads, head_dim) pair of
+ * budget 7 meets the constraints", "solving: ...", "computing the
+ * regimes: ..."). */
+HA_API enum ha_status ha_regimes_new(const struct ha_model *model,
+                                     const struct ha_constraints *constraints,
+                                     const uint64_t *budgets,
+                                     size_t budget_count,
+                                     struct ha_solver *const *solvers,
+                                     struct ha_regimes **out,
+                                     struct ha_error *err);
+
+/* Free a result of ha_regimes_new (NULL accepted). */
+HA_API void ha_regimes_free(struct ha_regimes *regimes);
 
 #ifdef __cplusplus
 }

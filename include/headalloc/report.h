@@ -17,9 +17,12 @@
  * struct (what to report; zero-initialise it, so that fields added later
  * keep their default) and returns an enum ha_status.  Errors are sticky:
  * after a section fails, later sections and ha_report_end() write
- * nothing and return the first failure.  Sections that compute as they
- * write (the sweep table, the regimes) call the solver themselves, so that
- * a sweep of a million points streams in constant memory.
+ * nothing and return the first failure.  Sections only write: what they
+ * write is computed by the layers below (the sweep table takes a sweep,
+ * sweep.h, whose rows it writes as they are solved, so that a sweep of a
+ * million points streams in constant memory; the regimes take
+ * ha_regimes_new's result).  A section given the problem instead of its
+ * result has the result made by those functions first.
  *
  * Writers write only to the stream they are given and never close it. */
 #ifndef HEADALLOC_REPORT_H
@@ -38,7 +41,9 @@
 #include "hdi.h"
 #include "hdi_groups.h"
 #include "model.h"
+#include "regime.h"
 #include "solver.h"
+#include "sweep.h"
 #include "format.h"
 #include "progress.h"
 #include "status.h"
@@ -123,19 +128,14 @@ HA_API enum ha_status ha_report_header(struct ha_report *report,
                                        const struct ha_header_request *req,
                                        struct ha_error *err);
 
-/* The values of n of a sweep, produced on demand so that a log-spaced
- * sweep of a million points takes no memory: at(ctx, i) is the i-th of
- * count values (each > 1). */
-struct ha_samples {
-	size_t count;
-	double (*at)(const void *ctx, size_t i);
-	const void *ctx;
-};
+/* The values of n of a sweep (struct ha_samples) and HA_THREADS_ONLINE
+ * are in sweep.h. */
 
 /* The sweep table: solve every (n, D), n outer, and stream one row each
  * (YAML: key table, a list of flow maps {budget, samples, heads, head_dim,
  * mse, log10_mse, relaxed_head_dim, relaxed_heads}), then the scaling-law
- * fits of headalloc-model(7), SCALING LAWS (YAML: key fits {by_budget, by_samples}): per budget
+ * fits of headalloc-model(7), SCALING LAWS (YAML: key fits {by_budget, by_samples}), as the
+ * sweep (sweep.h) hands them out: per budget
  * ln d* = ln a + b ln ln n and d* = p + q ln n, per n (with several
  * budgets) ln H* = ln c + e ln D, each with its interval, R^2, largest
  * residual and the seeds' claimed slope.  A fit of fewer than three
@@ -148,9 +148,6 @@ struct ha_samples {
  * common ones: those of ha_solver_new and ha_solver_solve (HA_EINFEASIBLE,
  * HA_ENOMEM, HA_ENUMERIC); HA_EINVAL for no budget, no sample, or a NULL
  * samples.at. */
-/* ha_table_request.threads: one thread per online processor (at most 8). */
-#define HA_THREADS_ONLINE ((size_t)-1)
-
 struct ha_table_request {
 	const struct ha_model *model;             /* required; samples unused */
 	const struct ha_constraints *constraints; /* NULL: none */
@@ -162,8 +159,8 @@ struct ha_table_request {
 	 * check feasibility first) does not factorise a budget twice.  NULL:
 	 * the report makes its own. */
 	struct ha_solver *const *solvers;
-	/* The threads that solve and format the rows while the calling thread
-	 * writes them, opt-in: 0 (a zero-initialised request) or 1, the
+	/* The threads that solve the rows (ha_sweep_request.threads) while the
+	 * calling thread formats and writes them, opt-in: 0 (a zero-initialised request) or 1, the
 	 * calling thread alone; HA_THREADS_ONLINE, as many as the machine has
 	 * online processors; any other count as given; at most 8 either way.
 	 * The bytes written are the same either way.  samples.at is called on the calling thread only;
@@ -175,6 +172,11 @@ struct ha_table_request {
 	 * non-zero return stops the table with HA_ECANCELED (the rows written
 	 * stay written).  Zero: none. */
 	struct ha_progress progress;
+	/* Optional: a sweep made with ha_sweep_new (sweep.h) and not yet
+	 * begun, borrowed: the table writes its rows and fits as it hands them
+	 * out, and reads only progress above (the problem is the sweep's).
+	 * NULL: the section makes the sweep from the fields above. */
+	struct ha_sweep *sweep;
 };
 HA_API enum ha_status ha_report_table(struct ha_report *report,
                                       const struct ha_table_request *req,
@@ -191,6 +193,11 @@ struct ha_regimes_request {
 	const uint64_t *budgets;
 	size_t budget_count;
 	struct ha_solver *const *solvers;         /* optional, as in a table */
+	/* Optional: the regimes already computed (ha_regimes_new, regime.h)
+	 * for these budgets, borrowed, rendered as they are; then only model
+	 * is read besides.  NULL: the section computes them with
+	 * ha_regimes_new from the fields above. */
+	const struct ha_regimes *regimes;
 };
 HA_API enum ha_status ha_report_regimes(struct ha_report *report,
                                         const struct ha_regimes_request *req,

@@ -150,23 +150,17 @@ static enum ha_status allocation_section(struct ha_report *r, const void *ctx,
 	const struct problem *p = ctx;
 	struct ha_model m = p->model;
 	m.samples = p->samples[0];
-	struct ha_solver *solver = NULL;
-	struct ha_solution s;
-	struct ha_allocation *all = NULL;
-	size_t count = 0;
-	enum ha_status st = ha_solver_new(p->budgets[0], &p->constraints, &solver);
-	if (st == HA_OK)
-		st = ha_solver_solve(solver, &m, &s);
-	if (st == HA_OK && p->all)
-		st = ha_solver_enumerate(solver, &m, &all, &count);
+	struct ha_allocation_result *a = NULL;
+	enum ha_status st = ha_allocation_result_new(
+		p->budgets[0], &p->constraints, NULL, &m,
+		p->all ? HA_ALLOCATION_CANDIDATES : 0, &a, NULL);
 	if (st == HA_OK) {
-		struct ha_allocation_request req = {.model = &m, .solution = &s,
-		                                    .candidates = all,
-		                                    .candidate_count = count};
+		struct ha_allocation_request req = {.model = &m, .solution = &a->solution,
+		                                    .candidates = a->candidates,
+		                                    .candidate_count = a->candidate_count};
 		st = ha_report_allocation(r, &req, err);
 	}
-	free(all);
-	ha_solver_free(solver);
+	ha_allocation_result_free(a);
 	return st;
 }
 
@@ -245,8 +239,16 @@ static enum ha_status regimes_sections(struct ha_report *r, const void *ctx,
 {
 	struct ha_regimes_request req;
 	regimes_request(ctx, &req);
-	enum ha_status st = header_section(r, ctx, err);
-	return st == HA_OK ? ha_report_regimes(r, &req, err) : st;
+	struct ha_regimes *regimes = NULL;
+	enum ha_status st = ha_regimes_new(req.model, req.constraints, req.budgets,
+	                                   req.budget_count, NULL, &regimes, err);
+	req.regimes = regimes;
+	if (st == HA_OK)
+		st = header_section(r, ctx, err);
+	if (st == HA_OK)
+		st = ha_report_regimes(r, &req, err);
+	ha_regimes_free(regimes);
+	return st;
 }
 
 /* _report_regimes(budgets, None, model, constraints). */
@@ -352,9 +354,17 @@ static enum ha_status draw_allocation(struct ha_plot_target *t, const void *ctx,
 	const struct problem *p = ctx;
 	struct ha_model m = p->model;
 	m.samples = p->samples[0];
+	struct ha_allocation_result *a = NULL;
+	enum ha_status st = ha_allocation_result_new(p->budgets[0], &p->constraints,
+	                                             NULL, &m, HA_ALLOCATION_DIVISORS,
+	                                             &a, err);
 	struct ha_plot_allocation_request req = {.model = &m, .constraints = &p->constraints,
-	                                         .budget = p->budgets[0]};
-	return ha_plot_allocation(t, &req, err);
+	                                         .budget = p->budgets[0],
+	                                         .allocation = a};
+	if (st == HA_OK)
+		st = ha_plot_allocation(t, &req, err);
+	ha_allocation_result_free(a);
+	return st;
 }
 
 static enum ha_status draw_sweep(struct ha_plot_target *t, const void *ctx,
@@ -370,7 +380,14 @@ static enum ha_status draw_regimes(struct ha_plot_target *t, const void *ctx,
 {
 	struct ha_regimes_request req;
 	regimes_request(ctx, &req);
-	return ha_plot_regimes(t, &req, err);
+	struct ha_regimes *regimes = NULL;
+	enum ha_status st = ha_regimes_new(req.model, req.constraints, req.budgets,
+	                                   req.budget_count, NULL, &regimes, err);
+	req.regimes = regimes;
+	if (st == HA_OK)
+		st = ha_plot_regimes(t, &req, err);
+	ha_regimes_free(regimes);
+	return st;
 }
 
 /* _plot_problem(kind, name, budgets, samples, model, constraints) for

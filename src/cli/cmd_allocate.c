@@ -27,11 +27,12 @@ struct solvers {
 struct allocation {
 	const struct cli_options *o;
 	struct solvers s;
-	struct ha_solution solution;       /* a single point */
-	struct ha_allocation *candidates;  /* --all: every feasible pair */
-	size_t candidate_count;
+	/* A single point: the solution, with --all every feasible pair, with
+	 * --plot every divisor's error (the landscape drawn). */
+	struct ha_allocation_result *single;
 	struct ha_model_comparison *comparisons; /* the scenario's models */
 	size_t comparison_count;
+	struct ha_regimes *regimes;        /* --regimes: for report and picture */
 };
 
 /* A failed solve of budget: the constraints it cannot meet, each named as
@@ -143,11 +144,11 @@ static int make_solvers(const struct cli_options *o, struct solvers *s)
 static int solve_single(struct allocation *a)
 {
 	const struct cli_options *o = a->o;
-	const struct ha_solver *solver = a->s.of_budget[0];
-	enum ha_status st = ha_solver_solve(solver, &o->model, &a->solution);
-	if (st == HA_OK && o->all)
-		st = ha_solver_enumerate(solver, &o->model, &a->candidates,
-		                         &a->candidate_count);
+	unsigned parts = (o->all ? HA_ALLOCATION_CANDIDATES : 0) |
+	                 (o->plot.path && !o->regimes ? HA_ALLOCATION_DIVISORS : 0);
+	enum ha_status st = ha_allocation_result_new(o->budgets[0], &o->constraints,
+	                                             a->s.of_budget[0], &o->model,
+	                                             parts, &a->single, NULL);
 	return st == HA_OK ? EXIT_OK : solve_failure(st, o->budgets[0], o);
 }
 
@@ -188,6 +189,19 @@ static int compare_models(struct allocation *a)
 	return EXIT_OK;
 }
 
+/* --regimes: computed once, written by the report and drawn. */
+static int compute_regimes(struct allocation *a)
+{
+	const struct cli_options *o = a->o;
+	struct ha_error err;
+	ha_error_init(&err);
+	enum ha_status st = ha_regimes_new(&o->model, &o->constraints, o->budgets,
+	                                   o->budget_count, a->s.of_budget,
+	                                   &a->regimes, &err);
+	return st == HA_OK ? EXIT_OK
+	                   : cli_library_failure("computing the regimes", NULL, st, &err);
+}
+
 static double sample_of(const void *samples, size_t i)
 {
 	return sample_at(samples, i);
@@ -205,9 +219,9 @@ static enum ha_status write_report(struct ha_report *r, const void *ctx,
 	if (single_point(o)) {
 		st = ha_report_allocation(r, &(struct ha_allocation_request){
 			.model = &o->model,
-			.solution = &a->solution,
-			.candidates = a->candidates,
-			.candidate_count = a->candidate_count,
+			.solution = &a->single->solution,
+			.candidates = a->single->candidates,
+			.candidate_count = a->single->candidate_count,
 			.hdi_source = source,
 		}, err);
 	} else {
@@ -243,6 +257,7 @@ static enum ha_status write_report(struct ha_report *r, const void *ctx,
 			.budgets = o->budgets,
 			.budget_count = o->budget_count,
 			.solvers = a->s.of_budget,
+			.regimes = a->regimes,
 		}, err);
 	if (has_models(o))
 		st = ha_report_models(r, &(struct ha_models_request){
@@ -266,6 +281,8 @@ static enum ha_status draw_picture(struct ha_plot_target *t, const void *ctx,
 			.constraints = &o->constraints,
 			.budgets = o->budgets,
 			.budget_count = o->budget_count,
+			.solvers = a->s.of_budget,
+			.regimes = a->regimes,
 		}, err);
 	if (o->budget_count == 1 && sample_count(&o->samples) == 1)
 		return ha_plot_allocation(t, &(struct ha_plot_allocation_request){
@@ -273,6 +290,7 @@ static enum ha_status draw_picture(struct ha_plot_target *t, const void *ctx,
 			.constraints = &o->constraints,
 			.budget = o->budgets[0],
 			.hdi_source = o->hdi_from ? &o->hdi_source : NULL,
+			.allocation = a->single && a->single->divisors ? a->single : NULL,
 		}, err);
 	return ha_plot_sweep(t, &(struct ha_table_request){
 		.model = &o->model,
@@ -295,11 +313,14 @@ int cli_allocate_main(int argc, char **argv)
 			status = solve_single(&a);
 		if (status == EXIT_OK && has_models(&o))
 			status = compare_models(&a);
+		if (status == EXIT_OK && o.regimes)
+			status = compute_regimes(&a);
 		if (status == EXIT_OK)
 			status = cli_emit_with_pictures(o.output, o.format, write_report, &a,
 			                                &o.plot, 1, draw_picture, &a);
-		free(a.candidates);
+		ha_allocation_result_free(a.single);
 		free(a.comparisons);
+		ha_regimes_free(a.regimes);
 		free_solvers(&a.s);
 	}
 	cli_options_free(&o);

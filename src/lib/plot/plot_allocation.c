@@ -4,8 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <headalloc/divisors.h>
-
 #include <plplot.h>
 
 #include "plot_internal.h"
@@ -53,54 +51,52 @@ static double log10_or_nan(double log_value)
 	return isinf(log_value) ? NAN : log_value / log(10.0);
 }
 
-/* Every divisor's error, which of them are feasible, the optimum. */
+/* Every divisor's error, which of them are feasible, the optimum: the
+ * allocation's, as lent or made here. */
 static enum ha_status compute(struct landscape *l, struct ha_error *err)
 {
 	const struct ha_plot_allocation_request *req = l->req;
-	struct ha_solver *solver = NULL;
-	uint64_t *divisors = NULL;
-	enum ha_status st = ha_solver_new(req->budget, req->constraints, &solver);
-	if (st != HA_OK)
-		return plot_solve_failed(err, st, req->budget);
-	st = ha_solver_solve(solver, req->model, &l->sol);
-	if (st != HA_OK) {
-		ha_solver_free(solver);
-		return plot_solve_failed(err, st, req->budget);
+	struct ha_allocation_result *own = NULL;
+	const struct ha_allocation_result *a = req->allocation;
+	if (!a) {
+		enum ha_status st = ha_allocation_result_new(
+			req->budget, req->constraints, NULL, req->model,
+			HA_ALLOCATION_DIVISORS, &own, err);
+		if (st != HA_OK)
+			return st;
+		a = own;
 	}
-	size_t nfeasible = 0;
-	const uint64_t *feasible = ha_solver_feasible(solver, &nfeasible);
-	st = ha_divisors(req->budget, &divisors, &l->count);
-	size_t n = l->count;
-	if (st == HA_OK) {
-		l->x = malloc(n * sizeof *l->x);
-		l->feasible = calloc(n, 1);
-		for (int k = 0; k < CURVES; k++) {
-			l->y[k] = malloc(n * sizeof *l->y[k]);
-			l->line_x[k] = malloc(n * sizeof *l->line_x[k]);
-			l->line_y[k] = malloc(n * sizeof *l->line_y[k]);
-			if (!l->y[k] || !l->line_x[k] || !l->line_y[k])
-				st = HA_ENOMEM;
-		}
-		if (!l->x || !l->feasible)
+	if (a->budget != req->budget || !a->divisors) {
+		ha_allocation_result_free(own);
+		return ha_fail(err, HA_EINVAL, "drawing the landscape: the allocation "
+		               "is not of budget %" PRIu64 " with its divisors", req->budget);
+	}
+	enum ha_status st = HA_OK;
+	size_t n = a->divisor_count;
+	l->sol = a->solution;
+	l->count = n;
+	l->x = malloc(n * sizeof *l->x);
+	l->feasible = calloc(n, 1);
+	for (int k = 0; k < CURVES; k++) {
+		l->y[k] = malloc(n * sizeof *l->y[k]);
+		l->line_x[k] = malloc(n * sizeof *l->line_x[k]);
+		l->line_y[k] = malloc(n * sizeof *l->line_y[k]);
+		if (!l->y[k] || !l->line_x[k] || !l->line_y[k])
 			st = HA_ENOMEM;
 	}
-	/* Both lists ascend: walk them together. */
-	for (size_t i = 0, j = 0; st == HA_OK && i < n; i++) {
-		struct ha_terms t;
-		st = ha_model_eval(req->model, req->budget, divisors[i], &t);
-		l->x[i] = log10((double)divisors[i]);
-		l->y[MSE][i] = log10_or_nan(t.log_mse);
-		l->y[BIAS][i] = log10_or_nan(t.log_bias2);
-		l->y[VARIANCE][i] = log10_or_nan(t.log_variance);
-		l->y[COVARIANCE][i] = log10_or_nan(t.log_covariance);
-		if (j < nfeasible && feasible[j] == divisors[i]) {
-			l->feasible[i] = 1;
-			j++;
-		}
+	if (!l->x || !l->feasible)
+		st = HA_ENOMEM;
+	for (size_t i = 0; st == HA_OK && i < n; i++) {
+		const struct ha_terms *t = &a->divisors[i].terms;
+		l->x[i] = log10((double)a->divisors[i].head_dim);
+		l->y[MSE][i] = log10_or_nan(t->log_mse);
+		l->y[BIAS][i] = log10_or_nan(t->log_bias2);
+		l->y[VARIANCE][i] = log10_or_nan(t->log_variance);
+		l->y[COVARIANCE][i] = log10_or_nan(t->log_covariance);
+		l->feasible[i] = (unsigned char)a->divisors[i].feasible;
 	}
-	l->feasible_count = nfeasible;
-	free(divisors);
-	ha_solver_free(solver);
+	l->feasible_count = a->feasible_count;
+	ha_allocation_result_free(own);
 	if (st != HA_OK)
 		return ha_fail(err, st, "drawing the landscape: %s", ha_status_str(st));
 	return HA_OK;

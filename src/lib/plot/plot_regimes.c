@@ -19,15 +19,10 @@
 #define ZOOM_OVER 40.0
 #define ZOOM_DECADES 16.0
 
-struct row {
-	uint64_t budget;
-	struct ha_regime *regimes;
-	size_t count;
-};
-
 struct regimes {
 	const struct ha_regimes_request *req;
-	struct row *rows;
+	struct ha_regimes *own;  /* computed here when the request lends none */
+	const struct ha_budget_regimes *rows; /* one per budget */
 	uint64_t *dims;       /* the distinct optimal head_dims, ascending */
 	size_t dim_count;
 	double x1;            /* the axis' end, log10 n */
@@ -38,9 +33,7 @@ struct regimes {
 
 static void free_regimes(struct regimes *g)
 {
-	for (size_t b = 0; g->rows && b < g->req->budget_count; b++)
-		free(g->rows[b].regimes);
-	free(g->rows);
+	ha_regimes_free(g->own);
 	free(g->dims);
 }
 
@@ -59,22 +52,21 @@ static enum ha_status compute(struct regimes *g, struct ha_error *err)
 {
 	const struct ha_regimes_request *req = g->req;
 	size_t nb = req->budget_count, total = 0;
-	g->rows = calloc(nb, sizeof *g->rows);
-	if (!g->rows)
-		return ha_fail(err, HA_ENOMEM, "drawing the regimes: %s", ha_status_str(HA_ENOMEM));
-	for (size_t b = 0; b < nb; b++) {
-		struct row *row = &g->rows[b];
-		struct ha_solver *solver = NULL;
-		row->budget = req->budgets[b];
-		enum ha_status st = ha_solver_new(row->budget, req->constraints, &solver);
-		if (st == HA_OK)
-			st = ha_regime_compute_solver(solver, req->model, &row->regimes,
-			                              &row->count);
-		ha_solver_free(solver);
+	const struct ha_regimes *result = req->regimes;
+	if (!result) {
+		enum ha_status st = ha_regimes_new(req->model, req->constraints,
+		                                   req->budgets, nb, req->solvers,
+		                                   &g->own, err);
 		if (st != HA_OK)
-			return plot_solve_failed(err, st, row->budget);
-		total += row->count;
+			return st;
+		result = g->own;
 	}
+	if (result->count != nb)
+		return ha_fail(err, HA_EINVAL, "the regimes are of %zu budgets, the "
+		               "request of %zu", result->count, nb);
+	g->rows = result->budgets;
+	for (size_t b = 0; b < nb; b++)
+		total += g->rows[b].count;
 	g->dims = malloc(total * sizeof *g->dims);
 	if (!g->dims)
 		return ha_fail(err, HA_ENOMEM, "drawing the regimes: %s", ha_status_str(HA_ENOMEM));
@@ -144,7 +136,7 @@ static size_t visible(const char *text)
 static size_t draw_row(const struct plot_canvas *c, const struct regimes *g,
                        size_t b, double x1)
 {
-	const struct row *row = &g->rows[b];
+	const struct ha_budget_regimes *row = &g->rows[b];
 	double y0 = b + 0.18, y1 = b + 0.68, px = plot_px_x(c);
 	double label_end[2] = {-INFINITY, -INFINITY};
 	size_t skipped = 0;
@@ -225,7 +217,7 @@ static void beyond_caption(char *dst, size_t size, const struct regimes *g)
 {
 	size_t used = (size_t)snprintf(dst, size, "regimes beyond n = 10#u300#d:");
 	for (size_t b = 0; b < g->req->budget_count && used + 1 < size; b++) {
-		const struct row *row = &g->rows[b];
+		const struct ha_budget_regimes *row = &g->rows[b];
 		size_t count = 0;
 		double first = 0.0;
 		for (size_t i = 0; i < row->count; i++) {

@@ -9,6 +9,7 @@
 
 #include <headalloc/fit.h>
 #include <headalloc/regime.h>
+#include <headalloc/sweep.h>
 
 #include <plplot.h>
 
@@ -71,52 +72,71 @@ static double intercept_at_slope(const struct ha_fit_result *r, double x_mean,
 
 /* ---- against n --------------------------------------------------------------- */
 
-/* The integer optimum of one budget over [lo, hi] (ln n) as steps. */
-static enum ha_status steps(struct series *s, const struct ha_solver *solver,
-                            const struct ha_model *model, double lo, double hi)
+/* The integer optimum of one budget over [lo, hi] (ln n) as steps, from
+ * the budget's regimes. */
+static enum ha_status steps(struct series *s, const struct ha_budget_regimes *g,
+                            double lo, double hi)
 {
-	struct ha_regime *regimes = NULL;
-	size_t count = 0;
-	enum ha_status st = ha_regime_compute_solver(solver, model, &regimes, &count);
-	if (st != HA_OK)
-		return st;
+	size_t count = g->count;
 	s->step_x = malloc(2 * count * sizeof *s->step_x);
 	s->step_y = malloc(2 * count * sizeof *s->step_y);
-	if (!s->step_x || !s->step_y) {
-		free(regimes);
+	if (!s->step_x || !s->step_y)
 		return HA_ENOMEM;
-	}
 	for (size_t i = 0; i < count; i++) {
-		double from = fmax(regimes[i].log_samples_from, lo);
-		double to = fmin(regimes[i].log_samples_to, hi);
+		double from = fmax(g->regimes[i].log_samples_from, lo);
+		double to = fmin(g->regimes[i].log_samples_to, hi);
 		if (!(from < to))
 			continue;
-		double d = (double)regimes[i].head_dim;
+		double d = (double)g->regimes[i].head_dim;
 		s->step_x[s->step_n] = from / log(10.0);
 		s->step_y[s->step_n++] = d;
 		s->step_x[s->step_n] = to / log(10.0);
 		s->step_y[s->step_n++] = d;
 	}
-	free(regimes);
 	return HA_OK;
 }
 
+/* The n of the relaxed curve: log-spaced over [n_lo, n_hi]. */
+struct curve_samples {
+	double n_lo, n_hi;
+};
+
+static double curve_ln_n(const struct curve_samples *cs, size_t i)
+{
+	return log(cs->n_lo) + (log(cs->n_hi) - log(cs->n_lo)) * (int)i / (CURVE_POINTS - 1);
+}
+
+static double curve_sample(const void *ctx, size_t i)
+{
+	return exp(curve_ln_n(ctx, i));
+}
+
+/* The sweep of one budget over the given samples (from sweep.h). */
+static enum ha_status sweep_of(const struct ha_table_request *req,
+                               const uint64_t *budgets, size_t count,
+                               struct ha_samples samples, struct ha_sweep **out)
+{
+	return ha_sweep_new(&(struct ha_sweep_request){
+		.model = req->model, .constraints = req->constraints,
+		.budgets = budgets, .budget_count = count, .samples = samples,
+	}, out, NULL);
+}
+
 /* One budget against n: steps, marks, the relaxed curve and the fits
- * over every point of the request. */
+ * over every point of the request (the sweep's, as the report has them). */
 static enum ha_status budget_series(struct sweep *sw, struct series *s,
                                     double n_lo, double n_hi)
 {
 	const struct ha_table_request *req = sw->req;
-	struct ha_model model = *req->model;
-	struct ha_solver *solver = NULL;
-	struct ha_fit *power = NULL, *logarithmic = NULL;
-	enum ha_status st = ha_solver_new(s->budget, req->constraints, &solver);
+	struct ha_regimes *regimes = NULL;
+	struct ha_sweep *points = NULL, *curve = NULL;
+	struct curve_samples cs = {n_lo, n_hi};
+	enum ha_status st = ha_regimes_new(req->model, req->constraints, &s->budget,
+	                                   1, NULL, &regimes, NULL);
 	if (st == HA_OK)
-		st = steps(s, solver, &model, log(n_lo), log(n_hi));
-	if (st == HA_OK &&
-	    (ha_fit_new(HA_FIT_POWER_LOGLN, 0, &power) != HA_OK ||
-	     ha_fit_new(HA_FIT_LOG, 0, &logarithmic) != HA_OK))
-		st = HA_ENOMEM;
+		st = steps(s, &regimes->budgets[0], log(n_lo), log(n_hi));
+	if (st == HA_OK)
+		st = sweep_of(req, &s->budget, 1, req->samples, &points);
 	size_t ns = req->samples.count;
 	int marked = ns <= MARK_LIMIT;
 	if (st == HA_OK && marked) {
@@ -125,47 +145,49 @@ static enum ha_status budget_series(struct sweep *sw, struct series *s,
 		if (!s->mark_x || !s->mark_y)
 			st = HA_ENOMEM;
 	}
-	/* The fits, as the report computes them: x*(n) at every n. */
 	double x_sum = 0.0;
-	for (size_t i = 0; st == HA_OK && i < ns; i++) {
-		struct ha_solution sol;
-		model.samples = sample(req, i);
-		st = ha_solver_solve(solver, &model, &sol);
-		if (st != HA_OK)
-			break;
-		ha_fit_add(power, model.samples, sol.relaxed.head_dim);
-		ha_fit_add(logarithmic, model.samples, sol.relaxed.head_dim);
-		x_sum += log(log(model.samples));
-		if (marked) {
-			s->mark_x[s->mark_n] = log10(model.samples);
-			s->mark_y[s->mark_n++] = (double)sol.optimum.head_dim;
+	const struct ha_sweep_row *rows;
+	size_t count = 0;
+	while (st == HA_OK &&
+	       (st = ha_sweep_rows(points, &rows, &count, NULL)) == HA_OK && count)
+		for (size_t k = 0; k < count; k++) {
+			x_sum += log(log(rows[k].samples));
+			if (marked) {
+				s->mark_x[s->mark_n] = log10(rows[k].samples);
+				s->mark_y[s->mark_n++] = (double)rows[k].head_dim;
+			}
 		}
-	}
 	if (st == HA_OK) {
-		s->fit_status = ha_fit_result(power, NULL, NULL, &s->power);
+		struct ha_sweep_fit power, logarithmic;
+		ha_sweep_budget_fits(points, 0, &power, &logarithmic);
+		s->power = power.result;
+		s->log_law = logarithmic.result;
+		s->fit_status = power.status;
 		if (s->fit_status == HA_OK)
-			s->fit_status = ha_fit_result(logarithmic, NULL, NULL, &s->log_law);
-		s->claimed = ha_fit_seed_exponent(model.smoothness);
+			s->fit_status = logarithmic.status;
+		s->claimed = power.claimed;
 		if (s->fit_status == HA_OK)
 			s->claim_intercept = intercept_at_slope(&s->power, x_sum / (double)ns,
 			                                        s->claimed);
+		st = sweep_of(req, &s->budget, 1,
+		              (struct ha_samples){CURVE_POINTS, curve_sample, &cs}, &curve);
 	}
-	for (int i = 0; st == HA_OK && i < CURVE_POINTS; i++) {
-		double ln_n = log(n_lo) + (log(n_hi) - log(n_lo)) * i / (CURVE_POINTS - 1);
-		struct ha_relaxed r;
-		model.samples = exp(ln_n);
-		st = ha_solver_solve_relaxed(solver, &model, &r);
-		s->relaxed_x[i] = ln_n / log(10.0);
-		s->relaxed_y[i] = r.head_dim;
-		int ok = s->fit_status == HA_OK;
-		double lnln = log(ln_n);
-		s->fit_y[FIT_POWER][i] = ok ? exp(s->power.intercept + s->power.slope * lnln) : NAN;
-		s->fit_y[FIT_LOG][i] = ok ? s->log_law.intercept + s->log_law.slope * ln_n : NAN;
-		s->fit_y[FIT_CLAIM][i] = ok ? exp(s->claim_intercept + s->claimed * lnln) : NAN;
-	}
-	ha_fit_free(power);
-	ha_fit_free(logarithmic);
-	ha_solver_free(solver);
+	size_t i = 0;
+	while (st == HA_OK &&
+	       (st = ha_sweep_rows(curve, &rows, &count, NULL)) == HA_OK && count)
+		for (size_t k = 0; k < count; k++, i++) {
+			double ln_n = curve_ln_n(&cs, i);
+			s->relaxed_x[i] = ln_n / log(10.0);
+			s->relaxed_y[i] = rows[k].relaxed_head_dim;
+			int ok = s->fit_status == HA_OK;
+			double lnln = log(ln_n);
+			s->fit_y[FIT_POWER][i] = ok ? exp(s->power.intercept + s->power.slope * lnln) : NAN;
+			s->fit_y[FIT_LOG][i] = ok ? s->log_law.intercept + s->log_law.slope * ln_n : NAN;
+			s->fit_y[FIT_CLAIM][i] = ok ? exp(s->claim_intercept + s->claimed * lnln) : NAN;
+		}
+	ha_sweep_free(curve);
+	ha_sweep_free(points);
+	ha_regimes_free(regimes);
 	return st;
 }
 
@@ -178,59 +200,62 @@ static int by_budget(const void *a, const void *b)
 }
 
 /* One n, several budgets: the optima at each D, the relaxed optimum
- * between them, and d = D / H* from the fitted ln H* = ln c + e ln D. */
+ * between them, and d = D / H* from the fitted ln H* = ln c + e ln D
+ * (the sweep's per-n fit, over the budgets in ascending order). */
 static enum ha_status budget_line(struct sweep *sw, struct series *s)
 {
 	const struct ha_table_request *req = sw->req;
-	struct ha_model model = *req->model;
 	size_t nb = req->budget_count;
 	uint64_t *budgets = malloc(nb * sizeof *budgets);
 	s->mark_x = malloc(2 * nb * sizeof *s->mark_x);
 	s->mark_y = malloc(2 * nb * sizeof *s->mark_y);
-	struct ha_fit *heads = NULL;
-	enum ha_status st = budgets && s->mark_x && s->mark_y &&
-	                    ha_fit_new(HA_FIT_POWER, 0, &heads) == HA_OK ? HA_OK : HA_ENOMEM;
-	model.samples = sample(req, 0);
+	struct ha_sweep *line = NULL;
+	enum ha_status st = budgets && s->mark_x && s->mark_y ? HA_OK : HA_ENOMEM;
 	if (st == HA_OK) {
 		memcpy(budgets, req->budgets, nb * sizeof *budgets);
 		qsort(budgets, nb, sizeof *budgets, by_budget);
+		st = sweep_of(req, budgets, nb, (struct ha_samples){1, req->samples.at,
+		                                                    req->samples.ctx}, &line);
 	}
 	double x_sum = 0.0;
+	const struct ha_sweep_row *rows;
+	size_t count = 0, i = 0;
 	/* marks: the integer optimum at each D; after them, the relaxed. */
-	for (size_t i = 0; st == HA_OK && i < nb; i++) {
-		struct ha_solution sol;
-		st = ha_solve(budgets[i], req->constraints, &model, &sol);
-		if (st != HA_OK) {
-			s->budget = budgets[i];
-			break;
+	while (st == HA_OK &&
+	       (st = ha_sweep_rows(line, &rows, &count, NULL)) == HA_OK && count)
+		for (size_t k = 0; k < count; k++, i++) {
+			x_sum += log((double)budgets[i]);
+			s->mark_x[i] = log10((double)budgets[i]);
+			s->mark_y[i] = (double)rows[k].head_dim;
+			s->mark_x[nb + i] = s->mark_x[i];
+			s->mark_y[nb + i] = rows[k].relaxed_head_dim;
 		}
-		ha_fit_add(heads, (double)budgets[i], sol.relaxed.heads);
-		x_sum += log((double)budgets[i]);
-		s->mark_x[i] = log10((double)budgets[i]);
-		s->mark_y[i] = (double)sol.optimum.head_dim;
-		s->mark_x[nb + i] = s->mark_x[i];
-		s->mark_y[nb + i] = sol.relaxed.head_dim;
-	}
 	s->mark_n = nb;
+	const struct ha_sweep_samples_fit *fits = NULL;
+	if (st == HA_OK)
+		st = ha_sweep_samples_fits(line, &fits, &count, NULL);
+	if (st == HA_OK && count != 1)
+		st = HA_ENUMERIC;
 	if (st == HA_OK) {
-		s->fit_status = ha_fit_result(heads, NULL, NULL, &s->power);
+		s->power = fits[0].heads_law.result;
+		s->fit_status = fits[0].heads_law.status;
 		s->claimed = HA_FIT_SEED_BUDGET_EXPONENT;
 		if (s->fit_status == HA_OK)
 			s->claim_intercept = intercept_at_slope(&s->power, x_sum / (double)nb,
 			                                        s->claimed);
 		double lo = log((double)budgets[0]), hi = log((double)budgets[nb - 1]);
-		for (int i = 0; i < CURVE_POINTS; i++) {
-			double ln_d = lo + (hi - lo) * i / (CURVE_POINTS - 1);
+		for (int j = 0; j < CURVE_POINTS; j++) {
+			double ln_d = lo + (hi - lo) * j / (CURVE_POINTS - 1);
 			int ok = s->fit_status == HA_OK;
-			s->relaxed_x[i] = ln_d / log(10.0);
-			s->relaxed_y[i] = NAN; /* the relaxed optimum is marked */
+			s->relaxed_x[j] = ln_d / log(10.0);
+			s->relaxed_y[j] = NAN; /* the relaxed optimum is marked */
 			/* d = D / H = exp(ln D - ln c - e ln D) */
-			s->fit_y[FIT_POWER][i] = ok ? exp(ln_d - s->power.intercept - s->power.slope * ln_d) : NAN;
-			s->fit_y[FIT_LOG][i] = NAN;
-			s->fit_y[FIT_CLAIM][i] = ok ? exp(-s->claim_intercept) : NAN;
+			s->fit_y[FIT_POWER][j] = ok ? exp(ln_d - s->power.intercept - s->power.slope * ln_d) : NAN;
+			s->fit_y[FIT_LOG][j] = NAN;
+			s->fit_y[FIT_CLAIM][j] = ok ? exp(-s->claim_intercept) : NAN;
 		}
 	}
-	ha_fit_free(heads);
+	ha_sweep_free(line);
 	free(budgets);
 	return st;
 }

@@ -9,15 +9,7 @@
 #include <string.h>
 
 #include "report_internal.h"
-
-/* A value for YAML, or null when it is not defined. */
-static void yaml_maybe(struct ha_yaml_writer *w, int defined, double v)
-{
-	if (defined)
-		ha_yaml_double(w, v);
-	else
-		ha_yaml_null(w);
-}
+#include "report/report_calibration.h"
 
 /* ---- YAML ------------------------------------------------------------------ */
 
@@ -41,14 +33,14 @@ static void yaml_goodness(struct ha_yaml_writer *w, const struct ha_cal_goodness
 	ha_yaml_key(w, "loss_spread");
 	ha_yaml_double(w, g->loss_spread);
 	ha_yaml_key(w, "chi2");
-	yaml_maybe(w, g->has_chi2, g->chi2);
+	report_cal_yaml_maybe(w, g->has_chi2, g->chi2);
 	ha_yaml_key(w, "dof");
 	if (g->has_chi2)
 		ha_yaml_uint(w, g->dof);
 	else
 		ha_yaml_null(w);
 	ha_yaml_key(w, "p_value");
-	yaml_maybe(w, g->has_p, g->p_value);
+	report_cal_yaml_maybe(w, g->has_p, g->p_value);
 	ha_yaml_key(w, "verdict");
 	ha_yaml_string(w, g->lack_of_fit ? "lack of fit" : "fits");
 	ha_yaml_end_map(w);
@@ -68,7 +60,7 @@ static void yaml_support(struct ha_yaml_writer *w, const struct ha_calibration *
 	const struct ha_cal_prediction *p = &c->prediction;
 	const struct ha_cal_support *s = &p->support;
 	ha_yaml_key(w, "no_answer_share");
-	yaml_maybe(w, c->bootstrap.resamples > 0, p->no_answer_share);
+	report_cal_yaml_maybe(w, c->bootstrap.resamples > 0, p->no_answer_share);
 	ha_yaml_key(w, "support");
 	ha_yaml_begin_map(w, 0);
 	ha_yaml_key(w, "inside_measured_head_dims");
@@ -85,7 +77,7 @@ static void yaml_support(struct ha_yaml_writer *w, const struct ha_calibration *
 		ha_yaml_key(w, "loss_gap");
 		ha_yaml_double(w, s->loss_gap);
 		ha_yaml_key(w, "probability_better");
-		yaml_maybe(w, s->has_probability, s->probability_better);
+		report_cal_yaml_maybe(w, s->has_probability, s->probability_better);
 		ha_yaml_end_map(w);
 	} else {
 		ha_yaml_null(w);
@@ -138,7 +130,7 @@ static void yaml_parameter(struct ha_yaml_writer *w,
 	ha_yaml_key(w, "free");
 	ha_yaml_bool(w, e->free);
 	ha_yaml_key(w, "se");
-	yaml_maybe(w, e->has_se, e->se);
+	report_cal_yaml_maybe(w, e->has_se, e->se);
 	ha_yaml_key(w, "ci95");
 	if (e->has_ci) {
 		ha_yaml_begin_seq(w, 1);
@@ -190,9 +182,9 @@ static void yaml_fit(struct ha_yaml_writer *w, const struct ha_calibration *c)
 	ha_yaml_key(w, "rms");
 	ha_yaml_double(w, fit->rms);
 	ha_yaml_key(w, "aicc");
-	yaml_maybe(w, fit->aicc_defined, fit->aicc);
+	report_cal_yaml_maybe(w, fit->aicc_defined, fit->aicc);
 	ha_yaml_key(w, "bic");
-	yaml_maybe(w, fit->bic_defined, fit->bic);
+	report_cal_yaml_maybe(w, fit->bic_defined, fit->bic);
 	yaml_least_squares(w, c);
 	ha_yaml_key(w, "starts");
 	ha_yaml_begin_map(w, 1);
@@ -271,118 +263,6 @@ static void yaml_prediction(struct ha_yaml_writer *w,
 	ha_yaml_end_map(w);
 }
 
-/* ---- the comparison of laws (YAML) ----------------------------------------- */
-
-static void yaml_allocation_or_null(struct ha_yaml_writer *w, int defined,
-                                    uint64_t heads, uint64_t head_dim)
-{
-	ha_yaml_key(w, "heads");
-	if (defined)
-		ha_yaml_uint(w, heads);
-	else
-		ha_yaml_null(w);
-	ha_yaml_key(w, "head_dim");
-	if (defined)
-		ha_yaml_uint(w, head_dim);
-	else
-		ha_yaml_null(w);
-}
-
-static void yaml_shares(struct ha_yaml_writer *w, const struct ha_cal_share *s,
-                        size_t count)
-{
-	ha_yaml_begin_seq(w, count == 0);
-	for (size_t i = 0; i < count; i++) {
-		ha_yaml_begin_map(w, 1);
-		ha_yaml_key(w, "heads");
-		ha_yaml_uint(w, s[i].heads);
-		ha_yaml_key(w, "head_dim");
-		ha_yaml_uint(w, s[i].head_dim);
-		ha_yaml_key(w, "share");
-		ha_yaml_double(w, s[i].share);
-		ha_yaml_end_map(w);
-	}
-	ha_yaml_end_seq(w);
-}
-
-static void yaml_law(struct ha_yaml_writer *w, const struct ha_calibration *c,
-                     const struct ha_cal_comparison *row)
-{
-	int fitted = row->status == HA_OK;
-	ha_yaml_begin_map(w, 0);
-	ha_yaml_key(w, "law");
-	ha_yaml_string(w, row->law.name);
-	ha_yaml_key(w, "user");
-	ha_yaml_bool(w, row->user);
-	ha_yaml_key(w, "free");
-	ha_yaml_begin_seq(w, 1);
-	for (int p = 0; p < HA_CAL_PARAMS; p++)
-		if (row->law.free[p])
-			ha_yaml_string(w, ha_cal_param_name((enum ha_cal_param)p));
-	ha_yaml_end_seq(w);
-	ha_yaml_key(w, "contains");
-	ha_yaml_begin_seq(w, 1);
-	for (size_t i = 0; i < row->contains_count; i++)
-		ha_yaml_string(w, c->comparison[row->contains[i]].law.name);
-	ha_yaml_end_seq(w);
-	ha_yaml_key(w, "k");
-	ha_yaml_uint(w, row->free_count);
-	if (!fitted) {
-		ha_yaml_key(w, "error");
-		ha_yaml_string(w, row->message[0] ? row->message
-		                                  : ha_status_str(row->status));
-	}
-	ha_yaml_key(w, "rss");
-	yaml_maybe(w, fitted, row->rss);
-	ha_yaml_key(w, "aicc");
-	yaml_maybe(w, fitted && row->aicc_defined, row->aicc);
-	ha_yaml_key(w, "bic");
-	yaml_maybe(w, fitted && row->bic_defined, row->bic);
-	ha_yaml_key(w, "loo_rmse");
-	yaml_maybe(w, fitted && row->loo_defined, row->loo_rmse);
-	ha_yaml_key(w, "weight");
-	yaml_maybe(w, row->weight_defined, row->weight);
-	yaml_allocation_or_null(w, fitted && row->has_prediction, row->heads,
-	                        row->head_dim);
-	ha_yaml_key(w, "share");
-	yaml_maybe(w, fitted && row->has_prediction && row->resamples > 0,
-	           row->share);
-	ha_yaml_key(w, "resamples");
-	ha_yaml_uint(w, row->resamples);
-	ha_yaml_key(w, "huber");
-	ha_yaml_begin_map(w, 1);
-	ha_yaml_key(w, "objective");
-	yaml_maybe(w, row->huber_status == HA_OK, row->huber_objective);
-	yaml_allocation_or_null(w, row->huber_status == HA_OK &&
-	                               row->huber_has_prediction,
-	                        row->huber_heads, row->huber_head_dim);
-	ha_yaml_key(w, "prediction_changes");
-	ha_yaml_bool(w, row->prediction_changes);
-	ha_yaml_end_map(w);
-	ha_yaml_end_map(w);
-}
-
-static void yaml_comparison(struct ha_yaml_writer *w,
-                            const struct ha_calibration *c)
-{
-	ha_yaml_key(w, "comparison");
-	ha_yaml_begin_map(w, 0);
-	ha_yaml_key(w, "criteria");
-	ha_yaml_string(w, "least squares");
-	ha_yaml_key(w, "laws");
-	ha_yaml_begin_seq(w, 0);
-	for (size_t i = 0; i < c->comparison_count; i++)
-		yaml_law(w, c, &c->comparison[i]);
-	ha_yaml_end_seq(w);
-	ha_yaml_key(w, "verdict");
-	ha_yaml_string(w, c->verdict.text);
-	ha_yaml_key(w, "averaged");
-	yaml_shares(w, c->averaged, c->averaged_count);
-	ha_yaml_key(w, "averaged_no_answer");
-	ha_yaml_double(w, c->averaged_no_answer);
-	ha_yaml_end_map(w);
-}
-
 /* calibration.least_squares: the main law by least squares beside the
  * Huber fit; null when the fit is least squares already. */
 static void yaml_least_squares(struct ha_yaml_writer *w,
@@ -401,7 +281,7 @@ static void yaml_least_squares(struct ha_yaml_writer *w,
 	ha_yaml_double(w, ls->residual_scale);
 	ha_yaml_key(w, "delta_below_scale");
 	ha_yaml_bool(w, ls->delta_below_scale);
-	yaml_allocation_or_null(w, ls->has_prediction, ls->heads, ls->head_dim);
+	report_cal_yaml_pair(w, ls->has_prediction, ls->heads, ls->head_dim);
 	ha_yaml_key(w, "prediction_changes");
 	ha_yaml_bool(w, ls->prediction_changes);
 	ha_yaml_end_map(w);
@@ -417,14 +297,6 @@ static void put_name(FILE *f, const char *name)
 		fputc((unsigned char)*c < 0x20 || *c == 0x7f ? '?' : *c, f);
 }
 
-/* %.6g, or "-" when not defined. */
-static const char *maybe(int defined, double v, char buf[32])
-{
-	if (!defined)
-		return "-";
-	return report_human(v, buf);
-}
-
 static void text_fit(FILE *f, const struct ha_calibration *c,
                      const char *runs_file)
 {
@@ -438,8 +310,8 @@ static void text_fit(FILE *f, const struct ha_calibration *c,
 	fprintf(f, ", Huber delta %s\n", report_human(fit->huber_delta, b1));
 	fprintf(f, "fit          objective %s, rss %s, rms %s, AICc %s, BIC %s\n",
 	        report_human(fit->objective, b1), report_human(fit->rss, b2),
-	        report_human(fit->rms, b3), maybe(fit->aicc_defined, fit->aicc, b4),
-	        maybe(fit->bic_defined, fit->bic, b5));
+	        report_human(fit->rms, b3), report_cal_maybe(fit->aicc_defined, fit->aicc, b4),
+	        report_cal_maybe(fit->bic_defined, fit->bic, b5));
 	fprintf(f, "starts       %zu of %zu reached the best\n", fit->reached_best,
 	        fit->starts);
 	const struct ha_cal_bootstrap *b = &c->bootstrap;
@@ -472,7 +344,7 @@ static void text_fit(FILE *f, const struct ha_calibration *c,
 		else
 			snprintf(interval, sizeof interval, "-");
 		fprintf(f, "%-16s %14s %14s  %s%s\n", name,
-		        report_human(e->value, b3), maybe(e->has_se, e->se, b4),
+		        report_human(e->value, b3), report_cal_maybe(e->has_se, e->se, b4),
 		        interval, e->at_bound ? " (at a bound)" : "");
 	}
 
@@ -494,7 +366,7 @@ static void text_goodness(FILE *f, const struct ha_cal_goodness *g)
 	if (g->has_chi2)
 		fprintf(f, "goodness     chi2 %s on %zu dof, p %s; rms log residual %s, "
 		        "loss spread %s: %s\n", report_human(g->chi2, b1), g->dof,
-		        maybe(g->has_p, g->p_value, b2),
+		        report_cal_maybe(g->has_p, g->p_value, b2),
 		        report_human(g->rms_log_residual, b3),
 		        report_human(g->loss_spread, b4),
 		        g->lack_of_fit ? "lack of fit" : "fits");
@@ -556,60 +428,6 @@ static void text_prediction(FILE *f, const struct ha_cal_prediction *p)
 	fputs(" of the bootstrap's resamples\n", f);
 }
 
-static void text_comparison(FILE *f, const struct ha_calibration *c)
-{
-	char b1[32], b2[32], b3[32], b4[32];
-	fprintf(f, "\nlaws by least squares (the criteria's likelihood); "
-	        "Huber optimum beside\n");
-	fprintf(f, "%-12s %2s %12s %12s %12s %12s %8s  %-10s %6s  %-10s %s\n",
-	        "law", "k", "rss", "AICc", "BIC", "loo_rmse", "weight", "optimum",
-	        "share", "huber", "contains");
-	for (size_t i = 0; i < c->comparison_count; i++) {
-		const struct ha_cal_comparison *row = &c->comparison[i];
-		if (row->status != HA_OK) {
-			fprintf(f, "%-12s %2zu  not fitted: %s\n", row->law.name,
-			        row->free_count, row->message[0]
-			                                 ? row->message
-			                                 : ha_status_str(row->status));
-			continue;
-		}
-		char optimum[48] = "-", huber[48] = "-", share[16] = "-";
-		char weight[16] = "-";
-		if (row->weight_defined)
-			snprintf(weight, sizeof weight, "%.3g", row->weight);
-		if (row->has_prediction)
-			snprintf(optimum, sizeof optimum, "%" PRIu64 " x %" PRIu64,
-			         row->heads, row->head_dim);
-		if (row->huber_status == HA_OK && row->huber_has_prediction)
-			snprintf(huber, sizeof huber, "%" PRIu64 " x %" PRIu64 "%s",
-			         row->huber_heads, row->huber_head_dim,
-			         row->prediction_changes ? "*" : "");
-		if (row->has_prediction && row->resamples)
-			snprintf(share, sizeof share, "%.0f%%", 100.0 * row->share);
-		fprintf(f, "%-12s %2zu %12s %12s %12s %12s %8s  %-10s %6s  %-10s ",
-		        row->law.name, row->free_count, report_human(row->rss, b1),
-		        maybe(row->aicc_defined, row->aicc, b2),
-		        maybe(row->bic_defined, row->bic, b3),
-		        maybe(row->loo_defined, row->loo_rmse, b4), weight, optimum,
-		        share, huber);
-		for (size_t q = 0; q < row->contains_count; q++)
-			fprintf(f, "%s%s", q ? "," : "",
-			        c->comparison[row->contains[q]].law.name);
-		fputs(row->contains_count ? "\n" : "-\n", f);
-	}
-	fprintf(f, "verdict      %s\n", c->verdict.text);
-	if (c->averaged_count) {
-		fputs("averaged", f);
-		for (size_t i = 0; i < c->averaged_count; i++)
-			fprintf(f, "%s %" PRIu64 " x %" PRIu64 " %.1f%%", i ? "," : "",
-			        c->averaged[i].heads, c->averaged[i].head_dim,
-			        100.0 * c->averaged[i].share);
-		if (c->averaged_no_answer > 0.0)
-			fprintf(f, ", no answer %.1f%%", 100.0 * c->averaged_no_answer);
-		fputs(" over laws (Akaike weights) and resamples\n", f);
-	}
-}
-
 /* ---- the section ----------------------------------------------------------- */
 
 enum ha_status ha_report_calibration(struct ha_report *r,
@@ -637,7 +455,7 @@ enum ha_status ha_report_calibration(struct ha_report *r,
 		if (c->prediction.defined)
 			yaml_prediction(r->yaml, c);
 		if (c->comparison_count)
-			yaml_comparison(r->yaml, c);
+			report_cal_yaml_comparison(r->yaml, c);
 		return report_end(r, err);
 	}
 	FILE *f = r->stream;
@@ -648,7 +466,7 @@ enum ha_status ha_report_calibration(struct ha_report *r,
 		text_support(f, c);
 	}
 	if (c->comparison_count)
-		text_comparison(f, c);
+		report_cal_text_comparison(f, c);
 	fputs("\nmodel        ", f);
 	report_text_model(f, &c->model);
 	fputc('\n', f);

@@ -7,15 +7,16 @@
 #include "report_internal.h"
 #include "report/format_double.h"
 
-void report_finish_fit(struct report_law_fit *out, enum report_law law,
-                       const struct ha_fit *fit, ha_fit_replay_fn replay,
-                       void *ctx)
+void report_law_fit_of(struct report_law_fit *out, enum report_law law,
+                       const struct ha_sweep_fit *fit)
 {
-	memset(out, 0, sizeof *out);
 	out->law = law;
-	out->points = ha_fit_count(fit);
-	out->claimed = NAN;
-	out->status = ha_fit_result(fit, replay, ctx, &out->result);
+	out->status = fit->status;
+	out->points = fit->points;
+	out->result = fit->result;
+	out->largest_at = fit->largest_at;
+	out->largest_budget = fit->largest_budget;
+	out->claimed = fit->claimed;
 }
 
 struct law_names {

@@ -114,11 +114,9 @@ struct report_law_fit {
 	double claimed;
 };
 
-/* Finish fit into *out (claimed NaN, largest_* unset), replaying its
- * points through replay(ctx, ...) when its store overflowed. */
-void report_finish_fit(struct report_law_fit *out, enum report_law law,
-                       const struct ha_fit *fit, ha_fit_replay_fn replay,
-                       void *ctx);
+/* A sweep's finished fit (sweep.h) as the law it is of. */
+void report_law_fit_of(struct report_law_fit *out, enum report_law law,
+                       const struct ha_sweep_fit *fit);
 
 /* The fit as a YAML map (open it with a key first). */
 void report_yaml_fit(struct ha_yaml_writer *w, const struct report_law_fit *fit);

@@ -51,39 +51,6 @@ static void text_regimes(FILE *f, uint64_t budget,
 		        report_human_samples(regimes[i].log_samples_to, to));
 }
 
-/* The regimes of one budget, computed and written. */
-static enum ha_status write_budget(struct ha_report *r, struct ha_error *err,
-                                   const struct ha_regimes_request *req,
-                                   uint64_t budget,
-                                   struct ha_solver *borrowed)
-{
-	struct ha_solver *solver = borrowed;
-	struct ha_regime *regimes = NULL;
-	size_t count = 0;
-	enum ha_status st = solver ? HA_OK
-	                           : ha_solver_new(budget, req->constraints,
-	                                           &solver);
-	if (st == HA_EINFEASIBLE)
-		report_fail(r, err, st, "no (heads, head_dim) pair of budget %" PRIu64
-		            " meets the constraints", budget);
-	else if (st != HA_OK)
-		report_fail(r, err, st, "solving: %s", ha_status_str(st));
-	if (st == HA_OK) {
-		st = ha_regime_compute_solver(solver, req->model, &regimes, &count);
-		if (st != HA_OK)
-			report_fail(r, err, st, "computing the regimes: %s",
-			            ha_status_str(st));
-	}
-	if (st == HA_OK && r->yaml)
-		yaml_regimes(r->yaml, budget, regimes, count);
-	else if (st == HA_OK)
-		text_regimes(r->stream, budget, regimes, count);
-	free(regimes);
-	if (!borrowed)
-		ha_solver_free(solver);
-	return st;
-}
-
 enum ha_status ha_report_regimes(struct ha_report *r,
                                  const struct ha_regimes_request *req,
                                  struct ha_error *err)
@@ -91,20 +58,33 @@ enum ha_status ha_report_regimes(struct ha_report *r,
 	enum ha_status st = report_start(r, req, err);
 	if (st != HA_OK)
 		return st;
-	if (!req->model || (req->budget_count && !req->budgets))
+	if (!req->model || (!req->regimes && req->budget_count && !req->budgets))
 		return report_fail(r, err, HA_EINVAL, "regimes need a model and budgets");
+	struct ha_regimes *own = NULL;
+	const struct ha_regimes *g = req->regimes;
+	if (!g) {
+		struct ha_error why;
+		ha_error_init(&why);
+		st = ha_regimes_new(req->model, req->constraints, req->budgets,
+		                    req->budget_count, req->solvers, &own, &why);
+		if (st != HA_OK)
+			return report_fail(r, err, st, "%s", why.message);
+		g = own;
+	}
 	if (r->yaml) {
 		ha_yaml_key(r->yaml, "regimes");
 		ha_yaml_begin_seq(r->yaml, 0);
 	}
-	for (size_t b = 0; b < req->budget_count; b++) {
-		st = write_budget(r, err, req, req->budgets[b],
-		                  req->solvers ? req->solvers[b] : NULL);
-		if (st != HA_OK)
-			return st;
-		if (report_write_failed(r))
-			return report_end(r, err);
+	for (size_t b = 0; b < g->count && !report_write_failed(r); b++) {
+		const struct ha_budget_regimes *row = &g->budgets[b];
+		if (r->yaml)
+			yaml_regimes(r->yaml, row->budget, row->regimes, row->count);
+		else
+			text_regimes(r->stream, row->budget, row->regimes, row->count);
 	}
+	ha_regimes_free(own);
+	if (report_write_failed(r))
+		return report_end(r, err);
 	if (r->yaml)
 		ha_yaml_end_seq(r->yaml);
 	else

@@ -1,44 +1,39 @@
-/* The sweep table's state and its points (library-internal), shared by
- * report_table.c (the section, its setup and the fits),
- * report_table_rows.c (the rows, solved by worker threads) and
- * report_table_heads.c (the per-n fits); the points are
- * report_table_points.c's.  The parts the section calls are declared in
- * report_table_sections.h, so that no file calls back into one that
- * calls it. */
+/* The sweep table's writers (library-internal): report_table.c writes
+ * the section and the per-budget fits, and calls report_table_rows.c for
+ * the rows and report_table_heads.c for the per-n fits, which call
+ * nothing back.  The sweep (sweep.h) computes every number. */
 #ifndef HEADALLOC_REPORT_TABLE_H
 #define HEADALLOC_REPORT_TABLE_H
 
 #include <stddef.h>
 
-#include <headalloc/fit.h>
 #include <headalloc/report.h>
-#include <headalloc/solver.h>
+#include <headalloc/sweep.h>
 
 #include "report_internal.h"
-#include "report/report_journal.h"
 
-struct table {
-	const struct ha_table_request *req;
-	struct ha_model model;        /* req->model at the current n */
-	struct ha_solver **solvers;   /* one per budget */
-	struct ha_relaxed_solver **relaxed; /* one per budget */
-	struct ha_fit **dim_power;    /* per budget: ln d* vs ln ln n */
-	struct ha_fit **dim_log;      /* per budget: d* vs ln n */
-	struct ha_fit *heads_power;   /* per n, over the budgets */
-	struct journal *journal;      /* x*(n, D) of every row */
-	size_t replay_budget;         /* which budget a replay regenerates */
+/* How the rows are formatted by the sweep's threads (on_batch of
+ * ha_sweep_request): into a scratch of TABLE_SCRATCH bytes a batch, every
+ * row but those the emitter writes (the first in YAML; all in JSON). */
+struct table_format {
+	int yaml, json;
 };
+#define TABLE_SCRATCH (HA_SWEEP_BATCH_MAX * (size_t)512)
+void table_format_batch(void *format, const struct ha_sweep_row *rows,
+                        size_t count, size_t first, char *scratch, size_t *used);
 
-/* n_i, from the request's samples. */
-double table_sample_at(const struct table *t, size_t i);
+/* Write every row of the sweep as it hands them out, n outer (YAML: the
+ * key table and its list), telling progress after each batch.  HA_OK, or
+ * the report's failure (a solve's, a cancel's, or HA_EIO once writing
+ * failed). */
+enum ha_status table_write_rows(struct ha_sweep *sweep,
+                                const struct ha_progress *progress,
+                                struct ha_report *r, struct ha_error *err);
 
-/* x*(n_i) of budget b: from the journal, else solved again (the same
- * double: the workspace's answers do not depend on its past). */
-enum ha_status table_relaxed_dim_at(struct table *t, size_t b, size_t i,
-                                    double *x);
-
-/* Record a solver's failure st for budget, in words (report_fail). */
-enum ha_status table_solve_failed(struct ha_report *r, struct ha_error *err,
-                                  enum ha_status st, uint64_t budget);
+/* The per-n fits (YAML: the items of fits.by_samples; text: a line each)
+ * of ln H* against ln D over the budgets, as the sweep hands them out,
+ * written in order.  Stops early once writing has failed (the report
+ * knows). */
+void table_write_samples_fits(struct ha_sweep *sweep, struct ha_report *r);
 
 #endif

@@ -1,9 +1,9 @@
 /* An ordered pool of worker threads (library-internal): jobs go in, in
  * order, are done by the workers in any order, and come back out in the
- * order they went in.  A long section (the sweep table) has its rows
- * solved and formatted by the workers while the calling thread writes the
- * ones already done, so the bytes written are those of one thread doing
- * everything, in order.
+ * order they went in.  A sweep (sweep.h) has its rows and its per-n fits
+ * computed by the workers while the calling thread takes the ones already
+ * done, so what it hands out is what one thread doing everything, in
+ * order, would hand out.
  *
  * The caller owns `slots` job objects and reuses them round robin: job k
  * lives in jobs[k % slots].  The life of job k:
@@ -19,8 +19,8 @@
  * alone between wait and release (the pool's mutex orders the two).
  * The pool never calls anything but work(): no callback of the library's
  * caller runs on a worker thread. */
-#ifndef HEADALLOC_REPORT_POOL_H
-#define HEADALLOC_REPORT_POOL_H
+#ifndef HEADALLOC_SWEEP_POOL_H
+#define HEADALLOC_SWEEP_POOL_H
 
 #include <stddef.h>
 

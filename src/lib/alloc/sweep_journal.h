@@ -15,8 +15,8 @@
  * block read per JOURNAL_BLOCK values.  When no temporary file can be
  * made (or writing it fails), the journal keeps nothing and says so: the
  * caller then solves again, with the same result. */
-#ifndef HEADALLOC_REPORT_JOURNAL_H
-#define HEADALLOC_REPORT_JOURNAL_H
+#ifndef HEADALLOC_SWEEP_JOURNAL_H
+#define HEADALLOC_SWEEP_JOURNAL_H
 
 #include <stddef.h>
 

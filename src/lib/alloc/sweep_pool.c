@@ -1,4 +1,4 @@
-/* The ordered pool of worker threads (see report_pool.h).
+/* The ordered pool of worker threads (see sweep_pool.h).
  *
  * Three counters under one mutex say where every job is: jobs
  * [released, taken) are being worked on or done, [taken, submitted) wait
@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include <headalloc/report.h>
+#include <headalloc/sweep.h>
 
-#include "report/report_pool.h"
+#include "alloc/sweep_pool.h"
 
 struct worker {
 	struct pool *pool;

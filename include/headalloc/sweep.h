@@ -1,0 +1,177 @@
+/* headalloc — a sweep: every (n, D) of a grid solved, in order, a batch
+ * of rows at a time, with the scaling-law fits of headalloc-model(7),
+ * SCALING LAWS over its relaxed optima.
+ *
+ * The sweep computes; a renderer (ha_report_table) writes what it hands
+ * out.  Its memory does not grow with its rows: rows come in batches (a
+ * batch is valid until the next call), the relaxed optima the fits need
+ * twice are kept in memory while they take at most 1 MiB, else in an
+ * unlinked temporary file in $TMPDIR (or /tmp) of 8 bytes a row, else
+ * (no file could be made) solved again, with the same result.
+ *
+ *     struct ha_sweep *s;
+ *     ha_sweep_new(&(struct ha_sweep_request){...}, &s, &err);
+ *     while (ha_sweep_rows(s, &rows, &count, &err) == HA_OK && count)
+ *             write the rows;
+ *     for (b = 0; b < budgets; b++)
+ *             ha_sweep_budget_fits(s, b, &power, &logarithmic);
+ *     while (ha_sweep_samples_fits(s, &fits, &count, &err) == HA_OK && count)
+ *             write the per-n fits;
+ *     ha_sweep_free(s);
+ *
+ * Every row is the same function of (n, D) on any number of threads. */
+#ifndef HEADALLOC_SWEEP_H
+#define HEADALLOC_SWEEP_H
+
+#include "export.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "fit.h"
+#include "model.h"
+#include "solver.h"
+#include "status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The values of n of a sweep, produced on demand so that a log-spaced
+ * sweep of a million points takes no memory: at(ctx, i) is the i-th of
+ * count values (each > 1). */
+struct ha_samples {
+	size_t count;
+	double (*at)(const void *ctx, size_t i);
+	const void *ctx;
+};
+
+/* ha_sweep_request.threads: one thread per online processor (at most 8). */
+#define HA_THREADS_ONLINE ((size_t)-1)
+
+struct ha_sweep_row;
+
+/* The most rows a batch holds. */
+#define HA_SWEEP_BATCH_MAX ((size_t)512)
+
+/* The grid: n outer (samples), D inner (budgets).  Pointers are borrowed
+ * until ha_sweep_free. */
+struct ha_sweep_request {
+	const struct ha_model *model;             /* required; samples unused */
+	const struct ha_constraints *constraints; /* NULL: none */
+	const uint64_t *budgets;                  /* budget_count >= 1 */
+	size_t budget_count;
+	struct ha_samples samples;                /* count >= 1 */
+	/* Optional: solvers[i] made for budgets[i] under constraints,
+	 * borrowed (only read, never freed here).  NULL: the sweep makes its
+	 * own. */
+	struct ha_solver *const *solvers;
+	/* Threads that solve the rows and the per-n fits while the caller
+	 * takes them, opt-in: 0 or 1, the calling thread alone;
+	 * HA_THREADS_ONLINE, one per online processor; any other count as
+	 * given; at most 8 either way.  Sweeps of fewer than 2048 rows or more
+	 * than 64 budgets use the calling thread alone.  samples.at is called
+	 * on the calling thread only. */
+	size_t threads;
+	/* Optional: a renderer's work on each batch of rows, done by the
+	 * thread that solved the batch, right after (a worker, or the calling
+	 * thread without workers), so that formatting runs in parallel too:
+	 * on_batch(batch_ctx, rows, count, first, scratch, &used) gets the
+	 * batch's rows (first is the first one's index in the sweep) and
+	 * scratch_size bytes of the batch's own (NULL when scratch_size is
+	 * 0), and says how many it used; ha_sweep_batch_scratch() hands them
+	 * to the calling thread with the batch.  It must not call back into
+	 * the sweep.  NULL: none. */
+	void (*on_batch)(void *batch_ctx, const struct ha_sweep_row *rows,
+	                 size_t count, size_t first, char *scratch, size_t *used);
+	void *batch_ctx;
+	size_t scratch_size;
+};
+
+/* One row: the integer optimum and the relaxed optimum of (n, D). */
+struct ha_sweep_row {
+	uint64_t budget;
+	double samples;
+	uint64_t heads, head_dim;
+	double mse, log_mse;          /* of the integer optimum */
+	double relaxed_head_dim, relaxed_heads;
+};
+
+/* A finished scaling-law fit.  status is HA_OK (result valid),
+ * HA_EDEGENERATE (fewer than 3 distinct points) or another failure;
+ * points, the points offered.  largest_at is the n of the point with the
+ * largest residual (largest_budget, its D, for a per-n fit); claimed the
+ * seeds' slope (b = 2/(4+s) for ln d* = ln a + b ln ln n, e = 1 for
+ * ln H* = ln c + e ln D), NaN for none (d* = p + q ln n). */
+struct ha_sweep_fit {
+	enum ha_status status;
+	size_t points;
+	struct ha_fit_result result;
+	double largest_at;
+	uint64_t largest_budget;
+	double claimed;
+};
+
+/* The per-n fit ln H* = ln c + e ln D over the budgets at one n. */
+struct ha_sweep_samples_fit {
+	double samples;
+	struct ha_sweep_fit heads_law;
+};
+
+struct ha_sweep;
+
+/* Prepare a sweep (solvers, relaxation workspaces, fits, threads).  On
+ * HA_OK *out is a sweep to free with ha_sweep_free().  HA_EINVAL for a
+ * NULL argument, no budget, no sample or a NULL samples.at; HA_ENOMEM;
+ * the statuses of ha_solver_new (HA_EINFEASIBLE: no pair of a budget
+ * meets the constraints).  err, when not NULL, says what failed in words
+ * ("no (heads, head_dim) pair of budget 7 meets the constraints",
+ * "preparing the table: out of memory"). */
+HA_API enum ha_status ha_sweep_new(const struct ha_sweep_request *req,
+                                   struct ha_sweep **out, struct ha_error *err);
+
+/* Free a sweep (NULL accepted), stopping its threads. */
+HA_API void ha_sweep_free(struct ha_sweep *sweep);
+
+/* The next batch of rows, in order (n outer, budget inner): *rows is
+ * *count rows valid until the next call; *count is 0 after the last.
+ * On a failed solve the rows before the failing one come with its
+ * status (and err's "solving: ..." or "no (heads, head_dim) pair of budget
+ * D meets the constraints"); every later call returns that status. */
+HA_API enum ha_status ha_sweep_rows(struct ha_sweep *sweep,
+                                    const struct ha_sweep_row **rows,
+                                    size_t *count, struct ha_error *err);
+
+/* The scratch of the batch ha_sweep_rows handed out last, as its
+ * on_batch left it (*used bytes; NULL and 0 without on_batch).  Valid
+ * until the next ha_sweep_rows. */
+HA_API const char *ha_sweep_batch_scratch(const struct ha_sweep *sweep,
+                                          size_t *used);
+
+/* The rows' total: budget_count x samples.count. */
+HA_API size_t ha_sweep_row_count(const struct ha_sweep *sweep);
+
+/* The model and budgets of a sweep, as requested. */
+HA_API const struct ha_sweep_request *ha_sweep_request(const struct ha_sweep *sweep);
+
+/* After the last row: budget b's fits over every n, ln d* = ln a +
+ * b ln ln n (power, claimed b = 2/(4+s)) and d* = p + q ln n
+ * (logarithmic).  HA_EINVAL before the last row or for b out of range
+ * (then both fits carry the status); else HA_OK, each fit its own status. */
+HA_API enum ha_status ha_sweep_budget_fits(struct ha_sweep *sweep, size_t b,
+                                           struct ha_sweep_fit *power,
+                                           struct ha_sweep_fit *logarithmic);
+
+/* After the last row, with two or more budgets: the next batch of per-n
+ * fits, in the order of n; *fits is *count fits valid until the next
+ * call, *count 0 after the last (at once with one budget).  HA_EINVAL
+ * before the last row; HA_ENOMEM. */
+HA_API enum ha_status ha_sweep_samples_fits(struct ha_sweep *sweep,
+                                            const struct ha_sweep_samples_fit **fits,
+                                            size_t *count, struct ha_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,240 @@
+/* A sweep (sweep.h): every (n, D) solved in order, a batch of rows at a
+ * time, feeding the scaling-law fits of headalloc-model(7), SCALING LAWS.
+ *
+ * A row costs its two solves, nothing that grows with the sweep: the rows
+ * are solved in chunks by worker threads and handed out in order
+ * (sweep_rows.c), and the fits' second pass reads the relaxed optima back
+ * from a journal (sweep_journal.h) instead of keeping them or solving
+ * again; the per-n fits are computed by workers too (sweep_heads.c). */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error_internal.h"
+#include "alloc/sweep_internal.h"
+
+double sweep_sample_at(const struct ha_sweep *s, size_t i)
+{
+	return s->req.samples.at(s->req.samples.ctx, i);
+}
+
+enum ha_status sweep_solve_failed(struct ha_error *err, enum ha_status st,
+                                  uint64_t budget)
+{
+	if (st == HA_EINFEASIBLE)
+		return ha_fail(err, st, "no (heads, head_dim) pair of budget %"
+		               PRIu64 " meets the constraints", budget);
+	return ha_fail(err, st, "solving: %s", ha_status_str(st));
+}
+
+enum ha_status sweep_relaxed_dim_at(struct ha_sweep *s, size_t b, size_t i,
+                                    double *x)
+{
+	if (journal_kept(s->journal) &&
+	    journal_get(s->journal, b, i, x) == HA_OK)
+		return HA_OK;
+	struct ha_model m = s->model;
+	struct ha_relaxed r;
+	m.samples = sweep_sample_at(s, i);
+	enum ha_status st = ha_relaxed_solver_solve(s->relaxed[b], &m, &r);
+	*x = r.head_dim;
+	return st;
+}
+
+void sweep_finish_fit(struct ha_sweep_fit *out, const struct ha_fit *fit,
+                      ha_fit_replay_fn replay, void *ctx)
+{
+	memset(out, 0, sizeof *out);
+	out->points = ha_fit_count(fit);
+	out->claimed = NAN;
+	out->status = ha_fit_result(fit, replay, ctx, &out->result);
+}
+
+void ha_sweep_free(struct ha_sweep *s)
+{
+	if (!s)
+		return;
+	sweep_rows_free(s->rows);
+	sweep_heads_free(s->heads);
+	size_t nb = s->req.budget_count;
+	for (size_t b = 0; b < nb; b++) {
+		if (s->relaxed)
+			ha_relaxed_solver_free(s->relaxed[b]);
+		if (s->solvers && s->own_solvers)
+			ha_solver_free(s->solvers[b]);
+		if (s->dim_power)
+			ha_fit_free(s->dim_power[b]);
+		if (s->dim_log)
+			ha_fit_free(s->dim_log[b]);
+	}
+	free(s->relaxed);
+	free(s->solvers);
+	free(s->dim_power);
+	free(s->dim_log);
+	ha_fit_free(s->heads_power);
+	journal_free(s->journal);
+	free(s);
+}
+
+static enum ha_status out_of_memory(struct ha_error *err, const char *what)
+{
+	return ha_fail(err, HA_ENOMEM, "%s: %s", what, ha_status_str(HA_ENOMEM));
+}
+
+static enum ha_status prepare(struct ha_sweep *s, struct ha_error *err)
+{
+	const struct ha_sweep_request *req = &s->req;
+	size_t nb = req->budget_count, ns = req->samples.count;
+	s->model = *req->model;
+	s->own_solvers = req->solvers == NULL;
+	s->solvers = calloc(nb, sizeof *s->solvers);
+	s->relaxed = calloc(nb, sizeof *s->relaxed);
+	s->dim_power = calloc(nb, sizeof *s->dim_power);
+	s->dim_log = calloc(nb, sizeof *s->dim_log);
+	if (!s->solvers || !s->relaxed || !s->dim_power || !s->dim_log ||
+	    journal_new(nb, ns, &s->journal) != HA_OK)
+		return out_of_memory(err, "preparing the table");
+	for (size_t b = 0; b < nb; b++) {
+		enum ha_status st = HA_OK;
+		if (req->solvers) /* borrowed: the caller frees them */
+			s->solvers[b] = req->solvers[b];
+		else
+			st = ha_solver_new(req->budgets[b], req->constraints,
+			                   &s->solvers[b]);
+		if (st == HA_OK)
+			st = ha_relaxed_solver_new(s->solvers[b], &s->relaxed[b]);
+		if (st != HA_OK)
+			return sweep_solve_failed(err, st, req->budgets[b]);
+		/* No store: the second pass reads the journal, at any length. */
+		if (ha_fit_new(HA_FIT_POWER_LOGLN, 0, &s->dim_power[b]) != HA_OK ||
+		    ha_fit_new(HA_FIT_LOG, 0, &s->dim_log[b]) != HA_OK)
+			return out_of_memory(err, "preparing the fits");
+	}
+	/* A store for one n's points (one a budget) where they fit in it. */
+	if (nb > 1 && ha_fit_new(HA_FIT_POWER, nb <= HA_FIT_STORE_DEFAULT ? nb : 0,
+	                         &s->heads_power) != HA_OK)
+		return out_of_memory(err, "preparing the fits");
+	enum ha_status st = sweep_rows_new(s, &s->rows);
+	if (st == HA_ENOMEM)
+		return out_of_memory(err, "preparing the table");
+	if (st != HA_OK)
+		return sweep_solve_failed(err, st, req->budgets[0]);
+	return HA_OK;
+}
+
+enum ha_status ha_sweep_new(const struct ha_sweep_request *req,
+                            struct ha_sweep **out, struct ha_error *err)
+{
+	if (out)
+		*out = NULL;
+	if (!req || !out || !req->model || !req->budgets || req->budget_count == 0 ||
+	    req->samples.count == 0 || !req->samples.at)
+		return ha_fail(err, HA_EINVAL,
+		               "a table needs a model, budgets and samples");
+	struct ha_sweep *s = calloc(1, sizeof *s);
+	if (!s)
+		return out_of_memory(err, "preparing the table");
+	s->req = *req;
+	enum ha_status st = prepare(s, err);
+	if (st != HA_OK) {
+		ha_sweep_free(s);
+		return st;
+	}
+	*out = s;
+	return HA_OK;
+}
+
+const char *ha_sweep_batch_scratch(const struct ha_sweep *s, size_t *used)
+{
+	size_t none = 0;
+	return sweep_rows_scratch(s ? s->rows : NULL, used ? used : &none);
+}
+
+size_t ha_sweep_row_count(const struct ha_sweep *s)
+{
+	return s ? s->req.budget_count * s->req.samples.count : 0;
+}
+
+const struct ha_sweep_request *ha_sweep_request(const struct ha_sweep *s)
+{
+	return s ? &s->req : NULL;
+}
+
+enum ha_status ha_sweep_rows(struct ha_sweep *s, const struct ha_sweep_row **rows,
+                             size_t *count, struct ha_error *err)
+{
+	if (count)
+		*count = 0;
+	if (!s || !rows || !count)
+		return ha_fail(err, HA_EINVAL, "the rows of a sweep need a sweep");
+	if (s->failed != HA_OK)
+		return ha_fail(err, s->failed, "%s", s->failure);
+	if (s->rows_done)
+		return HA_OK;
+	struct ha_error why;
+	ha_error_init(&why);
+	enum ha_status st = sweep_rows_next(s, rows, count, &why);
+	if (st != HA_OK) {
+		s->failed = st;
+		memcpy(s->failure, why.message, sizeof s->failure);
+		return ha_fail(err, st, "%s", s->failure);
+	}
+	if (st == HA_OK && *count == 0) {
+		sweep_rows_free(s->rows);
+		s->rows = NULL;
+		s->rows_done = 1;
+	}
+	return st;
+}
+
+/* Regenerate point i of a per-budget fit: (n_i, x*(n_i)). */
+static enum ha_status replay_dim(void *ctx, size_t i, double *x, double *y)
+{
+	struct ha_sweep *s = ctx;
+	*x = sweep_sample_at(s, i);
+	return sweep_relaxed_dim_at(s, s->replay_budget, i, y);
+}
+
+enum ha_status ha_sweep_budget_fits(struct ha_sweep *s, size_t b,
+                                    struct ha_sweep_fit *power,
+                                    struct ha_sweep_fit *logarithmic)
+{
+	if (!s || !power || !logarithmic)
+		return HA_EINVAL;
+	if (!s->rows_done || s->failed != HA_OK || b >= s->req.budget_count) {
+		*power = *logarithmic = (struct ha_sweep_fit){.status = HA_EINVAL,
+		                                              .claimed = NAN};
+		return HA_EINVAL;
+	}
+	s->replay_budget = b;
+	sweep_finish_fit(power, s->dim_power[b], replay_dim, s);
+	power->claimed = ha_fit_seed_exponent(s->model.smoothness);
+	sweep_finish_fit(logarithmic, s->dim_log[b], replay_dim, s);
+	if (power->status == HA_OK)
+		power->largest_at = sweep_sample_at(s, power->result.max_residual_index);
+	if (logarithmic->status == HA_OK)
+		logarithmic->largest_at =
+			sweep_sample_at(s, logarithmic->result.max_residual_index);
+	return HA_OK;
+}
+
+enum ha_status ha_sweep_samples_fits(struct ha_sweep *s,
+                                     const struct ha_sweep_samples_fit **fits,
+                                     size_t *count, struct ha_error *err)
+{
+	if (count)
+		*count = 0;
+	if (!s || !fits || !count || !s->rows_done || s->failed != HA_OK)
+		return ha_fail(err, HA_EINVAL, "the per-n fits come after every row");
+	if (!s->heads_power || s->heads_done)
+		return HA_OK;
+	enum ha_status st = sweep_heads_next(s, fits, count, err);
+	if (st != HA_OK || *count == 0) {
+		sweep_heads_free(s->heads);
+		s->heads = NULL;
+		s->heads_done = 1;
+	}
+	return st;
+}

@@ -1,0 +1,239 @@
+/* A sweep's rows: solved in chunks by worker threads (sweep_pool.h) and
+ * handed out in order on the calling thread.
+ *
+ * A row is the same function of (n, D) on any thread: every thread has a
+ * relaxation workspace of its own for each budget (a workspace's answers
+ * do not depend on its past), the integer solvers are only read.  The
+ * calling thread alone calls the request's samples.at and puts the
+ * relaxed optima into the journal and the fits (in row order, so that
+ * their sums are the same). */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "alloc/solver_internal.h"
+#include "alloc/sweep_internal.h"
+#include "alloc/sweep_pool.h"
+
+/* Rows a job: a few milliseconds of work, so that handing jobs over
+ * costs nothing measurable, and little memory a job. */
+#define CHUNK_ROWS HA_SWEEP_BATCH_MAX
+
+/* Worker threads only for sweeps of at least this many rows, and of at
+ * most this many budgets (each thread keeps a workspace a budget). */
+#define THREADED_MIN_ROWS (4 * CHUNK_ROWS)
+#define THREADED_MAX_BUDGETS ((size_t)64)
+
+struct rows_job {
+	size_t first, count;           /* rows [first, first + count) */
+	size_t solved;                 /* rows solved: count, or the failing one */
+	enum ha_status status;         /* HA_OK, or the failure of row `solved` */
+	char *scratch;                 /* on_batch's, scratch_size bytes */
+	size_t scratch_used;
+	struct ha_sweep_row rows[CHUNK_ROWS];
+};
+
+struct sweep_rows {
+	const struct ha_sweep *s;
+	struct ha_relaxed_solver ***relaxed; /* per worker, one per budget */
+	struct ha_integer_memo ***memos;     /* per worker, one per budget */
+	size_t worker_sets;                  /* sets in relaxed and memos */
+	struct rows_job **jobs;
+	size_t slots;
+	struct pool *pool;
+	int held;                            /* a job handed out, to release */
+	const struct rows_job *current;      /* the job handed out last */
+	size_t next, point;                  /* the next row; the last n asked */
+	double samples;                      /* that n */
+};
+
+/* The work of a job, on a worker thread (or the calling one): solve its
+ * rows, stopping at the first failure. */
+static void solve_rows(void *ctx, size_t worker, void *job_)
+{
+	struct sweep_rows *rs = ctx;
+	struct rows_job *job = job_;
+	const struct ha_sweep *s = rs->s;
+	struct ha_relaxed_solver **relaxed = rs->relaxed[worker];
+	struct ha_integer_memo **memos = rs->memos[worker];
+	size_t nb = s->req.budget_count;
+	struct ha_model m = s->model;
+	size_t k;
+	job->status = HA_OK;
+	for (k = 0; k < job->count; k++) {
+		size_t b = (job->first + k) % nb;
+		struct ha_sweep_row *row = &job->rows[k];
+		m.samples = row->samples;
+		struct ha_allocation optimum;
+		struct ha_relaxed relaxation;
+		enum ha_status st = ha_solver_solve_integer_memo(s->solvers[b], memos[b],
+		                                                 &m, &optimum);
+		if (st == HA_OK)
+			st = ha_relaxed_solver_solve(relaxed[b], &m, &relaxation);
+		if (st != HA_OK) {
+			job->status = st;
+			break;
+		}
+		row->budget = s->req.budgets[b];
+		row->heads = optimum.heads;
+		row->head_dim = optimum.head_dim;
+		row->mse = optimum.terms.mse;
+		row->log_mse = optimum.terms.log_mse;
+		row->relaxed_head_dim = relaxation.head_dim;
+		row->relaxed_heads = relaxation.heads;
+	}
+	job->solved = k;
+	job->scratch_used = 0;
+	if (s->req.on_batch)
+		s->req.on_batch(s->req.batch_ctx, job->rows, job->solved, job->first,
+		                job->scratch, &job->scratch_used);
+}
+
+void sweep_rows_free(struct sweep_rows *rs)
+{
+	if (!rs)
+		return;
+	pool_free(rs->pool);
+	size_t nb = rs->s->req.budget_count;
+	for (size_t w = 0; w < rs->worker_sets; w++) {
+		for (size_t b = 0; rs->memos[w] && b < nb; b++)
+			ha_integer_memo_free(rs->memos[w][b]);
+		free(rs->memos[w]);
+		/* Set 0 of the workspaces is the sweep's own. */
+		if (w == 0)
+			continue;
+		for (size_t b = 0; rs->relaxed[w] && b < nb; b++)
+			ha_relaxed_solver_free(rs->relaxed[w][b]);
+		free(rs->relaxed[w]);
+	}
+	free(rs->relaxed);
+	free(rs->memos);
+	for (size_t i = 0; rs->jobs && i < rs->slots; i++) {
+		if (rs->jobs[i])
+			free(rs->jobs[i]->scratch);
+		free(rs->jobs[i]);
+	}
+	free(rs->jobs);
+	free(rs);
+}
+
+/* Jobs and workspaces for `workers` threads (0: the calling thread). */
+static enum ha_status prepare_rows(struct sweep_rows *rs, struct ha_sweep *s,
+                                   size_t workers)
+{
+	size_t nb = s->req.budget_count;
+	size_t sets = workers ? workers : 1;
+	rs->slots = workers ? 2 * workers + 2 : 1;
+	rs->relaxed = calloc(sets, sizeof *rs->relaxed);
+	rs->memos = calloc(sets, sizeof *rs->memos);
+	rs->jobs = calloc(rs->slots, sizeof *rs->jobs);
+	if (!rs->relaxed || !rs->memos || !rs->jobs)
+		return HA_ENOMEM;
+	for (size_t w = 0; w < sets; w++) {
+		rs->worker_sets++;
+		rs->relaxed[w] = w ? calloc(nb, sizeof **rs->relaxed) : s->relaxed;
+		rs->memos[w] = calloc(nb, sizeof **rs->memos);
+		if (!rs->relaxed[w] || !rs->memos[w])
+			return HA_ENOMEM;
+		for (size_t b = 0; b < nb; b++) {
+			const struct ha_solver *solver = s->solvers[b];
+			/* Memos only for the few budgets threads take (see there). */
+			enum ha_status st = nb <= THREADED_MAX_BUDGETS
+				? ha_integer_memo_new(solver, &rs->memos[w][b]) : HA_OK;
+			if (st == HA_OK && w > 0)
+				st = ha_relaxed_solver_new(solver, &rs->relaxed[w][b]);
+			if (st != HA_OK)
+				return st;
+		}
+	}
+	for (size_t i = 0; i < rs->slots; i++) {
+		if (!(rs->jobs[i] = malloc(sizeof *rs->jobs[i])))
+			return HA_ENOMEM;
+		rs->jobs[i]->scratch = NULL;
+		if (s->req.scratch_size &&
+		    !(rs->jobs[i]->scratch = malloc(s->req.scratch_size)))
+			return HA_ENOMEM;
+	}
+	return pool_new(workers, (void *const *)rs->jobs, rs->slots, solve_rows,
+	                rs, &rs->pool);
+}
+
+enum ha_status sweep_rows_new(struct ha_sweep *s, struct sweep_rows **out)
+{
+	size_t nb = s->req.budget_count, total = ha_sweep_row_count(s);
+	size_t workers = total >= THREADED_MIN_ROWS && nb <= THREADED_MAX_BUDGETS
+		? pool_threads_for(s->req.threads) : 0;
+	struct sweep_rows *rs = calloc(1, sizeof *rs);
+	*out = NULL;
+	if (!rs)
+		return HA_ENOMEM;
+	rs->s = s;
+	rs->point = SIZE_MAX;
+	rs->samples = NAN;
+	enum ha_status st = prepare_rows(rs, s, workers);
+	if (st != HA_OK) {
+		sweep_rows_free(rs);
+		return st;
+	}
+	*out = rs;
+	return HA_OK;
+}
+
+/* Fill the next job with the rows from rs->next on; the n of a point is
+ * asked for once. */
+static void fill_job(struct sweep_rows *rs, struct rows_job *job, size_t total)
+{
+	size_t nb = rs->s->req.budget_count;
+	job->first = rs->next;
+	job->count = total - rs->next < CHUNK_ROWS ? total - rs->next : CHUNK_ROWS;
+	for (size_t k = 0; k < job->count; k++) {
+		size_t i = (job->first + k) / nb;
+		if (i != rs->point) {
+			rs->samples = sweep_sample_at(rs->s, i);
+			rs->point = i;
+		}
+		job->rows[k].samples = rs->samples;
+	}
+	rs->next += job->count;
+}
+
+enum ha_status sweep_rows_next(struct ha_sweep *s, const struct ha_sweep_row **rows,
+                               size_t *count, struct ha_error *err)
+{
+	struct sweep_rows *rs = s->rows;
+	size_t nb = s->req.budget_count, total = ha_sweep_row_count(s);
+	if (rs->held) {
+		pool_release(rs->pool);
+		rs->held = 0;
+		rs->current = NULL;
+	}
+	while (rs->next < total && pool_can_submit(rs->pool)) {
+		fill_job(rs, pool_slot(rs->pool), total);
+		pool_submit(rs->pool);
+	}
+	const struct rows_job *job = pool_wait(rs->pool);
+	if (!job)
+		return HA_OK;
+	rs->held = 1;
+	rs->current = job;
+	for (size_t k = 0; k < job->solved; k++) {
+		size_t b = (job->first + k) % nb;
+		const struct ha_sweep_row *row = &job->rows[k];
+		journal_put(s->journal, row->relaxed_head_dim);
+		ha_fit_add(s->dim_power[b], row->samples, row->relaxed_head_dim);
+		ha_fit_add(s->dim_log[b], row->samples, row->relaxed_head_dim);
+	}
+	*rows = job->rows;
+	*count = job->solved;
+	if (job->status != HA_OK)
+		return sweep_solve_failed(err, job->status,
+		                          s->req.budgets[(job->first + job->solved) % nb]);
+	return HA_OK;
+}
+
+const char *sweep_rows_scratch(const struct sweep_rows *rs, size_t *used)
+{
+	const struct rows_job *job = rs ? rs->current : NULL;
+	*used = job ? job->scratch_used : 0;
+	return job ? job->scratch : NULL;
+}

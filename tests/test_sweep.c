@@ -1,0 +1,208 @@
+/* The sweep (sweep.h) against independent computations: every row is the
+ * single query of its point (ha_solver_solve), in order, in batches of
+ * bounded size, on one thread and on four; the fits are those of
+ * ha_fit over the rows' own relaxed optima, and the per-n fits those over
+ * each n's budgets. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <criterion/criterion.h>
+
+#include <headalloc/fit.h>
+#include <headalloc/solver.h>
+#include <headalloc/sweep.h>
+
+#define POINTS 1000
+#define BUDGETS 3
+
+static const uint64_t budgets[BUDGETS] = {512, 4096, 768};
+
+static double log_spaced(const void *ctx, size_t i)
+{
+	(void)ctx;
+	return exp(log(1e3) + (log(1e12) - log(1e3)) * (double)i / (POINTS - 1));
+}
+
+static struct ha_sweep *make(size_t threads)
+{
+	static struct ha_model m;
+	m = ha_model_defaults();
+	struct ha_sweep *s = NULL;
+	cr_assert_eq(ha_sweep_new(&(struct ha_sweep_request){
+		.model = &m, .budgets = budgets, .budget_count = BUDGETS,
+		.samples = {POINTS, log_spaced, NULL}, .threads = threads,
+	}, &s, NULL), HA_OK);
+	return s;
+}
+
+static double dims[POINTS][BUDGETS]; /* x* of each row, as handed out */
+
+static void check_rows(struct ha_sweep *s)
+{
+	struct ha_model m = ha_model_defaults();
+	size_t at = 0, count = 0;
+	const struct ha_sweep_row *rows;
+	cr_assert_eq(ha_sweep_row_count(s), (size_t)POINTS * BUDGETS);
+	while (ha_sweep_rows(s, &rows, &count, NULL) == HA_OK && count) {
+		cr_assert_leq(count, 512, "a batch is bounded, not the sweep");
+		for (size_t k = 0; k < count; k++, at++) {
+			size_t i = at / BUDGETS, b = at % BUDGETS;
+			struct ha_solution want;
+			m.samples = log_spaced(NULL, i);
+			cr_assert_eq(ha_solve(budgets[b], NULL, &m, &want), HA_OK);
+			cr_assert_eq(rows[k].budget, budgets[b]);
+			cr_assert_eq(rows[k].samples, m.samples);
+			cr_assert_eq(rows[k].heads, want.optimum.heads);
+			cr_assert_eq(rows[k].head_dim, want.optimum.head_dim);
+			cr_assert_eq(rows[k].mse, want.optimum.terms.mse);
+			cr_assert_eq(rows[k].relaxed_head_dim, want.relaxed.head_dim,
+			             "row %zu: %.17g, alone %.17g", at,
+			             rows[k].relaxed_head_dim, want.relaxed.head_dim);
+			cr_assert_eq(rows[k].relaxed_heads, want.relaxed.heads);
+			dims[i][b] = rows[k].relaxed_head_dim;
+		}
+	}
+	cr_assert_eq(at, (size_t)POINTS * BUDGETS);
+}
+
+static void check_fits(struct ha_sweep *s)
+{
+	for (size_t b = 0; b < BUDGETS; b++) {
+		struct ha_fit *power, *logarithmic;
+		cr_assert_eq(ha_fit_new(HA_FIT_POWER_LOGLN, HA_FIT_STORE_DEFAULT, &power), HA_OK);
+		cr_assert_eq(ha_fit_new(HA_FIT_LOG, HA_FIT_STORE_DEFAULT, &logarithmic), HA_OK);
+		for (size_t i = 0; i < POINTS; i++) {
+			ha_fit_add(power, log_spaced(NULL, i), dims[i][b]);
+			ha_fit_add(logarithmic, log_spaced(NULL, i), dims[i][b]);
+		}
+		struct ha_fit_result wp, wl;
+		cr_assert_eq(ha_fit_result(power, NULL, NULL, &wp), HA_OK);
+		cr_assert_eq(ha_fit_result(logarithmic, NULL, NULL, &wl), HA_OK);
+		struct ha_sweep_fit p, l;
+		cr_assert_eq(ha_sweep_budget_fits(s, b, &p, &l), HA_OK);
+		cr_assert_eq(p.status, HA_OK);
+		cr_assert_eq(p.points, POINTS);
+		cr_assert_eq(p.result.slope, wp.slope);
+		cr_assert_eq(p.result.intercept, wp.intercept);
+		cr_assert_eq(p.result.max_abs_residual, wp.max_abs_residual);
+		cr_assert_eq(p.largest_at, log_spaced(NULL, wp.max_residual_index));
+		cr_assert_eq(p.claimed, ha_fit_seed_exponent(ha_model_defaults().smoothness));
+		cr_assert_eq(l.result.slope, wl.slope);
+		cr_assert_eq(l.result.intercept, wl.intercept);
+		cr_assert(isnan(l.claimed));
+		ha_fit_free(power);
+		ha_fit_free(logarithmic);
+	}
+	size_t at = 0, count;
+	const struct ha_sweep_samples_fit *fits;
+	struct ha_fit *heads;
+	cr_assert_eq(ha_fit_new(HA_FIT_POWER, BUDGETS, &heads), HA_OK);
+	while (ha_sweep_samples_fits(s, &fits, &count, NULL) == HA_OK && count)
+		for (size_t k = 0; k < count; k++, at++) {
+			ha_fit_reset(heads);
+			for (size_t b = 0; b < BUDGETS; b++)
+				ha_fit_add(heads, (double)budgets[b],
+				           (double)budgets[b] / dims[at][b]);
+			struct ha_fit_result want;
+			cr_assert_eq(ha_fit_result(heads, NULL, NULL, &want), HA_OK);
+			cr_assert_eq(fits[k].samples, log_spaced(NULL, at));
+			cr_assert_eq(fits[k].heads_law.status, HA_OK);
+			cr_assert_eq(fits[k].heads_law.result.slope, want.slope);
+			cr_assert_eq(fits[k].heads_law.largest_budget,
+			             budgets[want.max_residual_index]);
+		}
+	cr_assert_eq(at, POINTS);
+	ha_fit_free(heads);
+}
+
+Test(sweep, rows_and_fits_one_thread)
+{
+	struct ha_sweep *s = make(1);
+	struct ha_sweep_fit p, l;
+	cr_assert_eq(ha_sweep_budget_fits(s, 0, &p, &l), HA_EINVAL,
+	             "no fit before the last row");
+	check_rows(s);
+	check_fits(s);
+	ha_sweep_free(s);
+}
+
+Test(sweep, rows_and_fits_four_threads)
+{
+	struct ha_sweep *s = make(4);
+	check_rows(s);
+	check_fits(s);
+	ha_sweep_free(s);
+}
+
+Test(sweep, freed_half_way)
+{
+	struct ha_sweep *s = make(4);
+	const struct ha_sweep_row *rows;
+	size_t count;
+	cr_assert_eq(ha_sweep_rows(s, &rows, &count, NULL), HA_OK);
+	cr_assert_gt(count, 0);
+	ha_sweep_free(s); /* threads stopped, nothing leaked (ASan) */
+}
+
+Test(sweep, bad_requests)
+{
+	struct ha_model m = ha_model_defaults();
+	struct ha_sweep *s = (struct ha_sweep *)&m;
+	struct ha_error err;
+	ha_error_init(&err);
+	struct ha_constraints c = {.min_heads = 1000};
+	cr_assert_eq(ha_sweep_new(&(struct ha_sweep_request){
+		.model = &m, .constraints = &c, .budgets = budgets,
+		.budget_count = BUDGETS, .samples = {POINTS, log_spaced, NULL},
+	}, &s, &err), HA_EINFEASIBLE);
+	cr_assert_null(s);
+	cr_assert_str_eq(err.message, "no (heads, head_dim) pair of budget 512 "
+	                 "meets the constraints");
+	cr_assert_eq(ha_sweep_new(&(struct ha_sweep_request){
+		.model = &m, .budgets = budgets, .budget_count = BUDGETS,
+	}, &s, &err), HA_EINVAL);
+	cr_assert_str_eq(err.message, "a table needs a model, budgets and samples");
+	cr_assert_eq(ha_sweep_new(NULL, &s, NULL), HA_EINVAL);
+	ha_sweep_free(NULL);
+}
+
+/* on_batch runs on the thread that solved a batch, with the batch's rows
+ * and first index; what it leaves in the scratch comes back with the
+ * batch. */
+static void count_rows(void *ctx, const struct ha_sweep_row *rows, size_t count,
+                       size_t first, char *scratch, size_t *used)
+{
+	(void)ctx;
+	size_t *out = (size_t *)scratch;
+	out[0] = first;
+	out[1] = count;
+	out[2] = rows[0].budget;
+	*used = 3 * sizeof *out;
+}
+
+Test(sweep, on_batch_scratch)
+{
+	struct ha_model m = ha_model_defaults();
+	for (size_t threads = 1; threads <= 4; threads += 3) {
+		struct ha_sweep *s = NULL;
+		cr_assert_eq(ha_sweep_new(&(struct ha_sweep_request){
+			.model = &m, .budgets = budgets, .budget_count = BUDGETS,
+			.samples = {POINTS, log_spaced, NULL}, .threads = threads,
+			.on_batch = count_rows, .scratch_size = 3 * sizeof(size_t),
+		}, &s, NULL), HA_OK);
+		const struct ha_sweep_row *rows;
+		size_t count, at = 0;
+		while (ha_sweep_rows(s, &rows, &count, NULL) == HA_OK && count) {
+			size_t used = 0;
+			const size_t *seen = (const size_t *)ha_sweep_batch_scratch(s, &used);
+			cr_assert_eq(used, 3 * sizeof *seen);
+			cr_assert_eq(seen[0], at);
+			cr_assert_eq(seen[1], count);
+			cr_assert_eq(seen[2], rows[0].budget);
+			at += count;
+		}
+		cr_assert_eq(at, (size_t)POINTS * BUDGETS);
+		ha_sweep_free(s);
+	}
+}
