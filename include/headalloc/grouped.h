@@ -110,6 +110,17 @@ struct ha_grouped_relaxed {
 	double log_mse;  /* ln f(x*, G*) */
 };
 
+/* The most candidate triples a grouped solve evaluates: budgets whose
+ * bound prod (e_i + 1)(e_i + 2)/2 exceeds it are refused (HA_EUNSUPPORTED)
+ * rather than searched for minutes in gigabytes (2^22 triples take about
+ * a second and 128 MiB). */
+#define HA_GROUPED_MAX_TRIPLES ((uint64_t)1 << 22)
+
+/* prod (e_i + 1)(e_i + 2)/2 for D = prod p_i^e_i: the number of triples
+ * (H, G, d) with H d = D and G | H (saturated at UINT64_MAX; 0 for D out
+ * of range). */
+HA_API uint64_t ha_grouped_triple_bound(uint64_t budget);
+
 /* What to solve: a solver (the budget and its constraints on d and H),
  * a validated model, the KV constraints and shape.  front asks for the
  * trade-off front; max_loss_ratio > 0 (>= 1) picks its smallest cache
@@ -142,8 +153,10 @@ struct ha_grouped_solution {
 /* Solve into *out (caller storage; finish it in any case).  The
  * optimum: the least error, ties within a relative 1e-12 to the larger
  * G, then the smaller d.  HA_EINVAL for a bad argument (an invalid
- * model, constraints or shape), HA_EINFEASIBLE when no triple meets the
- * KV constraints, HA_ENOMEM; HA_ENUMERIC when the relaxation fails. */
+ * model, constraints or shape), HA_EUNSUPPORTED when the budget's bound
+ * on the triples exceeds HA_GROUPED_MAX_TRIPLES, HA_EINFEASIBLE when no
+ * triple meets the KV constraints, HA_ENOMEM; HA_ENUMERIC when the
+ * relaxation fails. */
 HA_API enum ha_status ha_grouped_solve(const struct ha_grouped_request *req,
                                        struct ha_grouped_solution *out);
 

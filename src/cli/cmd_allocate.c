@@ -169,6 +169,14 @@ static int solve_grouped(struct allocation *a)
 		fputc('\n', stderr);
 		return cli_exit_status(st);
 	}
+	if (st == HA_EUNSUPPORTED) {
+		fprintf(stderr, "headalloc: --budget %" PRIu64 ": the grouped "
+		        "allocation would evaluate up to %" PRIu64 " triples (H, G, "
+		        "d); at most %" PRIu64 " are allowed (see LIMITS in "
+		        "headalloc(1))\n", o->budgets[0],
+		        ha_grouped_triple_bound(o->budgets[0]), HA_GROUPED_MAX_TRIPLES);
+		return EXIT_USAGE;
+	}
 	if (st != HA_OK)
 		return cli_library_failure("solving", NULL, st, NULL);
 	if (g->max_loss_ratio > 0.0 && a->grouped.chosen == a->grouped.front_count) {

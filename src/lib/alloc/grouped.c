@@ -35,11 +35,12 @@ static int kv_feasible(const struct ha_kv_constraints *kv, uint64_t head_dim,
 }
 
 /* prod (e_i + 1)(e_i + 2)/2 = sum over d | D of tau(D/d), saturated. */
-static uint64_t triple_bound(uint64_t budget)
+uint64_t ha_grouped_triple_bound(uint64_t budget)
 {
 	struct ha_prime_power f[HA_MAX_PRIME_FACTORS];
 	size_t count = 0;
-	if (ha_factorize(budget, f, &count) != HA_OK)
+	if (budget == 0 || budget > HA_BUDGET_MAX ||
+	    ha_factorize(budget, f, &count) != HA_OK)
 		return 0;
 	uint64_t b = 1;
 	for (size_t i = 0; i < count; i++) {
@@ -259,6 +260,9 @@ enum ha_status ha_grouped_solve(const struct ha_grouped_request *req,
 		return HA_EINVAL;
 	out->budget = budget;
 
+	uint64_t bound = ha_grouped_triple_bound(budget);
+	if (bound == 0 || bound > HA_GROUPED_MAX_TRIPLES)
+		return HA_EUNSUPPORTED;
 	uint64_t *divisors = NULL;
 	size_t divisor_count = 0;
 	struct triple *t = NULL;
@@ -276,7 +280,7 @@ enum ha_status ha_grouped_solve(const struct ha_grouped_request *req,
 		.divisors = divisor_count,
 		.head_dims = head_dims,
 		.candidates = n,
-		.bound = triple_bound(budget),
+		.bound = bound,
 	};
 	st = solve_triples(&r, t, n, out);
 	free(t);
