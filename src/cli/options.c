@@ -386,6 +386,11 @@ static int load_config(struct cli_options *o)
 	o->all = sc->report_all;
 	o->regimes = sc->report_regimes;
 	o->format = sc->report_format;
+	if (sc->has_kv) { /* the file's kv map, which options override */
+		o->grouped.kv = sc->kv;
+		o->grouped.shape = sc->kv_shape;
+		o->grouped.active = 1;
+	}
 	return EXIT_OK;
 }
 
