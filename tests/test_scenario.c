@@ -234,11 +234,11 @@ Test(scenario, unknown_and_duplicate_keys)
 {
 	read_bad("budgets: [512]\nfoo: 1\n", HA_EFORMAT, 2, 1,
 	         "expected one of the keys model, constraints, budgets, "
-	         "samples, report, models, found 'foo'");
+	         "samples, report, models, kv, found 'foo'");
 	read_bad("model:\n  smoothnes: 2\nbudgets: 1\n", HA_EFORMAT, 2, 3,
 	         "model: expected one of the keys smoothness, bias_coef, "
 	         "var_coef, hdi, irreducible, var_rate, var_power, "
-	         "log_bias_coef, log_var_coef, data_coef, data_power, var_samples_power, found 'smoothnes'");
+	         "log_bias_coef, log_var_coef, data_coef, data_power, var_samples_power, group_hdi, found 'smoothnes'");
 	read_bad("budgets: 1\nbudgets: 2\n", HA_EFORMAT, 2, 1,
 	         "expected each key once, found 'budgets' again (first at "
 	         "line 1)");
@@ -472,7 +472,7 @@ Test(scenario, keys_and_words_match_in_full)
 	/* Once read as "samples" and "yaml": strcmp stopped at the NUL. */
 	read_bad("budgets: 1\n\"samples\\0x\": 1e8\n", HA_EFORMAT, 2, 1,
 	         "expected one of the keys model, constraints, budgets, "
-	         "samples, report, models, found the quoted string "
+	         "samples, report, models, kv, found the quoted string "
 	         "'samples?x'");
 	read_bad("budgets: 1\nreport: {format: \"yaml\\0\"}\n", HA_EFORMAT,
 	         2, 18,

@@ -247,5 +247,5 @@ Test(scenario_model, a_calibration_report_is_a_scenario)
 	/* The report's keys are not listed among the scenario's. */
 	read_bad("budgets: 1\ncalibrations: 1\n", 2, 1,
 	         "expected one of the keys model, constraints, budgets, samples, "
-	         "report, models, found 'calibrations'");
+	         "report, models, kv, found 'calibrations'");
 }

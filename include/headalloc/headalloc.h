@@ -27,6 +27,7 @@
 #include "model.h"
 #include "divisors.h"
 #include "solver.h"
+#include "grouped.h"
 #include "compare.h"
 #include "yaml_writer.h"
 #include "report.h"

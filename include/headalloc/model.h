@@ -56,6 +56,12 @@ struct ha_model {
 	double data_coef;      /* A >= 0, finite (default 0): the data term A n^-α */
 	double data_power;     /* α > 0, finite (default 0.28) */
 	double var_samples_power; /* β > 0, finite (default 1): variance / n^β */
+	/* Grouped-query attention (headalloc-model(7), GROUPED-QUERY
+	 * ATTENTION): the diversity of two query heads that share one
+	 * key/value head, in [0, 1] (default 0: fully correlated);
+	 * rho_g = 1 - group_hdi.  Only grouped allocations (grouped.h) read
+	 * it: with G = H every group has one head and it drops out. */
+	double group_hdi;
 };
 
 /* The error of one allocation (H heads of dimension d), split into the

@@ -44,6 +44,7 @@
 #include "regime.h"
 #include "solver.h"
 #include "sweep.h"
+#include "grouped.h"
 #include "format.h"
 #include "progress.h"
 #include "status.h"
@@ -292,6 +293,32 @@ struct ha_calibration_request {
 HA_API enum ha_status ha_report_calibration(struct ha_report *report,
                                             const struct ha_calibration_request *req,
                                             struct ha_error *err);
+
+/* A grouped-query allocation (grouped.h; written instead of the
+ * allocation section when the allocation is over (H, G, d)).  YAML keys:
+ * budget, samples, model (as above, with group_hdi when it is not 0),
+ * kv {kv_heads (a number or auto), max_kv_dim, min_kv_heads,
+ * max_kv_heads (those set), layers, kv_bytes, model_dim (when set)},
+ * optimum and unconstrained {heads, kv_heads, group_size, head_dim,
+ * kv_dim, kv_cache_bytes_per_token, attention_params (with model_dim),
+ * mse, log10_mse, bias2, variance, covariance, loss_ratio}, relaxed
+ * {head_dim, kv_heads, heads, kv_dim, mse, log10_mse}, certificate
+ * {method, divisors, head_dims, candidates, feasible, bound}, then front
+ * (a list of maps like optimum) when the solution has one, and chosen
+ * (the front's entry within max_loss_ratio, or null) with
+ * max_loss_ratio.  Text: the same account in lines, the front as a
+ * table. */
+struct ha_grouped_report_request {
+	const struct ha_model *model;                /* required */
+	const struct ha_grouped_solution *solution;  /* required */
+	const struct ha_kv_constraints *kv;          /* NULL: none */
+	const struct ha_kv_shape *shape;             /* NULL: the defaults */
+	double max_loss_ratio;                       /* 0: none */
+	const struct ha_hdi_source *hdi_source;      /* NULL: the HDI was given */
+};
+HA_API enum ha_status ha_report_grouped(struct ha_report *report,
+                                        const struct ha_grouped_report_request *req,
+                                        struct ha_error *err);
 
 #ifdef __cplusplus
 }

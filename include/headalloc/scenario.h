@@ -63,6 +63,7 @@
 
 #include "error.h"
 #include "model.h"
+#include "grouped.h"
 #include "format.h"
 #include "solver.h"
 #include "status.h"
@@ -115,6 +116,11 @@ struct ha_scenario {
 	enum ha_report_format report_format;
 	struct ha_scenario_entry *models;
 	size_t model_count;
+	/* The grouped-query allocation (grouped.h): the `kv` map, with the
+	 * keys of the grouped report's kv; has_kv when the file gives it. */
+	struct ha_kv_constraints kv;
+	struct ha_kv_shape kv_shape;
+	int has_kv;
 };
 
 /* Read a scenario from a file.  On HA_OK *out owns a new scenario (free

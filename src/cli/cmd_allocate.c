@@ -33,6 +33,7 @@ struct allocation {
 	struct ha_model_comparison *comparisons; /* the scenario's models */
 	size_t comparison_count;
 	struct ha_regimes *regimes;        /* --regimes: for report and picture */
+	struct ha_grouped_solution grouped; /* a single point over (H, G, d) */
 };
 
 /* A failed solve of budget: the constraints it cannot meet, each named as
@@ -141,9 +142,59 @@ static int make_solvers(const struct cli_options *o, struct solvers *s)
 	return EXIT_OK;
 }
 
+/* The allocation over (H, G, d): infeasible names the KV constraints
+ * too; a --max-loss-ratio that no allocation meets is infeasible. */
+static int solve_grouped(struct allocation *a)
+{
+	const struct cli_options *o = a->o;
+	const struct cli_grouped *g = &o->grouped;
+	enum ha_status st = ha_grouped_solve(&(struct ha_grouped_request){
+		.solver = a->s.of_budget[0],
+		.model = &o->model,
+		.kv = &g->kv,
+		.shape = &g->shape,
+		.front = g->pareto,
+		.max_loss_ratio = g->max_loss_ratio,
+	}, &a->grouped);
+	if (st == HA_EINFEASIBLE) {
+		fprintf(stderr, "headalloc: no (heads, kv_heads, head_dim) of budget %"
+		        PRIu64 " meets the KV constraints:", o->budgets[0]);
+		if (g->kv.kv_heads)
+			fprintf(stderr, " --kv-heads %" PRIu64, g->kv.kv_heads);
+		if (g->kv.max_kv_dim)
+			fprintf(stderr, " --max-kv-dim %" PRIu64, g->kv.max_kv_dim);
+		if (g->kv.min_kv_heads)
+			fprintf(stderr, " --min-kv-heads %" PRIu64, g->kv.min_kv_heads);
+		if (g->kv.max_kv_heads)
+			fprintf(stderr, " --max-kv-heads %" PRIu64, g->kv.max_kv_heads);
+		fputc('\n', stderr);
+		return cli_exit_status(st);
+	}
+	if (st == HA_EUNSUPPORTED) {
+		fprintf(stderr, "headalloc: --budget %" PRIu64 ": the grouped "
+		        "allocation would evaluate up to %" PRIu64 " triples (H, G, "
+		        "d); at most %" PRIu64 " are allowed (see LIMITS in "
+		        "headalloc(1))\n", o->budgets[0],
+		        ha_grouped_triple_bound(o->budgets[0]), HA_GROUPED_MAX_TRIPLES);
+		return EXIT_USAGE;
+	}
+	if (st != HA_OK)
+		return cli_library_failure("solving", NULL, st, NULL);
+	if (g->max_loss_ratio > 0.0 && a->grouped.chosen == a->grouped.front_count) {
+		fprintf(stderr, "headalloc: --max-loss-ratio %.6g: no allocation "
+		        "meeting the KV constraints is within it of the unconstrained "
+		        "error (the least ratio is %.6g)\n",
+		        g->max_loss_ratio, a->grouped.optimum.loss_ratio);
+		return cli_exit_status(HA_EINFEASIBLE);
+	}
+	return EXIT_OK;
+}
+
 static int solve_single(struct allocation *a)
 {
 	const struct cli_options *o = a->o;
+	if (o->grouped.active)
+		return solve_grouped(a);
 	unsigned parts = (o->all ? HA_ALLOCATION_CANDIDATES : 0) |
 	                 (o->plot.path && !o->regimes ? HA_ALLOCATION_DIVISORS : 0);
 	enum ha_status st = ha_allocation_result_new(o->budgets[0], &o->constraints,
@@ -216,7 +267,16 @@ static enum ha_status write_report(struct ha_report *r, const void *ctx,
 	const struct cli_options *o = a->o;
 	const struct ha_hdi_source *source = o->hdi_from ? &o->hdi_source : NULL;
 	enum ha_status st = HA_OK;
-	if (single_point(o)) {
+	if (o->grouped.active) {
+		st = ha_report_grouped(r, &(struct ha_grouped_report_request){
+			.model = &o->model,
+			.solution = &a->grouped,
+			.kv = &o->grouped.kv,
+			.shape = &o->grouped.shape,
+			.max_loss_ratio = o->grouped.max_loss_ratio,
+			.hdi_source = source,
+		}, err);
+	} else if (single_point(o)) {
 		st = ha_report_allocation(r, &(struct ha_allocation_request){
 			.model = &o->model,
 			.solution = &a->single->solution,
@@ -321,6 +381,7 @@ int cli_allocate_main(int argc, char **argv)
 		ha_allocation_result_free(a.single);
 		free(a.comparisons);
 		ha_regimes_free(a.regimes);
+		ha_grouped_solution_finish(&a.grouped);
 		free_solvers(&a.s);
 	}
 	cli_options_free(&o);

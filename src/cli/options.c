@@ -50,6 +50,17 @@ static const char usage_text[] =
 	"      --max-head-dim K        largest head_dim allowed\n"
 	"      --min-heads H           fewest heads allowed\n"
 	"      --max-heads H           most heads allowed\n"
+	"Grouped-query attention (one budget and one n):\n"
+	"      --kv-heads G|auto       key/value heads G (a divisor of H), or auto: choose\n"
+	"      --max-kv-dim K          KV dimension G*d_k at most K\n"
+	"      --min-kv-heads G        fewest key/value heads allowed\n"
+	"      --max-kv-heads G        most key/value heads allowed\n"
+	"      --group-hdi X           diversity of heads sharing keys, in [0, 1] (default 0)\n"
+	"      --layers L              layers, for the KV cache in bytes (default 1)\n"
+	"      --kv-bytes B            bytes an element of the KV cache (default 2)\n"
+	"      --model-dim M           d_model, for the attention's parameter count\n"
+	"      --pareto                list the front of error against KV cache\n"
+	"      --max-loss-ratio R      the smallest KV cache within R >= 1 of the best error\n"
 	"Output:\n"
 	"  -a, --all                   also list every feasible (H, d_k), best first\n"
 	"  -r, --regimes               the exact regimes in n of each budget\n"
@@ -113,6 +124,7 @@ static const struct option long_options[] = {
 	{"max-head-dim", required_argument, NULL, OPT_MAX_HEAD_DIM},
 	{"min-heads", required_argument, NULL, OPT_MIN_HEADS},
 	{"max-heads", required_argument, NULL, OPT_MAX_HEADS},
+	CLI_GROUPED_LONG_OPTIONS,
 	{"irreducible", required_argument, NULL, OPT_IRREDUCIBLE},
 	{"var-rate", required_argument, NULL, OPT_VAR_RATE},
 	{"var-power", required_argument, NULL, OPT_VAR_POWER},
@@ -328,6 +340,8 @@ static int apply_option(struct cli_options *o, struct hdi_request *h, int code,
 		o->progress = CLI_PROGRESS_OFF;
 		return EXIT_OK;
 	}
+	if (cli_grouped_is_option(code))
+		return cli_grouped_option(&o->grouped, m, code, arg);
 	return EXIT_USAGE;
 }
 
@@ -372,6 +386,11 @@ static int load_config(struct cli_options *o)
 	o->all = sc->report_all;
 	o->regimes = sc->report_regimes;
 	o->format = sc->report_format;
+	if (sc->has_kv) { /* the file's kv map, which options override */
+		o->grouped.kv = sc->kv;
+		o->grouped.shape = sc->kv_shape;
+		o->grouped.active = 1;
+	}
 	return EXIT_OK;
 }
 
@@ -483,7 +502,9 @@ static int check_combination(const struct cli_options *o,
 	if (o->plot.path && (!o->budget_count || (!o->have_samples && !o->regimes)))
 		return cli_usage_error(NULL, "--plot draws a sweep, a landscape or regimes:"
 		                       " it needs --budget and --samples or --regimes");
-	return EXIT_OK;
+	return cli_grouped_check(&o->grouped, o->budgets, o->budget_count,
+	                         sample_count(&o->samples), o->all, o->regimes,
+	                         has_models, o->plot.path != NULL);
 }
 
 /* The first pass: --config alone (every option is checked by the
@@ -520,6 +541,7 @@ static bool parse(int argc, char **argv, struct cli_options *o, int *status)
 {
 	memset(o, 0, sizeof *o);
 	o->model = ha_model_defaults();
+	cli_grouped_init(&o->grouped);
 	if (!cli_parse_options(&command, argc, argv, o, find_config, status))
 		return false;
 	if (optind < argc) {

@@ -9,6 +9,7 @@
 
 #include <headalloc/headalloc.h>
 
+#include "options_grouped.h"
 #include "pictures.h"
 #include "progress_line.h"
 #include "value_lists.h"
@@ -52,6 +53,7 @@ struct cli_options {
 	enum ha_layout hdi_layout; /* --hdi-layout */
 	struct ha_hdi_source hdi_source;
 	enum cli_progress_mode progress; /* the last of --progress, --quiet */
+	struct cli_grouped grouped;      /* --kv-heads and its companions */
 };
 
 /* Parse argv into o (free it with cli_options_free() in any case).

@@ -33,6 +33,7 @@ struct ha_model ha_model_defaults(void)
 		 * calibration; with A = 0 it changes nothing. */
 		.data_power = 0.28,
 		.var_samples_power = 1.0,
+		.group_hdi = 0.0,
 	};
 	return m;
 }
@@ -89,6 +90,8 @@ enum ha_status ha_model_validate(const struct ha_model *m)
 	if (!isfinite(m->data_coef) || !(m->data_coef >= 0.0) ||
 	    !positive_finite(m->data_power) ||
 	    !positive_finite(m->var_samples_power))
+		return HA_EINVAL;
+	if (!(m->group_hdi >= 0.0 && m->group_hdi <= 1.0))
 		return HA_EINVAL;
 	/* ln c = ln(factor) + scale must itself be finite (it is when the
 	 * scale is 0: the factor is a positive finite double). */

@@ -8,6 +8,7 @@
 
 #include <headalloc/scenario.h>
 
+#include "input/scenario_kv.h"
 #include "input/yaml_reader.h"
 
 /* The largest sample size, as ha_model_validate() has it; spelled once so
@@ -40,7 +41,7 @@ static enum ha_status sample_value(struct ha_yr *r, const char *where,
 enum model_key {
 	SMOOTHNESS, BIAS_COEF, VAR_COEF, HDI, IRREDUCIBLE, VAR_RATE, VAR_POWER,
 	LOG_BIAS_COEF, LOG_VAR_COEF, DATA_COEF, DATA_POWER, VAR_SAMPLES_POWER,
-	CALIBRATED
+	GROUP_HDI, CALIBRATED
 };
 
 static const struct ha_yr_key model_keys[] = {
@@ -56,6 +57,7 @@ static const struct ha_yr_key model_keys[] = {
 	[DATA_COEF] = {"data_coef", HA_YR_OPTIONAL},
 	[DATA_POWER] = {"data_power", HA_YR_OPTIONAL},
 	[VAR_SAMPLES_POWER] = {"var_samples_power", HA_YR_OPTIONAL},
+	[GROUP_HDI] = {"group_hdi", HA_YR_OPTIONAL},
 	/* a report's word on its model, read back: the coefficients say it */
 	[CALIBRATED] = {"calibrated", HA_YR_IGNORED}};
 
@@ -74,10 +76,13 @@ static enum ha_status model_field(struct ha_yr *r, void *ctx, size_t key,
 		                  HUGE_VAL, positive[key]);
 	}
 	case HDI:
+	case GROUP_HDI: {
+		double *share = key == HDI ? &m->hdi : &m->group_hdi;
 		st = ha_yr_real(r, where, "a number from 0 to 1", HA_YR_FROM,
-		                0.0, 1.0, &m->hdi);
-		m->hdi += 0.0; /* -0 reads as 0, as --hdi -0 does */
+		                0.0, 1.0, share);
+		*share += 0.0; /* -0 reads as 0, as --hdi -0 does */
 		return st;
+	}
 	case DATA_COEF:
 		st = ha_yr_real(r, where, "a number >= 0", HA_YR_FROM, 0.0,
 		                HUGE_VAL, &m->data_coef);
@@ -488,7 +493,7 @@ static enum ha_status entry_item(struct ha_yr *r, void *ctx, size_t i,
 /* ---- the document ------------------------------------------------------ */
 
 enum top_key {
-	MODEL, CONSTRAINTS, BUDGETS, SAMPLES, REPORT, MODELS,
+	MODEL, CONSTRAINTS, BUDGETS, SAMPLES, REPORT, MODELS, KV,
 	CALIBRATION, PREDICTION, COMPARISON
 };
 
@@ -503,6 +508,7 @@ static const struct ha_yr_key top_keys[] = {
 	[SAMPLES] = {"samples", HA_YR_OPTIONAL},
 	[REPORT] = {"report", HA_YR_OPTIONAL},
 	[MODELS] = {"models", HA_YR_OPTIONAL},
+	[KV] = {"kv", HA_YR_OPTIONAL},
 	[CALIBRATION] = {"calibration", HA_YR_IGNORED},
 	[PREDICTION] = {"prediction", HA_YR_IGNORED},
 	[COMPARISON] = {"comparison", HA_YR_IGNORED}};
@@ -527,6 +533,8 @@ static enum ha_status top_field(struct ha_yr *r, void *ctx, size_t key,
 		map = HA_YR_MAP(report_keys);
 		return ha_yr_read_map(r, where, "a mapping", &map, report_field,
 		                      sc);
+	case KV:
+		return ha_scenario_read_kv(r, where, sc);
 	default:
 		return ha_yr_read_seq(r, where, "a list of models",
 		                      HA_SCENARIO_MAX_MODELS, entry_item, &mc, &n);
@@ -597,6 +605,7 @@ static enum ha_status run(struct ha_yr *r, enum ha_status st,
 			st = ha_yr_nomem(r);
 	}
 	if (st == HA_OK) {
+		sc->kv_shape = ha_kv_shape_defaults();
 		sc->model = ha_model_defaults();
 		sc->report_format = HA_FORMAT_TEXT;
 		st = read_document(r, sc);

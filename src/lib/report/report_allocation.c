@@ -29,8 +29,8 @@ void report_yaml_terms(struct ha_yaml_writer *w, const struct ha_allocation *a)
  * every report of the seeds' model stays as it was). */
 struct model_items {
 	size_t count;
-	const char *key[10];
-	double value[10];
+	const char *key[11];
+	double value[11];
 };
 
 static struct model_items model_items(const struct ha_model *m)
@@ -63,6 +63,8 @@ static struct model_items model_items(const struct ha_model *m)
 		ITEM("data_power", m->data_power);
 	if (m->var_samples_power != defaults.var_samples_power)
 		ITEM("var_samples_power", m->var_samples_power);
+	if (m->group_hdi != defaults.group_hdi)
+		ITEM("group_hdi", m->group_hdi);
 #undef ITEM
 	return it;
 }

@@ -1,0 +1,243 @@
+/* A grouped-query allocation over (H, G, d) and its trade-off front
+ * (headalloc-model(7), GROUPED-QUERY ATTENTION): rendered from the
+ * solution ha_grouped_solve computed. */
+#include <inttypes.h>
+
+#include "report_internal.h"
+
+static void yaml_allocation(struct ha_yaml_writer *w,
+                            const struct ha_grouped_allocation *a, int params)
+{
+	const struct { const char *key; uint64_t value; } ints[] = {
+		{"heads", a->heads}, {"kv_heads", a->kv_heads},
+		{"group_size", a->group_size}, {"head_dim", a->head_dim},
+		{"kv_dim", a->kv_dim},
+		{"kv_cache_bytes_per_token", a->kv_cache_bytes_per_token},
+	};
+	for (size_t i = 0; i < sizeof ints / sizeof *ints; i++) {
+		ha_yaml_key(w, ints[i].key);
+		ha_yaml_uint(w, ints[i].value);
+	}
+	if (params) {
+		ha_yaml_key(w, "attention_params");
+		ha_yaml_uint(w, a->attention_params);
+	}
+	ha_yaml_key(w, "mse");
+	ha_yaml_double(w, a->terms.mse);
+	ha_yaml_key(w, "log10_mse");
+	ha_yaml_double(w, report_log10(a->terms.log_mse));
+	ha_yaml_key(w, "bias2");
+	ha_yaml_double(w, a->terms.bias2);
+	ha_yaml_key(w, "variance");
+	ha_yaml_double(w, a->terms.variance);
+	ha_yaml_key(w, "covariance");
+	ha_yaml_double(w, a->terms.covariance);
+	ha_yaml_key(w, "loss_ratio");
+	ha_yaml_double(w, a->loss_ratio);
+}
+
+static void yaml_kv(struct ha_yaml_writer *w, const struct ha_kv_constraints *kv,
+                    const struct ha_kv_shape *shape)
+{
+	ha_yaml_key(w, "kv");
+	ha_yaml_begin_map(w, 1);
+	ha_yaml_key(w, "kv_heads");
+	if (kv->kv_heads)
+		ha_yaml_uint(w, kv->kv_heads);
+	else
+		ha_yaml_string(w, "auto");
+	const struct { const char *key; uint64_t value; } fields[] = {
+		{"max_kv_dim", kv->max_kv_dim}, {"min_kv_heads", kv->min_kv_heads},
+		{"max_kv_heads", kv->max_kv_heads}, {"layers", shape->layers},
+		{"kv_bytes", shape->kv_bytes}, {"model_dim", shape->model_dim},
+	};
+	for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
+		if (!fields[i].value)
+			continue;
+		ha_yaml_key(w, fields[i].key);
+		ha_yaml_uint(w, fields[i].value);
+	}
+	ha_yaml_end_map(w);
+}
+
+static void yaml_grouped(struct ha_yaml_writer *w,
+                         const struct ha_grouped_report_request *req,
+                         const struct ha_kv_constraints *kv,
+                         const struct ha_kv_shape *shape)
+{
+	const struct ha_grouped_solution *sol = req->solution;
+	int params = shape->model_dim != 0;
+	ha_yaml_key(w, "budget");
+	ha_yaml_uint(w, sol->budget);
+	ha_yaml_key(w, "samples");
+	ha_yaml_double(w, req->model->samples);
+	report_yaml_model(w, req->model);
+	yaml_kv(w, kv, shape);
+	ha_yaml_key(w, "optimum");
+	ha_yaml_begin_map(w, 0);
+	yaml_allocation(w, &sol->optimum, params);
+	ha_yaml_end_map(w);
+	ha_yaml_key(w, "unconstrained");
+	ha_yaml_begin_map(w, 0);
+	yaml_allocation(w, &sol->unconstrained, params);
+	ha_yaml_end_map(w);
+
+	const struct ha_grouped_relaxed *x = &sol->relaxed;
+	ha_yaml_key(w, "relaxed");
+	ha_yaml_begin_map(w, 0);
+	const struct { const char *key; double value; } reals[] = {
+		{"head_dim", x->head_dim}, {"kv_heads", x->kv_heads},
+		{"heads", x->heads}, {"kv_dim", x->kv_dim},
+		{"mse", ha_exp_or_inf(x->log_mse)}, {"log10_mse", report_log10(x->log_mse)},
+	};
+	for (size_t i = 0; i < sizeof reals / sizeof *reals; i++) {
+		ha_yaml_key(w, reals[i].key);
+		ha_yaml_double(w, reals[i].value);
+	}
+	ha_yaml_end_map(w);
+
+	const struct ha_grouped_certificate *c = &sol->certificate;
+	ha_yaml_key(w, "certificate");
+	ha_yaml_begin_map(w, 0);
+	ha_yaml_key(w, "method");
+	ha_yaml_string(w, ha_certificate_method_str(c->method));
+	const struct { const char *key; uint64_t value; } counts[] = {
+		{"divisors", c->divisors}, {"head_dims", c->head_dims},
+		{"candidates", c->candidates}, {"feasible", c->feasible},
+		{"bound", c->bound},
+	};
+	for (size_t i = 0; i < sizeof counts / sizeof *counts; i++) {
+		ha_yaml_key(w, counts[i].key);
+		ha_yaml_uint(w, counts[i].value);
+	}
+	ha_yaml_end_map(w);
+
+	if (sol->front) {
+		ha_yaml_key(w, "front");
+		ha_yaml_begin_seq(w, 0);
+		for (size_t i = 0; i < sol->front_count; i++) {
+			ha_yaml_begin_map(w, 1);
+			yaml_allocation(w, &sol->front[i], params);
+			ha_yaml_end_map(w);
+		}
+		ha_yaml_end_seq(w);
+	}
+	if (req->max_loss_ratio > 0.0) {
+		ha_yaml_key(w, "max_loss_ratio");
+		ha_yaml_double(w, req->max_loss_ratio);
+		ha_yaml_key(w, "chosen");
+		if (sol->front && sol->chosen < sol->front_count) {
+			ha_yaml_begin_map(w, 0);
+			yaml_allocation(w, &sol->front[sol->chosen], params);
+			ha_yaml_end_map(w);
+		} else {
+			ha_yaml_null(w);
+		}
+	}
+}
+
+static void text_allocation(FILE *f, const char *label,
+                            const struct ha_grouped_allocation *a, int params)
+{
+	char b1[32], b2[32];
+	fprintf(f, "%-12s %" PRIu64 " heads x head_dim %" PRIu64 ", %" PRIu64
+	        " kv heads (groups of %" PRIu64 ")\n", label, a->heads, a->head_dim,
+	        a->kv_heads, a->group_size);
+	fprintf(f, "  mse        %s (log10 %.6f), %.6g x the unconstrained\n",
+	        report_human(a->terms.mse, b1), report_log10(a->terms.log_mse),
+	        a->loss_ratio);
+	fprintf(f, "  kv cache   kv_dim %" PRIu64 ", %" PRIu64 " bytes a token\n",
+	        a->kv_dim, a->kv_cache_bytes_per_token);
+	if (params)
+		fprintf(f, "  attention  %" PRIu64 " parameters a layer\n",
+		        a->attention_params);
+	(void)b2;
+}
+
+static void text_front(FILE *f, const struct ha_grouped_solution *sol,
+                       size_t chosen)
+{
+	char b[32];
+	fprintf(f, "\nfront (best error to smallest KV cache)\n");
+	fprintf(f, "%8s %8s %8s %8s %10s %14s %13s %13s %12s\n", "heads", "kv_heads",
+	        "group", "head_dim", "kv_dim", "cache_bytes", "mse", "log10_mse",
+	        "loss_ratio");
+	for (size_t i = 0; i < sol->front_count; i++) {
+		const struct ha_grouped_allocation *a = &sol->front[i];
+		fprintf(f, "%8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %10"
+		        PRIu64 " %14" PRIu64 " %13s %13.6f %12.6g%s\n", a->heads,
+		        a->kv_heads, a->group_size, a->head_dim, a->kv_dim,
+		        a->kv_cache_bytes_per_token, report_human(a->terms.mse, b),
+		        report_log10(a->terms.log_mse), a->loss_ratio,
+		        i == chosen ? "  <- chosen" : "");
+	}
+}
+
+static void text_grouped(FILE *f, const struct ha_grouped_report_request *req,
+                         const struct ha_kv_constraints *kv,
+                         const struct ha_kv_shape *shape)
+{
+	char b1[32];
+	const struct ha_grouped_solution *sol = req->solution;
+	int params = shape->model_dim != 0;
+	fprintf(f, "budget D = %" PRIu64 ", samples n = %.6g (", sol->budget,
+	        req->model->samples);
+	report_text_model(f, req->model);
+	fputs(")\n", f);
+	if (kv->kv_heads)
+		fprintf(f, "kv heads %" PRIu64, kv->kv_heads);
+	else
+		fputs("kv heads auto", f);
+	if (kv->max_kv_dim)
+		fprintf(f, ", max kv_dim %" PRIu64, kv->max_kv_dim);
+	if (kv->min_kv_heads)
+		fprintf(f, ", min kv heads %" PRIu64, kv->min_kv_heads);
+	if (kv->max_kv_heads)
+		fprintf(f, ", max kv heads %" PRIu64, kv->max_kv_heads);
+	fprintf(f, "; %" PRIu64 " layer%s, %" PRIu64 " bytes an element\n\n",
+	        shape->layers, shape->layers == 1 ? "" : "s", shape->kv_bytes);
+	text_allocation(f, "optimum", &sol->optimum, params);
+	text_allocation(f, "unconstrained", &sol->unconstrained, params);
+	const struct ha_grouped_relaxed *x = &sol->relaxed;
+	fprintf(f, "relaxed      head_dim %.6g, kv heads %.6g, heads %.6g, kv_dim "
+	        "%.6g, mse %s\n", x->head_dim, x->kv_heads, x->heads, x->kv_dim,
+	        report_human(ha_exp_or_inf(x->log_mse), b1));
+	const struct ha_grouped_certificate *c = &sol->certificate;
+	fprintf(f, "certificate  %s: %zu triples (H, G, d) evaluated over %zu of "
+	        "%zu divisors (bound %" PRIu64 "), %zu meet the KV constraints\n",
+	        ha_certificate_method_str(c->method), c->candidates, c->head_dims,
+	        c->divisors, c->bound, c->feasible);
+	size_t chosen = req->max_loss_ratio > 0.0 ? sol->chosen : SIZE_MAX;
+	if (req->max_loss_ratio > 0.0) {
+		if (sol->front && sol->chosen < sol->front_count)
+			text_allocation(f, "chosen", &sol->front[sol->chosen], params);
+		else
+			fprintf(f, "chosen       none within %.6g of the unconstrained "
+			        "error\n", req->max_loss_ratio);
+	}
+	if (sol->front)
+		text_front(f, sol, chosen);
+}
+
+enum ha_status ha_report_grouped(struct ha_report *r,
+                                 const struct ha_grouped_report_request *req,
+                                 struct ha_error *err)
+{
+	enum ha_status st = report_start(r, req, err);
+	if (st != HA_OK)
+		return st;
+	if (!req->model || !req->solution)
+		return report_fail(r, err, HA_EINVAL,
+		                   "a grouped report needs a model and a solution");
+	static const struct ha_kv_constraints none = {0, 0, 0, 0};
+	const struct ha_kv_constraints *kv = req->kv ? req->kv : &none;
+	struct ha_kv_shape shape = req->shape ? *req->shape : ha_kv_shape_defaults();
+	if (r->yaml)
+		yaml_grouped(r->yaml, req, kv, &shape);
+	else
+		text_grouped(r->stream, req, kv, &shape);
+	st = report_hdi_source(r, err, req->model, req->hdi_source);
+	if (st == HA_OK && !r->yaml)
+		report_text_caution(r->stream, req->model);
+	return st != HA_OK ? st : report_end(r, err);
+}
