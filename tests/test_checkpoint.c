@@ -127,6 +127,9 @@ static double expected_overlap(const struct expect *e, size_t i, size_t a,
 static const char *const ARCHS[] = {
 	"llama", "mistral", "qwen2", "gemma", "gpt2", "gpt_neox",
 	"falcon", "falcon-mq", "falcon-rw", "bert", "t5",
+	/* issue 20 */
+	"distilbert", "phi", "phi3", "qwen3", "gemma3", "opt", "bloom",
+	"gptj", "starcoder2", "olmo", "mpt",
 };
 
 static void check_arch(const char *arch)

@@ -42,9 +42,11 @@ static const char usage[] =
 	"      --quiet                 never show the progress line\n"
 	"  -h, --help                  show this help and exit\n"
 	"\n"
-	"Model types of DIR: llama mistral mixtral qwen2 gemma gemma2 gpt2\n"
-	"gpt_neox falcon bert roberta t5.  Heads are numbered from 0.  Exit\n"
-	"status: 0 success, 1 I/O or internal error, 2 usage or input error.\n"
+	"Model types of DIR: llama mistral mixtral qwen2 qwen3 gemma gemma2\n"
+	"gemma3_text phi phi3 starcoder2 olmo opt gptj gpt2 gpt_neox bloom\n"
+	"falcon mpt bert roberta distilbert t5.  Heads are numbered from 0.\n"
+	"Exit status: 0 success, 1 I/O or internal error, 2 usage or input\n"
+	"error.\n"
 	"See headalloc-hdi(1).\n";
 
 enum long_only {
