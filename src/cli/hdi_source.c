@@ -48,9 +48,14 @@ static int measure_file(const struct hdi_choice *ch, struct hdi_measured *m)
 	if (!ch->heads)
 		return cli_usage_error("hdi", "--heads is required");
 	m->layout = ch->layout;
+	struct ha_hdi_options opt = HA_HDI_OPTIONS_INIT;
+	if (ch->progress)
+		opt.progress = *ch->progress;
+	opt.fused = ch->fused;
+	opt.fused_order = ch->fused_order;
 	/* The limits and warnings every weights file gets (measure_hdi.c). */
 	return cli_measure_hdi(NULL, ch->path, ch->tensor, ch->heads,
-	                       ch->layout, ch->progress, &m->hdi);
+	                       ch->layout, &opt, &m->hdi);
 }
 
 /* Every file of the model directory the plan reads (config.json, the
@@ -99,10 +104,16 @@ static int measure_directory(const struct hdi_choice *ch, const char *dir,
 		                                ch->layout, &m->checkpoint, &err);
 		if (st == HA_EINVAL && !err.file)
 			return cli_library_failure("--heads", dir, st, &err);
+		if (st == HA_OK)
+			st = ha_checkpoint_fuse(m->checkpoint, ch->fused,
+			                        ch->fused_order, &err);
 		if (st != HA_OK)
 			return cli_library_failure(NULL, dir, st, &err);
 		snprintf(m->reason_buf, sizeof m->reason_buf,
-		         "as --heads says, in each tensor --tensor names");
+		         "as --heads says, in each tensor --tensor names%s",
+		         ch->fused == HA_FUSED_QKV  ? " (the keys of its q|k|v)"
+		         : ch->fused == HA_FUSED_KV ? " (the keys of its k|v)"
+		                                    : "");
 		m->heads_reason = m->reason_buf;
 	} else {
 		if (ch->have_layout)
@@ -110,6 +121,11 @@ static int measure_directory(const struct hdi_choice *ch, const char *dir,
 			                       "directory only with --tensor: "
 			                       "the preset knows the layout of "
 			                       "its keys");
+		if (ch->fused != HA_FUSED_NONE)
+			return cli_usage_error("hdi", "--fused applies to a model "
+			                       "directory only with --tensor: "
+			                       "the preset knows how its keys "
+			                       "are fused");
 		st = ha_checkpoint_open(dir, &m->checkpoint, &err);
 		if (st != HA_OK)
 			return cli_library_failure(NULL, dir, st, &err);

@@ -23,6 +23,8 @@ struct hdi_choice {
 	const char *output;           /* --output, or NULL */
 	const struct cli_plot *plot;  /* --plot, or NULL */
 	const struct ha_progress *progress; /* told of each layer, or NULL */
+	enum ha_fused fused;            /* --fused (default none) */
+	enum ha_fused_order fused_order; /* --fused-order (default concat) */
 };
 
 /* What was measured: owned, free with hdi_measured_free(). */

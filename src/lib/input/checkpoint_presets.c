@@ -125,8 +125,9 @@ int ckpt_key_name(const char *name, int fused)
 
 const char *ckpt_key_names(int fused)
 {
-	return fused ? "c_attn, query_key_value, qkv_proj or Wqkv"
-	             : "k_proj, key, k or k_lin";
+	return fused ? "c_attn.weight, query_key_value.weight, "
+	               "qkv_proj.weight or Wqkv.weight"
+	             : "k_proj.weight, key.weight, k.weight or k_lin.weight";
 }
 
 /* ------------------------------------------------ the config's say */

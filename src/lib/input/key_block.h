@@ -18,7 +18,8 @@
  * "key.weight", ...). */
 int ckpt_key_name(const char *name, int fused);
 
-/* The names ckpt_key_name knows, for messages: "k_proj, key, k or k_lin". */
+/* The names ckpt_key_name knows, for messages: "k_proj.weight, key.weight, k.weight
+ * or k_lin.weight". */
 const char *ckpt_key_names(int fused);
 
 /* Where the keys are in a tensor's outputs. */
