@@ -94,21 +94,25 @@ static int measure_directory(const struct hdi_choice *ch, const char *dir,
 	struct ha_error err;
 	ha_error_init(&err);
 	enum ha_status st;
+	/* The hdi command's options, or --hdi-from's companions. */
+	const char *cmd = ch->subject ? NULL : "hdi";
+	const char *heads = ch->subject ? "--hdi-heads" : "--heads";
+	const char *tensor = ch->subject ? "--hdi-tensor" : "--tensor";
 	if (ch->tensor) {
 		if (!ch->heads)
-			return cli_usage_error("hdi", "--tensor in a model "
-			                       "directory needs --heads: the "
-			                       "tensors it names are not the "
-			                       "preset's");
+			return cli_usage_error(cmd, "%s in a model directory "
+			                       "needs %s: the tensors it names "
+			                       "are not the preset's", tensor,
+			                       heads);
 		st = ha_checkpoint_open_tensors(dir, ch->tensor, ch->heads,
 		                                ch->layout, &m->checkpoint, &err);
 		if (st == HA_EINVAL && !err.file)
-			return cli_library_failure("--heads", dir, st, &err);
+			return cli_library_failure(heads, dir, st, &err);
 		if (st == HA_OK)
 			st = ha_checkpoint_fuse(m->checkpoint, ch->fused,
 			                        ch->fused_order, &err);
 		if (st != HA_OK)
-			return cli_library_failure(NULL, dir, st, &err);
+			return cli_library_failure(ch->subject, dir, st, &err);
 		snprintf(m->reason_buf, sizeof m->reason_buf,
 		         "as --heads says, in each tensor --tensor names%s",
 		         ch->fused == HA_FUSED_QKV  ? " (the keys of its q|k|v)"
@@ -117,10 +121,11 @@ static int measure_directory(const struct hdi_choice *ch, const char *dir,
 		m->heads_reason = m->reason_buf;
 	} else {
 		if (ch->have_layout)
-			return cli_usage_error("hdi", "--layout applies to a model "
-			                       "directory only with --tensor: "
-			                       "the preset knows the layout of "
-			                       "its keys");
+			return cli_usage_error(cmd, "%s applies to a model "
+			                       "directory only with %s: the preset "
+			                       "knows the layout of its keys",
+			                       ch->subject ? "--hdi-layout"
+			                                   : "--layout", tensor);
 		if (ch->fused != HA_FUSED_NONE)
 			return cli_usage_error("hdi", "--fused applies to a model "
 			                       "directory only with --tensor: "
@@ -128,7 +133,7 @@ static int measure_directory(const struct hdi_choice *ch, const char *dir,
 			                       "are fused");
 		st = ha_checkpoint_open(dir, &m->checkpoint, &err);
 		if (st != HA_OK)
-			return cli_library_failure(NULL, dir, st, &err);
+			return cli_library_failure(ch->subject, dir, st, &err);
 		if (ch->heads) {
 			snprintf(m->reason_buf, sizeof m->reason_buf,
 			         "as --heads says, instead of the config's %s",
@@ -149,9 +154,9 @@ static int measure_directory(const struct hdi_choice *ch, const char *dir,
 		opt.progress = *ch->progress;
 	st = ha_hdi_measure_checkpoint(m->checkpoint, &opt, &m->hdi, &err);
 	if (st == HA_EINVAL && !err.file)
-		return cli_library_failure("--heads", dir, st, &err);
+		return cli_library_failure(heads, dir, st, &err);
 	if (st != HA_OK)
-		return cli_library_failure(NULL, dir, st, &err);
+		return cli_library_failure(ch->subject, dir, st, &err);
 	cli_print_hdi_warnings(dir, m->hdi);
 	return EXIT_OK;
 }
@@ -170,6 +175,14 @@ int hdi_source_measure(const struct hdi_choice *choice,
 	if (status != EXIT_OK)
 		hdi_measured_free(out);
 	return status;
+}
+
+int hdi_source_is_directory(const char *path)
+{
+	char *dir;
+	int is = model_directory(path, &dir);
+	free(dir);
+	return is;
 }
 
 void hdi_measured_free(struct hdi_measured *m)

@@ -25,6 +25,9 @@ struct hdi_choice {
 	const struct ha_progress *progress; /* told of each layer, or NULL */
 	enum ha_fused fused;            /* --fused (default none) */
 	enum ha_fused_order fused_order; /* --fused-order (default concat) */
+	/* NULL for the hdi command; "--hdi-from" for the allocation, whose
+	 * messages then name --hdi-heads, --hdi-tensor and --hdi-layout */
+	const char *subject;
 };
 
 /* What was measured: owned, free with hdi_measured_free(). */
@@ -47,5 +50,9 @@ int hdi_source_measure(const struct hdi_choice *choice,
                        struct hdi_measured *out);
 
 void hdi_measured_free(struct hdi_measured *m);
+
+/* 1 when path stands for a model directory (the directory, its
+ * config.json or its index), as hdi_source_measure takes it. */
+int hdi_source_is_directory(const char *path);
 
 #endif
