@@ -177,7 +177,9 @@ HA_API enum ha_status ha_checkpoint_open(const char *dir,
  * ha_checkpoint_open about the index and the shards; HA_EINVAL for NULL,
  * heads 0 or above HA_CHECKPOINT_MAX_HEADS, a pattern matching nothing,
  * heads not dividing the outputs, tensors of different shapes;
- * HA_EUNSUPPORTED for a tensor that is not 2-D. */
+ * HA_EUNSUPPORTED for a tensor named exactly, or every tensor matched,
+ * that is not 2-D.  A pattern passes by the tensors it matches that are
+ * not 2-D, and the plan's warning says how many. */
 HA_API enum ha_status ha_checkpoint_open_tensors(const char *dir,
                                                  const char *pattern,
                                                  size_t heads,
