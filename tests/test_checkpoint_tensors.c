@@ -355,3 +355,27 @@ Test(checkpoint_tensors, exact_name_alone, .init = tmp_setup,
 	cr_assert_str_eq(c->layers[1].tensor, "l.2.k");
 	ha_checkpoint_free(c);
 }
+
+/* A glob passes by the 1-D biases it matches and the plan's warning says
+ * so; the keys it keeps are the preset's, layer by layer. */
+Test(checkpoint_tensors, glob_passes_by_biases)
+{
+	const char *dir = FIXTURES "/llama";
+	struct ha_checkpoint *c = NULL, *preset = NULL;
+	struct ha_error err;
+	cr_assert_eq(ha_checkpoint_open_tensors(dir, "*.self_attn.k_proj.*", 4,
+	                                        HA_LAYOUT_OUT_IN, &c, &err),
+	             HA_OK, "%s", err.message);
+	cr_assert_eq(ha_checkpoint_open(dir, &preset, &err), HA_OK);
+	cr_assert_eq(c->count, preset->count);
+	for (size_t i = 0; i < c->count; i++) {
+		cr_assert_str_eq(c->layers[i].tensor, preset->layers[i].tensor);
+		cr_assert_eq(c->layers[i].block, i);
+	}
+	cr_assert_str_eq(c->warning, "'*.self_attn.k_proj.*' also matches 2 "
+	                 "tensors that are not 2-D, passed by "
+	                 "('model.layers.0.self_attn.k_proj.bias' has 1 "
+	                 "dimension)");
+	ha_checkpoint_free(c);
+	ha_checkpoint_free(preset);
+}

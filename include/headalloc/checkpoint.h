@@ -7,10 +7,20 @@
  * fused with queries and values); its head counts, hidden size and head
  * dimension give the shapes, which every key tensor must have.  Presets:
  *
- *   llama mistral mixtral qwen2 gemma gemma2   model.layers.N.self_attn.k_proj.weight
+ *   llama mistral mixtral qwen2 qwen3 gemma gemma2 gemma3_text phi
+ *   starcoder2 olmo   model.layers.N.self_attn.k_proj.weight
  *       [kv_heads d_k, d_model] out-in; kv heads num_key_value_heads
  *       (grouped-query when fewer than the query heads), d_k head_dim
  *       or hidden_size / num_attention_heads
+ *   opt            model.decoder.layers.N.self_attn.k_proj.weight
+ *   gptj           transformer.h.N.attn.k_proj.weight
+ *   phi3           model.layers.N.self_attn.qkv_proj.weight
+ *                  [(H + 2 kv) d_k, d_model] out-in, q|k|v concatenated
+ *   mpt            transformer.blocks.N.attn.Wqkv.weight [3 d_model,
+ *                  d_model] out-in, q|k|v concatenated
+ *   bloom          h.N.self_attention.query_key_value.weight, per head
+ *                  (q_h, k_h, v_h) as gpt_neox
+ *   distilbert     distilbert.transformer.layer.N.attention.k_lin.weight
  *   gpt2           h.N.attn.c_attn.weight [d_model, 3 d_model] in-out,
  *                  q|k|v concatenated along the outputs
  *   gpt_neox       gpt_neox.layers.N.attention.query_key_value.weight
@@ -26,6 +36,9 @@
  *                  when the checkpoint has a decoder, decoder.block.N.layer.0
  *                  .SelfAttention.k.weight and .layer.1.EncDecAttention.k
  *                  .weight; d_k is d_kv
+ *
+ * Every type but t5 takes d_k from config.json's head_dim when it has
+ * one.
  *
  * A name may also carry one of the prefixes "model.", "transformer.",
  * the model_type + "." (gpt2's "transformer.h.N...", bert's
@@ -97,6 +110,14 @@ enum ha_key_fusion {
 	HA_FUSION_GROUPED       /* (q x H/kv, k, v) for each key head (Falcon) */
 };
 
+/* What a tensor chosen by name holds along its outputs (--fused): the
+ * keys alone, q|k|v or k|v; and in which order (--fused-order): each
+ * part whole, one after the other (concat: the keys are outputs [D, 2D)
+ * of q|k|v, [0, D) of k|v), or head by head (per-head, as GPT-NeoX and
+ * BLOOM: head h's keys at h 3d + d of q|k|v, at h 2d of k|v). */
+enum ha_fused { HA_FUSED_NONE, HA_FUSED_QKV, HA_FUSED_KV };
+enum ha_fused_order { HA_FUSED_CONCAT, HA_FUSED_PER_HEAD };
+
 /* One key projection to measure. */
 struct ha_checkpoint_layer {
 	size_t block;     /* the layer's number within its stack */
@@ -156,13 +177,36 @@ HA_API enum ha_status ha_checkpoint_open(const char *dir,
  * ha_checkpoint_open about the index and the shards; HA_EINVAL for NULL,
  * heads 0 or above HA_CHECKPOINT_MAX_HEADS, a pattern matching nothing,
  * heads not dividing the outputs, tensors of different shapes;
- * HA_EUNSUPPORTED for a tensor that is not 2-D. */
+ * HA_EUNSUPPORTED for a tensor named exactly, or every tensor matched,
+ * that is not 2-D.  A pattern passes by the tensors it matches that are
+ * not 2-D, and the plan's warning says how many. */
 HA_API enum ha_status ha_checkpoint_open_tensors(const char *dir,
                                                  const char *pattern,
                                                  size_t heads,
                                                  enum ha_layout layout,
                                                  struct ha_checkpoint **out,
                                                  struct ha_error *err);
+
+/* Make a plan of ha_checkpoint_open_tensors read the keys of fused
+ * tensors: each tensor holds what `fused` says in `order` (above), and
+ * its key block is cut into the plan's key_heads heads (fusion,
+ * head_dim, key_offset and key_stride change; HA_FUSED_NONE changes
+ * nothing).  HA_EINVAL for NULL, a plan whose keys are already cut out
+ * (a preset's), outputs that are not a multiple of 3 (q|k|v) or 2 (k|v),
+ * or heads that do not divide the key block; then the plan is as it
+ * was. */
+HA_API enum ha_status ha_checkpoint_fuse(struct ha_checkpoint *c,
+                                         enum ha_fused fused,
+                                         enum ha_fused_order order,
+                                         struct ha_error *err);
+
+/* "qkv", "kv", "none"; "concat", "per-head"; and their parsers
+ * (HA_EINVAL for anything else or NULL). */
+HA_API const char *ha_fused_str(enum ha_fused fused);
+HA_API enum ha_status ha_fused_parse(const char *text, enum ha_fused *out);
+HA_API const char *ha_fused_order_str(enum ha_fused_order order);
+HA_API enum ha_status ha_fused_order_parse(const char *text,
+                                           enum ha_fused_order *out);
 
 /* Free a plan; NULL is accepted. */
 HA_API void ha_checkpoint_free(struct ha_checkpoint *c);

@@ -111,9 +111,13 @@ struct ha_hdi_tensor {
 enum ha_hdi_warning_kind {
 	HA_HDI_WARN_ZERO_HEADS = 1, /* some heads' weights are all zero: each
 	                               counts as overlapping no other head */
-	HA_HDI_WARN_LOW_RANK = 2    /* some heads have rank below
+	HA_HDI_WARN_LOW_RANK = 2,   /* some heads have rank below
 	                               min(d_k, d_model): their overlaps are
 	                               taken over the rank they have */
+	HA_HDI_WARN_SKIPPED = 3     /* a pattern matched tensors that are
+	                               not 2-D, and they were passed by
+	                               (tensor is SIZE_MAX: none of the
+	                               report's) */
 };
 
 #define HA_HDI_WARNING_MAX 512
@@ -146,8 +150,23 @@ struct ha_hdi_options {
 	                   (0: its key heads); ignored for weights files */
 	struct ha_progress progress; /* called with the tensors measured
 	                                ("layers") after each one */
+	/* Weights files only.  What each tensor holds along its outputs
+	 * (checkpoint.h, enum ha_fused): its key block is cut out and cut
+	 * into the `heads` heads. */
+	enum ha_fused fused;
+	enum ha_fused_order fused_order;
+	/* With pattern NULL: 0 reads every tensor; 1 only those whose names
+	 * say they are key projections (the presets' key tensors: names
+	 * ending in k_proj.weight, key.weight, k.weight or k_lin.weight, or
+	 * with fused, c_attn.weight, query_key_value.weight, qkv_proj.weight
+	 * or Wqkv.weight), and a file of one tensor (an .npy) that one;
+	 * HA_EINVAL when no name does, the message listing the 2-D
+	 * tensors. */
+	int keys_by_name;
 };
-#define HA_HDI_OPTIONS_INIT {sizeof(struct ha_hdi_options), 0, {NULL, NULL}}
+#define HA_HDI_OPTIONS_INIT                                                   \
+	{sizeof(struct ha_hdi_options), 0, {NULL, NULL}, HA_FUSED_NONE,       \
+	 HA_FUSED_CONCAT, 0}
 
 /* "out-in" or "in-out". */
 HA_API const char *ha_layout_str(enum ha_layout layout);
@@ -172,13 +191,16 @@ HA_API enum ha_status ha_hdi_compute(const double *weights, size_t rows,
 HA_API void ha_hdi_tensor_finish(struct ha_hdi_tensor *t);
 
 /* The HDI of every tensor of w matching pattern (see ha_weights_select;
- * NULL: all), in name order, with `heads` heads each.  On HA_OK *out owns
- * a report to free with ha_hdi_report_free().  Errors: those of
- * ha_weights_select, ha_weights_read and ha_hdi_compute, and
- * HA_EUNSUPPORTED for a selected tensor that is not 2-D or over
- * HA_HDI_MAX_WORK (both before any data is read), HA_EDEGENERATE for a
- * tensor whose heads are all zero; the message names the tensor.  Then
- * *out is NULL.  Zero and lower-rank heads are in out->warnings. */
+ * NULL: all), in name order, with `heads` heads each.  A pattern that is
+ * not a tensor's exact name passes by the tensors it matches that are
+ * not 2-D (a bias, a norm), and out->warnings says how many.  On HA_OK
+ * *out owns a report to free with ha_hdi_report_free().  Errors: those
+ * of ha_weights_select, ha_weights_read and ha_hdi_compute, and
+ * HA_EUNSUPPORTED for a tensor named exactly, or every tensor matched,
+ * that is not 2-D, or one over HA_HDI_MAX_WORK (both before any data is
+ * read), HA_EDEGENERATE for a tensor whose heads are all zero; the
+ * message names the tensor.  Then *out is NULL.  Zero and lower-rank
+ * heads are in out->warnings. */
 HA_API enum ha_status ha_hdi_from_weights(const struct ha_weights *w,
                                    const char *pattern, size_t heads,
                                    enum ha_layout layout,
@@ -187,7 +209,10 @@ HA_API enum ha_status ha_hdi_from_weights(const struct ha_weights *w,
 
 /* ha_hdi_from_weights with options (NULL: HA_HDI_OPTIONS_INIT): its
  * progress is called after each tensor, and a non-zero return stops the
- * work with HA_ECANCELED. */
+ * work with HA_ECANCELED; fused cuts each tensor's key block out (the
+ * cut the presets make, ha_checkpoint_read_keys), HA_EINVAL when its
+ * outputs do not divide (ha_checkpoint_fuse); keys_by_name chooses the
+ * tensors when pattern is NULL (above). */
 HA_API enum ha_status ha_hdi_measure_weights(const struct ha_weights *w,
                                              const char *pattern,
                                              size_t heads,

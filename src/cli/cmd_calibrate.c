@@ -515,7 +515,7 @@ static enum ha_status draw_calibration(struct ha_plot_target *t, const void *req
 int cli_calibrate_main(int argc, char **argv)
 {
 	static const struct cli_command cmd = {"calibrate", usage, long_options,
-	                                       ":b:n:m:f:o:h", false};
+	                                       ":b:n:m:f:o:h", false, NULL};
 	struct calibrate_options o;
 	defaults(&o);
 	int status;

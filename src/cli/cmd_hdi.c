@@ -24,9 +24,17 @@ static const char usage[] =
 	"                              DIR, cut each layer's key block into H\n"
 	"                              heads instead of the config's key heads\n"
 	"      --tensor PATTERN        tensors to read: a name or a glob such as\n"
-	"                              '*.k_proj.weight' (default: every tensor of\n"
-	"                              FILE, the preset's keys of DIR; with DIR it\n"
-	"                              needs --heads)\n"
+	"                              '*.k_proj.weight', passing by those that are\n"
+	"                              not 2-D (default: the tensors of FILE named\n"
+	"                              as keys, *k_proj.weight, *key.weight, ...;\n"
+	"                              the preset's keys of DIR; with DIR it needs\n"
+	"                              --heads)\n"
+	"      --fused PARTS           each tensor holds qkv (q|k|v), kv (k|v) or\n"
+	"                              none (the keys alone, default): measure its\n"
+	"                              keys; for DIR only with --tensor\n"
+	"      --fused-order ORDER     concat (default: all q, all k, all v) or\n"
+	"                              per-head (q,k,v of head 0, of head 1, ...,\n"
+	"                              as GPT-NeoX and BLOOM)\n"
 	"      --layout LAYOUT         out-in (default, PyTorch [H*d_k, d_model])\n"
 	"                              or in-out ([d_model, H*d_k]); for DIR only\n"
 	"                              with --tensor\n"
@@ -44,15 +52,19 @@ static const char usage[] =
 	"      --quiet                 never show the progress line\n"
 	"  -h, --help                  show this help and exit\n"
 	"\n"
-	"Model types of DIR: llama mistral mixtral qwen2 gemma gemma2 gpt2\n"
-	"gpt_neox falcon bert roberta t5.  Heads are numbered from 0.  Exit\n"
-	"status: 0 success, 1 I/O or internal error, 2 usage or input error.\n"
+	"Model types of DIR: llama mistral mixtral qwen2 qwen3 gemma gemma2\n"
+	"gemma3_text phi phi3 starcoder2 olmo opt gptj gpt2 gpt_neox bloom\n"
+	"falcon mpt bert roberta distilbert t5.  Heads are numbered from 0.\n"
+	"Exit status: 0 success, 1 I/O or internal error, 2 usage or input\n"
+	"error.\n"
 	"See headalloc-hdi(1).\n";
 
 enum long_only {
 	OPT_HEADS = 256,
 	OPT_TENSOR,
 	OPT_LAYOUT,
+	OPT_FUSED,
+	OPT_FUSED_ORDER,
 	OPT_OVERLAP,
 	OPT_PROGRESS,
 	OPT_QUIET,
@@ -63,6 +75,8 @@ static const struct option long_options[] = {
 	{"heads", required_argument, NULL, OPT_HEADS},
 	{"tensor", required_argument, NULL, OPT_TENSOR},
 	{"layout", required_argument, NULL, OPT_LAYOUT},
+	{"fused", required_argument, NULL, OPT_FUSED},
+	{"fused-order", required_argument, NULL, OPT_FUSED_ORDER},
 	{"overlap", no_argument, NULL, OPT_OVERLAP},
 	{"groups", no_argument, NULL, OPT_GROUPS},
 	{"format", required_argument, NULL, 'f'},
@@ -83,6 +97,9 @@ struct hdi_options {
 	const char *tensor;
 	enum ha_layout layout;
 	int have_layout; /* a directory takes --layout only with --tensor */
+	enum ha_fused fused;
+	enum ha_fused_order fused_order;
+	int have_fused_order;
 	int overlap;
 	int groups;
 	struct cli_plot plot;
@@ -111,6 +128,16 @@ static int apply(void *options, int code, const char *arg)
 		if (ha_layout_parse(arg, &o->layout) != HA_OK)
 			return cli_bad_value("--layout", arg, "out-in or in-out");
 		o->have_layout = 1;
+		return EXIT_OK;
+	case OPT_FUSED:
+		if (ha_fused_parse(arg, &o->fused) != HA_OK)
+			return cli_bad_value("--fused", arg, "qkv, kv or none");
+		return EXIT_OK;
+	case OPT_FUSED_ORDER:
+		if (ha_fused_order_parse(arg, &o->fused_order) != HA_OK)
+			return cli_bad_value("--fused-order", arg,
+			                     "concat or per-head");
+		o->have_fused_order = 1;
 		return EXIT_OK;
 	case OPT_OVERLAP:
 		o->overlap = 1;
@@ -153,7 +180,7 @@ static enum ha_status draw_hdi(struct ha_plot_target *t, const void *ctx,
 
 int cli_hdi_main(int argc, char **argv)
 {
-	static const struct cli_command cmd = {"hdi", usage, long_options, ":f:o:h", false};
+	static const struct cli_command cmd = {"hdi", usage, long_options, ":f:o:h", false, NULL};
 	struct hdi_options o;
 	memset(&o, 0, sizeof o);
 	o.layout = HA_LAYOUT_OUT_IN;
@@ -165,9 +192,13 @@ int cli_hdi_main(int argc, char **argv)
 		return status;
 
 	/* A file or a model directory: hdi_source.c. */
+	if (o.have_fused_order && o.fused == HA_FUSED_NONE)
+		return cli_usage_error("hdi", "--fused-order needs --fused qkv "
+		                       "or kv");
 	struct hdi_choice choice = {o.c.file, o.have_heads ? o.heads : 0,
 	                            o.tensor, o.layout, o.have_layout,
-	                            o.c.output, &o.plot, NULL, o.groups};
+	                            o.c.output, &o.plot, NULL, o.fused,
+	                            o.fused_order, NULL, o.groups};
 	struct cli_progress line;
 	struct ha_progress progress = cli_progress_begin(&line, o.progress, "hdi");
 	choice.progress = &progress;

@@ -61,7 +61,7 @@ static enum ha_status draw_weights(struct ha_plot_target *t, const void *req,
 int cli_weights_main(int argc, char **argv)
 {
 	static const struct cli_command cmd = {"weights", usage, long_options,
-	                                       ":f:o:h", false};
+	                                       ":f:o:h", false, NULL};
 	struct weights_options o;
 	memset(&o, 0, sizeof o);
 	int status;

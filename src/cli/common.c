@@ -159,6 +159,8 @@ bool cli_parse_options(const struct cli_command *cmd, int argc, char **argv,
 		const char *typed = argv[optind - 1];
 		if (code == 'h') {
 			fputs(cmd->usage, stdout);
+			if (cmd->usage_more)
+				fputs(cmd->usage_more, stdout);
 			return done(exit_status, EXIT_OK);
 		}
 		if (code == 'V' && cmd->version) {

@@ -64,6 +64,9 @@ struct cli_command {
 	const struct option *options;  /* for getopt_long */
 	const char *short_options;     /* for getopt_long, starting with ':' */
 	bool version;                  /* 'V' prints the version */
+	const char *usage_more;        /* printed after usage, or NULL: the
+	                                  rest of a text longer than the 4095
+	                                  characters C allows a literal */
 };
 
 /* The positional file and the options every file command has. */
@@ -111,16 +114,18 @@ bool cli_parse_file_command(const struct cli_command *cmd, int argc,
 
 /* ---- measuring the HDI (measure_hdi.c) ----------------------------------- */
 
-/* The HDI of the tensors of path matching pattern (NULL: all), with heads
- * heads each, for the hdi command (subject NULL) and --hdi-from (subject
- * "--hdi-from"), progress (may be NULL) told of each tensor.  What the
+/* The HDI of the tensors of path matching pattern (NULL: those whose
+ * names say they are keys, ha_hdi_options.keys_by_name), with heads heads
+ * each, for the hdi command (subject NULL) and --hdi-from (subject
+ * "--hdi-from"), as opt says (may be NULL: its progress told of each
+ * tensor, --fused).  What the
  * library refuses (the cost limit, all-zero heads: hdi.h) is one line on
  * stderr; its warnings are printed (cli_print_hdi_warnings).  Returns
  * EXIT_OK with *out to free with ha_hdi_report_free(), or the exit status
  * after one line on stderr. */
 int cli_measure_hdi(const char *subject, const char *path,
                     const char *pattern, size_t heads, enum ha_layout layout,
-                    const struct ha_progress *progress,
+                    const struct ha_hdi_options *opt,
                     struct ha_hdi_report **out);
 
 /* "headalloc: warning: PATH: MESSAGE" for each warning of r. */

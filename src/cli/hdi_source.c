@@ -52,9 +52,14 @@ static int measure_file(const struct hdi_choice *ch, struct hdi_measured *m)
 	if (!ch->heads)
 		return cli_usage_error("hdi", "--heads is required");
 	m->layout = ch->layout;
+	struct ha_hdi_options opt = HA_HDI_OPTIONS_INIT;
+	if (ch->progress)
+		opt.progress = *ch->progress;
+	opt.fused = ch->fused;
+	opt.fused_order = ch->fused_order;
 	/* The limits and warnings every weights file gets (measure_hdi.c). */
 	return cli_measure_hdi(NULL, ch->path, ch->tensor, ch->heads,
-	                       ch->layout, ch->progress, &m->hdi);
+	                       ch->layout, &opt, &m->hdi);
 }
 
 /* Every file of the model directory the plan reads (config.json, the
@@ -93,34 +98,50 @@ static int measure_directory(const struct hdi_choice *ch, const char *dir,
 	struct ha_error err;
 	ha_error_init(&err);
 	enum ha_status st;
+	/* The hdi command's options, or --hdi-from's companions. */
+	const char *cmd = ch->subject ? NULL : "hdi";
+	const char *heads = ch->subject ? "--hdi-heads" : "--heads";
+	const char *tensor = ch->subject ? "--hdi-tensor" : "--tensor";
 	if (ch->groups && (ch->tensor || ch->heads))
 		return cli_usage_error("hdi", "--groups measures the config's key "
 		                       "groups: it takes neither --heads nor "
 		                       "--tensor");
 	if (ch->tensor) {
 		if (!ch->heads)
-			return cli_usage_error("hdi", "--tensor in a model "
-			                       "directory needs --heads: the "
-			                       "tensors it names are not the "
-			                       "preset's");
+			return cli_usage_error(cmd, "%s in a model directory "
+			                       "needs %s: the tensors it names "
+			                       "are not the preset's", tensor,
+			                       heads);
 		st = ha_checkpoint_open_tensors(dir, ch->tensor, ch->heads,
 		                                ch->layout, &m->checkpoint, &err);
 		if (st == HA_EINVAL && !err.file)
-			return cli_library_failure("--heads", dir, st, &err);
+			return cli_library_failure(heads, dir, st, &err);
+		if (st == HA_OK)
+			st = ha_checkpoint_fuse(m->checkpoint, ch->fused,
+			                        ch->fused_order, &err);
 		if (st != HA_OK)
-			return cli_library_failure(NULL, dir, st, &err);
+			return cli_library_failure(ch->subject, dir, st, &err);
 		snprintf(m->reason_buf, sizeof m->reason_buf,
-		         "as --heads says, in each tensor --tensor names");
+		         "as --heads says, in each tensor --tensor names%s",
+		         ch->fused == HA_FUSED_QKV  ? " (the keys of its q|k|v)"
+		         : ch->fused == HA_FUSED_KV ? " (the keys of its k|v)"
+		                                    : "");
 		m->heads_reason = m->reason_buf;
 	} else {
 		if (ch->have_layout)
-			return cli_usage_error("hdi", "--layout applies to a model "
+			return cli_usage_error(cmd, "%s applies to a model "
+			                       "directory only with %s: the preset "
+			                       "knows the layout of its keys",
+			                       ch->subject ? "--hdi-layout"
+			                                   : "--layout", tensor);
+		if (ch->fused != HA_FUSED_NONE)
+			return cli_usage_error("hdi", "--fused applies to a model "
 			                       "directory only with --tensor: "
-			                       "the preset knows the layout of "
-			                       "its keys");
+			                       "the preset knows how its keys "
+			                       "are fused");
 		st = ha_checkpoint_open(dir, &m->checkpoint, &err);
 		if (st != HA_OK)
-			return cli_library_failure(NULL, dir, st, &err);
+			return cli_library_failure(ch->subject, dir, st, &err);
 		if (ch->heads) {
 			snprintf(m->reason_buf, sizeof m->reason_buf,
 			         "as --heads says, instead of the config's %s",
@@ -151,9 +172,9 @@ static int measure_directory(const struct hdi_choice *ch, const char *dir,
 	opt.heads = ch->heads;
 	st = ha_hdi_measure_checkpoint(m->checkpoint, &opt, &m->hdi, &err);
 	if (st == HA_EINVAL && !err.file)
-		return cli_library_failure("--heads", dir, st, &err);
+		return cli_library_failure(heads, dir, st, &err);
 	if (st != HA_OK)
-		return cli_library_failure(NULL, dir, st, &err);
+		return cli_library_failure(ch->subject, dir, st, &err);
 	cli_print_hdi_warnings(dir, m->hdi);
 	return EXIT_OK;
 }
@@ -172,6 +193,14 @@ int hdi_source_measure(const struct hdi_choice *choice,
 	if (status != EXIT_OK)
 		hdi_measured_free(out);
 	return status;
+}
+
+int hdi_source_is_directory(const char *path)
+{
+	char *dir;
+	int is = model_directory(path, &dir);
+	free(dir);
+	return is;
 }
 
 void hdi_measured_free(struct hdi_measured *m)

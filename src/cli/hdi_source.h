@@ -23,6 +23,11 @@ struct hdi_choice {
 	const char *output;           /* --output, or NULL */
 	const struct cli_plot *plot;  /* --plot, or NULL */
 	const struct ha_progress *progress; /* told of each layer, or NULL */
+	enum ha_fused fused;            /* --fused (default none) */
+	enum ha_fused_order fused_order; /* --fused-order (default concat) */
+	/* NULL for the hdi command; "--hdi-from" for the allocation, whose
+	 * messages then name --hdi-heads, --hdi-tensor and --hdi-layout */
+	const char *subject;
 	int groups;            /* --groups: also the query heads within each
 	                          key group (a grouped directory only) */
 };
@@ -48,5 +53,9 @@ int hdi_source_measure(const struct hdi_choice *choice,
                        struct hdi_measured *out);
 
 void hdi_measured_free(struct hdi_measured *m);
+
+/* 1 when path stands for a model directory (the directory, its
+ * config.json or its index), as hdi_source_measure takes it. */
+int hdi_source_is_directory(const char *path);
 
 #endif

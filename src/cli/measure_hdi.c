@@ -20,14 +20,15 @@ void cli_print_hdi_warnings(const char *path, const struct ha_hdi_report *r)
 
 int cli_measure_hdi(const char *subject, const char *path,
                     const char *pattern, size_t heads, enum ha_layout layout,
-                    const struct ha_progress *progress,
+                    const struct ha_hdi_options *options,
                     struct ha_hdi_report **out)
 {
 	struct ha_weights *w = NULL;
 	struct ha_error err;
 	struct ha_hdi_options opt = HA_HDI_OPTIONS_INIT;
-	if (progress)
-		opt.progress = *progress;
+	if (options)
+		opt = *options;
+	opt.keys_by_name = 1;
 	*out = NULL;
 	ha_error_init(&err);
 	enum ha_status st = ha_weights_open(path, &w, &err);

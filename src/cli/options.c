@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "common.h"
 #include "options.h"
+#include "hdi_source.h"
 #include "parse.h"
 #include "value_lists.h"
 
@@ -41,8 +42,11 @@ static const char usage_text[] =
 	"      --data-power ALPHA      ALPHA > 0 of --data-coef (default 0.28)\n"
 	"      --var-samples-power B   variance falls as n^-B, B > 0 (default 1)\n"
 	"      --hdi-from FILE         measure the HDI from key weights (.safetensors, .npy)\n"
-	"      --hdi-tensor PATTERN    the tensors of --hdi-from to use (default: all)\n"
-	"      --hdi-heads H           heads per tensor of --hdi-from (required with it)\n"
+	"                              or a model directory (its layers' keys)\n"
+	"      --hdi-tensor PATTERN    the tensors of --hdi-from to use (default: the\n"
+	"                              key projections, as headalloc hdi reads them)\n"
+	"      --hdi-heads H           heads per tensor of --hdi-from (required with a\n"
+	"                              file; a directory's default: its key heads)\n"
 	"      --hdi-layout LAYOUT     out-in ([H*d_k, d_model], default) or in-out\n"
 	"Constraints:\n"
 	"  -m, --head-dim-multiple M   head_dim must be a multiple of M\n"
@@ -50,6 +54,10 @@ static const char usage_text[] =
 	"      --max-head-dim K        largest head_dim allowed\n"
 	"      --min-heads H           fewest heads allowed\n"
 	"      --max-heads H           most heads allowed\n"
+	;
+
+/* The rest of --help (usage_text would pass C's 4095-character limit). */
+static const char usage_more_text[] =
 	"Grouped-query attention (one budget and one n):\n"
 	"      --kv-heads G|auto       key/value heads G (a divisor of H), or auto: choose\n"
 	"      --max-kv-dim K          KV dimension G*d_k at most K\n"
@@ -394,20 +402,44 @@ static int load_config(struct cli_options *o)
 	return EXIT_OK;
 }
 
-/* Measure the HDI of --hdi-from into model.hdi and describe its source. */
+/* Measure the HDI of --hdi-from (a weights file or, as headalloc hdi
+ * takes it, a model directory) into model.hdi and describe its source. */
 static int measure_hdi(struct cli_options *o)
 {
 	struct ha_hdi_report *report = NULL;
-	int rc = cli_measure_hdi("--hdi-from", o->hdi_from, o->hdi_tensor,
-	                         (size_t)o->hdi_heads, o->hdi_layout, NULL, &report);
-	if (rc != EXIT_OK)
-		return rc;
+	enum ha_layout layout = o->hdi_layout;
+	const char *pattern = o->hdi_tensor ? o->hdi_tensor
+	                                    : "the tensors named as keys";
+	int rc;
+	if (hdi_source_is_directory(o->hdi_from)) {
+		struct hdi_choice ch = {o->hdi_from, (size_t)o->hdi_heads,
+		                        o->hdi_tensor, o->hdi_layout,
+		                        o->hdi_have_layout, o->output, NULL, NULL,
+		                        HA_FUSED_NONE, HA_FUSED_CONCAT,
+		                        "--hdi-from", 0};
+		struct hdi_measured m;
+		rc = hdi_source_measure(&ch, &m);
+		if (rc != EXIT_OK)
+			return rc;
+		report = m.hdi;
+		m.hdi = NULL;
+		layout = m.layout;
+		if (!o->hdi_tensor)
+			pattern = "every layer's keys";
+		hdi_measured_free(&m);
+	} else {
+		rc = cli_measure_hdi("--hdi-from", o->hdi_from, o->hdi_tensor,
+		                     (size_t)o->hdi_heads, o->hdi_layout, NULL,
+		                     &report);
+		if (rc != EXIT_OK)
+			return rc;
+	}
 	o->model.hdi = report->mean_hdi;
 	o->hdi_source = (struct ha_hdi_source){
 		.file = o->hdi_from,
-		.pattern = o->hdi_tensor,
-		.heads = o->hdi_heads,
-		.layout = o->hdi_layout,
+		.pattern = pattern,
+		.heads = report->tensors[0].heads,
+		.layout = layout,
 		.tensors = report->count,
 	};
 	ha_hdi_report_free(report);
@@ -473,8 +505,9 @@ static int check_combination(const struct cli_options *o,
 		                                               sizeof hi));
 	if (o->hdi_from && h->have_hdi)
 		return cli_usage_error(NULL, "--hdi and --hdi-from cannot be used together");
-	if (o->hdi_from && !h->heads)
-		return cli_usage_error(NULL, "--hdi-from needs --hdi-heads");
+	if (o->hdi_from && !h->heads && !hdi_source_is_directory(o->hdi_from))
+		return cli_usage_error(NULL, "--hdi-from needs --hdi-heads "
+		                       "(a model directory does not)");
 	if (!o->hdi_from && (h->tensor || h->heads || h->have_layout))
 		return cli_usage_error(NULL, "--hdi-tensor, --hdi-heads and --hdi-layout go with --hdi-from");
 	if (o->all && (o->budget_count > 1 || sample_count(&o->samples) > 1))
@@ -532,7 +565,8 @@ static int apply_second(void *options, int code, const char *arg)
 }
 
 static const struct cli_command command = {NULL, usage_text, long_options,
-                                           short_options, true};
+                                           short_options, true,
+                                           usage_more_text};
 
 /* Parse into o: two passes of the one option loop (cli_parse_options),
  * the scenario file read between them so that options override it.
@@ -560,6 +594,7 @@ static bool parse(int argc, char **argv, struct cli_options *o, int *status)
 	o->hdi_tensor = p.h.tensor;
 	o->hdi_heads = p.h.heads;
 	o->hdi_layout = p.h.layout;
+	o->hdi_have_layout = p.h.have_layout;
 	if (sample_count(&o->samples) == 1)
 		o->model.samples = sample_at(&o->samples, 0);
 	return true;

@@ -51,6 +51,7 @@ struct cli_options {
 	const char *hdi_tensor;  /* --hdi-tensor */
 	uint64_t hdi_heads;      /* --hdi-heads */
 	enum ha_layout hdi_layout; /* --hdi-layout */
+	int hdi_have_layout;       /* --hdi-layout was given */
 	struct ha_hdi_source hdi_source;
 	enum cli_progress_mode progress; /* the last of --progress, --quiet */
 	struct cli_grouped grouped;      /* --kv-heads and its companions */

@@ -9,6 +9,7 @@
 
 #include "base/error_internal.h"
 #include "hdi_internal.h"
+#include "input/key_block.h"
 
 const char *ha_layout_str(enum ha_layout layout)
 {
@@ -207,11 +208,33 @@ static void means(struct ha_hdi_report *r)
 	r->mean_baseline_hdi = base / (double)r->count;
 }
 
+/* Where the keys of tensor t are: the whole tensor, or the key block of
+ * a fused one (opt->fused). */
+static enum ha_status slice_of(const struct ha_tensor_info *t,
+                               enum ha_layout layout, size_t heads,
+                               const struct ha_hdi_options *o,
+                               struct ckpt_key_slice *s,
+                               struct ha_error *err)
+{
+	uint64_t outputs = layout == HA_LAYOUT_OUT_IN ? t->shape[0] : t->shape[1];
+	if (o->fused == HA_FUSED_NONE) { /* compute says when heads do not
+	                                    divide */
+		memset(s, 0, sizeof *s);
+		s->fusion = HA_FUSION_SEPARATE;
+		s->head_dim = heads ? (size_t)(outputs / heads) : 0;
+		s->key_stride = s->head_dim;
+		return HA_OK;
+	}
+	return ckpt_key_slice(t->name, o->fused, o->fused_order, outputs,
+	                      heads, s, err);
+}
+
 /* Every selected tensor is 2-D and within the work limit, before any
  * data is read. */
 static enum ha_status check_selected(const struct ha_weights *w,
                                      const size_t *idx, size_t n,
                                      size_t heads, enum ha_layout layout,
+                                     const struct ha_hdi_options *o,
                                      struct ha_error *err)
 {
 	enum ha_status st = HA_OK;
@@ -223,10 +246,74 @@ static enum ha_status check_selected(const struct ha_weights *w,
 			               "tensor '%s' has %zu dimensions; a key "
 			               "projection must be 2-D", t.name, t.ndim);
 		int out_in = layout == HA_LAYOUT_OUT_IN;
-		st = ha_hdi_check_work(t.name, t.shape[0], t.shape[1],
-		                       out_in ? t.shape[0] : t.shape[1],
-		                       out_in ? t.shape[1] : t.shape[0], heads, err);
+		struct ckpt_key_slice s;
+		st = slice_of(&t, layout, heads, o, &s, err);
+		uint64_t keys = o->fused == HA_FUSED_NONE
+		                        ? (out_in ? t.shape[0] : t.shape[1])
+		                        : (uint64_t)heads * s.head_dim;
+		if (st == HA_OK)
+			st = ha_hdi_check_work(t.name, t.shape[0], t.shape[1], keys,
+			                       out_in ? t.shape[1] : t.shape[0],
+			                       heads, err);
 	}
+	return st;
+}
+
+/* The warning about the tensors a pattern passed by. */
+static enum ha_status warn_skipped(struct ha_hdi_report *r,
+                                   const struct ha_weights *w,
+                                   const char *pattern,
+                                   const struct ha_hdi_skipped *sk,
+                                   struct ha_error *err)
+{
+	if (!sk->count)
+		return HA_OK;
+	struct ha_hdi_warning *more = realloc(r->warnings, sizeof *more);
+	if (!more)
+		return ha_fail(err, HA_ENOMEM, "out of memory");
+	struct ha_tensor_info t;
+	ha_weights_info(w, sk->first, &t);
+	r->warnings = more;
+	r->warning_count = 1;
+	more->kind = HA_HDI_WARN_SKIPPED;
+	more->tensor = SIZE_MAX;
+	snprintf(more->message, sizeof more->message,
+	         "'%.100s' also matches %zu tensor%s that %s not 2-D, passed "
+	         "by ('%.100s' has %zu dimension%s)", pattern, sk->count,
+	         sk->count == 1 ? "" : "s", sk->count == 1 ? "is" : "are",
+	         t.name, t.ndim, t.ndim == 1 ? "" : "s");
+	return HA_OK;
+}
+
+/* Read tensor idx of w and measure its key block into *t. */
+static enum ha_status measure_tensor(const struct ha_weights *w, size_t idx,
+                                     size_t heads, enum ha_layout layout,
+                                     const struct ha_hdi_options *o,
+                                     struct ha_hdi_tensor *t,
+                                     struct ha_error *err)
+{
+	struct ha_tensor_info info;
+	double *data = NULL;
+	ha_weights_info(w, idx, &info);
+	size_t rows = (size_t)info.shape[0], cols = (size_t)info.shape[1];
+	enum ha_status st = ha_weights_read(w, idx, &data, err);
+	if (st == HA_OK && o->fused != HA_FUSED_NONE) {
+		struct ckpt_key_slice s;
+		st = slice_of(&info, layout, heads, o, &s, err);
+		int out_in = layout == HA_LAYOUT_OUT_IN;
+		if (st == HA_OK) {
+			ckpt_key_cut(data, out_in ? rows : cols,
+			             out_in ? cols : rows, layout, heads, &s);
+			if (out_in)
+				rows = heads * s.head_dim;
+			else
+				cols = heads * s.head_dim;
+		}
+	}
+	if (st == HA_OK)
+		st = compute_in_place(data, rows, cols, heads, layout, info.name,
+		                      t, err);
+	free(data);
 	return st;
 }
 
@@ -245,23 +332,21 @@ enum ha_status ha_hdi_measure_weights(const struct ha_weights *w,
 	struct ha_hdi_options o = options_of(opt);
 
 	size_t *idx = NULL, n = 0;
+	struct ha_hdi_skipped skipped;
 	struct ha_hdi_report *r = NULL;
-	enum ha_status st = ha_weights_select(w, pattern, &idx, &n, err);
+	enum ha_status st = ha_hdi_select(w, pattern, o.keys_by_name,
+	                                  o.fused != HA_FUSED_NONE, &idx, &n,
+	                                  &skipped, err);
 	if (st != HA_OK)
 		return st;
-	st = check_selected(w, idx, n, heads, layout, err);
+	st = check_selected(w, idx, n, heads, layout, &o, err);
 	if (st == HA_OK && !(r = report_new(n)))
 		st = ha_fail(err, HA_ENOMEM, "out of memory");
+	if (st == HA_OK)
+		st = warn_skipped(r, w, pattern, &skipped, err);
 	for (size_t i = 0; st == HA_OK && i < n; i++) {
-		struct ha_tensor_info info;
-		double *data = NULL;
-		ha_weights_info(w, idx[i], &info);
-		st = ha_weights_read(w, idx[i], &data, err);
-		if (st == HA_OK)
-			st = compute_in_place(data, (size_t)info.shape[0],
-			                      (size_t)info.shape[1], heads, layout,
-			                      info.name, &r->tensors[i], err);
-		free(data);
+		st = measure_tensor(w, idx[i], heads, layout, &o, &r->tensors[i],
+		                    err);
 		if (st == HA_OK)
 			st = measured(r, n, &o.progress, err);
 	}

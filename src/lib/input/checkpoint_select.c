@@ -131,8 +131,9 @@ static enum ha_status plan_picks(const struct ckpt_dir *d,
 {
 	struct ckpt_shard o = {NULL, NULL, NULL, NULL};
 	enum ha_status st = HA_OK;
-	const char *first = NULL;
+	const char *first = NULL, *passed = NULL, *passed_shard = NULL;
 	uint64_t rows = 0, cols = 0;
+	size_t skipped = 0, passed_ndim = 0;
 	for (size_t i = 0; i < p->n && st == HA_OK; i++) {
 		const struct pick *k = &p->v[i];
 		if (!*k->shard) {
@@ -156,6 +157,16 @@ static enum ha_status plan_picks(const struct ckpt_dir *d,
 		struct ha_tensor_info info;
 		ha_weights_info(o.w, idx[0], &info);
 		free(idx);
+		/* A pattern passes by what is not 2-D (a bias, a norm) unless
+		 * it named the tensor (or every tensor it matched is: below). */
+		if (info.ndim != 2 && !p->exact) {
+			if (!skipped++) {
+				passed = k->name;
+				passed_shard = k->shard;
+				passed_ndim = info.ndim;
+			}
+			continue;
+		}
 		if (info.ndim != 2) {
 			st = ckpt_fail(d, err, HA_EUNSUPPORTED, k->shard,
 			               "tensor '%s' has %zu dimensions; a key "
@@ -193,7 +204,7 @@ static enum ha_status plan_picks(const struct ckpt_dir *d,
 			break;
 		}
 		struct ha_checkpoint_layer *ly = &c->layers[c->count++];
-		ly->block = i;
+		ly->block = c->count - 1;
 		ly->role = "selected";
 		ly->shard = strdup(o.real);
 		ly->shard_name = strdup(k->shard);
@@ -204,6 +215,19 @@ static enum ha_status plan_picks(const struct ckpt_dir *d,
 			st = ha_fail(err, HA_ENOMEM, "out of memory");
 	}
 	ckpt_shard_close(&o);
+	if (st == HA_OK && c->count == 0)
+		return ckpt_fail(d, err, HA_EUNSUPPORTED, passed_shard,
+		                 "tensor '%s' has %zu dimensions; a key "
+		                 "projection must be 2-D", passed, passed_ndim);
+	size_t used = strlen(c->warning);
+	if (st == HA_OK && skipped)
+		snprintf(c->warning + used, sizeof c->warning - used,
+		         "%s'%.60s' also matches %zu tensor%s that %s not 2-D, "
+		         "passed by ('%.60s' has %zu dimension%s)", used ? "; " : "",
+		         p->pattern,
+		         skipped, skipped == 1 ? "" : "s",
+		         skipped == 1 ? "is" : "are", passed, passed_ndim,
+		         passed_ndim == 1 ? "" : "s");
 	return st;
 }
 
@@ -270,8 +294,8 @@ enum ha_status ha_checkpoint_open_tensors(const char *dir, const char *pattern,
 	c->key_offset = 0;
 	snprintf(c->reason, sizeof c->reason, "%zu head%s per tensor, as given",
 	         heads, heads == 1 ? "" : "s");
-	st = plan_picks(&d, &p, heads, layout, c, err);
 	ckpt_names_warn(&nm, c->warning, sizeof c->warning);
+	st = plan_picks(&d, &p, heads, layout, c, err);
 	c->key_stride = c->head_dim;
 out:
 	picks_free(&p);

@@ -152,7 +152,8 @@ def arch_tensors(a, layers):
         if a.fusion == "separate":
             q = a.query_rows(ly)
             ts.append((ly["tensor"].replace("k_proj", "q_proj")
-                       .replace(".key.", ".query.").replace(".k.", ".q."),
+                       .replace(".key.", ".query.").replace(".k.", ".q.")
+                       .replace("k_lin", "q_lin"),
                        a.dtype, [len(q), a.m], [x for r in q for x in r]))
         ts.append((ly["tensor"].replace(".weight", ".bias"), "F32",
                    [shape[0] if a.layout == "out-in" else shape[1]],
@@ -276,6 +277,67 @@ def architectures():
                ("decoder cross-attention",
                 "decoder.block.{b}.layer.1.EncDecAttention.k.weight", 1)],
               11), 0),
+    ] + more_architectures()
+
+
+def more_architectures():
+    """Issue 20's presets: explicit head_dim (Qwen3, Gemma 3), fused
+    q|k|v out-in (Phi-3 with grouped keys, MPT), per head (BLOOM), and
+    keys of their own under other names (DistilBERT, OPT, GPT-J)."""
+    llama_k = "model.layers.{b}.self_attn.k_proj.weight"
+    self = "self-attention"
+    return [
+        (Arch("distilbert", "distilbert",
+              {"dim": 24, "n_heads": 4, "n_layers": 2, "hidden_dim": 48},
+              24, 4, 4, 6, "separate", "out-in", "F32",
+              [(self, "distilbert.transformer.layer.{b}.attention.k_lin"
+                ".weight", 2)], 12), 0),
+        (Arch("phi", "phi",
+              {"hidden_size": 32, "num_attention_heads": 4,
+               "num_key_value_heads": None, "num_hidden_layers": 2,
+               "partial_rotary_factor": 0.5},
+              32, 4, 4, 8, "separate", "out-in", "F16",
+              [(self, llama_k, 2)], 13), 1),
+        (Arch("phi3", "phi3", llama_config(32, 8, 2, 2),
+              32, 8, 2, 4, "concatenated", "out-in", "BF16",
+              [(self, "model.layers.{b}.self_attn.qkv_proj.weight", 2)],
+              14), 0),
+        (Arch("qwen3", "qwen3", llama_config(32, 4, 2, 2, head_dim=12),
+              32, 4, 2, 12, "separate", "out-in", "BF16",
+              [(self, llama_k, 2)], 15), 2),
+        (Arch("gemma3", "gemma3_text",
+              {"hidden_size": 24, "num_attention_heads": 4, "head_dim": 10,
+               "num_key_value_heads": 2, "num_hidden_layers": 2},
+              24, 4, 2, 10, "separate", "out-in", "BF16",
+              [(self, llama_k, 2)], 16), 0),
+        (Arch("opt", "opt",
+              {"hidden_size": 24, "num_attention_heads": 4,
+               "num_hidden_layers": 2, "ffn_dim": 48},
+              24, 4, 4, 6, "separate", "out-in", "F16",
+              [(self, "model.decoder.layers.{b}.self_attn.k_proj.weight",
+                2)], 17), 0),
+        (Arch("bloom", "bloom",
+              {"hidden_size": 32, "n_head": 4, "n_layer": 2},
+              32, 4, 4, 8, "per-head", "out-in", "BF16",
+              [(self, "h.{b}.self_attention.query_key_value.weight", 2)],
+              18), 2),
+        (Arch("gptj", "gptj",
+              {"n_embd": 32, "n_head": 4, "n_layer": 2, "rotary_dim": 8},
+              32, 4, 4, 8, "separate", "out-in", "F32",
+              [(self, "transformer.h.{b}.attn.k_proj.weight", 2)], 19), 0),
+        (Arch("starcoder2", "starcoder2", llama_config(32, 8, 2, 2),
+              32, 8, 2, 4, "separate", "out-in", "F32",
+              [(self, llama_k, 2)], 20), 1),
+        (Arch("olmo", "olmo",
+              {"hidden_size": 24, "num_attention_heads": 3,
+               "num_key_value_heads": 3, "num_hidden_layers": 2},
+              24, 3, 3, 8, "separate", "out-in", "F32",
+              [(self, llama_k, 2)], 21), 0),
+        (Arch("mpt", "mpt",
+              {"d_model": 32, "n_heads": 4, "n_layers": 2,
+               "attn_config": {"attn_type": "multihead_attention"}},
+              32, 4, 4, 8, "concatenated", "out-in", "BF16",
+              [(self, "transformer.blocks.{b}.attn.Wqkv.weight", 2)], 22), 0),
     ]
 
 # ------------------------------------------------------- hostile cases

@@ -1,0 +1,237 @@
+/* The per-architecture presets of model directories: the tensor names of
+ * each model type's key projections and what config.json says of their
+ * shape (see checkpoint.h and checkpoint_presets.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "base/error_internal.h"
+#include "checkpoint_presets.h"
+#include "key_block.h"
+
+#define SELF "self-attention"
+
+static const struct ckpt_stack S_LLAMA[] = {
+	{SELF, "layers.", ".self_attn.k_proj.weight", 0}};
+static const struct ckpt_stack S_OPT[] = {
+	{SELF, "decoder.layers.", ".self_attn.k_proj.weight", 0}};
+static const struct ckpt_stack S_GPTJ[] = {
+	{SELF, "h.", ".attn.k_proj.weight", 0}};
+static const struct ckpt_stack S_PHI3[] = {
+	{SELF, "layers.", ".self_attn.qkv_proj.weight", 0}};
+static const struct ckpt_stack S_MPT[] = {
+	{SELF, "blocks.", ".attn.Wqkv.weight", 0}};
+static const struct ckpt_stack S_GPT2[] = {
+	{SELF, "h.", ".attn.c_attn.weight", 0}};
+static const struct ckpt_stack S_NEOX[] = {
+	{SELF, "layers.", ".attention.query_key_value.weight", 0}};
+static const struct ckpt_stack S_FALCON[] = { /* and BLOOM */
+	{SELF, "h.", ".self_attention.query_key_value.weight", 0}};
+static const struct ckpt_stack S_BERT[] = {
+	{SELF, "encoder.layer.", ".attention.self.key.weight", 0}};
+static const struct ckpt_stack S_DISTILBERT[] = {
+	{SELF, "transformer.layer.", ".attention.k_lin.weight", 0}};
+static const struct ckpt_stack S_T5[] = {
+	{"encoder self-attention", "encoder.block.",
+	 ".layer.0.SelfAttention.k.weight", 0},
+	{"decoder self-attention", "decoder.block.",
+	 ".layer.0.SelfAttention.k.weight", 1},
+	{"decoder cross-attention", "decoder.block.",
+	 ".layer.1.EncDecAttention.k.weight", 1},
+};
+
+#define ONE(s) s, 1
+static const struct ckpt_preset PRESETS[] = {
+	{"llama", FAM_LLAMA, ONE(S_LLAMA)},
+	{"mistral", FAM_LLAMA, ONE(S_LLAMA)},
+	{"mixtral", FAM_LLAMA, ONE(S_LLAMA)},
+	{"qwen2", FAM_LLAMA, ONE(S_LLAMA)},
+	{"qwen3", FAM_LLAMA, ONE(S_LLAMA)},
+	{"gemma", FAM_LLAMA, ONE(S_LLAMA)},
+	{"gemma2", FAM_LLAMA, ONE(S_LLAMA)},
+	{"gemma3_text", FAM_LLAMA, ONE(S_LLAMA)},
+	{"phi", FAM_LLAMA, ONE(S_LLAMA)},
+	{"phi3", FAM_QKV, ONE(S_PHI3)},
+	{"starcoder2", FAM_LLAMA, ONE(S_LLAMA)},
+	{"olmo", FAM_LLAMA, ONE(S_LLAMA)},
+	{"opt", FAM_LLAMA, ONE(S_OPT)},
+	{"gptj", FAM_LLAMA, ONE(S_GPTJ)},
+	{"gpt2", FAM_GPT2, ONE(S_GPT2)},
+	{"gpt_neox", FAM_NEOX, ONE(S_NEOX)},
+	{"bloom", FAM_NEOX, ONE(S_FALCON)},
+	{"falcon", FAM_FALCON, ONE(S_FALCON)},
+	{"RefinedWeb", FAM_FALCON, ONE(S_FALCON)},
+	{"RefinedWebModel", FAM_FALCON, ONE(S_FALCON)},
+	{"mpt", FAM_QKV, ONE(S_MPT)},
+	{"bert", FAM_BERT, ONE(S_BERT)},
+	{"roberta", FAM_BERT, ONE(S_BERT)},
+	{"distilbert", FAM_BERT, ONE(S_DISTILBERT)},
+	{"t5", FAM_T5, S_T5, 3},
+};
+#define NPRESETS (sizeof PRESETS / sizeof PRESETS[0])
+
+const struct ckpt_preset *ckpt_preset_find(const char *type)
+{
+	for (size_t i = 0; i < NPRESETS; i++)
+		if (strcmp(PRESETS[i].type, type) == 0)
+			return &PRESETS[i];
+	return NULL;
+}
+
+const char *ckpt_preset_list(void)
+{
+	static const char list[] =
+		"llama, mistral, mixtral, qwen2, qwen3, gemma, gemma2, "
+		"gemma3_text, phi, phi3, starcoder2, olmo, opt, gptj, gpt2, "
+		"gpt_neox, bloom, falcon, mpt, bert, roberta, distilbert, t5";
+	return list;
+}
+
+/* ------------------------------------------- key projections by name */
+
+/* The last two dotted parts of a tail: ".attention.self.key.weight" ->
+ * "key.weight". */
+static const char *leaf_of(const char *tail)
+{
+	const char *end = tail + strlen(tail), *p = end;
+	int dots = 0;
+	while (p > tail && dots < 2)
+		if (*--p == '.')
+			dots++;
+	return *p == '.' ? p + 1 : p;
+}
+
+static int fused_family(enum ckpt_family f)
+{
+	return f == FAM_GPT2 || f == FAM_QKV || f == FAM_NEOX ||
+	       f == FAM_FALCON;
+}
+
+int ckpt_key_name(const char *name, int fused)
+{
+	size_t n = strlen(name);
+	for (size_t i = 0; i < NPRESETS; i++) {
+		if (fused_family(PRESETS[i].family) != !!fused)
+			continue;
+		for (size_t s = 0; s < PRESETS[i].nstacks; s++) {
+			const char *leaf = leaf_of(PRESETS[i].stacks[s].tail);
+			size_t k = strlen(leaf);
+			if (n >= k && strcmp(name + n - k, leaf) == 0 &&
+			    (n == k || name[n - k - 1] == '.'))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+const char *ckpt_key_names(int fused)
+{
+	return fused ? "c_attn.weight, query_key_value.weight, "
+	               "qkv_proj.weight or Wqkv.weight"
+	             : "k_proj.weight, key.weight, k.weight or k_lin.weight";
+}
+
+/* ------------------------------------------------ the config's say */
+
+#define KEYS(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+enum ha_status ckpt_read_shape(const struct ckpt_dir *d, json_object *cfg,
+                               const struct ckpt_preset *p,
+                               struct ckpt_shape *s, struct ha_error *err)
+{
+	const size_t D = HA_CHECKPOINT_MAX_DIM, H = HA_CHECKPOINT_MAX_HEADS;
+	const size_t L = HA_CHECKPOINT_MAX_LAYERS;
+	const enum ckpt_family fam = p->family;
+	enum ha_status st;
+	memset(s, 0, sizeof *s);
+#define NEED(keys, req, fb, lo, hi, out)                                      \
+	do {                                                                  \
+		st = ckpt_config_size(d, cfg, keys, req, fb, lo, hi, out, err); \
+		if (st != HA_OK)                                              \
+			return st;                                            \
+	} while (0)
+	NEED(KEYS("hidden_size", "n_embd", "d_model", "n_embed", "dim"), 1, 0,
+	     1, D, &s->model_dim);
+	NEED(KEYS("num_attention_heads", "n_head", "num_heads", "n_heads"), 1,
+	     0, 1, H, &s->query_heads);
+	NEED(KEYS("num_hidden_layers", "n_layer", "num_layers", "n_layers"), 1,
+	     0, 1, L, &s->layers);
+	/* head_dim wherever a config gives one (Gemma, Qwen3: not always
+	 * hidden / heads); T5's is d_kv. */
+	if (fam == FAM_T5) {
+		NEED(KEYS("d_kv"), 1, 0, 1, D, &s->head_dim);
+		NEED(KEYS("num_decoder_layers"), 0, s->layers, 0, L,
+		     &s->decoder);
+	} else {
+		NEED(KEYS("head_dim"), 0, 0, 1, D, &s->head_dim);
+	}
+	if (s->head_dim == 0) {
+		if (s->model_dim % s->query_heads != 0)
+			return ckpt_fail(d, err, HA_EFORMAT, CKPT_CONFIG,
+			                 "hidden size %zu is not a multiple of the "
+			                 "%zu attention heads, and there is no "
+			                 "head_dim", s->model_dim, s->query_heads);
+		s->head_dim = s->model_dim / s->query_heads;
+	}
+	size_t hq = s->query_heads, dk = s->head_dim;
+	s->key_heads = hq;
+	s->layout = HA_LAYOUT_OUT_IN;
+	s->fusion = HA_FUSION_SEPARATE;
+	s->key_offset = 0;
+	s->key_stride = dk;
+	if (fam == FAM_LLAMA || fam == FAM_QKV)
+		NEED(KEYS("num_key_value_heads"), 0, hq, 1, H, &s->key_heads);
+	if (fam == FAM_GPT2) {
+		s->layout = HA_LAYOUT_IN_OUT;
+		s->fusion = HA_FUSION_CONCATENATED;
+		s->key_offset = hq * dk;
+	} else if (fam == FAM_QKV) {
+		s->fusion = HA_FUSION_CONCATENATED;
+		s->key_offset = hq * dk;
+	} else if (fam == FAM_NEOX) {
+		s->fusion = HA_FUSION_PER_HEAD;
+		s->key_offset = dk;
+		s->key_stride = 3 * dk;
+	} else if (fam == FAM_FALCON) {
+		int newarch, mq;
+		st = ckpt_config_bool(d, cfg, "new_decoder_architecture",
+		                      strcmp(p->type, "RefinedWeb") == 0, &newarch,
+		                      err);
+		if (st == HA_OK)
+			st = ckpt_config_bool(d, cfg, "multi_query", 1, &mq, err);
+		if (st != HA_OK)
+			return st;
+		if (newarch) {
+			NEED(KEYS("num_kv_heads", "n_head_kv"), 0, hq, 1, H,
+			     &s->key_heads);
+			s->fusion = HA_FUSION_GROUPED;
+		} else if (mq) {
+			s->key_heads = 1;
+			s->fusion = HA_FUSION_CONCATENATED;
+			s->key_offset = hq * dk;
+		} else {
+			s->fusion = HA_FUSION_PER_HEAD;
+			s->key_offset = dk;
+			s->key_stride = 3 * dk;
+		}
+	}
+	size_t kv = s->key_heads;
+	if (hq % kv != 0)
+		return ckpt_fail(d, err, HA_EFORMAT, CKPT_CONFIG,
+		                 "%zu attention heads cannot share %zu key heads "
+		                 "evenly", hq, kv);
+	if (s->fusion == HA_FUSION_GROUPED) {
+		s->key_offset = hq / kv * dk;
+		s->key_stride = (hq / kv + 2) * dk;
+	}
+	/* The outputs of the tensor holding the keys. */
+	uint64_t outputs = (uint64_t)kv * dk;
+	if (s->fusion == HA_FUSION_CONCATENATED ||
+	    s->fusion == HA_FUSION_GROUPED)
+		outputs = ((uint64_t)hq + 2 * (uint64_t)kv) * dk;
+	else if (s->fusion == HA_FUSION_PER_HEAD)
+		outputs = 3 * (uint64_t)hq * dk;
+	s->rows = s->layout == HA_LAYOUT_OUT_IN ? outputs : s->model_dim;
+	s->cols = s->layout == HA_LAYOUT_OUT_IN ? s->model_dim : outputs;
+	return HA_OK;
+#undef NEED
+}

@@ -1,0 +1,61 @@
+/* The per-architecture presets of model directories: where each model
+ * type keeps its key projections and how config.json gives their shape
+ * (library-internal; see checkpoint.h). */
+#ifndef HEADALLOC_CHECKPOINT_PRESETS_H
+#define HEADALLOC_CHECKPOINT_PRESETS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <json-c/json.h>
+
+#include <headalloc/checkpoint.h>
+
+#include "checkpoint_internal.h"
+
+/* A stack of layers: its key tensors are named OUTER STEM N TAIL. */
+struct ckpt_stack {
+	const char *role, *stem, *tail;
+	int optional; /* absent altogether: skipped (T5 without a decoder) */
+};
+
+/* How a family of model types stores its keys. */
+enum ckpt_family {
+	FAM_LLAMA,  /* a k_proj of its own; key heads num_key_value_heads */
+	FAM_GPT2,   /* c_attn in-out, q|k|v concatenated */
+	FAM_QKV,    /* one out-in q|k|v tensor, concatenated (Phi-3, MPT) */
+	FAM_NEOX,   /* out-in, per head (q_h, k_h, v_h) (GPT-NeoX, BLOOM) */
+	FAM_FALCON, /* as the config's flags say */
+	FAM_BERT,   /* a key tensor of its own, one key head per query head */
+	FAM_T5      /* d_kv, an optional decoder */
+};
+
+struct ckpt_preset {
+	const char *type; /* config.json's model_type */
+	enum ckpt_family family;
+	const struct ckpt_stack *stacks;
+	size_t nstacks;
+};
+
+/* The preset of model_type `type`, or NULL. */
+const struct ckpt_preset *ckpt_preset_find(const char *type);
+
+/* "llama, mistral, ...": every model type with a preset. */
+const char *ckpt_preset_list(void);
+
+/* What config.json says about the keys of a preset. */
+struct ckpt_shape {
+	size_t model_dim, query_heads, key_heads, head_dim, layers, decoder;
+	enum ha_layout layout;
+	enum ha_key_fusion fusion;
+	size_t key_offset, key_stride;
+	uint64_t rows, cols; /* of every key tensor */
+};
+
+/* Read the shape of preset p's keys from cfg.  HA_EFORMAT (a missing or
+ * ill-typed field, heads that do not divide), as ckpt_config_size. */
+enum ha_status ckpt_read_shape(const struct ckpt_dir *d, json_object *cfg,
+                               const struct ckpt_preset *p,
+                               struct ckpt_shape *s, struct ha_error *err);
+
+#endif
