@@ -4,22 +4,27 @@
 
 #include "report_internal.h"
 
+void report_yaml_error_terms(struct ha_yaml_writer *w, const struct ha_terms *t)
+{
+	ha_yaml_key(w, "mse");
+	ha_yaml_double(w, t->mse);
+	ha_yaml_key(w, "log10_mse");
+	ha_yaml_double(w, report_log10(t->log_mse));
+	ha_yaml_key(w, "bias2");
+	ha_yaml_double(w, t->bias2);
+	ha_yaml_key(w, "variance");
+	ha_yaml_double(w, t->variance);
+	ha_yaml_key(w, "covariance");
+	ha_yaml_double(w, t->covariance);
+}
+
 void report_yaml_terms(struct ha_yaml_writer *w, const struct ha_allocation *a)
 {
 	ha_yaml_key(w, "heads");
 	ha_yaml_uint(w, a->heads);
 	ha_yaml_key(w, "head_dim");
 	ha_yaml_uint(w, a->head_dim);
-	ha_yaml_key(w, "mse");
-	ha_yaml_double(w, a->terms.mse);
-	ha_yaml_key(w, "log10_mse");
-	ha_yaml_double(w, report_log10(a->terms.log_mse));
-	ha_yaml_key(w, "bias2");
-	ha_yaml_double(w, a->terms.bias2);
-	ha_yaml_key(w, "variance");
-	ha_yaml_double(w, a->terms.variance);
-	ha_yaml_key(w, "covariance");
-	ha_yaml_double(w, a->terms.covariance);
+	report_yaml_error_terms(w, &a->terms);
 }
 
 /* The model's parameters as written: the four of headalloc-model(7), THE OBJECTS always, each

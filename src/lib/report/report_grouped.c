@@ -22,16 +22,7 @@ static void yaml_allocation(struct ha_yaml_writer *w,
 		ha_yaml_key(w, "attention_params");
 		ha_yaml_uint(w, a->attention_params);
 	}
-	ha_yaml_key(w, "mse");
-	ha_yaml_double(w, a->terms.mse);
-	ha_yaml_key(w, "log10_mse");
-	ha_yaml_double(w, report_log10(a->terms.log_mse));
-	ha_yaml_key(w, "bias2");
-	ha_yaml_double(w, a->terms.bias2);
-	ha_yaml_key(w, "variance");
-	ha_yaml_double(w, a->terms.variance);
-	ha_yaml_key(w, "covariance");
-	ha_yaml_double(w, a->terms.covariance);
+	report_yaml_error_terms(w, &a->terms);
 	ha_yaml_key(w, "loss_ratio");
 	ha_yaml_double(w, a->loss_ratio);
 }

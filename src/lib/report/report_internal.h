@@ -57,6 +57,8 @@ const char *report_human_samples(double log_n, char buf[32]);
 
 /* The YAML keys heads, head_dim, mse, log10_mse, bias2, variance and
  * covariance of an allocation, inside an open map. */
+/* mse, log10_mse, bias2, variance and covariance, in that order. */
+void report_yaml_error_terms(struct ha_yaml_writer *w, const struct ha_terms *t);
 void report_yaml_terms(struct ha_yaml_writer *w, const struct ha_allocation *a);
 
 /* The key "model" and its map {smoothness, bias_coef, var_coef, hdi},
