@@ -231,6 +231,13 @@ struct cal_lm {
 
 double cal_levenberg(struct cal_lm *lm, double *th, double f);
 
+/* Solve the n x n symmetric system a x = b (row-major, n <=
+ * HA_CAL_PARAMS; a overwritten, b becomes x) by the modified Cholesky
+ * factorisation (calibrate_cholesky.c); 0 when a is not numerically
+ * positive definite (the factorisation would perturb it) or an entry
+ * or the solution is not finite. */
+int cal_cholesky_solve(double *a, double *b, int n);
+
 /* calboot (calibrate_support.c): the goodness of fit of c->fit, and the
  * support of c->prediction (after the bootstrap).  HA_ENOMEM only. */
 void cal_goodness(const struct ha_cal_fit *fit, const struct ha_run *runs,
