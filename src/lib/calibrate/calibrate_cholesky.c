@@ -24,20 +24,31 @@
 
 #define AT(i, j) a[(i) * n + (j)]
 
+/* The larger of a and b (b when either is NaN, as GSL_MAX). */
+static double larger(double a, double b)
+{
+	return a > b ? a : b;
+}
+
 int cal_cholesky_solve(double *a, double *b, int n)
 {
-	for (int i = 0; i < n * n; i++)
-		if (!isfinite(a[i]))
-			return 0;
-	/* γ, ξ and β from the lower triangle. */
+	/* The lower triangle is the matrix (its upper one is overwritten:
+	 * callers may fill the lower one only). */
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j <= i; j++) {
+			if (!isfinite(AT(i, j)))
+				return 0;
+			AT(j, i) = AT(i, j);
+		}
+	/* γ, ξ and β. */
 	double gamma = 0.0, xi = 0.0;
 	for (int i = 0; i < n; i++) {
-		gamma = fmax(gamma, fabs(AT(i, i)));
+		gamma = larger(gamma, fabs(AT(i, i)));
 		for (int j = 0; j < i; j++)
-			xi = fmax(xi, fabs(AT(i, j)));
+			xi = larger(xi, fabs(AT(i, j)));
 	}
-	double beta2 = n == 1 ? fmax(fmax(gamma, xi), DBL_EPSILON)
-	                      : fmax(fmax(gamma, xi / sqrt(n * n - 1.0)), DBL_EPSILON);
+	double beta2 = n == 1 ? larger(larger(gamma, xi), DBL_EPSILON)
+	                      : larger(larger(gamma, xi / sqrt(n * n - 1.0)), DBL_EPSILON);
 	double beta = sqrt(beta2);
 	int perm[HA_CAL_PARAMS];
 	for (int i = 0; i < n; i++)
@@ -75,7 +86,7 @@ int cal_cholesky_solve(double *a, double *b, int n)
 					theta = fabs(AT(i, j));
 		}
 		double u = theta / beta, ajj = AT(j, j);
-		double alpha = fmax(fmax(DBL_EPSILON, fabs(ajj)), u * u);
+		double alpha = larger(larger(DBL_EPSILON, fabs(ajj)), u * u);
 		if (alpha != ajj)
 			return 0; /* perturbed: not positive definite */
 		double inv = 1.0 / alpha;

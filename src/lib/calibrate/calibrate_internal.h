@@ -232,7 +232,8 @@ struct cal_lm {
 double cal_levenberg(struct cal_lm *lm, double *th, double f);
 
 /* Solve the n x n symmetric system a x = b (row-major, n <=
- * HA_CAL_PARAMS; a overwritten, b becomes x) by the modified Cholesky
+ * HA_CAL_PARAMS; only a's lower triangle is read; a overwritten, b
+ * becomes x) by the modified Cholesky
  * factorisation (calibrate_cholesky.c); 0 when a is not numerically
  * positive definite (the factorisation would perturb it) or an entry
  * or the solution is not finite. */

@@ -97,8 +97,9 @@ static int solve_model(const struct cal_lm *lm, double mu, const double *dd,
 				g[j] += w * p * ji[lm->index[j]];
 			if (fabs(a) > lm->delta)
 				continue;
+			/* The lower triangle: all the solve reads. */
 			for (int j = 0; j < k; j++)
-				for (int l = 0; l < k; l++)
+				for (int l = 0; l <= j; l++)
 					h[j * k + l] += w * ji[lm->index[j]] * ji[lm->index[l]];
 		}
 		double step[HA_CAL_PARAMS], slope = 0.0;
@@ -170,7 +171,7 @@ static int correction(const struct cal_lm *lm, const double *th, const double *d
 		double e = r2[i] - a;
 		for (int j = 0; j < k; j++) {
 			g[j] -= w * ji[lm->index[j]] * e;
-			for (int l = 0; l < k; l++)
+			for (int l = 0; l <= j; l++) /* the lower triangle */
 				h[j * k + l] += w * ji[lm->index[j]] * ji[lm->index[l]];
 		}
 	}
