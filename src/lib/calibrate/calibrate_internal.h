@@ -18,6 +18,7 @@ struct cal_data {
 	double *inv_w;     /* L/se, or 1 without se: r_i = inv_w (ln L - ln L̂) */
 	double *cover;     /* 1 - 1/H: q = 1 - hdi cover = rho + (1 - rho)/H */
 	double *weight;    /* multiplicity in the objective (bootstrap, LOO) */
+	double *log_q1;    /* ln(1 - cover), ln q at hdi = 1 (NULL: computed) */
 	double loss_min;   /* the smallest L */
 	double log_n_min;  /* the smallest ln n */
 	void *block;       /* one allocation for all of the above */
