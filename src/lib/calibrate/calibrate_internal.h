@@ -18,6 +18,7 @@ struct cal_data {
 	double *inv_w;     /* L/se, or 1 without se: r_i = inv_w (ln L - ln L̂) */
 	double *cover;     /* 1 - 1/H: q = 1 - hdi cover = rho + (1 - rho)/H */
 	double *weight;    /* multiplicity in the objective (bootstrap, LOO) */
+	double *log_q1;    /* ln(1 - cover), ln q at hdi = 1 (NULL: computed) */
 	double loss_min;   /* the smallest L */
 	double log_n_min;  /* the smallest ln n */
 	void *block;       /* one allocation for all of the above */
@@ -230,6 +231,14 @@ struct cal_lm {
 };
 
 double cal_levenberg(struct cal_lm *lm, double *th, double f);
+
+/* Solve the n x n symmetric system a x = b (row-major, n <=
+ * HA_CAL_PARAMS; only a's lower triangle is read; a overwritten, b
+ * becomes x) by the modified Cholesky
+ * factorisation (calibrate_cholesky.c); 0 when a is not numerically
+ * positive definite (the factorisation would perturb it) or an entry
+ * or the solution is not finite. */
+int cal_cholesky_solve(double *a, double *b, int n);
 
 /* calboot (calibrate_support.c): the goodness of fit of c->fit, and the
  * support of c->prediction (after the bootstrap).  HA_ENOMEM only. */

@@ -18,12 +18,6 @@
 #include <math.h>
 #include <string.h>
 
-#include <gsl/gsl_errno.h>
-#include <gsl/gsl_linalg.h>
-#include <gsl/gsl_matrix.h>
-#include <gsl/gsl_permutation.h>
-#include <gsl/gsl_vector.h>
-
 #include "calibrate_internal.h"
 
 #define INNER_STEPS 40
@@ -37,40 +31,6 @@ static double huber(double r, double delta)
 static double psi(double r, double delta)
 {
 	return r > delta ? delta : r < -delta ? -delta : r;
-}
-
-/* Solve the k x k symmetric system a x = b (a overwritten, b becomes
- * x) by GSL's Cholesky factorisation; 0 when a is not numerically
- * positive definite.  GSL's modified Cholesky (Gill, Murray and Wright)
- * never calls the error handler for a square matrix — it perturbs the
- * diagonal instead — so no handler is switched off (a process-wide
- * setting, unsafe beside threaded bootstrap refits): a perturbation
- * means "not positive definite" here, as the plain factorisation's
- * failure did. */
-static int cholesky_solve(double *a, double *b, int k)
-{
-	size_t n = (size_t)k;
-	gsl_matrix_view m = gsl_matrix_view_array(a, n, n);
-	gsl_vector_view rhs = gsl_vector_view_array(b, n);
-	double ebuf[HA_CAL_PARAMS];
-	gsl_vector_view e = gsl_vector_view_array(ebuf, n);
-	size_t pdata[HA_CAL_PARAMS];
-	gsl_permutation perm = {n, pdata};
-	for (size_t i = 0; i < n; i++)
-		for (size_t j = 0; j < n; j++)
-			if (!isfinite(a[i * n + j]))
-				return 0;
-	if (gsl_linalg_mcholesky_decomp(&m.matrix, &perm, &e.vector) != GSL_SUCCESS)
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (ebuf[i] != 0.0)
-			return 0;
-	if (gsl_linalg_mcholesky_svx(&m.matrix, &perm, &rhs.vector) != GSL_SUCCESS)
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (!isfinite(b[i]))
-			return 0;
-	return 1;
 }
 
 /* The local model at step d (undamped): sum w huber(r + J d) plus the
@@ -137,8 +97,9 @@ static int solve_model(const struct cal_lm *lm, double mu, const double *dd,
 				g[j] += w * p * ji[lm->index[j]];
 			if (fabs(a) > lm->delta)
 				continue;
+			/* The lower triangle: all the solve reads. */
 			for (int j = 0; j < k; j++)
-				for (int l = 0; l < k; l++)
+				for (int l = 0; l <= j; l++)
 					h[j * k + l] += w * ji[lm->index[j]] * ji[lm->index[l]];
 		}
 		double step[HA_CAL_PARAMS], slope = 0.0;
@@ -152,7 +113,7 @@ static int solve_model(const struct cal_lm *lm, double mu, const double *dd,
 					h[j * k + l] = l == j ? 1.0 : 0.0;
 					h[l * k + j] = l == j ? 1.0 : 0.0;
 				}
-		if (!cholesky_solve(h, step, k))
+		if (!cal_cholesky_solve(h, step, k))
 			return it > 0;
 		for (int j = 0; j < k; j++)
 			slope += g[j] * step[j];
@@ -210,7 +171,7 @@ static int correction(const struct cal_lm *lm, const double *th, const double *d
 		double e = r2[i] - a;
 		for (int j = 0; j < k; j++) {
 			g[j] -= w * ji[lm->index[j]] * e;
-			for (int l = 0; l < k; l++)
+			for (int l = 0; l <= j; l++) /* the lower triangle */
 				h[j * k + l] += w * ji[lm->index[j]] * ji[lm->index[l]];
 		}
 	}
@@ -224,7 +185,7 @@ static int correction(const struct cal_lm *lm, const double *th, const double *d
 			g[j] = 0.0;
 		}
 	}
-	if (!cholesky_solve(h, g, k))
+	if (!cal_cholesky_solve(h, g, k))
 		return 0;
 	memcpy(c, g, (size_t)k * sizeof *c);
 	return 1;
@@ -297,7 +258,7 @@ double cal_levenberg(struct cal_lm *lm, double *th, double f)
 				for (int l = 0; l < k; l++)
 					a[j * k + l] = lm->curv[j * HA_CAL_PARAMS + l] +
 					               (j == l ? mu * dd[j] : 0.0);
-			if (cholesky_solve(a, b, k) || mu > 1e16)
+			if (cal_cholesky_solve(a, b, k) || mu > 1e16)
 				break;
 			mu *= 4.0;
 		}

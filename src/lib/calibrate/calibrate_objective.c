@@ -24,7 +24,7 @@ const double cal_upper[HA_CAL_PARAMS] = {
 enum ha_status cal_data_init(struct cal_data *data, const struct ha_run *runs,
                              size_t count)
 {
-	const size_t arrays = 7;
+	const size_t arrays = 8;
 	double *block = malloc(arrays * count * sizeof *block);
 	if (!block)
 		return HA_ENOMEM;
@@ -37,6 +37,7 @@ enum ha_status cal_data_init(struct cal_data *data, const struct ha_run *runs,
 	data->inv_w = block + 4 * count;
 	data->cover = block + 5 * count;
 	data->weight = block + 6 * count;
+	data->log_q1 = block + 7 * count;
 	data->loss_min = INFINITY;
 	data->log_n_min = INFINITY;
 	for (size_t i = 0; i < count; i++) {
@@ -48,6 +49,7 @@ enum ha_status cal_data_init(struct cal_data *data, const struct ha_run *runs,
 		data->inv_w[i] = isnan(runs[i].loss_se) ? 1.0
 		                                        : runs[i].loss / runs[i].loss_se;
 		data->cover[i] = 1.0 - 1.0 / (double)runs[i].heads;
+		data->log_q1[i] = log(1.0 - 1.0 * data->cover[i]);
 		data->weight[i] = 1.0;
 		if (runs[i].loss < data->loss_min)
 			data->loss_min = runs[i].loss;
@@ -100,10 +102,17 @@ static void parts_of(const struct cal_data *data, const double *th, size_t i,
                      struct parts *p)
 {
 	p->log_b = th[HA_CAL_BIAS_COEF] - th[HA_CAL_SMOOTHNESS] * data->log_d[i];
-	p->q = 1.0 - th[HA_CAL_HDI] * data->cover[i];
+	double hdi = th[HA_CAL_HDI];
+	p->q = 1.0 - hdi * data->cover[i];
+	/* ln q at the grid's and the seeds' hdi = 0 and 1 without a log:
+	 * the same doubles (q = 1 exactly at hdi = 0; log_q1 holds ln q at
+	 * hdi = 1, computed as here). */
+	double log_q = hdi == 0.0                  ? 0.0
+	               : hdi == 1.0 && data->log_q1 ? data->log_q1[i]
+	                                            : log(p->q);
 	p->log_v = th[HA_CAL_VAR_COEF] + th[HA_CAL_VAR_RATE] * data->d_log_d[i] +
 	           th[HA_CAL_VAR_POWER] * data->log_d[i] -
-	           th[HA_CAL_VAR_SAMPLES_POWER] * data->log_n[i] + log(p->q);
+	           th[HA_CAL_VAR_SAMPLES_POWER] * data->log_n[i] + log_q;
 	double a = th[HA_CAL_DATA_COEF];
 	p->log_a = a == 0.0 ? -INFINITY
 	                    : log(a) - th[HA_CAL_DATA_POWER] * data->log_n[i];
@@ -149,7 +158,8 @@ static void log_fitted_gradient(const struct cal_data *data, const double *th,
 	/* A n^-α: d/dA = n^-α / L̂, d/dα = -ln n (A n^-α / L̂); the variance
 	 * falls as n^-β: d/dβ = -ln n share_v. */
 	g[HA_CAL_DATA_COEF] = exp(-th[HA_CAL_DATA_POWER] * data->log_n[i] - p->log_l);
-	double share_a = exp(p->log_a - p->log_l);
+	/* exp(-inf) is +0 exactly: no call without the data term. */
+	double share_a = p->log_a == -INFINITY ? 0.0 : exp(p->log_a - p->log_l);
 	g[HA_CAL_DATA_POWER] = -data->log_n[i] * share_a;
 	g[HA_CAL_VAR_SAMPLES_POWER] = -data->log_n[i] * share_v;
 }
@@ -198,14 +208,17 @@ double cal_objective(const struct cal_data *data, const double *th,
 /* Add c Hess(ln L̂_i) to h: Hess ln L̂ = sB gb gb' + sV (gv gv' + Hess ln V)
  * + Hess(A n^-α)/L̂ - g g', with gb, gv the gradients of ln B, ln V and
  * sB, sV their shares.  A n^-α is linear in A: its only second
- * derivatives are d2/dA dα = -ln n n^-α and d2/dα2 = (ln n)^2 A n^-α. */
+ * derivatives are d2/dA dα = -ln n n^-α and d2/dα2 = (ln n)^2 A n^-α.
+ * The shares are g's own entries (log_fitted_gradient computes sB and
+ * sV as d ln L̂ / d ln c_b and d ln L̂ / d ln c_v): the same doubles,
+ * without computing their exponentials again. */
 static void add_log_fitted_hessian(const struct cal_data *data, size_t i,
                                    const struct parts *p, const double *g,
                                    double c, const int *index, int k,
                                    double *h)
 {
-	double share_b = exp(p->log_b - p->log_l);
-	double share_v = exp(p->log_v - p->log_l);
+	double share_b = g[HA_CAL_BIAS_COEF];
+	double share_v = g[HA_CAL_VAR_COEF];
 	double gb[HA_CAL_PARAMS] = {0}, gv[HA_CAL_PARAMS] = {0};
 	gb[HA_CAL_BIAS_COEF] = 1.0;
 	gb[HA_CAL_SMOOTHNESS] = -data->log_d[i];
@@ -231,7 +244,8 @@ static void add_log_fitted_hessian(const struct cal_data *data, size_t i,
 	h[HA_CAL_DATA_COEF * HA_CAL_PARAMS + HA_CAL_DATA_POWER] += c * cross;
 	h[HA_CAL_DATA_POWER * HA_CAL_PARAMS + HA_CAL_DATA_COEF] += c * cross;
 	h[HA_CAL_DATA_POWER * HA_CAL_PARAMS + HA_CAL_DATA_POWER] +=
-		c * ln_n * ln_n * exp(p->log_a - p->log_l);
+		c * ln_n * ln_n *
+		(p->log_a == -INFINITY ? 0.0 : exp(p->log_a - p->log_l));
 }
 
 int cal_residuals_curvature(const struct cal_data *data, const double *th,

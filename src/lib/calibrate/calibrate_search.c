@@ -402,6 +402,24 @@ static size_t grid_starts(const struct cal_data *data,
 	return total;
 }
 
+/* Start s with the law's fixed values put in (in place), and the first
+ * start with the same doubles: s itself, or an earlier twin (grid
+ * points that the linear start maps to one point, E = 0 from the grid
+ * and from a negative linear E, say).  Levenberg–Marquardt and L-BFGS
+ * are deterministic, so a twin's local optimisation would repeat its
+ * first's step for step, and skipping it changes no result. */
+static size_t start_of(double *starts, size_t s, const struct ha_cal_law *law)
+{
+	double *t = starts + s * HA_CAL_PARAMS;
+	for (int p = 0; p < HA_CAL_PARAMS; p++)
+		if (!law->free[p])
+			t[p] = law->value[p];
+	for (size_t q = 0; q < s; q++)
+		if (memcmp(starts + q * HA_CAL_PARAMS, t, HA_CAL_PARAMS * sizeof *t) == 0)
+			return q;
+	return s;
+}
+
 /* The search: from start alone (a refit), or from the grid and then
  * from each of seed_count seeds (full searches, L-BFGS then
  * Levenberg–Marquardt, like a grid start).  Every local optimisation
@@ -440,10 +458,13 @@ static enum ha_status minimise(const struct cal_data *data,
 	int unconverged = 0;
 	for (size_t s = 0; s < count; s++) {
 		double t[HA_CAL_PARAMS];
+		size_t twin = start_of(starts, s, law);
+		if (twin < s) {
+			/* The same doubles as start twin: the same end. */
+			ends[s] = ends[twin];
+			continue;
+		}
 		memcpy(t, starts + s * HA_CAL_PARAMS, sizeof t);
-		for (int p = 0; p < HA_CAL_PARAMS; p++)
-			if (!law->free[p])
-				t[p] = law->value[p];
 		double f = cal_objective(data, t, delta, NULL);
 		if (l.lm.k > 0 && isfinite(f))
 			f = cal_levenberg(&l.lm, t, start ? f : run_lbfgs(&l, t));
@@ -509,10 +530,11 @@ enum ha_status cal_refit_grid(const struct cal_data *data,
 	int best_converged = 0;
 	for (size_t s = 0; s < count; s++) {
 		double t[HA_CAL_PARAMS];
+		/* A twin of an earlier start ends where it did, no lower than
+		 * the best so far: nothing to do. */
+		if (start_of(starts, s, law) < s)
+			continue;
 		memcpy(t, starts + s * HA_CAL_PARAMS, sizeof t);
-		for (int p = 0; p < HA_CAL_PARAMS; p++)
-			if (!law->free[p])
-				t[p] = law->value[p];
 		double f = cal_objective(data, t, delta, NULL);
 		if (l.lm.k > 0 && isfinite(f))
 			f = cal_levenberg(&l.lm, t, f);

@@ -1,0 +1,123 @@
+/* A small dense symmetric solve for the Levenberg–Marquardt steps
+ * (k <= HA_CAL_PARAMS): the modified Cholesky factorisation of Gill,
+ * Murray and Wright (Practical Optimization, 1981, §4.4.2.2) in its
+ * outer-product form with diagonal pivoting (Golub and Van Loan, Matrix
+ * Computations, 4th ed., algorithm 4.2.2),
+ *
+ *   P A P' = L D L',  L unit lower triangular,  D diagonal,
+ *
+ * where step j takes d_j = max(ε, |a_jj|, θ_j² / β²), θ_j the largest
+ * entry below the pivot in its column and β² = max(γ, ξ / sqrt(k² - 1), ε)
+ * from the largest diagonal entry γ and off-diagonal entry ξ.  A step
+ * with d_j != a_jj perturbs the matrix, which the solver reads as "not
+ * numerically positive definite" and answers with more damping.  This
+ * is the test GSL's gsl_linalg_mcholesky_decomp applies (its θ_j taken,
+ * as GSL 2.7 does, as the largest of the column's first entry, signed,
+ * and the absolute values of the others), so the steps decide as they
+ * did on GSL; written out here because on 9 x 9 matrices GSL's calls
+ * into BLAS (views, a permutation object, BLAS's buffer locks) cost more
+ * than the arithmetic (issue 17: a quarter of the bootstrap's time). */
+#include <math.h>
+#include <float.h>
+
+#include "calibrate_internal.h"
+
+#define AT(i, j) a[(i) * n + (j)]
+
+/* The larger of a and b (b when either is NaN, as GSL_MAX). */
+static double larger(double a, double b)
+{
+	return a > b ? a : b;
+}
+
+int cal_cholesky_solve(double *a, double *b, int n)
+{
+	/* The lower triangle is the matrix (its upper one is overwritten:
+	 * callers may fill the lower one only). */
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j <= i; j++) {
+			if (!isfinite(AT(i, j)))
+				return 0;
+			AT(j, i) = AT(i, j);
+		}
+	/* γ, ξ and β. */
+	double gamma = 0.0, xi = 0.0;
+	for (int i = 0; i < n; i++) {
+		gamma = larger(gamma, fabs(AT(i, i)));
+		for (int j = 0; j < i; j++)
+			xi = larger(xi, fabs(AT(i, j)));
+	}
+	double beta2 = n == 1 ? larger(larger(gamma, xi), DBL_EPSILON)
+	                      : larger(larger(gamma, xi / sqrt(n * n - 1.0)), DBL_EPSILON);
+	double beta = sqrt(beta2);
+	int perm[HA_CAL_PARAMS];
+	for (int i = 0; i < n; i++)
+		perm[i] = i;
+	for (int j = 0; j < n; j++) {
+		/* The pivot: the largest remaining diagonal entry (the first
+		 * of equals). */
+		int q = j;
+		double top = AT(j, j);
+		for (int i = j + 1; i < n; i++)
+			if (fabs(AT(i, i)) > top) {
+				top = fabs(AT(i, i));
+				q = i;
+			}
+		if (q != j) {
+			int t = perm[j];
+			perm[j] = perm[q];
+			perm[q] = t;
+			for (int c = 0; c < n; c++) {
+				double x = AT(j, c);
+				AT(j, c) = AT(q, c);
+				AT(q, c) = x;
+			}
+			for (int r = 0; r < n; r++) {
+				double x = AT(r, j);
+				AT(r, j) = AT(r, q);
+				AT(r, q) = x;
+			}
+		}
+		double theta = 0.0;
+		if (j < n - 1) {
+			theta = AT(j + 1, j);
+			for (int i = j + 2; i < n; i++)
+				if (fabs(AT(i, j)) > theta)
+					theta = fabs(AT(i, j));
+		}
+		double u = theta / beta, ajj = AT(j, j);
+		double alpha = larger(larger(DBL_EPSILON, fabs(ajj)), u * u);
+		if (alpha != ajj)
+			return 0; /* perturbed: not positive definite */
+		double inv = 1.0 / alpha;
+		/* The trailing block minus v v' / alpha, kept symmetric, then
+		 * v / alpha into L's column. */
+		for (int r = j + 1; r < n; r++) {
+			double s = -inv * AT(r, j);
+			for (int c = j + 1; c <= r; c++) {
+				AT(r, c) += s * AT(c, j);
+				AT(c, r) = AT(r, c);
+			}
+		}
+		for (int r = j + 1; r < n; r++)
+			AT(r, j) *= inv;
+	}
+	/* x = P b; L w = x; D y = w; L' z = y; b = P' z. */
+	double x[HA_CAL_PARAMS];
+	for (int i = 0; i < n; i++)
+		x[i] = b[perm[i]];
+	for (int i = 0; i < n; i++)
+		for (int c = 0; c < i; c++)
+			x[i] -= AT(i, c) * x[c];
+	for (int i = 0; i < n; i++)
+		x[i] /= AT(i, i);
+	for (int i = n - 1; i >= 0; i--)
+		for (int r = i + 1; r < n; r++)
+			x[i] -= AT(r, i) * x[r];
+	for (int i = 0; i < n; i++) {
+		if (!isfinite(x[i]))
+			return 0;
+		b[perm[i]] = x[i];
+	}
+	return 1;
+}
