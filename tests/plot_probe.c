@@ -61,10 +61,23 @@ enum ha_status probe_weights(struct ha_plot_target *t, const void *req,
 	return ha_plot_head_weights(t, req, err);
 }
 
+/* With the request's picture data, or else its calibration's
+ * (ha_cal_picture_new), as the CLI draws it. */
 enum ha_status probe_calibration(struct ha_plot_target *t, const void *req,
                                  struct ha_error *err)
 {
-	return ha_plot_calibration(t, req, err);
+	const struct ha_plot_calibration_request *r = req;
+	if (!r || r->picture || !r->calibration)
+		return ha_plot_calibration(t, req, err);
+	struct ha_cal_picture *data = NULL;
+	enum ha_status st = ha_cal_picture_new(r->calibration, &data, err);
+	if (st == HA_OK) {
+		struct ha_plot_calibration_request with = *r;
+		with.picture = data;
+		st = ha_plot_calibration(t, &with, err);
+	}
+	ha_cal_picture_free(data);
+	return st;
 }
 
 void probe_check_valid(probe_draw_fn draw, const void *req)

@@ -40,6 +40,7 @@
 #include <stdio.h>
 
 #include "allocation.h"
+#include "cal_picture.h"
 #include "calibrate.h"
 #include "covariance.h"
 #include "error.h"
@@ -232,6 +233,9 @@ HA_API enum ha_status ha_plot_head_weights(struct ha_plot_target *target,
 struct ha_plot_calibration_request {
 	const struct ha_calibration *calibration; /* required */
 	const char *runs_file;                    /* named in the title; NULL: not */
+	/* Required: ha_cal_picture_new(calibration) (cal_picture.h), the
+	 * curves, bands and window drawn; HA_EINVAL without it. */
+	const struct ha_cal_picture *picture;
 };
 HA_API enum ha_status ha_plot_calibration(struct ha_plot_target *target,
                                           const struct ha_plot_calibration_request *req,
