@@ -4,8 +4,8 @@
 # solves, fits, finds regimes, calibrates, compares or measures.  The
 # forbidden calls, by name:
 #
-#   ha_solve*, ha_solver_*, ha_relaxed_solver_*, ha_integer_memo_*
-#                                          the allocator and its relaxation
+#   ha_solve*, ha_solver_*, ha_relaxed_solver_*, ha_integer_memo_*,
+#   ha_allocation_result_new               the allocator and its relaxation
 #   ha_fit_new/free/reset/add/count/result/residual/seed_exponent
 #                                          the scaling-law fits
 #   ha_regime_*                            the exact regimes
@@ -32,7 +32,7 @@ set -u
 root=${1:-.}
 cd "$root/src/lib" || exit 2
 
-FORBIDDEN='\b(ha_solve[a-z_]*|ha_solver_[a-z_]+|ha_relaxed_solver_[a-z_]+|ha_integer_memo_[a-z_]+|ha_fit_(new|free|reset|add|count|result|residual|seed_exponent)|ha_regime_[a-z_]+|ha_calibrate|ha_cal_(fit_runs|ladder|band|log_loss|validate_runs|model_of|law_from_model|picture_new)|ha_compare_model[a-z_]*|ha_hdi_(compute|from_[a-z_]+|random_baseline)|ha_covariance_weights|ha_head_weights_compute)[[:space:]]*\('
+FORBIDDEN='\b(ha_solve[a-z_]*|ha_allocation_result_new|ha_solver_[a-z_]+|ha_relaxed_solver_[a-z_]+|ha_integer_memo_[a-z_]+|ha_fit_(new|free|reset|add|count|result|residual|seed_exponent)|ha_regime_[a-z_]+|ha_calibrate|ha_cal_(fit_runs|ladder|band|log_loss|validate_runs|model_of|law_from_model|picture_new)|ha_compare_model[a-z_]*|ha_hdi_(compute|from_[a-z_]+|random_baseline)|ha_covariance_weights|ha_head_weights_compute)[[:space:]]*\('
 
 PENDING=" "
 

@@ -31,10 +31,24 @@ void picture_free(struct picture *p)
 	p->data = NULL;
 }
 
+/* With the request's allocation, or else one made from the request
+ * (ha_allocation_result_new with the divisors), as the CLI draws it. */
 enum ha_status probe_landscape(struct ha_plot_target *t, const void *req,
                                struct ha_error *err)
 {
-	return ha_plot_allocation(t, req, err);
+	const struct ha_plot_allocation_request *r = req;
+	if (!r || r->allocation || !r->model)
+		return ha_plot_allocation(t, req, err);
+	struct ha_allocation_result *a = NULL;
+	enum ha_status st = ha_allocation_result_new(r->budget, r->constraints, NULL, r->model,
+	                                             HA_ALLOCATION_DIVISORS, &a, err);
+	if (st == HA_OK) {
+		struct ha_plot_allocation_request with = *r;
+		with.allocation = a;
+		st = ha_plot_allocation(t, &with, err);
+	}
+	ha_allocation_result_free(a);
+	return st;
 }
 
 enum ha_status probe_sweep(struct ha_plot_target *t, const void *req,

@@ -562,8 +562,17 @@ Test(plot, failures_are_statuses_and_write_nothing)
 	FILE *full = fmemopen(small, sizeof small, "w");
 	cr_assert_not_null(full);
 	struct ha_plot_target t = {.stream = full, .format = HA_PLOT_SVG};
+	/* the picture only draws: without the allocation it refuses */
+	cr_assert_eq(ha_plot_allocation(&t, &ok, &err), HA_EINVAL);
+	cr_assert_str_eq(err.message, "drawing the landscape: the allocation is not of "
+	                              "budget 512 with its divisors");
+	struct ha_allocation_result *a = NULL;
+	cr_assert_eq(ha_allocation_result_new(512, NULL, NULL, &m, HA_ALLOCATION_DIVISORS, &a,
+	                                      &err), HA_OK);
+	ok.allocation = a;
 	cr_assert_eq(ha_plot_allocation(&t, &ok, &err), HA_EIO);
 	cr_assert_str_eq(err.message, "writing the picture failed");
+	ha_allocation_result_free(a);
 	fclose(full);
 }
 
