@@ -57,10 +57,24 @@ enum ha_status probe_sweep(struct ha_plot_target *t, const void *req,
 	return ha_plot_sweep(t, req, err);
 }
 
+/* With the request's regimes, or else ones made from the request
+ * (ha_regimes_new), as the CLI draws them. */
 enum ha_status probe_regimes(struct ha_plot_target *t, const void *req,
                              struct ha_error *err)
 {
-	return ha_plot_regimes(t, req, err);
+	const struct ha_regimes_request *r = req;
+	if (!r || r->regimes || !r->model || !r->budgets || !r->budget_count)
+		return ha_plot_regimes(t, req, err);
+	struct ha_regimes *g = NULL;
+	enum ha_status st = ha_regimes_new(r->model, r->constraints, r->budgets,
+	                                   r->budget_count, r->solvers, &g, err);
+	if (st == HA_OK) {
+		struct ha_regimes_request with = *r;
+		with.regimes = g;
+		st = ha_plot_regimes(t, &with, err);
+	}
+	ha_regimes_free(g);
+	return st;
 }
 
 enum ha_status probe_hdi(struct ha_plot_target *t, const void *req,

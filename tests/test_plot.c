@@ -512,6 +512,13 @@ Test(plot, formats_follow_the_extension)
 	cr_assert_str_eq(ha_plot_format_str(HA_PLOT_PNG), "png");
 }
 
+/* ha_plot_regimes as called, without probe_regimes computing the regimes. */
+static enum ha_status regimes_as_given(struct ha_plot_target *t, const void *req,
+                                       struct ha_error *err)
+{
+	return ha_plot_regimes(t, req, err);
+}
+
 Test(plot, failures_are_statuses_and_write_nothing)
 {
 	struct ha_model m = model_at(1e8);
@@ -542,6 +549,11 @@ Test(plot, failures_are_statuses_and_write_nothing)
 	picture_free(&p);
 	picture_draw(&p, HA_PLOT_SVG, probe_regimes, &(struct ha_regimes_request){.model = &m, .constraints = NULL, .budgets = one, .budget_count = 0});
 	cr_assert_eq(p.status, HA_EINVAL);
+	picture_free(&p);
+	picture_draw(&p, HA_PLOT_SVG, regimes_as_given, &(struct ha_regimes_request){.model = &m, .constraints = NULL, .budgets = one, .budget_count = 1});
+	cr_assert_eq(p.status, HA_EINVAL, "the picture only draws the regimes it is given");
+	cr_assert_str_eq(p.err.message, "drawing the regimes: the regimes (ha_regimes_new) are required");
+	cr_assert_eq(p.size, 0);
 	picture_free(&p);
 
 	struct ha_hdi_report *r = two_layers();
