@@ -37,7 +37,7 @@ layer_of_header() {
 	model.h | divisors.h | solver.h | grouped.h | regime.h | compare.h | sweep.h | allocation.h) echo alloc ;;
 	weights.h | covariance.h | checkpoint.h | runs.h | scenario.h) echo input ;;
 	hdi.h | head_weights.h | hdi_groups.h | hdi_matrices.h) echo hdi ;;
-	calibrate.h) echo calibrate ;;
+	calibrate.h | cal_picture.h) echo calibrate ;;
 	report.h | yaml_writer.h) echo report ;;
 	plot.h) echo plot ;;
 	*) echo "" ;;

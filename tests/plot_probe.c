@@ -31,10 +31,24 @@ void picture_free(struct picture *p)
 	p->data = NULL;
 }
 
+/* With the request's allocation, or else one made from the request
+ * (ha_allocation_result_new with the divisors), as the CLI draws it. */
 enum ha_status probe_landscape(struct ha_plot_target *t, const void *req,
                                struct ha_error *err)
 {
-	return ha_plot_allocation(t, req, err);
+	const struct ha_plot_allocation_request *r = req;
+	if (!r || r->allocation || !r->model)
+		return ha_plot_allocation(t, req, err);
+	struct ha_allocation_result *a = NULL;
+	enum ha_status st = ha_allocation_result_new(r->budget, r->constraints, NULL, r->model,
+	                                             HA_ALLOCATION_DIVISORS, &a, err);
+	if (st == HA_OK) {
+		struct ha_plot_allocation_request with = *r;
+		with.allocation = a;
+		st = ha_plot_allocation(t, &with, err);
+	}
+	ha_allocation_result_free(a);
+	return st;
 }
 
 enum ha_status probe_sweep(struct ha_plot_target *t, const void *req,
@@ -43,10 +57,24 @@ enum ha_status probe_sweep(struct ha_plot_target *t, const void *req,
 	return ha_plot_sweep(t, req, err);
 }
 
+/* With the request's regimes, or else ones made from the request
+ * (ha_regimes_new), as the CLI draws them. */
 enum ha_status probe_regimes(struct ha_plot_target *t, const void *req,
                              struct ha_error *err)
 {
-	return ha_plot_regimes(t, req, err);
+	const struct ha_regimes_request *r = req;
+	if (!r || r->regimes || !r->model || !r->budgets || !r->budget_count)
+		return ha_plot_regimes(t, req, err);
+	struct ha_regimes *g = NULL;
+	enum ha_status st = ha_regimes_new(r->model, r->constraints, r->budgets,
+	                                   r->budget_count, r->solvers, &g, err);
+	if (st == HA_OK) {
+		struct ha_regimes_request with = *r;
+		with.regimes = g;
+		st = ha_plot_regimes(t, &with, err);
+	}
+	ha_regimes_free(g);
+	return st;
 }
 
 enum ha_status probe_hdi(struct ha_plot_target *t, const void *req,
@@ -61,10 +89,23 @@ enum ha_status probe_weights(struct ha_plot_target *t, const void *req,
 	return ha_plot_head_weights(t, req, err);
 }
 
+/* With the request's picture data, or else its calibration's
+ * (ha_cal_picture_new), as the CLI draws it. */
 enum ha_status probe_calibration(struct ha_plot_target *t, const void *req,
                                  struct ha_error *err)
 {
-	return ha_plot_calibration(t, req, err);
+	const struct ha_plot_calibration_request *r = req;
+	if (!r || r->picture || !r->calibration)
+		return ha_plot_calibration(t, req, err);
+	struct ha_cal_picture *data = NULL;
+	enum ha_status st = ha_cal_picture_new(r->calibration, &data, err);
+	if (st == HA_OK) {
+		struct ha_plot_calibration_request with = *r;
+		with.picture = data;
+		st = ha_plot_calibration(t, &with, err);
+	}
+	ha_cal_picture_free(data);
+	return st;
 }
 
 void probe_check_valid(probe_draw_fn draw, const void *req)

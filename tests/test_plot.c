@@ -512,6 +512,13 @@ Test(plot, formats_follow_the_extension)
 	cr_assert_str_eq(ha_plot_format_str(HA_PLOT_PNG), "png");
 }
 
+/* ha_plot_regimes as called, without probe_regimes computing the regimes. */
+static enum ha_status regimes_as_given(struct ha_plot_target *t, const void *req,
+                                       struct ha_error *err)
+{
+	return ha_plot_regimes(t, req, err);
+}
+
 Test(plot, failures_are_statuses_and_write_nothing)
 {
 	struct ha_model m = model_at(1e8);
@@ -543,6 +550,11 @@ Test(plot, failures_are_statuses_and_write_nothing)
 	picture_draw(&p, HA_PLOT_SVG, probe_regimes, &(struct ha_regimes_request){.model = &m, .constraints = NULL, .budgets = one, .budget_count = 0});
 	cr_assert_eq(p.status, HA_EINVAL);
 	picture_free(&p);
+	picture_draw(&p, HA_PLOT_SVG, regimes_as_given, &(struct ha_regimes_request){.model = &m, .constraints = NULL, .budgets = one, .budget_count = 1});
+	cr_assert_eq(p.status, HA_EINVAL, "the picture only draws the regimes it is given");
+	cr_assert_str_eq(p.err.message, "drawing the regimes: the regimes (ha_regimes_new) are required");
+	cr_assert_eq(p.size, 0);
+	picture_free(&p);
 
 	struct ha_hdi_report *r = two_layers();
 	size_t missing = 2;
@@ -562,8 +574,17 @@ Test(plot, failures_are_statuses_and_write_nothing)
 	FILE *full = fmemopen(small, sizeof small, "w");
 	cr_assert_not_null(full);
 	struct ha_plot_target t = {.stream = full, .format = HA_PLOT_SVG};
+	/* the picture only draws: without the allocation it refuses */
+	cr_assert_eq(ha_plot_allocation(&t, &ok, &err), HA_EINVAL);
+	cr_assert_str_eq(err.message, "drawing the landscape: the allocation is not of "
+	                              "budget 512 with its divisors");
+	struct ha_allocation_result *a = NULL;
+	cr_assert_eq(ha_allocation_result_new(512, NULL, NULL, &m, HA_ALLOCATION_DIVISORS, &a,
+	                                      &err), HA_OK);
+	ok.allocation = a;
 	cr_assert_eq(ha_plot_allocation(&t, &ok, &err), HA_EIO);
 	cr_assert_str_eq(err.message, "writing the picture failed");
+	ha_allocation_result_free(a);
 	fclose(full);
 }
 

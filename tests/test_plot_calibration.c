@@ -109,9 +109,9 @@ Test(calibration, valid_and_deterministic)
 	struct ha_calibration *none = calibrate(runs, m, 0, 0, 0, 0.0);
 	struct ha_calibration *bare = calibrate(runs, m, 0, 1, 768, 1e9);
 	probe_check_valid(probe_calibration,
-	                  &(struct ha_plot_calibration_request){all, "runs.yaml"});
-	probe_check_valid(probe_calibration, &(struct ha_plot_calibration_request){none, NULL});
-	probe_check_valid(probe_calibration, &(struct ha_plot_calibration_request){bare, "<&#>"});
+	                  &(struct ha_plot_calibration_request){all, "runs.yaml", NULL});
+	probe_check_valid(probe_calibration, &(struct ha_plot_calibration_request){none, NULL, NULL});
+	probe_check_valid(probe_calibration, &(struct ha_plot_calibration_request){bare, "<&#>", NULL});
 	ha_calibration_free(all);
 	ha_calibration_free(none);
 	ha_calibration_free(bare);
@@ -130,7 +130,7 @@ Test(calibration, the_panels_and_their_axes)
 	for (size_t k = 0; k < 3; k++) {
 		struct picture p;
 		picture_draw(&p, HA_PLOT_SVG, probe_calibration,
-		             &(struct ha_plot_calibration_request){cases[k], NULL});
+		             &(struct ha_plot_calibration_request){cases[k], NULL, NULL});
 		cr_assert_eq(p.status, HA_OK, "%s", p.err.message);
 		cr_assert_eq(p.target.axes_count, panels[k], "case %zu", k);
 		cr_assert(p.axes[0].x_log);
@@ -153,7 +153,7 @@ Test(calibration, each_run_is_a_dot_of_its_groups_colour)
 	struct ha_calibration *c = calibrate(runs, m, 100, 1, 4096, 1e10);
 	struct image im;
 	struct picture p = probe_png(probe_calibration,
-	                             &(struct ha_plot_calibration_request){c, NULL}, &im);
+	                             &(struct ha_plot_calibration_request){c, NULL, NULL}, &im);
 	size_t probed = 0;
 	for (size_t i = 0; i < m; i++) {
 		double x = log10((double)runs[i].head_dim), y = on_axis(&p, runs[i].loss);
@@ -188,7 +188,7 @@ Test(calibration, the_optimum_where_the_allocator_puts_it_and_its_bar)
 	cr_assert_eq(sol.optimum.head_dim, pr->head_dim);
 	struct image im;
 	struct picture p = probe_png(probe_calibration,
-	                             &(struct ha_plot_calibration_request){c, NULL}, &im);
+	                             &(struct ha_plot_calibration_request){c, NULL, NULL}, &im);
 	cr_assert_eq(p.target.axes_count, 2);
 	double x = log10((double)sol.optimum.head_dim), y = on_axis(&p, sol.optimum.terms.mse);
 	for (size_t i = 0; i < m; i++)
@@ -255,7 +255,7 @@ Test(calibration, past_eleven_optima_the_rest_is_one_grey_bar)
 		                                            (double)counts[i] / (double)total};
 	struct image im;
 	struct picture p = probe_png(probe_calibration,
-	                             &(struct ha_plot_calibration_request){c, NULL}, &im);
+	                             &(struct ha_plot_calibration_request){c, NULL, NULL}, &im);
 	cr_assert_eq(p.target.axes_count, 2);
 	cr_assert_float_eq(p.axes[1].x_max - p.axes[1].x_min, 12.2, 1e-12, "twelve bars");
 	/* the shown eleven by ascending head_dim: 30 33 35 36 39 40 42 44 45 48 52 */
@@ -287,7 +287,7 @@ Test(calibration, a_band_is_its_groups_tint)
 	struct ha_calibration *c = calibrate(runs, m, 200, 0, 0, 0.0);
 	struct image im;
 	struct picture p = probe_png(probe_calibration,
-	                             &(struct ha_plot_calibration_request){c, NULL}, &im);
+	                             &(struct ha_plot_calibration_request){c, NULL, NULL}, &im);
 	/* the last group (D = 1024, n = 1e9) is filled last: its tint is on
 	 * top wherever no curve, edge or dot is near */
 	const unsigned *colour = GROUP[2];
@@ -335,7 +335,7 @@ static char *caption_of(const struct ha_calibration *c)
 {
 	struct picture p;
 	picture_draw(&p, HA_PLOT_SVG, probe_calibration,
-	             &(struct ha_plot_calibration_request){c, "runs.yaml"});
+	             &(struct ha_plot_calibration_request){c, "runs.yaml", NULL});
 	cr_assert_eq(p.status, HA_OK, "%s", p.err.message);
 	char *text = svg_text(p.data, p.size);
 	picture_free(&p);
@@ -349,7 +349,7 @@ Test(calibration, the_caption_counts_the_marks_beyond_the_axis)
 	struct ha_calibration *c = calibrate(runs, m, 50, 1, 4096, 1e10);
 	struct picture p;
 	picture_draw(&p, HA_PLOT_SVG, probe_calibration,
-	             &(struct ha_plot_calibration_request){c, NULL});
+	             &(struct ha_plot_calibration_request){c, NULL, NULL});
 	cr_assert_eq(p.status, HA_OK);
 	/* the target's divisors on the axis, by the allocator's model, and
 	 * the laws' optima */
@@ -416,7 +416,7 @@ Test(calibration, coefficients_beyond_a_double_are_drawn_from_their_logs)
 	struct ha_calibration *c = calibrate(runs, m, 40, 0, 16384, 1e10);
 	struct picture p;
 	picture_draw(&p, HA_PLOT_SVG, probe_calibration,
-	             &(struct ha_plot_calibration_request){c, NULL});
+	             &(struct ha_plot_calibration_request){c, NULL, NULL});
 	cr_assert_eq(p.status, HA_OK, "%s", p.err.message);
 	cr_assert(p.axes[0].y_log, "0.01 to 11: a log axis");
 	char *text = svg_text(p.data, p.size);
@@ -461,7 +461,7 @@ Test(calibration, refusals_are_statuses_and_write_nothing)
 	struct ha_calibration empty;
 	memset(&empty, 0, sizeof empty);
 	picture_draw(&p, HA_PLOT_SVG, probe_calibration,
-	             &(struct ha_plot_calibration_request){&empty, NULL});
+	             &(struct ha_plot_calibration_request){&empty, NULL, NULL});
 	cr_assert_eq(p.status, HA_EINVAL);
 	cr_assert_str_eq(p.err.message, "a calibration's picture needs a calibration with its runs");
 	cr_assert_eq(p.size, 0);
@@ -469,13 +469,32 @@ Test(calibration, refusals_are_statuses_and_write_nothing)
 	struct ha_run runs[8];
 	size_t m = make_runs(runs);
 	struct ha_calibration *c = calibrate(runs, m, 0, 0, 0, 0.0);
-	cr_assert_eq(ha_plot_calibration(NULL, &(struct ha_plot_calibration_request){c, NULL}, NULL),
+	cr_assert_eq(ha_plot_calibration(NULL, &(struct ha_plot_calibration_request){c, NULL, NULL}, NULL),
 	             HA_EINVAL);
 	picture_draw(&p, (enum ha_plot_format)9, probe_calibration,
-	             &(struct ha_plot_calibration_request){c, NULL});
+	             &(struct ha_plot_calibration_request){c, NULL, NULL});
 	cr_assert_eq(p.status, HA_EINVAL);
 	cr_assert_eq(p.size, 0);
 	picture_free(&p);
+	/* the picture only draws: without its data (ha_cal_picture_new), or
+	 * with another calibration's, it refuses */
+	struct ha_plot_target t = {.stream = tmpfile(), .format = HA_PLOT_SVG};
+	struct ha_error err;
+	cr_assert_eq(ha_plot_calibration(&t, &(struct ha_plot_calibration_request){c, NULL, NULL},
+	                                 &err),
+	             HA_EINVAL);
+	cr_assert_str_eq(err.message, "a calibration's picture needs its data "
+	                              "from ha_cal_picture_new of the same calibration");
+	struct ha_calibration *fewer = calibrate(runs, m - 1, 0, 0, 0, 0.0);
+	struct ha_cal_picture *other = NULL;
+	cr_assert_eq(ha_cal_picture_new(fewer, &other, &err), HA_OK);
+	cr_assert_eq(ha_plot_calibration(&t, &(struct ha_plot_calibration_request){c, NULL, other},
+	                                 &err),
+	             HA_EINVAL);
+	cr_assert_eq(ftell(t.stream), 0, "nothing written");
+	fclose(t.stream);
+	ha_cal_picture_free(other);
+	ha_calibration_free(fewer);
 	ha_calibration_free(c);
 }
 
@@ -490,7 +509,7 @@ Test(calibration, drawing_prints_nothing, .init = cr_redirect_stdout)
 	for (size_t f = 0; f < 3; f++) {
 		struct picture p;
 		picture_draw(&p, formats[f], probe_calibration,
-		             &(struct ha_plot_calibration_request){c, NULL});
+		             &(struct ha_plot_calibration_request){c, NULL, NULL});
 		cr_assert_eq(p.status, HA_OK);
 		picture_free(&p);
 	}
@@ -511,7 +530,7 @@ Test(calibration, the_laws_have_a_legend_entry_each_and_the_title_fits)
 	snprintf(name + 250, sizeof name - 250, ".yaml");
 	struct picture p;
 	picture_draw(&p, HA_PLOT_SVG, probe_calibration,
-	             &(struct ha_plot_calibration_request){c, name});
+	             &(struct ha_plot_calibration_request){c, name, NULL});
 	cr_assert_eq(p.status, HA_OK);
 	char *text = svg_text(p.data, p.size);
 	/* one entry a law, with its Akaike weight where it has one, or why

@@ -331,6 +331,14 @@ Test(report, sections_refuse_a_missing_request)
 	             HA_EINVAL);
 	cr_assert_eq(err.status, HA_EINVAL);
 	ha_report_free(r);
+	/* the report only renders: regimes without their result refuse */
+	cr_assert_eq(ha_report_new(f, HA_FORMAT_YAML, &r), HA_OK);
+	struct ha_model m = ha_model_defaults();
+	const uint64_t budget = 512;
+	cr_assert_eq(ha_report_regimes(r, &(struct ha_regimes_request){
+		.model = &m, .budgets = &budget, .budget_count = 1}, &err), HA_EINVAL);
+	cr_assert_str_eq(err.message, "regimes need a model and their regimes (ha_regimes_new)");
+	ha_report_free(r);
 	fclose(f);
 }
 
@@ -449,12 +457,28 @@ Test(report, header_lists_the_constraints_in_force_only)
 
 /* ---- regimes ----------------------------------------------------------------------- */
 
+/* The regimes section of req's budgets, computed first (ha_regimes_new),
+ * as the CLI writes it. */
+static enum ha_status report_regimes_of(struct ha_report *r, struct ha_regimes_request req,
+                                        struct ha_error *err)
+{
+	struct ha_regimes *g = NULL;
+	enum ha_status st = ha_regimes_new(req.model, req.constraints, req.budgets,
+	                                   req.budget_count, req.solvers, &g, err);
+	if (st != HA_OK)
+		return st;
+	req.regimes = g;
+	st = ha_report_regimes(r, &req, err);
+	ha_regimes_free(g);
+	return st;
+}
+
 static enum ha_status regimes_sections(struct ha_report *r, const void *ctx,
                                        struct ha_error *err)
 {
 	const uint64_t *budget = ctx;
 	struct ha_model m = ha_model_defaults();
-	return ha_report_regimes(r, &(struct ha_regimes_request){
+	return report_regimes_of(r, (struct ha_regimes_request){
 		.model = &m, .budgets = budget, .budget_count = 1}, err);
 }
 
@@ -633,7 +657,7 @@ static enum ha_status borrowed_sections(struct ha_report *r, const void *ctx,
 		.samples = {5, sample_from_array, sweep},
 		.solvers = b->solvers,
 	}, err);
-	return ha_report_regimes(r, &(struct ha_regimes_request){
+	return report_regimes_of(r, (struct ha_regimes_request){
 		.model = &m, .budgets = b->budgets, .budget_count = b->count,
 		.solvers = b->solvers}, err);
 }

@@ -34,6 +34,7 @@
 #include "fit.h"
 #include "runs.h"
 #include "calibrate.h"
+#include "cal_picture.h"
 #include "regime.h"
 #include "sweep.h"
 #include "allocation.h"

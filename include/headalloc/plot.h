@@ -40,6 +40,7 @@
 #include <stdio.h>
 
 #include "allocation.h"
+#include "cal_picture.h"
 #include "calibrate.h"
 #include "covariance.h"
 #include "error.h"
@@ -121,9 +122,10 @@ struct ha_plot_allocation_request {
 	const struct ha_constraints *constraints; /* NULL: none */
 	uint64_t budget;                          /* 1 <= D <= HA_BUDGET_MAX */
 	const struct ha_hdi_source *hdi_source;   /* NULL: the HDI was given */
-	/* Optional: this budget's allocation, made with
+	/* Required: this budget's allocation, made with
 	 * ha_allocation_result_new (allocation.h) with HA_ALLOCATION_DIVISORS,
-	 * borrowed, drawn as it is.  NULL: made here from the fields above. */
+	 * borrowed, drawn as it is (the picture computes nothing); HA_EINVAL
+	 * without it or with another budget's. */
 	const struct ha_allocation_result *allocation;
 };
 HA_API enum ha_status ha_plot_allocation(struct ha_plot_target *target,
@@ -232,6 +234,9 @@ HA_API enum ha_status ha_plot_head_weights(struct ha_plot_target *target,
 struct ha_plot_calibration_request {
 	const struct ha_calibration *calibration; /* required */
 	const char *runs_file;                    /* named in the title; NULL: not */
+	/* Required: ha_cal_picture_new(calibration) (cal_picture.h), the
+	 * curves, bands and window drawn; HA_EINVAL without it. */
+	const struct ha_cal_picture *picture;
 };
 HA_API enum ha_status ha_plot_calibration(struct ha_plot_target *target,
                                           const struct ha_plot_calibration_request *req,

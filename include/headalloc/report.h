@@ -194,10 +194,9 @@ struct ha_regimes_request {
 	const uint64_t *budgets;
 	size_t budget_count;
 	struct ha_solver *const *solvers;         /* optional, as in a table */
-	/* Optional: the regimes already computed (ha_regimes_new, regime.h)
-	 * for these budgets, borrowed, rendered as they are; then only model
-	 * is read besides.  NULL: the section computes them with
-	 * ha_regimes_new from the fields above. */
+	/* Required: the regimes computed (ha_regimes_new, regime.h) for these
+	 * budgets, borrowed, rendered as they are (the report and the picture
+	 * compute nothing); HA_EINVAL without them. */
 	const struct ha_regimes *regimes;
 };
 HA_API enum ha_status ha_report_regimes(struct ha_report *report,

@@ -450,8 +450,14 @@ static enum ha_status draw_head_weights(struct ha_plot_target *t, const void *ct
 static enum ha_status draw_calibration(struct ha_plot_target *t, const void *ctx,
                                        struct ha_error *err)
 {
-	struct ha_plot_calibration_request req = {.calibration = ctx};
-	return ha_plot_calibration(t, &req, err);
+	struct ha_cal_picture *data = NULL;
+	enum ha_status st = ha_cal_picture_new(ctx, &data, err);
+	if (st == HA_OK) {
+		struct ha_plot_calibration_request req = {.calibration = ctx, .picture = data};
+		st = ha_plot_calibration(t, &req, err);
+	}
+	ha_cal_picture_free(data);
+	return st;
 }
 
 /* _plot_hdi(name, capsule) and the two below: the picture of a result. */

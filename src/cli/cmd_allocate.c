@@ -344,14 +344,27 @@ static enum ha_status draw_picture(struct ha_plot_target *t, const void *ctx,
 			.solvers = a->s.of_budget,
 			.regimes = a->regimes,
 		}, err);
-	if (o->budget_count == 1 && sample_count(&o->samples) == 1)
-		return ha_plot_allocation(t, &(struct ha_plot_allocation_request){
-			.model = &o->model,
-			.constraints = &o->constraints,
-			.budget = o->budgets[0],
-			.hdi_source = o->hdi_from ? &o->hdi_source : NULL,
-			.allocation = a->single && a->single->divisors ? a->single : NULL,
-		}, err);
+	if (o->budget_count == 1 && sample_count(&o->samples) == 1) {
+		/* the landscape: the solved allocation's divisors, else made here */
+		struct ha_allocation_result *own = NULL;
+		const struct ha_allocation_result *single = a->single;
+		enum ha_status st = HA_OK;
+		if (!single || !single->divisors) {
+			st = ha_allocation_result_new(o->budgets[0], &o->constraints, NULL,
+			                              &o->model, HA_ALLOCATION_DIVISORS, &own, err);
+			single = own;
+		}
+		if (st == HA_OK)
+			st = ha_plot_allocation(t, &(struct ha_plot_allocation_request){
+				.model = &o->model,
+				.constraints = &o->constraints,
+				.budget = o->budgets[0],
+				.hdi_source = o->hdi_from ? &o->hdi_source : NULL,
+				.allocation = single,
+			}, err);
+		ha_allocation_result_free(own);
+		return st;
+	}
 	return ha_plot_sweep(t, &(struct ha_table_request){
 		.model = &o->model,
 		.constraints = &o->constraints,

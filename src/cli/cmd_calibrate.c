@@ -505,11 +505,21 @@ static enum ha_status write_calibration(struct ha_report *r, const void *req,
 	return ha_report_calibration(r, req, err);
 }
 
+/* The picture's curves and bands are computed only when a picture is
+ * drawn (ha_cal_picture_new), then drawn. */
 static enum ha_status draw_calibration(struct ha_plot_target *t, const void *req,
                                        size_t i, struct ha_error *err)
 {
 	(void)i;
-	return ha_plot_calibration(t, req, err);
+	struct ha_plot_calibration_request r = *(const struct ha_plot_calibration_request *)req;
+	struct ha_cal_picture *data = NULL;
+	enum ha_status st = ha_cal_picture_new(r.calibration, &data, err);
+	if (st == HA_OK) {
+		r.picture = data;
+		st = ha_plot_calibration(t, &r, err);
+	}
+	ha_cal_picture_free(data);
+	return st;
 }
 
 int cli_calibrate_main(int argc, char **argv)

@@ -52,25 +52,14 @@ static double log10_or_nan(double log_value)
 }
 
 /* Every divisor's error, which of them are feasible, the optimum: the
- * allocation's, as lent or made here. */
+ * allocation's (ha_allocation_result_new, the caller's). */
 static enum ha_status compute(struct landscape *l, struct ha_error *err)
 {
 	const struct ha_plot_allocation_request *req = l->req;
-	struct ha_allocation_result *own = NULL;
 	const struct ha_allocation_result *a = req->allocation;
-	if (!a) {
-		enum ha_status st = ha_allocation_result_new(
-			req->budget, req->constraints, NULL, req->model,
-			HA_ALLOCATION_DIVISORS, &own, err);
-		if (st != HA_OK)
-			return st;
-		a = own;
-	}
-	if (a->budget != req->budget || !a->divisors) {
-		ha_allocation_result_free(own);
+	if (!a || a->budget != req->budget || !a->divisors)
 		return ha_fail(err, HA_EINVAL, "drawing the landscape: the allocation "
 		               "is not of budget %" PRIu64 " with its divisors", req->budget);
-	}
 	enum ha_status st = HA_OK;
 	size_t n = a->divisor_count;
 	l->sol = a->solution;
@@ -96,7 +85,6 @@ static enum ha_status compute(struct landscape *l, struct ha_error *err)
 		l->feasible[i] = (unsigned char)a->divisors[i].feasible;
 	}
 	l->feasible_count = a->feasible_count;
-	ha_allocation_result_free(own);
 	if (st != HA_OK)
 		return ha_fail(err, st, "drawing the landscape: %s", ha_status_str(st));
 	return HA_OK;

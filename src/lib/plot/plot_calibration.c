@@ -1,248 +1,95 @@
-/* Picture 6: a calibration (headalloc-model(7), CALIBRATION) — what it computes.  The
- * runs in groups of one (D, n), the fitted curve of each group with its
- * bootstrap band, the target's curve and divisors, the laws of the
- * comparison, the window that shows them, and the captions; drawn by
- * plot_calibration_draw.c.  Every loss is computed as its logarithm and
- * mapped onto the axis only at the end. */
+/* Picture 6: a calibration (headalloc-model(7), CALIBRATION) — its layout.
+ * The curves, bands, divisors and the head-dimension window come from the
+ * calibration layer (ha_cal_picture_new, in log10 L); here the loss axis
+ * is chosen, everything is mapped onto it, and the bars and captions are
+ * made; drawn by plot_calibration_draw.c. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <headalloc/divisors.h>
-
 #include "plot_calibration.h"
 
 #define LN10 2.302585092994045684
 
-/* ---- the groups ------------------------------------------------------------------- */
+/* ---- the picture's data ------------------------------------------------------------ */
 
-struct keyed {
-	uint64_t budget;
-	double samples;
-	size_t run;
-};
-
-static int by_group(const void *a, const void *b)
+/* The picture's curves are copied: map_to_axis() maps them in place. */
+static enum ha_status copy_doubles(double **dst, const double *src, size_t n)
 {
-	const struct keyed *x = a, *y = b;
-	if (x->budget != y->budget)
-		return x->budget < y->budget ? -1 : 1;
-	if (x->samples != y->samples)
-		return x->samples < y->samples ? -1 : 1;
-	return (x->run > y->run) - (x->run < y->run);
-}
-
-/* A group's size and index: the largest groups first (ties: the
- * earlier). */
-struct sized {
-	size_t count, group;
-};
-
-static int by_size(const void *a, const void *b)
-{
-	const struct sized *x = a, *y = b;
-	if (x->count != y->count)
-		return x->count > y->count ? -1 : 1;
-	return (x->group > y->group) - (x->group < y->group);
-}
-
-static int same_group(const struct keyed *a, const struct keyed *b)
-{
-	return a->budget == b->budget && a->samples == b->samples;
-}
-
-static enum ha_status make_groups(struct calplot *p)
-{
-	const struct ha_cal_residual *res = p->c->fit.residuals;
-	size_t m = p->m;
-	struct keyed *k = malloc(m * sizeof *k);
-	struct sized *rank = malloc(m * sizeof *rank);
-	p->group_of = malloc(m * sizeof *p->group_of);
-	p->groups = calloc(m, sizeof *p->groups);
-	if (!k || !p->group_of || !p->groups || !rank) {
-		free(k);
-		free(rank);
-		return HA_ENOMEM;
-	}
-	for (size_t i = 0; i < m; i++)
-		k[i] = (struct keyed){res[i].heads * res[i].head_dim, res[i].samples, i};
-	qsort(k, m, sizeof *k, by_group);
-	for (size_t i = 0; i < m; i++) {
-		if (i == 0 || !same_group(&k[i], &k[i - 1])) {
-			struct plot_cal_group *g = &p->groups[p->group_count++];
-			g->budget = k[i].budget;
-			g->samples = k[i].samples;
-		}
-		p->groups[p->group_count - 1].count++;
-		p->group_of[k[i].run] = p->group_count - 1;
-	}
-	free(k);
-	/* Curves for the largest groups only: a picture of a hundred curves
-	 * shows none. */
-	for (size_t g = 0; g < p->group_count; g++)
-		rank[g] = (struct sized){p->groups[g].count, g};
-	qsort(rank, p->group_count, sizeof *rank, by_size);
-	p->curve_groups = p->group_count < PLOT_CAL_CURVE_GROUPS ? p->group_count
-	                                                         : PLOT_CAL_CURVE_GROUPS;
-	for (size_t i = 0; i < p->curve_groups; i++)
-		p->groups[rank[i].group].curve = 1;
-	p->largest = rank[0].group;
-	free(rank);
-	return HA_OK;
-}
-
-/* ---- curves --------------------------------------------------------------------------- */
-
-static double log10_loss(const double *value, double budget, double d, double n)
-{
-	struct ha_cal_point pt = {budget, d, n};
-	return ha_cal_log_loss(value, &pt) / LN10;
-}
-
-/* A curve of the values over real d of the axis (up to D), on points
- * points: x in log10 d, y in log10 L. */
-static enum ha_status make_curve(const struct calplot *p, struct plot_cal_curve *cv,
-                                 const double *value, double budget, double n,
-                                 size_t points)
-{
-	double a = fmax(p->x0, 0.0), b = fmin(p->x1, log10(budget));
-	cv->x = malloc(points * sizeof *cv->x);
-	cv->y = malloc(points * sizeof *cv->y);
-	if (!cv->x || !cv->y)
-		return HA_ENOMEM;
-	if (!(b > a)) {
-		cv->n = 0;
+	*dst = NULL;
+	if (!n)
 		return HA_OK;
-	}
-	cv->n = points;
-	for (size_t j = 0; j < points; j++) {
-		double u = a + (b - a) * (double)j / (double)(points - 1);
-		double d = fmin(fmax(pow(10.0, u), 1.0), budget);
-		cv->x[j] = u;
-		cv->y[j] = value ? log10_loss(value, budget, d, n) : NAN;
-	}
+	*dst = malloc(n * sizeof **dst);
+	if (!*dst)
+		return HA_ENOMEM;
+	memcpy(*dst, src, n * sizeof **dst);
 	return HA_OK;
 }
 
-/* The band of a curve of points points: x in log10 d, lo and hi in
- * log10 L. */
-static enum ha_status make_band(const struct calplot *p, struct plot_cal_band *bd,
-                                double budget, double n, struct ha_error *err)
+static enum ha_status copy_curve(struct plot_cal_curve *dst,
+                                 const struct ha_cal_picture_curve *src)
 {
-	struct plot_cal_curve grid = {0};
-	enum ha_status st = make_curve(p, &grid, NULL, budget, n, PLOT_CAL_BAND_POINTS);
-	struct ha_cal_point *pts = malloc(PLOT_CAL_BAND_POINTS * sizeof *pts);
-	bd->lo = malloc(PLOT_CAL_BAND_POINTS * sizeof *bd->lo);
-	bd->hi = malloc(PLOT_CAL_BAND_POINTS * sizeof *bd->hi);
-	bd->x = grid.x;
-	free(grid.y);
-	if (st == HA_OK && (!pts || !bd->lo || !bd->hi))
-		st = HA_ENOMEM;
-	if (st == HA_OK) {
-		for (size_t j = 0; j < grid.n; j++)
-			pts[j] = (struct ha_cal_point){
-				budget, fmin(fmax(pow(10.0, grid.x[j]), 1.0), budget), n};
-		st = ha_cal_band(p->c, pts, grid.n, 0.025, 0.975, bd->lo, bd->hi, err);
-	}
-	if (st == HA_OK) {
-		bd->n = grid.n;
-		for (size_t j = 0; j < grid.n; j++) {
-			bd->lo[j] /= LN10;
-			bd->hi[j] /= LN10;
-		}
-	}
-	free(pts);
-	return st;
+	dst->n = src->n;
+	enum ha_status st = copy_doubles(&dst->x, src->x, src->n);
+	return st == HA_OK ? copy_doubles(&dst->y, src->y, src->n) : st;
 }
 
-/* ---- the target ----------------------------------------------------------------------- */
-
-/* The feasible divisors of the target and the window's span they ask
- * for: the optimum and its feasible neighbours within a decade. */
-static void target_span(const struct calplot *p, const uint64_t *feasible,
-                        size_t count, double *lo, double *hi)
+static enum ha_status copy_band(struct plot_cal_band *dst, const struct ha_cal_picture_band *src)
 {
-	const struct ha_cal_prediction *pr = &p->c->prediction;
-	double opt = log10((double)pr->head_dim);
-	*lo = fmin(*lo, opt);
-	*hi = fmax(*hi, opt);
-	for (size_t i = 0; i < count; i++) {
-		if (feasible[i] != pr->head_dim)
-			continue;
-		if (i > 0 && opt - log10((double)feasible[i - 1]) <= 1.0)
-			*lo = fmin(*lo, log10((double)feasible[i - 1]));
-		if (i + 1 < count && log10((double)feasible[i + 1]) - opt <= 1.0)
-			*hi = fmax(*hi, log10((double)feasible[i + 1]));
-	}
+	dst->n = src->n;
+	enum ha_status st = copy_doubles(&dst->x, src->x, src->n);
+	if (st == HA_OK)
+		st = copy_doubles(&dst->lo, src->lo, src->n);
+	return st == HA_OK ? copy_doubles(&dst->hi, src->hi, src->n) : st;
 }
 
-/* The divisors of the target on the axis, their losses and (feasible
- * ones) their bands. */
-static enum ha_status make_target(struct calplot *p, const uint64_t *feasible,
-                                  size_t feasible_count, struct ha_error *err)
+static enum ha_status copy_picture(struct calplot *p)
 {
-	const struct ha_cal_prediction *pr = &p->c->prediction;
-	const double *value = p->c->fit.law.value;
-	uint64_t *divisors = NULL;
-	size_t count = 0;
-	enum ha_status st = ha_divisors(pr->budget, &divisors, &count);
-	if (st != HA_OK)
-		return st;
-	p->target_feasible = feasible_count;
-	size_t in_view = 0;
-	for (size_t i = 0; i < count; i++) {
-		double x = log10((double)divisors[i]);
-		in_view += x >= p->x0 && x <= p->x1;
+	const struct ha_cal_picture *pic = p->pic;
+	const struct ha_calibration *c = p->c;
+	p->group_of = pic->group_of;
+	p->group_count = pic->group_count;
+	p->curve_groups = pic->curve_groups;
+	p->largest = pic->largest;
+	p->x0 = pic->x0;
+	p->x1 = pic->x1;
+	p->target_feasible = pic->target_feasible;
+	p->target_on_axis = pic->target_on_axis;
+	p->target_feasible_on_axis = pic->target_feasible_on_axis;
+	p->groups = calloc(pic->group_count ? pic->group_count : 1, sizeof *p->groups);
+	p->marks = calloc(pic->mark_count ? pic->mark_count : 1, sizeof *p->marks);
+	p->laws = calloc(pic->law_count ? pic->law_count : 1, sizeof *p->laws);
+	if (!p->groups || !p->marks || !p->laws)
+		return HA_ENOMEM;
+	enum ha_status st = HA_OK;
+	for (size_t g = 0; st == HA_OK && g < pic->group_count; g++) {
+		const struct ha_cal_picture_group *src = &pic->groups[g];
+		struct plot_cal_group *dst = &p->groups[g];
+		dst->budget = src->budget;
+		dst->samples = src->samples;
+		dst->count = src->count;
+		dst->curve = src->curve;
+		st = copy_curve(&dst->fit, &src->fit);
+		if (st == HA_OK)
+			st = copy_band(&dst->band, &src->band);
 	}
-	p->target_on_axis = in_view;
-	for (size_t i = 0, j = 0; i < count; i++) {
-		while (j < feasible_count && feasible[j] < divisors[i])
-			j++;
-		double x = log10((double)divisors[i]);
-		if (x >= p->x0 && x <= p->x1 && j < feasible_count && feasible[j] == divisors[i])
-			p->target_feasible_on_axis++;
+	if (st == HA_OK)
+		st = copy_curve(&p->target, &pic->target);
+	for (size_t i = 0; i < pic->mark_count; i++) {
+		const struct ha_cal_picture_mark *src = &pic->marks[i];
+		p->marks[p->mark_count++] = (struct plot_cal_mark){
+			src->x, src->y, src->feasible, src->optimum, 0, src->has_band, src->lo, src->hi};
 	}
-	if (in_view > PLOT_CAL_MARKS) {
-		free(divisors);
-		return HA_OK; /* the curve only; the caption says so */
+	for (size_t k = 0; st == HA_OK && k < pic->law_count; k++) {
+		const struct ha_cal_picture_law *src = &pic->laws[k];
+		struct plot_cal_law *lw = &p->laws[p->law_count++];
+		lw->row = &c->comparison[k];
+		lw->has_mark = src->has_mark;
+		lw->mark_x = src->mark_x;
+		lw->mark_y = src->mark_y;
+		st = copy_curve(&lw->curve, &src->curve);
 	}
-	p->marks = calloc(in_view ? in_view : 1, sizeof *p->marks);
-	struct ha_cal_point *pts = malloc((in_view ? in_view : 1) * sizeof *pts);
-	double *lo = malloc((in_view ? in_view : 1) * sizeof *lo);
-	double *hi = malloc((in_view ? in_view : 1) * sizeof *hi);
-	if (!p->marks || !pts || !lo || !hi)
-		st = HA_ENOMEM;
-	size_t banded = 0;
-	for (size_t i = 0, j = 0; st == HA_OK && i < count; i++) {
-		while (j < feasible_count && feasible[j] < divisors[i])
-			j++;
-		double x = log10((double)divisors[i]);
-		if (x < p->x0 || x > p->x1)
-			continue;
-		struct plot_cal_mark *mk = &p->marks[p->mark_count++];
-		mk->x = x;
-		mk->y = log10_loss(value, (double)pr->budget, (double)divisors[i], pr->samples);
-		mk->feasible = j < feasible_count && feasible[j] == divisors[i];
-		mk->optimum = divisors[i] == pr->head_dim;
-		if (mk->feasible)
-			pts[banded++] = (struct ha_cal_point){(double)pr->budget,
-			                                      (double)divisors[i], pr->samples};
-	}
-	if (st == HA_OK && p->have_band && banded) {
-		st = ha_cal_band(p->c, pts, banded, 0.025, 0.975, lo, hi, err);
-		for (size_t i = 0, b = 0; st == HA_OK && i < p->mark_count; i++) {
-			if (!p->marks[i].feasible)
-				continue;
-			p->marks[i].has_band = 1;
-			p->marks[i].lo = lo[b] / LN10;
-			p->marks[i].hi = hi[b++] / LN10;
-		}
-	}
-	free(divisors);
-	free(pts);
-	free(lo);
-	free(hi);
 	return st;
 }
 
@@ -425,88 +272,17 @@ static enum ha_status make_bars(struct calplot *p)
 
 /* ---- all of it ---------------------------------------------------------------------------- */
 
-static enum ha_status make_laws(struct calplot *p)
-{
-	const struct ha_calibration *c = p->c;
-	if (!c->comparison || !c->comparison_count)
-		return HA_OK;
-	p->laws = calloc(c->comparison_count, sizeof *p->laws);
-	if (!p->laws)
-		return HA_ENOMEM;
-	const struct ha_cal_prediction *pr = &c->prediction;
-	double budget = pr->defined ? (double)pr->budget : (double)p->groups[p->largest].budget;
-	double n = pr->defined ? pr->samples : p->groups[p->largest].samples;
-	for (size_t k = 0; k < c->comparison_count; k++) {
-		const struct ha_cal_comparison *row = &c->comparison[k];
-		struct plot_cal_law *lw = &p->laws[p->law_count++];
-		lw->row = row;
-		if (row->status != HA_OK)
-			continue;
-		enum ha_status st = make_curve(p, &lw->curve, row->law.value, budget, n,
-		                               PLOT_CAL_CURVE_POINTS);
-		if (st != HA_OK)
-			return st;
-		if (pr->defined && row->has_prediction) {
-			lw->has_mark = 1;
-			lw->mark_x = log10((double)row->head_dim);
-			lw->mark_y = log10_loss(row->law.value, budget, (double)row->head_dim, n);
-		}
-	}
-	return HA_OK;
-}
-
 enum ha_status plot_cal_compute(struct calplot *p, struct ha_error *err)
 {
 	const struct ha_calibration *c = p->c;
 	const struct ha_cal_prediction *pr = &c->prediction;
 	p->m = c->fit.runs;
-	p->have_band = c->bootstrap.fitted >= 2 && c->bootstrap.refits;
+	p->have_band = p->pic->have_band;
 	p->bar_panel = pr->defined && pr->distribution_count > 0;
 	p->panel[0] = 0.08;
 	p->panel[1] = 0.60;
 	p->runs = calloc(p->m, sizeof *p->runs);
-	enum ha_status st = p->runs ? make_groups(p) : HA_ENOMEM;
-	struct ha_solver *solver = NULL;
-	size_t feasible_count = 0;
-	const uint64_t *feasible = NULL;
-	if (st == HA_OK && pr->defined) {
-		st = ha_solver_new(pr->budget, &pr->constraints, &solver);
-		if (st != HA_OK)
-			return plot_solve_failed(err, st, pr->budget);
-		feasible = ha_solver_feasible(solver, &feasible_count);
-	}
-	if (st == HA_OK) {
-		double lo = INFINITY, hi = -INFINITY;
-		for (size_t i = 0; i < p->m; i++)
-			widen(&lo, &hi, log10((double)c->fit.residuals[i].head_dim));
-		if (pr->defined) {
-			target_span(p, feasible, feasible_count, &lo, &hi);
-			for (size_t k = 0; c->comparison && k < c->comparison_count; k++)
-				if (c->comparison[k].status == HA_OK && c->comparison[k].has_prediction)
-					widen(&lo, &hi, log10((double)c->comparison[k].head_dim));
-		}
-		double pad = fmax(0.06 * (hi - lo), 0.12);
-		p->x0 = lo - pad;
-		p->x1 = hi + pad;
-	}
-	for (size_t g = 0; st == HA_OK && g < p->group_count; g++) {
-		struct plot_cal_group *gr = &p->groups[g];
-		if (!gr->curve)
-			continue;
-		st = make_curve(p, &gr->fit, c->fit.law.value, (double)gr->budget, gr->samples,
-		                PLOT_CAL_CURVE_POINTS);
-		if (st == HA_OK && p->have_band)
-			st = make_band(p, &gr->band, (double)gr->budget, gr->samples, err);
-	}
-	if (st == HA_OK && pr->defined) {
-		st = make_curve(p, &p->target, c->fit.law.value, (double)pr->budget,
-		                pr->samples, PLOT_CAL_CURVE_POINTS);
-		if (st == HA_OK)
-			st = make_target(p, feasible, feasible_count, err);
-	}
-	ha_solver_free(solver);
-	if (st == HA_OK)
-		st = make_laws(p);
+	enum ha_status st = p->runs ? copy_picture(p) : HA_ENOMEM;
 	if (st == HA_OK) {
 		choose_loss_axis(p);
 		map_to_axis(p);
@@ -516,8 +292,7 @@ enum ha_status plot_cal_compute(struct calplot *p, struct ha_error *err)
 		st = make_bars(p);
 	if (st == HA_OK)
 		plot_cal_captions(p);
-	/* ha_cal_band says why it failed; the rest is memory */
-	if (st != HA_OK && !(err && err->status != HA_OK))
+	if (st != HA_OK)
 		return ha_fail(err, st, "drawing the calibration: %s", ha_status_str(st));
 	return st;
 }
@@ -541,7 +316,6 @@ void plot_cal_free(struct calplot *p)
 	free(p->laws);
 	free_curve(&p->target);
 	free(p->groups);
-	free(p->group_of);
 	free(p->runs);
 	free(p->marks);
 	free(p->labels);
@@ -556,12 +330,14 @@ enum ha_status ha_plot_calibration(struct ha_plot_target *target,
 	if (st != HA_OK)
 		return st;
 	const struct ha_calibration *c = req ? req->calibration : NULL;
-	if (!c || c->fit.runs == 0 || !c->fit.residuals ||
-	    (c->prediction.defined &&
-	     (c->prediction.budget < 1 || c->prediction.budget > HA_BUDGET_MAX ||
-	      ha_constraints_validate(&c->prediction.constraints) != HA_OK)))
+	if (!c || c->fit.runs == 0 || !c->fit.residuals)
 		return ha_fail(err, HA_EINVAL, "a calibration's picture needs a calibration with its runs");
-	struct calplot p = {.req = req, .c = c};
+	const struct ha_cal_picture *pic = req->picture;
+	if (!pic || pic->runs != c->fit.runs || pic->group_count == 0 ||
+	    pic->law_count != (c->comparison ? c->comparison_count : 0))
+		return ha_fail(err, HA_EINVAL, "a calibration's picture needs its data "
+		               "from ha_cal_picture_new of the same calibration");
+	struct calplot p = {.req = req, .c = c, .pic = pic};
 	if (err)
 		ha_error_init(err);
 	st = plot_cal_compute(&p, err);

@@ -1,13 +1,15 @@
 /* The calibration's picture (library-internal): what plot_calibration.c
- * computes and plot_calibration_draw.c draws.  Losses are log10 values
- * until map_to_axis() turns them into world coordinates of the axis
- * (log10 L on a log axis, L on a linear one). */
+ * lays out from the calibration and its picture data (ha_cal_picture_new)
+ * and plot_calibration_draw.c draws.  Losses are log10 values until
+ * map_to_axis() turns them into world coordinates of the axis (log10 L on
+ * a log axis, L on a linear one). */
 #ifndef HEADALLOC_PLOT_CALIBRATION_H
 #define HEADALLOC_PLOT_CALIBRATION_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include <headalloc/cal_picture.h>
 #include <headalloc/calibrate.h>
 
 #include "plot_internal.h"
@@ -17,12 +19,9 @@
 /* The bottom of the panels (a fraction of the page): the caption's seven
  * lines below. */
 #define PLOT_CAL_BOTTOM 0.32
-/* Points of a fitted curve across the axis, and of a band (each band
- * point costs an evaluation a bootstrap refit). */
-#define PLOT_CAL_CURVE_POINTS 400
-#define PLOT_CAL_BAND_POINTS 160
-/* Groups drawn with their curve and band, and named in the legend. */
-#define PLOT_CAL_CURVE_GROUPS 24
+/* Points of a band (computed by ha_cal_picture_new, cal_picture.h). */
+#define PLOT_CAL_BAND_POINTS HA_CAL_PICTURE_BAND_POINTS
+/* Groups named in the legend. */
 #define PLOT_CAL_LEGEND_GROUPS 6
 /* Bars of the bootstrap's optima (the last: all the others). */
 #define PLOT_CAL_BARS 12
@@ -31,7 +30,7 @@
 #define PLOT_CAL_CAPTION_LINES 7
 #define PLOT_CAL_CAPTION_ROOM 112
 /* The target's divisors on the axis beyond which none is marked. */
-#define PLOT_CAL_MARKS 200
+#define PLOT_CAL_MARKS HA_CAL_PICTURE_MARKS
 
 struct plot_cal_curve {
 	double *x, *y; /* log10 d; the loss */
@@ -86,9 +85,10 @@ struct plot_cal_bar {
 struct calplot {
 	const struct ha_plot_calibration_request *req;
 	const struct ha_calibration *c;
+	const struct ha_cal_picture *pic; /* what is drawn, in log10 L */
 	size_t m;                     /* runs */
 	struct plot_cal_run *runs;    /* in the runs' order */
-	size_t *group_of;             /* run -> group */
+	const size_t *group_of;       /* run -> group (the picture's) */
 	struct plot_cal_group *groups; /* ascending D, then n */
 	size_t group_count, curve_groups, largest;
 	int have_band, bar_panel;

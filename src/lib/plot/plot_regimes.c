@@ -21,7 +21,6 @@
 
 struct regimes {
 	const struct ha_regimes_request *req;
-	struct ha_regimes *own;  /* computed here when the request lends none */
 	const struct ha_budget_regimes *rows; /* one per budget */
 	uint64_t *dims;       /* the distinct optimal head_dims, ascending */
 	size_t dim_count;
@@ -33,7 +32,6 @@ struct regimes {
 
 static void free_regimes(struct regimes *g)
 {
-	ha_regimes_free(g->own);
 	free(g->dims);
 }
 
@@ -53,14 +51,9 @@ static enum ha_status compute(struct regimes *g, struct ha_error *err)
 	const struct ha_regimes_request *req = g->req;
 	size_t nb = req->budget_count, total = 0;
 	const struct ha_regimes *result = req->regimes;
-	if (!result) {
-		enum ha_status st = ha_regimes_new(req->model, req->constraints,
-		                                   req->budgets, nb, req->solvers,
-		                                   &g->own, err);
-		if (st != HA_OK)
-			return st;
-		result = g->own;
-	}
+	if (!result)
+		return ha_fail(err, HA_EINVAL, "drawing the regimes: the regimes "
+		               "(ha_regimes_new) are required");
 	if (result->count != nb)
 		return ha_fail(err, HA_EINVAL, "the regimes are of %zu budgets, the "
 		               "request of %zu", result->count, nb);

@@ -58,19 +58,10 @@ enum ha_status ha_report_regimes(struct ha_report *r,
 	enum ha_status st = report_start(r, req, err);
 	if (st != HA_OK)
 		return st;
-	if (!req->model || (!req->regimes && req->budget_count && !req->budgets))
-		return report_fail(r, err, HA_EINVAL, "regimes need a model and budgets");
-	struct ha_regimes *own = NULL;
+	if (!req->model || !req->regimes)
+		return report_fail(r, err, HA_EINVAL, "regimes need a model and their "
+		                   "regimes (ha_regimes_new)");
 	const struct ha_regimes *g = req->regimes;
-	if (!g) {
-		struct ha_error why;
-		ha_error_init(&why);
-		st = ha_regimes_new(req->model, req->constraints, req->budgets,
-		                    req->budget_count, req->solvers, &own, &why);
-		if (st != HA_OK)
-			return report_fail(r, err, st, "%s", why.message);
-		g = own;
-	}
 	if (r->yaml) {
 		ha_yaml_key(r->yaml, "regimes");
 		ha_yaml_begin_seq(r->yaml, 0);
@@ -82,7 +73,6 @@ enum ha_status ha_report_regimes(struct ha_report *r,
 		else
 			text_regimes(r->stream, row->budget, row->regimes, row->count);
 	}
-	ha_regimes_free(own);
 	if (report_write_failed(r))
 		return report_end(r, err);
 	if (r->yaml)
