@@ -24,7 +24,7 @@ static const char usage[] =
 	"Runs:\n"
 	"      --columns KEY=COLUMN[,...]  the CSV columns under a tracker's names\n"
 	"                              (KEY heads, head_dim, model_dim, samples,\n"
-	"                              loss or loss_se; e.g. heads=n_head,\n"
+	"                              loss, loss_se or kv_heads; e.g. heads=n_head,\n"
 	"                              model_dim=n_embd,loss=val/loss)\n"
 	"Fit:\n"
 	"      --free NAME[,NAME...]   parameters to fit (default\n"
