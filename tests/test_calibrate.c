@@ -856,7 +856,7 @@ Test(calibrate, names_and_models)
 	static const char *const names[] = {"irreducible", "bias_coef", "smoothness",
 	                                    "var_coef", "var_rate", "var_power", "hdi",
 	                                    "data_coef", "data_power",
-	                                    "var_samples_power"};
+	                                    "var_samples_power", "group_hdi"};
 	for (int p = 0; p < HA_CAL_PARAMS; p++) {
 		cr_assert_str_eq(ha_cal_param_name((enum ha_cal_param)p), names[p]);
 		cr_assert_eq(ha_cal_param_lookup(names[p]), p);

@@ -7,6 +7,7 @@
  * With A = 0 and β = 1 every expression below computes what it did
  * without them (A = 0 takes the old path; 1 * ln n is ln n). */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -14,17 +15,17 @@
 
 const double cal_lower[HA_CAL_PARAMS] = {
 	0.0, -INFINITY, HA_CAL_SMOOTHNESS_MIN, -INFINITY, 0.0, 0.0, 0.0,
-	0.0, HA_CAL_POWER_MIN, HA_CAL_POWER_MIN,
+	0.0, HA_CAL_POWER_MIN, HA_CAL_POWER_MIN, 0.0,
 };
 const double cal_upper[HA_CAL_PARAMS] = {
 	INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, 1.0,
-	INFINITY, INFINITY, INFINITY,
+	INFINITY, INFINITY, INFINITY, 1.0,
 };
 
 enum ha_status cal_data_init(struct cal_data *data, const struct ha_run *runs,
                              size_t count)
 {
-	const size_t arrays = 7;
+	const size_t arrays = 8;
 	double *block = malloc(arrays * count * sizeof *block);
 	if (!block)
 		return HA_ENOMEM;
@@ -37,6 +38,8 @@ enum ha_status cal_data_init(struct cal_data *data, const struct ha_run *runs,
 	data->inv_w = block + 4 * count;
 	data->cover = block + 5 * count;
 	data->weight = block + 6 * count;
+	data->gcover = block + 7 * count;
+	data->grouped = 0;
 	data->loss_min = INFINITY;
 	data->log_n_min = INFINITY;
 	for (size_t i = 0; i < count; i++) {
@@ -47,7 +50,16 @@ enum ha_status cal_data_init(struct cal_data *data, const struct ha_run *runs,
 		data->log_loss[i] = log(runs[i].loss);
 		data->inv_w[i] = isnan(runs[i].loss_se) ? 1.0
 		                                        : runs[i].loss / runs[i].loss_se;
-		data->cover[i] = 1.0 - 1.0 / (double)runs[i].heads;
+		uint64_t h = runs[i].heads, g = runs[i].kv_heads;
+		if (g == 0 || g == h) {
+			data->cover[i] = 1.0 - 1.0 / (double)h; /* as before groups */
+			data->gcover[i] = 0.0;
+		} else { /* g query heads a group: F = 1 - hdi (H-g)/H - group_hdi (g-1)/H */
+			uint64_t size = h / g;
+			data->cover[i] = (double)(h - size) / (double)h;
+			data->gcover[i] = (double)(size - 1) / (double)h;
+			data->grouped = 1;
+		}
 		data->weight[i] = 1.0;
 		if (runs[i].loss < data->loss_min)
 			data->loss_min = runs[i].loss;
@@ -101,6 +113,8 @@ static void parts_of(const struct cal_data *data, const double *th, size_t i,
 {
 	p->log_b = th[HA_CAL_BIAS_COEF] - th[HA_CAL_SMOOTHNESS] * data->log_d[i];
 	p->q = 1.0 - th[HA_CAL_HDI] * data->cover[i];
+	if (data->gcover[i] != 0.0)
+		p->q -= th[HA_CAL_GROUP_HDI] * data->gcover[i];
 	p->log_v = th[HA_CAL_VAR_COEF] + th[HA_CAL_VAR_RATE] * data->d_log_d[i] +
 	           th[HA_CAL_VAR_POWER] * data->log_d[i] -
 	           th[HA_CAL_VAR_SAMPLES_POWER] * data->log_n[i] + log(p->q);
@@ -152,6 +166,7 @@ static void log_fitted_gradient(const struct cal_data *data, const double *th,
 	double share_a = exp(p->log_a - p->log_l);
 	g[HA_CAL_DATA_POWER] = -data->log_n[i] * share_a;
 	g[HA_CAL_VAR_SAMPLES_POWER] = -data->log_n[i] * share_v;
+	g[HA_CAL_GROUP_HDI] = -data->gcover[i] / p->q * share_v;
 }
 
 static double huber(double r, double delta, double *psi)
@@ -214,6 +229,7 @@ static void add_log_fitted_hessian(const struct cal_data *data, size_t i,
 	gv[HA_CAL_VAR_POWER] = data->log_d[i];
 	gv[HA_CAL_HDI] = -data->cover[i] / p->q;
 	gv[HA_CAL_VAR_SAMPLES_POWER] = -data->log_n[i];
+	gv[HA_CAL_GROUP_HDI] = -data->gcover[i] / p->q;
 	/* The entries of the parameters asked for only (each entry's sum is
 	 * the same either way). */
 	for (int j = 0; j < k; j++)
@@ -226,6 +242,12 @@ static void add_log_fitted_hessian(const struct cal_data *data, size_t i,
 	/* ln V holds ln q, q = 1 - hdi cover: d2/dhdi2 = -(cover/q)^2 */
 	double t = data->cover[i] / p->q;
 	h[HA_CAL_HDI * HA_CAL_PARAMS + HA_CAL_HDI] -= c * share_v * t * t;
+	if (data->gcover[i] != 0.0) { /* and of group_hdi, gcover in place of cover */
+		double u = data->gcover[i] / p->q;
+		h[HA_CAL_HDI * HA_CAL_PARAMS + HA_CAL_GROUP_HDI] -= c * share_v * t * u;
+		h[HA_CAL_GROUP_HDI * HA_CAL_PARAMS + HA_CAL_HDI] -= c * share_v * t * u;
+		h[HA_CAL_GROUP_HDI * HA_CAL_PARAMS + HA_CAL_GROUP_HDI] -= c * share_v * u * u;
+	}
 	double ln_n = data->log_n[i];
 	double cross = -ln_n * g[HA_CAL_DATA_COEF]; /* -ln n n^-α / L̂ */
 	h[HA_CAL_DATA_COEF * HA_CAL_PARAMS + HA_CAL_DATA_POWER] += c * cross;
@@ -238,7 +260,7 @@ int cal_residuals_curvature(const struct cal_data *data, const double *th,
                             double delta, const int *index, int k, double *r,
                             double *jac, double *curv)
 {
-	static const int all[HA_CAL_PARAMS] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+	static const int all[HA_CAL_PARAMS] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
 	if (!index) {
 		index = all;
 		k = HA_CAL_PARAMS;
