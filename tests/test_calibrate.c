@@ -65,7 +65,7 @@ static size_t make_runs(struct ha_run *runs, const double *th,
 				cr_assert_lt(m, MAX_RUNS);
 				double l = loss_of(th, heads[b], dims[a], samples[c]);
 				runs[m++] = (struct ha_run){heads[b], dims[a], samples[c],
-				                            l * exp(sigma * gauss()), NAN};
+				                            l * exp(sigma * gauss()), NAN, 0};
 			}
 	return m;
 }
@@ -232,7 +232,7 @@ Test(calibrate, an_answer_beyond_the_domain_ends_on_its_bound)
 			           exp(th[HA_CAL_BIAS_COEF]) * pow(d, -1.0) +
 			           exp(th[HA_CAL_VAR_COEF] + (0.5 * d - 1.0) * log(d)) /
 			           samples_a[c] / 4.0;
-			runs[m++] = (struct ha_run){4, dims_a[a], samples_a[c], l, NAN};
+			runs[m++] = (struct ha_run){4, dims_a[a], samples_a[c], l, NAN, 0};
 		}
 	int free[HA_CAL_PARAMS] = {1, 1, 1, 1, 0, 1, 0};
 	struct ha_cal_options o;
@@ -856,7 +856,7 @@ Test(calibrate, names_and_models)
 	static const char *const names[] = {"irreducible", "bias_coef", "smoothness",
 	                                    "var_coef", "var_rate", "var_power", "hdi",
 	                                    "data_coef", "data_power",
-	                                    "var_samples_power"};
+	                                    "var_samples_power", "group_hdi"};
 	for (int p = 0; p < HA_CAL_PARAMS; p++) {
 		cr_assert_str_eq(ha_cal_param_name((enum ha_cal_param)p), names[p]);
 		cr_assert_eq(ha_cal_param_lookup(names[p]), p);

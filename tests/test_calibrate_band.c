@@ -32,7 +32,7 @@ static size_t noisy_runs(struct ha_run *runs)
 				double u = (double)(state >> 11) / 9007199254740992.0 - 0.5;
 				runs[m++] = (struct ha_run){budgets[b] / dims[k], dims[k], samples[s],
 				                            t.mse * exp(0.02 * u),
-				                            k % 2 ? 0.01 * t.mse : NAN};
+				                            k % 2 ? 0.01 * t.mse : NAN, 0};
 			}
 	return m;
 }

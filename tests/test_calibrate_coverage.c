@@ -62,7 +62,7 @@ static void coverage(double delta, const char *label)
 					struct ha_terms t;
 					cr_assert_eq(ha_model_eval(&model, heads[b] * dims[a], dims[a], &t), HA_OK);
 					runs[m++] = (struct ha_run){heads[b], dims[a], samples[c],
-					                            t.mse * exp(SIGMA * gauss()), NAN};
+					                            t.mse * exp(SIGMA * gauss()), NAN, 0};
 				}
 		struct ha_cal_options o;
 		ha_cal_options_defaults(&o);

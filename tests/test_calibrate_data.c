@@ -43,7 +43,7 @@ static size_t sweep(struct ha_run *runs, uint64_t seed)
 			              10.0 * d * d / n;
 			runs[m] = (struct ha_run){heads[h], 256 / heads[h], n,
 			                          loss * exp(NOISE * normal(&seed)),
-			                          NAN};
+			                          NAN, 0};
 		}
 	return m;
 }

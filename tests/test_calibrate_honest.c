@@ -56,7 +56,7 @@ static size_t runs_of(struct ha_run *runs, const uint64_t *dims, size_t nd,
 			double l = loss_at(th, h, dims[a], ns[b]);
 			double got = l * exp(sigma * gauss());
 			runs[m++] = (struct ha_run){h, dims[a], ns[b], got,
-			                            with_se ? sigma * got : NAN};
+			                            with_se ? sigma * got : NAN, 0};
 		}
 	return m;
 }
@@ -334,7 +334,7 @@ Test(honest, one_head_dim_when_the_fixed_ones_allow_it)
 	for (size_t h = 0; h < 3; h++)
 		for (size_t n = 0; n < 2; n++)
 			runs[m++] = (struct ha_run){heads[h], 16, ns[n],
-			                            loss_at(th, heads[h], 16, ns[n]), NAN};
+			                            loss_at(th, heads[h], 16, ns[n]), NAN, 0};
 	struct ha_cal_options o = opts(0);
 	o.target.budget = 0;
 	expect(runs, m, &o, HA_EDEGENERATE, "irreducible and bias_coef");

@@ -46,7 +46,7 @@ static size_t make_runs(struct ha_run *runs, const double *th, double sigma)
 				cr_assert_eq(ha_model_eval(&model, heads[b] * dims[a], dims[a], &t),
 				             HA_OK);
 				runs[m++] = (struct ha_run){heads[b], dims[a], n[c],
-				                            t.mse * exp(sigma * gauss()), NAN};
+				                            t.mse * exp(sigma * gauss()), NAN, 0};
 			}
 	return m;
 }

@@ -41,7 +41,7 @@ static size_t make_runs(struct ha_run *runs)
 		cr_assert_eq(ha_model_eval(&model, spec[i].budget, spec[i].d, &t), HA_OK);
 		double loss = t.mse * spec[i].noise;
 		runs[i] = (struct ha_run){spec[i].budget / spec[i].d, spec[i].d, spec[i].n, loss,
-		                          i == 1 || i == 6 ? 0.03 * loss : NAN};
+		                          i == 1 || i == 6 ? 0.03 * loss : NAN, 0};
 	}
 	return m;
 }
@@ -411,7 +411,7 @@ Test(calibration, coefficients_beyond_a_double_are_drawn_from_their_logs)
 			struct ha_model model = ha_cal_model_of(th, samples[s]);
 			struct ha_terms t;
 			cr_assert_eq(ha_model_eval(&model, 8192, dims[k], &t), HA_OK);
-			runs[m++] = (struct ha_run){8192 / dims[k], dims[k], samples[s], t.mse, NAN};
+			runs[m++] = (struct ha_run){8192 / dims[k], dims[k], samples[s], t.mse, NAN, 0};
 		}
 	struct ha_calibration *c = calibrate(runs, m, 40, 0, 16384, 1e10);
 	struct picture p;

@@ -239,7 +239,7 @@ Test(report, allocation_text_names_the_optimum_and_the_hdi_source)
 	solve(&s, 512, 1e8, 0);
 	s.model.hdi = 0.25;
 	s.with_source = 1;
-	s.source = (struct ha_hdi_source){"k.safetensors", NULL, 12, HA_LAYOUT_OUT_IN, 2};
+	s.source = (struct ha_hdi_source){"k.safetensors", NULL, 12, HA_LAYOUT_OUT_IN, 2, 0, 0, 0};
 	char *text = render(HA_FORMAT_TEXT, allocation_sections, &s);
 	char expected[128];
 	snprintf(expected, sizeof expected, "optimum      %" PRIu64 " heads x head_dim %" PRIu64 "\n",

@@ -31,7 +31,7 @@ static size_t make_runs(struct ha_run *runs, size_t m, double noise)
 		struct ha_terms t;
 		cr_assert_eq(ha_model_eval(&model, heads * d, d, &t), HA_OK);
 		double pattern = (double)((int)(i * 7 % 5) - 2);
-		runs[i] = (struct ha_run){heads, d, n, t.mse * exp(noise * pattern), NAN};
+		runs[i] = (struct ha_run){heads, d, n, t.mse * exp(noise * pattern), NAN, 0};
 	}
 	return m;
 }

@@ -76,7 +76,7 @@ static void bad_yaml(const char *text, long line, long column,
 static int same_run(const struct ha_run *a, const struct ha_run *b)
 {
 	return a->heads == b->heads && a->head_dim == b->head_dim &&
-	       a->samples == b->samples && a->loss == b->loss &&
+	       a->samples == b->samples && a->loss == b->loss && a->kv_heads == b->kv_heads &&
 	       (a->loss_se == b->loss_se ||
 	        (isnan(a->loss_se) && isnan(b->loss_se)));
 }
@@ -129,7 +129,7 @@ Test(runs, csv_as_trackers_export_it)
 		"1,caf\xC3\xA9, 2.5 ,4,\t32\t,\"1e7\",\r\n"
 		"\r\n", HA_RUNS_CSV, &n);
 	cr_assert_eq(n, 2);
-	struct ha_run want[2] = {{8, 16, 1e6, 3.25, NAN}, {4, 32, 1e7, 2.5, NAN}};
+	struct ha_run want[2] = {{8, 16, 1e6, 3.25, NAN, 8}, {4, 32, 1e7, 2.5, NAN, 4}};
 	for (size_t i = 0; i < 2; i++)
 		cr_assert(same_run(&r[i], &want[i]), "run %zu: %llu %llu %g %g", i,
 		          (unsigned long long)r[i].heads,
@@ -144,7 +144,7 @@ Test(runs, csv_without_a_final_line_end)
 	struct ha_run *r = read_ok("heads,head_dim,samples,loss\n2,3,4,5",
 	                           HA_RUNS_CSV, &n);
 	cr_assert_eq(n, 1);
-	cr_assert(same_run(r, &(struct ha_run){2, 3, 4.0, 5.0, NAN}));
+	cr_assert(same_run(r, &(struct ha_run){2, 3, 4.0, 5.0, NAN, 2}));
 	free(r);
 	/* A last line of blanks is blank with or without its line end. */
 	r = read_ok("heads,head_dim,samples,loss\n2,3,4,5\n \t", HA_RUNS_CSV, &n);
@@ -180,6 +180,7 @@ Test(runs, random_runs_read_back_exactly)
 			want[i].samples = 1.0 + exp((double)(next_random(&s) % 6000) / 100.0);
 			want[i].loss = exp((double)(next_random(&s) % 2000) / 100.0 - 10.0);
 			want[i].loss_se = next_random(&s) % 3 ? NAN : want[i].loss / 97.0;
+			want[i].kv_heads = want[i].heads; /* absent: heads */
 		}
 		/* Column order: a rotation of the five, plus a junk column. */
 		static const char *const names[5] = {"heads", "head_dim", "samples",
@@ -265,7 +266,7 @@ Test(runs, yaml_errors_name_the_value)
 	bad_yaml("runs:\n  - {heads: 1, heads: 2}\n", 2, 16,
 	         "runs[0]: expected each key once, found 'heads' again");
 	bad_yaml("runs:\n  - {heads: 1, head_dim: 8, samples: 9, loss: 1, lr: 3}\n",
-	         2, 50, "expected one of the keys heads, head_dim, samples, loss, loss_se, found 'lr'");
+	         2, 50, "expected one of the keys heads, head_dim, samples, loss, loss_se, kv_heads, found 'lr'");
 	bad_yaml("runs:\n  - {heads: 3037000500, head_dim: 3037000500, samples: 9, loss: 1}\n",
 	         2, 5, "runs[0]: expected heads * head_dim <= 9223372036854775807, found 3037000500 * 3037000500");
 	bad_yaml("heads: 1\n", 1, 1, "expected one of the keys runs, found 'heads'");
@@ -455,9 +456,9 @@ Test(runs, from_columns_as_a_dataframe_gives_them)
 	const double heads[] = {8, 4, 16}, dims[] = {16, 32, 8}, width[] = {128, 128, 128};
 	const double samples[] = {1e6, 1e7, 3e8}, loss[] = {3.21, 2.87, 2.5};
 	const double se[] = {NAN, 0.01, 0.02};
-	struct ha_runs_columns c = {3, heads, dims, NULL, samples, loss, se};
+	struct ha_runs_columns c = {3, heads, dims, NULL, samples, loss, se, NULL};
 	cr_assert_eq(ha_runs_from_columns(&c, &got, &ng, &err), HA_OK, "%s", err.message);
-	struct ha_runs_columns w = {3, heads, NULL, width, samples, loss, se};
+	struct ha_runs_columns w = {3, heads, NULL, width, samples, loss, se, NULL};
 	cr_assert_eq(ha_runs_from_columns(&w, &derived, &nd, &err), HA_OK, "%s", err.message);
 	cr_assert_eq(ng, nw);
 	cr_assert_eq(nd, nw);
@@ -496,7 +497,7 @@ Test(runs, from_columns_refuses_values_outside_their_domains)
 {
 	const double heads[] = {8, 4}, dims[] = {16, 32}, samples[] = {1e6, 1e7};
 	const double loss[] = {3.2, 2.9};
-	struct ha_runs_columns ok = {2, heads, dims, NULL, samples, loss, NULL};
+	struct ha_runs_columns ok = {2, heads, dims, NULL, samples, loss, NULL, NULL};
 	struct ha_runs_columns c = ok;
 	const double half[] = {8, 2.5};
 	c.heads = half;

@@ -147,7 +147,7 @@ static void bad_spec(const char *spec, const char *needle)
 Test(runs_names, bad_specs)
 {
 	bad_spec("width=n_embd", "expected a key heads, head_dim, model_dim, "
-	         "samples, loss or loss_se, found 'width'");
+	         "samples, loss, loss_se or kv_heads, found 'width'");
 	bad_spec("loss=a,loss=b", "expected each key once, found 'loss' again");
 	bad_spec("heads=loss", "found 'loss' for both heads and loss");
 	bad_spec("heads=a,loss=a", "found 'a' for both heads and loss");

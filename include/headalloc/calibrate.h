@@ -6,7 +6,11 @@
  *   L(H, d, n) = E + A n^-α + c_b d^-s
  *                + c_v d^(γd + κ) / n^β * (rho + (1 - rho)/H)
  *
- * with ten parameters (enum ha_cal_param), each free or fixed.  The fit
+ * and, for a run with G = kv_heads < H (groups of g = H/G query heads),
+ * the grouped factor F = (1 + (g - 1) rho_g + (H - g) rho) / H,
+ * rho_g = 1 - group_hdi, in place of rho + (1 - rho)/H (which it is at
+ * G = H), with eleven parameters (the ten below and group_hdi; "ten" in
+ * the older text counts them without it) (enum ha_cal_param), each free or fixed.  The fit
  * minimises the SUM over runs of the Huber loss of the log residuals
  *
  *   r_i = (ln L_i - ln L̂_i) / (se_i / L_i)     (/ 1 where se is absent)
@@ -90,9 +94,11 @@ enum ha_cal_param {
 	HA_CAL_HDI = 6,         /* "hdi" */
 	HA_CAL_DATA_COEF = 7,   /* "data_coef": A of the data term A n^-α */
 	HA_CAL_DATA_POWER = 8,  /* "data_power": α */
-	HA_CAL_VAR_SAMPLES_POWER = 9 /* "var_samples_power": β */
+	HA_CAL_VAR_SAMPLES_POWER = 9, /* "var_samples_power": β */
+	HA_CAL_GROUP_HDI = 10   /* "group_hdi": diversity inside a key/value
+	                           group, in [0, 1] (runs with kv_heads < heads) */
 };
-#define HA_CAL_PARAMS 10
+#define HA_CAL_PARAMS 11
 
 /* The smallest smoothness a fit may reach (the domain is s > 0). */
 #define HA_CAL_SMOOTHNESS_MIN 1e-6
@@ -135,7 +141,8 @@ struct ha_cal_estimate;
 /* Whether a report lists this parameter: the seven of the seeds' model
  * always; data_coef, data_power and var_samples_power when free or fixed
  * off the model's default (so reports without the data term stay as
- * they were).  0 for an out-of-range param or NULL estimate. */
+ * they were); group_hdi likewise when free or fixed off its default 0.
+ * 0 for an out-of-range param or NULL estimate. */
 HA_API int ha_cal_param_reported(enum ha_cal_param param,
                                  const struct ha_cal_estimate *estimate);
 

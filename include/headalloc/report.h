@@ -96,6 +96,12 @@ struct ha_hdi_source {
 	uint64_t heads;
 	enum ha_layout layout;
 	size_t tensors;
+	/* group_hdi measured too (a grouped model directory): the mean
+	 * within-group HDI over group_layers layers of key_heads groups of
+	 * query_heads / key_heads query heads; 0 layers: not measured */
+	size_t group_layers;
+	size_t key_heads;
+	size_t query_heads;
 };
 
 /* One solved allocation.  YAML keys: budget, samples, model {smoothness,

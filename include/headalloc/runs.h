@@ -1,7 +1,10 @@
 /* headalloc — runs files: the measured training runs a calibration is
  * fitted to (calibrate.h, headalloc-runs(5)).
  *
- * A run is (heads, head_dim, samples, loss[, loss_se]).  Two formats:
+ * A run is (heads, head_dim, samples, loss[, loss_se][, kv_heads]).
+ * kv_heads is G, the key/value heads of grouped-query attention: a
+ * whole number that divides heads (default, and an empty CSV cell:
+ * heads, no grouping).  Two formats:
  *
  *   YAML   one mapping whose only key is `runs`, a non-empty list of
  *          mappings {heads, head_dim, samples, loss, loss_se?}, read with
@@ -74,6 +77,8 @@ struct ha_run {
 	double samples;    /* n > 1, finite */
 	double loss;       /* L > 0, finite */
 	double loss_se;    /* standard error of L, > 0 and finite; NaN if absent */
+	uint64_t kv_heads; /* G, dividing H (the readers set H when absent);
+	                      0 is taken as H, for runs built in code */
 };
 
 /* The most runs read from one file. */
@@ -126,6 +131,7 @@ enum ha_runs_key {
 	HA_RUNS_KEY_SAMPLES,
 	HA_RUNS_KEY_LOSS,
 	HA_RUNS_KEY_LOSS_SE,
+	HA_RUNS_KEY_KV_HEADS,
 	HA_RUNS_KEYS
 };
 /* The longest header name a key maps to, in bytes (NUL included). */
@@ -134,7 +140,8 @@ struct ha_runs_names {
 	char name[HA_RUNS_KEYS][HA_RUNS_NAME_MAX];
 };
 
-/* "heads", "head_dim", "model_dim", "samples", "loss", "loss_se"; NULL
+/* "heads", "head_dim", "model_dim", "samples", "loss", "loss_se",
+ * "kv_heads"; NULL
  * outside the enum. */
 HA_API const char *ha_runs_key_name(enum ha_runs_key key);
 
@@ -188,6 +195,7 @@ HA_API enum ha_status ha_runs_read_string_named(const char *text,
  *   model_dim              NULL, or the width H * d_k of each run (used
  *                          only where head_dim is NULL)
  *   loss_se                NULL for none; a NaN entry: none for that run
+ *   kv_heads               NULL for heads (column 7 in errors)
  * The domains are those of the files (heads * head_dim <= HA_BUDGET_MAX,
  * 1 < samples <= 1e300, loss, loss_se > 0 and finite). */
 struct ha_runs_columns {
@@ -198,6 +206,8 @@ struct ha_runs_columns {
 	const double *samples;
 	const double *loss;
 	const double *loss_se;
+	const double *kv_heads;  /* NULL: heads; a NaN entry: heads for that
+	                            run; else a whole number dividing heads */
 };
 
 /* Build runs from columns.  On HA_OK *runs is a new array of *count =

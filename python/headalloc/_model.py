@@ -8,12 +8,12 @@ from ._errors import InputError
 # struct ha_model's order, as the extension takes it.
 _FIELDS = ("smoothness", "bias_coef", "var_coef", "hdi", "irreducible",
            "var_rate", "var_power", "bias_log_scale", "var_log_scale",
-           "data_coef", "data_power", "var_samples_power")
+           "data_coef", "data_power", "var_samples_power", "group_hdi")
 _DEFAULTS = _ext.model_defaults()  # ha_model_defaults(), not a copy
 # The names a scenario file's model takes (headalloc-scenario(5)).
 PARAMETERS = ("smoothness", "bias_coef", "var_coef", "hdi", "irreducible",
               "var_rate", "var_power", "log_bias_coef", "log_var_coef",
-              "data_coef", "data_power", "var_samples_power")
+              "data_coef", "data_power", "var_samples_power", "group_hdi")
 
 _CONSTRAINTS = ("head_dim_multiple", "min_head_dim", "max_head_dim",
                 "min_heads", "max_heads")
@@ -28,9 +28,11 @@ class Model:
     ``bias_coef`` (c_b) or ``log_bias_coef`` (ln c_b), ``var_coef`` (c_v)
     or ``log_var_coef`` (ln c_v), ``hdi``, ``irreducible`` (E),
     ``var_rate`` (γ), ``var_power`` (κ), ``data_coef`` (A),
-    ``data_power`` (α), ``var_samples_power`` (β); the others keep the defaults of
+    ``data_power`` (α), ``var_samples_power`` (β), ``group_hdi`` (the
+    diversity of query heads that share a key/value head, in [0, 1], used
+    by the grouped allocation); the others keep the defaults of
     headalloc-model(7) (s = 2, c_b = c_v = 1, hdi = 1, E = 0, γ = 1/2,
-    κ = 0, A = 0, β = 1).  A coefficient given by its logarithm is kept exactly, however
+    κ = 0, A = 0, β = 1, group_hdi = 0).  A coefficient given by its logarithm is kept exactly, however
     far beyond a double it lies (a calibrated ln c_v of −1598 is real).
 
     >>> Model(smoothness=1.5, hdi=0.8).smoothness
@@ -70,6 +72,8 @@ class Model:
     data_coef = property(lambda self: self._values[9], doc="A >= 0 of the data term A n^-α")
     data_power = property(lambda self: self._values[10], doc="α > 0")
     var_samples_power = property(lambda self: self._values[11], doc="β > 0: the variance falls as n^-β")
+    group_hdi = property(lambda self: self._values[12],
+                         doc="diversity within a key/value group, in [0, 1]")
 
     @property
     def log_bias_coef(self):

@@ -238,6 +238,7 @@ static int runs_of_columns(PyObject *cols, struct ha_run **out, size_t *count)
 		runs[i].samples = ((const double *)b[2].buf)[i];
 		runs[i].loss = ((const double *)b[3].buf)[i];
 		runs[i].loss_se = ((const double *)b[4].buf)[i];
+		runs[i].kv_heads = runs[i].heads; /* Python runs are ungrouped for now */
 	}
 	for (int i = 0; i < got; i++)
 		PyBuffer_Release(&b[i]);

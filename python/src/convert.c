@@ -90,12 +90,12 @@ int ha_py_budget(PyObject *obj, const char *name, uint64_t *out)
 
 int ha_py_model(PyObject *tuple, double samples, struct ha_model *out)
 {
-	if (!PyTuple_Check(tuple) || PyTuple_GET_SIZE(tuple) != 12) {
-		PyErr_SetString(PyExc_TypeError, "model: expected the 12-tuple of headalloc.Model");
+	if (!PyTuple_Check(tuple) || PyTuple_GET_SIZE(tuple) != 13) {
+		PyErr_SetString(PyExc_TypeError, "model: expected the 13-tuple of headalloc.Model");
 		return 0;
 	}
-	double v[12];
-	for (Py_ssize_t i = 0; i < 12; i++)
+	double v[13];
+	for (Py_ssize_t i = 0; i < 13; i++)
 		if (!as_double(PyTuple_GET_ITEM(tuple, i), "model", &v[i]))
 			return 0;
 	*out = ha_model_defaults();
@@ -112,15 +112,17 @@ int ha_py_model(PyObject *tuple, double samples, struct ha_model *out)
 	out->data_coef = v[9];
 	out->data_power = v[10];
 	out->var_samples_power = v[11];
+	out->group_hdi = v[12];
 	return 1;
 }
 
 PyObject *ha_py_model_tuple(const struct ha_model *m)
 {
-	return Py_BuildValue("(dddddddddddd)", m->smoothness, m->bias_coef,
+	return Py_BuildValue("(ddddddddddddd)", m->smoothness, m->bias_coef,
 	                     m->var_coef, m->hdi, m->irreducible, m->var_rate,
 	                     m->var_power, m->bias_log_scale, m->var_log_scale,
-	                     m->data_coef, m->data_power, m->var_samples_power);
+	                     m->data_coef, m->data_power, m->var_samples_power,
+	                     m->group_hdi);
 }
 
 int ha_py_constraints(PyObject *tuple, struct ha_constraints *out)

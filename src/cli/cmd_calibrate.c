@@ -24,7 +24,7 @@ static const char usage[] =
 	"Runs:\n"
 	"      --columns KEY=COLUMN[,...]  the CSV columns under a tracker's names\n"
 	"                              (KEY heads, head_dim, model_dim, samples,\n"
-	"                              loss or loss_se; e.g. heads=n_head,\n"
+	"                              loss, loss_se or kv_heads; e.g. heads=n_head,\n"
 	"                              model_dim=n_embd,loss=val/loss)\n"
 	"Fit:\n"
 	"      --free NAME[,NAME...]   parameters to fit (default\n"
@@ -65,7 +65,8 @@ static const char usage[] =
 	"  -h, --help                  show this help and exit\n"
 	"\n"
 	"NAME is one of irreducible, bias_coef, smoothness, var_coef, var_rate,\n"
-	"var_power, hdi, data_coef, data_power, var_samples_power; --fix also\n"
+	"var_power, hdi, data_coef, data_power, var_samples_power, group_hdi\n"
+	"(free only with runs of kv_heads < heads); --fix also\n"
 	"takes log_bias_coef and log_var_coef (exact logarithms).  Warnings go\n"
 	"to stderr and into the report.  Exit status: 0 success, 1 I/O or\n"
 	"internal error, 2 usage or input error (fewer runs than free\n"
@@ -122,7 +123,7 @@ const struct option *const cli_calibrate_options = long_options; /* completion.c
 
 static const char names[] = "irreducible, bias_coef, smoothness, var_coef, "
                             "var_rate, var_power, hdi, data_coef, "
-                            "data_power or var_samples_power";
+                            "data_power, var_samples_power or group_hdi";
 
 struct calibrate_options {
 	struct cli_file_options c;
@@ -209,6 +210,7 @@ static int in_domain(enum ha_cal_param k, int log_form, double v,
 		*what = "a number > 0";
 		return v > 0.0;
 	case HA_CAL_HDI:
+	case HA_CAL_GROUP_HDI:
 		*what = "a number from 0 to 1";
 		return v >= 0.0 && v <= 1.0;
 	default:

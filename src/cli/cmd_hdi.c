@@ -198,7 +198,7 @@ int cli_hdi_main(int argc, char **argv)
 	struct hdi_choice choice = {o.c.file, o.have_heads ? o.heads : 0,
 	                            o.tensor, o.layout, o.have_layout,
 	                            o.c.output, &o.plot, NULL, o.fused,
-	                            o.fused_order, NULL, o.groups};
+	                            o.fused_order, NULL, o.groups, 0};
 	struct cli_progress line;
 	struct ha_progress progress = cli_progress_begin(&line, o.progress, "hdi");
 	choice.progress = &progress;

@@ -161,9 +161,11 @@ static int measure_directory(const struct hdi_choice *ch, const char *dir,
 		opt.progress = *ch->progress;
 	/* The groups first: a directory that is not grouped is refused
 	 * before any layer is read. */
-	st = ch->groups ? ha_hdi_measure_groups(m->checkpoint, &opt,
-	                                        &m->groups, &err)
-	                : HA_OK;
+	int groups = ch->groups ||
+	             (ch->groups_if_grouped && !ch->heads && !ch->tensor &&
+	              m->checkpoint->key_heads < m->checkpoint->query_heads);
+	st = groups ? ha_hdi_measure_groups(m->checkpoint, &opt, &m->groups, &err)
+	            : HA_OK;
 	if (st != HA_OK)
 		return cli_library_failure(st == HA_EINVAL ? "--groups" : NULL,
 		                           dir, st, &err);

@@ -30,6 +30,8 @@ struct hdi_choice {
 	const char *subject;
 	int groups;            /* --groups: also the query heads within each
 	                          key group (a grouped directory only) */
+	int groups_if_grouped; /* the same when the directory is grouped and
+	                          neither heads nor tensor is given; else not */
 };
 
 /* What was measured: owned, free with hdi_measured_free(). */

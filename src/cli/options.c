@@ -42,7 +42,9 @@ static const char usage_text[] =
 	"      --data-power ALPHA      ALPHA > 0 of --data-coef (default 0.28)\n"
 	"      --var-samples-power B   variance falls as n^-B, B > 0 (default 1)\n"
 	"      --hdi-from FILE         measure the HDI from key weights (.safetensors, .npy)\n"
-	"                              or a model directory (its layers' keys)\n"
+	"                              or a model directory (its layers' keys; a\n"
+	"                              grouped one also sets --group-hdi when the\n"
+	"                              allocation is grouped)\n"
 	"      --hdi-tensor PATTERN    the tensors of --hdi-from to use (default: the\n"
 	"                              key projections, as headalloc hdi reads them)\n"
 	"      --hdi-heads H           heads per tensor of --hdi-from (required with a\n"
@@ -416,11 +418,18 @@ static int measure_hdi(struct cli_options *o)
 		                        o->hdi_tensor, o->hdi_layout,
 		                        o->hdi_have_layout, o->output, NULL, NULL,
 		                        HA_FUSED_NONE, HA_FUSED_CONCAT,
-		                        "--hdi-from", 0};
+		                        "--hdi-from", 0,
+		                        o->grouped.active && !o->grouped.have_group_hdi};
 		struct hdi_measured m;
 		rc = hdi_source_measure(&ch, &m);
 		if (rc != EXIT_OK)
 			return rc;
+		if (m.groups) { /* group_hdi from the query heads within each group */
+			o->model.group_hdi = m.groups->mean_group_hdi;
+			o->hdi_source.group_layers = m.groups->count;
+			o->hdi_source.key_heads = m.groups->key_heads;
+			o->hdi_source.query_heads = m.groups->query_heads;
+		}
 		report = m.hdi;
 		m.hdi = NULL;
 		layout = m.layout;
@@ -435,12 +444,16 @@ static int measure_hdi(struct cli_options *o)
 			return rc;
 	}
 	o->model.hdi = report->mean_hdi;
+	struct ha_hdi_source groups = o->hdi_source; /* as set above, or none */
 	o->hdi_source = (struct ha_hdi_source){
 		.file = o->hdi_from,
 		.pattern = pattern,
 		.heads = report->tensors[0].heads,
 		.layout = layout,
 		.tensors = report->count,
+		.group_layers = groups.group_layers,
+		.key_heads = groups.key_heads,
+		.query_heads = groups.query_heads,
 	};
 	ha_hdi_report_free(report);
 	return EXIT_OK;

@@ -62,6 +62,7 @@ int cli_grouped_option(struct cli_grouped *g, struct ha_model *m, int code,
 		return count(code, arg, &g->kv.max_kv_heads);
 	case CLI_OPT_GROUP_HDI:
 		g->companions = 1;
+		g->have_group_hdi = 1;
 		if (!cli_parse_real(arg, &m->group_hdi) ||
 		    !(m->group_hdi >= 0.0 && m->group_hdi <= 1.0))
 			return cli_bad_number(name_of(code), arg, "a number from 0 to 1");

@@ -39,6 +39,7 @@ struct cli_grouped {
 	struct ha_kv_shape shape;
 	int active;      /* an option that asks for the allocation over G */
 	int companions;  /* --group-hdi, --layers, --kv-bytes or --model-dim */
+	int have_group_hdi; /* --group-hdi given (--hdi-from DIR then keeps it) */
 	int pareto;
 	double max_loss_ratio; /* 0: none */
 };

@@ -61,6 +61,25 @@ static enum ha_status check_options(const struct ha_cal_options *o,
 	return HA_OK;
 }
 
+/* group_hdi free (in the law or a user law) needs a run with kv_heads <
+ * heads: on ungrouped runs it is not in the model at all. */
+static enum ha_status check_groups(const struct ha_run *runs, size_t count,
+                                   const struct ha_cal_options *o,
+                                   struct ha_error *err)
+{
+	int free = o->law.free[HA_CAL_GROUP_HDI];
+	for (size_t l = 0; o->laws && l < o->law_count; l++)
+		free |= o->laws[l].free[HA_CAL_GROUP_HDI];
+	if (!free)
+		return HA_OK;
+	for (size_t i = 0; i < count; i++)
+		if (runs[i].kv_heads != 0 && runs[i].kv_heads < runs[i].heads)
+			return HA_OK;
+	return ha_fail(err, HA_EINVAL,
+	               "group_hdi: free, but no run has kv_heads < heads (no "
+	               "grouped run, so the runs do not determine it)");
+}
+
 int cal_warn(struct ha_calibration *c, enum ha_cal_warning_kind kind,
              const char *fmt, ...)
 {
@@ -252,6 +271,8 @@ enum ha_status ha_calibrate(const struct ha_run *runs, size_t count,
 	enum ha_status st = ha_cal_validate_runs(runs, count, err);
 	if (st == HA_OK)
 		st = check_options(o, err);
+	if (st == HA_OK)
+		st = check_groups(runs, count, o, err);
 	if (st != HA_OK)
 		return st;
 	double work = ha_cal_work(count, o);

@@ -21,7 +21,7 @@ static int point_ok(const struct ha_cal_point *p)
 /* A point as the one run of the objective's data. */
 struct one_run {
 	struct cal_data data;
-	double log_d, d_log_d, log_n, cover, weight;
+	double log_d, d_log_d, log_n, cover, gcover, weight;
 };
 
 static void one_run(struct one_run *r, const struct ha_cal_point *p)
@@ -31,10 +31,11 @@ static void one_run(struct one_run *r, const struct ha_cal_point *p)
 	r->d_log_d = d * r->log_d;
 	r->log_n = log(p->samples);
 	r->cover = 1.0 - 1.0 / heads;
+	r->gcover = 0.0; /* a point is ungrouped (G = H) */
 	r->weight = 1.0;
 	r->data = (struct cal_data){.m = 1, .log_d = &r->log_d, .d_log_d = &r->d_log_d,
 	                            .log_n = &r->log_n, .cover = &r->cover,
-	                            .weight = &r->weight};
+	                            .gcover = &r->gcover, .weight = &r->weight};
 }
 
 double ha_cal_log_loss(const double value[HA_CAL_PARAMS],

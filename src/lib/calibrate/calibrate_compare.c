@@ -47,7 +47,7 @@ static const struct rung ladder[HA_CAL_LADDER] = {
 	 "irreducible,bias_coef,smoothness,var_coef,var_power,data_coef,data_power",
 	 "var_rate=0"},
 };
-static const char *const inherit[] = {"hdi"};
+static const char *const inherit[] = {"hdi", "group_hdi"};
 
 /* The parameter of the first name in list (names end at ',' or '='),
  * with *rest after the item's comma; -1 at the end of the list. */

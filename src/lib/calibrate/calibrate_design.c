@@ -24,6 +24,8 @@ static int by_config(const void *a, const void *b)
 		return x->head_dim < y->head_dim ? -1 : 1;
 	if (x->samples != y->samples)
 		return x->samples < y->samples ? -1 : 1;
+	if (x->kv_heads != y->kv_heads)
+		return x->kv_heads < y->kv_heads ? -1 : 1;
 	size_t i = *(const size_t *)a, j = *(const size_t *)b;
 	return (i > j) - (i < j);
 }
@@ -31,7 +33,7 @@ static int by_config(const void *a, const void *b)
 static int same_config(const struct ha_run *x, const struct ha_run *y)
 {
 	return x->heads == y->heads && x->head_dim == y->head_dim &&
-	       x->samples == y->samples;
+	       x->samples == y->samples && x->kv_heads == y->kv_heads;
 }
 
 enum ha_status cal_data_configs(struct cal_data *data, const struct ha_run *runs)

@@ -16,7 +16,7 @@
 static const char *const param_names[HA_CAL_PARAMS] = {
 	"irreducible", "bias_coef", "smoothness", "var_coef",
 	"var_rate", "var_power", "hdi",
-	"data_coef", "data_power", "var_samples_power",
+	"data_coef", "data_power", "var_samples_power", "group_hdi",
 };
 
 const char *ha_cal_param_name(enum ha_cal_param param)
@@ -50,7 +50,8 @@ int ha_cal_param_reported(enum ha_cal_param param,
 		return 1;
 	struct ha_model d = ha_model_defaults();
 	double def = p == HA_CAL_DATA_COEF ? d.data_coef
-	           : p == HA_CAL_DATA_POWER ? d.data_power : d.var_samples_power;
+	           : p == HA_CAL_DATA_POWER ? d.data_power
+	           : p == HA_CAL_GROUP_HDI ? d.group_hdi : d.var_samples_power;
 	return e->value != def;
 }
 
@@ -67,6 +68,7 @@ void ha_cal_law_from_model(struct ha_cal_law *law, const struct ha_model *m)
 	law->value[HA_CAL_DATA_COEF] = m->data_coef;
 	law->value[HA_CAL_DATA_POWER] = m->data_power;
 	law->value[HA_CAL_VAR_SAMPLES_POWER] = m->var_samples_power;
+	law->value[HA_CAL_GROUP_HDI] = m->group_hdi;
 }
 
 struct ha_model ha_cal_model_of(const double value[HA_CAL_PARAMS],
@@ -84,6 +86,7 @@ struct ha_model ha_cal_model_of(const double value[HA_CAL_PARAMS],
 	m.data_coef = value[HA_CAL_DATA_COEF];
 	m.data_power = value[HA_CAL_DATA_POWER];
 	m.var_samples_power = value[HA_CAL_VAR_SAMPLES_POWER];
+	m.group_hdi = value[HA_CAL_GROUP_HDI];
 	return m;
 }
 
@@ -112,6 +115,11 @@ enum ha_status ha_cal_validate_runs(const struct ha_run *runs, size_t count,
 			return ha_fail(err, HA_EINVAL,
 			               "run %zu: loss must be a finite number > 0, found %g",
 			               at, r->loss);
+		if (r->kv_heads != 0 && r->heads % r->kv_heads != 0)
+			return ha_fail(err, HA_EINVAL,
+			               "run %zu: kv_heads must divide heads (%llu), found %llu",
+			               at, (unsigned long long)r->heads,
+			               (unsigned long long)r->kv_heads);
 		if (!isnan(r->loss_se) && (!isfinite(r->loss_se) || !(r->loss_se > 0.0)))
 			return ha_fail(err, HA_EINVAL,
 			               "run %zu: loss_se must be a finite number > 0 (or absent), found %g",
@@ -137,7 +145,7 @@ static const char *bad_fixed_value(const struct ha_cal_law *law)
 			ok = ok && v >= 0.0;
 		if (p == HA_CAL_VAR_RATE || p == HA_CAL_VAR_POWER)
 			ok = ok && v >= 0.0;
-		if (p == HA_CAL_HDI)
+		if (p == HA_CAL_HDI || p == HA_CAL_GROUP_HDI)
 			ok = ok && v >= 0.0 && v <= 1.0;
 		if (!ok)
 			return param_names[p];

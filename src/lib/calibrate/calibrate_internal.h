@@ -16,7 +16,11 @@ struct cal_data {
 	double *log_n;     /* ln n */
 	double *log_loss;  /* ln L */
 	double *inv_w;     /* L/se, or 1 without se: r_i = inv_w (ln L - ln L̂) */
-	double *cover;     /* 1 - 1/H: q = 1 - hdi cover = rho + (1 - rho)/H */
+	double *cover;     /* 1 - 1/H: q = 1 - hdi cover = rho + (1 - rho)/H;
+	                      (H - g)/H for a run in groups of g = H/G > 1 */
+	double *gcover;    /* (g - 1)/H: q = 1 - hdi cover - group_hdi gcover
+	                      (the grouped F); 0 without groups */
+	int grouped;       /* some run has kv_heads < heads */
 	double *weight;    /* multiplicity in the objective (bootstrap, LOO) */
 	double *log_q1;    /* ln(1 - cover), ln q at hdi = 1 (NULL: computed) */
 	double loss_min;   /* the smallest L */

@@ -7,6 +7,7 @@
  * With A = 0 and β = 1 every expression below computes what it did
  * without them (A = 0 takes the old path; 1 * ln n is ln n). */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -14,17 +15,17 @@
 
 const double cal_lower[HA_CAL_PARAMS] = {
 	0.0, -INFINITY, HA_CAL_SMOOTHNESS_MIN, -INFINITY, 0.0, 0.0, 0.0,
-	0.0, HA_CAL_POWER_MIN, HA_CAL_POWER_MIN,
+	0.0, HA_CAL_POWER_MIN, HA_CAL_POWER_MIN, 0.0,
 };
 const double cal_upper[HA_CAL_PARAMS] = {
 	INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, 1.0,
-	INFINITY, INFINITY, INFINITY,
+	INFINITY, INFINITY, INFINITY, 1.0,
 };
 
 enum ha_status cal_data_init(struct cal_data *data, const struct ha_run *runs,
                              size_t count)
 {
-	const size_t arrays = 8;
+	const size_t arrays = 9;
 	double *block = malloc(arrays * count * sizeof *block);
 	if (!block)
 		return HA_ENOMEM;
@@ -38,6 +39,8 @@ enum ha_status cal_data_init(struct cal_data *data, const struct ha_run *runs,
 	data->cover = block + 5 * count;
 	data->weight = block + 6 * count;
 	data->log_q1 = block + 7 * count;
+	data->gcover = block + 8 * count;
+	data->grouped = 0;
 	data->loss_min = INFINITY;
 	data->log_n_min = INFINITY;
 	for (size_t i = 0; i < count; i++) {
@@ -48,7 +51,16 @@ enum ha_status cal_data_init(struct cal_data *data, const struct ha_run *runs,
 		data->log_loss[i] = log(runs[i].loss);
 		data->inv_w[i] = isnan(runs[i].loss_se) ? 1.0
 		                                        : runs[i].loss / runs[i].loss_se;
-		data->cover[i] = 1.0 - 1.0 / (double)runs[i].heads;
+		uint64_t h = runs[i].heads, g = runs[i].kv_heads;
+		if (g == 0 || g == h) {
+			data->cover[i] = 1.0 - 1.0 / (double)h; /* as before groups */
+			data->gcover[i] = 0.0;
+		} else { /* g query heads a group: F = 1 - hdi (H-g)/H - group_hdi (g-1)/H */
+			uint64_t size = h / g;
+			data->cover[i] = (double)(h - size) / (double)h;
+			data->gcover[i] = (double)(size - 1) / (double)h;
+			data->grouped = 1;
+		}
 		data->log_q1[i] = log(1.0 - 1.0 * data->cover[i]);
 		data->weight[i] = 1.0;
 		if (runs[i].loss < data->loss_min)
@@ -104,12 +116,18 @@ static void parts_of(const struct cal_data *data, const double *th, size_t i,
 	p->log_b = th[HA_CAL_BIAS_COEF] - th[HA_CAL_SMOOTHNESS] * data->log_d[i];
 	double hdi = th[HA_CAL_HDI];
 	p->q = 1.0 - hdi * data->cover[i];
-	/* ln q at the grid's and the seeds' hdi = 0 and 1 without a log:
-	 * the same doubles (q = 1 exactly at hdi = 0; log_q1 holds ln q at
-	 * hdi = 1, computed as here). */
-	double log_q = hdi == 0.0                  ? 0.0
-	               : hdi == 1.0 && data->log_q1 ? data->log_q1[i]
-	                                            : log(p->q);
+	double log_q;
+	if (data->gcover[i] != 0.0) { /* a grouped run */
+		p->q -= th[HA_CAL_GROUP_HDI] * data->gcover[i];
+		log_q = log(p->q);
+	} else {
+		/* ln q at the grid's and the seeds' hdi = 0 and 1 without a
+		 * log: the same doubles (q = 1 exactly at hdi = 0; log_q1 holds
+		 * ln q at hdi = 1, computed as here). */
+		log_q = hdi == 0.0                  ? 0.0
+		        : hdi == 1.0 && data->log_q1 ? data->log_q1[i]
+		                                     : log(p->q);
+	}
 	p->log_v = th[HA_CAL_VAR_COEF] + th[HA_CAL_VAR_RATE] * data->d_log_d[i] +
 	           th[HA_CAL_VAR_POWER] * data->log_d[i] -
 	           th[HA_CAL_VAR_SAMPLES_POWER] * data->log_n[i] + log_q;
@@ -162,6 +180,7 @@ static void log_fitted_gradient(const struct cal_data *data, const double *th,
 	double share_a = p->log_a == -INFINITY ? 0.0 : exp(p->log_a - p->log_l);
 	g[HA_CAL_DATA_POWER] = -data->log_n[i] * share_a;
 	g[HA_CAL_VAR_SAMPLES_POWER] = -data->log_n[i] * share_v;
+	g[HA_CAL_GROUP_HDI] = -data->gcover[i] / p->q * share_v;
 }
 
 static double huber(double r, double delta, double *psi)
@@ -227,6 +246,7 @@ static void add_log_fitted_hessian(const struct cal_data *data, size_t i,
 	gv[HA_CAL_VAR_POWER] = data->log_d[i];
 	gv[HA_CAL_HDI] = -data->cover[i] / p->q;
 	gv[HA_CAL_VAR_SAMPLES_POWER] = -data->log_n[i];
+	gv[HA_CAL_GROUP_HDI] = -data->gcover[i] / p->q;
 	/* The entries of the parameters asked for only (each entry's sum is
 	 * the same either way). */
 	for (int j = 0; j < k; j++)
@@ -239,6 +259,12 @@ static void add_log_fitted_hessian(const struct cal_data *data, size_t i,
 	/* ln V holds ln q, q = 1 - hdi cover: d2/dhdi2 = -(cover/q)^2 */
 	double t = data->cover[i] / p->q;
 	h[HA_CAL_HDI * HA_CAL_PARAMS + HA_CAL_HDI] -= c * share_v * t * t;
+	if (data->gcover[i] != 0.0) { /* and of group_hdi, gcover in place of cover */
+		double u = data->gcover[i] / p->q;
+		h[HA_CAL_HDI * HA_CAL_PARAMS + HA_CAL_GROUP_HDI] -= c * share_v * t * u;
+		h[HA_CAL_GROUP_HDI * HA_CAL_PARAMS + HA_CAL_HDI] -= c * share_v * t * u;
+		h[HA_CAL_GROUP_HDI * HA_CAL_PARAMS + HA_CAL_GROUP_HDI] -= c * share_v * u * u;
+	}
 	double ln_n = data->log_n[i];
 	double cross = -ln_n * g[HA_CAL_DATA_COEF]; /* -ln n n^-α / L̂ */
 	h[HA_CAL_DATA_COEF * HA_CAL_PARAMS + HA_CAL_DATA_POWER] += c * cross;
@@ -252,7 +278,7 @@ int cal_residuals_curvature(const struct cal_data *data, const double *th,
                             double delta, const int *index, int k, double *r,
                             double *jac, double *curv)
 {
-	static const int all[HA_CAL_PARAMS] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+	static const int all[HA_CAL_PARAMS] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
 	if (!index) {
 		index = all;
 		k = HA_CAL_PARAMS;

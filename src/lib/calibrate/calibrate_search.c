@@ -32,6 +32,7 @@ static const double grid_s[] = {HA_CAL_SMOOTHNESS_MIN, 0.5, 1.0, 2.0};
 static const double grid_rate[] = {0.0, 0.1, 0.5};
 static const double grid_power[] = {0.0, 0.5, 2.0};
 static const double grid_hdi[] = {0.0, 0.5, 0.95, 1.0};
+static const double grid_group_hdi[] = {0.0, 0.5, 1.0};
 /* E starts as a share of the smallest loss, after the linear one. */
 static const double grid_e[] = {0.0, 0.5, 0.9};
 /* The data term: α on a grid; A so that A n^-α is a share of the loss of
@@ -355,12 +356,14 @@ static size_t grid_starts(const struct cal_data *data,
 	size_t nr = free[HA_CAL_VAR_RATE] ? sizeof grid_rate / sizeof *grid_rate : 1;
 	size_t np = free[HA_CAL_VAR_POWER] ? sizeof grid_power / sizeof *grid_power : 1;
 	size_t nh = free[HA_CAL_HDI] ? sizeof grid_hdi / sizeof *grid_hdi : 1;
+	size_t ng = free[HA_CAL_GROUP_HDI]
+		? sizeof grid_group_hdi / sizeof *grid_group_hdi : 1;
 	size_t ne = free[HA_CAL_IRREDUCIBLE] ? 1 + sizeof grid_e / sizeof *grid_e : 1;
 	size_t na = free[HA_CAL_DATA_POWER] ? sizeof grid_data_power / sizeof *grid_data_power : 1;
 	size_t nc = free[HA_CAL_DATA_COEF] ? sizeof grid_data_share / sizeof *grid_data_share : 1;
 	size_t nb = free[HA_CAL_VAR_SAMPLES_POWER]
 		? sizeof grid_samples_power / sizeof *grid_samples_power : 1;
-	size_t total = ns * nr * np * nh * ne * na * nc * nb;
+	size_t total = ns * nr * np * nh * ne * na * nc * nb * ng;
 	if (!out)
 		return total;
 	size_t c = 0;
@@ -368,6 +371,7 @@ static size_t grid_starts(const struct cal_data *data,
 	for (size_t b = 0; b < nr; b++)
 	for (size_t p = 0; p < np; p++)
 	for (size_t h = 0; h < nh; h++)
+	for (size_t gh = 0; gh < ng; gh++)
 	for (size_t al = 0; al < na; al++)
 	for (size_t ac = 0; ac < nc; ac++)
 	for (size_t be = 0; be < nb; be++)
@@ -389,6 +393,8 @@ static size_t grid_starts(const struct cal_data *data,
 			th[HA_CAL_VAR_POWER] = grid_power[p];
 		if (free[HA_CAL_HDI])
 			th[HA_CAL_HDI] = grid_hdi[h];
+		if (free[HA_CAL_GROUP_HDI])
+			th[HA_CAL_GROUP_HDI] = grid_group_hdi[gh];
 		int e_linear = free[HA_CAL_IRREDUCIBLE] && e == 0;
 		if (free[HA_CAL_IRREDUCIBLE] && e > 0)
 			th[HA_CAL_IRREDUCIBLE] = grid_e[e - 1] * data->loss_min;

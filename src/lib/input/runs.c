@@ -21,7 +21,7 @@
 #define STRINGIFY(x) TEXT(x)
 
 const char *const runs_column_name[RUNS_COLUMNS] = {
-	"heads", "head_dim", "samples", "loss", "loss_se",
+	"heads", "head_dim", "samples", "loss", "loss_se", "kv_heads",
 };
 
 const char *const runs_column_what[RUNS_COLUMNS] = {
@@ -30,6 +30,7 @@ const char *const runs_column_what[RUNS_COLUMNS] = {
 	("a number > 1 and <= " STRINGIFY(RUNS_SAMPLES_MAX)),
 	"a number > 0",
 	"a number > 0",
+	"an integer from 1 to 9223372036854775807",
 };
 
 static const struct ha_yr_options OPTIONS = {.max_bytes = HA_RUNS_MAX_FILE};
@@ -39,14 +40,25 @@ static const struct ha_yr_options OPTIONS = {.max_bytes = HA_RUNS_MAX_FILE};
 static const struct ha_yr_key run_keys[RUNS_COLUMNS] = {
 	{"heads", HA_YR_REQUIRED},   {"head_dim", HA_YR_REQUIRED},
 	{"samples", HA_YR_REQUIRED}, {"loss", HA_YR_REQUIRED},
-	{"loss_se", HA_YR_OPTIONAL}};
+	{"loss_se", HA_YR_OPTIONAL}, {"kv_heads", HA_YR_OPTIONAL}};
+
+/* A run being read, and where its kv_heads value stands (for the check
+ * that it divides heads, made when the mapping is whole). */
+struct yaml_run {
+	struct ha_run *run;
+	yaml_mark_t kv_mark;
+};
 
 static enum ha_status run_field(struct ha_yr *r, void *ctx, size_t key,
                                 const char *where)
 {
-	struct ha_run *run = ctx;
+	struct yaml_run *y = ctx;
+	struct ha_run *run = y->run;
 	const char *what = runs_column_what[key];
 	switch ((enum runs_column)key) {
+	case RUNS_KV_HEADS:
+		y->kv_mark = r->ev.start_mark;
+		return ha_yr_uint(r, where, what, 1, HA_BUDGET_MAX, &run->kv_heads);
 	case RUNS_HEADS:
 		return ha_yr_uint(r, where, what, 1, HA_BUDGET_MAX, &run->heads);
 	case RUNS_HEAD_DIM:
@@ -78,11 +90,12 @@ static enum ha_status run_item(struct ha_yr *r, void *ctx, size_t i,
 	if (st != HA_OK)
 		return st;
 	struct ha_run *run = &y->runs[i];
-	*run = (struct ha_run){0, 0, 0.0, 0.0, NAN};
+	*run = (struct ha_run){0, 0, 0.0, 0.0, NAN, 0};
+	struct yaml_run yr = {run, {0}};
 	struct ha_yr_map map = HA_YR_MAP(run_keys);
 	st = ha_yr_read_map(r, where,
 	                    "a mapping {heads, head_dim, samples, loss, loss_se?}",
-	                    &map, run_field, run);
+	                    &map, run_field, &yr);
 	if (st != HA_OK)
 		return st;
 	if (run->heads > HA_BUDGET_MAX / run->head_dim)
@@ -92,6 +105,14 @@ static enum ha_status run_item(struct ha_yr *r, void *ctx, size_t i,
 		                     (unsigned long long)HA_BUDGET_MAX,
 		                     (unsigned long long)run->heads,
 		                     (unsigned long long)run->head_dim);
+	if (run->kv_heads == 0)
+		run->kv_heads = run->heads;
+	else if (run->heads % run->kv_heads != 0)
+		return ha_yr_fail_at(r, yr.kv_mark, HA_EFORMAT,
+		                     "%s.kv_heads: expected a divisor of heads (%llu), "
+		                     "found %llu", where,
+		                     (unsigned long long)run->heads,
+		                     (unsigned long long)run->kv_heads);
 	y->count = i + 1;
 	return HA_OK;
 }

@@ -14,7 +14,8 @@
 #define WHOLE_MAX 9007199254740992.0 /* 2^53 */
 
 /* 1-based positions of the columns, in the order of struct ha_runs_columns. */
-enum { COL_HEADS = 1, COL_HEAD_DIM, COL_MODEL_DIM, COL_SAMPLES, COL_LOSS, COL_LOSS_SE };
+enum { COL_HEADS = 1, COL_HEAD_DIM, COL_MODEL_DIM, COL_SAMPLES, COL_LOSS, COL_LOSS_SE,
+       COL_KV_HEADS };
 
 static enum ha_status bad(struct ha_error *err, size_t row, int column,
                           const char *name, const char *what, double v)
@@ -72,6 +73,17 @@ static enum ha_status one_run(const struct ha_runs_columns *c, size_t i,
 	if (!isnan(run->loss_se) && !(isfinite(run->loss_se) && run->loss_se > 0.0))
 		return bad(err, row, COL_LOSS_SE, "loss_se",
 		           "a finite number > 0 (or NaN for none)", run->loss_se);
+	double g = c->kv_heads ? c->kv_heads[i] : NAN;
+	if (isnan(g)) {
+		run->kv_heads = run->heads;
+	} else {
+		if (!whole(g))
+			return bad(err, row, COL_KV_HEADS, "kv_heads", WHOLE, g);
+		run->kv_heads = (uint64_t)g;
+		if (run->heads % run->kv_heads != 0)
+			return bad(err, row, COL_KV_HEADS, "kv_heads",
+			           "a divisor of heads", g);
+	}
 	return HA_OK;
 }
 

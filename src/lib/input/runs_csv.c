@@ -168,6 +168,7 @@ static const char *const key_what[HA_RUNS_KEYS] = {
 	NULL, /* runs_column_what[RUNS_SAMPLES] */
 	"a number > 0",
 	"a number > 0",
+	"an integer from 1 to 9223372036854775807",
 };
 
 struct reader {
@@ -263,15 +264,18 @@ static enum ha_status cell_value(struct reader *r, size_t row, int k,
 		run->loss_se = NAN;
 		return HA_OK;
 	}
+	if (k == HA_RUNS_KEY_KV_HEADS && cell->length == 0)
+		return HA_OK; /* heads, set by row_values */
 	int ok = cell->length <= HA_RUNS_MAX_CELL;
 	double v = 0.0;
 	uint64_t u = 0;
 	const char *what = k == HA_RUNS_KEY_SAMPLES ? runs_column_what[RUNS_SAMPLES]
 	                                            : key_what[k];
-	if (ok && k <= HA_RUNS_KEY_MODEL_DIM) {
+	if (ok && (k <= HA_RUNS_KEY_MODEL_DIM || k == HA_RUNS_KEY_KV_HEADS)) {
 		ok = ha_parse_uint(cell->text, 1, HA_BUDGET_MAX, &u) == HA_OK;
 		*(k == HA_RUNS_KEY_HEADS      ? &run->heads
 		  : k == HA_RUNS_KEY_HEAD_DIM ? &run->head_dim
+		  : k == HA_RUNS_KEY_KV_HEADS ? &run->kv_heads
 		                              : width) = u;
 	} else if (ok) {
 		ok = ha_parse_real(cell->text, &v) == HA_OK && v > 0.0;
@@ -316,7 +320,7 @@ static enum ha_status width_check(struct reader *r, size_t row,
 
 static enum ha_status row_values(struct reader *r, size_t row, struct ha_run *run)
 {
-	*run = (struct ha_run){0, 0, 0.0, 0.0, NAN};
+	*run = (struct ha_run){0, 0, 0.0, 0.0, NAN, 0};
 	uint64_t width = 0;
 	for (int k = 0; k < HA_RUNS_KEYS; k++) {
 		if (r->where[k] == SIZE_MAX)
@@ -333,6 +337,16 @@ static enum ha_status row_values(struct reader *r, size_t row, struct ha_run *ru
 		               "%llu * %llu", row, (unsigned long long)HA_BUDGET_MAX,
 		               (unsigned long long)run->heads,
 		               (unsigned long long)run->head_dim);
+	}
+	if (run->kv_heads == 0) {
+		run->kv_heads = run->heads;
+	} else if (run->heads % run->kv_heads != 0) {
+		const struct cell *g = &r->kept[HA_RUNS_KEY_KV_HEADS];
+		return fail_at(&r->c, g->line, g->column,
+		               "row %zu, kv_heads: expected a divisor of heads "
+		               "(%llu), found %llu", row,
+		               (unsigned long long)run->heads,
+		               (unsigned long long)run->kv_heads);
 	}
 	if (r->where[HA_RUNS_KEY_MODEL_DIM] != SIZE_MAX)
 		return width_check(r, row, run, width);

@@ -15,11 +15,12 @@ enum runs_column {
 	RUNS_HEAD_DIM = 1,
 	RUNS_SAMPLES = 2,
 	RUNS_LOSS = 3,
-	RUNS_LOSS_SE = 4
+	RUNS_LOSS_SE = 4,
+	RUNS_KV_HEADS = 5
 };
-#define RUNS_COLUMNS 5
+#define RUNS_COLUMNS 6
 
-/* "heads", ..., "loss_se". */
+/* "heads", ..., "loss_se", "kv_heads". */
 extern const char *const runs_column_name[RUNS_COLUMNS];
 
 /* What each column holds, for "expected WHAT" ("a number > 0"). */

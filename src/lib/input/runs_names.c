@@ -8,10 +8,11 @@
 
 static const char *const key_names[HA_RUNS_KEYS] = {
 	"heads", "head_dim", "model_dim", "samples", "loss", "loss_se",
+	"kv_heads",
 };
 
 static const char keys_list[] =
-	"heads, head_dim, model_dim, samples, loss or loss_se";
+	"heads, head_dim, model_dim, samples, loss, loss_se or kv_heads";
 
 const char *ha_runs_key_name(enum ha_runs_key key)
 {

@@ -99,6 +99,9 @@ void report_text_model(FILE *f, const struct ha_model *model)
 #define SOURCE_ARGS(s) (s)->tensors, (s)->tensors == 1 ? "" : "s", (s)->file, \
 	(s)->pattern ? (s)->pattern : "all tensors", (s)->heads, \
 	ha_layout_str((s)->layout)
+/* group_hdi beside it, when the directory's groups were measured */
+#define GROUPS_FORMAT "; group_hdi %.6g, mean within the %zu key groups of " \
+	"%zu query heads over %zu layer%s"
 
 enum ha_status report_hdi_source(struct ha_report *r, struct ha_error *err,
                                  const struct ha_model *model,
@@ -108,18 +111,23 @@ enum ha_status report_hdi_source(struct ha_report *r, struct ha_error *err,
 		return HA_OK;
 	if (!s->file)
 		return report_fail(r, err, HA_EINVAL, "the HDI's source names no file");
+	char groups[256] = "";
+	if (s->group_layers)
+		snprintf(groups, sizeof groups, GROUPS_FORMAT, model->group_hdi,
+		         s->key_heads, s->key_heads ? s->query_heads / s->key_heads : 0,
+		         s->group_layers, s->group_layers == 1 ? "" : "s");
 	if (!r->yaml) {
-		fprintf(r->stream, "hdi          %.6g, " SOURCE_FORMAT "\n", model->hdi,
-		        SOURCE_ARGS(s));
+		fprintf(r->stream, "hdi          %.6g, " SOURCE_FORMAT "%s\n", model->hdi,
+		        SOURCE_ARGS(s), groups);
 		return HA_OK;
 	}
 	/* The YAML string must be whole: measure, then format. */
-	int len = snprintf(NULL, 0, SOURCE_FORMAT, SOURCE_ARGS(s));
+	int len = snprintf(NULL, 0, SOURCE_FORMAT "%s", SOURCE_ARGS(s), groups);
 	char *text = len < 0 ? NULL : malloc((size_t)len + 1);
 	if (!text)
 		return report_fail(r, err, HA_ENOMEM, "describing the HDI's source: %s",
 		                   ha_status_str(HA_ENOMEM));
-	snprintf(text, (size_t)len + 1, SOURCE_FORMAT, SOURCE_ARGS(s));
+	snprintf(text, (size_t)len + 1, SOURCE_FORMAT "%s", SOURCE_ARGS(s), groups);
 	ha_yaml_key(r->yaml, "hdi_source");
 	ha_yaml_string(r->yaml, text);
 	free(text);
