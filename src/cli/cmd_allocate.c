@@ -327,14 +327,25 @@ static enum ha_status write_report(struct ha_report *r, const void *ctx,
 	return st;
 }
 
-/* The picture of the report (--plot): the regimes when asked for, else
- * the landscape of a single (D, n), else the sweep. */
+/* The picture of the report (--plot): the grouped allocation's front,
+ * the regimes when asked for, else the landscape of a single (D, n),
+ * else the sweep. */
 static enum ha_status draw_picture(struct ha_plot_target *t, const void *ctx,
                                    size_t i, struct ha_error *err)
 {
 	(void)i;
 	const struct allocation *a = ctx;
 	const struct cli_options *o = a->o;
+	if (o->grouped.active)
+		return ha_plot_grouped(t, &(struct ha_plot_grouped_request){
+			.model = &o->model,
+			.constraints = &o->constraints,
+			.solution = &a->grouped,
+			.kv = &o->grouped.kv,
+			.shape = &o->grouped.shape,
+			.max_loss_ratio = o->grouped.max_loss_ratio,
+			.hdi_source = o->hdi_from ? &o->hdi_source : NULL,
+		}, err);
 	if (o->regimes)
 		return ha_plot_regimes(t, &(struct ha_regimes_request){
 			.model = &o->model,

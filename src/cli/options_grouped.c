@@ -109,9 +109,12 @@ int cli_grouped_check(const struct cli_grouped *g, const uint64_t *budgets,
 		                       "--max-kv-dim, --pareto ...) needs a single "
 		                       "budget and a single value of --samples, "
 		                       "without a model table");
-	if (all || regimes || plot)
+	if (all || regimes)
 		return cli_usage_error(NULL, "the grouped allocation does not go with "
-		                       "--all, --regimes or --plot");
+		                       "--all or --regimes");
+	if (plot && !g->pareto)
+		return cli_usage_error(NULL, "--plot of the grouped allocation draws "
+		                       "its trade-off front: it needs --pareto");
 	if (kv->min_kv_heads && kv->max_kv_heads && kv->min_kv_heads > kv->max_kv_heads)
 		return cli_usage_error(NULL, "--min-kv-heads %" PRIu64 " is larger "
 		                       "than --max-kv-heads %" PRIu64,
