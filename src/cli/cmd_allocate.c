@@ -267,7 +267,7 @@ static enum ha_status write_report(struct ha_report *r, const void *ctx,
 	const struct cli_options *o = a->o;
 	const struct ha_hdi_source *source = o->hdi_from ? &o->hdi_source : NULL;
 	enum ha_status st = HA_OK;
-	if (o->grouped.active) {
+	if (o->grouped.active && single_point(o)) {
 		st = ha_report_grouped(r, &(struct ha_grouped_report_request){
 			.model = &o->model,
 			.solution = &a->grouped,
@@ -306,6 +306,8 @@ static enum ha_status write_report(struct ha_report *r, const void *ctx,
 				.solvers = a->s.of_budget,
 				.threads = HA_THREADS_ONLINE,
 				.progress = cli_progress_begin(&line, mode, "sweep"),
+				.kv = o->grouped.active ? &o->grouped.kv : NULL,
+				.shape = o->grouped.active ? &o->grouped.shape : NULL,
 			}, err);
 			cli_progress_end(&line);
 		}
