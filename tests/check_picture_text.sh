@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # No text of a picture leaves the page or its clipping region, and no two
-# texts overlap: every kind of picture (allocation, sweep, regimes, hdi,
-# weights, calibration), drawn as SVG by the command, measured by
+# texts overlap: every kind of picture (allocation, sweep, regimes, the
+# grouped front, hdi, weights, calibration), drawn as SVG by the command, measured by
 # svg_text_check (its font metric table: DejaVu Sans, see its source).
 #
 #   check_picture_text.sh HEADALLOC SVG_TEXT_CHECK
@@ -38,6 +38,8 @@ draw regimes --budget 512,4096 --regimes
 draw regimes-one --budget 24 --regimes
 draw regimes-three --budget 512,4096,32768 --regimes
 draw regimes-six --budget 64,128,256,512,1024,4096 --regimes
+draw front --budget 4096 --samples 1e12 --kv-heads auto --max-kv-dim 1024 --pareto --max-loss-ratio 1.1
+draw front-many --budget 720720 --samples 1e9 --kv-heads auto --group-hdi 0.3 --layers 80 --pareto
 draw hdi hdi two-layers.safetensors --heads 12 --tensor 'model.layers.*.k_proj.weight'
 draw hdi-nine hdi nine-layers.safetensors --heads 12
 draw weights weights cov3.yaml

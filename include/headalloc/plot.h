@@ -12,6 +12,8 @@
  *   ha_plot_head_weights  optimal head weights and their covariance
  *   ha_plot_calibration   measured losses, the calibrated fit and its
  *                         prediction at a target
+ *   ha_plot_grouped       the KV cache against the error: a grouped
+ *                         allocation's trade-off front
  *
  * Each writes one complete picture to target->stream in the target's
  * format (SVG, PNG or PDF), or nothing at all on failure.  The same input
@@ -44,6 +46,7 @@
 #include "calibrate.h"
 #include "covariance.h"
 #include "error.h"
+#include "grouped.h"
 #include "hdi.h"
 #include "model.h"
 #include "report.h"
@@ -241,6 +244,29 @@ struct ha_plot_calibration_request {
 HA_API enum ha_status ha_plot_calibration(struct ha_plot_target *target,
                                           const struct ha_plot_calibration_request *req,
                                           struct ha_error *err);
+
+/* 7. The trade-off front of a grouped-query allocation (grouped.h), as
+ * solved with front set: its non-dominated (error, KV cache) allocations
+ * as a line of discs, the KV cache in bytes a token on a log x axis
+ * against the loss ratio to the unconstrained optimum on a log y axis,
+ * the optimum under the KV constraints a vermilion disc, with
+ * max_loss_ratio its pick (the solution's chosen entry) a green disc and
+ * the ratio a dashed line; ratio 1 a dotted line, and the unconstrained
+ * optimum a grey disc when the KV constraints exclude it.  It draws the
+ * solution as it is (it solves nothing).  HA_EINVAL without a front.
+ * Panel 0: x is log10 bytes a token, y log10 of the loss ratio. */
+struct ha_plot_grouped_request {
+	const struct ha_model *model;               /* required: the caption */
+	const struct ha_constraints *constraints;   /* NULL: none (the caption) */
+	const struct ha_grouped_solution *solution; /* required, with its front */
+	const struct ha_kv_constraints *kv;         /* NULL: none (the caption) */
+	const struct ha_kv_shape *shape;            /* NULL: the defaults */
+	double max_loss_ratio;                      /* 0: none */
+	const struct ha_hdi_source *hdi_source;     /* NULL: the HDI was given */
+};
+HA_API enum ha_status ha_plot_grouped(struct ha_plot_target *target,
+                                      const struct ha_plot_grouped_request *req,
+                                      struct ha_error *err);
 
 #ifdef __cplusplus
 }

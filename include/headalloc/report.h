@@ -184,6 +184,12 @@ struct ha_table_request {
 	 * out, and reads only progress above (the problem is the sweep's).
 	 * NULL: the section makes the sweep from the fields above. */
 	struct ha_sweep *sweep;
+	/* Optional: every row the grouped-query optimum over (H, G, d) under
+	 * these KV constraints (ha_sweep_request.kv), with the columns
+	 * kv_heads, kv_dim and kv_cache_bytes_per_token after the others.
+	 * NULL: the table over (H, d), as without these fields. */
+	const struct ha_kv_constraints *kv;
+	const struct ha_kv_shape *shape; /* with kv; NULL: the defaults */
 };
 HA_API enum ha_status ha_report_table(struct ha_report *report,
                                       const struct ha_table_request *req,

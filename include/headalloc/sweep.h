@@ -30,6 +30,7 @@
 
 #include "error.h"
 #include "fit.h"
+#include "grouped.h"
 #include "model.h"
 #include "solver.h"
 #include "status.h"
@@ -87,6 +88,15 @@ struct ha_sweep_request {
 	                 size_t count, size_t first, char *scratch, size_t *used);
 	void *batch_ctx;
 	size_t scratch_size;
+	/* Optional: the grouped-query allocation (grouped.h) of every row
+	 * under these KV constraints (validated; NULL: rows over (H, d) as
+	 * without it).  Each row is then the optimum over (H, G, d) that
+	 * ha_grouped_solve gives for its (n, D), its relaxed_* the
+	 * relaxation's over (d, G) (the fits are of that x*), and its kv_*
+	 * fields are set; budgets of more candidate triples than
+	 * HA_GROUPED_MAX_TRIPLES are refused (HA_EUNSUPPORTED). */
+	const struct ha_kv_constraints *kv;
+	const struct ha_kv_shape *shape; /* with kv; NULL: the defaults */
 };
 
 /* One row: the integer optimum and the relaxed optimum of (n, D). */
@@ -96,6 +106,9 @@ struct ha_sweep_row {
 	uint64_t heads, head_dim;
 	double mse, log_mse;          /* of the integer optimum */
 	double relaxed_head_dim, relaxed_heads;
+	/* With ha_sweep_request.kv only (else 0): the optimum's key/value
+	 * heads G, G d and its KV cache, 2 G d L B bytes a token. */
+	uint64_t kv_heads, kv_dim, kv_cache_bytes_per_token;
 };
 
 /* A finished scaling-law fit.  status is HA_OK (result valid),

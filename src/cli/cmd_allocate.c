@@ -267,7 +267,7 @@ static enum ha_status write_report(struct ha_report *r, const void *ctx,
 	const struct cli_options *o = a->o;
 	const struct ha_hdi_source *source = o->hdi_from ? &o->hdi_source : NULL;
 	enum ha_status st = HA_OK;
-	if (o->grouped.active) {
+	if (o->grouped.active && single_point(o)) {
 		st = ha_report_grouped(r, &(struct ha_grouped_report_request){
 			.model = &o->model,
 			.solution = &a->grouped,
@@ -306,6 +306,8 @@ static enum ha_status write_report(struct ha_report *r, const void *ctx,
 				.solvers = a->s.of_budget,
 				.threads = HA_THREADS_ONLINE,
 				.progress = cli_progress_begin(&line, mode, "sweep"),
+				.kv = o->grouped.active ? &o->grouped.kv : NULL,
+				.shape = o->grouped.active ? &o->grouped.shape : NULL,
 			}, err);
 			cli_progress_end(&line);
 		}
@@ -327,14 +329,25 @@ static enum ha_status write_report(struct ha_report *r, const void *ctx,
 	return st;
 }
 
-/* The picture of the report (--plot): the regimes when asked for, else
- * the landscape of a single (D, n), else the sweep. */
+/* The picture of the report (--plot): the grouped allocation's front,
+ * the regimes when asked for, else the landscape of a single (D, n),
+ * else the sweep. */
 static enum ha_status draw_picture(struct ha_plot_target *t, const void *ctx,
                                    size_t i, struct ha_error *err)
 {
 	(void)i;
 	const struct allocation *a = ctx;
 	const struct cli_options *o = a->o;
+	if (o->grouped.active)
+		return ha_plot_grouped(t, &(struct ha_plot_grouped_request){
+			.model = &o->model,
+			.constraints = &o->constraints,
+			.solution = &a->grouped,
+			.kv = &o->grouped.kv,
+			.shape = &o->grouped.shape,
+			.max_loss_ratio = o->grouped.max_loss_ratio,
+			.hdi_source = o->hdi_from ? &o->hdi_source : NULL,
+		}, err);
 	if (o->regimes)
 		return ha_plot_regimes(t, &(struct ha_regimes_request){
 			.model = &o->model,

@@ -105,14 +105,29 @@ int cli_grouped_check(const struct cli_grouped *g, const uint64_t *budgets,
 			                       "--max-loss-ratio");
 		return EXIT_OK;
 	}
-	if (budget_count != 1 || sample_count != 1 || has_models)
+	int sweep = budget_count != 1 || sample_count != 1;
+	if (regimes)
+		return cli_usage_error(NULL, "--regimes does not go with the grouped "
+		                       "allocation (--kv-heads, --max-kv-dim ...) yet");
+	if (sample_count == 0 || has_models)
 		return cli_usage_error(NULL, "the grouped allocation (--kv-heads, "
-		                       "--max-kv-dim, --pareto ...) needs a single "
-		                       "budget and a single value of --samples, "
+		                       "--max-kv-dim, --pareto ...) needs --samples, "
 		                       "without a model table");
-	if (all || regimes || plot)
+	if (sweep && (g->pareto || g->max_loss_ratio > 0.0))
+		return cli_usage_error(NULL, "--pareto and --max-loss-ratio need a "
+		                       "single budget and a single value of --samples "
+		                       "(a sweep's rows are each point's optimum under "
+		                       "--kv-heads or --max-kv-dim)");
+	if (all)
 		return cli_usage_error(NULL, "the grouped allocation does not go with "
-		                       "--all, --regimes or --plot");
+		                       "--all");
+	if (plot && sweep)
+		return cli_usage_error(NULL, "--plot of the grouped allocation draws "
+		                       "its trade-off front: it needs a single point "
+		                       "and --pareto, not a sweep");
+	if (plot && !g->pareto)
+		return cli_usage_error(NULL, "--plot of the grouped allocation draws "
+		                       "its trade-off front: it needs --pareto");
 	if (kv->min_kv_heads && kv->max_kv_heads && kv->min_kv_heads > kv->max_kv_heads)
 		return cli_usage_error(NULL, "--min-kv-heads %" PRIu64 " is larger "
 		                       "than --max-kv-heads %" PRIu64,
@@ -125,11 +140,13 @@ int cli_grouped_check(const struct cli_grouped *g, const uint64_t *budgets,
 		return cli_usage_error(NULL, "--kv-heads %" PRIu64 " is above "
 		                       "--max-kv-heads %" PRIu64, kv->kv_heads,
 		                       kv->max_kv_heads);
-	if (ha_kv_shape_validate(&g->shape, budgets[0]) != HA_OK)
-		return cli_usage_error(NULL, "--layers %" PRIu64 ", --kv-bytes %" PRIu64
-		                       " and --model-dim %" PRIu64 " at budget %" PRIu64
-		                       ": the KV cache or the attention's parameters "
-		                       "exceed 2^64-1", g->shape.layers,
-		                       g->shape.kv_bytes, g->shape.model_dim, budgets[0]);
+	for (size_t i = 0; i < budget_count; i++)
+		if (ha_kv_shape_validate(&g->shape, budgets[i]) != HA_OK)
+			return cli_usage_error(NULL, "--layers %" PRIu64 ", --kv-bytes %"
+			                       PRIu64 " and --model-dim %" PRIu64 " at budget %"
+			                       PRIu64 ": the KV cache or the attention's "
+			                       "parameters exceed 2^64-1", g->shape.layers,
+			                       g->shape.kv_bytes, g->shape.model_dim,
+			                       budgets[i]);
 	return EXIT_OK;
 }

@@ -38,6 +38,13 @@ enum ha_status sweep_relaxed_dim_at(struct ha_sweep *s, size_t b, size_t i,
 	struct ha_model m = s->model;
 	struct ha_relaxed r;
 	m.samples = sweep_sample_at(s, i);
+	if (s->req.kv) {
+		struct ha_grouped_relaxed g;
+		enum ha_status st = ha_grouped_solve_relaxed(s->solvers[b], &m,
+		                                             s->req.kv, &g);
+		*x = g.head_dim;
+		return st;
+	}
 	enum ha_status st = ha_relaxed_solver_solve(s->relaxed[b], &m, &r);
 	*x = r.head_dim;
 	return st;
@@ -96,8 +103,20 @@ static enum ha_status prepare(struct ha_sweep *s, struct ha_error *err)
 	if (!s->solvers || !s->relaxed || !s->dim_power || !s->dim_log ||
 	    journal_new(nb, ns, &s->journal) != HA_OK)
 		return out_of_memory(err, "preparing the table");
+	const struct ha_kv_shape defaults = ha_kv_shape_defaults();
 	for (size_t b = 0; b < nb; b++) {
 		enum ha_status st = HA_OK;
+		if (req->kv && ha_grouped_triple_bound(req->budgets[b]) > HA_GROUPED_MAX_TRIPLES)
+			return ha_fail(err, HA_EUNSUPPORTED, "budget %" PRIu64 ": the "
+			               "grouped allocation would evaluate up to %" PRIu64
+			               " triples (H, G, d); at most %" PRIu64 " are allowed",
+			               req->budgets[b], ha_grouped_triple_bound(req->budgets[b]),
+			               HA_GROUPED_MAX_TRIPLES);
+		if (req->kv && ha_kv_shape_validate(req->shape ? req->shape : &defaults,
+		                                    req->budgets[b]) != HA_OK)
+			return ha_fail(err, HA_EINVAL, "budget %" PRIu64 ": the KV cache "
+			               "or the attention's parameters exceed 2^64-1",
+			               req->budgets[b]);
 		if (req->solvers) /* borrowed: the caller frees them */
 			s->solvers[b] = req->solvers[b];
 		else
@@ -133,6 +152,10 @@ enum ha_status ha_sweep_new(const struct ha_sweep_request *req,
 	    req->samples.count == 0 || !req->samples.at)
 		return ha_fail(err, HA_EINVAL,
 		               "a table needs a model, budgets and samples");
+	if (req->kv && ha_kv_constraints_validate(req->kv) != HA_OK)
+		return ha_fail(err, HA_EINVAL, "a table's KV constraints are "
+		               "inconsistent (min_kv_heads above max_kv_heads, or "
+		               "kv_heads outside them)");
 	struct ha_sweep *s = calloc(1, sizeof *s);
 	if (!s)
 		return out_of_memory(err, "preparing the table");

@@ -7,10 +7,12 @@
  * calling thread alone calls the request's samples.at and puts the
  * relaxed optima into the journal and the fits (in row order, so that
  * their sums are the same). */
+#include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "base/error_internal.h"
 #include "alloc/solver_internal.h"
 #include "alloc/sweep_internal.h"
 #include "alloc/sweep_pool.h"
@@ -47,6 +49,35 @@ struct sweep_rows {
 	double samples;                      /* that n */
 };
 
+/* A row of a grouped sweep: the optimum over (H, G, d) of budget b at
+ * m->samples, as ha_grouped_solve gives it alone. */
+static enum ha_status solve_grouped_row(const struct ha_sweep *s, size_t b,
+                                        const struct ha_model *m,
+                                        struct ha_sweep_row *row)
+{
+	struct ha_grouped_solution g;
+	enum ha_status st = ha_grouped_solve(&(struct ha_grouped_request){
+		.solver = s->solvers[b],
+		.model = m,
+		.kv = s->req.kv,
+		.shape = s->req.shape,
+	}, &g);
+	if (st == HA_OK) {
+		row->budget = s->req.budgets[b];
+		row->heads = g.optimum.heads;
+		row->head_dim = g.optimum.head_dim;
+		row->mse = g.optimum.terms.mse;
+		row->log_mse = g.optimum.terms.log_mse;
+		row->relaxed_head_dim = g.relaxed.head_dim;
+		row->relaxed_heads = g.relaxed.heads;
+		row->kv_heads = g.optimum.kv_heads;
+		row->kv_dim = g.optimum.kv_dim;
+		row->kv_cache_bytes_per_token = g.optimum.kv_cache_bytes_per_token;
+	}
+	ha_grouped_solution_finish(&g);
+	return st;
+}
+
 /* The work of a job, on a worker thread (or the calling one): solve its
  * rows, stopping at the first failure. */
 static void solve_rows(void *ctx, size_t worker, void *job_)
@@ -64,6 +95,14 @@ static void solve_rows(void *ctx, size_t worker, void *job_)
 		size_t b = (job->first + k) % nb;
 		struct ha_sweep_row *row = &job->rows[k];
 		m.samples = row->samples;
+		if (s->req.kv) {
+			enum ha_status st = solve_grouped_row(s, b, &m, row);
+			if (st != HA_OK) {
+				job->status = st;
+				break;
+			}
+			continue;
+		}
 		struct ha_allocation optimum;
 		struct ha_relaxed relaxation;
 		enum ha_status st = ha_solver_solve_integer_memo(s->solvers[b], memos[b],
@@ -225,6 +264,10 @@ enum ha_status sweep_rows_next(struct ha_sweep *s, const struct ha_sweep_row **r
 	}
 	*rows = job->rows;
 	*count = job->solved;
+	if (job->status == HA_EINFEASIBLE && s->req.kv)
+		return ha_fail(err, HA_EINFEASIBLE, "no (heads, kv_heads, head_dim) "
+		               "of budget %" PRIu64 " meets the KV constraints",
+		               s->req.budgets[(job->first + job->solved) % nb]);
 	if (job->status != HA_OK)
 		return sweep_solve_failed(err, job->status,
 		                          s->req.budgets[(job->first + job->solved) % nb]);

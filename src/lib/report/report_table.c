@@ -82,9 +82,12 @@ enum ha_status ha_report_table(struct ha_report *r,
 			.samples = req->samples,
 			.solvers = req->solvers,
 			.threads = req->threads,
-			.on_batch = table_format_batch,
+			/* The grouped rows are written by the calling thread. */
+			.on_batch = req->kv ? NULL : table_format_batch,
 			.batch_ctx = &format,
-			.scratch_size = TABLE_SCRATCH,
+			.scratch_size = req->kv ? 0 : TABLE_SCRATCH,
+			.kv = req->kv,
+			.shape = req->shape,
 		}, &own, &why);
 		if (st != HA_OK)
 			return report_fail(r, err, st, "%s", why.message);

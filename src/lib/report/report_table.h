@@ -30,6 +30,13 @@ enum ha_status table_write_rows(struct ha_sweep *sweep,
                                 const struct ha_progress *progress,
                                 struct ha_report *r, struct ha_error *err);
 
+/* report_table_grouped.c: a grouped sweep's rows (ha_sweep_request.kv),
+ * the columns of the others then kv_heads, kv_dim and
+ * kv_cache_bytes_per_token; the text heading, then each batch. */
+void table_grouped_heading(struct ha_report *r);
+void table_grouped_rows(struct ha_report *r, const struct ha_sweep_row *rows,
+                        size_t count);
+
 /* The per-n fits (YAML: the items of fits.by_samples; text: a line each)
  * of ln H* against ln D over the budgets, as the sweep hands them out,
  * written in order.  Stops early once writing has failed (the report

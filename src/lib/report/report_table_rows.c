@@ -237,9 +237,12 @@ enum ha_status table_write_rows(struct ha_sweep *sweep,
 	if (!text)
 		return report_fail(r, err, HA_ENOMEM, "preparing the table: %s",
 		                   ha_status_str(HA_ENOMEM));
+	int grouped = ha_sweep_request(sweep)->kv != NULL;
 	if (r->yaml) {
 		ha_yaml_key(r->yaml, "table");
 		ha_yaml_begin_seq(r->yaml, 0);
+	} else if (grouped) {
+		table_grouped_heading(r);
 	} else {
 		fprintf(r->stream, "\n%20s %12s %20s %10s %13s %12s %16s %14s\n",
 		        "budget", "samples", "heads", "head_dim", "mse", "log10_mse",
@@ -255,7 +258,9 @@ enum ha_status table_write_rows(struct ha_sweep *sweep,
 		enum ha_status solved = ha_sweep_rows(sweep, &rows, &count, &why);
 		size_t used = 0;
 		const char *formatted = ha_sweep_batch_scratch(sweep, &used);
-		if (formatted)
+		if (grouped)
+			table_grouped_rows(r, rows, count);
+		else if (formatted)
 			write_formatted(r, rows, count, written, formatted, used);
 		else
 			write_batch(r, rows, count, written, text);

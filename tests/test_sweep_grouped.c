@@ -1,0 +1,151 @@
+/* The grouped sweep (ha_sweep_request.kv) against the single query:
+ * every row is what ha_grouped_solve gives alone for its (n, D) under the
+ * sweep's KV constraints (the optimum's (H, G, d), its error, KV cache
+ * and the relaxation's x*), in order, on one thread and on four, for
+ * random budgets, values of n, group_hdi and constraints (a fixed G or a
+ * bound on G d); the fits are over those x*. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <criterion/criterion.h>
+
+#include <headalloc/grouped.h>
+#include <headalloc/solver.h>
+#include <headalloc/sweep.h>
+
+/* 700 n x 3 budgets: over the 2048 rows from which a sweep takes threads. */
+#define POINTS 700
+#define BUDGETS 3
+
+static uint64_t state = 88172645463325252u;
+
+static double uniform(void) /* xorshift64, [0, 1) */
+{
+	state ^= state << 13;
+	state ^= state >> 7;
+	state ^= state << 17;
+	return (double)(state >> 11) / 9007199254740992.0;
+}
+
+static double samples[POINTS];
+
+static double sample_at(const void *ctx, size_t i)
+{
+	(void)ctx;
+	return samples[i];
+}
+
+/* One random sweep: budgets 2^a 3^b 5^c (a >= 6, so that every fixed
+ * G <= 8 divides some H), n log-uniform in [1e3, 1e14], group_hdi in
+ * [0, 1), and a fixed G in {1, 2, 4, 8} or G d <= K, K in [16, 2048]. */
+static void check_random_sweep(size_t threads, int fixed)
+{
+	uint64_t budgets[BUDGETS];
+	for (size_t b = 0; b < BUDGETS; b++) {
+		budgets[b] = (uint64_t)1 << (6 + (int)(uniform() * 7));
+		budgets[b] *= uniform() < 0.5 ? 3 : 1;
+		budgets[b] *= uniform() < 0.5 ? 5 : 1;
+	}
+	for (size_t i = 0; i < POINTS; i++)
+		samples[i] = exp(log(1e3) + uniform() * (log(1e14) - log(1e3)));
+	struct ha_model m = ha_model_defaults();
+	m.group_hdi = uniform();
+	m.hdi = 0.5 + 0.5 * uniform();
+	struct ha_kv_constraints kv = {0};
+	if (fixed)
+		kv.kv_heads = (uint64_t)1 << (int)(uniform() * 4);
+	else
+		kv.max_kv_dim = 16 + (uint64_t)(uniform() * 2033);
+	struct ha_kv_shape shape = {.layers = 1 + (uint64_t)(uniform() * 80),
+	                            .kv_bytes = 2};
+	struct ha_sweep *s = NULL;
+	cr_assert_eq(ha_sweep_new(&(struct ha_sweep_request){
+		.model = &m, .budgets = budgets, .budget_count = BUDGETS,
+		.samples = {POINTS, sample_at, NULL}, .threads = threads,
+		.kv = &kv, .shape = &shape,
+	}, &s, NULL), HA_OK);
+	struct ha_solver *solvers[BUDGETS];
+	for (size_t b = 0; b < BUDGETS; b++)
+		cr_assert_eq(ha_solver_new(budgets[b], NULL, &solvers[b]), HA_OK);
+	size_t at = 0, count = 0, grouped = 0;
+	const struct ha_sweep_row *rows;
+	while (ha_sweep_rows(s, &rows, &count, NULL) == HA_OK && count) {
+		for (size_t k = 0; k < count; k++, at++) {
+			size_t i = at / BUDGETS, b = at % BUDGETS;
+			struct ha_model mi = m;
+			mi.samples = samples[i];
+			struct ha_grouped_solution want;
+			cr_assert_eq(ha_grouped_solve(&(struct ha_grouped_request){
+				.solver = solvers[b], .model = &mi, .kv = &kv,
+				.shape = &shape}, &want), HA_OK);
+			const struct ha_sweep_row *r = &rows[k];
+			cr_assert_eq(r->budget, budgets[b]);
+			cr_assert_eq(r->samples, samples[i]);
+			cr_assert_eq(r->heads, want.optimum.heads, "row %zu", at);
+			cr_assert_eq(r->kv_heads, want.optimum.kv_heads, "row %zu", at);
+			cr_assert_eq(r->head_dim, want.optimum.head_dim);
+			cr_assert_eq(r->kv_dim, want.optimum.kv_dim);
+			cr_assert_eq(r->kv_cache_bytes_per_token,
+			             want.optimum.kv_cache_bytes_per_token);
+			cr_assert_eq(r->kv_dim, r->kv_heads * r->head_dim);
+			cr_assert_eq(r->kv_cache_bytes_per_token,
+			             2 * r->kv_dim * shape.layers * shape.kv_bytes);
+			cr_assert_eq(r->mse, want.optimum.terms.mse);
+			cr_assert_eq(r->log_mse, want.optimum.terms.log_mse);
+			cr_assert_eq(r->relaxed_head_dim, want.relaxed.head_dim);
+			cr_assert_eq(r->relaxed_heads, want.relaxed.heads);
+			cr_assert(r->heads % r->kv_heads == 0);
+			if (fixed)
+				cr_assert_eq(r->kv_heads, kv.kv_heads);
+			else
+				cr_assert_leq(r->kv_dim, kv.max_kv_dim);
+			grouped += r->kv_heads < r->heads;
+			ha_grouped_solution_finish(&want);
+		}
+	}
+	cr_assert_eq(at, (size_t)POINTS * BUDGETS);
+	/* The constraint binds somewhere: the rows are not the ungrouped ones. */
+	cr_assert_gt(grouped, 0);
+	for (size_t b = 0; b < BUDGETS; b++) {
+		struct ha_sweep_fit power, logarithmic;
+		cr_assert_eq(ha_sweep_budget_fits(s, b, &power, &logarithmic), HA_OK);
+		cr_assert_eq(power.points, (size_t)POINTS);
+		ha_solver_free(solvers[b]);
+	}
+	ha_sweep_free(s);
+}
+
+Test(sweep_grouped, fixed_kv_heads_one_thread) { check_random_sweep(1, 1); }
+Test(sweep_grouped, fixed_kv_heads_four_threads) { check_random_sweep(4, 1); }
+Test(sweep_grouped, max_kv_dim_one_thread) { check_random_sweep(1, 0); }
+Test(sweep_grouped, max_kv_dim_four_threads) { check_random_sweep(4, 0); }
+
+Test(sweep_grouped, refused)
+{
+	struct ha_model m = ha_model_defaults();
+	uint64_t budget = 4096;
+	samples[0] = 1e9;
+	struct ha_kv_constraints bad = {.kv_heads = 8, .max_kv_heads = 4};
+	struct ha_sweep *s = NULL;
+	cr_assert_eq(ha_sweep_new(&(struct ha_sweep_request){
+		.model = &m, .budgets = &budget, .budget_count = 1,
+		.samples = {1, sample_at, NULL}, .kv = &bad}, &s, NULL), HA_EINVAL);
+	cr_assert_null(s);
+	uint64_t huge = 897612484786617600u; /* far over HA_GROUPED_MAX_TRIPLES */
+	struct ha_kv_constraints g = {.kv_heads = 1};
+	cr_assert_eq(ha_sweep_new(&(struct ha_sweep_request){
+		.model = &m, .budgets = &huge, .budget_count = 1,
+		.samples = {1, sample_at, NULL}, .kv = &g}, &s, NULL), HA_EUNSUPPORTED);
+	/* A fixed G that divides no H of the budget: the row is infeasible. */
+	uint64_t odd = 9;
+	struct ha_kv_constraints two = {.kv_heads = 2};
+	const struct ha_sweep_row *rows;
+	size_t count;
+	cr_assert_eq(ha_sweep_new(&(struct ha_sweep_request){
+		.model = &m, .budgets = &odd, .budget_count = 1,
+		.samples = {1, sample_at, NULL}, .kv = &two}, &s, NULL), HA_OK);
+	cr_assert_eq(ha_sweep_rows(s, &rows, &count, NULL), HA_EINFEASIBLE);
+	cr_assert_eq(count, 0);
+	ha_sweep_free(s);
+}
