@@ -29,7 +29,7 @@ static size_t make_runs(struct ha_run *runs)
 		cr_assert_eq(ha_model_eval(&model, spec[i].budget, spec[i].d, &t), HA_OK);
 		double loss = t.mse * spec[i].noise;
 		runs[i] = (struct ha_run){spec[i].budget / spec[i].d, spec[i].d, spec[i].n, loss,
-		                          i == 1 || i == 6 ? 0.03 * loss : NAN};
+		                          i == 1 || i == 6 ? 0.03 * loss : NAN, 0};
 	}
 	return m;
 }
