@@ -78,14 +78,20 @@ static void check_value(double v, int exact)
 	double back = strtod(got, NULL);
 	if (back != v || signbit(back) != signbit(v))
 		cr_assert_fail("%a: \"%s\" reads back as %a", v, got, back);
+	/* The one-pass ".0" form, compiled in (portable product). */
+	char got_dotted[32];
+	size_t dotted_len = format_dotted(v, got_dotted, 0, 1);
+	if (strcmp(want, got_dotted) != 0 || dotted_len != strlen(want))
+		cr_assert_fail("%a: format_dotted gives \"%s\", snprintf/strtod gave \"%s\"",
+		               v, got_dotted, want);
 	char want_g[32], got_g[32];
 	old_g(v, want_g);
-	size_t len = format(v, got_g, 0);
+	size_t len = format_dotted(v, got_g, 0, 0);
 	if (strcmp(want_g, got_g) != 0 || len != strlen(want_g))
 		cr_assert_fail("%a: the portable product gives \"%s\", %%g gave \"%s\"",
 		               v, got_g, want_g);
 	if (exact) {
-		format(v, got_g, 1);
+		format_dotted(v, got_g, 1, 0);
 		if (strcmp(want_g, got_g) != 0)
 			cr_assert_fail("%a: the exact path gives \"%s\", %%g gave \"%s\"",
 			               v, got_g, want_g);

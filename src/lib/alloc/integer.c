@@ -12,6 +12,7 @@
  * kappa)) the condition under which the same holds is proven in model.c
  * and checked, per model, by ha_model_unimodal_on(): where it does not
  * hold the search enumerates. */
+#include <float.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -89,6 +90,59 @@ static double log_mse_at(const struct evaluator *e, size_t i)
 	                 w->log_samples + w->log_share[i];
 	w->stamp[i] = w->generation;
 	return w->value[i] = ha_log_add(log_bias, log_var);
+}
+
+/* Bounds on log_mse_at(e, i) without its ha_log_add, for a sweep's memo
+ * (no certificate asked, so that no count changes): the value is h +
+ * log1p(exp(l - h)), h = max(ln bias, ln var), l the other; with exp of a
+ * non-positive number in [0, 1] and log1p there in [0, ln 2] (within an
+ * ulp: below 0.6931471805599455), the rounded sum lies in [h, h + 0.7 +
+ * ε|h|], which *high exceeds.  A value already made this solve is its
+ * own bounds.  0 when no bounds are had (plain or counting evaluators,
+ * non-finite terms): then ask log_mse_at. */
+static int bounds_at(const struct evaluator *e, size_t i, double *low, double *high)
+{
+	const struct ha_solver *s = e->s;
+	const struct ha_model *m = e->m;
+	struct ha_integer_memo *w = e->memo;
+	if (!w || e->count_every)
+		return 0;
+	if (w->stamp[i] == w->generation) {
+		*low = *high = w->value[i];
+		return 1;
+	}
+	/* log_mse_at's arithmetic */
+	double d = (double)s->feasible[i];
+	double log_bias = -m->smoothness * w->log_d[i];
+	double log_var = w->log_coef_ratio + (m->var_rate * d + m->var_power) * w->log_d[i] -
+	                 w->log_samples + w->log_share[i];
+	if (!isfinite(log_bias) || !isfinite(log_var))
+		return 0;
+	double h = log_bias > log_var ? log_bias : log_var;
+	*low = h;
+	*high = h + (0.75 + 4.0 * DBL_EPSILON * fabs(h));
+	return 1;
+}
+
+/* log_mse_at(e, j) < log_mse_at(e, i), from their bounds where they
+ * settle it (bounds_at), else from the values. */
+static int less_at(const struct evaluator *e, size_t j, size_t i)
+{
+	double low_j, high_j, low_i, high_i;
+	if (bounds_at(e, j, &low_j, &high_j) && bounds_at(e, i, &low_i, &high_i)) {
+		if (high_j < low_i)
+			return 1;
+		if (low_j >= high_i)
+			return 0;
+	}
+	return log_mse_at(e, j) < log_mse_at(e, i);
+}
+
+/* log_mse_at(e, i) > limit, where its lower bound says so without it. */
+static int above_by_bound(const struct evaluator *e, size_t i, double limit)
+{
+	double low, high;
+	return bounds_at(e, i, &low, &high) && low > limit;
 }
 
 enum ha_status ha_integer_memo_new(const struct ha_solver *s,
@@ -216,7 +270,7 @@ static size_t argmin_bracket(const struct evaluator *e)
 	size_t lo = 0, hi = s->feasible_count - 1;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (log_mse_at(e, mid + 1) < log_mse_at(e, mid))
+		if (less_at(e, mid + 1, mid))
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -229,6 +283,8 @@ static size_t argmin_bracket(const struct evaluator *e)
 	double min = log_mse_at(e, lo);
 	size_t right = lo;
 	while (right + 1 < s->feasible_count) {
+		if (above_by_bound(e, right + 1, min + HA_TIE_LOG_TOLERANCE))
+			break;
 		double v = log_mse_at(e, right + 1);
 		if (v > min + HA_TIE_LOG_TOLERANCE)
 			break;
@@ -238,6 +294,8 @@ static size_t argmin_bracket(const struct evaluator *e)
 	}
 	size_t left = lo;
 	while (left > 0) {
+		if (above_by_bound(e, left - 1, min + HA_TIE_LOG_TOLERANCE))
+			break;
 		double v = log_mse_at(e, left - 1);
 		if (v > min + HA_TIE_LOG_TOLERANCE)
 			break;

@@ -285,9 +285,8 @@ void ha_relaxed_solver_free(struct ha_relaxed_solver *w)
 	free(w);
 }
 
-enum ha_status ha_relaxed_solver_solve(struct ha_relaxed_solver *w,
-                                       const struct ha_model *m,
-                                       struct ha_relaxed *relaxed)
+static enum ha_status solve(struct ha_relaxed_solver *w, const struct ha_model *m,
+                            struct ha_relaxed *relaxed, int with_mse)
 {
 	if (!w || !relaxed || ha_model_validate(m) != HA_OK)
 		return HA_EINVAL;
@@ -341,14 +340,29 @@ enum ha_status ha_relaxed_solver_solve(struct ha_relaxed_solver *w,
 	w->prediction.near = width > 0.0 &&
 	                     fabs(u_predicted - u) < 0.1 * w->prediction.width;
 	remember(&w->prediction, &w->root, x, u);
-	relaxed->log_mse = m->irreducible == 0.0 && m->data_coef == 0.0
+	relaxed->log_mse = !with_mse ? NAN
+		: m->irreducible == 0.0 && m->data_coef == 0.0
 		? ha_relaxed_fn_eval(&problem->fn, u, NULL)
 		: ha_model_log_relaxed_ln(m, problem->budget, u, NULL);
-	if (!isfinite(relaxed->head_dim) || !isfinite(relaxed->log_mse))
+	if (!isfinite(relaxed->head_dim) || (with_mse && !isfinite(relaxed->log_mse)))
 		return HA_ENUMERIC;
 	w->hint = x;
 	w->has_hint = 1;
 	return HA_OK;
+}
+
+enum ha_status ha_relaxed_solver_solve(struct ha_relaxed_solver *w,
+                                       const struct ha_model *m,
+                                       struct ha_relaxed *relaxed)
+{
+	return solve(w, m, relaxed, 1);
+}
+
+enum ha_status ha_relaxed_solver_solve_optimum(struct ha_relaxed_solver *w,
+                                               const struct ha_model *m,
+                                               struct ha_relaxed *relaxed)
+{
+	return solve(w, m, relaxed, 0);
 }
 
 void ha_relaxed_solver_last_cost(const struct ha_relaxed_solver *w,

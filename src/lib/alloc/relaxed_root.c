@@ -90,31 +90,53 @@ void ha_relaxed_root_move(struct ha_relaxed_root *r, const struct ha_relaxed_fn 
 	r->last_slope = r->last_width = 0.0;
 }
 
+/* The terms of Q at x, and Q_c(x) from them: one function for the
+ * certificates' evaluations and for the bisection's bare questions, so
+ * that both compute the same double. */
+struct terms {
+	double u, t1, t2, t3, t4, dfactor, grow, dvar, absolute;
+};
+
+static inline double q_terms(const struct ha_relaxed_root *r, double x, struct terms *t)
+{
+	t->u = log(x);
+	t->t1 = (r->rate * x + r->power) * t->u;
+	double a = r->share * x / r->budget;
+	t->absolute = 1.0;
+	if (r->rho > 0.0) {
+		t->t2 = log(r->rho + a);
+		t->dfactor = a / (r->rho + a);
+	} else {
+		t->t2 = t->u - r->log_budget;
+		t->dfactor = 1.0;
+		t->absolute += t->u;
+	}
+	t->grow = r->rate * x * (t->u + 1.0);
+	t->dvar = t->grow + r->power + t->dfactor;
+	t->t3 = log(t->dvar);
+	t->t4 = r->smoothness * t->u;
+	return ((t->t1 + t->t4) + (t->t2 + t->t3)) + r->constant;
+}
+
 static void evaluate(struct ha_relaxed_root *r, double x, struct stationarity *out)
 {
 	r->evaluations++;
-	double u = log(x);
-	double t1 = (r->rate * x + r->power) * u;
-	double a = r->share * x / r->budget;
-	double t2, dfactor, absolute = 1.0;
-	if (r->rho > 0.0) {
-		t2 = log(r->rho + a);
-		dfactor = a / (r->rho + a);
-	} else {
-		t2 = u - r->log_budget;
-		dfactor = 1.0;
-		absolute += u;
-	}
-	double grow = r->rate * x * (u + 1.0);
-	double dvar = grow + r->power + dfactor;
-	double t3 = log(dvar);
-	double t4 = r->smoothness * u;
-	out->q = ((t1 + t4) + (t2 + t3)) + r->constant;
+	struct terms t;
+	out->q = q_terms(r, x, &t);
 	out->bound = CERTIFICATE_FACTOR * DBL_EPSILON *
-	             (fabs(t1) + fabs(t2) + fabs(t3) + fabs(t4) +
-	              fabs(r->constant) + absolute);
-	double ddvar = grow + r->rate * x + dfactor * (1.0 - dfactor);
-	out->slope = (grow + r->power) + dfactor + ddvar / dvar + r->smoothness;
+	             (fabs(t.t1) + fabs(t.t2) + fabs(t.t3) + fabs(t.t4) +
+	              fabs(r->constant) + t.absolute);
+	double ddvar = t.grow + r->rate * x + t.dfactor * (1.0 - t.dfactor);
+	out->slope = (t.grow + r->power) + t.dfactor + ddvar / t.dvar + r->smoothness;
+}
+
+/* P(x), "Q_c(x) >= 0", counted as an evaluation: the bisection's
+ * questions need neither the bound nor the slope (nor their division). */
+static int question(struct ha_relaxed_root *r, double x)
+{
+	r->evaluations++;
+	struct terms t;
+	return q_terms(r, x, &t) >= 0.0;
 }
 
 static uint64_t key_of(double x)
@@ -211,9 +233,7 @@ static int ask(struct ha_relaxed_root *r, const struct certificates *c, uint64_t
 		return 0;
 	if (c->has_above && k >= key_of(c->above))
 		return 1;
-	struct stationarity e;
-	evaluate(r, double_of(k), &e);
-	return e.q >= 0.0;
+	return question(r, double_of(k));
 }
 
 static double bisect(struct ha_relaxed_root *r, const struct certificates *c)

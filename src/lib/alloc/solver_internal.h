@@ -82,6 +82,14 @@ double ha_relaxed_root_reference(struct ha_relaxed_root *root);
 /* The computed stationarity function Q at x (tests). */
 double ha_relaxed_root_q(struct ha_relaxed_root *root, double x);
 
+/* ha_relaxed_solver_solve without relaxed->log_mse (set to NaN): the
+ * same head_dim and heads, for a sweep's rows, which print x* and H*
+ * but not the relaxed mse (its evaluation is three transcendental
+ * functions of the ~25 a point costs). */
+enum ha_status ha_relaxed_solver_solve_optimum(struct ha_relaxed_solver *w,
+                                               const struct ha_model *m,
+                                               struct ha_relaxed *relaxed);
+
 /* Evaluations a workspace spent on its last solve: of the stationarity
  * function, and of the objective by NLopt (0 when the solve started from
  * the previous answer). */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "base/error_internal.h"
+#include "alloc/solver_internal.h"
 #include "alloc/sweep_internal.h"
 
 double sweep_sample_at(const struct ha_sweep *s, size_t i)
@@ -45,7 +46,7 @@ enum ha_status sweep_relaxed_dim_at(struct ha_sweep *s, size_t b, size_t i,
 		*x = g.head_dim;
 		return st;
 	}
-	enum ha_status st = ha_relaxed_solver_solve(s->relaxed[b], &m, &r);
+	enum ha_status st = ha_relaxed_solver_solve_optimum(s->relaxed[b], &m, &r);
 	*x = r.head_dim;
 	return st;
 }

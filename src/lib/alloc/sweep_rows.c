@@ -108,7 +108,7 @@ static void solve_rows(void *ctx, size_t worker, void *job_)
 		enum ha_status st = ha_solver_solve_integer_memo(s->solvers[b], memos[b],
 		                                                 &m, &optimum);
 		if (st == HA_OK)
-			st = ha_relaxed_solver_solve(relaxed[b], &m, &relaxation);
+			st = ha_relaxed_solver_solve_optimum(relaxed[b], &m, &relaxation);
 		if (st != HA_OK) {
 			job->status = st;
 			break;

@@ -405,8 +405,10 @@ static void put17(char *p, uint64_t d)
 
 /* d (`digits` digits, the first nonzero) with leading exponent x, as
  * "%g" prints it with that precision: trailing zeros dropped, the
- * exponent form when x < -4 or x >= digits. */
-static char *render(char *out, uint64_t d, int digits, int x)
+ * exponent form when x < -4 or x >= digits.  dotted != 0 writes ".0"
+ * after a mantissa without a point (before its exponent), as YAML 1.1's
+ * floats need.  Runs of digits are copied whole, not a byte at a time. */
+static char *render(char *out, uint64_t d, int digits, int x, int dotted)
 {
 	char text[17];
 	put17(text, d);
@@ -417,9 +419,12 @@ static char *render(char *out, uint64_t d, int digits, int x)
 	if (x < -4 || x >= digits) {
 		*out++ = first[0];
 		if (used > 1) {
-			*out++ = '.';
-			for (int i = 1; i < used; i++)
-				*out++ = first[i];
+			*out = '.';
+			memcpy(out + 1, first + 1, (size_t)(used - 1));
+			out += used;
+		} else if (dotted) {
+			memcpy(out, ".0", 2);
+			out += 2;
 		}
 		*out++ = 'e';
 		*out++ = x < 0 ? '-' : '+';
@@ -432,40 +437,44 @@ static char *render(char *out, uint64_t d, int digits, int x)
 		return out + 2;
 	}
 	if (x < 0) {
-		*out++ = '0';
-		*out++ = '.';
-		for (int i = x + 1; i < 0; i++)
-			*out++ = '0';
-		for (int i = 0; i < used; i++)
-			*out++ = first[i];
-		return out;
+		/* "0." and -x - 1 zeros (at most 3), then the digits */
+		memcpy(out, "0.000", 5);
+		out += 1 - x;
+		memcpy(out, first, (size_t)used);
+		return out + used;
 	}
-	int whole = x + 1, i = 0;
-	for (; i < whole; i++)
-		*out++ = i < used ? first[i] : '0';
+	int whole = x + 1;
 	if (used > whole) {
-		*out++ = '.';
-		for (; i < used; i++)
-			*out++ = first[i];
+		memcpy(out, first, (size_t)whole);
+		out[whole] = '.';
+		memcpy(out + whole + 1, first + whole, (size_t)(used - whole));
+		return out + used + 1;
+	}
+	memcpy(out, first, (size_t)used);
+	memset(out + used, '0', (size_t)(whole - used));
+	out += whole;
+	if (dotted) {
+		memcpy(out, ".0", 2);
+		out += 2;
 	}
 	return out;
 }
 
 /* Round to `digits` digits and render; returns the end of the text. */
 static char *render_rounded(char *out, const struct scaled *c, uint64_t d,
-                            int digits)
+                            int digits, int dotted)
 {
 	int x = 16 - c->n + c->shift;
 	if (d == pow10_table[digits]) {
 		d /= 10; /* 9.99...5 rounded up to 10.0...: one more decade */
 		x++;
 	}
-	return render(out, d, digits, x);
+	return render(out, d, digits, x, dotted);
 }
 
 /* exact != 0 takes every decision with big integers: slow, for the tests
  * to check the fixed-point path against. */
-static size_t format(double value, char *buf, int exact)
+static size_t format_dotted(double value, char *buf, int exact, int dotted)
 {
 	uint64_t bits;
 	memcpy(&bits, &value, sizeof bits);
@@ -479,6 +488,10 @@ static size_t format(double value, char *buf, int exact)
 		return (size_t)(out + 3 - buf);
 	}
 	if (biased == 0 && fraction == 0) {
+		if (dotted) {
+			memcpy(out, "0.0", 4);
+			return (size_t)(out + 3 - buf);
+		}
 		memcpy(out, "0", 2);
 		return (size_t)(out + 1 - buf);
 	}
@@ -495,13 +508,13 @@ static size_t format(double value, char *buf, int exact)
 	int j16 = 1 + c.shift;
 	uint64_t d16 = round_scaled(&c, j16);
 	if (!reads_back(&c, d16, j16))
-		out = render_rounded(out, &c, round_scaled(&c, j16 - 1), 17);
+		out = render_rounded(out, &c, round_scaled(&c, j16 - 1), 17, dotted);
 	else {
 		uint64_t d15 = round_scaled(&c, j16 + 1);
 		if (reads_back(&c, d15, j16 + 1))
-			out = render_rounded(out, &c, d15, 15);
+			out = render_rounded(out, &c, d15, 15, dotted);
 		else
-			out = render_rounded(out, &c, d16, 16);
+			out = render_rounded(out, &c, d16, 16, dotted);
 	}
 	*out = '\0';
 	return (size_t)(out - buf);
@@ -509,7 +522,12 @@ static size_t format(double value, char *buf, int exact)
 
 size_t ha_fd_format(double value, char *buf)
 {
-	return format(value, buf, 0);
+	return format_dotted(value, buf, 0, 0);
+}
+
+size_t ha_fd_format_dotted(double value, char *buf)
+{
+	return format_dotted(value, buf, 0, 1);
 }
 
 /* The sign, and the text of the values without digits; NULL for a
@@ -552,7 +570,7 @@ size_t ha_fd_format_g(double value, int precision, char *buf)
 		return length; /* "%g" of 0 is "0", as of inf and nan */
 	/* S has 17 digits (18 with shift): round off the last 17 - P. */
 	int j = 17 - precision + c.shift;
-	out = render_rounded(out, &c, round_scaled(&c, j), precision);
+	out = render_rounded(out, &c, round_scaled(&c, j), precision, 0);
 	*out = '\0';
 	return (size_t)(out - buf);
 }

@@ -21,6 +21,12 @@
  * "-inf", "nan", "-nan". */
 size_t ha_fd_format(double value, char *buf);
 
+/* ha_fd_format's text of a finite value with ".0" after a mantissa that
+ * has no point (3.0, 1.0e+08, -0.0), as YAML 1.1 readers need for a
+ * float: ha_format_double's text, in one pass (HA_FD_BUFSIZE bytes of
+ * room).  Non-finite values come out as ha_fd_format writes them. */
+size_t ha_fd_format_dotted(double value, char *buf);
+
 /* snprintf's "%.{precision}g" of value (1 <= precision <= 17), byte for
  * byte as glibc writes it (correctly rounded, exact ties to even, the
  * exponent form below 1e-4 and from 10^precision on, trailing zeros

@@ -470,17 +470,10 @@ char *ha_format_double(double value, char buf[32])
 	}
 	/* The shortest of "%.15g", "%.16g", "%.17g" that reads back exactly
 	 * (16 first, then 15 if that reads back too, else 17), printed
-	 * without snprintf and checked without strtod: see format_double.c. */
-	size_t len = ha_fd_format(value, buf);
-	/* YAML 1.1 readers (PyYAML) take a float only with a dot in the
-	 * mantissa: write 1.0e+08 and 3.0, never 1e+08 or 3. */
-	if (!memchr(buf, '.', len)) {
-		char *exponent = memchr(buf, 'e', len);
-		size_t at = exponent ? (size_t)(exponent - buf) : len;
-		memmove(buf + at + 2, buf + at, len - at + 1);
-		buf[at] = '.';
-		buf[at + 1] = '0';
-	}
+	 * without snprintf and checked without strtod: see format_double.c.
+	 * YAML 1.1 readers (PyYAML) take a float only with a dot in the
+	 * mantissa: it writes 1.0e+08 and 3.0, never 1e+08 or 3. */
+	ha_fd_format_dotted(value, buf);
 	return buf;
 }
 
@@ -494,20 +487,8 @@ char *yaml_flat_double(char *p, double value)
 		return PUT_LITERAL(p, ".nan");
 	if (isinf(value))
 		return value > 0 ? PUT_LITERAL(p, ".inf") : PUT_LITERAL(p, "-.inf");
-	/* ha_format_double in place (ha_fd_format needs HA_FD_BUFSIZE bytes). */
-	size_t length = ha_fd_format(value, p);
-	char *exponent = NULL;
-	for (size_t i = 0; i < length; i++) {
-		if (p[i] == '.')
-			return p + length;
-		if (p[i] == 'e')
-			exponent = p + i;
-	}
-	char *at = exponent ? exponent : p + length;
-	memmove(at + 2, at, (size_t)(p + length - at));
-	at[0] = '.';
-	at[1] = '0';
-	return p + length + 2;
+	/* ha_format_double in place (HA_FD_BUFSIZE bytes of room). */
+	return p + ha_fd_format_dotted(value, p);
 }
 
 static char *flat_uint(char *p, uint64_t value)
