@@ -585,10 +585,12 @@ static double number_after(const char **at, const char *key)
 	const char *p = strstr(*at, key);
 	cr_assert_not_null(p, "no %s", key);
 	p += strlen(key);
-	char *end;
-	double v = strtod(p, &end);
-	cr_assert(end > p);
-	*at = end;
+	/* sscanf's %lf reads as strtod does; an end pointer of strtod's,
+	 * inlined into the caller's loop, was a dangling pointer to gcc -O2 */
+	double v = 0.0;
+	int used = 0;
+	cr_assert(sscanf(p, "%lf%n", &v, &used) == 1 && used > 0, "no number after %s", key);
+	*at = p + used;
 	return v;
 }
 

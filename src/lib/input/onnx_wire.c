@@ -30,6 +30,7 @@ static enum ha_status varint(const unsigned char *p, size_t *pos, size_t end,
 {
 	size_t at = *pos;
 	uint64_t x = 0;
+	*v = 0; /* set on every path: callers read it only after HA_OK */
 	for (unsigned shift = 0; shift < 64; shift += 7) {
 		if (*pos >= end)
 			return ha_fail(err, HA_EFORMAT,
