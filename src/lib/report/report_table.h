@@ -33,6 +33,10 @@ enum ha_status table_write_rows(struct ha_sweep *sweep,
 /* report_table_grouped.c: a grouped sweep's rows (ha_sweep_request.kv),
  * the columns of the others then kv_heads, kv_dim and
  * kv_cache_bytes_per_token; the text heading, then each batch. */
+/* A sweep row's keys and values (budget ... relaxed_heads) into the open
+ * map of w: the plain row, and the grouped one before its KV keys. */
+void table_yaml_row_items(struct ha_yaml_writer *w, const struct ha_sweep_row *row);
+
 void table_grouped_heading(struct ha_report *r);
 void table_grouped_rows(struct ha_report *r, const struct ha_sweep_row *rows,
                         size_t count);

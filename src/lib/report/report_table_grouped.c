@@ -20,22 +20,7 @@ void table_grouped_heading(struct ha_report *r)
 static void yaml_row(struct ha_yaml_writer *w, const struct ha_sweep_row *row)
 {
 	ha_yaml_begin_map(w, 1);
-	ha_yaml_key(w, "budget");
-	ha_yaml_uint(w, row->budget);
-	ha_yaml_key(w, "samples");
-	ha_yaml_double(w, row->samples);
-	ha_yaml_key(w, "heads");
-	ha_yaml_uint(w, row->heads);
-	ha_yaml_key(w, "head_dim");
-	ha_yaml_uint(w, row->head_dim);
-	ha_yaml_key(w, "mse");
-	ha_yaml_double(w, row->mse);
-	ha_yaml_key(w, "log10_mse");
-	ha_yaml_double(w, report_log10(row->log_mse));
-	ha_yaml_key(w, "relaxed_head_dim");
-	ha_yaml_double(w, row->relaxed_head_dim);
-	ha_yaml_key(w, "relaxed_heads");
-	ha_yaml_double(w, row->relaxed_heads);
+	table_yaml_row_items(w, row);
 	ha_yaml_key(w, "kv_heads");
 	ha_yaml_uint(w, row->kv_heads);
 	ha_yaml_key(w, "kv_dim");

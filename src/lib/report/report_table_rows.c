@@ -129,15 +129,12 @@ static char *put_text_row(char *p, uint64_t budget, double samples,
 	return p;
 }
 
-/* The first row of the table, through the emitter. */
-static void emit_first_row(struct ha_yaml_writer *w, uint64_t budget,
-                           double samples, const struct ha_sweep_row *row)
+void table_yaml_row_items(struct ha_yaml_writer *w, const struct ha_sweep_row *row)
 {
-	ha_yaml_begin_map(w, 1);
 	ha_yaml_key(w, "budget");
-	ha_yaml_uint(w, budget);
+	ha_yaml_uint(w, row->budget);
 	ha_yaml_key(w, "samples");
-	ha_yaml_double(w, samples);
+	ha_yaml_double(w, row->samples);
 	ha_yaml_key(w, "heads");
 	ha_yaml_uint(w, row->heads);
 	ha_yaml_key(w, "head_dim");
@@ -150,6 +147,13 @@ static void emit_first_row(struct ha_yaml_writer *w, uint64_t budget,
 	ha_yaml_double(w, row->relaxed_head_dim);
 	ha_yaml_key(w, "relaxed_heads");
 	ha_yaml_double(w, row->relaxed_heads);
+}
+
+/* The first row of the table, through the emitter. */
+static void emit_first_row(struct ha_yaml_writer *w, const struct ha_sweep_row *row)
+{
+	ha_yaml_begin_map(w, 1);
+	table_yaml_row_items(w, row);
 	ha_yaml_end_map(w);
 }
 
@@ -169,7 +173,7 @@ static void write_batch(struct ha_report *r, const struct ha_sweep_row *rows,
 			p = put_text_row(p, row->budget, row->samples, row);
 		} else if (at == 0 || json) {
 			/* p == text: nothing is held before an emitted row */
-			emit_first_row(r->yaml, row->budget, row->samples, row);
+			emit_first_row(r->yaml, row);
 		} else {
 			if (!(samples_of_text == row->samples)) {
 				samples_length = (size_t)(yaml_flat_double(samples_text, row->samples) -
@@ -221,7 +225,7 @@ static void write_formatted(struct ha_report *r, const struct ha_sweep_row *rows
 	int json = r->yaml && !r->yaml_text;
 	for (size_t k = 0; r->yaml && k < count; k++)
 		if (at + k == 0 || json)
-			emit_first_row(r->yaml, rows[k].budget, rows[k].samples, &rows[k]);
+			emit_first_row(r->yaml, &rows[k]);
 	if (used && r->yaml)
 		yaml_writer_raw(r->yaml, text, used);
 	else if (used)
