@@ -47,8 +47,10 @@ Test(hdi_matrices, same_policy_as_files)
 	for (size_t i = 0; i < R * C; i++) {
 		s = s * 1103515245u + 12345u;
 		a[i] = (double)(s >> 16 & 0xff) / 64.0 - 2.0;
-		b[i] = a[(i * 7) % (R * C)] - 0.5;
 	}
+	/* b after the whole of a: b[i] reads a[7i mod RC], often past i */
+	for (size_t i = 0; i < R * C; i++)
+		b[i] = a[(i * 7) % (R * C)] - 0.5;
 	memset(b + 8 * C, 0, 8 * C * sizeof *b); /* b's head 1: all zero */
 	for (size_t j = 0; j < C; j++)           /* b's head 2: rank 1 */
 		for (size_t r = 16; r < 24; r++)
