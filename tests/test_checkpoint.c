@@ -131,6 +131,9 @@ static const char *const ARCHS[] = {
 	/* issue 20 */
 	"distilbert", "phi", "phi3", "qwen3", "gemma3", "opt", "bloom",
 	"gptj", "starcoder2", "olmo", "mpt",
+	/* configurations nesting the fields a preset reads */
+	"gemma3-multimodal", "gemma3-multimodal-new", "mpt-gqa", "mpt-mq",
+	"mpt-kv-default",
 };
 
 static void check_arch(const char *arch)

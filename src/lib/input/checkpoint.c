@@ -119,13 +119,17 @@ static enum ha_status check_tensor(const struct ckpt_dir *d,
 	return HA_OK;
 }
 
-/* The outer prefix under which block 0 of stack s exists, or NULL. */
+/* The outer prefix under which block 0 of stack s exists, or NULL: one
+ * of a wrapper's outers, else "", "model.", "transformer." or TYPE. */
 static const char *find_outer(const struct ckpt_names *nm, const char *type,
+                              const struct ckpt_wrapper *wr,
                               const struct ckpt_stack *s, char **outer_buf)
 {
-	const char *outers[] = {"", "model.", "transformer.", NULL};
+	static const char *const plain[] = {"", "model.", "transformer.", NULL,
+	                                    NULL};
+	const char *const *outers = wr ? wr->outers : plain;
 	*outer_buf = NULL;
-	for (size_t i = 0; i < 4; i++) {
+	for (size_t i = 0; wr ? outers[i] != NULL : i < 4; i++) {
 		const char *o = outers[i];
 		if (!o) {
 			size_t n = strlen(type);
@@ -148,6 +152,7 @@ static const char *find_outer(const struct ckpt_names *nm, const char *type,
 /* Add the layers of stack s (count blocks) to the plan. */
 static enum ha_status plan_stack(const struct ckpt_dir *d,
                                  const struct ckpt_names *nm, const char *type,
+                                 const struct ckpt_wrapper *wr,
                                  const struct ckpt_stack *s, size_t count,
                                  const struct ckpt_shape *sh, struct ckpt_shard *o,
                                  struct ha_checkpoint *c, struct ha_error *err)
@@ -155,9 +160,17 @@ static enum ha_status plan_stack(const struct ckpt_dir *d,
 	if (count == 0)
 		return HA_OK;
 	char *buf = NULL;
-	const char *outer = find_outer(nm, type, s, &buf);
+	const char *outer = find_outer(nm, type, wr, s, &buf);
 	enum ha_status st = HA_OK;
 	char *name = NULL;
+	if (!outer && wr) {
+		name = key_name(wr->outers[0], s, 0);
+		st = ckpt_fail(d, err, HA_EFORMAT, nm->map ? INDEX : SINGLE,
+		               "no tensor '%s' (nor under '%s'): is this a %s "
+		               "checkpoint?", name ? name : "", wr->outers[1],
+		               type);
+		goto out;
+	}
 	if (!outer) {
 		if (s->optional)
 			goto out;
@@ -201,6 +214,36 @@ out:
 	return st;
 }
 
+/* A wrapper's text model: *cfg becomes its section of config.json, an
+ * object whose model_type, when it has one, is the wrapper's text_type. */
+static enum ha_status text_model(const struct ckpt_dir *d,
+                                 const struct ckpt_wrapper *wr,
+                                 json_object **cfg, struct ha_error *err)
+{
+	json_object *tc = NULL, *t = NULL;
+	if (!json_object_object_get_ex(*cfg, wr->section, &tc) || !tc)
+		return ckpt_fail(d, err, HA_EFORMAT, CONFIG,
+		                 "model_type '%s' keeps its text model's fields "
+		                 "under '%s', and there is no '%s'", wr->type,
+		                 wr->section, wr->section);
+	if (!json_object_is_type(tc, json_type_object))
+		return ckpt_fail(d, err, HA_EFORMAT, CONFIG,
+		                 "'%s' is %.40s, not an object", wr->section,
+		                 json_object_to_json_string_ext(
+		                         tc, JSON_C_TO_STRING_PLAIN));
+	if (json_object_object_get_ex(tc, "model_type", &t) && t &&
+	    (!json_object_is_type(t, json_type_string) ||
+	     strcmp(json_object_get_string(t), wr->text_type) != 0))
+		return ckpt_fail(d, err, HA_EUNSUPPORTED, CONFIG,
+		                 "'%s.model_type' is %.40s; a '%s' model's text "
+		                 "model is read as '%s'", wr->section,
+		                 json_object_to_json_string_ext(
+		                         t, JSON_C_TO_STRING_PLAIN),
+		                 wr->type, wr->text_type);
+	*cfg = tc;
+	return HA_OK;
+}
+
 static enum ha_status plan(const struct ckpt_dir *d, json_object *cfg,
                            const struct ckpt_names *nm, struct ha_checkpoint *c,
                            struct ha_error *err)
@@ -212,7 +255,16 @@ static enum ha_status plan(const struct ckpt_dir *d, json_object *cfg,
 		                 "no model_type string: which architecture is "
 		                 "this?");
 	const char *type = json_object_get_string(t);
-	const struct ckpt_preset *p = ckpt_preset_find(type);
+	const struct ckpt_wrapper *wr = ckpt_wrapper_find(type);
+	const char *section = NULL;
+	enum ha_status st = HA_OK;
+	if (wr) {
+		st = text_model(d, wr, &cfg, err);
+		if (st != HA_OK)
+			return st;
+		section = wr->section;
+	}
+	const struct ckpt_preset *p = ckpt_preset_find(wr ? wr->text_type : type);
 	if (!p)
 		return ckpt_fail(d, err, HA_EUNSUPPORTED, CONFIG,
 		                 "model_type '%.64s' has no preset (known: %s)", type,
@@ -221,7 +273,7 @@ static enum ha_status plan(const struct ckpt_dir *d, json_object *cfg,
 	if (!c->model_type)
 		return ha_fail(err, HA_ENOMEM, "out of memory");
 	struct ckpt_shape sh;
-	enum ha_status st = ckpt_read_shape(d, cfg, p, &sh, err);
+	st = ckpt_read_shape(d, cfg, section, p, &sh, err);
 	if (st != HA_OK)
 		return st;
 	c->model_dim = sh.model_dim;
@@ -239,7 +291,7 @@ static enum ha_status plan(const struct ckpt_dir *d, json_object *cfg,
 		return ha_fail(err, HA_ENOMEM, "out of memory");
 	struct ckpt_shard o = {NULL, NULL, NULL, &c->open_shards};
 	for (size_t i = 0; i < p->nstacks && st == HA_OK; i++)
-		st = plan_stack(d, nm, type, &p->stacks[i],
+		st = plan_stack(d, nm, type, wr, &p->stacks[i],
 		                i == 0 ? sh.layers : sh.decoder, &sh, &o, c, err);
 	ckpt_shard_close(&o);
 	return st;

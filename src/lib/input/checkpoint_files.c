@@ -261,13 +261,26 @@ enum ha_status ckpt_config_size(const struct ckpt_dir *d, json_object *cfg,
                                 size_t fallback, size_t lo, size_t hi,
                                 size_t *out, struct ha_error *err)
 {
+	return ckpt_config_size_in(d, cfg, NULL, keys, required, fallback, lo,
+	                           hi, out, err);
+}
+
+enum ha_status ckpt_config_size_in(const struct ckpt_dir *d, json_object *cfg,
+                                   const char *section,
+                                   const char *const *keys, int required,
+                                   size_t fallback, size_t lo, size_t hi,
+                                   size_t *out, struct ha_error *err)
+{
 	json_object *v = NULL;
-	const char *key = keys[0];
+	const char *found = keys[0];
 	for (const char *const *k = keys; *k; k++)
 		if (json_object_object_get_ex(cfg, *k, &v) && v) {
-			key = *k;
+			found = *k;
 			break;
 		}
+	char key[96]; /* as the messages name it: SECTION.KEY */
+	snprintf(key, sizeof key, "%s%s%s", section ? section : "",
+	         section ? "." : "", found);
 	if (!v) {
 		*out = fallback;
 		if (!required)
@@ -487,12 +500,14 @@ enum ha_status ckpt_open_shard(struct ha_checkpoint_shards **cache,
 	if (!*cache && !(*cache = calloc(1, sizeof **cache)))
 		return ha_fail(err, HA_ENOMEM, "out of memory");
 	struct ha_checkpoint_shards *k = *cache;
+	int changed = 0; /* open before, and rewritten since */
 	for (size_t i = 0; i < CKPT_OPEN_SHARDS; i++)
 		if (k->path[i] && strcmp(k->path[i], path) == 0) {
 			if (unchanged(path, &k->st[i])) {
 				*w = k->w[i];
 				return HA_OK;
 			}
+			changed = 1;
 			free(k->path[i]);
 			ha_weights_free(k->w[i]);
 			k->path[i] = NULL;
@@ -515,6 +530,14 @@ enum ha_status ckpt_open_shard(struct ha_checkpoint_shards **cache,
 	if (st != HA_OK) {
 		free(k->path[slot]);
 		k->path[slot] = NULL;
+		/* Valid when the directory was read: a race, not bad input. */
+		if (changed && st != HA_ENOMEM && err) {
+			char why[HA_ERROR_MESSAGE_MAX];
+			snprintf(why, sizeof why, "%s", err->message);
+			st = ha_fail(err, HA_EIO, "changed while the directory "
+			             "was being read (rewritten by another "
+			             "process?): %s", why);
+		}
 		return st;
 	}
 	*w = k->w[slot];

@@ -65,6 +65,15 @@ enum ha_status ckpt_config_size(const struct ckpt_dir *d, json_object *cfg,
                                 size_t fallback, size_t lo, size_t hi,
                                 size_t *out, struct ha_error *err);
 
+/* The same for field `key` of config.json's object `section` (cfg is
+ * that object), named SECTION.KEY in the messages; section NULL: as
+ * ckpt_config_size. */
+enum ha_status ckpt_config_size_in(const struct ckpt_dir *d, json_object *cfg,
+                                   const char *section,
+                                   const char *const *keys, int required,
+                                   size_t fallback, size_t lo, size_t hi,
+                                   size_t *out, struct ha_error *err);
+
 /* config.json boolean field `key`; absent or null: fallback. */
 enum ha_status ckpt_config_bool(const struct ckpt_dir *d, json_object *cfg,
                                 const char *key, int fallback, int *out,

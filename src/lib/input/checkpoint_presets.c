@@ -77,6 +77,23 @@ const struct ckpt_preset *ckpt_preset_find(const char *type)
 	return NULL;
 }
 
+static const char *const GEMMA3_OUTERS[] = {
+	"language_model.model.", /* as the Hub's files name them */
+	"model.language_model.", /* as transformers >= 4.52 saves them */
+	NULL};
+
+static const struct ckpt_wrapper WRAPPERS[] = {
+	{"gemma3", "gemma3_text", "text_config", GEMMA3_OUTERS},
+};
+
+const struct ckpt_wrapper *ckpt_wrapper_find(const char *type)
+{
+	for (size_t i = 0; i < sizeof WRAPPERS / sizeof WRAPPERS[0]; i++)
+		if (strcmp(WRAPPERS[i].type, type) == 0)
+			return &WRAPPERS[i];
+	return NULL;
+}
+
 const char *ckpt_preset_list(void)
 {
 	static const char list[] =
@@ -134,7 +151,52 @@ const char *ckpt_key_names(int fused)
 
 #define KEYS(...) ((const char *const[]){__VA_ARGS__, NULL})
 
+/* MPT's key heads, from attn_config (llm-foundry's attention classes):
+ * attn_type multihead_attention, the default, has one per query head
+ * (whatever kv_n_heads says: llm-foundry saves its default of 1 there),
+ * multiquery_attention one, grouped_query_attention kv_n_heads. */
+static enum ha_status mpt_key_heads(const struct ckpt_dir *d,
+                                    json_object *cfg, size_t hq,
+                                    size_t *out, struct ha_error *err)
+{
+	json_object *ac = NULL, *t = NULL;
+	*out = hq;
+	if (!json_object_object_get_ex(cfg, "attn_config", &ac) || !ac)
+		return HA_OK;
+	if (!json_object_is_type(ac, json_type_object))
+		return ckpt_fail(d, err, HA_EFORMAT, CKPT_CONFIG,
+		                 "'attn_config' is %.40s, not an object",
+		                 json_object_to_json_string_ext(
+		                         ac, JSON_C_TO_STRING_PLAIN));
+	const char *type = "multihead_attention";
+	if (json_object_object_get_ex(ac, "attn_type", &t) && t) {
+		if (!json_object_is_type(t, json_type_string))
+			return ckpt_fail(d, err, HA_EFORMAT, CKPT_CONFIG,
+			                 "'attn_config.attn_type' is %.40s, not a "
+			                 "string", json_object_to_json_string_ext(
+			                         t, JSON_C_TO_STRING_PLAIN));
+		type = json_object_get_string(t);
+	}
+	if (strcmp(type, "multihead_attention") == 0)
+		return HA_OK;
+	if (strcmp(type, "multiquery_attention") == 0) {
+		*out = 1;
+		return HA_OK;
+	}
+	if (strcmp(type, "grouped_query_attention") == 0)
+		return ckpt_config_size_in(d, ac, "attn_config", KEYS("kv_n_heads"),
+		                           1, 0, 1, HA_CHECKPOINT_MAX_HEADS, out,
+		                           err);
+	return ckpt_fail(d, err, HA_EUNSUPPORTED, CKPT_CONFIG,
+	                 "'attn_config.attn_type' is %.40s; the MPT preset "
+	                 "reads multihead_attention, multiquery_attention and "
+	                 "grouped_query_attention",
+	                 json_object_to_json_string_ext(t,
+	                                                JSON_C_TO_STRING_PLAIN));
+}
+
 enum ha_status ckpt_read_shape(const struct ckpt_dir *d, json_object *cfg,
+                               const char *section,
                                const struct ckpt_preset *p,
                                struct ckpt_shape *s, struct ha_error *err)
 {
@@ -145,7 +207,8 @@ enum ha_status ckpt_read_shape(const struct ckpt_dir *d, json_object *cfg,
 	memset(s, 0, sizeof *s);
 #define NEED(keys, req, fb, lo, hi, out)                                      \
 	do {                                                                  \
-		st = ckpt_config_size(d, cfg, keys, req, fb, lo, hi, out, err); \
+		st = ckpt_config_size_in(d, cfg, section, keys, req, fb, lo,  \
+		                         hi, out, err);                       \
 		if (st != HA_OK)                                              \
 			return st;                                            \
 	} while (0)
@@ -178,8 +241,13 @@ enum ha_status ckpt_read_shape(const struct ckpt_dir *d, json_object *cfg,
 	s->fusion = HA_FUSION_SEPARATE;
 	s->key_offset = 0;
 	s->key_stride = dk;
-	if (fam == FAM_LLAMA || fam == FAM_QKV)
+	if (strcmp(p->type, "mpt") == 0) {
+		st = mpt_key_heads(d, cfg, hq, &s->key_heads, err);
+		if (st != HA_OK)
+			return st;
+	} else if (fam == FAM_LLAMA || fam == FAM_QKV) {
 		NEED(KEYS("num_key_value_heads"), 0, hq, 1, H, &s->key_heads);
+	}
 	if (fam == FAM_GPT2) {
 		s->layout = HA_LAYOUT_IN_OUT;
 		s->fusion = HA_FUSION_CONCATENATED;

@@ -43,6 +43,18 @@ const struct ckpt_preset *ckpt_preset_find(const char *type);
 /* "llama, mistral, ...": every model type with a preset. */
 const char *ckpt_preset_list(void);
 
+/* A multimodal configuration whose text model is a preset's: the text
+ * model's fields are under `section` of config.json (and its own
+ * model_type there, when given, is text_type), its layers' tensors under
+ * one of `outers` (NULL-terminated). */
+struct ckpt_wrapper {
+	const char *type, *text_type, *section;
+	const char *const *outers;
+};
+
+/* The wrapper of model_type `type`, or NULL. */
+const struct ckpt_wrapper *ckpt_wrapper_find(const char *type);
+
 /* What config.json says about the keys of a preset. */
 struct ckpt_shape {
 	size_t model_dim, query_heads, key_heads, head_dim, layers, decoder;
@@ -52,9 +64,12 @@ struct ckpt_shape {
 	uint64_t rows, cols; /* of every key tensor */
 };
 
-/* Read the shape of preset p's keys from cfg.  HA_EFORMAT (a missing or
- * ill-typed field, heads that do not divide), as ckpt_config_size. */
+/* Read the shape of preset p's keys from cfg, config.json's object
+ * `section` (NULL: config.json itself; named in the messages).
+ * HA_EFORMAT (a missing or ill-typed field, heads that do not divide),
+ * as ckpt_config_size. */
 enum ha_status ckpt_read_shape(const struct ckpt_dir *d, json_object *cfg,
+                               const char *section,
                                const struct ckpt_preset *p,
                                struct ckpt_shape *s, struct ha_error *err);
 

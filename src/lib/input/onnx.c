@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include <protobuf-c/protobuf-c.h>
@@ -416,16 +415,23 @@ static enum ha_status unpack(struct ha_weights *w, struct onnx_model *m,
 		               (uint64_t)HA_ONNX_MAX_FILE);
 	size_t n = (size_t)w->size;
 	const unsigned char *bytes = w->mem;
-	void *map = NULL;
+	/* A file is read into memory, not mapped: a mapped file that another
+	 * process truncates raises SIGBUS where its lost pages are touched,
+	 * and a library may not catch signals.  A read that comes up short
+	 * is an error instead; the peak is the same (file and message). */
+	unsigned char *copy = NULL;
+	enum ha_status st = HA_OK;
 	if (w->file) {
-		map = mmap(NULL, n, PROT_READ, MAP_PRIVATE, fileno(w->file), 0);
-		if (map == MAP_FAILED)
-			return ha_fail(err, errno == ENOMEM ? HA_ENOMEM : HA_EIO,
-			               "cannot map the file: %s", strerror(errno));
-		bytes = map;
+		copy = malloc(n);
+		if (!copy)
+			return ha_fail(err, HA_ENOMEM, "out of memory reading "
+			               "%zu bytes", n);
+		st = ha_weights_read_at(w, 0, copy, n, "the model", err);
+		bytes = copy;
 	}
-	enum ha_status st = onnx_wire_check(bytes, n,
-	                                    &onnx__model_proto__descriptor, err);
+	if (st == HA_OK)
+		st = onnx_wire_check(bytes, n, &onnx__model_proto__descriptor,
+		                     err);
 	if (st == HA_OK) {
 		m->model = onnx__model_proto__unpack(&m->alloc, n, bytes);
 		if (!m->model && m->over)
@@ -438,8 +444,7 @@ static enum ha_status unpack(struct ha_weights *w, struct onnx_model *m,
 			             "not an ONNX model: protobuf-c cannot unpack "
 			             "it as an onnx.ModelProto");
 	}
-	if (map)
-		munmap(map, n); /* the tensors' bytes are in the message now */
+	free(copy); /* the tensors' bytes are in the message now */
 	return st;
 }
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include <headalloc/text.h>
 #include <headalloc/weights.h>
@@ -48,14 +49,28 @@ enum ha_status ha_weights_read_at(const struct ha_weights *w, uint64_t offset,
 		memcpy(buf, w->mem + offset, n);
 		return HA_OK;
 	}
-	if (offset > (uint64_t)INT64_MAX ||
-	    fseeko(w->file, (off_t)offset, SEEK_SET) != 0)
-		return ha_fail(err, HA_EIO, "cannot seek to byte %llu: %s",
-		               (unsigned long long)offset, strerror(errno));
-	if (fread(buf, 1, n, w->file) != n)
-		return ha_fail(err, HA_EIO, "cannot read %s (%zu bytes at %llu)%s",
-		               what, n, (unsigned long long)offset,
-		               ferror(w->file) ? "" : ": the file shrank");
+	/* pread on the descriptor, not stdio: a buffer filled before the
+	 * file shrank would hide the shrink, and no file position is
+	 * shared.  Short of n bytes at the end of the file: it shrank
+	 * since its size was taken (another process rewriting it). */
+	if (offset > (uint64_t)INT64_MAX - n)
+		return ha_fail(err, HA_EIO, "cannot read %s at byte %llu: past "
+		               "the largest offset", what,
+		               (unsigned long long)offset);
+	int fd = fileno(w->file);
+	for (size_t got = 0; got < n;) {
+		ssize_t k = pread(fd, (unsigned char *)buf + got, n - got,
+		                  (off_t)(offset + got));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return ha_fail(err, HA_EIO, "cannot read %s (%zu bytes at "
+			               "%llu)%s%s", what, n,
+			               (unsigned long long)offset,
+			               k < 0 ? ": " : ": the file shrank",
+			               k < 0 ? strerror(errno) : "");
+		got += (size_t)k;
+	}
 	return HA_OK;
 }
 
@@ -287,7 +302,8 @@ static void odometer_step(struct odometer *od)
 	}
 }
 
-/* ONNX external data: src reads t->external, its size as it is now. */
+/* ONNX external data: src reads t->external, its size as it is now
+ * (HA_EIO when it no longer holds the tensor). */
 static enum ha_status open_external(const struct ha_weights_tensor *t,
                                     struct ha_weights *src,
                                     struct ha_error *err)
@@ -302,6 +318,15 @@ static enum ha_status open_external(const struct ha_weights_tensor *t,
 		               "external data %s: %s", t->name, t->external,
 		               kind ? kind : strerror(errno));
 	src->size = (uint64_t)end;
+	/* onnx.c checked the range against the file when the model was
+	 * opened: past its end now, the file shrank since. */
+	if (t->offset > src->size || t->nbytes > src->size - t->offset)
+		return ha_fail(err, HA_EIO, "tensor '%s': its external data %s "
+		               "shrank to %llu bytes since the model was opened "
+		               "(bytes %llu..%llu are needed)", t->name,
+		               t->external, (unsigned long long)src->size,
+		               (unsigned long long)t->offset,
+		               (unsigned long long)(t->offset + t->nbytes));
 	return HA_OK;
 }
 

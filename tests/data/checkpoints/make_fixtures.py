@@ -87,8 +87,12 @@ def head_rows(coords, m):
 
 class Arch:
     def __init__(self, name, model_type, config, m, hq, hkv, dk, fusion,
-                 layout, dtype, stacks, seed, query_pool=0):
+                 layout, dtype, stacks, seed, query_pool=0, decoys=()):
         self.name, self.model_type, self.config = name, model_type, config
+        # names (with {b}) of tensors shaped like the keys that a reader
+        # must not take for them (a vision tower's keys): every head
+        # spans the first dk coordinates, HDI 0
+        self.decoys = decoys
         # > 0: the query heads of each key group span sets drawn from one
         # pool of dk + query_pool coordinates (listed in expect.json as
         # query_sets), else every query head spans the first dk
@@ -158,6 +162,10 @@ def arch_tensors(a, layers):
         ts.append((ly["tensor"].replace(".weight", ".bias"), "F32",
                    [shape[0] if a.layout == "out-in" else shape[1]],
                    [0.5] * (shape[0] if a.layout == "out-in" else shape[1])))
+        for fmt in a.decoys:
+            q = head_rows(list(range(a.dk)), a.m) * a.hkv
+            ts.append((fmt.format(b=ly["block"]), a.dtype, [len(q), a.m],
+                       [x for r in q for x in r]))
         per_layer.append(ts)
     return per_layer
 
@@ -470,8 +478,60 @@ def grouped_architectures():
     ]
 
 
+def nested_architectures():
+    """Configurations that nest the fields a preset reads: the multimodal
+    Gemma 3 (its text model under text_config, its layers under
+    language_model.model. as on the Hub or model.language_model. as
+    transformers >= 4.52 saves them, beside a vision tower's keys) and
+    MPT's attn_config (grouped and multi-query keys; a kv_n_heads left at
+    llm-foundry's default beside multihead_attention is not read)."""
+    self = "self-attention"
+    text = {"hidden_size": 24, "num_attention_heads": 4, "head_dim": 10,
+            "num_key_value_heads": 2, "num_hidden_layers": 2,
+            "model_type": "gemma3_text"}
+    vision = {"hidden_size": 24, "num_attention_heads": 4,
+              "num_hidden_layers": 2, "model_type": "siglip_vision_model"}
+    tower = "vision_tower.vision_model.encoder.layers.{b}.self_attn" \
+        ".k_proj.weight"
+    mpt_k = "transformer.blocks.{b}.attn.Wqkv.weight"
+    return [
+        (Arch("gemma3-multimodal", "gemma3",
+              {"text_config": text, "vision_config": vision,
+               "architectures": ["Gemma3ForConditionalGeneration"]},
+              24, 4, 2, 10, "separate", "out-in", "BF16",
+              [(self, "language_model.model.layers.{b}.self_attn.k_proj"
+                ".weight", 2)], 24, decoys=[tower]), 2),
+        (Arch("gemma3-multimodal-new", "gemma3",
+              {"text_config": dict(text, num_key_value_heads=1),
+               "vision_config": vision},
+              24, 4, 1, 10, "separate", "out-in", "F32",
+              [(self, "model.language_model.layers.{b}.self_attn.k_proj"
+                ".weight", 2)], 25,
+              decoys=["model." + tower]), 0),
+        (Arch("mpt-gqa", "mpt",
+              {"d_model": 24, "n_heads": 6, "n_layers": 2,
+               "attn_config": {"attn_type": "grouped_query_attention",
+                               "kv_n_heads": 3}},
+              24, 6, 3, 4, "concatenated", "out-in", "BF16",
+              [(self, mpt_k, 2)], 26), 0),
+        (Arch("mpt-mq", "mpt",
+              {"d_model": 32, "n_heads": 4, "n_layers": 2,
+               "attn_config": {"attn_type": "multiquery_attention",
+                               "kv_n_heads": 4}},
+              32, 4, 1, 8, "concatenated", "out-in", "F16",
+              [(self, mpt_k, 2)], 27), 1),
+        (Arch("mpt-kv-default", "mpt",
+              {"d_model": 32, "n_heads": 4, "n_layers": 2,
+               "attn_config": {"attn_type": "multihead_attention",
+                               "kv_n_heads": 1}},
+              32, 4, 4, 8, "concatenated", "out-in", "F32",
+              [(self, mpt_k, 2)], 28), 0),
+    ]
+
+
 def generate(root):
-    for a, shards in architectures() + grouped_architectures():
+    for a, shards in (architectures() + grouped_architectures() +
+                      nested_architectures()):
         write_arch(root, a, shards)
     hostile(root)
 
