@@ -14,6 +14,7 @@
 #include <headalloc/headalloc.h>
 
 #include "yaml_path.h"
+#include "sweep_table.h"
 
 /* ---- writing into memory ------------------------------------------------ */
 
@@ -293,7 +294,7 @@ static enum ha_status table_sections(struct ha_report *r, const void *ctx,
 	const uint64_t *budgets = ctx;
 	struct ha_model m = ha_model_defaults();
 	ha_report_header(r, &(struct ha_header_request){.model = &m}, err);
-	return ha_report_table(r, &(struct ha_table_request){
+	return sweep_table(r, (struct ha_sweep_request){
 		.model = &m,
 		.budgets = budgets + 1,
 		.budget_count = (size_t)budgets[0],
@@ -327,6 +328,8 @@ Test(report, sections_refuse_a_missing_request)
 	cr_assert_eq(ha_report_new(f, (enum ha_report_format)7, &r), HA_EINVAL);
 	cr_assert_eq(ha_report_new(f, HA_FORMAT_YAML, &r), HA_OK);
 	cr_assert_eq(ha_report_table(r, NULL, &err), HA_EINVAL);
+	/* the table only renders: without its sweep it refuses */
+	cr_assert_eq(ha_report_table(r, &(struct ha_table_request){0}, &err), HA_EINVAL);
 	cr_assert_eq(ha_report_allocation(r, &(struct ha_allocation_request){0}, &err),
 	             HA_EINVAL);
 	cr_assert_eq(err.status, HA_EINVAL);
@@ -650,7 +653,7 @@ static enum ha_status borrowed_sections(struct ha_report *r, const void *ctx,
 {
 	const struct borrowed *b = ctx;
 	struct ha_model m = ha_model_defaults();
-	ha_report_table(r, &(struct ha_table_request){
+	sweep_table(r, (struct ha_sweep_request){
 		.model = &m,
 		.budgets = b->budgets,
 		.budget_count = b->count,

@@ -16,6 +16,8 @@
 
 #include <headalloc/headalloc.h>
 
+#include "sweep_table.h"
+
 #include "report/report_internal.h"
 #include "alloc/sweep_pool.h"
 #include "alloc/solver_internal.h"
@@ -67,7 +69,7 @@ static char *render_threads(const struct sweep *k, enum ha_report_format format,
 	struct ha_report *r;
 	struct ha_error err;
 	cr_assert_eq(ha_report_new(f, format, &r), HA_OK);
-	enum ha_status st = ha_report_table(r, &(struct ha_table_request){
+	enum ha_status st = sweep_table(r, (struct ha_sweep_request){
 		.model = &k->model,
 		.constraints = &k->constraints,
 		.budgets = k->budgets,
@@ -294,7 +296,7 @@ Test(table, a_stream_full_among_the_rows_gives_eio)
 	struct ha_report *r;
 	cr_assert_eq(ha_report_new(f, HA_FORMAT_YAML, &r), HA_OK);
 	struct ha_error err;
-	enum ha_status st = ha_report_table(r, &(struct ha_table_request){
+	enum ha_status st = sweep_table(r, (struct ha_sweep_request){
 		.model = &k.model,
 		.budgets = k.budgets,
 		.budget_count = k.budget_count,
@@ -677,14 +679,13 @@ static enum ha_status table_with_progress(size_t threads, struct rows_seen *seen
 	cr_assert_not_null(k.samples);
 	for (size_t i = 0; i < k.sample_count; i++)
 		k.samples[i] = exp(log(1e3) + (double)i * (log(1e12) - log(1e3)) / 2999.0);
-	enum ha_status st = ha_report_table(r, &(struct ha_table_request){
+	enum ha_status st = sweep_table_progress(r, (struct ha_sweep_request){
 		.model = &k.model,
 		.budgets = k.budgets,
 		.budget_count = k.budget_count,
 		.samples = {k.sample_count, sample_of, &k},
 		.threads = threads,
-		.progress = {count_rows, seen},
-	}, &err);
+	}, (struct ha_progress){count_rows, seen}, &err);
 	ha_report_free(r);
 	fclose(f);
 	free(text);
