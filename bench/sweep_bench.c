@@ -93,9 +93,14 @@ static enum ha_status table_run(size_t points, size_t budgets,
 	double start = cpu_now(), wall = seconds_now();
 	enum ha_status st = ha_report_new(f, format, &r);
 	if (st == HA_OK) {
-		ha_report_table(r, &(struct ha_table_request){
+		struct ha_sweep_request problem = {
 			.model = &m, .budgets = four, .budget_count = budgets,
-			.samples = {points, sweep_at, &points}}, NULL);
+			.samples = {points, sweep_at, &points}};
+		ha_report_table_hooks(r, &problem);
+		struct ha_sweep *sweep = NULL;
+		if (ha_sweep_new(&problem, &sweep, NULL) == HA_OK)
+			ha_report_table(r, &(struct ha_table_request){.sweep = sweep}, NULL);
+		ha_sweep_free(sweep);
 		st = ha_report_end(r);
 		ha_report_free(r);
 	}

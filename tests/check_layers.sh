@@ -34,7 +34,7 @@ layer_of_header() {
 	case $1 in
 	export.h | status.h | error.h | number.h | text.h | progress.h | format.h) echo base ;;
 	fit.h) echo fit ;;
-	model.h | divisors.h | solver.h | grouped.h | regime.h | compare.h | sweep.h | allocation.h) echo alloc ;;
+	model.h | divisors.h | solver.h | grouped.h | regime.h | compare.h | sweep.h | sweep_picture.h | allocation.h) echo alloc ;;
 	weights.h | covariance.h | checkpoint.h | runs.h | scenario.h) echo input ;;
 	hdi.h | head_weights.h | hdi_groups.h | hdi_matrices.h) echo hdi ;;
 	calibrate.h | cal_picture.h) echo calibrate ;;

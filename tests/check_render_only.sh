@@ -8,7 +8,8 @@
 #   ha_allocation_result_new               the allocator and its relaxation
 #   ha_fit_new/free/reset/add/count/result/residual/seed_exponent
 #                                          the scaling-law fits
-#   ha_regime_*                            the exact regimes
+#   ha_regime_*, ha_regimes_new            the exact regimes
+#   ha_sweep_new, ha_sweep_picture_new     the sweep and its picture data
 #   ha_calibrate, ha_cal_fit_runs, ha_cal_ladder, ha_cal_band,
 #   ha_cal_log_loss, ha_cal_validate_runs, ha_cal_model_of,
 #   ha_cal_law_from_model, ha_cal_picture_new
@@ -22,17 +23,23 @@
 # ha_layout_str, ha_cal_param_name ...) and the freeing of results are
 # allowed.  Comments are not code: they are stripped first.
 #
+# Rendering a sweep means taking the rows and fits a sweep hands out
+# (ha_sweep_rows, ha_sweep_budget_fits, ha_sweep_samples_fits): the
+# caller makes the sweep, and the sweep's picture draws the data of
+# ha_sweep_picture_new.
+#
 # PENDING lists the files that still compute while they render (none
-# now: the calibration's picture draws ha_cal_picture_new's data); the
-# test also fails when a pending file no longer calls any, so that the
-# list only shrinks.
+# now: the table renders the caller's sweep, the sweep's picture and the
+# calibration's picture draw the data of ha_sweep_picture_new and
+# ha_cal_picture_new); the test also fails when a pending file no longer
+# calls any, so that the list only shrinks.
 #
 #   check_render_only.sh SOURCE_ROOT
 set -u
 root=${1:-.}
 cd "$root/src/lib" || exit 2
 
-FORBIDDEN='\b(ha_solve[a-z_]*|ha_allocation_result_new|ha_solver_[a-z_]+|ha_relaxed_solver_[a-z_]+|ha_integer_memo_[a-z_]+|ha_fit_(new|free|reset|add|count|result|residual|seed_exponent)|ha_regime_[a-z_]+|ha_calibrate|ha_cal_(fit_runs|ladder|band|log_loss|validate_runs|model_of|law_from_model|picture_new)|ha_compare_model[a-z_]*|ha_hdi_(compute|from_[a-z_]+|random_baseline)|ha_covariance_weights|ha_head_weights_compute)[[:space:]]*\('
+FORBIDDEN='\b(ha_solve[a-z_]*|ha_allocation_result_new|ha_solver_[a-z_]+|ha_relaxed_solver_[a-z_]+|ha_integer_memo_[a-z_]+|ha_fit_(new|free|reset|add|count|result|residual|seed_exponent)|ha_regime_[a-z_]+|ha_regimes_new|ha_sweep_new|ha_sweep_picture_new|ha_calibrate|ha_cal_(fit_runs|ladder|band|log_loss|validate_runs|model_of|law_from_model|picture_new)|ha_compare_model[a-z_]*|ha_hdi_(compute|from_[a-z_]+|random_baseline)|ha_covariance_weights|ha_head_weights_compute)[[:space:]]*\('
 
 PENDING=" "
 

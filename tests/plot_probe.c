@@ -51,10 +51,17 @@ enum ha_status probe_landscape(struct ha_plot_target *t, const void *req,
 	return st;
 }
 
+/* The picture of a sweep's problem (a struct ha_sweep_request): its data
+ * made (ha_sweep_picture_new), drawn and freed, as the CLI draws it. */
 enum ha_status probe_sweep(struct ha_plot_target *t, const void *req,
                            struct ha_error *err)
 {
-	return ha_plot_sweep(t, req, err);
+	struct ha_sweep_picture *picture = NULL;
+	enum ha_status st = ha_sweep_picture_new(req, &picture, err);
+	if (st == HA_OK)
+		st = ha_plot_sweep(t, &(struct ha_plot_sweep_request){.picture = picture}, err);
+	ha_sweep_picture_free(picture);
+	return st;
 }
 
 /* With the request's regimes, or else ones made from the request

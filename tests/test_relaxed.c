@@ -18,6 +18,8 @@
 
 #include <headalloc/headalloc.h>
 
+#include "sweep_table.h"
+
 #include "alloc/solver_internal.h"
 
 static uint64_t next_random(uint64_t *state)
@@ -621,7 +623,7 @@ Test(relaxed, every_table_row_is_the_single_query_of_its_point, .timeout = 600)
 		struct ha_report *r;
 		struct ha_error err;
 		cr_assert_eq(ha_report_new(f, HA_FORMAT_YAML, &r), HA_OK);
-		cr_assert_eq(ha_report_table(r, &(struct ha_table_request){
+		cr_assert_eq(sweep_table(r, (struct ha_sweep_request){
 			.model = &m, .budgets = budgets, .budget_count = 3,
 			.samples = {count, table_sample, samples}, .threads = threads,
 		}, &err), HA_OK, "%s", err.message);

@@ -1,7 +1,9 @@
-/* The report layer: each report written into memory, read back (YAML with
- * libyaml) and checked against the numbers it reports, computed here
- * independently where possible (brute force over the divisors, least
- * squares by hand); write failures surface as HA_EIO. */
+/* The report layer's reports of allocations (one allocation, the sweep
+ * table and its fits, the header, regimes, public models): each written
+ * into memory, read back (YAML with libyaml) and checked against the
+ * numbers it reports, computed here independently where possible (brute
+ * force over the divisors, least squares by hand); write failures surface
+ * as HA_EIO.  The reports of measurements are test_report_measures.c's. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -13,77 +15,8 @@
 
 #include <headalloc/headalloc.h>
 
-#include "yaml_path.h"
-
-/* ---- writing into memory ------------------------------------------------ */
-
-/* The sections of one report. */
-typedef enum ha_status (*sections_fn)(struct ha_report *r, const void *ctx,
-                                      struct ha_error *err);
-
-/* Write a report into a new string (the caller frees it); the report's
- * final status must be HA_OK. */
-static char *render(enum ha_report_format format, sections_fn sections,
-                    const void *ctx)
-{
-	char *text = NULL;
-	size_t size = 0;
-	FILE *f = open_memstream(&text, &size);
-	cr_assert_not_null(f);
-	struct ha_report *r = NULL;
-	struct ha_error err;
-	cr_assert_eq(ha_report_new(f, format, &r), HA_OK);
-	enum ha_status st = sections(r, ctx, &err);
-	cr_assert_eq(st, HA_OK, "%s", err.message);
-	cr_assert_eq(ha_report_end(r), HA_OK);
-	ha_report_free(r);
-	cr_assert_eq(fclose(f), 0);
-	return text;
-}
-
-/* ---- reading YAML back ------------------------------------------------------ */
-
-static void load(const char *text, yaml_document_t *doc)
-{
-	yaml_parser_t parser;
-	cr_assert(yaml_parser_initialize(&parser));
-	yaml_parser_set_input_string(&parser, (const unsigned char *)text,
-	                             strlen(text));
-	cr_assert(yaml_parser_load(&parser, doc), "not YAML: %s", text);
-	yaml_parser_delete(&parser);
-	yaml_node_t *root = yaml_document_get_root_node(doc);
-	cr_assert_not_null(root);
-	cr_assert_eq(root->type, YAML_MAPPING_NODE);
-}
-
-static yaml_node_t *at(yaml_document_t *doc, const char *path)
-{
-	yaml_node_t *node = yaml_path(doc, yaml_document_get_root_node(doc), path);
-	cr_assert_not_null(node, "no %s", path);
-	return node;
-}
-
-static uint64_t uint_at(yaml_document_t *doc, const char *path)
-{
-	const char *s = str_at(doc, path);
-	char *end;
-	uint64_t v = strtoull(s, &end, 10);
-	cr_assert(*s && !*end, "%s: '%s' is not an integer", path, s);
-	return v;
-}
-
-static size_t length_at(yaml_document_t *doc, const char *path)
-{
-	yaml_node_t *node = at(doc, path);
-	cr_assert_eq(node->type, YAML_SEQUENCE_NODE, "%s is not a list", path);
-	return (size_t)(node->data.sequence.items.top -
-	                node->data.sequence.items.start);
-}
-
-static int has(yaml_document_t *doc, const char *path)
-{
-	return yaml_path(doc, yaml_document_get_root_node(doc), path) != NULL;
-}
+#include "report_readback.h"
+#include "sweep_table.h"
 
 /* ---- an independent optimum ---------------------------------------------------- */
 
@@ -293,7 +226,7 @@ static enum ha_status table_sections(struct ha_report *r, const void *ctx,
 	const uint64_t *budgets = ctx;
 	struct ha_model m = ha_model_defaults();
 	ha_report_header(r, &(struct ha_header_request){.model = &m}, err);
-	return ha_report_table(r, &(struct ha_table_request){
+	return sweep_table(r, (struct ha_sweep_request){
 		.model = &m,
 		.budgets = budgets + 1,
 		.budget_count = (size_t)budgets[0],
@@ -327,6 +260,8 @@ Test(report, sections_refuse_a_missing_request)
 	cr_assert_eq(ha_report_new(f, (enum ha_report_format)7, &r), HA_EINVAL);
 	cr_assert_eq(ha_report_new(f, HA_FORMAT_YAML, &r), HA_OK);
 	cr_assert_eq(ha_report_table(r, NULL, &err), HA_EINVAL);
+	/* the table only renders: without its sweep it refuses */
+	cr_assert_eq(ha_report_table(r, &(struct ha_table_request){0}, &err), HA_EINVAL);
 	cr_assert_eq(ha_report_allocation(r, &(struct ha_allocation_request){0}, &err),
 	             HA_EINVAL);
 	cr_assert_eq(err.status, HA_EINVAL);
@@ -560,80 +495,6 @@ Test(report, models_report_the_comparison)
 	cr_assert_eq(ha_compare_model(&m, NULL, 0, 64, &cmp), HA_EINVAL);
 }
 
-/* ---- real weights ----------------------------------------------------------------- */
-
-static enum ha_status weights_sections(struct ha_report *r, const void *ctx,
-                                       struct ha_error *err)
-{
-	return ha_report_head_weights(r, &(struct ha_head_weights_request){ctx}, err);
-}
-
-Test(report, head_weights_read_back)
-{
-	/* Sigma = diag(2, 1): alpha is proportional to (1/2, 1), i.e. (1/3, 2/3),
-	 * with error alpha^T Sigma alpha = 2/9 + 4/9 = 2/3. */
-	const double sigma[] = {2, 0, 0, 1};
-	struct ha_head_weights hw;
-	cr_assert_eq(ha_covariance_weights(sigma, 2, &hw, NULL), HA_OK);
-	char *text = render(HA_FORMAT_YAML, weights_sections, &hw);
-	yaml_document_t doc;
-	load(text, &doc);
-	cr_assert_eq(uint_at(&doc, "heads"), 2);
-	cr_assert_eq(length_at(&doc, "alpha"), 2);
-	cr_assert_float_eq(num_at(&doc, "alpha.0"), 1.0 / 3.0, 1e-12);
-	cr_assert_float_eq(num_at(&doc, "alpha.1"), 2.0 / 3.0, 1e-12);
-	cr_assert_float_eq(num_at(&doc, "error_optimal"), 2.0 / 3.0, 1e-12);
-	cr_assert_str_eq(str_at(&doc, "pseudo_inverse"), "false");
-	yaml_document_delete(&doc);
-	free(text);
-	text = render(HA_FORMAT_TEXT, weights_sections, &hw);
-	cr_assert_not_null(strstr(text, "alpha          0.333333 0.666667\n"), "%s", text);
-	free(text);
-	ha_head_weights_finish(&hw);
-}
-
-static enum ha_status hdi_sections(struct ha_report *r, const void *ctx,
-                                   struct ha_error *err)
-{
-	return ha_report_hdi(r, &(struct ha_hdi_request){
-		.file = "k.npy", .layout = HA_LAYOUT_OUT_IN, .hdi = ctx}, err);
-}
-
-Test(report, hdi_reads_back)
-{
-	/* Two heads of one dimension on orthogonal axes: no overlap, HDI 1. */
-	const double w[] = {1, 0, 0, 1};
-	struct ha_hdi_tensor t;
-	cr_assert_eq(ha_hdi_compute(w, 2, 2, 2, HA_LAYOUT_OUT_IN, "k\nproj", &t, NULL),
-	             HA_OK);
-	struct ha_hdi_report hdi = {.tensors = &t, .count = 1, .mean_hdi = t.hdi,
-	                            .mean_baseline_hdi = t.baseline_hdi};
-	char *text = render(HA_FORMAT_YAML, hdi_sections, &hdi);
-	yaml_document_t doc;
-	load(text, &doc);
-	/* two random lines in the plane: 1 - 1/2 */
-	cr_assert_float_eq(num_at(&doc, "layers.0.baseline_hdi"), 0.5, 1e-15);
-	cr_assert_float_eq(num_at(&doc, "mean_baseline_hdi"), 0.5, 1e-15);
-	cr_assert(!yaml_path(&doc, yaml_document_get_root_node(&doc), "checkpoint"));
-	cr_assert_str_eq(str_at(&doc, "file"), "k.npy");
-	cr_assert_str_eq(str_at(&doc, "layout"), "out-in");
-	cr_assert_str_eq(str_at(&doc, "layers.0.tensor"), "k\nproj");
-	cr_assert_float_eq(num_at(&doc, "layers.0.hdi"), 1.0, 1e-12);
-	cr_assert_float_eq(num_at(&doc, "layers.0.overlap.0.1"), 0.0, 1e-12);
-	cr_assert_float_eq(num_at(&doc, "mean_hdi"), 1.0, 1e-12);
-	yaml_document_delete(&doc);
-	free(text);
-	text = render(HA_FORMAT_TEXT, hdi_sections, &hdi);
-	cr_assert_not_null(strstr(text, "k?proj"), "a newline in a name stays on its line: %s", text);
-	cr_assert_not_null(strstr(text, "mean HDI 1.000000 over 1 tensor\n"
-	                          "mean baseline 0.500000 (the expected HDI of "
-	                          "random heads)\n"), "%s", text);
-	cr_assert_not_null(strstr(text, "  1.000000  0.500000  (0, 1) 0.000000"),
-	                   "%s", text);
-	free(text);
-	ha_hdi_tensor_finish(&t);
-}
-
 /* ---- solvers made once (issue 9) ------------------------------------------ */
 
 /* A table and the regimes given solvers made beforehand (so that a budget
@@ -650,7 +511,7 @@ static enum ha_status borrowed_sections(struct ha_report *r, const void *ctx,
 {
 	const struct borrowed *b = ctx;
 	struct ha_model m = ha_model_defaults();
-	ha_report_table(r, &(struct ha_table_request){
+	sweep_table(r, (struct ha_sweep_request){
 		.model = &m,
 		.budgets = b->budgets,
 		.budget_count = b->count,
@@ -700,79 +561,4 @@ Test(report, comparison_with_a_solver_made_once)
 	cr_expect_eq(a.actual.terms.log_mse, b.actual.terms.log_mse);
 	cr_expect_eq(ha_compare_model_solver(s, &m, 8, 64, &b), HA_EINVAL);
 	ha_solver_free(s);
-}
-
-static enum ha_status checkpoint_sections(struct ha_report *r,
-                                          const void *ctx,
-                                          struct ha_error *err)
-{
-	return ha_report_hdi(r, ctx, err);
-}
-
-/* A model directory's report says what was read, where, and why. */
-Test(report, hdi_of_a_checkpoint)
-{
-	/* one layer: 2 key heads of 1 in R^3 along e0 and e0 + e1 */
-	const double w[] = {1, 0, 0, 1, 1, 0};
-	struct ha_hdi_tensor t;
-	cr_assert_eq(ha_hdi_compute(w, 2, 3, 2, HA_LAYOUT_OUT_IN, "l.0.k", &t,
-	                            NULL), HA_OK);
-	cr_assert_float_eq(t.hdi, 0.5, 1e-15); /* cos^2 45 degrees */
-	struct ha_hdi_report hdi = {.tensors = &t, .count = 1, .mean_hdi = t.hdi,
-	                            .mean_baseline_hdi = t.baseline_hdi};
-	struct ha_checkpoint_layer layer = {
-		.block = 0, .role = "self-attention", .shard = (char *)"/x/m.st",
-		.shard_name = (char *)"m-1.safetensors", .tensor = (char *)"l.0.k",
-		.rows = 6, .cols = 3};
-	struct ha_checkpoint c = {
-		.model_type = (char *)"qwen2", .model_dim = 3, .query_heads = 4,
-		.key_heads = 2, .head_dim = 1, .layout = HA_LAYOUT_OUT_IN,
-		.fusion = HA_FUSION_CONCATENATED, .key_offset = 4, .key_stride = 1,
-		.reason = "2 key heads (grouped-query: 4 query heads share them)",
-		.count = 1, .layers = &layer};
-	struct ha_hdi_request req = {.file = "dir", .layout = c.layout,
-	                             .hdi = &hdi, .checkpoint = &c};
-	char *text = render(HA_FORMAT_YAML, checkpoint_sections, &req);
-	yaml_document_t doc;
-	load(text, &doc);
-	cr_assert_str_eq(str_at(&doc, "checkpoint.model_type"), "qwen2");
-	cr_assert_str_eq(str_at(&doc, "checkpoint.fusion"), "concatenated q|k|v");
-	cr_assert_eq(uint_at(&doc, "checkpoint.query_heads"), 4);
-	cr_assert_eq(uint_at(&doc, "checkpoint.key_heads"), 2);
-	cr_assert_eq(uint_at(&doc, "checkpoint.heads"), 2);
-	cr_assert_eq(uint_at(&doc, "checkpoint.model_dim"), 3);
-	cr_assert_str_eq(str_at(&doc, "checkpoint.heads_reason"), c.reason);
-	cr_assert_str_eq(str_at(&doc, "layers.0.shard"), "m-1.safetensors");
-	cr_assert_str_eq(str_at(&doc, "layers.0.role"), "self-attention");
-	cr_assert_float_eq(num_at(&doc, "layers.0.baseline_hdi"), 2.0 / 3.0,
-	                   1e-15);
-	cr_assert_float_eq(num_at(&doc, "mean_hdi"), 0.5, 1e-15);
-	yaml_document_delete(&doc);
-	free(text);
-
-	req.heads_reason = "1 head, as --heads says";
-	text = render(HA_FORMAT_TEXT, checkpoint_sections, &req);
-	cr_assert_str_eq(text,
-		"dir (model_type qwen2, 1 layer)\n"
-		"heads     2: 1 head, as --heads says\n"
-		"keys      concatenated q|k|v, layout out-in, head_dim 1, d_model 3\n"
-		"tensor  shard            hdi       baseline  most similar       "
-		"least similar\n"
-		"l.0.k   m-1.safetensors  0.500000  0.666667  (0, 1) 0.500000    "
-		"(0, 1) 0.500000\n"
-		"mean HDI 0.500000 over 1 layer\n"
-		"mean baseline 0.666667 (the expected HDI of random heads)\n");
-	free(text);
-
-	/* a plan that does not match the measurements is refused */
-	c.count = 2;
-	struct ha_report *r = NULL;
-	struct ha_error err;
-	FILE *null = fopen("/dev/null", "w");
-	cr_assert_not_null(null);
-	cr_assert_eq(ha_report_new(null, HA_FORMAT_TEXT, &r), HA_OK);
-	cr_assert_eq(ha_report_hdi(r, &req, &err), HA_EINVAL);
-	ha_report_free(r);
-	fclose(null);
-	ha_hdi_tensor_finish(&t);
 }

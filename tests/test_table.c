@@ -1,8 +1,10 @@
-/* The sweep table's own machinery (report_table.c, report_journal.c):
- * rows written past the emitter must be the bytes the emitter writes, and
- * the fits' second pass must give the same report whether it reads the
- * relaxed optima back from memory, from a temporary file, or solves
- * again.  The numbers themselves are checked in test_report.c. */
+/* The sweep table's own machinery (report_table*.c, the sweep's journal
+ * and pool): rows written past the emitter must be the bytes the emitter
+ * writes, on any number of threads, and the fits' second pass must give
+ * the same report whether it reads the relaxed optima back from memory,
+ * from a temporary file, or solves again; progress counts every row.  The
+ * numbers themselves are checked in test_report.c, the way the table
+ * spells them in test_table_numbers.c. */
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
@@ -16,29 +18,11 @@
 
 #include <headalloc/headalloc.h>
 
+#include "sweep_table.h"
+#include "test_random.h"
+
 #include "report/report_internal.h"
 #include "alloc/sweep_pool.h"
-#include "alloc/solver_internal.h"
-
-static uint64_t next_random(uint64_t *state)
-{
-	uint64_t x = *state;
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*state = x;
-	return x * UINT64_C(2685821657736338717);
-}
-
-static double uniform(uint64_t *state, double lo, double hi)
-{
-	return lo + (hi - lo) * (double)(next_random(state) >> 11) / 9007199254740992.0;
-}
-
-static double log_uniform(uint64_t *state, double lo, double hi)
-{
-	return exp(uniform(state, log(lo), log(hi)));
-}
 
 /* A sweep: the model, the constraints, the budgets and the values of n. */
 struct sweep {
@@ -67,7 +51,7 @@ static char *render_threads(const struct sweep *k, enum ha_report_format format,
 	struct ha_report *r;
 	struct ha_error err;
 	cr_assert_eq(ha_report_new(f, format, &r), HA_OK);
-	enum ha_status st = ha_report_table(r, &(struct ha_table_request){
+	enum ha_status st = sweep_table(r, (struct ha_sweep_request){
 		.model = &k->model,
 		.constraints = &k->constraints,
 		.budgets = k->budgets,
@@ -294,7 +278,7 @@ Test(table, a_stream_full_among_the_rows_gives_eio)
 	struct ha_report *r;
 	cr_assert_eq(ha_report_new(f, HA_FORMAT_YAML, &r), HA_OK);
 	struct ha_error err;
-	enum ha_status st = ha_report_table(r, &(struct ha_table_request){
+	enum ha_status st = sweep_table(r, (struct ha_sweep_request){
 		.model = &k.model,
 		.budgets = k.budgets,
 		.budget_count = k.budget_count,
@@ -363,284 +347,6 @@ Test(table, zero_threads_is_the_calling_thread)
 	cr_assert_leq(pool_threads_for(HA_THREADS_ONLINE), POOL_MAX_THREADS);
 }
 
-static double random_value(uint64_t *rng)
-{
-	switch (next_random(rng) % 10) {
-	case 0:
-		return INFINITY;
-	case 1:
-		return -INFINITY;
-	case 2:
-		return NAN;
-	case 3:
-		return 0.0;
-	case 4:
-		return (double)(next_random(rng) % 1000);
-	default:
-		return (next_random(rng) % 2 ? -1 : 1) * log_uniform(rng, 1e-300, 1e300);
-	}
-}
-
-static struct report_law_fit random_fit(uint64_t *rng)
-{
-	static const enum ha_status failures[] = {
-		HA_EDEGENERATE, HA_ENUMERIC, HA_EINVAL, HA_ENOMEM,
-	};
-	struct report_law_fit f;
-	memset(&f, 0, sizeof f);
-	f.law = (enum report_law)(next_random(rng) % 3);
-	f.status = next_random(rng) % 5 ? HA_OK : failures[next_random(rng) % 4];
-	f.points = next_random(rng) % 3 ? next_random(rng) % 100 : next_random(rng);
-	double *values[] = {
-		&f.result.intercept, &f.result.slope, &f.result.se_intercept,
-		&f.result.se_slope, &f.result.slope_low, &f.result.slope_high,
-		&f.result.r2, &f.result.max_abs_residual, &f.largest_at, &f.claimed,
-	};
-	for (size_t i = 0; i < sizeof values / sizeof *values; i++)
-		*values[i] = random_value(rng);
-	f.result.max_residual_known = (int)(next_random(rng) % 3 != 0);
-	f.largest_budget = next_random(rng) % 2 ? next_random(rng) : 512;
-	return f;
-}
-
-/* A list of maps {samples, heads_law: FIT} in a map, as fits.by_samples:
- * the first item and the failed fits through the emitter, the others
- * (with raw != 0) as report_raw_fit's raw text. */
-static char *fits_document(const struct report_law_fit *fits,
-                           const double *samples, size_t count, int raw)
-{
-	char *text = NULL;
-	size_t size = 0;
-	FILE *f = open_memstream(&text, &size);
-	cr_assert_not_null(f);
-	struct ha_yaml_writer *w;
-	cr_assert_eq(ha_yaml_writer_new(f, &w), HA_OK);
-	ha_yaml_begin_map(w, 0);
-	ha_yaml_key(w, "fits");
-	ha_yaml_begin_map(w, 0);
-	ha_yaml_key(w, "by_samples");
-	ha_yaml_begin_seq(w, 0);
-	for (size_t i = 0; i < count; i++) {
-		if (raw && i > 0 && fits[i].status == HA_OK) {
-			char item[REPORT_RAW_FIT_MAX + 96], buf[32];
-			int n = snprintf(item, sizeof item, "\n  - samples: %s\n    heads_law:",
-			                 ha_yaml_double_text(samples[i], buf));
-			char *end = report_raw_fit(item + n, 6, &fits[i]);
-			cr_assert_not_null(end);
-			cr_assert_leq((size_t)(end - item - n), REPORT_RAW_FIT_MAX);
-			yaml_writer_raw(w, item, (size_t)(end - item));
-			continue;
-		}
-		cr_assert(i == 0 || fits[i].status != HA_OK || !raw);
-		if (fits[i].status != HA_OK)
-			cr_assert_null(report_raw_fit(NULL, 6, &fits[i]));
-		ha_yaml_begin_map(w, 0);
-		ha_yaml_key(w, "samples");
-		ha_yaml_double(w, samples[i]);
-		ha_yaml_key(w, "heads_law");
-		report_yaml_fit(w, &fits[i]);
-		ha_yaml_end_map(w);
-	}
-	ha_yaml_end_seq(w);
-	ha_yaml_end_map(w);
-	ha_yaml_key(w, "after");
-	ha_yaml_null(w);
-	ha_yaml_end_map(w);
-	cr_assert_eq(ha_yaml_writer_end(w), HA_OK);
-	ha_yaml_writer_free(w);
-	cr_assert_eq(fclose(f), 0);
-	return text;
-}
-
-/* Fits of every law with every kind of value (.inf, .nan, 0, huge,
- * tiny, unknown residuals, no claim), OK and failed ones mixed: the raw
- * text is the emitter's, byte for byte. */
-Test(table, raw_fits_are_the_bytes_the_emitter_writes)
-{
-	uint64_t rng = 99;
-	for (int c = 0; c < 200; c++) {
-		enum { COUNT = 40 };
-		struct report_law_fit fits[COUNT];
-		double samples[COUNT];
-		for (size_t i = 0; i < COUNT; i++) {
-			fits[i] = random_fit(&rng);
-			samples[i] = c % 2 ? random_value(&rng) : log_uniform(&rng, 1.0001, 1e300);
-		}
-		char *emitted = fits_document(fits, samples, COUNT, 0);
-		char *raw = fits_document(fits, samples, COUNT, 1);
-		cr_assert_str_eq(raw, emitted);
-		free(emitted);
-		free(raw);
-	}
-}
-
-static struct ha_model random_model(uint64_t *rng)
-{
-	struct ha_model m = ha_model_defaults();
-	m.samples = log_uniform(rng, 1.0001, 1e300);
-	if (next_random(rng) % 4 == 0)
-		return m;
-	m.smoothness = log_uniform(rng, 0.05, 8);
-	m.bias_coef = log_uniform(rng, 1e-6, 1e6);
-	m.var_coef = log_uniform(rng, 1e-6, 1e6);
-	uint64_t r = next_random(rng) % 4;
-	m.hdi = r == 0 ? 1.0 : r == 1 ? 0.0 : uniform(rng, 0, 1);
-	if (next_random(rng) % 3 == 0) {
-		m.irreducible = log_uniform(rng, 1e-9, 1);
-		m.var_rate = uniform(rng, 0, 2);
-		m.var_power = next_random(rng) % 2 ? 0 : uniform(rng, 0, 3);
-	}
-	if (next_random(rng) % 4 == 0) {
-		ha_model_set_log_bias_coef(&m, uniform(rng, -800, 800));
-		ha_model_set_log_var_coef(&m, uniform(rng, -800, 800));
-	}
-	return m;
-}
-
-/* The table's integer search through a memo finds the optimum of the
- * plain search, to the bit, for random budgets, constraints and models
- * (the memo reused across models, as a sweep reuses it, and across
- * changes of the HDI, which its shares depend on). */
-Test(table, the_integer_memo_finds_the_plain_optimum, .timeout = 600)
-{
-	uint64_t rng = 31337;
-	size_t compared = 0, bracketed = 0, hdi_one = 0;
-	for (int problem = 0; problem < 300; problem++) {
-		uint64_t D = next_random(&rng) % 4 == 0
-			? UINT64_C(897612484786617600) >> (next_random(&rng) % 40)
-			: 1 + next_random(&rng) % 100000;
-		struct ha_constraints c = {0, 0, 0, 0, 0};
-		if (next_random(&rng) % 3 == 0)
-			c.min_head_dim = 1 + next_random(&rng) % 64;
-		if (next_random(&rng) % 3 == 0)
-			c.head_dim_multiple = 1 + next_random(&rng) % 8;
-		struct ha_solver *s;
-		if (ha_solver_new(D, &c, &s) != HA_OK)
-			continue;
-		struct ha_integer_memo *memo;
-		cr_assert_eq(ha_integer_memo_new(s, &memo), HA_OK);
-		size_t feasible;
-		ha_solver_feasible(s, &feasible);
-		cr_assert_eq(memo == NULL, feasible > HA_INTEGER_MEMO_MAX);
-		struct ha_model base = random_model(&rng);
-		for (int k = 0; k < 50; k++) {
-			struct ha_model m = k % 10 == 9 ? random_model(&rng) : base;
-			if (k % 10 != 9)
-				m.samples = log_uniform(&rng, 1.0001, 1e300);
-			struct ha_allocation plain, memoised;
-			struct ha_certificate cert;
-			cr_assert_eq(ha_solver_solve_integer(s, &m, &plain, &cert), HA_OK);
-			cr_assert_eq(ha_solver_solve_integer_memo(s, memo, &m, &memoised), HA_OK);
-			cr_assert(memcmp(&plain, &memoised, sizeof plain) == 0,
-			          "D=%llu n=%.17g: d %llu / %llu",
-			          (unsigned long long)D, m.samples,
-			          (unsigned long long)memoised.head_dim,
-			          (unsigned long long)plain.head_dim);
-			/* The terms of the optimum are ha_model_eval's, bit for bit
-			 * (the memo keeps its powers and logarithms of d; a solve
-			 * without a memo takes the solver's logarithms where hdi = 1),
-			 * and its value is ha_model_log_relative_mse's minimum. */
-			struct ha_terms t;
-			cr_assert_eq(ha_model_eval(&m, D, memoised.head_dim, &t), HA_OK);
-			cr_assert(memcmp(&t, &memoised.terms, sizeof t) == 0 &&
-			          memcmp(&t, &plain.terms, sizeof t) == 0,
-			          "D=%llu n=%.17g d=%llu: the terms differ",
-			          (unsigned long long)D, m.samples,
-			          (unsigned long long)memoised.head_dim);
-			compared++;
-			hdi_one += m.hdi == 1.0;
-			bracketed += cert.method == HA_CERT_BRACKET;
-		}
-		ha_integer_memo_free(memo);
-		ha_solver_free(s);
-	}
-	cr_assert_gt(compared, 10000);
-	cr_assert_gt(bracketed, compared / 2);
-	cr_assert_gt(hdi_one, compared / 10);
-}
-
-/* ---- the text columns' formats ------------------------------------------ */
-
-#include "report/format_double.h"
-
-/* Doubles of every kind: any bit pattern, log-uniform magnitudes, small
- * integers and halves (exact decimal ties), values next to powers of ten
- * and to their rounding boundaries at 6 digits, subnormals. */
-static double any_double(uint64_t *rng)
-{
-	uint64_t r = next_random(rng);
-	double v;
-	switch (r % 8) {
-	case 0:
-		memcpy(&v, &r, sizeof v);
-		return v;
-	case 1:
-		return (double)(next_random(rng) % 100000000) / (double)(1u << (r >> 8) % 16);
-	case 2: {
-		double p = pow(10.0, (double)((int)(next_random(rng) % 40) - 20));
-		return (r >> 8) % 2 ? nextafter(p, 0) : nextafter(p, INFINITY);
-	}
-	case 3: {
-		/* d.dddddd5 10^k and its neighbours: the 6-digit ties. */
-		double k = (double)((int)(next_random(rng) % 600) - 300);
-		v = ((double)(next_random(rng) % 1000000) + 100000.5) * pow(10.0, k - 5);
-		return (r >> 8) % 3 == 0 ? v : (r >> 8) % 3 == 1 ? nextafter(v, 0)
-		                                                : nextafter(v, INFINITY);
-	}
-	case 4:
-		return ldexp((double)(next_random(rng) >> 12), -1074);
-	default:
-		return ((r >> 8) % 2 ? -1 : 1) * exp(uniform(rng, -745, 709));
-	}
-}
-
-/* %.Pg and %.Pf from format_double.c against snprintf, byte for byte,
- * for every precision the reports use and the others. */
-Test(table, the_text_formats_are_snprintfs, .timeout = 600)
-{
-	uint64_t rng = 2718281828;
-	size_t fixed = 0, fixed_small = 0;
-	for (int i = 0; i < 400000; i++) {
-		double v = any_double(&rng);
-		char got[64], want[400];
-		for (int p = 1; p <= 17; p++) {
-			if (p > 8 && p < 17 && i % 8)
-				continue; /* the reports use 2, 3 and 6 digits */
-			size_t n = ha_fd_format_g(v, p, got);
-			snprintf(want, sizeof want, "%.*g", p, v);
-			cr_assert(n == strlen(got) && strcmp(got, want) == 0,
-			          "%%.%dg of %a: %s, not %s", p, v, got, want);
-		}
-		for (int p = 0; p <= 17; p++) {
-			if (p != 6 && i % 8)
-				continue;
-			size_t n = ha_fd_format_f(v, p, got);
-			if (n == 0)
-				continue;
-			snprintf(want, sizeof want, "%.*f", p, v);
-			cr_assert(n == strlen(got) && strcmp(got, want) == 0,
-			          "%%.%df of %a: %s, not %s", p, v, got, want);
-			fixed++;
-			fixed_small += fabs(v) < 1.0;
-		}
-	}
-	/* Most of the values %.6f is asked for (log10 of an error) are
-	 * taken here. */
-	cr_assert_gt(fixed, 100000);
-	cr_assert_gt(fixed_small, 10000);
-	/* Every k / 2048 and k / 2000 in [-1000, 1000]: exact ties at the
-	 * sixth decimal, and their neighbours. */
-	for (long k = -2048000; k <= 2048000; k++) {
-		char got[64], want[64];
-		double v = k % 2 ? (double)k / 2048.0 : (double)k / 2000.0;
-		if (k == 0)
-			continue;
-		cr_assert_neq(ha_fd_format_f(v, 6, got), 0, "%a", v);
-		snprintf(want, sizeof want, "%.6f", v);
-		cr_assert_str_eq(got, want);
-	}
-}
-
 /* ---- progress ---------------------------------------------------------------- */
 
 struct rows_seen {
@@ -677,14 +383,13 @@ static enum ha_status table_with_progress(size_t threads, struct rows_seen *seen
 	cr_assert_not_null(k.samples);
 	for (size_t i = 0; i < k.sample_count; i++)
 		k.samples[i] = exp(log(1e3) + (double)i * (log(1e12) - log(1e3)) / 2999.0);
-	enum ha_status st = ha_report_table(r, &(struct ha_table_request){
+	enum ha_status st = sweep_table_progress(r, (struct ha_sweep_request){
 		.model = &k.model,
 		.budgets = k.budgets,
 		.budget_count = k.budget_count,
 		.samples = {k.sample_count, sample_of, &k},
 		.threads = threads,
-		.progress = {count_rows, seen},
-	}, &err);
+	}, (struct ha_progress){count_rows, seen}, &err);
 	ha_report_free(r);
 	fclose(f);
 	free(text);
@@ -710,4 +415,75 @@ Test(table, progress_cancels_the_table)
 	cr_assert_eq(table_with_progress(4, &seen), HA_ECANCELED);
 	cr_assert_eq(seen.calls, 1, "not told again once it asked to stop");
 	cr_assert_lt(seen.last, 6000);
+}
+
+/* The report's hooks put the formatting on the sweep's threads: a sweep
+ * made with them hands out each batch's text with its rows, and the
+ * table's bytes are those of a sweep made without them (formatted by the
+ * calling thread, as with another report's hooks); a grouped sweep takes
+ * none. */
+Test(table, hooks_format_on_the_sweeps_threads_with_the_same_bytes)
+{
+	struct sweep k = long_sweep(1000);
+	struct ha_report *r;
+	FILE *null = fopen("/dev/null", "w");
+	cr_assert_not_null(null);
+	cr_assert_eq(ha_report_new(null, HA_FORMAT_YAML, &r), HA_OK);
+	struct ha_sweep_request problem = {
+		.model = &k.model, .budgets = k.budgets, .budget_count = k.budget_count,
+		.samples = {k.sample_count, sample_of, &k}, .threads = 2,
+	};
+	struct ha_sweep_request hooked = problem;
+	ha_report_table_hooks(r, &hooked);
+	cr_assert_not_null(hooked.on_batch);
+	cr_assert_gt(hooked.scratch_size, 0);
+	struct ha_sweep *s = NULL;
+	cr_assert_eq(ha_sweep_new(&hooked, &s, NULL), HA_OK);
+	const struct ha_sweep_row *rows;
+	size_t count = 0, used = 0, batches = 0;
+	cr_assert_eq(ha_sweep_rows(s, &rows, &count, NULL), HA_OK);
+	cr_assert_gt(count, 1);
+	cr_assert_not_null(ha_sweep_batch_scratch(s, &used));
+	cr_assert_gt(used, 0, "the rows after the first come formatted");
+	for (batches = 1; ha_sweep_rows(s, &rows, &count, NULL) == HA_OK && count; batches++)
+		;
+	cr_assert_gt(batches, 1);
+	ha_sweep_free(s);
+	struct ha_kv_constraints kv = {0};
+	struct ha_sweep_request grouped = problem;
+	grouped.kv = &kv;
+	ha_report_table_hooks(r, &grouped);
+	cr_assert_null(grouped.on_batch);
+	ha_report_free(r);
+	fclose(null);
+	/* the same table with and without the hooks, text and YAML */
+	for (int f = 0; f < 2; f++) {
+		enum ha_report_format format = f ? HA_FORMAT_YAML : HA_FORMAT_TEXT;
+		char *with = render_threads(&k, format, 2);
+		char *text = NULL;
+		size_t size = 0;
+		FILE *mem = open_memstream(&text, &size);
+		cr_assert_not_null(mem);
+		cr_assert_eq(ha_report_new(mem, format, &r), HA_OK);
+		/* hooks of a report of the other format: this one formats alone */
+		struct ha_report *other;
+		FILE *elsewhere = fopen("/dev/null", "w");
+		cr_assert_not_null(elsewhere);
+		cr_assert_eq(ha_report_new(elsewhere, f ? HA_FORMAT_TEXT : HA_FORMAT_YAML,
+		                           &other), HA_OK);
+		struct ha_sweep_request foreign = problem;
+		ha_report_table_hooks(other, &foreign);
+		cr_assert_eq(ha_sweep_new(&foreign, &s, NULL), HA_OK);
+		cr_assert_eq(ha_report_table(r, &(struct ha_table_request){.sweep = s}, NULL), HA_OK);
+		ha_sweep_free(s);
+		ha_report_free(other);
+		fclose(elsewhere);
+		cr_assert_eq(ha_report_end(r), HA_OK);
+		ha_report_free(r);
+		cr_assert_eq(fclose(mem), 0);
+		cr_assert(strcmp(with, text) == 0, "the hooks change the bytes");
+		free(with);
+		free(text);
+	}
+	free(k.samples);
 }

@@ -37,6 +37,7 @@
 #include "cal_picture.h"
 #include "regime.h"
 #include "sweep.h"
+#include "sweep_picture.h"
 #include "allocation.h"
 #include "scenario.h"
 #include "error.h"

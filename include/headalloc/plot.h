@@ -1,9 +1,9 @@
 /* headalloc — pictures of the reports, drawn with PLplot.
  *
  * One picture per kind of report, from the same inputs as the report
- * (report.h) or from the results it renders (the regimes, an allocation:
- * regime.h, allocation.h), computed by the same functions (the sweep's
- * through sweep.h); the pictures themselves only draw:
+ * (report.h) or from the results it renders (the regimes, an allocation,
+ * a sweep's picture data: regime.h, allocation.h, sweep_picture.h),
+ * computed by the same functions; the pictures themselves only draw:
  *
  *   ha_plot_allocation    the error landscape of one budget at one n
  *   ha_plot_sweep         the optimal head_dim against n (or D) with fits
@@ -52,6 +52,7 @@
 #include "report.h"
 #include "solver.h"
 #include "status.h"
+#include "sweep_picture.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -135,9 +136,8 @@ HA_API enum ha_status ha_plot_allocation(struct ha_plot_target *target,
                                          const struct ha_plot_allocation_request *req,
                                          struct ha_error *err);
 
-/* 2. A sweep (the request of ha_report_table; its sweep field is not
- * read: the picture makes its own sweeps, of its curve's points too, and
- * its regimes, with ha_sweep_new and ha_regimes_new): with several n, the
+/* 2. A sweep, from its picture data (ha_sweep_picture_new,
+ * sweep_picture.h; the picture computes nothing): with several n, the
  * integer optimum head_dim (exact steps, from the regimes) and the
  * relaxed optimum against n on a log axis, one colour per budget, with
  * the fitted laws of headalloc-model(7), SCALING LAWS (ln d = ln a + b ln ln n and d = p + q ln n,
@@ -147,8 +147,12 @@ HA_API enum ha_status ha_plot_allocation(struct ha_plot_target *target,
  * budget D, with the fitted ln H* = ln c + e ln D and the claim e = 1.
  * Panel 0: x is log10 n (or log10 D), y is head_dim (log10 head_dim when
  * y_log). */
+struct ha_plot_sweep_request {
+	/* Required, borrowed, drawn as it is; HA_EINVAL without it. */
+	const struct ha_sweep_picture *picture;
+};
 HA_API enum ha_status ha_plot_sweep(struct ha_plot_target *target,
-                                    const struct ha_table_request *req,
+                                    const struct ha_plot_sweep_request *req,
                                     struct ha_error *err);
 
 /* 3. The regimes (the request of ha_report_regimes, budget_count >= 1):

@@ -21,8 +21,8 @@
  * write is computed by the layers below (the sweep table takes a sweep,
  * sweep.h, whose rows it writes as they are solved, so that a sweep of a
  * million points streams in constant memory; the regimes take
- * ha_regimes_new's result).  A section given the problem instead of its
- * result has the result made by those functions first.
+ * ha_regimes_new's result, the allocation ha_allocation_result_new's).
+ * The caller makes each result: no section computes.
  *
  * Writers write only to the stream they are given and never close it. */
 #ifndef HEADALLOC_REPORT_H
@@ -138,62 +138,44 @@ HA_API enum ha_status ha_report_header(struct ha_report *report,
 /* The values of n of a sweep (struct ha_samples) and HA_THREADS_ONLINE
  * are in sweep.h. */
 
-/* The sweep table: solve every (n, D), n outer, and stream one row each
- * (YAML: key table, a list of flow maps {budget, samples, heads, head_dim,
- * mse, log10_mse, relaxed_head_dim, relaxed_heads}), then the scaling-law
- * fits of headalloc-model(7), SCALING LAWS (YAML: key fits {by_budget, by_samples}), as the
- * sweep (sweep.h) hands them out: per budget
- * ln d* = ln a + b ln ln n and d* = p + q ln n, per n (with several
- * budgets) ln H* = ln c + e ln D, each with its interval, R^2, largest
- * residual and the seeds' claimed slope.  A fit of fewer than three
- * distinct points is reported in words.  The fits' second pass (largest
- * residual, per-n fits) reads the relaxed optima back from memory while
- * they take at most 1 MiB, else from an unlinked temporary file in
- * $TMPDIR (or /tmp) of 8 bytes a row, else (no file could be made) solves
- * again, with the same result: a sweep's memory does not grow with its
- * rows.  Write ha_report_header() first.  Errors besides the
- * common ones: those of ha_solver_new and ha_solver_solve (HA_EINFEASIBLE,
- * HA_ENOMEM, HA_ENUMERIC); HA_EINVAL for no budget, no sample, or a NULL
- * samples.at. */
+/* The sweep table: stream one row for each (n, D) of a sweep (sweep.h),
+ * n outer, as it hands them out (YAML: key table, a list of flow maps
+ * {budget, samples, heads, head_dim, mse, log10_mse, relaxed_head_dim,
+ * relaxed_heads}), then the scaling-law fits of headalloc-model(7),
+ * SCALING LAWS the sweep computed (YAML: key fits {by_budget,
+ * by_samples}): per budget ln d* = ln a + b ln ln n and d* = p + q ln n,
+ * per n (with several budgets) ln H* = ln c + e ln D, each with its
+ * interval, R^2, largest residual and the seeds' claimed slope.  A fit
+ * of fewer than three distinct points is reported in words.  The section
+ * computes nothing: the sweep solves and fits (its memory does not grow
+ * with its rows).  Write ha_report_header() first.  Errors besides the
+ * common ones: the sweep's (ha_sweep_rows: HA_EINFEASIBLE, HA_ENOMEM,
+ * HA_ENUMERIC); HA_EINVAL without a sweep. */
 struct ha_table_request {
-	const struct ha_model *model;             /* required; samples unused */
-	const struct ha_constraints *constraints; /* NULL: none */
-	const uint64_t *budgets;                  /* budget_count >= 1 */
-	size_t budget_count;
-	struct ha_samples samples;                /* count >= 1 */
-	/* Optional: solvers[i] made for budgets[i] under constraints, borrowed
-	 * (never freed here), so that a caller that made them already (to
-	 * check feasibility first) does not factorise a budget twice.  NULL:
-	 * the report makes its own. */
-	struct ha_solver *const *solvers;
-	/* The threads that solve the rows (ha_sweep_request.threads) while the
-	 * calling thread formats and writes them, opt-in: 0 (a zero-initialised request) or 1, the
-	 * calling thread alone; HA_THREADS_ONLINE, as many as the machine has
-	 * online processors; any other count as given; at most 8 either way.
-	 * The bytes written are the same either way.  samples.at is called on the calling thread only;
-	 * borrowed solvers are only read.  Short tables and tables of more
-	 * than 64 budgets use the calling thread alone. */
-	size_t threads;
-	/* Optional: told of the rows written so far ("rows", of budget_count
-	 * x samples.count), on the calling thread, after each batch; a
-	 * non-zero return stops the table with HA_ECANCELED (the rows written
-	 * stay written).  Zero: none. */
-	struct ha_progress progress;
-	/* Optional: a sweep made with ha_sweep_new (sweep.h) and not yet
-	 * begun, borrowed: the table writes its rows and fits as it hands them
-	 * out, and reads only progress above (the problem is the sweep's).
-	 * NULL: the section makes the sweep from the fields above. */
+	/* Required: a sweep made with ha_sweep_new (sweep.h) and not yet
+	 * begun, borrowed (freed by the caller): the table writes its rows
+	 * and fits as it hands them out.  With ha_report_table_hooks() set on
+	 * its request the sweep's threads format the rows; the bytes are the
+	 * same without. */
 	struct ha_sweep *sweep;
-	/* Optional: every row the grouped-query optimum over (H, G, d) under
-	 * these KV constraints (ha_sweep_request.kv), with the columns
-	 * kv_heads, kv_dim and kv_cache_bytes_per_token after the others.
-	 * NULL: the table over (H, d), as without these fields. */
-	const struct ha_kv_constraints *kv;
-	const struct ha_kv_shape *shape; /* with kv; NULL: the defaults */
+	/* Optional: told of the rows written so far ("rows", of the sweep's
+	 * row count), on the calling thread, after each batch; a non-zero
+	 * return stops the table with HA_ECANCELED (the rows written stay
+	 * written).  Zero: none. */
+	struct ha_progress progress;
 };
 HA_API enum ha_status ha_report_table(struct ha_report *report,
                                       const struct ha_table_request *req,
                                       struct ha_error *err);
+
+/* Set the hooks by which the threads of a sweep format this report's
+ * table rows (req->on_batch, batch_ctx and scratch_size), on the request
+ * of a sweep to give ha_report_table(report, ...) before ha_sweep_new:
+ * formatting then runs in parallel with the solving.  They are this
+ * report's only (another report's table formats its rows itself); a
+ * grouped sweep's request (req->kv) or a NULL argument is left as it is. */
+HA_API void ha_report_table_hooks(struct ha_report *report,
+                                  struct ha_sweep_request *req);
 
 /* The exact regimes in n of each budget (headalloc-model(7), EXACT REGIMES IN N): YAML key regimes, a
  * list of flow maps {budget, heads, head_dim, samples_from, samples_to,

@@ -178,26 +178,37 @@ PyObject *ha_py_report_allocation(PyObject *self, PyObject *args)
 	return result;
 }
 
-static void table_request(const struct problem *p, struct ha_table_request *req)
+/* The sweep of the problem. */
+static void sweep_request(const struct problem *p, struct ha_sweep_request *req)
 {
-	*req = (struct ha_table_request){
+	*req = (struct ha_sweep_request){
 		.model = &p->model,
 		.constraints = &p->constraints,
 		.budgets = p->budgets,
 		.budget_count = p->budget_count,
 		.samples = {p->sample_count, sample_at, p},
 	};
-	if (p->progress)
-		req->progress = (struct ha_progress){ha_py_progress_fn, p->progress};
 }
 
 static enum ha_status sweep_sections(struct ha_report *r, const void *ctx,
                                      struct ha_error *err)
 {
-	struct ha_table_request req;
-	table_request(ctx, &req);
+	const struct problem *p = ctx;
+	struct ha_sweep_request problem;
+	sweep_request(p, &problem);
+	ha_report_table_hooks(r, &problem);
+	struct ha_sweep *sweep = NULL;
 	enum ha_status st = header_section(r, ctx, err);
-	return st == HA_OK ? ha_report_table(r, &req, err) : st;
+	if (st == HA_OK)
+		st = ha_sweep_new(&problem, &sweep, err);
+	if (st != HA_OK)
+		return st;
+	struct ha_table_request req = {.sweep = sweep};
+	if (p->progress)
+		req.progress = (struct ha_progress){ha_py_progress_fn, p->progress};
+	st = ha_report_table(r, &req, err);
+	ha_sweep_free(sweep);
+	return st;
 }
 
 /* _report_sweep(budgets, samples, model, constraints[, progress]):
@@ -370,9 +381,14 @@ static enum ha_status draw_allocation(struct ha_plot_target *t, const void *ctx,
 static enum ha_status draw_sweep(struct ha_plot_target *t, const void *ctx,
                                  struct ha_error *err)
 {
-	struct ha_table_request req;
-	table_request(ctx, &req);
-	return ha_plot_sweep(t, &req, err);
+	struct ha_sweep_request problem;
+	sweep_request(ctx, &problem);
+	struct ha_sweep_picture *picture = NULL;
+	enum ha_status st = ha_sweep_picture_new(&problem, &picture, err);
+	if (st == HA_OK)
+		st = ha_plot_sweep(t, &(struct ha_plot_sweep_request){.picture = picture}, err);
+	ha_sweep_picture_free(picture);
+	return st;
 }
 
 static enum ha_status draw_regimes(struct ha_plot_target *t, const void *ctx,

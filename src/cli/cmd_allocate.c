@@ -33,6 +33,7 @@ struct allocation {
 	struct ha_model_comparison *comparisons; /* the scenario's models */
 	size_t comparison_count;
 	struct ha_regimes *regimes;        /* --regimes: for report and picture */
+	struct ha_sweep_picture *sweep_picture; /* --plot of a sweep */
 	struct ha_grouped_solution grouped; /* a single point over (H, G, d) */
 };
 
@@ -240,6 +241,40 @@ static int compare_models(struct allocation *a)
 	return EXIT_OK;
 }
 
+static double sample_of(const void *samples, size_t i)
+{
+	return sample_at(samples, i);
+}
+
+/* The sweep of the run: every (n, D), with the run's solvers, over
+ * (H, G, d) under the KV constraints when they are given. */
+static struct ha_sweep_request sweep_problem(const struct allocation *a)
+{
+	const struct cli_options *o = a->o;
+	return (struct ha_sweep_request){
+		.model = &o->model,
+		.constraints = &o->constraints,
+		.budgets = o->budgets,
+		.budget_count = o->budget_count,
+		.samples = {sample_count(&o->samples), sample_of, &o->samples},
+		.solvers = a->s.of_budget,
+		.kv = o->grouped.active ? &o->grouped.kv : NULL,
+		.shape = o->grouped.active ? &o->grouped.shape : NULL,
+	};
+}
+
+/* The picture of a sweep (--plot without --regimes, more than one
+ * point): its data computed before the report. */
+static int compute_sweep_picture(struct allocation *a)
+{
+	struct ha_error err;
+	ha_error_init(&err);
+	struct ha_sweep_request problem = sweep_problem(a);
+	enum ha_status st = ha_sweep_picture_new(&problem, &a->sweep_picture, &err);
+	return st == HA_OK ? EXIT_OK
+	                   : cli_library_failure("--plot", NULL, st, &err);
+}
+
 /* --regimes: computed once, written by the report and drawn. */
 static int compute_regimes(struct allocation *a)
 {
@@ -253,10 +288,6 @@ static int compute_regimes(struct allocation *a)
 	                   : cli_library_failure("computing the regimes", NULL, st, &err);
 }
 
-static double sample_of(const void *samples, size_t i)
-{
-	return sample_at(samples, i);
-}
 
 /* The report's sections, in order; errors are sticky, so each section
  * after a failure returns that failure at once. */
@@ -297,18 +328,19 @@ static enum ha_status write_report(struct ha_report *r, const void *ctx,
 			if (mode == CLI_PROGRESS_AUTO && !o->output && isatty(STDOUT_FILENO))
 				mode = CLI_PROGRESS_OFF;
 			struct cli_progress line;
+			struct ha_sweep_request problem = sweep_problem(a);
+			problem.threads = HA_THREADS_ONLINE;
+			ha_report_table_hooks(r, &problem);
+			struct ha_sweep *sweep = NULL;
+			if (st == HA_OK)
+				st = ha_sweep_new(&problem, &sweep, err);
+			if (st != HA_OK)
+				return st;
 			st = ha_report_table(r, &(struct ha_table_request){
-				.model = &o->model,
-				.constraints = &o->constraints,
-				.budgets = o->budgets,
-				.budget_count = o->budget_count,
-				.samples = {sample_count(&o->samples), sample_of, &o->samples},
-				.solvers = a->s.of_budget,
-				.threads = HA_THREADS_ONLINE,
+				.sweep = sweep,
 				.progress = cli_progress_begin(&line, mode, "sweep"),
-				.kv = o->grouped.active ? &o->grouped.kv : NULL,
-				.shape = o->grouped.active ? &o->grouped.shape : NULL,
 			}, err);
+			ha_sweep_free(sweep);
 			cli_progress_end(&line);
 		}
 	}
@@ -378,12 +410,8 @@ static enum ha_status draw_picture(struct ha_plot_target *t, const void *ctx,
 		ha_allocation_result_free(own);
 		return st;
 	}
-	return ha_plot_sweep(t, &(struct ha_table_request){
-		.model = &o->model,
-		.constraints = &o->constraints,
-		.budgets = o->budgets,
-		.budget_count = o->budget_count,
-		.samples = {sample_count(&o->samples), sample_of, &o->samples},
+	return ha_plot_sweep(t, &(struct ha_plot_sweep_request){
+		.picture = a->sweep_picture,
 	}, err);
 }
 
@@ -401,12 +429,16 @@ int cli_allocate_main(int argc, char **argv)
 			status = compare_models(&a);
 		if (status == EXIT_OK && o.regimes)
 			status = compute_regimes(&a);
+		if (status == EXIT_OK && o.plot.path && !o.regimes && !o.grouped.active &&
+		    !(o.budget_count == 1 && sample_count(&o.samples) == 1))
+			status = compute_sweep_picture(&a);
 		if (status == EXIT_OK)
 			status = cli_emit_with_pictures(o.output, o.format, write_report, &a,
 			                                &o.plot, 1, draw_picture, &a);
 		ha_allocation_result_free(a.single);
 		free(a.comparisons);
 		ha_regimes_free(a.regimes);
+		ha_sweep_picture_free(a.sweep_picture);
 		ha_grouped_solution_finish(&a.grouped);
 		free_solvers(&a.s);
 	}

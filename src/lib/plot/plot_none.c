@@ -21,7 +21,7 @@ enum ha_status ha_plot_allocation(struct ha_plot_target *target,
 }
 
 enum ha_status ha_plot_sweep(struct ha_plot_target *target,
-                             const struct ha_table_request *req,
+                             const struct ha_plot_sweep_request *req,
                              struct ha_error *err)
 {
 	return unavailable(target, req, err);

@@ -1,7 +1,9 @@
 /* Picture 2: a sweep.  Against n: the optimal head_dim of each budget
  * (the exact integer steps, from the regimes, and the relaxed optimum)
  * with the scaling laws of headalloc-model(7), SCALING LAWS fitted as the report fits them, and
- * the seeds' claimed exponent.  Against D when there is one n. */
+ * the seeds' claimed exponent.  Against D when there is one n.  Every
+ * number is the picture data's (ha_sweep_picture_new, sweep_picture.h);
+ * this file maps them onto the axes and draws. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -9,16 +11,14 @@
 
 #include <headalloc/fit.h>
 #include <headalloc/regime.h>
-#include <headalloc/sweep.h>
+#include <headalloc/sweep_picture.h>
 
 #include <plplot.h>
 
 #include "plot_internal.h"
 
 /* Points of each smooth curve, log-spaced over the axis. */
-#define CURVE_POINTS 240
-/* Table points marked one by one up to this many a budget. */
-#define MARK_LIMIT 120
+#define CURVE_POINTS HA_SWEEP_PICTURE_CURVE_POINTS
 
 enum { FIT_POWER, FIT_LOG, FIT_CLAIM, FITS };
 
@@ -37,7 +37,8 @@ struct series {
 };
 
 struct sweep {
-	const struct ha_table_request *req;
+	const struct ha_sweep_picture *picture;
+	const struct ha_sweep_request *req; /* the picture's problem */
 	int against_budget;   /* one n, several budgets */
 	size_t count;         /* series */
 	struct series *series;
@@ -56,18 +57,9 @@ static void free_sweep(struct sweep *s)
 	free(s->series);
 }
 
-static double sample(const struct ha_table_request *req, size_t i)
+static double sample(const struct ha_sweep_request *req, size_t i)
 {
 	return req->samples.at(req->samples.ctx, i);
-}
-
-/* The least-squares intercept with the slope held at claimed: the line
- * through the centroid (X̄, Ȳ) of the fit's points. */
-static double intercept_at_slope(const struct ha_fit_result *r, double x_mean,
-                                 double claimed)
-{
-	double y_mean = r->intercept + r->slope * x_mean;
-	return y_mean - claimed * x_mean;
 }
 
 /* ---- against n --------------------------------------------------------------- */
@@ -96,168 +88,82 @@ static enum ha_status steps(struct series *s, const struct ha_budget_regimes *g,
 	return HA_OK;
 }
 
-/* The n of the relaxed curve: log-spaced over [n_lo, n_hi]. */
-struct curve_samples {
-	double n_lo, n_hi;
-};
-
-static double curve_ln_n(const struct curve_samples *cs, size_t i)
-{
-	return log(cs->n_lo) + (log(cs->n_hi) - log(cs->n_lo)) * (int)i / (CURVE_POINTS - 1);
-}
-
-static double curve_sample(const void *ctx, size_t i)
-{
-	return exp(curve_ln_n(ctx, i));
-}
-
-/* The sweep of one budget over the given samples (from sweep.h). */
-static enum ha_status sweep_of(const struct ha_table_request *req,
-                               const uint64_t *budgets, size_t count,
-                               struct ha_samples samples, struct ha_sweep **out)
-{
-	return ha_sweep_new(&(struct ha_sweep_request){
-		.model = req->model, .constraints = req->constraints,
-		.budgets = budgets, .budget_count = count, .samples = samples,
-	}, out, NULL);
-}
-
-/* One budget against n: steps, marks, the relaxed curve and the fits
- * over every point of the request (the sweep's, as the report has them). */
+/* One budget against n: steps, marks, the relaxed curve and the fits,
+ * in the axes' units, from the picture's data. */
 static enum ha_status budget_series(struct sweep *sw, struct series *s,
-                                    double n_lo, double n_hi)
+                                    const struct ha_sweep_picture_series *data)
 {
-	const struct ha_table_request *req = sw->req;
-	struct ha_regimes *regimes = NULL;
-	struct ha_sweep *points = NULL, *curve = NULL;
-	struct curve_samples cs = {n_lo, n_hi};
-	enum ha_status st = ha_regimes_new(req->model, req->constraints, &s->budget,
-	                                   1, NULL, &regimes, NULL);
-	if (st == HA_OK)
-		st = steps(s, &regimes->budgets[0], log(n_lo), log(n_hi));
-	if (st == HA_OK)
-		st = sweep_of(req, &s->budget, 1, req->samples, &points);
-	size_t ns = req->samples.count;
-	int marked = ns <= MARK_LIMIT;
-	if (st == HA_OK && marked) {
+	const struct ha_sweep_picture *p = sw->picture;
+	s->budget = data->budget;
+	s->power = data->power;
+	s->log_law = data->log_law;
+	s->fit_status = data->fit_status;
+	s->claimed = data->claimed;
+	s->claim_intercept = data->claim_intercept;
+	enum ha_status st = steps(s, data->regimes, log(p->samples_low),
+	                          log(p->samples_high));
+	size_t ns = data->row_count;
+	if (st == HA_OK && ns) {
 		s->mark_x = malloc(ns * sizeof *s->mark_x);
 		s->mark_y = malloc(ns * sizeof *s->mark_y);
 		if (!s->mark_x || !s->mark_y)
 			st = HA_ENOMEM;
 	}
-	double x_sum = 0.0;
-	const struct ha_sweep_row *rows;
-	size_t count = 0;
-	while (st == HA_OK &&
-	       (st = ha_sweep_rows(points, &rows, &count, NULL)) == HA_OK && count)
-		for (size_t k = 0; k < count; k++) {
-			x_sum += log(log(rows[k].samples));
-			if (marked) {
-				s->mark_x[s->mark_n] = log10(rows[k].samples);
-				s->mark_y[s->mark_n++] = (double)rows[k].head_dim;
-			}
-		}
-	if (st == HA_OK) {
-		struct ha_sweep_fit power, logarithmic;
-		ha_sweep_budget_fits(points, 0, &power, &logarithmic);
-		s->power = power.result;
-		s->log_law = logarithmic.result;
-		s->fit_status = power.status;
-		if (s->fit_status == HA_OK)
-			s->fit_status = logarithmic.status;
-		s->claimed = power.claimed;
-		if (s->fit_status == HA_OK)
-			s->claim_intercept = intercept_at_slope(&s->power, x_sum / (double)ns,
-			                                        s->claimed);
-		st = sweep_of(req, &s->budget, 1,
-		              (struct ha_samples){CURVE_POINTS, curve_sample, &cs}, &curve);
+	for (size_t k = 0; st == HA_OK && k < ns; k++) {
+		s->mark_x[s->mark_n] = log10(data->rows[k].samples);
+		s->mark_y[s->mark_n++] = (double)data->rows[k].head_dim;
 	}
-	size_t i = 0;
-	while (st == HA_OK &&
-	       (st = ha_sweep_rows(curve, &rows, &count, NULL)) == HA_OK && count)
-		for (size_t k = 0; k < count; k++, i++) {
-			double ln_n = curve_ln_n(&cs, i);
-			s->relaxed_x[i] = ln_n / log(10.0);
-			s->relaxed_y[i] = rows[k].relaxed_head_dim;
-			int ok = s->fit_status == HA_OK;
-			double lnln = log(ln_n);
-			s->fit_y[FIT_POWER][i] = ok ? exp(s->power.intercept + s->power.slope * lnln) : NAN;
-			s->fit_y[FIT_LOG][i] = ok ? s->log_law.intercept + s->log_law.slope * ln_n : NAN;
-			s->fit_y[FIT_CLAIM][i] = ok ? exp(s->claim_intercept + s->claimed * lnln) : NAN;
-		}
-	ha_sweep_free(curve);
-	ha_sweep_free(points);
-	ha_regimes_free(regimes);
+	int ok = s->fit_status == HA_OK;
+	for (size_t i = 0; st == HA_OK && i < CURVE_POINTS; i++) {
+		double ln_n = data->curve_log_samples[i];
+		s->relaxed_x[i] = ln_n / log(10.0);
+		s->relaxed_y[i] = data->curve_relaxed_head_dim[i];
+		double lnln = log(ln_n);
+		s->fit_y[FIT_POWER][i] = ok ? exp(s->power.intercept + s->power.slope * lnln) : NAN;
+		s->fit_y[FIT_LOG][i] = ok ? s->log_law.intercept + s->log_law.slope * ln_n : NAN;
+		s->fit_y[FIT_CLAIM][i] = ok ? exp(s->claim_intercept + s->claimed * lnln) : NAN;
+	}
 	return st;
 }
 
 /* ---- against D ----------------------------------------------------------------- */
 
-static int by_budget(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return (x > y) - (x < y);
-}
-
 /* One n, several budgets: the optima at each D, the relaxed optimum
- * between them, and d = D / H* from the fitted ln H* = ln c + e ln D
- * (the sweep's per-n fit, over the budgets in ascending order). */
-static enum ha_status budget_line(struct sweep *sw, struct series *s)
+ * between them, and d = D / H* from the fitted ln H* = ln c + e ln D. */
+static enum ha_status budget_line(struct series *s,
+                                  const struct ha_sweep_picture_series *data)
 {
-	const struct ha_table_request *req = sw->req;
-	size_t nb = req->budget_count;
-	uint64_t *budgets = malloc(nb * sizeof *budgets);
+	size_t nb = data->row_count;
+	s->budget = data->rows[0].budget;
 	s->mark_x = malloc(2 * nb * sizeof *s->mark_x);
 	s->mark_y = malloc(2 * nb * sizeof *s->mark_y);
-	struct ha_sweep *line = NULL;
-	enum ha_status st = budgets && s->mark_x && s->mark_y ? HA_OK : HA_ENOMEM;
-	if (st == HA_OK) {
-		memcpy(budgets, req->budgets, nb * sizeof *budgets);
-		qsort(budgets, nb, sizeof *budgets, by_budget);
-		st = sweep_of(req, budgets, nb, (struct ha_samples){1, req->samples.at,
-		                                                    req->samples.ctx}, &line);
-	}
-	double x_sum = 0.0;
-	const struct ha_sweep_row *rows;
-	size_t count = 0, i = 0;
+	if (!s->mark_x || !s->mark_y)
+		return HA_ENOMEM;
 	/* marks: the integer optimum at each D; after them, the relaxed. */
-	while (st == HA_OK &&
-	       (st = ha_sweep_rows(line, &rows, &count, NULL)) == HA_OK && count)
-		for (size_t k = 0; k < count; k++, i++) {
-			x_sum += log((double)budgets[i]);
-			s->mark_x[i] = log10((double)budgets[i]);
-			s->mark_y[i] = (double)rows[k].head_dim;
-			s->mark_x[nb + i] = s->mark_x[i];
-			s->mark_y[nb + i] = rows[k].relaxed_head_dim;
-		}
-	s->mark_n = nb;
-	const struct ha_sweep_samples_fit *fits = NULL;
-	if (st == HA_OK)
-		st = ha_sweep_samples_fits(line, &fits, &count, NULL);
-	if (st == HA_OK && count != 1)
-		st = HA_ENUMERIC;
-	if (st == HA_OK) {
-		s->power = fits[0].heads_law.result;
-		s->fit_status = fits[0].heads_law.status;
-		s->claimed = HA_FIT_SEED_BUDGET_EXPONENT;
-		if (s->fit_status == HA_OK)
-			s->claim_intercept = intercept_at_slope(&s->power, x_sum / (double)nb,
-			                                        s->claimed);
-		double lo = log((double)budgets[0]), hi = log((double)budgets[nb - 1]);
-		for (int j = 0; j < CURVE_POINTS; j++) {
-			double ln_d = lo + (hi - lo) * j / (CURVE_POINTS - 1);
-			int ok = s->fit_status == HA_OK;
-			s->relaxed_x[j] = ln_d / log(10.0);
-			s->relaxed_y[j] = NAN; /* the relaxed optimum is marked */
-			/* d = D / H = exp(ln D - ln c - e ln D) */
-			s->fit_y[FIT_POWER][j] = ok ? exp(ln_d - s->power.intercept - s->power.slope * ln_d) : NAN;
-			s->fit_y[FIT_LOG][j] = NAN;
-			s->fit_y[FIT_CLAIM][j] = ok ? exp(-s->claim_intercept) : NAN;
-		}
+	for (size_t i = 0; i < nb; i++) {
+		s->mark_x[i] = log10((double)data->rows[i].budget);
+		s->mark_y[i] = (double)data->rows[i].head_dim;
+		s->mark_x[nb + i] = s->mark_x[i];
+		s->mark_y[nb + i] = data->rows[i].relaxed_head_dim;
 	}
-	ha_sweep_free(line);
-	free(budgets);
-	return st;
+	s->mark_n = nb;
+	s->power = data->power;
+	s->fit_status = data->fit_status;
+	s->claimed = data->claimed;
+	s->claim_intercept = data->claim_intercept;
+	double lo = log((double)data->rows[0].budget);
+	double hi = log((double)data->rows[nb - 1].budget);
+	for (int j = 0; j < CURVE_POINTS; j++) {
+		double ln_d = lo + (hi - lo) * j / (CURVE_POINTS - 1);
+		int ok = s->fit_status == HA_OK;
+		s->relaxed_x[j] = ln_d / log(10.0);
+		s->relaxed_y[j] = NAN; /* the relaxed optimum is marked */
+		/* d = D / H = exp(ln D - ln c - e ln D) */
+		s->fit_y[FIT_POWER][j] = ok ? exp(ln_d - s->power.intercept - s->power.slope * ln_d) : NAN;
+		s->fit_y[FIT_LOG][j] = NAN;
+		s->fit_y[FIT_CLAIM][j] = ok ? exp(-s->claim_intercept) : NAN;
+	}
+	return HA_OK;
 }
 
 /* ---- the window ---------------------------------------------------------------- */
@@ -463,7 +369,7 @@ static void fit_caption(const struct plot_canvas *c, const struct sweep *sw,
 static void draw(struct plot_canvas *c, const void *data)
 {
 	const struct sweep *sw = data;
-	const struct ha_table_request *req = sw->req;
+	const struct ha_sweep_request *req = sw->req;
 	plot_panel(c, 0.075, 0.64, 0.27, 0.86, sw->x0, sw->x1, sw->y0, sw->y1, 1,
 	           sw->y_log);
 	for (size_t b = 0; b < sw->count; b++)
@@ -503,52 +409,41 @@ static void draw(struct plot_canvas *c, const void *data)
 }
 
 enum ha_status ha_plot_sweep(struct ha_plot_target *target,
-                             const struct ha_table_request *req,
+                             const struct ha_plot_sweep_request *req,
                              struct ha_error *err)
 {
 	enum ha_status st = plot_check_target(target, err);
 	if (st != HA_OK)
 		return st;
-	if (!req || !req->model || !req->budgets || req->budget_count == 0 ||
-	    req->samples.count == 0 || !req->samples.at ||
-	    ha_model_validate(req->model) != HA_OK ||
-	    ha_constraints_validate(req->constraints) != HA_OK)
-		return ha_fail(err, HA_EINVAL, "a sweep needs a valid model, budgets and samples");
-	if (req->samples.count == 1 && req->budget_count == 1)
-		return ha_fail(err, HA_EINVAL, "a sweep needs several budgets or several values of n");
-	struct sweep sw = {.req = req};
-	sw.against_budget = req->samples.count == 1;
-	sw.count = sw.against_budget ? 1 : req->budget_count;
+	const struct ha_sweep_picture *p = req ? req->picture : NULL;
+	if (!p || !p->series || p->count == 0 ||
+	    (p->against_budget ? p->series[0].row_count == 0 : !p->regimes))
+		return ha_fail(err, HA_EINVAL, "a sweep's picture needs its data "
+		               "(ha_sweep_picture_new)");
+	struct sweep sw = {.picture = p, .req = &p->request};
+	sw.against_budget = p->against_budget;
+	sw.count = p->count;
 	sw.series = calloc(sw.count, sizeof *sw.series);
 	if (!sw.series)
 		return ha_fail(err, HA_ENOMEM, "drawing the sweep: %s", ha_status_str(HA_ENOMEM));
-	double lo = INFINITY, hi = -INFINITY;
-	for (size_t i = 0; i < req->samples.count; i++) {
-		double n = sample(req, i);
-		if (!(n > 1.0 && n <= 1e300)) {
-			free_sweep(&sw);
-			return ha_fail(err, HA_EINVAL, "a sweep's n must be in (1, 1e300], not %g", n);
-		}
-		lo = fmin(lo, n);
-		hi = fmax(hi, n);
-	}
 	for (size_t b = 0; st == HA_OK && b < sw.count; b++) {
 		struct series *s = &sw.series[b];
-		s->budget = req->budgets[b];
-		st = sw.against_budget ? budget_line(&sw, s) : budget_series(&sw, s, lo, hi);
+		st = sw.against_budget ? budget_line(s, &p->series[b])
+		                       : budget_series(&sw, s, &p->series[b]);
 		if (st != HA_OK)
-			st = plot_solve_failed(err, st, s->budget);
+			st = ha_fail(err, st, "drawing the sweep: %s", ha_status_str(st));
 	}
 	if (st == HA_OK) {
+		const struct ha_sweep_request *problem = sw.req;
 		double bl = INFINITY, bh = -INFINITY;
-		for (size_t b = 0; b < req->budget_count; b++) {
-			bl = fmin(bl, log10((double)req->budgets[b]));
-			bh = fmax(bh, log10((double)req->budgets[b]));
+		for (size_t b = 0; b < problem->budget_count; b++) {
+			bl = fmin(bl, log10((double)problem->budgets[b]));
+			bh = fmax(bh, log10((double)problem->budgets[b]));
 		}
 		if (sw.against_budget)
 			choose_window(&sw, bl, bh);
 		else
-			choose_window(&sw, log10(lo), log10(hi));
+			choose_window(&sw, log10(p->samples_low), log10(p->samples_high));
 		map_to_axis(&sw);
 		st = plot_render(target, 1200, 800, draw, &sw, err);
 	}

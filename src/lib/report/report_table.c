@@ -61,6 +61,17 @@ static void write_fits(struct ha_sweep *sweep, struct ha_report *r)
 	}
 }
 
+void ha_report_table_hooks(struct ha_report *r, struct ha_sweep_request *req)
+{
+	if (!r || !req || req->kv)
+		return; /* the grouped rows are written by the calling thread */
+	r->table_format = (struct table_format){r->yaml != NULL,
+	                                        r->yaml != NULL && !r->yaml_text};
+	req->on_batch = table_format_batch;
+	req->batch_ctx = &r->table_format;
+	req->scratch_size = TABLE_SCRATCH;
+}
+
 enum ha_status ha_report_table(struct ha_report *r,
                                const struct ha_table_request *req,
                                struct ha_error *err)
@@ -68,36 +79,12 @@ enum ha_status ha_report_table(struct ha_report *r,
 	enum ha_status st = report_start(r, req, err);
 	if (st != HA_OK)
 		return st;
-	struct ha_sweep *own = NULL, *sweep = req->sweep;
-	/* A sweep of the report's own has its rows formatted by its threads. */
-	struct table_format format = {r->yaml != NULL, r->yaml != NULL && !r->yaml_text};
-	if (!sweep) {
-		struct ha_error why;
-		ha_error_init(&why);
-		st = ha_sweep_new(&(struct ha_sweep_request){
-			.model = req->model,
-			.constraints = req->constraints,
-			.budgets = req->budgets,
-			.budget_count = req->budget_count,
-			.samples = req->samples,
-			.solvers = req->solvers,
-			.threads = req->threads,
-			/* The grouped rows are written by the calling thread. */
-			.on_batch = req->kv ? NULL : table_format_batch,
-			.batch_ctx = &format,
-			.scratch_size = req->kv ? 0 : TABLE_SCRATCH,
-			.kv = req->kv,
-			.shape = req->shape,
-		}, &own, &why);
-		if (st != HA_OK)
-			return report_fail(r, err, st, "%s", why.message);
-		sweep = own;
-	}
-	st = table_write_rows(sweep, &req->progress, r, err);
+	if (!req->sweep)
+		return report_fail(r, err, HA_EINVAL, "a table needs its sweep (ha_sweep_new)");
+	st = table_write_rows(req->sweep, &req->progress, r, err);
 	if (st == HA_OK)
-		write_fits(sweep, r);
+		write_fits(req->sweep, r);
 	if (st == HA_OK && !r->yaml)
-		report_text_caution(r->stream, ha_sweep_request(sweep)->model);
-	ha_sweep_free(own);
+		report_text_caution(r->stream, ha_sweep_request(req->sweep)->model);
 	return st != HA_OK ? st : report_end(r, err);
 }

@@ -13,11 +13,9 @@
 #include "report_internal.h"
 
 /* How the rows are formatted by the sweep's threads (on_batch of
- * ha_sweep_request): into a scratch of TABLE_SCRATCH bytes a batch, every
- * row but those the emitter writes (the first in YAML; all in JSON). */
-struct table_format {
-	int yaml, json;
-};
+ * ha_sweep_request, with a report's table_format as batch_ctx): into a
+ * scratch of TABLE_SCRATCH bytes a batch, every row but those the emitter
+ * writes (the first in YAML; all in JSON). */
 #define TABLE_SCRATCH (HA_SWEEP_BATCH_MAX * (size_t)512)
 void table_format_batch(void *format, const struct ha_sweep_row *rows,
                         size_t count, size_t first, char *scratch, size_t *used);

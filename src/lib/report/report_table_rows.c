@@ -241,7 +241,12 @@ enum ha_status table_write_rows(struct ha_sweep *sweep,
 	if (!text)
 		return report_fail(r, err, HA_ENOMEM, "preparing the table: %s",
 		                   ha_status_str(HA_ENOMEM));
-	int grouped = ha_sweep_request(sweep)->kv != NULL;
+	const struct ha_sweep_request *req = ha_sweep_request(sweep);
+	int grouped = req->kv != NULL;
+	/* The scratch is this report's rows only when the sweep took this
+	 * report's hooks (ha_report_table_hooks). */
+	int own_hooks = req->on_batch == table_format_batch &&
+	                req->batch_ctx == &r->table_format;
 	if (r->yaml) {
 		ha_yaml_key(r->yaml, "table");
 		ha_yaml_begin_seq(r->yaml, 0);
@@ -262,6 +267,8 @@ enum ha_status table_write_rows(struct ha_sweep *sweep,
 		enum ha_status solved = ha_sweep_rows(sweep, &rows, &count, &why);
 		size_t used = 0;
 		const char *formatted = ha_sweep_batch_scratch(sweep, &used);
+		if (!own_hooks)
+			formatted = NULL;
 		if (grouped)
 			table_grouped_rows(r, rows, count);
 		else if (formatted)

@@ -1,0 +1,92 @@
+/* headalloc — what a sweep's picture shows, computed once in the
+ * allocation layer so that the picture (ha_plot_sweep) only draws.
+ *
+ * From a sweep's problem (ha_sweep_request: model, constraints, budgets,
+ * samples; solvers borrowed when given) ha_sweep_picture_new computes,
+ * with several n, for each budget: its exact regimes (the integer steps),
+ * the integer optimum at the request's n, the relaxed optimum on a curve
+ * of log-spaced n, and the scaling laws of headalloc-model(7), SCALING
+ * LAWS fitted over the request's n as the report fits them, with the
+ * seeds' claimed exponent.  With one n and several budgets: the optimum
+ * at each budget and the per-n law ln H* = ln c + e ln D.  The axes, the
+ * window and the drawing are the picture's. */
+#ifndef HEADALLOC_SWEEP_PICTURE_H
+#define HEADALLOC_SWEEP_PICTURE_H
+
+#include "export.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "fit.h"
+#include "regime.h"
+#include "status.h"
+#include "sweep.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The points of the relaxed curve, log-spaced over [samples_low,
+ * samples_high] with both ends included. */
+#define HA_SWEEP_PICTURE_CURVE_POINTS 240
+/* The request's points kept as rows up to this many a budget (against n). */
+#define HA_SWEEP_PICTURE_MARK_LIMIT 120
+
+/* One budget against n, or the one line against D. */
+struct ha_sweep_picture_series {
+	uint64_t budget;                         /* against n; 0 against D */
+	/* Against n: the budget's exact regimes (in the picture's regimes);
+	 * NULL against D. */
+	const struct ha_budget_regimes *regimes;
+	/* Against n: the rows of the request's n, in order, when there are at
+	 * most HA_SWEEP_PICTURE_MARK_LIMIT of them (else none).  Against D:
+	 * one row a budget, in ascending D (duplicates kept). */
+	struct ha_sweep_row *rows;
+	size_t row_count;
+	/* Against n: ln n of each curve point and the relaxed optimum
+	 * head_dim there; unset against D. */
+	double curve_log_samples[HA_SWEEP_PICTURE_CURVE_POINTS];
+	double curve_relaxed_head_dim[HA_SWEEP_PICTURE_CURVE_POINTS];
+	/* HA_OK when the fits exist, else why not (HA_EDEGENERATE: fewer than
+	 * 3 distinct points).  Against n: power is ln d* = ln a + b ln ln n,
+	 * log_law d* = p + q ln n, over every n of the request; against D:
+	 * power is ln H* = ln c + e ln D over the budgets (log_law unset). */
+	enum ha_status fit_status;
+	struct ha_fit_result power, log_law;
+	/* The seeds' slope (b = 2/(4+s) against n, e = 1 against D) and,
+	 * with fit_status HA_OK, the least-squares intercept of power with
+	 * its slope held there. */
+	double claimed, claim_intercept;
+};
+
+struct ha_sweep_picture {
+	/* The problem as requested (pointers borrowed, as in ha_sweep_new). */
+	struct ha_sweep_request request;
+	int against_budget;                 /* one n, several budgets */
+	double samples_low, samples_high;   /* the request's least and largest n */
+	struct ha_sweep_picture_series *series; /* a budget each, or one */
+	size_t count;
+	struct ha_regimes *regimes;         /* against n: of every budget */
+};
+
+/* Compute a sweep's picture data.  req's on_batch, batch_ctx,
+ * scratch_size and threads are not read; req->kv must be NULL (a
+ * grouped sweep has no picture: HA_EUNSUPPORTED).  On HA_OK *out is a
+ * picture to free with ha_sweep_picture_free().  HA_EINVAL for a NULL
+ * argument, an invalid model or constraints, no budget, no sample, a
+ * NULL samples.at, one budget and one n, or an n outside (1, 1e300];
+ * HA_ENOMEM; the statuses of ha_sweep_new and ha_regimes_new.  err, when
+ * not NULL, says what failed in words. */
+HA_API enum ha_status ha_sweep_picture_new(const struct ha_sweep_request *req,
+                                           struct ha_sweep_picture **out,
+                                           struct ha_error *err);
+
+/* Free a result of ha_sweep_picture_new (NULL accepted). */
+HA_API void ha_sweep_picture_free(struct ha_sweep_picture *picture);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,98 @@
+/* The sweep's integer search through a memo (solver_internal.h) against
+ * the plain search (ha_solver_solve_integer), to the bit. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <criterion/criterion.h>
+
+#include <headalloc/headalloc.h>
+
+#include "test_random.h"
+
+#include "alloc/solver_internal.h"
+
+static struct ha_model random_model(uint64_t *rng)
+{
+	struct ha_model m = ha_model_defaults();
+	m.samples = log_uniform(rng, 1.0001, 1e300);
+	if (next_random(rng) % 4 == 0)
+		return m;
+	m.smoothness = log_uniform(rng, 0.05, 8);
+	m.bias_coef = log_uniform(rng, 1e-6, 1e6);
+	m.var_coef = log_uniform(rng, 1e-6, 1e6);
+	uint64_t r = next_random(rng) % 4;
+	m.hdi = r == 0 ? 1.0 : r == 1 ? 0.0 : uniform(rng, 0, 1);
+	if (next_random(rng) % 3 == 0) {
+		m.irreducible = log_uniform(rng, 1e-9, 1);
+		m.var_rate = uniform(rng, 0, 2);
+		m.var_power = next_random(rng) % 2 ? 0 : uniform(rng, 0, 3);
+	}
+	if (next_random(rng) % 4 == 0) {
+		ha_model_set_log_bias_coef(&m, uniform(rng, -800, 800));
+		ha_model_set_log_var_coef(&m, uniform(rng, -800, 800));
+	}
+	return m;
+}
+
+/* The table's integer search through a memo finds the optimum of the
+ * plain search, to the bit, for random budgets, constraints and models
+ * (the memo reused across models, as a sweep reuses it, and across
+ * changes of the HDI, which its shares depend on). */
+Test(integer_memo, the_integer_memo_finds_the_plain_optimum, .timeout = 600)
+{
+	uint64_t rng = 31337;
+	size_t compared = 0, bracketed = 0, hdi_one = 0;
+	for (int problem = 0; problem < 300; problem++) {
+		uint64_t D = next_random(&rng) % 4 == 0
+			? UINT64_C(897612484786617600) >> (next_random(&rng) % 40)
+			: 1 + next_random(&rng) % 100000;
+		struct ha_constraints c = {0, 0, 0, 0, 0};
+		if (next_random(&rng) % 3 == 0)
+			c.min_head_dim = 1 + next_random(&rng) % 64;
+		if (next_random(&rng) % 3 == 0)
+			c.head_dim_multiple = 1 + next_random(&rng) % 8;
+		struct ha_solver *s;
+		if (ha_solver_new(D, &c, &s) != HA_OK)
+			continue;
+		struct ha_integer_memo *memo;
+		cr_assert_eq(ha_integer_memo_new(s, &memo), HA_OK);
+		size_t feasible;
+		ha_solver_feasible(s, &feasible);
+		cr_assert_eq(memo == NULL, feasible > HA_INTEGER_MEMO_MAX);
+		struct ha_model base = random_model(&rng);
+		for (int k = 0; k < 50; k++) {
+			struct ha_model m = k % 10 == 9 ? random_model(&rng) : base;
+			if (k % 10 != 9)
+				m.samples = log_uniform(&rng, 1.0001, 1e300);
+			struct ha_allocation plain, memoised;
+			struct ha_certificate cert;
+			cr_assert_eq(ha_solver_solve_integer(s, &m, &plain, &cert), HA_OK);
+			cr_assert_eq(ha_solver_solve_integer_memo(s, memo, &m, &memoised), HA_OK);
+			cr_assert(memcmp(&plain, &memoised, sizeof plain) == 0,
+			          "D=%llu n=%.17g: d %llu / %llu",
+			          (unsigned long long)D, m.samples,
+			          (unsigned long long)memoised.head_dim,
+			          (unsigned long long)plain.head_dim);
+			/* The terms of the optimum are ha_model_eval's, bit for bit
+			 * (the memo keeps its powers and logarithms of d; a solve
+			 * without a memo takes the solver's logarithms where hdi = 1),
+			 * and its value is ha_model_log_relative_mse's minimum. */
+			struct ha_terms t;
+			cr_assert_eq(ha_model_eval(&m, D, memoised.head_dim, &t), HA_OK);
+			cr_assert(memcmp(&t, &memoised.terms, sizeof t) == 0 &&
+			          memcmp(&t, &plain.terms, sizeof t) == 0,
+			          "D=%llu n=%.17g d=%llu: the terms differ",
+			          (unsigned long long)D, m.samples,
+			          (unsigned long long)memoised.head_dim);
+			compared++;
+			hdi_one += m.hdi == 1.0;
+			bracketed += cert.method == HA_CERT_BRACKET;
+		}
+		ha_integer_memo_free(memo);
+		ha_solver_free(s);
+	}
+	cr_assert_gt(compared, 10000);
+	cr_assert_gt(bracketed, compared / 2);
+	cr_assert_gt(hdi_one, compared / 10);
+}

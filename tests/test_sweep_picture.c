@@ -1,0 +1,185 @@
+/* A sweep's picture data (sweep_picture.h) against independent
+ * computations: every row and every curve point is the single query of
+ * its point (ha_solve), the steps are ha_regimes_new's, the fits those of
+ * ha_fit over the single queries' relaxed optima, and the claimed line's
+ * intercept the centroid's (mean ln y - claimed mean x). */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <criterion/criterion.h>
+
+#include <headalloc/headalloc.h>
+
+#define POINTS 9
+
+static double decade(const void *ctx, size_t i)
+{
+	(void)ctx;
+	return pow(10.0, 4.0 + (double)i);
+}
+
+static struct ha_sweep_picture *picture_of(const struct ha_model *m,
+                                           const uint64_t *budgets, size_t count,
+                                           size_t samples)
+{
+	struct ha_sweep_picture *p = NULL;
+	struct ha_error err;
+	cr_assert_eq(ha_sweep_picture_new(&(struct ha_sweep_request){
+		.model = m, .budgets = budgets, .budget_count = count,
+		.samples = {samples, decade, NULL},
+	}, &p, &err), HA_OK, "%s", err.message);
+	return p;
+}
+
+static struct ha_solution solved(uint64_t budget, double n)
+{
+	struct ha_model m = ha_model_defaults();
+	m.samples = n;
+	struct ha_solution s;
+	cr_assert_eq(ha_solve(budget, NULL, &m, &s), HA_OK);
+	return s;
+}
+
+Test(sweep_picture, against_n_every_number_is_the_single_query)
+{
+	struct ha_model m = ha_model_defaults();
+	const uint64_t budgets[] = {512, 128};
+	struct ha_sweep_picture *p = picture_of(&m, budgets, 2, POINTS);
+	cr_assert_not(p->against_budget);
+	cr_assert_eq(p->count, 2);
+	cr_assert_eq(p->samples_low, 1e4);
+	cr_assert_eq(p->samples_high, 1e12);
+	struct ha_regimes *want_regimes = NULL;
+	cr_assert_eq(ha_regimes_new(&m, NULL, budgets, 2, NULL, &want_regimes, NULL), HA_OK);
+	for (size_t b = 0; b < 2; b++) {
+		const struct ha_sweep_picture_series *s = &p->series[b];
+		cr_assert_eq(s->budget, budgets[b]);
+		const struct ha_budget_regimes *g = &want_regimes->budgets[b];
+		cr_assert_eq(s->regimes->count, g->count);
+		for (size_t i = 0; i < g->count; i++) {
+			cr_assert_eq(s->regimes->regimes[i].head_dim, g->regimes[i].head_dim);
+			cr_assert_eq(s->regimes->regimes[i].log_samples_from,
+			             g->regimes[i].log_samples_from);
+		}
+		/* the rows, and the fits over the single queries' x* */
+		struct ha_fit *power, *logarithmic;
+		cr_assert_eq(ha_fit_new(HA_FIT_POWER_LOGLN, HA_FIT_STORE_DEFAULT, &power), HA_OK);
+		cr_assert_eq(ha_fit_new(HA_FIT_LOG, HA_FIT_STORE_DEFAULT, &logarithmic), HA_OK);
+		cr_assert_eq(s->row_count, POINTS);
+		double x_sum = 0.0, y_sum = 0.0;
+		for (size_t i = 0; i < POINTS; i++) {
+			struct ha_solution want = solved(budgets[b], decade(NULL, i));
+			cr_assert_eq(s->rows[i].samples, decade(NULL, i));
+			cr_assert_eq(s->rows[i].head_dim, want.optimum.head_dim);
+			cr_assert_eq(s->rows[i].relaxed_head_dim, want.relaxed.head_dim);
+			ha_fit_add(power, decade(NULL, i), want.relaxed.head_dim);
+			ha_fit_add(logarithmic, decade(NULL, i), want.relaxed.head_dim);
+			x_sum += log(log(decade(NULL, i)));
+			y_sum += log(want.relaxed.head_dim);
+		}
+		struct ha_fit_result wp, wl;
+		cr_assert_eq(ha_fit_result(power, NULL, NULL, &wp), HA_OK);
+		cr_assert_eq(ha_fit_result(logarithmic, NULL, NULL, &wl), HA_OK);
+		cr_assert_eq(s->fit_status, HA_OK);
+		cr_assert_eq(s->power.slope, wp.slope);
+		cr_assert_eq(s->power.intercept, wp.intercept);
+		cr_assert_eq(s->log_law.slope, wl.slope);
+		cr_assert_eq(s->log_law.intercept, wl.intercept);
+		cr_assert_eq(s->claimed, ha_fit_seed_exponent(m.smoothness));
+		double centroid = y_sum / POINTS - s->claimed * x_sum / POINTS;
+		cr_assert(fabs(s->claim_intercept - centroid) < 1e-12,
+		          "claimed line %.17g, centroid %.17g", s->claim_intercept, centroid);
+		ha_fit_free(power);
+		ha_fit_free(logarithmic);
+		/* the curve: log-spaced over the n, both ends, each point solved */
+		cr_assert_eq(s->curve_log_samples[0], log(1e4));
+		cr_assert(fabs(s->curve_log_samples[HA_SWEEP_PICTURE_CURVE_POINTS - 1] -
+		               log(1e12)) < 1e-12);
+		for (size_t i = 0; i < HA_SWEEP_PICTURE_CURVE_POINTS; i += 17) {
+			struct ha_solution want = solved(budgets[b], exp(s->curve_log_samples[i]));
+			cr_assert_eq(s->curve_relaxed_head_dim[i], want.relaxed.head_dim,
+			             "curve point %zu", i);
+		}
+	}
+	ha_regimes_free(want_regimes);
+	ha_sweep_picture_free(p);
+}
+
+Test(sweep_picture, against_d_rows_ascend_and_the_heads_law_fits_them)
+{
+	struct ha_model m = ha_model_defaults();
+	m.samples = 1e8;
+	const uint64_t budgets[] = {1024, 128, 4096, 256};
+	const uint64_t ascending[] = {128, 256, 1024, 4096};
+	struct ha_sweep_picture *p = picture_of(&m, budgets, 4, 1);
+	cr_assert(p->against_budget);
+	cr_assert_eq(p->count, 1);
+	const struct ha_sweep_picture_series *s = &p->series[0];
+	cr_assert_null(s->regimes);
+	cr_assert_eq(s->row_count, 4);
+	struct ha_fit *heads;
+	cr_assert_eq(ha_fit_new(HA_FIT_POWER, 4, &heads), HA_OK);
+	double x_sum = 0.0, y_sum = 0.0;
+	for (size_t i = 0; i < 4; i++) {
+		struct ha_solution want = solved(ascending[i], decade(NULL, 0));
+		cr_assert_eq(s->rows[i].budget, ascending[i]);
+		cr_assert_eq(s->rows[i].head_dim, want.optimum.head_dim);
+		cr_assert_eq(s->rows[i].relaxed_head_dim, want.relaxed.head_dim);
+		double h = (double)ascending[i] / want.relaxed.head_dim;
+		ha_fit_add(heads, (double)ascending[i], h);
+		x_sum += log((double)ascending[i]);
+		y_sum += log(h);
+	}
+	struct ha_fit_result want;
+	cr_assert_eq(ha_fit_result(heads, NULL, NULL, &want), HA_OK);
+	cr_assert_eq(s->fit_status, HA_OK);
+	cr_assert(fabs(s->power.slope - want.slope) < 1e-12);
+	cr_assert(fabs(s->power.intercept - want.intercept) < 1e-12);
+	cr_assert_eq(s->claimed, HA_FIT_SEED_BUDGET_EXPONENT);
+	cr_assert(fabs(s->claim_intercept - (y_sum / 4 - x_sum / 4)) < 1e-12);
+	ha_fit_free(heads);
+	ha_sweep_picture_free(p);
+}
+
+Test(sweep_picture, many_points_keep_no_rows_but_fit_them_all)
+{
+	struct ha_model m = ha_model_defaults();
+	const uint64_t budgets[] = {512};
+	struct ha_sweep_picture *p = NULL;
+	cr_assert_eq(ha_sweep_picture_new(&(struct ha_sweep_request){
+		.model = &m, .budgets = budgets, .budget_count = 1,
+		.samples = {HA_SWEEP_PICTURE_MARK_LIMIT + 1, decade, NULL},
+	}, &p, NULL), HA_OK);
+	cr_assert_eq(p->series[0].row_count, 0);
+	cr_assert_eq(p->series[0].power.count, HA_SWEEP_PICTURE_MARK_LIMIT + 1);
+	ha_sweep_picture_free(p);
+}
+
+Test(sweep_picture, refuses_what_has_no_picture)
+{
+	struct ha_model m = ha_model_defaults();
+	const uint64_t one[] = {512};
+	struct ha_sweep_picture *p = (struct ha_sweep_picture *)1;
+	struct ha_error err;
+	cr_assert_eq(ha_sweep_picture_new(NULL, &p, &err), HA_EINVAL);
+	cr_assert_null(p);
+	struct ha_sweep_request point = {.model = &m, .budgets = one, .budget_count = 1,
+	                                 .samples = {1, decade, NULL}};
+	cr_assert_eq(ha_sweep_picture_new(&point, &p, &err), HA_EINVAL);
+	cr_assert_str_eq(err.message, "a sweep needs several budgets or several values of n");
+	struct ha_kv_constraints kv = {0};
+	struct ha_sweep_request grouped = point;
+	grouped.samples.count = 3;
+	grouped.kv = &kv;
+	cr_assert_eq(ha_sweep_picture_new(&grouped, &p, &err), HA_EUNSUPPORTED);
+	const uint64_t infeasible[] = {7};
+	struct ha_constraints none_fit = {.min_head_dim = 64};
+	struct ha_sweep_request hard = {.model = &m, .constraints = &none_fit,
+	                                .budgets = infeasible, .budget_count = 1,
+	                                .samples = {3, decade, NULL}};
+	cr_assert_eq(ha_sweep_picture_new(&hard, &p, &err), HA_EINFEASIBLE);
+	cr_assert_str_eq(err.message, "no (heads, head_dim) pair of budget 7 meets the constraints");
+	cr_assert_null(p);
+	ha_sweep_picture_free(NULL);
+}
