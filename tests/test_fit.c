@@ -1,6 +1,8 @@
 /* Streaming least-squares fits against known laws and against GSL. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <criterion/criterion.h>
 #include <gsl/gsl_fit.h>
@@ -298,4 +300,82 @@ Test(fit, relaxed_sweep_reproduces_known_discrepancy)
 	ha_fit_free(pl);
 	ha_fit_free(lg);
 	ha_solver_free(solver);
+}
+
+/* A replay of noisy points (x_i, y_i) from a seed, with a point outside
+ * the power law's domain (x <= 1) or a failing status at chosen indices. */
+struct noisy {
+	unsigned long long seed;
+	size_t bad_x, failing; /* indices; beyond the points for none */
+	size_t calls;
+};
+
+static enum ha_status noisy_point(void *ctx, size_t i, double *x, double *y)
+{
+	struct noisy *p = ctx;
+	unsigned long long h = p->seed + i * 0x9e3779b97f4a7c15ULL;
+	h ^= h >> 31, h *= 0xbf58476d1ce4e5b9ULL, h ^= h >> 29;
+	p->calls++;
+	*x = i == p->bad_x ? 0.5 : 1.5 + (double)i * 3.0;
+	*y = 2.0 + (double)(h >> 11) / 9007199254740992.0;
+	return i == p->failing ? HA_EIO : HA_OK;
+}
+
+/* Every field the same, the doubles bit for bit (padding aside). */
+static int same_result(const struct ha_fit_result *a, const struct ha_fit_result *b)
+{
+	const double da[] = {a->intercept, a->slope, a->se_intercept, a->se_slope,
+	                     a->t_quantile, a->slope_low, a->slope_high,
+	                     a->residual_sd, a->r2, a->max_abs_residual};
+	const double db[] = {b->intercept, b->slope, b->se_intercept, b->se_slope,
+	                     b->t_quantile, b->slope_low, b->slope_high,
+	                     b->residual_sd, b->r2, b->max_abs_residual};
+	return a->kind == b->kind && a->count == b->count &&
+	       a->r2_defined == b->r2_defined &&
+	       a->max_residual_known == b->max_residual_known &&
+	       a->max_residual_index == b->max_residual_index &&
+	       memcmp(da, db, sizeof da) == 0;
+}
+
+/* ha_fit_result_pair against two calls of ha_fit_result, bit for bit,
+ * with one replay call a point where both fits replay. */
+Test(fit, a_pair_of_results_is_two_results)
+{
+	for (int trial = 0; trial < 60; trial++) {
+		size_t points = 3 + (size_t)trial * 37;
+		struct noisy p = {0x1234ULL + (unsigned long long)trial, SIZE_MAX, SIZE_MAX, 0};
+		size_t cap = trial % 5 == 4 ? points : 0; /* stored: no joint pass */
+		if (trial % 3 == 1)
+			p.bad_x = (size_t)trial % points; /* the power law refuses it */
+		if (trial % 7 == 2)
+			p.failing = points / 2;
+		struct ha_fit *a = make(HA_FIT_POWER_LOGLN, cap), *b = make(HA_FIT_LOG, cap);
+		struct noisy first = p;
+		first.bad_x = SIZE_MAX;
+		first.failing = SIZE_MAX;
+		for (size_t i = 0; i < points; i++) {
+			double x, y;
+			noisy_point(&first, i, &x, &y);
+			cr_assert_eq(ha_fit_add(a, x, y), HA_OK);
+			cr_assert_eq(ha_fit_add(b, x, y), HA_OK);
+		}
+		struct ha_fit_result want_a, want_b, got_a, got_b;
+		memset(&want_a, 0x5a, sizeof want_a);
+		memcpy(&want_b, &want_a, sizeof want_a);
+		memcpy(&got_a, &want_a, sizeof want_a);
+		memcpy(&got_b, &want_a, sizeof want_a);
+		enum ha_status sa = ha_fit_result(a, noisy_point, &p, &want_a);
+		enum ha_status sb = ha_fit_result(b, noisy_point, &p, &want_b);
+		p.calls = 0;
+		enum ha_status ga, gb;
+		ha_fit_result_pair(a, b, noisy_point, &p, &got_a, &ga, &got_b, &gb);
+		cr_assert_eq(ga, sa, "trial %d", trial);
+		cr_assert_eq(gb, sb, "trial %d", trial);
+		cr_assert(same_result(&got_a, &want_a), "trial %d", trial);
+		cr_assert(same_result(&got_b, &want_b), "trial %d", trial);
+		if (cap == 0 && p.failing == SIZE_MAX)
+			cr_assert_eq(p.calls, points, "trial %d: %zu calls", trial, p.calls);
+		ha_fit_free(a);
+		ha_fit_free(b);
+	}
 }

@@ -105,6 +105,16 @@ typedef enum ha_status (*ha_fit_replay_fn)(void *ctx, size_t index,
 HA_API enum ha_status ha_fit_result(const struct ha_fit *fit, ha_fit_replay_fn replay,
                              void *ctx, struct ha_fit_result *out);
 
+/* ha_fit_result of two fits of the same raw points (a sweep's power and
+ * log laws of one budget), replay called once per point for both: into
+ * *out_a and *out_b, with *status_a and *status_b, what two calls of
+ * ha_fit_result give, for a replay that gives the same point each time
+ * it is asked. */
+HA_API void ha_fit_result_pair(const struct ha_fit *a, const struct ha_fit *b,
+                               ha_fit_replay_fn replay, void *ctx,
+                               struct ha_fit_result *out_a, enum ha_status *status_a,
+                               struct ha_fit_result *out_b, enum ha_status *status_b);
+
 /* The residual Y - intercept - slope X of one raw point under a result
  * (0 for a point outside the domain).  A building block for a caller's
  * own second pass. */

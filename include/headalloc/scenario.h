@@ -150,6 +150,19 @@ HA_API void ha_scenario_free(struct ha_scenario *scenario);
 HA_API double ha_scenario_sweep_value(double from, double to, size_t points,
                                size_t i);
 
+/* The same values with the ends' logarithms taken once, for a sweep that
+ * asks for its values one at a time: ha_log_sweep_value(&s, i) is
+ * ha_scenario_sweep_value(from, to, points, i), the same double. */
+struct ha_log_sweep {
+	double from, to;
+	double log_from, log_to; /* log10 of each */
+	size_t points;
+};
+
+HA_API void ha_log_sweep_init(struct ha_log_sweep *s, double from, double to,
+                              size_t points);
+HA_API double ha_log_sweep_value(const struct ha_log_sweep *s, size_t i);
+
 #ifdef __cplusplus
 }
 #endif

@@ -22,7 +22,7 @@ double sample_at(const struct sample_source *s, size_t i)
 {
 	if (s->values)
 		return s->values[i];
-	return ha_scenario_sweep_value(s->from, s->to, s->count, i);
+	return ha_log_sweep_value(&s->sweep, i);
 }
 
 int cli_bad_number(const char *option, const char *value, const char *expected)
@@ -159,13 +159,14 @@ static int parse_sweep(const char *option, const char *arg,
 		return cli_bad_number(option, arg, expected);
 	s->values = NULL;
 	s->count = (size_t)n;
+	ha_log_sweep_init(&s->sweep, s->from, s->to, s->count);
 	return EXIT_OK;
 }
 
 int cli_parse_sample_list(const char *option, const char *arg,
                           struct sample_source *out)
 {
-	struct sample_source s = {NULL, 0, 0, 0};
+	struct sample_source s = {.values = NULL};
 	if (strchr(arg, ':')) {
 		int rc = parse_sweep(option, arg, &s);
 		if (rc != EXIT_OK)

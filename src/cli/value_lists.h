@@ -16,6 +16,7 @@ struct sample_source {
 	double *values; /* the list, or NULL for a sweep */
 	size_t count;
 	double from, to; /* the sweep's ends (both included) */
+	struct ha_log_sweep sweep; /* its values, the ends' logarithms taken once */
 };
 
 size_t sample_count(const struct sample_source *s);

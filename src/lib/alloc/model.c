@@ -65,11 +65,16 @@ static int positive_finite(double x)
 	return isfinite(x) && x > 0.0;
 }
 
+int ha_model_samples_valid(double samples)
+{
+	return isfinite(samples) && samples > 1.0 && !(samples > 1e300);
+}
+
 enum ha_status ha_model_validate(const struct ha_model *m)
 {
 	if (!m)
 		return HA_EINVAL;
-	if (!isfinite(m->samples) || !(m->samples > 1.0) || m->samples > 1e300)
+	if (!ha_model_samples_valid(m->samples))
 		return HA_EINVAL;
 	if (!positive_finite(m->smoothness) || !positive_finite(m->bias_coef) ||
 	    !positive_finite(m->var_coef))

@@ -20,6 +20,11 @@ struct ha_eval_parts {
 };
 
 /* For a valid model and budget % head_dim == 0 (ha_model_eval checks). */
+/* The check of ha_model_validate on the sample size alone: a model that
+ * passed it and differs from this one in samples alone is valid exactly
+ * when this holds. */
+int ha_model_samples_valid(double samples);
+
 void ha_model_eval_parts(const struct ha_model *m, uint64_t budget,
                          uint64_t head_dim, struct ha_eval_parts *parts);
 void ha_model_eval_from(const struct ha_model *m, uint64_t budget, uint64_t head_dim,

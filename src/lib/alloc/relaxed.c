@@ -25,6 +25,7 @@
 #include <headalloc/model.h>
 #include <headalloc/solver.h>
 
+#include "alloc/model_internal.h"
 #include "alloc/solver_internal.h"
 
 /* NLopt stops when u moves by less than this relative step, or after this
@@ -288,16 +289,20 @@ void ha_relaxed_solver_free(struct ha_relaxed_solver *w)
 static enum ha_status solve(struct ha_relaxed_solver *w, const struct ha_model *m,
                             struct ha_relaxed *relaxed, int with_mse)
 {
-	if (!w || !relaxed || ha_model_validate(m) != HA_OK)
+	if (!w || !relaxed || !m)
 		return HA_EINVAL;
 	const struct ha_solver *s = w->solver;
 	struct relaxed_problem *problem = &w->problem;
 	/* A sweep moves n alone: then only the terms of n are made again,
 	 * by the same arithmetic as ha_relaxed_fn_init's and
-	 * ha_relaxed_root_init's (the other logarithms kept). */
+	 * ha_relaxed_root_init's (the other logarithms kept), and only n is
+	 * checked again (the kept model passed ha_model_validate). */
 	struct ha_model key = *m;
 	key.samples = 0.0;
-	if (w->has_model && memcmp(&key, &w->model, sizeof key) == 0) {
+	int same = w->has_model && memcmp(&key, &w->model, sizeof key) == 0;
+	if (same ? !ha_model_samples_valid(m->samples) : ha_model_validate(m) != HA_OK)
+		return HA_EINVAL;
+	if (same) {
 		problem->fn.log_var_scale = w->log_var_coef -
 		                            m->var_samples_power * log(m->samples);
 		ha_relaxed_root_move(&w->root, &problem->fn);

@@ -41,7 +41,9 @@
  * starting estimate; only questions strictly between l and h are
  * evaluated.  Newton steps on Q in u from the estimate (the previous
  * answer of a sweep, or NLopt's point) place l and h around the root at
- * about 2E/Q' each side. */
+ * about 2E/Q' each side.  The steps the certificates settle start where
+ * the last bisection's path (kept in the root) is settled too: the same
+ * brackets, found without walking down from the whole interval. */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -80,6 +82,7 @@ void ha_relaxed_root_init(struct ha_relaxed_root *r, const struct ha_relaxed_fn 
 	r->log_budget = fn->log_budget;
 	r->smoothness = fn->smoothness;
 	r->log_smoothness = log(fn->smoothness);
+	r->path_depth = 0;
 	ha_relaxed_root_move(r, fn);
 }
 
@@ -245,11 +248,38 @@ static double bisect(struct ha_relaxed_root *r, const struct certificates *c)
 		return r->x_lo;
 	if (!ask(r, c, b))
 		return r->x_hi;
+	uint64_t below = c->has_below ? key_of(c->below) : 0;
+	uint64_t above = c->has_above ? key_of(c->above) : UINT64_MAX;
+	/* The last bisection's path, where the certificates settle it: its
+	 * bracket at step k is one this bisection reaches too when every
+	 * question before it gets the same answer, which the certificates
+	 * give when the bracket's lower end is the interval's or <= below
+	 * (every "no" moved a up to a question <= a_k) and its upper end the
+	 * interval's or >= above (every "yes" moved b down to one >= b_k).
+	 * Brackets nest, so that holds up to some step: the deepest, by
+	 * halving.  The same brackets, so the same questions and answers as
+	 * from the whole interval. */
+	size_t depth = 0;
+	if (r->path_depth && r->path_a[0] == a && r->path_b[0] == b) {
+		size_t lo = 0, hi = r->path_depth; /* step lo holds; find the last */
+		while (lo < hi) {
+			size_t k = hi - (hi - lo) / 2;
+			if ((r->path_a[k] == a || r->path_a[k] <= below) &&
+			    (r->path_b[k] == b || r->path_b[k] >= above))
+				lo = k;
+			else
+				hi = k - 1;
+		}
+		depth = lo;
+		a = r->path_a[depth];
+		b = r->path_b[depth];
+	} else {
+		r->path_a[0] = a;
+		r->path_b[0] = b;
+	}
 	/* The questions the certificates settle, without a branch on each
 	 * answer (which no predictor guesses): m <= below answers no, m >=
 	 * above yes; the first question between them stops this loop. */
-	uint64_t below = c->has_below ? key_of(c->below) : 0;
-	uint64_t above = c->has_above ? key_of(c->above) : UINT64_MAX;
 	while (b - a > 1) {
 		uint64_t m = a + (b - a) / 2;
 		uint64_t no = -(uint64_t)(m <= below), yes = -(uint64_t)(m >= above);
@@ -257,6 +287,9 @@ static double bisect(struct ha_relaxed_root *r, const struct certificates *c)
 			break;
 		a = (m & no) | (a & ~no);
 		b = (m & yes) | (b & ~yes);
+		depth++;
+		r->path_a[depth] = a;
+		r->path_b[depth] = b;
 	}
 	while (b - a > 1) {
 		uint64_t m = a + (b - a) / 2;
@@ -264,7 +297,11 @@ static double bisect(struct ha_relaxed_root *r, const struct certificates *c)
 			b = m;
 		else
 			a = m;
+		depth++;
+		r->path_a[depth] = a;
+		r->path_b[depth] = b;
 	}
+	r->path_depth = depth;
 	return double_of(b);
 }
 

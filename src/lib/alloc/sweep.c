@@ -233,9 +233,16 @@ enum ha_status ha_sweep_budget_fits(struct ha_sweep *s, size_t b,
 		return HA_EINVAL;
 	}
 	s->replay_budget = b;
-	sweep_finish_fit(power, s->dim_power[b], replay_dim, s);
+	/* Both laws' second passes in one: each point read back once. */
+	memset(power, 0, sizeof *power);
+	memset(logarithmic, 0, sizeof *logarithmic);
+	power->points = ha_fit_count(s->dim_power[b]);
+	logarithmic->points = ha_fit_count(s->dim_log[b]);
+	logarithmic->claimed = NAN;
+	ha_fit_result_pair(s->dim_power[b], s->dim_log[b], replay_dim, s,
+	                   &power->result, &power->status,
+	                   &logarithmic->result, &logarithmic->status);
 	power->claimed = ha_fit_seed_exponent(s->model.smoothness);
-	sweep_finish_fit(logarithmic, s->dim_log[b], replay_dim, s);
 	if (power->status == HA_OK)
 		power->largest_at = sweep_sample_at(s, power->result.max_residual_index);
 	if (logarithmic->status == HA_OK)

@@ -207,11 +207,9 @@ static enum ha_status residual_pass(const struct ha_fit *fit,
 	return HA_OK;
 }
 
-enum ha_status ha_fit_result(const struct ha_fit *fit, ha_fit_replay_fn replay,
-                             void *ctx, struct ha_fit_result *out)
+/* The line of a fit into *r (zeroed first): HA_OK, or why there is none. */
+static enum ha_status line_of(const struct ha_fit *fit, struct ha_fit_result *r)
 {
-	if (!fit || !out)
-		return HA_EINVAL;
 	if (fit->distinct < 3)
 		return HA_EDEGENERATE;
 	if (!isfinite(fit->sxx) || !isfinite(fit->sxy) ||
@@ -219,26 +217,19 @@ enum ha_status ha_fit_result(const struct ha_fit *fit, ha_fit_replay_fn replay,
 	    !isfinite(fit->mean_y) || !(fit->sxx > 0.0))
 		return HA_ENUMERIC;
 
-	struct ha_fit_result r = {0};
-	double n = (double)fit->count;
-	r.kind = fit->kind;
-	r.count = fit->count;
-	r.slope = fit->sxy / fit->sxx;
-	r.intercept = fit->mean_y - r.slope * fit->mean_x;
+	*r = (struct ha_fit_result){0};
+	r->kind = fit->kind;
+	r->count = fit->count;
+	r->slope = fit->sxy / fit->sxx;
+	r->intercept = fit->mean_y - r->slope * fit->mean_x;
+	return HA_OK;
+}
 
-	double ssr;
-	if (fit->count <= fit->store_cap || replay) {
-		enum ha_status st = residual_pass(fit, replay, ctx, &r, &ssr);
-		if (st != HA_OK)
-			return st;
-		r.max_residual_known = 1;
-	} else {
-		/* Without a pass: SSR = Syy - beta Sxy, clamped at zero
-		 * against rounding. */
-		ssr = fit->syy - r.slope * fit->sxy;
-		if (!(ssr > 0.0))
-			ssr = 0.0;
-	}
+/* The rest of a result from its line and SSR, into *out on HA_OK. */
+static enum ha_status finish(const struct ha_fit *fit, struct ha_fit_result r,
+                             double ssr, struct ha_fit_result *out)
+{
+	double n = (double)fit->count;
 	if (!isfinite(ssr) || !isfinite(r.slope) || !isfinite(r.intercept))
 		return HA_ENUMERIC;
 
@@ -270,6 +261,77 @@ enum ha_status ha_fit_result(const struct ha_fit *fit, ha_fit_replay_fn replay,
 		return HA_ENUMERIC;
 	*out = r;
 	return HA_OK;
+}
+
+enum ha_status ha_fit_result(const struct ha_fit *fit, ha_fit_replay_fn replay,
+                             void *ctx, struct ha_fit_result *out)
+{
+	if (!fit || !out)
+		return HA_EINVAL;
+	struct ha_fit_result r;
+	enum ha_status line = line_of(fit, &r);
+	if (line != HA_OK)
+		return line;
+	double ssr;
+	if (fit->count <= fit->store_cap || replay) {
+		enum ha_status st = residual_pass(fit, replay, ctx, &r, &ssr);
+		if (st != HA_OK)
+			return st;
+		r.max_residual_known = 1;
+	} else {
+		/* Without a pass: SSR = Syy - beta Sxy, clamped at zero
+		 * against rounding. */
+		ssr = fit->syy - r.slope * fit->sxy;
+		if (!(ssr > 0.0))
+			ssr = 0.0;
+	}
+	return finish(fit, r, ssr, out);
+}
+
+void ha_fit_result_pair(const struct ha_fit *a, const struct ha_fit *b,
+                        ha_fit_replay_fn replay, void *ctx,
+                        struct ha_fit_result *out_a, enum ha_status *status_a,
+                        struct ha_fit_result *out_b, enum ha_status *status_b)
+{
+	/* One pass for both only where each would replay the same points;
+	 * otherwise the two results one by one. */
+	if (!a || !b || !out_a || !out_b || !replay || a->count != b->count ||
+	    a->count <= a->store_cap || b->count <= b->store_cap) {
+		*status_a = ha_fit_result(a, replay, ctx, out_a);
+		*status_b = ha_fit_result(b, replay, ctx, out_b);
+		return;
+	}
+	const struct ha_fit *fit[2] = {a, b};
+	struct ha_fit_result r[2];
+	enum ha_status st[2];
+	double ssr[2] = {0.0, 0.0};
+	for (int k = 0; k < 2; k++)
+		st[k] = line_of(fit[k], &r[k]);
+	/* The residual pass of each (residual_pass's order and sums), a
+	 * failing point stopping the fits it fails, as in its own pass. */
+	for (size_t i = 0; i < a->count && (st[0] == HA_OK || st[1] == HA_OK); i++) {
+		double x, y;
+		enum ha_status got = replay(ctx, i, &x, &y);
+		for (int k = 0; k < 2; k++) {
+			double tx, ty;
+			if (st[k] != HA_OK)
+				continue;
+			if (got != HA_OK)
+				st[k] = got;
+			else if (!transform(fit[k]->kind, x, y, &tx, &ty))
+				st[k] = HA_EINVAL;
+			else
+				take_residual(&r[k], tx, ty, i, &ssr[k]);
+		}
+	}
+	for (int k = 0; k < 2; k++) {
+		if (st[k] != HA_OK)
+			continue;
+		r[k].max_residual_known = 1;
+		st[k] = finish(fit[k], r[k], ssr[k], k ? out_b : out_a);
+	}
+	*status_a = st[0];
+	*status_b = st[1];
 }
 
 double ha_fit_residual(const struct ha_fit_result *result, double x, double y)

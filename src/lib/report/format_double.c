@@ -408,9 +408,11 @@ static void put17(char *p, uint64_t d)
  * exponent form when x < -4 or x >= digits.  dotted != 0 writes ".0"
  * after a mantissa without a point (before its exponent), as YAML 1.1's
  * floats need.  Runs of digits are copied whole, not a byte at a time. */
-static char *render(char *out, uint64_t d, int digits, int x, int dotted)
+static char *render(char *out, uint64_t d, int digits, int x, int dotted,
+                    int roomy)
 {
-	char text[17];
+	/* The digits, then room for the fixed-size copies below to read. */
+	char text[17 + 17];
 	put17(text, d);
 	const char *first = text + 17 - digits;
 	int used = digits;
@@ -420,7 +422,10 @@ static char *render(char *out, uint64_t d, int digits, int x, int dotted)
 		*out++ = first[0];
 		if (used > 1) {
 			*out = '.';
-			memcpy(out + 1, first + 1, (size_t)(used - 1));
+			if (roomy) /* at most 1 + 1 + 16 + 5 bytes of out */
+				memcpy(out + 1, first + 1, 16);
+			else
+				memcpy(out + 1, first + 1, (size_t)(used - 1));
 			out += used;
 		} else if (dotted) {
 			memcpy(out, ".0", 2);
@@ -440,10 +445,25 @@ static char *render(char *out, uint64_t d, int digits, int x, int dotted)
 		/* "0." and -x - 1 zeros (at most 3), then the digits */
 		memcpy(out, "0.000", 5);
 		out += 1 - x;
-		memcpy(out, first, (size_t)used);
+		if (roomy) /* out is at most 5 bytes in */
+			memcpy(out, first, 17);
+		else
+			memcpy(out, first, (size_t)used);
 		return out + used;
 	}
 	int whole = x + 1;
+	if (used > whole && roomy) {
+		/* whole <= 16 and used <= 17 here: copies of fixed size (no call)
+		 * into a scratch line, then 24 bytes of it, within the
+		 * HA_FD_BUFSIZE bytes of out (after a sign); what lies past
+		 * the text's end is the caller's to overwrite. */
+		char line[17 + 17];
+		memcpy(line, first, 16);
+		line[whole] = '.';
+		memcpy(line + whole + 1, first + whole, 16);
+		memcpy(out, line, 24);
+		return out + used + 1;
+	}
 	if (used > whole) {
 		memcpy(out, first, (size_t)whole);
 		out[whole] = '.';
@@ -462,14 +482,14 @@ static char *render(char *out, uint64_t d, int digits, int x, int dotted)
 
 /* Round to `digits` digits and render; returns the end of the text. */
 static char *render_rounded(char *out, const struct scaled *c, uint64_t d,
-                            int digits, int dotted)
+                            int digits, int dotted, int roomy)
 {
 	int x = 16 - c->n + c->shift;
 	if (d == pow10_table[digits]) {
 		d /= 10; /* 9.99...5 rounded up to 10.0...: one more decade */
 		x++;
 	}
-	return render(out, d, digits, x, dotted);
+	return render(out, d, digits, x, dotted, roomy);
 }
 
 /* exact != 0 takes every decision with big integers: slow, for the tests
@@ -508,13 +528,13 @@ static size_t format_dotted(double value, char *buf, int exact, int dotted)
 	int j16 = 1 + c.shift;
 	uint64_t d16 = round_scaled(&c, j16);
 	if (!reads_back(&c, d16, j16))
-		out = render_rounded(out, &c, round_scaled(&c, j16 - 1), 17, dotted);
+		out = render_rounded(out, &c, round_scaled(&c, j16 - 1), 17, dotted, 1);
 	else {
 		uint64_t d15 = round_scaled(&c, j16 + 1);
 		if (reads_back(&c, d15, j16 + 1))
-			out = render_rounded(out, &c, d15, 15, dotted);
+			out = render_rounded(out, &c, d15, 15, dotted, 1);
 		else
-			out = render_rounded(out, &c, d16, 16, dotted);
+			out = render_rounded(out, &c, d16, 16, dotted, 1);
 	}
 	*out = '\0';
 	return (size_t)(out - buf);
@@ -570,7 +590,7 @@ size_t ha_fd_format_g(double value, int precision, char *buf)
 		return length; /* "%g" of 0 is "0", as of inf and nan */
 	/* S has 17 digits (18 with shift): round off the last 17 - P. */
 	int j = 17 - precision + c.shift;
-	out = render_rounded(out, &c, round_scaled(&c, j), precision, 0);
+	out = render_rounded(out, &c, round_scaled(&c, j), precision, 0, 0);
 	*out = '\0';
 	return (size_t)(out - buf);
 }

@@ -511,7 +511,9 @@ char *yaml_flat_item(char *p, const struct yaml_flat_key *keys,
 	for (size_t i = 0; i < count; i++) {
 		if (i > 0)
 			p = PUT_LITERAL(p, ", ");
-		memcpy(p, keys[i].text, keys[i].length);
+		/* All 32 bytes: a copy of fixed size, within the key's room
+		 * (its length + 36 bytes or more, see the header). */
+		memcpy(p, keys[i].text, sizeof keys[i].text);
 		p = PUT_LITERAL(p + keys[i].length, ": ");
 		const struct yaml_flat_value *v = &values[i];
 		switch (v->kind) {

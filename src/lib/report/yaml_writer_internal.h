@@ -37,7 +37,7 @@ void yaml_writer_raw(struct ha_yaml_writer *w, const char *text, size_t length);
  * text made by yaml_flat_double earlier.  Tested byte for byte against
  * the emitter on random tables (tests/test_yaml_writer.c). */
 struct yaml_flat_key {
-	const char *text;
+	char text[32]; /* the key, zero-padded: copied whole (a key < 32 bytes) */
 	size_t length;
 };
 #define YAML_FLAT_KEY(literal) {literal, sizeof(literal) - 1}
@@ -60,7 +60,8 @@ struct yaml_flat_value {
 char *yaml_flat_double(char *p, double value);
 
 /* The item at p: room for 7 + Σ(key length + 4 + YAML_FLAT_DOUBLE_MAX +
- * 6) bytes (text values: their length); returns its end. */
+ * 6) bytes (text values: their length) and 32 more (each key is copied
+ * whole); returns its end. */
 char *yaml_flat_item(char *p, const struct yaml_flat_key *keys,
                      const struct yaml_flat_value *values, size_t count);
 
