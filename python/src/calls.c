@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static PyObject *terms_tuple(const struct ha_terms *t)
+PyObject *ha_py_terms_tuple(const struct ha_terms *t)
 {
 	return Py_BuildValue("(ddddddddddd)", t->log_bias2, t->log_variance,
 	                     t->log_covariance, t->log_mse, t->bias2, t->variance,
@@ -19,7 +19,7 @@ static PyObject *terms_tuple(const struct ha_terms *t)
 
 /* The model of (tuple, samples), validated: the message names the
  * samples when they alone are out of their domain. */
-static int valid_model(PyObject *tuple, double samples, struct ha_model *m)
+int ha_py_valid_model(PyObject *tuple, double samples, struct ha_model *m)
 {
 	if (!ha_py_model(tuple, ha_model_defaults().samples, m))
 		return 0;
@@ -49,7 +49,7 @@ PyObject *ha_py_allocate(PyObject *self, PyObject *args)
 	struct ha_model m;
 	struct ha_constraints c;
 	if (!ha_py_budget(budget_obj, "budget", &budget) ||
-	    !valid_model(model_obj, samples, &m) || !ha_py_constraints(cons_obj, &c))
+	    !ha_py_valid_model(model_obj, samples, &m) || !ha_py_constraints(cons_obj, &c))
 		return NULL;
 	struct ha_solution s;
 	enum ha_status st = ha_solve(budget, &c, &m, &s);
@@ -57,7 +57,7 @@ PyObject *ha_py_allocate(PyObject *self, PyObject *args)
 		return ha_py_raise(st, NULL);
 	return Py_BuildValue("(KKN(ddd)(snnn))", (unsigned long long)s.optimum.heads,
 	                     (unsigned long long)s.optimum.head_dim,
-	                     terms_tuple(&s.optimum.terms), s.relaxed.head_dim,
+	                     ha_py_terms_tuple(&s.optimum.terms), s.relaxed.head_dim,
 	                     s.relaxed.heads, s.relaxed.log_mse,
 	                     ha_certificate_method_str(s.certificate.method),
 	                     (Py_ssize_t)s.certificate.divisors,
@@ -78,7 +78,7 @@ PyObject *ha_py_candidates(PyObject *self, PyObject *args)
 	struct ha_model m;
 	struct ha_constraints c;
 	if (!ha_py_budget(budget_obj, "budget", &budget) ||
-	    !valid_model(model_obj, samples, &m) || !ha_py_constraints(cons_obj, &c))
+	    !ha_py_valid_model(model_obj, samples, &m) || !ha_py_constraints(cons_obj, &c))
 		return NULL;
 	struct ha_solver *solver = NULL;
 	struct ha_allocation *all = NULL;
@@ -96,7 +96,7 @@ PyObject *ha_py_candidates(PyObject *self, PyObject *args)
 	for (size_t i = 0; list && i < count; i++) {
 		PyObject *row = Py_BuildValue("(KKN)", (unsigned long long)all[i].heads,
 		                              (unsigned long long)all[i].head_dim,
-		                              terms_tuple(&all[i].terms));
+		                              ha_py_terms_tuple(&all[i].terms));
 		if (!row) {
 			Py_CLEAR(list);
 			break;
