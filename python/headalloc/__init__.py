@@ -48,7 +48,7 @@ from ._model import Model, model_tuple as _model_tuple, constraints_tuple as _co
 from ._results import (Allocation, Candidate, HDI, HeadWeights, Layer,  # noqa: E402
                        Regimes, Sweep)
 from ._grouped import (Front, GroupedAllocation, GroupedCandidate,  # noqa: E402
-                       split_options as _split_kv)
+                       KV as _KV, split_options as _split_kv)
 from ._calibrate import Calibration, calibrate  # noqa: E402
 from ._hdi import hdi  # noqa: E402
 from ._progress import progress_callback as _progress_callback  # noqa: E402
@@ -63,7 +63,10 @@ __all__ = ["allocate", "pareto", "sweep", "regimes", "calibrate", "hdi", "head_w
            "HeadallocWarning"]
 
 
-def allocate(budget, samples, model=None, **options):
+def allocate(budget, samples, model=None, *, kv_heads=None, max_kv_dim=None,
+             min_kv_heads=None, max_kv_heads=None, group_hdi=None, layers=None,
+             kv_bytes=None, model_dim=None, pareto=False, max_loss_ratio=None,
+             **constraints):
     """The optimal (heads, head_dim) of budget D = heads * head_dim at n =
     samples (``headalloc --budget D --samples n``).
 
@@ -87,7 +90,10 @@ def allocate(budget, samples, model=None, **options):
     >>> a.heads, a.kv_heads, a.head_dim, a.kv_cache_bytes_per_token
     (256, 64, 16, 4096)
     """
-    kv, constraints = _split_kv(options)
+    kv = _KV(dict(kv_heads=kv_heads, max_kv_dim=max_kv_dim, min_kv_heads=min_kv_heads,
+                  max_kv_heads=max_kv_heads, group_hdi=group_hdi, layers=layers,
+                  kv_bytes=kv_bytes, model_dim=model_dim, pareto=pareto,
+                  max_loss_ratio=max_loss_ratio))
     samples = _float("samples", samples)
     values = kv.model(_model_tuple(model))
     if kv.active:
@@ -109,7 +115,10 @@ def pareto(budget, samples, model=None, kv_heads="auto", max_loss_ratio=None, **
                     max_loss_ratio=max_loss_ratio, **options).front
 
 
-def sweep(budgets, samples, model=None, progress=None, **options):
+def sweep(budgets, samples, model=None, progress=None, *, kv_heads=None, max_kv_dim=None,
+          min_kv_heads=None, max_kv_heads=None, group_hdi=None, layers=None,
+          kv_bytes=None, model_dim=None, pareto=False, max_loss_ratio=None,
+          **constraints):
     """Every (budget, n) solved, n outer, and the scaling-law fits
     (``headalloc --budget B1,B2 --samples ...``).
 
@@ -127,7 +136,10 @@ def sweep(budgets, samples, model=None, progress=None, **options):
     kv_dim and kv_cache_bytes_per_token (the CLI's grouped sweep);
     pareto and max_loss_ratio need a single point (allocate()).
     """
-    kv, constraints = _split_kv(options)
+    kv = _KV(dict(kv_heads=kv_heads, max_kv_dim=max_kv_dim, min_kv_heads=min_kv_heads,
+                  max_kv_heads=max_kv_heads, group_hdi=group_hdi, layers=layers,
+                  kv_bytes=kv_bytes, model_dim=model_dim, pareto=pareto,
+                  max_loss_ratio=max_loss_ratio))
     if kv.pareto or kv.max_loss_ratio is not None:
         raise InputError("%s: a sweep's rows are each point's optimum under kv_heads "
                          "or max_kv_dim; the front needs a single budget and n "

@@ -162,8 +162,8 @@ class GroupedAllocation(GroupedCandidate, _Result):
     YAML report; ``plot(path)`` draws the front (pareto=True)."""
 
     __slots__ = ("budget", "samples", "unconstrained", "relaxed", "certificate",
-                 "front", "chosen", "max_loss_ratio", "kv", "_capsule", "_model",
-                 "_constraints")
+                 "chosen", "max_loss_ratio", "kv", "_capsule", "_model",
+                 "_constraints", "_front")
 
     def __init__(self, budget, samples, model, constraints, kv):
         self._capsule = _ext.grouped(budget, samples, model, constraints, kv.values,
@@ -181,12 +181,22 @@ class GroupedAllocation(GroupedCandidate, _Result):
         self.relaxed = GroupedRelaxed(*relaxed, _exp(relaxed[4]))
         self.certificate = GroupedCertificate(*certificate)
         self.max_loss_ratio = kv.max_loss_ratio
-        self.front = None
+        self._front = None
         if front is not None:
-            self.front = Front([GroupedCandidate(r, with_params) for r in front], self)
-        self.chosen = None if chosen is None else self.front[chosen]
-        if self.front is not None:
-            self.front.chosen = self.chosen
+            self._front = [GroupedCandidate(r, with_params) for r in front]
+        self.chosen = None if chosen is None else self._front[chosen]
+
+    @property
+    def front(self):
+        """The trade-off front (a Front), or None unless asked for
+        (pareto=True or max_loss_ratio).  A new Front a call, over the
+        same entries: the Front refers to this allocation, which keeps
+        only the entries (no reference cycle)."""
+        if self._front is None:
+            return None
+        front = Front(self._front, self)
+        front.chosen = self.chosen
+        return front
 
     @property
     def model(self):
@@ -210,20 +220,20 @@ class GroupedAllocation(GroupedCandidate, _Result):
         return _ext.report_grouped(self._capsule)
 
     def _picture(self, name):
-        if self.front is None:
+        if self._front is None:
             raise InputError("plot: the grouped allocation's picture is its trade-off "
                              "front: allocate(..., pareto=True)")
         return _ext.plot_grouped(name, self._capsule)
 
     def _repr_png_(self):
-        return None if self.front is None else super()._repr_png_()
+        return None if self._front is None else super()._repr_png_()
 
     def __repr__(self):
         return ("GroupedAllocation(budget=%d, samples=%g: heads=%d, kv_heads=%d, "
                 "head_dim=%d, kv_cache_bytes_per_token=%d, mse=%r%s)" % (
                     self.budget, self.samples, self.heads, self.kv_heads, self.head_dim,
                     self.kv_cache_bytes_per_token, self.mse,
-                    "" if self.front is None else ", front of %d" % len(self.front)))
+                    "" if self._front is None else ", front of %d" % len(self._front)))
 
 
 class Front(list):

@@ -68,6 +68,7 @@ def test_grouped_allocation_matches_cli(cli, case, flags, kwargs):
     if "chosen" in want:
         fields_equal(a.chosen, want["chosen"])
         assert a.chosen is a.front.chosen and a.max_loss_ratio == want["max_loss_ratio"]
+        assert a.chosen in a.front
     else:
         assert a.chosen is None
 
