@@ -19,12 +19,15 @@ Functions:
     head_weights(covariance)                             -> HeadWeights
     logspace(start, stop, points)  the CLI's FROM:TO:POINTS sweep values
 
-Classes: Model (the error model's parameters), the results above.
+Classes: Model (the error model's parameters), the results above
+(GroupedAllocation and its Front of GroupedCandidate entries for
+grouped-query attention).
 Constraints (keywords): head_dim_multiple, min_head_dim, max_head_dim,
 min_heads, max_heads; grouped-query attention (allocate, pareto, sweep):
 kv_heads (G or 'auto'), max_kv_dim, min_kv_heads, max_kv_heads,
-group_hdi, layers, kv_bytes, model_dim, and pareto, max_loss_ratio.  Errors raise headalloc.Error subclasses
-(InputError, InfeasibleError, IOError, NumericError, UnsupportedError)
+group_hdi, layers, kv_bytes, model_dim, and pareto, max_loss_ratio.
+Errors raise headalloc.Error subclasses (InputError, InfeasibleError,
+IOError, NumericError, UnsupportedError)
 with the file, line and column at fault; cautions are HeadallocWarning.
 
 Example::

@@ -62,6 +62,10 @@ def test_grouped_runs_match_cli(cli, tmp_path):
               for r in runs]
     same(headalloc.calibrate(absent, free=FREE, bootstrap=20,
                              target=(4096, 1e6)).to_dict(), want)
+    # under a tracker's column name
+    renamed = [{("n_kv_head" if k == "kv_heads" else k): v for k, v in r.items()} for r in runs]
+    same(headalloc.calibrate(renamed, free=FREE, bootstrap=20, target=(4096, 1e6),
+                             columns={"kv_heads": "n_kv_head"}).to_dict(), want)
     assert got.model.group_hdi == want["model"]["group_hdi"]
 
 
