@@ -17,7 +17,7 @@ PARAMETERS = _ext.calibration_parameters()  # the library's names and order
 _LOG = {"bias_coef", "var_coef"}
 # The CLI's default free set (headalloc-calibrate(1)): the seeds' law.
 DEFAULT_FREE = ("irreducible", "bias_coef", "var_coef")
-RUN_FIELDS = ("heads", "head_dim", "samples", "loss", "loss_se")
+RUN_FIELDS = ("heads", "head_dim", "samples", "loss", "loss_se", "kv_heads")
 
 
 class Calibration(_Result):
@@ -71,7 +71,9 @@ def calibrate(runs, free=None, fix=None, target=None, huber_delta=1e-3, bootstra
 
     runs: a runs file (YAML or CSV, headalloc-runs(5)), a list of dicts,
     a mapping of columns or a pandas DataFrame, each run with heads,
-    head_dim, samples, loss and optionally loss_se (NaN or None: absent).
+    head_dim, samples, loss and optionally loss_se (NaN or None: absent)
+    and kv_heads (G, the key/value heads of grouped-query attention,
+    dividing heads; NaN or None: heads, as a runs file without it).
     columns maps those names (and model_dim, the width H * d_k, from which
     head_dim = model_dim / heads where there is no head_dim column in a
     CSV file) to the source's own ({"heads": "n_head", "loss": "val/loss"},
@@ -79,7 +81,8 @@ def calibrate(runs, free=None, fix=None, target=None, huber_delta=1e-3, bootstra
     runs and CSV runs files alike (headalloc-runs(5)).
 
     free: the parameters to fit (default irreducible, bias_coef, var_coef,
-    as the CLI); fix: {name: value} held fixed (bias_coef and var_coef as
+    as the CLI; "group_hdi" fits the diversity within a key/value group,
+    which needs a run with kv_heads < heads); fix: {name: value} held fixed (bias_coef and var_coef as
     values, or log_bias_coef / log_var_coef exactly); the others keep
     headalloc-model(7)'s defaults.  target=(budget, samples) predicts the
     optimal allocation there, under the keyword constraints
@@ -182,7 +185,7 @@ def _runs_input(runs, columns):
     for f in RUN_FIELDS:
         col = table.get(f)
         if col is None:
-            out.append(np.full(n, np.nan))
+            out.append(np.zeros(n, dtype=np.uint64) if f == "kv_heads" else np.full(n, np.nan))
             continue
         try:
             a = np.array([np.nan if v is None else v for v in col], dtype=np.float64)
@@ -190,12 +193,14 @@ def _runs_input(runs, columns):
             raise InputError("runs: column %r: expected numbers" % names[f]) from None
         if len(a) != n:
             raise InputError("runs: column %r has %d values, heads %d" % (names[f], len(a), n))
-        if f in ("heads", "head_dim"):
-            bad = np.flatnonzero(~(np.isfinite(a) & (a >= 1) & (a == np.floor(a))
-                                   & (a < 2.0 ** 63)))
+        if f in ("heads", "head_dim", "kv_heads"):
+            # kv_heads: None or NaN (a DataFrame's missing value) is heads
+            absent = np.isnan(a) if f == "kv_heads" else np.zeros(n, dtype=bool)
+            bad = np.flatnonzero(~(absent | (np.isfinite(a) & (a >= 1) & (a == np.floor(a))
+                                             & (a < 2.0 ** 63))))
             if bad.size:
                 raise InputError("run %d: %s must be a whole number >= 1, found %r"
                                  % (bad[0] + 1, f, col[bad[0]]))
-            a = np.array([int(v) for v in col], dtype=np.uint64)
+            a = np.array([0 if m else int(v) for v, m in zip(col, absent)], dtype=np.uint64)
         out.append(np.ascontiguousarray(a))
     return tuple(out)

@@ -24,6 +24,10 @@ class Model:
 
         MSE = E + A n^-α + c_b d^-s + c_v d^(γ d + κ) / n^β · (ρ + (1 − ρ)/H),  ρ = 1 − hdi
 
+    and with G key/value heads shared by groups of g = H/G query heads
+    (``allocate(..., kv_heads=G)``) the last factor is
+    F = (1 + (g − 1) ρ_g + (H − g) ρ) / H, ρ_g = 1 − group_hdi.
+
     Give any parameter by its scenario-file name: ``smoothness`` (s),
     ``bias_coef`` (c_b) or ``log_bias_coef`` (ln c_b), ``var_coef`` (c_v)
     or ``log_var_coef`` (ln c_v), ``hdi``, ``irreducible`` (E),

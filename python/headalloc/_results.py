@@ -179,13 +179,15 @@ class _Columns(_Result):
 class Sweep(_Columns):
     """Every (budget, n) solved (``headalloc --budget ... --samples ...``):
     the table's columns as NumPy arrays (budget, samples, heads, head_dim,
-    mse, log10_mse, relaxed_head_dim, relaxed_heads), by ``sweep["heads"]``
+    mse, log10_mse, relaxed_head_dim, relaxed_heads, and of a grouped
+    sweep kv_heads, kv_dim, kv_cache_bytes_per_token), by ``sweep["heads"]``
     or ``sweep.heads``, and ``fits``, the scaling-law fits of the report
     (a dict)."""
 
-    def __init__(self, budgets, samples, model, constraints, progress=None):
+    def __init__(self, budgets, samples, model, constraints, progress=None, kv=None):
         self._args = (list(budgets), list(samples), model, constraints)
-        self._yaml = _ext.report_sweep(*self._args, progress)
+        self._kv = kv
+        self._yaml = _ext.report_sweep(*self._args, progress, kv)
         d = _ext.yaml_load(self._yaml)
         super().__init__(d.get("table", []))
         self.fits = d.get("fits")
@@ -194,7 +196,14 @@ class Sweep(_Columns):
         return self._yaml
 
     def _picture(self, name):
+        if self._kv is not None:
+            from ._errors import UnsupportedError
+            raise UnsupportedError("plot: a grouped sweep (kv_heads, max_kv_dim ...) has "
+                                   "no picture yet (as the CLI's --plot of one)")
         return _ext.plot_sweep(name, self._args)
+
+    def _repr_png_(self):
+        return None if self._kv is not None else super()._repr_png_()
 
     def __repr__(self):
         return "Sweep(%d rows: %s)" % (len(self), ", ".join(self.columns))

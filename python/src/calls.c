@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static PyObject *terms_tuple(const struct ha_terms *t)
+PyObject *ha_py_terms_tuple(const struct ha_terms *t)
 {
 	return Py_BuildValue("(ddddddddddd)", t->log_bias2, t->log_variance,
 	                     t->log_covariance, t->log_mse, t->bias2, t->variance,
@@ -19,7 +19,7 @@ static PyObject *terms_tuple(const struct ha_terms *t)
 
 /* The model of (tuple, samples), validated: the message names the
  * samples when they alone are out of their domain. */
-static int valid_model(PyObject *tuple, double samples, struct ha_model *m)
+int ha_py_valid_model(PyObject *tuple, double samples, struct ha_model *m)
 {
 	if (!ha_py_model(tuple, ha_model_defaults().samples, m))
 		return 0;
@@ -49,7 +49,7 @@ PyObject *ha_py_allocate(PyObject *self, PyObject *args)
 	struct ha_model m;
 	struct ha_constraints c;
 	if (!ha_py_budget(budget_obj, "budget", &budget) ||
-	    !valid_model(model_obj, samples, &m) || !ha_py_constraints(cons_obj, &c))
+	    !ha_py_valid_model(model_obj, samples, &m) || !ha_py_constraints(cons_obj, &c))
 		return NULL;
 	struct ha_solution s;
 	enum ha_status st = ha_solve(budget, &c, &m, &s);
@@ -57,7 +57,7 @@ PyObject *ha_py_allocate(PyObject *self, PyObject *args)
 		return ha_py_raise(st, NULL);
 	return Py_BuildValue("(KKN(ddd)(snnn))", (unsigned long long)s.optimum.heads,
 	                     (unsigned long long)s.optimum.head_dim,
-	                     terms_tuple(&s.optimum.terms), s.relaxed.head_dim,
+	                     ha_py_terms_tuple(&s.optimum.terms), s.relaxed.head_dim,
 	                     s.relaxed.heads, s.relaxed.log_mse,
 	                     ha_certificate_method_str(s.certificate.method),
 	                     (Py_ssize_t)s.certificate.divisors,
@@ -78,7 +78,7 @@ PyObject *ha_py_candidates(PyObject *self, PyObject *args)
 	struct ha_model m;
 	struct ha_constraints c;
 	if (!ha_py_budget(budget_obj, "budget", &budget) ||
-	    !valid_model(model_obj, samples, &m) || !ha_py_constraints(cons_obj, &c))
+	    !ha_py_valid_model(model_obj, samples, &m) || !ha_py_constraints(cons_obj, &c))
 		return NULL;
 	struct ha_solver *solver = NULL;
 	struct ha_allocation *all = NULL;
@@ -96,7 +96,7 @@ PyObject *ha_py_candidates(PyObject *self, PyObject *args)
 	for (size_t i = 0; list && i < count; i++) {
 		PyObject *row = Py_BuildValue("(KKN)", (unsigned long long)all[i].heads,
 		                              (unsigned long long)all[i].head_dim,
-		                              terms_tuple(&all[i].terms));
+		                              ha_py_terms_tuple(&all[i].terms));
 		if (!row) {
 			Py_CLEAR(list);
 			break;
@@ -196,19 +196,20 @@ static void calibration_destroy(PyObject *capsule)
 	ha_calibration_free(PyCapsule_GetPointer(capsule, HA_PY_CALIBRATION_CAPSULE));
 }
 
-/* The runs of a tuple of five contiguous arrays (heads and head_dim
- * uint64, samples, loss and loss_se float64, loss_se NaN where absent),
- * as the Python layer makes them. */
+/* The runs of a tuple of six contiguous arrays (heads, head_dim and
+ * kv_heads uint64, samples, loss and loss_se float64, loss_se NaN where
+ * absent; kv_heads in the sixth place, 0 where absent: heads), as the
+ * Python layer makes them. */
 static int runs_of_columns(PyObject *cols, struct ha_run **out, size_t *count)
 {
-	if (!PyTuple_Check(cols) || PyTuple_GET_SIZE(cols) != 5) {
-		PyErr_SetString(PyExc_TypeError, "runs: expected five columns");
+	if (!PyTuple_Check(cols) || PyTuple_GET_SIZE(cols) != 6) {
+		PyErr_SetString(PyExc_TypeError, "runs: expected six columns");
 		return 0;
 	}
-	Py_buffer b[5];
+	Py_buffer b[6];
 	int got = 0, ok = 1;
 	Py_ssize_t n = -1;
-	for (; got < 5; got++) {
+	for (; got < 6; got++) {
 		if (PyObject_GetBuffer(PyTuple_GET_ITEM(cols, got), &b[got],
 		                       PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
 			ok = 0;
@@ -238,7 +239,9 @@ static int runs_of_columns(PyObject *cols, struct ha_run **out, size_t *count)
 		runs[i].samples = ((const double *)b[2].buf)[i];
 		runs[i].loss = ((const double *)b[3].buf)[i];
 		runs[i].loss_se = ((const double *)b[4].buf)[i];
-		runs[i].kv_heads = runs[i].heads; /* Python runs are ungrouped for now */
+		runs[i].kv_heads = ((const uint64_t *)b[5].buf)[i];
+		if (runs[i].kv_heads == 0)
+			runs[i].kv_heads = runs[i].heads; /* as the files' readers */
 	}
 	for (int i = 0; i < got; i++)
 		PyBuffer_Release(&b[i]);
@@ -253,7 +256,7 @@ static int runs_of_columns(PyObject *cols, struct ha_run **out, size_t *count)
 
 /* _calibrate(runs, free, fixed, target, constraints, huber_delta,
  * bootstrap, seed, compare, progress) -> capsule.  runs is a path or the
- * five columns; free an HA_CAL_PARAMS-tuple of 0/1; fixed a dict {index: fit-scale
+ * six columns; free an HA_CAL_PARAMS-tuple of 0/1; fixed a dict {index: fit-scale
  * value}; target None or (budget, samples). */
 PyObject *ha_py_calibrate(PyObject *self, PyObject *args)
 {

@@ -16,6 +16,7 @@
 
 #include <headalloc/headalloc.h>
 #include <headalloc/calibrate.h>
+#include <headalloc/grouped.h>
 #include <headalloc/head_weights.h>
 #include <headalloc/hdi.h>
 #include <headalloc/regime.h>
@@ -67,6 +68,12 @@ int ha_py_progress_fn(void *ctx, const char *what, uint64_t done, uint64_t total
 
 /* ---- calls.c: the computations ------------------------------------------ */
 
+/* The terms tuple of the Python layer (Terms, _results.py). */
+PyObject *ha_py_terms_tuple(const struct ha_terms *t);
+/* The model of (tuple, samples), validated; the message names the
+ * samples when they alone are out of their domain. */
+int ha_py_valid_model(PyObject *tuple, double samples, struct ha_model *m);
+
 PyObject *ha_py_allocate(PyObject *self, PyObject *args);
 PyObject *ha_py_candidates(PyObject *self, PyObject *args);
 PyObject *ha_py_model_validate(PyObject *self, PyObject *args);
@@ -78,6 +85,30 @@ PyObject *ha_py_calibrate(PyObject *self, PyObject *args);
 PyObject *ha_py_calibration_model(PyObject *self, PyObject *args);
 PyObject *ha_py_head_weights(PyObject *self, PyObject *args);
 PyObject *ha_py_head_weights_values(PyObject *self, PyObject *args);
+
+/* ---- grouped.c: the allocation over (H, G, d) ---------------------------- */
+
+/* The KV options (kv_heads, max_kv_dim, min_kv_heads, max_kv_heads,
+ * layers, kv_bytes, model_dim), 0 each for auto, none or the default;
+ * checked alone and together (ha_kv_constraints_validate). */
+int ha_py_kv(PyObject *tuple, struct ha_kv_constraints *kv, struct ha_kv_shape *shape);
+/* ha_kv_shape_validate at budget, the message naming the three. */
+int ha_py_kv_shape_check(const struct ha_kv_shape *shape, uint64_t budget);
+
+/* The capsule of a grouped allocation: the problem and its solution. */
+struct ha_py_grouped {
+	uint64_t budget;
+	struct ha_model model; /* with its samples */
+	struct ha_constraints constraints;
+	struct ha_kv_constraints kv;
+	struct ha_kv_shape shape;
+	double max_loss_ratio; /* 0: none */
+	struct ha_grouped_solution solution;
+};
+#define HA_PY_GROUPED_CAPSULE "headalloc.grouped"
+
+PyObject *ha_py_grouped(PyObject *self, PyObject *args);
+PyObject *ha_py_grouped_values(PyObject *self, PyObject *args);
 
 /* ---- hdi_input.c --------------------------------------------------------- */
 
@@ -111,12 +142,14 @@ PyObject *ha_py_report_regimes(PyObject *self, PyObject *args);
 PyObject *ha_py_report_hdi(PyObject *self, PyObject *args);
 PyObject *ha_py_report_head_weights(PyObject *self, PyObject *args);
 PyObject *ha_py_report_calibration(PyObject *self, PyObject *args);
+PyObject *ha_py_report_grouped(PyObject *self, PyObject *args);
 PyObject *ha_py_plot_allocation(PyObject *self, PyObject *args);
 PyObject *ha_py_plot_sweep(PyObject *self, PyObject *args);
 PyObject *ha_py_plot_regimes(PyObject *self, PyObject *args);
 PyObject *ha_py_plot_hdi(PyObject *self, PyObject *args);
 PyObject *ha_py_plot_head_weights(PyObject *self, PyObject *args);
 PyObject *ha_py_plot_calibration(PyObject *self, PyObject *args);
+PyObject *ha_py_plot_grouped(PyObject *self, PyObject *args);
 
 /* ---- yaml_load.c ----------------------------------------------------------- */
 

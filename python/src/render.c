@@ -86,6 +86,9 @@ struct problem {
 	size_t sample_count;
 	int all;
 	struct ha_py_progress *progress; /* a sweep's rows, or NULL */
+	int grouped;                     /* a sweep over (H, G, d): kv, shape */
+	struct ha_kv_constraints kv;
+	struct ha_kv_shape shape;
 };
 
 static double sample_at(const void *ctx, size_t i)
@@ -188,6 +191,10 @@ static void sweep_request(const struct problem *p, struct ha_sweep_request *req)
 		.budget_count = p->budget_count,
 		.samples = {p->sample_count, sample_at, p},
 	};
+	if (p->grouped) {
+		req->kv = &p->kv;
+		req->shape = &p->shape;
+	}
 }
 
 static enum ha_status sweep_sections(struct ha_report *r, const void *ctx,
@@ -211,25 +218,39 @@ static enum ha_status sweep_sections(struct ha_report *r, const void *ctx,
 	return st;
 }
 
-/* _report_sweep(budgets, samples, model, constraints[, progress]):
+/* _report_sweep(budgets, samples, model, constraints[, progress[, kv]]):
  * progress None (Ctrl-C only) or callable(what, done, total), told of the
  * rows solved (ha_table_request.progress), on this thread with the GIL
- * taken back for the call (ha_py_progress_fn). */
+ * taken back for the call (ha_py_progress_fn); kv None (rows over (H,
+ * d)) or the KV options (grouped.c), each row then the optimum over (H,
+ * G, d) with the kv columns. */
 PyObject *ha_py_report_sweep(PyObject *self, PyObject *args)
 {
 	(void)self;
 	struct problem p;
-	PyObject *progress = Py_None;
+	PyObject *progress = Py_None, *kv = Py_None;
 	Py_ssize_t n = PyTuple_GET_SIZE(args);
-	if (n == 5)
+	if (n >= 5)
 		progress = PyTuple_GET_ITEM(args, 4);
-	PyObject *head = n == 5 ? PyTuple_GetSlice(args, 0, 4) : (Py_INCREF(args), args);
+	if (n >= 6)
+		kv = PyTuple_GET_ITEM(args, 5);
+	PyObject *head = PyTuple_GetSlice(args, 0, 4);
 	if (!head)
 		return NULL;
 	int ok = problem_of(head, &p);
 	Py_DECREF(head);
 	if (!ok)
 		return NULL;
+	if (kv != Py_None) {
+		p.grouped = 1;
+		ok = ha_py_kv(kv, &p.kv, &p.shape);
+		for (size_t i = 0; ok && i < p.budget_count; i++)
+			ok = ha_py_kv_shape_check(&p.shape, p.budgets[i]);
+		if (!ok) {
+			problem_release(&p);
+			return NULL;
+		}
+	}
 	struct ha_py_progress state = {progress, NULL, 0};
 	p.progress = &state;
 	PyObject *result = report(sweep_sections, &p);
@@ -329,6 +350,27 @@ PyObject *ha_py_report_calibration(PyObject *self, PyObject *args)
 		return NULL;
 	const struct ha_calibration *c = PyCapsule_GetPointer(capsule, HA_PY_CALIBRATION_CAPSULE);
 	return c ? report(calibration_section, c) : NULL;
+}
+
+static enum ha_status grouped_section(struct ha_report *r, const void *ctx,
+                                      struct ha_error *err)
+{
+	const struct ha_py_grouped *g = ctx;
+	return ha_report_grouped(r, &(struct ha_grouped_report_request){
+		.model = &g->model, .solution = &g->solution, .kv = &g->kv,
+		.shape = &g->shape, .max_loss_ratio = g->max_loss_ratio,
+	}, err);
+}
+
+/* _report_grouped(capsule). */
+PyObject *ha_py_report_grouped(PyObject *self, PyObject *args)
+{
+	(void)self;
+	PyObject *capsule;
+	if (!PyArg_ParseTuple(args, "O", &capsule))
+		return NULL;
+	const struct ha_py_grouped *g = PyCapsule_GetPointer(capsule, HA_PY_GROUPED_CAPSULE);
+	return g ? report(grouped_section, g) : NULL;
 }
 
 /* ---- pictures ------------------------------------------------------------- */
@@ -505,4 +547,22 @@ PyObject *ha_py_plot_calibration(PyObject *self, PyObject *args)
 {
 	(void)self;
 	return plot_capsule(args, HA_PY_CALIBRATION_CAPSULE, draw_calibration);
+}
+
+static enum ha_status draw_grouped(struct ha_plot_target *t, const void *ctx,
+                                   struct ha_error *err)
+{
+	const struct ha_py_grouped *g = ctx;
+	return ha_plot_grouped(t, &(struct ha_plot_grouped_request){
+		.model = &g->model, .constraints = &g->constraints,
+		.solution = &g->solution, .kv = &g->kv, .shape = &g->shape,
+		.max_loss_ratio = g->max_loss_ratio,
+	}, err);
+}
+
+/* _plot_grouped(name, capsule): the trade-off front (solved with it). */
+PyObject *ha_py_plot_grouped(PyObject *self, PyObject *args)
+{
+	(void)self;
+	return plot_capsule(args, HA_PY_GROUPED_CAPSULE, draw_grouped);
 }

@@ -32,6 +32,12 @@ CALLS = {
     "to_dict": lambda: headalloc.allocate(512, 1e8).to_dict(),
     "hdi": lambda: headalloc.hdi(W, heads=4).to_dict(),
     "head_weights": lambda: headalloc.head_weights(np.eye(3) + 0.5).to_dict(),
+    "grouped": lambda: headalloc.pareto(512, 1e8, max_kv_dim=256, max_loss_ratio=1.5,
+                                        model_dim=512).allocation.to_dict(),
+    "grouped sweep": lambda: headalloc.sweep([96, 128], [1e6, 1e8], kv_heads="auto",
+                                             max_kv_dim=64).kv_heads,
+    "grouped errors": lambda: _raises(lambda: headalloc.allocate(512, 1e8, max_kv_dim=1,
+                                                                 min_head_dim=2)),
     "errors": lambda: _raises(lambda: headalloc.allocate(512, 1e8, min_heads=1000)),
     "file errors": lambda: _raises(lambda: headalloc.hdi("/nonexistent.npy", heads=2)),
 }
