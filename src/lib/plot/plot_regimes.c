@@ -144,7 +144,11 @@ static size_t draw_row(const struct plot_canvas *c, const struct regimes *g,
 		plot_rect(from, to, y0, y1);
 		/* its head_dim inside when it fits: 8 points a character */
 		char label[48];
-		snprintf(label, sizeof label, "%" PRIu64, r->head_dim);
+		if (g->req->regimes->grouped)
+			snprintf(label, sizeof label, "%" PRIu64 ", G %" PRIu64,
+			         r->head_dim, r->kv_heads);
+		else
+			snprintf(label, sizeof label, "%" PRIu64, r->head_dim);
 		if ((to - from) / px > 9.0 * (double)strlen(label) + 6.0) {
 			plcol0(plot_text_on_viridis(t));
 			plptex(0.5 * (from + to), 0.5 * (y0 + y1) - 0.04, 1.0, 0.0, 0.5, label);
