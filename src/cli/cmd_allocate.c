@@ -228,8 +228,14 @@ static int compare_models(struct allocation *a)
 		struct ha_model_comparison *cmp = &a->comparisons[i];
 		struct ha_model model = o->model;
 		model.samples = model_samples(o, e, &cmp->samples_assumed);
-		enum ha_status st = ha_compare_model_solver(
-			solver_of(&a->s, e->budget), &model, e->heads, e->head_dim, cmp);
+		/* A model of grouped key/value heads: its own G, both sides. */
+		enum ha_status st =
+			e->kv_heads && e->kv_heads < e->heads
+			? ha_compare_model_grouped_solver(solver_of(&a->s, e->budget),
+			                                  &model, e->heads, e->kv_heads,
+			                                  e->head_dim, cmp)
+			: ha_compare_model_solver(solver_of(&a->s, e->budget), &model,
+			                          e->heads, e->head_dim, cmp);
 		if (st != HA_OK)
 			return solve_failure(st, e->budget, o);
 		cmp->name = e->name;
