@@ -130,6 +130,13 @@ Test(runs_names, bad_files)
 	         "header: expected the column 'head_dim'");
 	bad_read("heads,samples,loss\n8,1e6,3\n", "model_dim=w", 1, 1,
 	         "header: expected the column 'w' (named for model_dim)");
+	/* optional columns, once named, must be there too */
+	bad_read("heads,head_dim,samples,loss\n8,16,1e6,3\n", "kv_heads=n_kv", 1, 1,
+	         "header: expected the column 'n_kv' (named for kv_heads), found none");
+	bad_read("heads,head_dim,samples,loss\n8,16,1e6,3\n", "loss_se=sd", 1, 1,
+	         "header: expected the column 'sd' (named for loss_se), found none");
+	bad_read("heads,samples\n8,1e6\n", NULL, 1, 1,
+	         "(and optionally loss_se and kv_heads)), found none");
 	bad_read("n,head_dim,samples,loss,n\n", "heads=n", 1, 25,
 	         "header: expected each column once, found 'n' again (column 1)");
 }

@@ -58,6 +58,24 @@ HA_API enum ha_status ha_compare_model_solver(const struct ha_solver *solver,
                                               uint64_t head_dim,
                                               struct ha_model_comparison *out);
 
+/* The same for a model whose heads share kv_heads key/value heads
+ * (grouped-query attention, headalloc-model(7), PUBLIC MODELS): actual is
+ * the grouped error at (heads, kv_heads, head_dim) and theory the
+ * optimum over the budget's triples (H, G, d) with G fixed at kv_heads
+ * (ha_grouped_solve): its heads and head_dim, the relaxation's head_dim
+ * at that G, an exhaustive certificate (divisors, feasible head
+ * dimensions, triples evaluated).  out->kv_heads is set.  kv_heads =
+ * heads is ha_compare_model_solver.  HA_EINVAL, besides the above, when
+ * kv_heads is 0 or does not divide heads; HA_EINFEASIBLE when no
+ * feasible head dimension d has kv_heads dividing D/d; the other
+ * statuses of ha_grouped_solve. */
+HA_API enum ha_status ha_compare_model_grouped_solver(const struct ha_solver *solver,
+                                                      const struct ha_model *model,
+                                                      uint64_t heads,
+                                                      uint64_t kv_heads,
+                                                      uint64_t head_dim,
+                                                      struct ha_model_comparison *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "grouped.h"
 #include "model.h"
 #include "solver.h"
 #include "status.h"
@@ -40,6 +41,7 @@ struct ha_regime {
 	double log_samples_from; /* ln n where this regime starts (>= 0) */
 	double log_samples_to;   /* ln n where it ends; +inf when unbounded */
 	int unbounded;           /* 1 for the last regime, else 0 */
+	uint64_t kv_heads;       /* G: heads, but for grouped regimes */
 };
 
 /* The regime table of budget D over the given feasible head dimensions
@@ -79,6 +81,7 @@ struct ha_budget_regimes {
 struct ha_regimes {
 	struct ha_budget_regimes *budgets;
 	size_t count;
+	int grouped;   /* 1: the regimes over (H, G, d) (ha_regimes_new_grouped) */
 };
 
 /* The regimes of budgets[0..budget_count) under constraints (NULL: none)
@@ -99,6 +102,38 @@ HA_API enum ha_status ha_regimes_new(const struct ha_model *model,
                                      struct ha_solver *const *solvers,
                                      struct ha_regimes **out,
                                      struct ha_error *err);
+
+/* The regimes over the triples (H, G, d) of headalloc-model(7),
+ * GROUPED-QUERY ATTENTION, under the KV constraints kv (NULL: none, G
+ * auto), for the model's s, c_b, c_v, hdi and group_hdi (its samples is
+ * ignored).  Every triple's error is still a_d + b_(d,G) n^-β with a_d =
+ * c_b d^-s and b_(d,G) = c_v d^(γd+κ) F(H, G): for one d the G of the
+ * least F wins at every n (ties to the larger G), a d whose b is no
+ * smaller than that of a larger d never wins, and the envelope of the
+ * rest is exact as ha_regime_compute's.  Each regime's kv_heads is its
+ * G.  HA_EINVAL for a NULL solver, model or out, an invalid model or kv;
+ * HA_EINFEASIBLE when no triple meets kv; HA_EUNSUPPORTED when the
+ * budget's bound on the triples exceeds HA_GROUPED_MAX_TRIPLES (grouped.h);
+ * HA_ENOMEM.  On error *out is NULL. */
+HA_API enum ha_status ha_regime_compute_grouped(const struct ha_solver *solver,
+                                                const struct ha_model *model,
+                                                const struct ha_kv_constraints *kv,
+                                                struct ha_regime **out,
+                                                size_t *regimes);
+
+/* ha_regimes_new over (H, G, d) under kv (ha_regime_compute_grouped);
+ * the result's grouped is 1.  Its failures are those of ha_regimes_new,
+ * "no (heads, kv_heads, head_dim) of budget 7 meets the KV constraints"
+ * and HA_EUNSUPPORTED ("7: the grouped regimes would evaluate up to N
+ * triples (H, G, d); at most M are allowed", the budget first). */
+HA_API enum ha_status ha_regimes_new_grouped(const struct ha_model *model,
+                                             const struct ha_constraints *constraints,
+                                             const struct ha_kv_constraints *kv,
+                                             const uint64_t *budgets,
+                                             size_t budget_count,
+                                             struct ha_solver *const *solvers,
+                                             struct ha_regimes **out,
+                                             struct ha_error *err);
 
 /* Free a result of ha_regimes_new (NULL accepted). */
 HA_API void ha_regimes_free(struct ha_regimes *regimes);

@@ -229,8 +229,14 @@ static int compare_models(struct allocation *a)
 		struct ha_model_comparison *cmp = &a->comparisons[i];
 		struct ha_model model = o->model;
 		model.samples = model_samples(o, e, &cmp->samples_assumed);
-		enum ha_status st = ha_compare_model_solver(
-			solver_of(&a->s, e->budget), &model, e->heads, e->head_dim, cmp);
+		/* A model of grouped key/value heads: its own G, both sides. */
+		enum ha_status st =
+			e->kv_heads && e->kv_heads < e->heads
+			? ha_compare_model_grouped_solver(solver_of(&a->s, e->budget),
+			                                  &model, e->heads, e->kv_heads,
+			                                  e->head_dim, cmp)
+			: ha_compare_model_solver(solver_of(&a->s, e->budget), &model,
+			                          e->heads, e->head_dim, cmp);
 		if (st != HA_OK)
 			return solve_failure(st, e->budget, o);
 		cmp->name = e->name;
@@ -281,9 +287,18 @@ static int compute_regimes(struct allocation *a)
 	const struct cli_options *o = a->o;
 	struct ha_error err;
 	ha_error_init(&err);
-	enum ha_status st = ha_regimes_new(&o->model, &o->constraints, o->budgets,
-	                                   o->budget_count, a->s.of_budget,
-	                                   &a->regimes, &err);
+	enum ha_status st =
+		o->grouped.active
+		? ha_regimes_new_grouped(&o->model, &o->constraints, &o->grouped.kv,
+		                         o->budgets, o->budget_count, a->s.of_budget,
+		                         &a->regimes, &err)
+		: ha_regimes_new(&o->model, &o->constraints, o->budgets,
+		                 o->budget_count, a->s.of_budget, &a->regimes, &err);
+	if (st == HA_EUNSUPPORTED) {
+		fprintf(stderr, "headalloc: --budget %s (see LIMITS in headalloc(1))\n",
+		        err.message);
+		return EXIT_USAGE;
+	}
 	return st == HA_OK ? EXIT_OK
 	                   : cli_library_failure("computing the regimes", NULL, st, &err);
 }
@@ -361,8 +376,9 @@ static enum ha_status write_report(struct ha_report *r, const void *ctx,
 	return st;
 }
 
-/* The picture of the report (--plot): the grouped allocation's front,
- * the regimes when asked for, else the landscape of a single (D, n),
+/* The picture of the report (--plot): the regimes when asked for (over
+ * (H, G, d) with the KV options), else the grouped allocation's front,
+ * else the landscape of a single (D, n),
  * else the sweep. */
 static enum ha_status draw_picture(struct ha_plot_target *t, const void *ctx,
                                    size_t i, struct ha_error *err)
@@ -370,7 +386,7 @@ static enum ha_status draw_picture(struct ha_plot_target *t, const void *ctx,
 	(void)i;
 	const struct allocation *a = ctx;
 	const struct cli_options *o = a->o;
-	if (o->grouped.active)
+	if (o->grouped.active && !o->regimes)
 		return ha_plot_grouped(t, &(struct ha_plot_grouped_request){
 			.model = &o->model,
 			.constraints = &o->constraints,

@@ -106,10 +106,7 @@ int cli_grouped_check(const struct cli_grouped *g, const uint64_t *budgets,
 		return EXIT_OK;
 	}
 	int sweep = budget_count != 1 || sample_count != 1;
-	if (regimes)
-		return cli_usage_error(NULL, "--regimes does not go with the grouped "
-		                       "allocation (--kv-heads, --max-kv-dim ...) yet");
-	if (sample_count == 0 || has_models)
+	if ((sample_count == 0 && !regimes) || has_models)
 		return cli_usage_error(NULL, "the grouped allocation (--kv-heads, "
 		                       "--max-kv-dim, --pareto ...) needs --samples, "
 		                       "without a model table");
@@ -121,11 +118,11 @@ int cli_grouped_check(const struct cli_grouped *g, const uint64_t *budgets,
 	if (all)
 		return cli_usage_error(NULL, "the grouped allocation does not go with "
 		                       "--all");
-	if (plot && sweep)
+	if (plot && sweep && !regimes)
 		return cli_usage_error(NULL, "--plot of the grouped allocation draws "
 		                       "its trade-off front: it needs a single point "
 		                       "and --pareto, not a sweep");
-	if (plot && !g->pareto)
+	if (plot && !g->pareto && !regimes)
 		return cli_usage_error(NULL, "--plot of the grouped allocation draws "
 		                       "its trade-off front: it needs --pareto");
 	if (kv->min_kv_heads && kv->max_kv_heads && kv->min_kv_heads > kv->max_kv_heads)

@@ -2,6 +2,7 @@
 #include <math.h>
 
 #include <headalloc/compare.h>
+#include <headalloc/grouped.h>
 
 enum ha_status ha_compare_model_solver(const struct ha_solver *solver,
                                        const struct ha_model *model,
@@ -42,4 +43,50 @@ enum ha_status ha_compare_model(const struct ha_model *model,
 		st = ha_compare_model_solver(solver, model, heads, head_dim, out);
 	ha_solver_free(solver);
 	return st;
+}
+
+enum ha_status ha_compare_model_grouped_solver(const struct ha_solver *solver,
+                                               const struct ha_model *model,
+                                               uint64_t heads, uint64_t kv_heads,
+                                               uint64_t head_dim,
+                                               struct ha_model_comparison *out)
+{
+	if (!solver || !model || !out || heads == 0 || head_dim == 0 ||
+	    kv_heads == 0 || heads % kv_heads != 0 ||
+	    heads > HA_BUDGET_MAX / head_dim ||
+	    ha_solver_budget(solver) != heads * head_dim)
+		return HA_EINVAL;
+	if (kv_heads == heads) {
+		enum ha_status st = ha_compare_model_solver(solver, model, heads,
+		                                            head_dim, out);
+		out->kv_heads = kv_heads;
+		return st;
+	}
+	uint64_t budget = heads * head_dim;
+	struct ha_kv_constraints kv = {.kv_heads = kv_heads};
+	struct ha_grouped_solution g;
+	enum ha_status st = ha_grouped_solve(&(struct ha_grouped_request){
+		.solver = solver, .model = model, .kv = &kv}, &g);
+	if (st == HA_OK)
+		st = ha_model_eval_grouped(model, budget, head_dim, kv_heads,
+		                           &out->actual.terms);
+	if (st != HA_OK) {
+		ha_grouped_solution_finish(&g);
+		return st;
+	}
+	out->samples = model->samples;
+	out->kv_heads = kv_heads;
+	out->actual.heads = heads;
+	out->actual.head_dim = head_dim;
+	out->theory = (struct ha_solution){
+		.budget = budget,
+		.optimum = {g.optimum.heads, g.optimum.head_dim, g.optimum.terms},
+		.relaxed = {g.relaxed.head_dim, g.relaxed.heads, g.relaxed.log_mse},
+		.certificate = {HA_CERT_EXHAUSTIVE, g.certificate.divisors,
+		                g.certificate.head_dims, g.certificate.candidates},
+	};
+	out->log10_ratio = (out->actual.terms.log_mse -
+	                    out->theory.optimum.terms.log_mse) / log(10.0);
+	ha_grouped_solution_finish(&g);
+	return HA_OK;
 }

@@ -26,19 +26,8 @@
 
 #include <headalloc/regime.h>
 
-/* ln(e^x - 1) for x > 0, accurate for tiny and huge x. */
-static double log_expm1(double x)
-{
-	if (x > 0.5)
-		return x + log1p(-exp(-x));
-	return log(expm1(x));
-}
+#include "alloc/regime_internal.h"
 
-/* ln(d2/d1) for d2 > d1 >= 1 without rounding d2/d1 first. */
-static double log_ratio(uint64_t d1, uint64_t d2)
-{
-	return log1p((double)(d2 - d1) / (double)d1);
-}
 
 /* ln(rho + (1 - rho) d/D) = ln(rho + (1 - rho)/H). */
 static double log_factor(const struct ha_model *m, uint64_t budget,
@@ -48,7 +37,7 @@ static double log_factor(const struct ha_model *m, uint64_t budget,
 	return log(rho + (1.0 - rho) / (double)(budget / d));
 }
 
-static int model_ok(const struct ha_model *m)
+int ha_regime_model_ok(const struct ha_model *m)
 {
 	if (!m)
 		return 0;
@@ -89,7 +78,7 @@ static double log_switch(const struct ha_model *m, uint64_t budget,
 double ha_regime_log_switch(const struct ha_model *model, uint64_t budget,
                             uint64_t d1, uint64_t d2)
 {
-	if (!model_ok(model) || budget == 0 || budget > HA_BUDGET_MAX ||
+	if (!ha_regime_model_ok(model) || budget == 0 || budget > HA_BUDGET_MAX ||
 	    d1 == 0 || d2 <= d1 || budget % d1 != 0 || budget % d2 != 0)
 		return INFINITY;
 	return log_switch(model, budget, d1, d2);
@@ -114,7 +103,7 @@ enum ha_status ha_regime_compute(const struct ha_model *model, uint64_t budget,
 		*out = NULL;
 	if (regimes)
 		*regimes = 0;
-	if (!out || !regimes || !model_ok(model) || budget == 0 ||
+	if (!out || !regimes || !ha_regime_model_ok(model) || budget == 0 ||
 	    budget > HA_BUDGET_MAX || (count > 0 && !head_dims))
 		return HA_EINVAL;
 	if (count == 0)
@@ -169,6 +158,7 @@ enum ha_status ha_regime_compute(const struct ha_model *model, uint64_t budget,
 		table[used].log_samples_from = lo > 0.0 ? lo : 0.0;
 		table[used].log_samples_to = hi;
 		table[used].unbounded = hi == INFINITY;
+		table[used].kv_heads = budget / d;
 		used++;
 	}
 	free(hull);

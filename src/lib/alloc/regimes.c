@@ -18,9 +18,11 @@ void ha_regimes_free(struct ha_regimes *g)
 }
 
 /* The regimes of one budget, through its solver (made here when none is
- * lent). */
+ * lent); over (H, G, d) when grouped, under kv. */
 static enum ha_status budget_regimes(const struct ha_model *model,
                                      const struct ha_constraints *constraints,
+                                     int grouped,
+                                     const struct ha_kv_constraints *kv,
                                      struct ha_solver *borrowed,
                                      struct ha_budget_regimes *row,
                                      struct ha_error *err)
@@ -33,19 +35,33 @@ static enum ha_status budget_regimes(const struct ha_model *model,
 		               " meets the constraints", row->budget);
 	if (st != HA_OK)
 		return ha_fail(err, st, "solving: %s", ha_status_str(st));
-	st = ha_regime_compute_solver(solver, model, &row->regimes, &row->count);
+	st = grouped ? ha_regime_compute_grouped(solver, model, kv, &row->regimes,
+	                                         &row->count)
+	             : ha_regime_compute_solver(solver, model, &row->regimes,
+	                                        &row->count);
 	if (!borrowed)
 		ha_solver_free(solver);
+	if (grouped && st == HA_EINFEASIBLE)
+		return ha_fail(err, st, "no (heads, kv_heads, head_dim) of budget %"
+		               PRIu64 " meets the KV constraints", row->budget);
+	if (grouped && st == HA_EUNSUPPORTED)
+		return ha_fail(err, st, "%" PRIu64 ": the grouped regimes "
+		               "would evaluate up to %" PRIu64 " triples (H, G, d); "
+		               "at most %" PRIu64 " are allowed", row->budget,
+		               ha_grouped_triple_bound(row->budget),
+		               HA_GROUPED_MAX_TRIPLES);
 	if (st != HA_OK)
 		return ha_fail(err, st, "computing the regimes: %s", ha_status_str(st));
 	return HA_OK;
 }
 
-enum ha_status ha_regimes_new(const struct ha_model *model,
-                              const struct ha_constraints *constraints,
-                              const uint64_t *budgets, size_t budget_count,
-                              struct ha_solver *const *solvers,
-                              struct ha_regimes **out, struct ha_error *err)
+static enum ha_status regimes_new(const struct ha_model *model,
+                                  const struct ha_constraints *constraints,
+                                  int grouped,
+                                  const struct ha_kv_constraints *kv,
+                                  const uint64_t *budgets, size_t budget_count,
+                                  struct ha_solver *const *solvers,
+                                  struct ha_regimes **out, struct ha_error *err)
 {
 	if (out)
 		*out = NULL;
@@ -59,10 +75,11 @@ enum ha_status ha_regimes_new(const struct ha_model *model,
 		return ha_fail(err, HA_ENOMEM, "computing the regimes: %s",
 		               ha_status_str(HA_ENOMEM));
 	}
+	g->grouped = grouped;
 	for (size_t b = 0; b < budget_count; b++) {
 		g->budgets[b].budget = budgets[b];
 		g->count++;
-		enum ha_status st = budget_regimes(model, constraints,
+		enum ha_status st = budget_regimes(model, constraints, grouped, kv,
 		                                   solvers ? solvers[b] : NULL,
 		                                   &g->budgets[b], err);
 		if (st != HA_OK) {
@@ -72,4 +89,27 @@ enum ha_status ha_regimes_new(const struct ha_model *model,
 	}
 	*out = g;
 	return HA_OK;
+}
+
+enum ha_status ha_regimes_new(const struct ha_model *model,
+                              const struct ha_constraints *constraints,
+                              const uint64_t *budgets, size_t budget_count,
+                              struct ha_solver *const *solvers,
+                              struct ha_regimes **out, struct ha_error *err)
+{
+	return regimes_new(model, constraints, 0, NULL, budgets, budget_count,
+	                   solvers, out, err);
+}
+
+enum ha_status ha_regimes_new_grouped(const struct ha_model *model,
+                                      const struct ha_constraints *constraints,
+                                      const struct ha_kv_constraints *kv,
+                                      const uint64_t *budgets,
+                                      size_t budget_count,
+                                      struct ha_solver *const *solvers,
+                                      struct ha_regimes **out,
+                                      struct ha_error *err)
+{
+	return regimes_new(model, constraints, 1, kv, budgets, budget_count,
+	                   solvers, out, err);
 }

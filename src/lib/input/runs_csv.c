@@ -199,7 +199,7 @@ static void stop(struct reader *r, enum ha_status st)
 
 static const char need[] =
 	"a header row naming the columns heads, head_dim (or model_dim), "
-	"samples and loss (and optionally loss_se)";
+	"samples and loss (and optionally loss_se and kv_heads)";
 
 static void header_cell(struct reader *r, const char *text, size_t length)
 {
@@ -250,6 +250,15 @@ static void header_end(struct reader *r)
 		missing(r, k);
 		return;
 	}
+	/* loss_se and kv_heads are optional, but a name given for one must be
+	 * there (headalloc-runs(5)): the runs would otherwise be read without
+	 * their errors, or as ungrouped, without a word. */
+	static const int optional[] = {HA_RUNS_KEY_LOSS_SE, HA_RUNS_KEY_KV_HEADS};
+	for (size_t i = 0; i < sizeof optional / sizeof *optional; i++)
+		if (r->mapped[optional[i]] && r->where[optional[i]] == SIZE_MAX) {
+			missing(r, optional[i]);
+			return;
+		}
 }
 
 /* ---- the rows ------------------------------------------------------------ */

@@ -144,8 +144,14 @@ static size_t draw_row(const struct plot_canvas *c, const struct regimes *g,
 		plot_rect(from, to, y0, y1);
 		/* its head_dim inside when it fits: 8 points a character */
 		char label[48];
-		snprintf(label, sizeof label, "%" PRIu64, r->head_dim);
-		if ((to - from) / px > 9.0 * (double)strlen(label) + 6.0) {
+		if (g->req->regimes->grouped)
+			snprintf(label, sizeof label, "%" PRIu64 ", G %" PRIu64,
+			         r->head_dim, r->kv_heads);
+		else
+			snprintf(label, sizeof label, "%" PRIu64, r->head_dim);
+		/* (a grouped label's comma and spaces: a wider allowance) */
+		double per = g->req->regimes->grouped ? 11.0 : 9.0;
+		if ((to - from) / px > per * (double)strlen(label) + 6.0) {
 			plcol0(plot_text_on_viridis(t));
 			plptex(0.5 * (from + to), 0.5 * (y0 + y1) - 0.04, 1.0, 0.0, 0.5, label);
 		}
@@ -280,8 +286,13 @@ static void draw(struct plot_canvas *c, const void *data)
 	plot_title(c, "Regimes: the optimal head_dim d#dk#u of each budget as n grows");
 	plot_caption(c, 0, "%s%s", model, g->dim_count > LEGEND_LIMIT ?
 	             ";  colours: d#dk#u by rank, dark to light" : "");
-	plot_caption(c, 1, "bars: where (D / d#dk#u heads, d#dk#u) is optimal;  lines: the exact"
-	             " n of each switch (ties: the smaller d#dk#u)");
+	if (req->regimes->grouped)
+		plot_caption(c, 1, "bars: where (D / d#dk#u heads, G key heads, d#dk#u),"
+		             " labelled d#dk#u, G, is optimal under the KV constraints;"
+		             "  lines: the exact n of each switch");
+	else
+		plot_caption(c, 1, "bars: where (D / d#dk#u heads, d#dk#u) is optimal;  lines: the exact"
+		             " n of each switch (ties: the smaller d#dk#u)");
 	if (g->capped) {
 		char beyond[PLOT_CAPTION_MAX + 1];
 		beyond_caption(beyond, sizeof beyond, g);

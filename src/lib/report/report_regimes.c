@@ -13,7 +13,8 @@ static double log10_samples(double log_n)
 }
 
 static void yaml_regimes(struct ha_yaml_writer *w, uint64_t budget,
-                         const struct ha_regime *regimes, size_t count)
+                         const struct ha_regime *regimes, size_t count,
+                         int grouped)
 {
 	for (size_t i = 0; i < count; i++) {
 		const struct ha_regime *g = &regimes[i];
@@ -22,8 +23,16 @@ static void yaml_regimes(struct ha_yaml_writer *w, uint64_t budget,
 		ha_yaml_uint(w, budget);
 		ha_yaml_key(w, "heads");
 		ha_yaml_uint(w, g->heads);
+		if (grouped) {
+			ha_yaml_key(w, "kv_heads");
+			ha_yaml_uint(w, g->kv_heads);
+		}
 		ha_yaml_key(w, "head_dim");
 		ha_yaml_uint(w, g->head_dim);
+		if (grouped) {
+			ha_yaml_key(w, "kv_dim");
+			ha_yaml_uint(w, g->kv_heads * g->head_dim);
+		}
 		ha_yaml_key(w, "samples_from");
 		ha_yaml_double(w, ha_exp_or_inf(g->log_samples_from));
 		ha_yaml_key(w, "samples_to");
@@ -34,6 +43,23 @@ static void yaml_regimes(struct ha_yaml_writer *w, uint64_t budget,
 		ha_yaml_double(w, log10_samples(g->log_samples_to));
 		ha_yaml_end_map(w);
 	}
+}
+
+/* The grouped table: the triple (H, G, d) and G d of each regime. */
+static void text_regimes_grouped(FILE *f, uint64_t budget,
+                                 const struct ha_regime *regimes, size_t count)
+{
+	char from[32], to[32];
+	fprintf(f, "\nregimes of budget %" PRIu64 " (each triple is optimal for n"
+	        " in [samples_from, samples_to]):\n", budget);
+	fprintf(f, "%20s %20s %20s %20s %16s %16s\n", "heads", "kv_heads",
+	        "head_dim", "kv_dim", "samples_from", "samples_to");
+	for (size_t i = 0; i < count; i++)
+		fprintf(f, "%20" PRIu64 " %20" PRIu64 " %20" PRIu64 " %20" PRIu64
+		        " %16s %16s\n", regimes[i].heads, regimes[i].kv_heads,
+		        regimes[i].head_dim, regimes[i].kv_heads * regimes[i].head_dim,
+		        report_human_samples(regimes[i].log_samples_from, from),
+		        report_human_samples(regimes[i].log_samples_to, to));
 }
 
 static void text_regimes(FILE *f, uint64_t budget,
@@ -69,7 +95,11 @@ enum ha_status ha_report_regimes(struct ha_report *r,
 	for (size_t b = 0; b < g->count && !report_write_failed(r); b++) {
 		const struct ha_budget_regimes *row = &g->budgets[b];
 		if (r->yaml)
-			yaml_regimes(r->yaml, row->budget, row->regimes, row->count);
+			yaml_regimes(r->yaml, row->budget, row->regimes, row->count,
+			             g->grouped);
+		else if (g->grouped)
+			text_regimes_grouped(r->stream, row->budget, row->regimes,
+			                     row->count);
 		else
 			text_regimes(r->stream, row->budget, row->regimes, row->count);
 	}
