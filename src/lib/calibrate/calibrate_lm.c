@@ -47,9 +47,10 @@ static double model(const struct cal_lm *lm, const double *d)
 	for (size_t i = 0; i < data->m; i++) {
 		if (data->weight[i] == 0.0)
 			continue;
+		const double *ji = lm->jk + i * lm->k;
 		double a = lm->r[i];
 		for (int j = 0; j < lm->k; j++)
-			a += lm->jac[i * HA_CAL_PARAMS + lm->index[j]] * d[j];
+			a += ji[j] * d[j];
 		q += data->weight[i] * huber(a, lm->delta);
 	}
 	return q;
@@ -88,19 +89,21 @@ static int solve_model(const struct cal_lm *lm, double mu, const double *dd,
 			double w = data->weight[i];
 			if (w == 0.0)
 				continue;
-			const double *ji = lm->jac + i * HA_CAL_PARAMS;
+			const double *ji = lm->jk + i * k;
 			double a = lm->r[i];
 			for (int j = 0; j < k; j++)
-				a += ji[lm->index[j]] * d[j];
+				a += ji[j] * d[j];
 			double p = psi(a, lm->delta);
 			for (int j = 0; j < k; j++)
-				g[j] += w * p * ji[lm->index[j]];
+				g[j] += w * p * ji[j];
 			if (fabs(a) > lm->delta)
 				continue;
 			/* The lower triangle: all the solve reads. */
-			for (int j = 0; j < k; j++)
+			for (int j = 0; j < k; j++) {
+				double wj = w * ji[j];
 				for (int l = 0; l <= j; l++)
-					h[j * k + l] += w * ji[lm->index[j]] * ji[lm->index[l]];
+					h[j * k + l] += wj * ji[l];
+			}
 		}
 		double step[HA_CAL_PARAMS], slope = 0.0;
 		for (int j = 0; j < k; j++) {
@@ -161,18 +164,19 @@ static int correction(const struct cal_lm *lm, const double *th, const double *d
 		double w = data->weight[i];
 		if (w == 0.0)
 			continue;
-		const double *ji = lm->jac + i * HA_CAL_PARAMS;
+		const double *ji = lm->jk + i * k;
 		double a = lm->r[i];
 		for (int j = 0; j < k; j++)
-			a += ji[lm->index[j]] * d[j];
+			a += ji[j] * d[j];
 		if (fabs(a) > lm->delta)
 			continue;
 		inside++;
 		double e = r2[i] - a;
 		for (int j = 0; j < k; j++) {
-			g[j] -= w * ji[lm->index[j]] * e;
+			double wj = w * ji[j];
+			g[j] -= wj * e;
 			for (int l = 0; l <= j; l++) /* the lower triangle */
-				h[j * k + l] += w * ji[lm->index[j]] * ji[lm->index[l]];
+				h[j * k + l] += wj * ji[l];
 		}
 	}
 	if (inside == 0)
@@ -222,6 +226,11 @@ double cal_levenberg(struct cal_lm *lm, double *th, double f)
 		if (!cal_residuals_curvature(data, th, lm->delta, lm->index, k,
 		                             lm->r, lm->jac, full))
 			return f;
+		/* The free columns of the Jacobian, gathered (row i's k
+		 * entries at jk + i k) for the loops below and the steps'. */
+		for (size_t i = 0; i < data->m; i++)
+			for (int j = 0; j < k; j++)
+				lm->jk[i * k + j] = lm->jac[i * HA_CAL_PARAMS + lm->index[j]];
 		/* Damping scales: the columns' curvatures, floored so that a
 		 * parameter the runs do not see is still damped. */
 		double dd[HA_CAL_PARAMS], top = 0.0, grad[HA_CAL_PARAMS];
@@ -229,7 +238,7 @@ double cal_levenberg(struct cal_lm *lm, double *th, double f)
 			dd[j] = 0.0;
 			grad[j] = 0.0;
 			for (size_t i = 0; i < data->m; i++) {
-				double x = lm->jac[i * HA_CAL_PARAMS + lm->index[j]];
+				double x = lm->jk[i * k + j];
 				dd[j] += data->weight[i] * x * x;
 				grad[j] += data->weight[i] * psi(lm->r[i], lm->delta) * x;
 			}

@@ -245,7 +245,8 @@ static int local_alloc(struct local *l)
 {
 	size_t m = l->lm.data->m;
 	l->lm.r = malloc(2 * m * sizeof *l->lm.r);
-	l->lm.jac = malloc(m * HA_CAL_PARAMS * sizeof *l->lm.jac);
+	l->lm.jac = malloc(2 * m * HA_CAL_PARAMS * sizeof *l->lm.jac);
+	l->lm.jk = l->lm.jac ? l->lm.jac + m * HA_CAL_PARAMS : NULL;
 	return l->lm.r && l->lm.jac;
 }
 
