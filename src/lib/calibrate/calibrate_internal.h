@@ -63,6 +63,25 @@ int cal_residuals_curvature(const struct cal_data *data, const double *th,
                             double delta, const int *index, int k, double *r,
                             double *jac, double *curv);
 
+/* The parts of one run's ln L̂ that the objective computes on the way
+ * (calibrate_objective.c), in doubles. */
+#define CAL_PARTS 6
+
+/* cal_objective without a gradient, keeping each weighted run's parts
+ * in kept[m * CAL_PARTS] (when finite) for
+ * cal_residuals_curvature_kept at the same th: the Levenberg–Marquardt
+ * iteration at an accepted point takes them rather than computing them
+ * again (the same doubles). */
+double cal_objective_keep(const struct cal_data *data, const double *th,
+                          double delta, double *kept);
+
+/* cal_residuals_curvature at th from the parts cal_objective_keep kept
+ * there (finite); the unweighted runs' r and jac rows are 0. */
+int cal_residuals_curvature_kept(const struct cal_data *data, const double *th,
+                                 const double *kept, double delta,
+                                 const int *index, int k, double *r,
+                                 double *jac, double *curv);
+
 /* cal_identifiable for a law (calibrate_design.c): the single-head_dim
  * rule needs its free set; law = NULL refuses a single head_dim. */
 int cal_design_check(const struct cal_data *data, const struct ha_run *runs,
@@ -232,6 +251,8 @@ struct cal_lm {
 	int index[HA_CAL_PARAMS];
 	int k;
 	double *r, *jac, *jk;
+	double *kept;     /* 2 m CAL_PARTS: the parts at a trial and at its
+	                     correction (cal_objective_keep) */
 	int converged;    /* out: stopped by tolerance, not by the step cap */
 	double curv[HA_CAL_PARAMS * HA_CAL_PARAMS]; /* sum w psi(r) Hess r, free x free */
 };

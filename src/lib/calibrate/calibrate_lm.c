@@ -221,10 +221,16 @@ double cal_levenberg(struct cal_lm *lm, double *th, double f)
 	double mu = 1e-3;
 	lm->converged = 1;
 	int it;
+	/* The parts at th when the last step's objective kept them. */
+	const double *kept = NULL;
+	double *kept_trial = lm->kept, *kept_corrected = lm->kept + data->m * CAL_PARTS;
 	for (it = 0; it < lm->steps && isfinite(f); it++) {
 		double full[HA_CAL_PARAMS * HA_CAL_PARAMS];
-		if (!cal_residuals_curvature(data, th, lm->delta, lm->index, k,
-		                             lm->r, lm->jac, full))
+		if (!(kept ? cal_residuals_curvature_kept(data, th, kept, lm->delta,
+		                                          lm->index, k, lm->r,
+		                                          lm->jac, full)
+		           : cal_residuals_curvature(data, th, lm->delta, lm->index,
+		                                     k, lm->r, lm->jac, full)))
 			return f;
 		/* The free columns of the Jacobian, gathered (row i's k
 		 * entries at jk + i k) for the loops below and the steps'. */
@@ -283,16 +289,19 @@ double cal_levenberg(struct cal_lm *lm, double *th, double f)
 			double predicted = f - model(lm, d);
 			if (!moved || !(predicted > 1e-16 * f) || predicted <= 0.0)
 				return f;
-			double ft = cal_objective(data, trial, lm->delta, NULL);
+			double ft = cal_objective_keep(data, trial, lm->delta, kept_trial);
 			double ratio = (f - ft) / predicted;
+			kept = kept_trial;
 			double c[HA_CAL_PARAMS], t2[HA_CAL_PARAMS];
 			if (ratio < 0.75 && correction(lm, th, d, dd, held, c)) {
 				for (int j = 0; j < k; j++)
 					c[j] += d[j];
 				take(lm, th, c, t2);
-				double f2 = cal_objective(data, t2, lm->delta, NULL);
+				double f2 = cal_objective_keep(data, t2, lm->delta,
+				                               kept_corrected);
 				if (f2 < ft) {
 					ft = f2;
+					kept = kept_corrected;
 					ratio = (f - ft) / predicted;
 					memcpy(trial, t2, sizeof trial);
 				}

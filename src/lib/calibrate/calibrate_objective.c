@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "calibrate_internal.h"
 
@@ -199,8 +200,12 @@ static double huber(double r, double delta, double *psi)
 	return delta * (a - 0.5 * delta);
 }
 
-double cal_objective(const struct cal_data *data, const double *th,
-                     double delta, double *grad)
+_Static_assert(sizeof(struct parts) == CAL_PARTS * sizeof(double),
+               "struct parts is CAL_PARTS doubles");
+
+/* cal_objective, each weighted run's parts into kept (NULL: not). */
+static double objective(const struct cal_data *data, const double *th,
+                        double delta, double *grad, double *kept)
 {
 	double f = 0.0;
 	if (grad)
@@ -214,6 +219,8 @@ double cal_objective(const struct cal_data *data, const double *th,
 		parts_of(data, th, i, &p);
 		if (!isfinite(p.log_l))
 			return INFINITY;
+		if (kept)
+			memcpy(kept + i * CAL_PARTS, &p, sizeof p);
 		double r = data->inv_w[i] * (data->log_loss[i] - p.log_l);
 		double psi;
 		f += w * huber(r, delta, &psi);
@@ -227,6 +234,18 @@ double cal_objective(const struct cal_data *data, const double *th,
 		}
 	}
 	return f;
+}
+
+double cal_objective(const struct cal_data *data, const double *th,
+                     double delta, double *grad)
+{
+	return objective(data, th, delta, grad, NULL);
+}
+
+double cal_objective_keep(const struct cal_data *data, const double *th,
+                          double delta, double *kept)
+{
+	return objective(data, th, delta, NULL, kept);
 }
 
 /* Add c Hess(ln L̂_i) to h: Hess ln L̂ = sB gb gb' + sV (gv gv' + Hess ln V)
@@ -289,9 +308,12 @@ static void add_log_fitted_hessian(const struct cal_data *data, size_t i,
 		(p->log_a == -INFINITY ? 0.0 : exp(p->log_a - p->log_l));
 }
 
-int cal_residuals_curvature(const struct cal_data *data, const double *th,
-                            double delta, const int *index, int k, double *r,
-                            double *jac, double *curv)
+/* cal_residuals_curvature; with kept (cal_objective_keep's at th) the
+ * weighted runs' parts come from it and the unweighted runs' r and jac
+ * rows are 0. */
+static int residuals(const struct cal_data *data, const double *th,
+                     const double *kept, double delta, const int *index, int k,
+                     double *r, double *jac, double *curv)
 {
 	static const int all[HA_CAL_PARAMS] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
 	if (!index) {
@@ -309,7 +331,17 @@ int cal_residuals_curvature(const struct cal_data *data, const double *th,
 			curv[j] = 0.0;
 	for (size_t i = 0; i < data->m; i++) {
 		struct parts p;
-		parts_of(data, th, i, &p);
+		if (kept && data->weight[i] == 0.0) {
+			r[i] = 0.0;
+			if (jac)
+				for (int j = 0; j < HA_CAL_PARAMS; j++)
+					jac[i * HA_CAL_PARAMS + j] = 0.0;
+			continue;
+		}
+		if (kept)
+			memcpy(&p, kept + i * CAL_PARTS, sizeof p);
+		else
+			parts_of(data, th, i, &p);
 		if (!isfinite(p.log_l)) {
 			if (data->weight[i] != 0.0)
 				ok = 0;
@@ -337,6 +369,21 @@ int cal_residuals_curvature(const struct cal_data *data, const double *th,
 		}
 	}
 	return ok;
+}
+
+int cal_residuals_curvature(const struct cal_data *data, const double *th,
+                            double delta, const int *index, int k, double *r,
+                            double *jac, double *curv)
+{
+	return residuals(data, th, NULL, delta, index, k, r, jac, curv);
+}
+
+int cal_residuals_curvature_kept(const struct cal_data *data, const double *th,
+                                 const double *kept, double delta,
+                                 const int *index, int k, double *r,
+                                 double *jac, double *curv)
+{
+	return residuals(data, th, kept, delta, index, k, r, jac, curv);
 }
 
 int cal_residuals(const struct cal_data *data, const double *th, double *r,

@@ -239,6 +239,7 @@ static void local_free(struct local *l)
 {
 	free(l->lm.r);
 	free(l->lm.jac);
+	free(l->lm.kept);
 }
 
 static int local_alloc(struct local *l)
@@ -247,7 +248,8 @@ static int local_alloc(struct local *l)
 	l->lm.r = malloc(2 * m * sizeof *l->lm.r);
 	l->lm.jac = malloc(2 * m * HA_CAL_PARAMS * sizeof *l->lm.jac);
 	l->lm.jk = l->lm.jac ? l->lm.jac + m * HA_CAL_PARAMS : NULL;
-	return l->lm.r && l->lm.jac;
+	l->lm.kept = malloc(2 * m * CAL_PARTS * sizeof *l->lm.kept);
+	return l->lm.r && l->lm.jac && l->lm.kept;
 }
 
 static void point(const struct local *l, const double *z, double *th)
