@@ -32,14 +32,13 @@ static double larger(double a, double b)
 
 int cal_cholesky_solve(double *a, double *b, int n)
 {
-	/* The lower triangle is the matrix (its upper one is overwritten:
-	 * callers may fill the lower one only). */
+	/* The lower triangle is the matrix; the upper one is never read or
+	 * written (callers may fill the lower one only).  Every entry takes
+	 * the arithmetic of the symmetric full-matrix form, in its order. */
 	for (int i = 0; i < n; i++)
-		for (int j = 0; j <= i; j++) {
+		for (int j = 0; j <= i; j++)
 			if (!isfinite(AT(i, j)))
 				return 0;
-			AT(j, i) = AT(i, j);
-		}
 	/* γ, ξ and β. */
 	double gamma = 0.0, xi = 0.0;
 	for (int i = 0; i < n; i++) {
@@ -64,18 +63,29 @@ int cal_cholesky_solve(double *a, double *b, int n)
 				q = i;
 			}
 		if (q != j) {
+			/* Swap j and q in the lower triangle: L's columns (c < j)
+			 * by rows, the trailing block symmetrically. */
 			int t = perm[j];
 			perm[j] = perm[q];
 			perm[q] = t;
-			for (int c = 0; c < n; c++) {
-				double x = AT(j, c);
+			double x;
+			for (int c = 0; c < j; c++) {
+				x = AT(j, c);
 				AT(j, c) = AT(q, c);
 				AT(q, c) = x;
 			}
-			for (int r = 0; r < n; r++) {
-				double x = AT(r, j);
-				AT(r, j) = AT(r, q);
-				AT(r, q) = x;
+			x = AT(j, j);
+			AT(j, j) = AT(q, q);
+			AT(q, q) = x;
+			for (int i = j + 1; i < q; i++) {
+				x = AT(i, j);
+				AT(i, j) = AT(q, i);
+				AT(q, i) = x;
+			}
+			for (int i = q + 1; i < n; i++) {
+				x = AT(i, j);
+				AT(i, j) = AT(i, q);
+				AT(i, q) = x;
 			}
 		}
 		double theta = 0.0;
@@ -90,14 +100,12 @@ int cal_cholesky_solve(double *a, double *b, int n)
 		if (alpha != ajj)
 			return 0; /* perturbed: not positive definite */
 		double inv = 1.0 / alpha;
-		/* The trailing block minus v v' / alpha, kept symmetric, then
-		 * v / alpha into L's column. */
+		/* The trailing block minus v v' / alpha, then v / alpha into
+		 * L's column. */
 		for (int r = j + 1; r < n; r++) {
 			double s = -inv * AT(r, j);
-			for (int c = j + 1; c <= r; c++) {
+			for (int c = j + 1; c <= r; c++)
 				AT(r, c) += s * AT(c, j);
-				AT(c, r) = AT(r, c);
-			}
 		}
 		for (int r = j + 1; r < n; r++)
 			AT(r, j) *= inv;

@@ -57,10 +57,30 @@ int cal_residuals(const struct cal_data *data, const double *th, double *r,
 /* cal_residuals, and (curv not NULL) the second-order part of the
  * objective's Hessian, sum_i w_i psi(r_i) Hess r_i (row-major
  * HA_CAL_PARAMS x HA_CAL_PARAMS), its entries between the parameters
- * index[0..k) (NULL: all ten); the others hold no meaning. */
+ * index[0..k) (NULL: all ten); the others hold no meaning, nor do
+ * jac's columns outside index (A's is 0 unless asked for). */
 int cal_residuals_curvature(const struct cal_data *data, const double *th,
                             double delta, const int *index, int k, double *r,
                             double *jac, double *curv);
+
+/* The parts of one run's ln L̂ that the objective computes on the way
+ * (calibrate_objective.c), in doubles. */
+#define CAL_PARTS 6
+
+/* cal_objective without a gradient, keeping each weighted run's parts
+ * in kept[m * CAL_PARTS] (when finite) for
+ * cal_residuals_curvature_kept at the same th: the Levenberg–Marquardt
+ * iteration at an accepted point takes them rather than computing them
+ * again (the same doubles). */
+double cal_objective_keep(const struct cal_data *data, const double *th,
+                          double delta, double *kept);
+
+/* cal_residuals_curvature at th from the parts cal_objective_keep kept
+ * there (finite); the unweighted runs' r and jac rows are 0. */
+int cal_residuals_curvature_kept(const struct cal_data *data, const double *th,
+                                 const double *kept, double delta,
+                                 const int *index, int k, double *r,
+                                 double *jac, double *curv);
 
 /* cal_identifiable for a law (calibrate_design.c): the single-head_dim
  * rule needs its free set; law = NULL refuses a single head_dim. */
@@ -220,8 +240,9 @@ enum ha_status cal_least_squares(const struct ha_run *runs,
 
 /* Levenberg–Marquardt on the Huber objective (calibrate_lm.c) over the
  * free parameters index[0..k) from th (objective f there); th moves to
- * the result, whose objective is returned.  r[2 m] and jac[m * 7] are
- * workspace. */
+ * the result, whose objective is returned.  r[2 m], jac[m *
+ * HA_CAL_PARAMS] and jk[m * HA_CAL_PARAMS] (the free columns of jac,
+ * gathered) are workspace. */
 struct cal_lm {
 	const struct cal_data *data;
 	double delta;
@@ -229,7 +250,9 @@ struct cal_lm {
 	double tolerance; /* stop when a step gains <= tolerance * objective */
 	int index[HA_CAL_PARAMS];
 	int k;
-	double *r, *jac;
+	double *r, *jac, *jk;
+	double *kept;     /* 2 m CAL_PARTS: the parts at a trial and at its
+	                     correction (cal_objective_keep) */
 	int converged;    /* out: stopped by tolerance, not by the step cap */
 	double curv[HA_CAL_PARAMS * HA_CAL_PARAMS]; /* sum w psi(r) Hess r, free x free */
 };

@@ -47,9 +47,10 @@ static double model(const struct cal_lm *lm, const double *d)
 	for (size_t i = 0; i < data->m; i++) {
 		if (data->weight[i] == 0.0)
 			continue;
+		const double *ji = lm->jk + i * lm->k;
 		double a = lm->r[i];
 		for (int j = 0; j < lm->k; j++)
-			a += lm->jac[i * HA_CAL_PARAMS + lm->index[j]] * d[j];
+			a += ji[j] * d[j];
 		q += data->weight[i] * huber(a, lm->delta);
 	}
 	return q;
@@ -88,19 +89,21 @@ static int solve_model(const struct cal_lm *lm, double mu, const double *dd,
 			double w = data->weight[i];
 			if (w == 0.0)
 				continue;
-			const double *ji = lm->jac + i * HA_CAL_PARAMS;
+			const double *ji = lm->jk + i * k;
 			double a = lm->r[i];
 			for (int j = 0; j < k; j++)
-				a += ji[lm->index[j]] * d[j];
+				a += ji[j] * d[j];
 			double p = psi(a, lm->delta);
 			for (int j = 0; j < k; j++)
-				g[j] += w * p * ji[lm->index[j]];
+				g[j] += w * p * ji[j];
 			if (fabs(a) > lm->delta)
 				continue;
 			/* The lower triangle: all the solve reads. */
-			for (int j = 0; j < k; j++)
+			for (int j = 0; j < k; j++) {
+				double wj = w * ji[j];
 				for (int l = 0; l <= j; l++)
-					h[j * k + l] += w * ji[lm->index[j]] * ji[lm->index[l]];
+					h[j * k + l] += wj * ji[l];
+			}
 		}
 		double step[HA_CAL_PARAMS], slope = 0.0;
 		for (int j = 0; j < k; j++) {
@@ -161,18 +164,19 @@ static int correction(const struct cal_lm *lm, const double *th, const double *d
 		double w = data->weight[i];
 		if (w == 0.0)
 			continue;
-		const double *ji = lm->jac + i * HA_CAL_PARAMS;
+		const double *ji = lm->jk + i * k;
 		double a = lm->r[i];
 		for (int j = 0; j < k; j++)
-			a += ji[lm->index[j]] * d[j];
+			a += ji[j] * d[j];
 		if (fabs(a) > lm->delta)
 			continue;
 		inside++;
 		double e = r2[i] - a;
 		for (int j = 0; j < k; j++) {
-			g[j] -= w * ji[lm->index[j]] * e;
+			double wj = w * ji[j];
+			g[j] -= wj * e;
 			for (int l = 0; l <= j; l++) /* the lower triangle */
-				h[j * k + l] += w * ji[lm->index[j]] * ji[lm->index[l]];
+				h[j * k + l] += wj * ji[l];
 		}
 	}
 	if (inside == 0)
@@ -217,11 +221,22 @@ double cal_levenberg(struct cal_lm *lm, double *th, double f)
 	double mu = 1e-3;
 	lm->converged = 1;
 	int it;
+	/* The parts at th when the last step's objective kept them. */
+	const double *kept = NULL;
+	double *kept_trial = lm->kept, *kept_corrected = lm->kept + data->m * CAL_PARTS;
 	for (it = 0; it < lm->steps && isfinite(f); it++) {
 		double full[HA_CAL_PARAMS * HA_CAL_PARAMS];
-		if (!cal_residuals_curvature(data, th, lm->delta, lm->index, k,
-		                             lm->r, lm->jac, full))
+		if (!(kept ? cal_residuals_curvature_kept(data, th, kept, lm->delta,
+		                                          lm->index, k, lm->r,
+		                                          lm->jac, full)
+		           : cal_residuals_curvature(data, th, lm->delta, lm->index,
+		                                     k, lm->r, lm->jac, full)))
 			return f;
+		/* The free columns of the Jacobian, gathered (row i's k
+		 * entries at jk + i k) for the loops below and the steps'. */
+		for (size_t i = 0; i < data->m; i++)
+			for (int j = 0; j < k; j++)
+				lm->jk[i * k + j] = lm->jac[i * HA_CAL_PARAMS + lm->index[j]];
 		/* Damping scales: the columns' curvatures, floored so that a
 		 * parameter the runs do not see is still damped. */
 		double dd[HA_CAL_PARAMS], top = 0.0, grad[HA_CAL_PARAMS];
@@ -229,7 +244,7 @@ double cal_levenberg(struct cal_lm *lm, double *th, double f)
 			dd[j] = 0.0;
 			grad[j] = 0.0;
 			for (size_t i = 0; i < data->m; i++) {
-				double x = lm->jac[i * HA_CAL_PARAMS + lm->index[j]];
+				double x = lm->jk[i * k + j];
 				dd[j] += data->weight[i] * x * x;
 				grad[j] += data->weight[i] * psi(lm->r[i], lm->delta) * x;
 			}
@@ -274,16 +289,19 @@ double cal_levenberg(struct cal_lm *lm, double *th, double f)
 			double predicted = f - model(lm, d);
 			if (!moved || !(predicted > 1e-16 * f) || predicted <= 0.0)
 				return f;
-			double ft = cal_objective(data, trial, lm->delta, NULL);
+			double ft = cal_objective_keep(data, trial, lm->delta, kept_trial);
 			double ratio = (f - ft) / predicted;
+			kept = kept_trial;
 			double c[HA_CAL_PARAMS], t2[HA_CAL_PARAMS];
 			if (ratio < 0.75 && correction(lm, th, d, dd, held, c)) {
 				for (int j = 0; j < k; j++)
 					c[j] += d[j];
 				take(lm, th, c, t2);
-				double f2 = cal_objective(data, t2, lm->delta, NULL);
+				double f2 = cal_objective_keep(data, t2, lm->delta,
+				                               kept_corrected);
 				if (f2 < ft) {
 					ft = f2;
+					kept = kept_corrected;
 					ratio = (f - ft) / predicted;
 					memcpy(trial, t2, sizeof trial);
 				}

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "calibrate_internal.h"
 
@@ -160,9 +161,12 @@ double cal_log_fitted(const struct cal_data *data, const double *th, size_t i)
 	return p.log_l;
 }
 
-/* d ln L̂ / d th_j for all ten, given the parts. */
+/* d ln L̂ / d th_j for all ten, given the parts; with data_coef 0 the
+ * entry of A is 0 rather than computed (a caller that does not read it:
+ * one exp a run less). */
 static void log_fitted_gradient(const struct cal_data *data, const double *th,
-                                size_t i, const struct parts *p, double *g)
+                                size_t i, const struct parts *p, int data_coef,
+                                double *g)
 {
 	double share_b = exp(p->log_b - p->log_l);
 	double share_v = exp(p->log_v - p->log_l);
@@ -175,7 +179,9 @@ static void log_fitted_gradient(const struct cal_data *data, const double *th,
 	g[HA_CAL_HDI] = -data->cover[i] / p->q * share_v;
 	/* A n^-α: d/dA = n^-α / L̂, d/dα = -ln n (A n^-α / L̂); the variance
 	 * falls as n^-β: d/dβ = -ln n share_v. */
-	g[HA_CAL_DATA_COEF] = exp(-th[HA_CAL_DATA_POWER] * data->log_n[i] - p->log_l);
+	g[HA_CAL_DATA_COEF] = data_coef ? exp(-th[HA_CAL_DATA_POWER] * data->log_n[i] -
+	                                      p->log_l)
+	                                : 0.0;
 	/* exp(-inf) is +0 exactly: no call without the data term. */
 	double share_a = p->log_a == -INFINITY ? 0.0 : exp(p->log_a - p->log_l);
 	g[HA_CAL_DATA_POWER] = -data->log_n[i] * share_a;
@@ -194,8 +200,12 @@ static double huber(double r, double delta, double *psi)
 	return delta * (a - 0.5 * delta);
 }
 
-double cal_objective(const struct cal_data *data, const double *th,
-                     double delta, double *grad)
+_Static_assert(sizeof(struct parts) == CAL_PARTS * sizeof(double),
+               "struct parts is CAL_PARTS doubles");
+
+/* cal_objective, each weighted run's parts into kept (NULL: not). */
+static double objective(const struct cal_data *data, const double *th,
+                        double delta, double *grad, double *kept)
 {
 	double f = 0.0;
 	if (grad)
@@ -209,12 +219,14 @@ double cal_objective(const struct cal_data *data, const double *th,
 		parts_of(data, th, i, &p);
 		if (!isfinite(p.log_l))
 			return INFINITY;
+		if (kept)
+			memcpy(kept + i * CAL_PARTS, &p, sizeof p);
 		double r = data->inv_w[i] * (data->log_loss[i] - p.log_l);
 		double psi;
 		f += w * huber(r, delta, &psi);
 		if (grad) {
 			double g[HA_CAL_PARAMS];
-			log_fitted_gradient(data, th, i, &p, g);
+			log_fitted_gradient(data, th, i, &p, 1, g);
 			/* d r / d th = -inv_w d ln L̂ / d th */
 			double c = -w * psi * data->inv_w[i];
 			for (int j = 0; j < HA_CAL_PARAMS; j++)
@@ -222,6 +234,18 @@ double cal_objective(const struct cal_data *data, const double *th,
 		}
 	}
 	return f;
+}
+
+double cal_objective(const struct cal_data *data, const double *th,
+                     double delta, double *grad)
+{
+	return objective(data, th, delta, grad, NULL);
+}
+
+double cal_objective_keep(const struct cal_data *data, const double *th,
+                          double delta, double *kept)
+{
+	return objective(data, th, delta, NULL, kept);
 }
 
 /* Add c Hess(ln L̂_i) to h: Hess ln L̂ = sB gb gb' + sV (gv gv' + Hess ln V)
@@ -248,14 +272,24 @@ static void add_log_fitted_hessian(const struct cal_data *data, size_t i,
 	gv[HA_CAL_VAR_SAMPLES_POWER] = -data->log_n[i];
 	gv[HA_CAL_GROUP_HDI] = -data->gcover[i] / p->q;
 	/* The entries of the parameters asked for only (each entry's sum is
-	 * the same either way). */
-	for (int j = 0; j < k; j++)
-		for (int l = 0; l < k; l++) {
-			int a = index[j], b = index[l];
-			h[a * HA_CAL_PARAMS + b] += c * (share_b * gb[a] * gb[b] +
-			                                 share_v * gv[a] * gv[b] -
-			                                 g[a] * g[b]);
-		}
+	 * the same either way), their factors gathered first: share_b gb_a
+	 * is the left product of share_b gb_a gb_b, so the same doubles. */
+	double sbg[HA_CAL_PARAMS], svg[HA_CAL_PARAMS], gbj[HA_CAL_PARAMS],
+		gvj[HA_CAL_PARAMS], gj[HA_CAL_PARAMS];
+	for (int j = 0; j < k; j++) {
+		int a = index[j];
+		sbg[j] = share_b * gb[a];
+		svg[j] = share_v * gv[a];
+		gbj[j] = gb[a];
+		gvj[j] = gv[a];
+		gj[j] = g[a];
+	}
+	for (int j = 0; j < k; j++) {
+		double *row = h + index[j] * HA_CAL_PARAMS;
+		for (int l = 0; l < k; l++)
+			row[index[l]] += c * (sbg[j] * gbj[l] + svg[j] * gvj[l] -
+			                      gj[j] * gj[l]);
+	}
 	/* ln V holds ln q, q = 1 - hdi cover: d2/dhdi2 = -(cover/q)^2 */
 	double t = data->cover[i] / p->q;
 	h[HA_CAL_HDI * HA_CAL_PARAMS + HA_CAL_HDI] -= c * share_v * t * t;
@@ -274,22 +308,40 @@ static void add_log_fitted_hessian(const struct cal_data *data, size_t i,
 		(p->log_a == -INFINITY ? 0.0 : exp(p->log_a - p->log_l));
 }
 
-int cal_residuals_curvature(const struct cal_data *data, const double *th,
-                            double delta, const int *index, int k, double *r,
-                            double *jac, double *curv)
+/* cal_residuals_curvature; with kept (cal_objective_keep's at th) the
+ * weighted runs' parts come from it and the unweighted runs' r and jac
+ * rows are 0. */
+static int residuals(const struct cal_data *data, const double *th,
+                     const double *kept, double delta, const int *index, int k,
+                     double *r, double *jac, double *curv)
 {
 	static const int all[HA_CAL_PARAMS] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
 	if (!index) {
 		index = all;
 		k = HA_CAL_PARAMS;
 	}
+	/* A's entries are read only when A is asked for (all of jac with
+	 * index NULL; the LM reads the free columns alone). */
+	int data_coef = 0;
+	for (int j = 0; j < k; j++)
+		data_coef |= index[j] == HA_CAL_DATA_COEF;
 	int ok = 1;
 	if (curv)
 		for (int j = 0; j < HA_CAL_PARAMS * HA_CAL_PARAMS; j++)
 			curv[j] = 0.0;
 	for (size_t i = 0; i < data->m; i++) {
 		struct parts p;
-		parts_of(data, th, i, &p);
+		if (kept && data->weight[i] == 0.0) {
+			r[i] = 0.0;
+			if (jac)
+				for (int j = 0; j < HA_CAL_PARAMS; j++)
+					jac[i * HA_CAL_PARAMS + j] = 0.0;
+			continue;
+		}
+		if (kept)
+			memcpy(&p, kept + i * CAL_PARTS, sizeof p);
+		else
+			parts_of(data, th, i, &p);
 		if (!isfinite(p.log_l)) {
 			if (data->weight[i] != 0.0)
 				ok = 0;
@@ -303,7 +355,7 @@ int cal_residuals_curvature(const struct cal_data *data, const double *th,
 		if (!jac && !curv)
 			continue;
 		double g[HA_CAL_PARAMS];
-		log_fitted_gradient(data, th, i, &p, g);
+		log_fitted_gradient(data, th, i, &p, data_coef, g);
 		if (jac)
 			for (int j = 0; j < HA_CAL_PARAMS; j++)
 				jac[i * HA_CAL_PARAMS + j] = -data->inv_w[i] * g[j];
@@ -317,6 +369,21 @@ int cal_residuals_curvature(const struct cal_data *data, const double *th,
 		}
 	}
 	return ok;
+}
+
+int cal_residuals_curvature(const struct cal_data *data, const double *th,
+                            double delta, const int *index, int k, double *r,
+                            double *jac, double *curv)
+{
+	return residuals(data, th, NULL, delta, index, k, r, jac, curv);
+}
+
+int cal_residuals_curvature_kept(const struct cal_data *data, const double *th,
+                                 const double *kept, double delta,
+                                 const int *index, int k, double *r,
+                                 double *jac, double *curv)
+{
+	return residuals(data, th, kept, delta, index, k, r, jac, curv);
 }
 
 int cal_residuals(const struct cal_data *data, const double *th, double *r,

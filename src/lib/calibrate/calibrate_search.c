@@ -239,14 +239,17 @@ static void local_free(struct local *l)
 {
 	free(l->lm.r);
 	free(l->lm.jac);
+	free(l->lm.kept);
 }
 
 static int local_alloc(struct local *l)
 {
 	size_t m = l->lm.data->m;
 	l->lm.r = malloc(2 * m * sizeof *l->lm.r);
-	l->lm.jac = malloc(m * HA_CAL_PARAMS * sizeof *l->lm.jac);
-	return l->lm.r && l->lm.jac;
+	l->lm.jac = malloc(2 * m * HA_CAL_PARAMS * sizeof *l->lm.jac);
+	l->lm.jk = l->lm.jac ? l->lm.jac + m * HA_CAL_PARAMS : NULL;
+	l->lm.kept = malloc(2 * m * CAL_PARTS * sizeof *l->lm.kept);
+	return l->lm.r && l->lm.jac && l->lm.kept;
 }
 
 static void point(const struct local *l, const double *z, double *th)
