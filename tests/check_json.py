@@ -154,6 +154,15 @@ def main(binary, cases):
         command = command_of(case)
         if "yaml" not in command:
             continue
+        # The cases that kill headalloc on purpose (signals, a file-size
+        # limit) would kill this wrapper instead, or be ignored by it
+        # (Python ignores SIGPIPE): the run then goes to its end, and a
+        # 10^6-row report is parsed by PyYAML for an hour.  They are about
+        # --output, not about the syntax; every other configuration runs
+        # them.
+        if "kill -" in command or "ulimit -f" in command:
+            print(f"{name}: left out (it signals or limits headalloc)")
+            continue
         with tempfile.TemporaryDirectory() as tmp:
             log = os.path.join(tmp, ".json-log")
             wrapper = os.path.join(tmp, ".headalloc")
