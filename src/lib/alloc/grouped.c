@@ -19,9 +19,11 @@ struct triple {
 	int feasible;   /* meets the KV constraints */
 };
 
-static int kv_feasible(const struct ha_kv_constraints *kv, uint64_t head_dim,
-                       uint64_t g)
+int ha_kv_allows(const struct ha_kv_constraints *kv, uint64_t head_dim,
+                 uint64_t g)
 {
+	if (!kv)
+		return 1;
 	if (kv->kv_heads && g != kv->kv_heads)
 		return 0;
 	if (kv->min_kv_heads && g < kv->min_kv_heads)
@@ -80,7 +82,7 @@ static enum ha_status list_triples(const struct ha_grouped_request *req,
 			t[n].kv_heads = divisors[j];
 			t[n].key = ha_model_log_relative_mse_grouped(req->model, budget,
 			                                             dims[i], divisors[j]);
-			t[n].feasible = kv_feasible(req->kv, dims[i], divisors[j]);
+			t[n].feasible = ha_kv_allows(req->kv, dims[i], divisors[j]);
 			n++;
 		}
 	}

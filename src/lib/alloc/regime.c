@@ -95,6 +95,27 @@ static int dims_ok(uint64_t budget, const uint64_t *dims, size_t count)
 	return 1;
 }
 
+/* The plain lines: head_dims[k] of the budget, G = H. */
+struct plain_lines {
+	const struct ha_model *model;
+	uint64_t budget;
+	const uint64_t *head_dims;
+};
+
+static double plain_switch(const void *ctx, size_t j, size_t k)
+{
+	const struct plain_lines *p = ctx;
+	return log_switch(p->model, p->budget, p->head_dims[j], p->head_dims[k]);
+}
+
+static void plain_regime(const void *ctx, size_t k, struct ha_regime *out)
+{
+	const struct plain_lines *p = ctx;
+	uint64_t d = p->head_dims[k];
+	*out = (struct ha_regime){.head_dim = d, .heads = p->budget / d,
+	                          .kv_heads = p->budget / d};
+}
+
 enum ha_status ha_regime_compute(const struct ha_model *model, uint64_t budget,
                                  const uint64_t *head_dims, size_t count,
                                  struct ha_regime **out, size_t *regimes)
@@ -111,8 +132,17 @@ enum ha_status ha_regime_compute(const struct ha_model *model, uint64_t budget,
 	if (!dims_ok(budget, head_dims, count))
 		return HA_EINVAL;
 
-	/* hull[]: indices into head_dims of the lines on the envelope;
-	 * from[m]: ln n at which hull[m] takes over from hull[m-1]. */
+	struct plain_lines ctx = {model, budget, head_dims};
+	struct ha_regime_lines lines = {count, &ctx, plain_switch, plain_regime};
+	return ha_regime_envelope(&lines, out, regimes);
+}
+
+enum ha_status ha_regime_envelope(const struct ha_regime_lines *lines,
+                                  struct ha_regime **out, size_t *regimes)
+{
+	size_t count = lines->count;
+	/* hull[]: indices of the lines on the envelope; from[m]: ln n at
+	 * which hull[m] takes over from hull[m-1]. */
 	size_t *hull = malloc(count * sizeof *hull);
 	double *from = malloc(count * sizeof *from);
 	if (!hull || !from) {
@@ -129,8 +159,7 @@ enum ha_status ha_regime_compute(const struct ha_model *model, uint64_t budget,
 	for (size_t k = 0; k < count; k++) {
 		double start = -INFINITY;
 		while (top > 0) {
-			start = log_switch(model, budget, head_dims[hull[top - 1]],
-			                   head_dims[k]);
+			start = lines->log_switch(lines->ctx, hull[top - 1], k);
 			if (top == 1 || from[top - 1] < start)
 				break;
 			top--;
@@ -152,13 +181,10 @@ enum ha_status ha_regime_compute(const struct ha_model *model, uint64_t budget,
 		double hi = m + 1 < top ? from[m + 1] : INFINITY;
 		if (!(hi > 0.0) || lo == INFINITY)
 			continue; /* over before n = 1, or never reached */
-		uint64_t d = head_dims[hull[m]];
-		table[used].head_dim = d;
-		table[used].heads = budget / d;
+		lines->regime(lines->ctx, hull[m], &table[used]);
 		table[used].log_samples_from = lo > 0.0 ? lo : 0.0;
 		table[used].log_samples_to = hi;
 		table[used].unbounded = hi == INFINITY;
-		table[used].kv_heads = budget / d;
 		used++;
 	}
 	free(hull);

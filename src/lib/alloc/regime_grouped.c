@@ -34,20 +34,6 @@ struct line {
 	double log_slope;  /* (γd + κ) ln d + ln F: ln b without ln c_v */
 };
 
-static int kv_ok(const struct ha_kv_constraints *kv, uint64_t head_dim,
-                 uint64_t g)
-{
-	if (!kv)
-		return 1;
-	if (kv->kv_heads && g != kv->kv_heads)
-		return 0;
-	if (kv->min_kv_heads && g < kv->min_kv_heads)
-		return 0;
-	if (kv->max_kv_heads && g > kv->max_kv_heads)
-		return 0;
-	return !kv->max_kv_dim || g <= kv->max_kv_dim / head_dim;
-}
-
 /* ln F; at G = H the expression of regime.c (ρ + (1 - ρ)/H), else that
  * of model_grouped.c (log1p of the pair weight, over H). */
 static double log_group_factor(const struct ha_model *m, uint64_t heads,
@@ -71,7 +57,7 @@ static int best_kv_heads(const struct ha_model *m, uint64_t budget,
 	uint64_t heads = budget / d;
 	double least = INFINITY;
 	for (size_t j = 0; j < count && divisors[j] <= heads; j++)
-		if (heads % divisors[j] == 0 && kv_ok(kv, d, divisors[j])) {
+		if (heads % divisors[j] == 0 && ha_kv_allows(kv, d, divisors[j])) {
 			double lf = log_group_factor(m, heads, divisors[j]);
 			if (lf < least)
 				least = lf;
@@ -81,7 +67,7 @@ static int best_kv_heads(const struct ha_model *m, uint64_t budget,
 	out->head_dim = d;
 	out->kv_heads = 0;
 	for (size_t j = 0; j < count && divisors[j] <= heads; j++)
-		if (heads % divisors[j] == 0 && kv_ok(kv, d, divisors[j])) {
+		if (heads % divisors[j] == 0 && ha_kv_allows(kv, d, divisors[j])) {
 			double lf = log_group_factor(m, heads, divisors[j]);
 			if (lf <= least + HA_TIE_LOG_TOLERANCE) {
 				out->kv_heads = divisors[j]; /* ascending: the largest */
@@ -161,54 +147,26 @@ static enum ha_status candidate_lines(const struct ha_solver *solver,
 	return HA_OK;
 }
 
-/* The envelope of regime.c over the candidate lines, into *out. */
-static enum ha_status envelope(const struct ha_model *m, uint64_t budget,
-                               const struct line *lines, size_t count,
-                               struct ha_regime **out, size_t *regimes)
+/* The candidate lines as regime.c's envelope sees them. */
+struct grouped_lines {
+	const struct ha_model *model;
+	uint64_t budget;
+	const struct line *lines;
+};
+
+static double grouped_switch(const void *ctx, size_t j, size_t k)
 {
-	size_t *hull = malloc(count * sizeof *hull);
-	double *from = malloc(count * sizeof *from);
-	struct ha_regime *table = malloc(count * sizeof *table);
-	if (!hull || !from || !table) {
-		free(hull);
-		free(from);
-		free(table);
-		return HA_ENOMEM;
-	}
-	size_t top = 0;
-	for (size_t k = 0; k < count; k++) {
-		double start = -INFINITY;
-		while (top > 0) {
-			start = log_switch(m, &lines[hull[top - 1]], &lines[k]);
-			if (top == 1 || from[top - 1] < start)
-				break;
-			top--;
-		}
-		hull[top] = k;
-		from[top] = top == 0 ? -INFINITY : start;
-		top++;
-	}
-	size_t used = 0;
-	for (size_t i = 0; i < top; i++) {
-		double lo = from[i];
-		double hi = i + 1 < top ? from[i + 1] : INFINITY;
-		if (!(hi > 0.0) || lo == INFINITY)
-			continue; /* over before n = 1, or never reached */
-		const struct line *l = &lines[hull[i]];
-		table[used++] = (struct ha_regime){
-			.heads = budget / l->head_dim,
-			.head_dim = l->head_dim,
-			.log_samples_from = lo > 0.0 ? lo : 0.0,
-			.log_samples_to = hi,
-			.unbounded = hi == INFINITY,
-			.kv_heads = l->kv_heads,
-		};
-	}
-	free(hull);
-	free(from);
-	*out = table;
-	*regimes = used;
-	return HA_OK;
+	const struct grouped_lines *g = ctx;
+	return log_switch(g->model, &g->lines[j], &g->lines[k]);
+}
+
+static void grouped_regime(const void *ctx, size_t k, struct ha_regime *out)
+{
+	const struct grouped_lines *g = ctx;
+	const struct line *l = &g->lines[k];
+	*out = (struct ha_regime){.heads = g->budget / l->head_dim,
+	                          .head_dim = l->head_dim,
+	                          .kv_heads = l->kv_heads};
 }
 
 enum ha_status ha_regime_compute_grouped(const struct ha_solver *solver,
@@ -232,9 +190,12 @@ enum ha_status ha_regime_compute_grouped(const struct ha_solver *solver,
 	enum ha_status st = candidate_lines(solver, model, kv, &lines, &count);
 	if (st == HA_OK && count == 0)
 		st = HA_EINFEASIBLE;
-	if (st == HA_OK)
-		st = envelope(model, ha_solver_budget(solver), lines, count, out,
-		              regimes);
+	if (st == HA_OK) {
+		struct grouped_lines ctx = {model, ha_solver_budget(solver), lines};
+		struct ha_regime_lines env = {count, &ctx, grouped_switch,
+		                              grouped_regime};
+		st = ha_regime_envelope(&env, out, regimes);
+	}
 	free(lines);
 	return st;
 }

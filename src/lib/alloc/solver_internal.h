@@ -102,4 +102,11 @@ void ha_relaxed_solver_last_cost(const struct ha_relaxed_solver *w,
                                  size_t *root_evaluations,
                                  size_t *nlopt_evaluations);
 
+/* 1 when G key heads of dimension head_dim meet the KV constraints kv
+ * (NULL: none), the rule of the grouped allocation and its regimes
+ * (grouped.c). */
+struct ha_kv_constraints;
+int ha_kv_allows(const struct ha_kv_constraints *kv, uint64_t head_dim,
+                 uint64_t kv_heads);
+
 #endif
