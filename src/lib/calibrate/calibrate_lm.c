@@ -37,7 +37,7 @@
  * from the data it does (tests/test_calibrate_stop.c counts such starts).
  * From the refit's own starts (the full fit's optimum first, then the
  * documented grid's linear starts) it changed the best end of 1 of the
- * about 1350 refits of one B = 1000 --compare calibration of the bench,
+ * about 1320 refits of one B = 1000 --compare calibration of the bench,
  * by 8.5e-7 of its objective.  bar depends only on the resample's starts
  * in their fixed order, so the rule is deterministic whatever the
  * thread count. */
