@@ -254,6 +254,10 @@ struct cal_lm {
 	double *kept;     /* 2 m CAL_PARTS: the parts at a trial and at its
 	                     correction (cal_objective_keep) */
 	int converged;    /* out: stopped by tolerance, not by the step cap */
+	double bar;       /* a refit's best end so far in its resample
+	                     (INFINITY: none): stop once this start cannot
+	                     get below it (calibrate_lm.c, CATCH_WINDOW) */
+	int abandoned;    /* out: stopped by bar, its end above bar */
 	double curv[HA_CAL_PARAMS * HA_CAL_PARAMS]; /* sum w psi(r) Hess r, free x free */
 };
 

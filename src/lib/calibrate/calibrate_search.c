@@ -448,6 +448,7 @@ static enum ha_status minimise(const struct cal_data *data,
 			l.lm.index[l.lm.k++] = p;
 	l.lm.steps = start ? REFIT_STEPS : SEARCH_STEPS;
 	l.lm.tolerance = start ? REFIT_TOLERANCE : SEARCH_TOLERANCE;
+	l.lm.bar = INFINITY; /* every start's end counts (reached) */
 	size_t grid = start ? 1 : grid_starts(data, law, NULL);
 	size_t count = grid + (start ? 0 : seed_count);
 	double *starts = malloc(count * HA_CAL_PARAMS * sizeof *starts);
@@ -514,7 +515,10 @@ done:
 /* calboot: a bootstrap refit from every start of the grid and from the
  * seeds (the full data's optimum; in the comparison also the resample's
  * optima of the laws this one contains), Levenberg–Marquardt alone from
- * each (the refit's step cap and tolerance), the best end kept. */
+ * each (the refit's step cap and tolerance), the best end kept.  The
+ * seeds go first, then the grid in its order: each start is stopped
+ * early once it cannot reach the best end so far (lm.bar; the rule in
+ * calibrate_lm.c), which needs a good best early to save work. */
 enum ha_status cal_refit_grid(const struct cal_data *data,
                               const struct ha_cal_law *law, double delta,
                               const double *seeds, size_t seed_count,
@@ -531,10 +535,9 @@ enum ha_status cal_refit_grid(const struct cal_data *data,
 	enum ha_status st = HA_ENOMEM;
 	if (!starts || !local_alloc(&l))
 		goto done;
-	grid_starts(data, law, starts);
 	if (seed_count)
-		memcpy(starts + grid * HA_CAL_PARAMS, seeds,
-		       seed_count * HA_CAL_PARAMS * sizeof *starts);
+		memcpy(starts, seeds, seed_count * HA_CAL_PARAMS * sizeof *starts);
+	grid_starts(data, law, starts + seed_count * HA_CAL_PARAMS);
 	double best_f = INFINITY;
 	int best_converged = 0;
 	for (size_t s = 0; s < count; s++) {
@@ -545,6 +548,7 @@ enum ha_status cal_refit_grid(const struct cal_data *data,
 			continue;
 		memcpy(t, starts + s * HA_CAL_PARAMS, sizeof t);
 		double f = cal_objective(data, t, delta, NULL);
+		l.lm.bar = best_f;
 		if (l.lm.k > 0 && isfinite(f))
 			f = cal_levenberg(&l.lm, t, f);
 		if (f < best_f) {
