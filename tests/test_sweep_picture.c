@@ -2,7 +2,9 @@
  * computations: every row and every curve point is the single query of
  * its point (ha_solve), the steps are ha_regimes_new's, the fits those of
  * ha_fit over the single queries' relaxed optima, and the claimed line's
- * intercept the centroid's (mean ln y - claimed mean x). */
+ * intercept the centroid's (mean ln y - claimed mean x); a grouped
+ * sweep's rows and curve are the single grouped queries of their points
+ * (ha_grouped_solve) and each row lies on its regime's step. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -168,11 +170,6 @@ Test(sweep_picture, refuses_what_has_no_picture)
 	                                 .samples = {1, decade, NULL}};
 	cr_assert_eq(ha_sweep_picture_new(&point, &p, &err), HA_EINVAL);
 	cr_assert_str_eq(err.message, "a sweep needs several budgets or several values of n");
-	struct ha_kv_constraints kv = {0};
-	struct ha_sweep_request grouped = point;
-	grouped.samples.count = 3;
-	grouped.kv = &kv;
-	cr_assert_eq(ha_sweep_picture_new(&grouped, &p, &err), HA_EUNSUPPORTED);
 	const uint64_t infeasible[] = {7};
 	struct ha_constraints none_fit = {.min_head_dim = 64};
 	struct ha_sweep_request hard = {.model = &m, .constraints = &none_fit,
@@ -182,4 +179,109 @@ Test(sweep_picture, refuses_what_has_no_picture)
 	cr_assert_str_eq(err.message, "no (heads, head_dim) pair of budget 7 meets the constraints");
 	cr_assert_null(p);
 	ha_sweep_picture_free(NULL);
+}
+
+/* The single grouped query of (D, n) under kv. */
+static void solved_grouped(uint64_t budget, double n,
+                           const struct ha_kv_constraints *kv,
+                           const struct ha_kv_shape *shape,
+                           struct ha_grouped_solution *out)
+{
+	struct ha_model m = ha_model_defaults();
+	m.group_hdi = 0.2;
+	m.samples = n;
+	struct ha_solver *solver = NULL;
+	cr_assert_eq(ha_solver_new(budget, NULL, &solver), HA_OK);
+	cr_assert_eq(ha_grouped_solve(&(struct ha_grouped_request){
+		.solver = solver, .model = &m, .kv = kv, .shape = shape}, out), HA_OK);
+	ha_solver_free(solver);
+}
+
+Test(sweep_picture, grouped_rows_curve_and_steps_are_the_single_grouped_queries)
+{
+	struct ha_model m = ha_model_defaults();
+	m.group_hdi = 0.2;
+	const uint64_t budgets[] = {4096, 768};
+	const struct ha_kv_constraints kvs[] = {{.max_kv_dim = 512}, {.kv_heads = 4}};
+	const struct ha_kv_shape shape = {.layers = 3, .kv_bytes = 2};
+	for (size_t k = 0; k < 2; k++) {
+		struct ha_sweep_picture *p = NULL;
+		struct ha_error err;
+		cr_assert_eq(ha_sweep_picture_new(&(struct ha_sweep_request){
+			.model = &m, .budgets = budgets, .budget_count = 2,
+			.samples = {POINTS, decade, NULL}, .kv = &kvs[k], .shape = &shape,
+		}, &p, &err), HA_OK, "%s", err.message);
+		cr_assert(p->regimes->grouped);
+		size_t grouped = 0;
+		for (size_t b = 0; b < 2; b++) {
+			const struct ha_sweep_picture_series *s = &p->series[b];
+			cr_assert_eq(s->row_count, POINTS);
+			for (size_t i = 0; i < POINTS; i++) {
+				const struct ha_sweep_row *r = &s->rows[i];
+				struct ha_grouped_solution want;
+				solved_grouped(budgets[b], decade(NULL, i), &kvs[k], &shape, &want);
+				cr_assert_eq(r->heads, want.optimum.heads, "D %zu n %zu", b, i);
+				cr_assert_eq(r->kv_heads, want.optimum.kv_heads);
+				cr_assert_eq(r->head_dim, want.optimum.head_dim);
+				cr_assert_eq(r->kv_cache_bytes_per_token,
+				             want.optimum.kv_cache_bytes_per_token);
+				cr_assert_eq(r->mse, want.optimum.terms.mse);
+				cr_assert_eq(r->relaxed_head_dim, want.relaxed.head_dim);
+				grouped += r->kv_heads < r->heads;
+				ha_grouped_solution_finish(&want);
+				/* the step drawn at n is the row's (d, G) */
+				double ln_n = log(r->samples);
+				size_t hits = 0;
+				for (size_t j = 0; j < s->regimes->count; j++) {
+					const struct ha_regime *g = &s->regimes->regimes[j];
+					if (!(g->log_samples_from < ln_n && ln_n < g->log_samples_to))
+						continue;
+					hits++;
+					cr_assert_eq(g->head_dim, r->head_dim, "D %zu n %zu", b, i);
+					cr_assert_eq(g->kv_heads, r->kv_heads, "D %zu n %zu", b, i);
+				}
+				cr_assert_eq(hits, 1);
+			}
+			for (size_t i = 0; i < HA_SWEEP_PICTURE_CURVE_POINTS; i += 29) {
+				struct ha_grouped_solution want;
+				solved_grouped(budgets[b], exp(s->curve_log_samples[i]), &kvs[k],
+				               &shape, &want);
+				cr_assert_eq(s->curve_relaxed_head_dim[i], want.relaxed.head_dim,
+				             "curve point %zu", i);
+				ha_grouped_solution_finish(&want);
+			}
+		}
+		/* the KV constraint binds: these are not the ungrouped rows */
+		cr_assert_gt(grouped, 0);
+		ha_sweep_picture_free(p);
+	}
+}
+
+Test(sweep_picture, grouped_against_d_rows_are_the_single_grouped_queries)
+{
+	struct ha_model m = ha_model_defaults();
+	m.group_hdi = 0.2;
+	m.samples = 1e10;
+	const uint64_t budgets[] = {4096, 256, 1024};
+	const uint64_t ascending[] = {256, 1024, 4096};
+	const struct ha_kv_constraints kv = {.max_kv_dim = 512};
+	struct ha_sweep_picture *p = NULL;
+	cr_assert_eq(ha_sweep_picture_new(&(struct ha_sweep_request){
+		.model = &m, .budgets = budgets, .budget_count = 3,
+		.samples = {1, decade, NULL}, .kv = &kv,
+	}, &p, NULL), HA_OK);
+	cr_assert(p->against_budget);
+	const struct ha_sweep_picture_series *s = &p->series[0];
+	cr_assert_eq(s->row_count, 3);
+	for (size_t i = 0; i < 3; i++) {
+		struct ha_grouped_solution want;
+		solved_grouped(ascending[i], decade(NULL, 0), &kv, NULL, &want);
+		cr_assert_eq(s->rows[i].budget, ascending[i]);
+		cr_assert_eq(s->rows[i].head_dim, want.optimum.head_dim);
+		cr_assert_eq(s->rows[i].kv_heads, want.optimum.kv_heads);
+		cr_assert_leq(s->rows[i].kv_dim, kv.max_kv_dim);
+		cr_assert_eq(s->rows[i].relaxed_head_dim, want.relaxed.head_dim);
+		ha_grouped_solution_finish(&want);
+	}
+	ha_sweep_picture_free(p);
 }

@@ -72,12 +72,16 @@ struct ha_sweep_picture {
 };
 
 /* Compute a sweep's picture data.  req's on_batch, batch_ctx,
- * scratch_size and threads are not read; req->kv must be NULL (a
- * grouped sweep has no picture: HA_EUNSUPPORTED).  On HA_OK *out is a
+ * scratch_size and threads are not read.  With req->kv (a grouped
+ * sweep) every row is the grouped sweep's (the optimum over (H, G, d)
+ * of its point, kv_* set), the curve the relaxation's over (d, G) and
+ * the regimes ha_regimes_new_grouped's (each regime's kv_heads its G).
+ * On HA_OK *out is a
  * picture to free with ha_sweep_picture_free().  HA_EINVAL for a NULL
  * argument, an invalid model or constraints, no budget, no sample, a
  * NULL samples.at, one budget and one n, or an n outside (1, 1e300];
- * HA_ENOMEM; the statuses of ha_sweep_new and ha_regimes_new.  err, when
+ * HA_ENOMEM; the statuses of ha_sweep_new and ha_regimes_new (or
+ * ha_regimes_new_grouped).  err, when
  * not NULL, says what failed in words. */
 HA_API enum ha_status ha_sweep_picture_new(const struct ha_sweep_request *req,
                                            struct ha_sweep_picture **out,

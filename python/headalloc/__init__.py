@@ -162,13 +162,19 @@ def sweep(budgets, samples, model=None, progress=None, *, kv_heads=None, max_kv_
 def regimes(budget, model=None, **constraints):
     """The exact regimes in n of a budget (or of each of a sequence of
     budgets): every (heads, head_dim) that is ever optimal as n grows, and
-    on which interval of n (``headalloc --budget D --regimes``)."""
+    on which interval of n (``headalloc --budget D --regimes``).
+
+    The KV keywords of allocate() but pareto and max_loss_ratio (kv_heads,
+    max_kv_dim, min_kv_heads, max_kv_heads, group_hdi, layers, kv_bytes,
+    model_dim) give the regimes over (H, G, d) under those constraints,
+    with the columns kv_heads and kv_dim (``--regimes --kv-heads ...``)."""
     kv, constraints = _split_kv(constraints)
-    if kv.given:
-        raise UnsupportedError("regimes: %s: the grouped allocation does not go with "
-                               "the regimes yet (as the CLI's --regimes)"
-                               % ", ".join("%s=%r" % kv_item for kv_item in kv.given.items()))
-    return Regimes(_seq(budget), _model_tuple(model), _cons(constraints))
+    if kv.pareto or kv.max_loss_ratio is not None:
+        raise InputError("regimes: %s: the front needs a single budget and n "
+                         "(allocate or pareto)" % ("pareto=True" if kv.pareto else
+                                                   "max_loss_ratio=%r" % kv.max_loss_ratio))
+    return Regimes(_seq(budget), kv.model(_model_tuple(model)), _cons(constraints),
+                   kv.values if kv.active else None)
 
 
 def head_weights(covariance):

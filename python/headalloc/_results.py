@@ -196,14 +196,7 @@ class Sweep(_Columns):
         return self._yaml
 
     def _picture(self, name):
-        if self._kv is not None:
-            from ._errors import UnsupportedError
-            raise UnsupportedError("plot: a grouped sweep (kv_heads, max_kv_dim ...) has "
-                                   "no picture yet (as the CLI's --plot of one)")
-        return _ext.plot_sweep(name, self._args)
-
-    def _repr_png_(self):
-        return None if self._kv is not None else super()._repr_png_()
+        return _ext.plot_sweep(name, self._args + (self._kv,))
 
     def __repr__(self):
         return "Sweep(%d rows: %s)" % (len(self), ", ".join(self.columns))
@@ -213,10 +206,11 @@ class Regimes(_Columns):
     """The exact regimes in n of each budget (``--regimes``): columns
     budget, heads, head_dim, samples_from, samples_to, log10_samples_from,
     log10_samples_to (inf beyond a double, the log10 exact), one row a
-    regime."""
+    regime; over (H, G, d) with the KV options (``--regimes --kv-heads
+    ...``) also kv_heads (each regime's G) and kv_dim (G d)."""
 
-    def __init__(self, budgets, model, constraints):
-        self._args = (list(budgets), None, model, constraints)
+    def __init__(self, budgets, model, constraints, kv=None):
+        self._args = (list(budgets), None, model, constraints, kv)
         self._yaml = _ext.report_regimes(*self._args)
         self.table = _ext.yaml_load(self._yaml).get("regimes", [])
         super().__init__(self.table)

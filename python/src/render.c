@@ -127,6 +127,40 @@ static int problem_of(PyObject *args, struct problem *p)
 	return 1;
 }
 
+/* kv None (over (H, d)) or the KV options (grouped.c): p then over (H,
+ * G, d), its shape checked at every budget.  0 with the error set (p
+ * released). */
+static int problem_grouped(PyObject *kv, struct problem *p)
+{
+	if (kv == Py_None)
+		return 1;
+	p->grouped = 1;
+	int ok = ha_py_kv(kv, &p->kv, &p->shape);
+	for (size_t i = 0; ok && i < p->budget_count; i++)
+		ok = ha_py_kv_shape_check(&p->shape, p->budgets[i]);
+	if (!ok)
+		problem_release(p);
+	return ok;
+}
+
+/* (budgets, samples, model, constraints[, kv]): problem_of, then
+ * problem_grouped. */
+static int problem_kv_of(PyObject *args, struct problem *p)
+{
+	Py_ssize_t n = PyTuple_Check(args) ? PyTuple_GET_SIZE(args) : 0;
+	if (n != 4 && n != 5) {
+		PyErr_SetString(PyExc_TypeError, "expected (budgets, samples, model, "
+		                "constraints[, kv])");
+		return 0;
+	}
+	PyObject *head = PyTuple_GetSlice(args, 0, 4);
+	if (!head)
+		return 0;
+	int ok = problem_of(head, p);
+	Py_DECREF(head);
+	return ok && problem_grouped(n == 5 ? PyTuple_GET_ITEM(args, 4) : Py_None, p);
+}
+
 static enum ha_status header_section(struct ha_report *r, const void *ctx,
                                      struct ha_error *err)
 {
@@ -241,16 +275,8 @@ PyObject *ha_py_report_sweep(PyObject *self, PyObject *args)
 	Py_DECREF(head);
 	if (!ok)
 		return NULL;
-	if (kv != Py_None) {
-		p.grouped = 1;
-		ok = ha_py_kv(kv, &p.kv, &p.shape);
-		for (size_t i = 0; ok && i < p.budget_count; i++)
-			ok = ha_py_kv_shape_check(&p.shape, p.budgets[i]);
-		if (!ok) {
-			problem_release(&p);
-			return NULL;
-		}
-	}
+	if (!problem_grouped(kv, &p))
+		return NULL;
 	struct ha_py_progress state = {progress, NULL, 0};
 	p.progress = &state;
 	PyObject *result = report(sweep_sections, &p);
@@ -266,14 +292,26 @@ static void regimes_request(const struct problem *p, struct ha_regimes_request *
 	                                   .budget_count = p->budget_count};
 }
 
+/* The problem's regimes: over (H, G, d) under its KV constraints when
+ * grouped (ha_regimes_new_grouped, as the CLI's --regimes with the KV
+ * options), else over (H, d). */
+static enum ha_status regimes_of(const struct problem *p, struct ha_regimes **out,
+                                 struct ha_error *err)
+{
+	if (p->grouped)
+		return ha_regimes_new_grouped(&p->model, &p->constraints, &p->kv,
+		                              p->budgets, p->budget_count, NULL, out, err);
+	return ha_regimes_new(&p->model, &p->constraints, p->budgets, p->budget_count,
+	                      NULL, out, err);
+}
+
 static enum ha_status regimes_sections(struct ha_report *r, const void *ctx,
                                        struct ha_error *err)
 {
 	struct ha_regimes_request req;
 	regimes_request(ctx, &req);
 	struct ha_regimes *regimes = NULL;
-	enum ha_status st = ha_regimes_new(req.model, req.constraints, req.budgets,
-	                                   req.budget_count, NULL, &regimes, err);
+	enum ha_status st = regimes_of(ctx, &regimes, err);
 	req.regimes = regimes;
 	if (st == HA_OK)
 		st = header_section(r, ctx, err);
@@ -283,12 +321,14 @@ static enum ha_status regimes_sections(struct ha_report *r, const void *ctx,
 	return st;
 }
 
-/* _report_regimes(budgets, None, model, constraints). */
+/* _report_regimes(budgets, None, model, constraints[, kv]): kv None or
+ * the KV options (grouped.c), the regimes then over (H, G, d) with
+ * kv_heads and kv_dim. */
 PyObject *ha_py_report_regimes(PyObject *self, PyObject *args)
 {
 	(void)self;
 	struct problem p;
-	if (!problem_of(args, &p))
+	if (!problem_kv_of(args, &p))
 		return NULL;
 	PyObject *result = report(regimes_sections, &p);
 	problem_release(&p);
@@ -439,8 +479,7 @@ static enum ha_status draw_regimes(struct ha_plot_target *t, const void *ctx,
 	struct ha_regimes_request req;
 	regimes_request(ctx, &req);
 	struct ha_regimes *regimes = NULL;
-	enum ha_status st = ha_regimes_new(req.model, req.constraints, req.budgets,
-	                                   req.budget_count, NULL, &regimes, err);
+	enum ha_status st = regimes_of(ctx, &regimes, err);
 	req.regimes = regimes;
 	if (st == HA_OK)
 		st = ha_plot_regimes(t, &req, err);
@@ -448,9 +487,9 @@ static enum ha_status draw_regimes(struct ha_plot_target *t, const void *ctx,
 	return st;
 }
 
-/* _plot_problem(kind, name, budgets, samples, model, constraints) for
- * the three pictures of a problem: kind "allocation", "sweep" or
- * "regimes". */
+/* _plot_problem(kind, name, (budgets, samples, model, constraints[,
+ * kv])) for the three pictures of a problem: kind "allocation", "sweep"
+ * or "regimes"; kv (a sweep's or the regimes') the KV options or None. */
 static PyObject *plot_problem(PyObject *args,
                               enum ha_status (*draw)(struct ha_plot_target *, const void *,
                                                      struct ha_error *))
@@ -460,7 +499,7 @@ static PyObject *plot_problem(PyObject *args,
 	if (!PyArg_ParseTuple(args, "sO!", &name, &PyTuple_Type, &rest))
 		return NULL;
 	struct problem p;
-	if (!problem_of(rest, &p))
+	if (!problem_kv_of(rest, &p))
 		return NULL;
 	PyObject *result;
 	if (p.budget_count == 0 || (draw != draw_regimes && p.sample_count == 0))

@@ -175,8 +175,26 @@ def test_grouped_sweep_fixed_kv_heads_and_shape_match_cli(cli):
     same(s.to_dict(), want)
     assert set(s.kv_heads) == {8}
     np.testing.assert_array_equal(s.kv_cache_bytes_per_token, 2 * s.kv_dim * 32)
-    with pytest.raises(headalloc.UnsupportedError, match="grouped sweep"):
-        s.plot("sweep.png")
+
+
+@pytest.mark.skipif(not headalloc._ext.plot_available, reason="built without plots")
+def test_grouped_sweep_and_regimes_pictures_are_the_clis(cli, tmp_path):
+    # the same bytes as the CLI's --plot of the same grouped problem
+    import subprocess
+    from conftest import CLI
+    runs = [
+        (headalloc.sweep([768, 4096], headalloc.logspace(1e4, 1e16, 7), max_kv_dim=512),
+         ["--budget", "768,4096", "--samples", "1e4:1e16:7", "--max-kv-dim", "512"]),
+        (headalloc.regimes([768, 4544], min_kv_heads=4, max_kv_dim=512),
+         ["--budget", "768,4544", "--min-kv-heads", "4", "--max-kv-dim", "512",
+          "--regimes"]),
+    ]
+    for i, (result, flags) in enumerate(runs):
+        mine, theirs = tmp_path / ("py%d.svg" % i), tmp_path / ("cli%d.svg" % i)
+        result.plot(mine)
+        subprocess.run([CLI, *flags, "--plot", str(theirs)], check=True,
+                       capture_output=True)
+        assert mine.read_bytes() == theirs.read_bytes(), flags
 
 
 def test_ungrouped_calls_are_unchanged():
@@ -236,8 +254,10 @@ def test_grouped_refusals():
         headalloc.sweep([512, 1024], [1e9], pareto=True)
     with pytest.raises(headalloc.InputError, match="max_loss_ratio=1.1"):
         headalloc.sweep([512], [1e8, 1e9], kv_heads="auto", max_loss_ratio=1.1)
-    with pytest.raises(headalloc.UnsupportedError, match="regimes.*kv_heads=8"):
-        headalloc.regimes(4096, kv_heads=8)
+    with pytest.raises(headalloc.InputError, match="regimes: pareto=True"):
+        headalloc.regimes(4096, kv_heads=8, pareto=True)
+    with pytest.raises(headalloc.InputError, match="group_hdi=0.2 goes with"):
+        headalloc.regimes(4096, group_hdi=0.2)
     with pytest.raises(headalloc.UnsupportedError, match="pareto=True"):
         headalloc.allocate(512, 1e8, kv_heads="auto").candidates()
     with pytest.raises(TypeError, match="kv_head"):
@@ -246,3 +266,26 @@ def test_grouped_refusals():
     primes = [2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47]
     with pytest.raises(headalloc.UnsupportedError, match="14348907 triples"):
         headalloc.allocate(math.prod(primes), 1e9, kv_heads="auto")
+
+
+def test_grouped_regimes_match_cli(cli):
+    # the golden case's regimes (a single point's report with --regimes):
+    # the regimes do not depend on n, so regimes() gives the same rows
+    golden("grouped-regimes-yaml")
+    want = cli("--budget", 4096, "--samples", "1e12", "--max-kv-dim", 1024,
+               "--group-hdi", 0.2, "--regimes")
+    r = headalloc.regimes(4096, max_kv_dim=1024, group_hdi=0.2)
+    same(r.table, want["regimes"])
+    assert list(r.keys()) == ["budget", "heads", "kv_heads", "head_dim", "kv_dim",
+                              "samples_from", "samples_to", "log10_samples_from",
+                              "log10_samples_to"]
+    np.testing.assert_array_equal(r.kv_dim, r.kv_heads * r.head_dim)
+    assert (r.kv_dim <= 1024).all()
+    # and the CLI's own report of the regimes alone, header included
+    alone = cli("--budget", "4096,768", "--kv-heads", 4, "--group-hdi", 0.5,
+                "--layers", 2, "--regimes")
+    r = headalloc.regimes([4096, 768], kv_heads=4, group_hdi=0.5, layers=2)
+    same(r.to_dict(), alone)
+    assert set(r.kv_heads) == {4}
+    # without a KV option: the regimes over (H, d) as before
+    assert "kv_heads" not in headalloc.regimes(4096).keys()

@@ -277,6 +277,12 @@ static int compute_sweep_picture(struct allocation *a)
 	ha_error_init(&err);
 	struct ha_sweep_request problem = sweep_problem(a);
 	enum ha_status st = ha_sweep_picture_new(&problem, &a->sweep_picture, &err);
+	if (st == HA_EUNSUPPORTED) {
+		/* a grouped sweep's budget of too many triples (H, G, d) */
+		fprintf(stderr, "headalloc: --budget %s (see LIMITS in headalloc(1))\n",
+		        err.message);
+		return EXIT_USAGE;
+	}
 	return st == HA_OK ? EXIT_OK
 	                   : cli_library_failure("--plot", NULL, st, &err);
 }
@@ -377,16 +383,16 @@ static enum ha_status write_report(struct ha_report *r, const void *ctx,
 }
 
 /* The picture of the report (--plot): the regimes when asked for (over
- * (H, G, d) with the KV options), else the grouped allocation's front,
- * else the landscape of a single (D, n),
- * else the sweep. */
+ * (H, G, d) with the KV options), else the grouped allocation's front
+ * (a single point), else the landscape of a single (D, n),
+ * else the sweep (grouped with the KV options). */
 static enum ha_status draw_picture(struct ha_plot_target *t, const void *ctx,
                                    size_t i, struct ha_error *err)
 {
 	(void)i;
 	const struct allocation *a = ctx;
 	const struct cli_options *o = a->o;
-	if (o->grouped.active && !o->regimes)
+	if (o->grouped.active && !o->regimes && single_point(o))
 		return ha_plot_grouped(t, &(struct ha_plot_grouped_request){
 			.model = &o->model,
 			.constraints = &o->constraints,
@@ -445,7 +451,7 @@ int cli_allocate_main(int argc, char **argv)
 			status = compare_models(&a);
 		if (status == EXIT_OK && o.regimes)
 			status = compute_regimes(&a);
-		if (status == EXIT_OK && o.plot.path && !o.regimes && !o.grouped.active &&
+		if (status == EXIT_OK && o.plot.path && !o.regimes &&
 		    !(o.budget_count == 1 && sample_count(&o.samples) == 1))
 			status = compute_sweep_picture(&a);
 		if (status == EXIT_OK)

@@ -118,11 +118,7 @@ int cli_grouped_check(const struct cli_grouped *g, const uint64_t *budgets,
 	if (all)
 		return cli_usage_error(NULL, "the grouped allocation does not go with "
 		                       "--all");
-	if (plot && sweep && !regimes)
-		return cli_usage_error(NULL, "--plot of the grouped allocation draws "
-		                       "its trade-off front: it needs a single point "
-		                       "and --pareto, not a sweep");
-	if (plot && !g->pareto && !regimes)
+	if (plot && !sweep && !g->pareto && !regimes)
 		return cli_usage_error(NULL, "--plot of the grouped allocation draws "
 		                       "its trade-off front: it needs --pareto");
 	if (kv->min_kv_heads && kv->max_kv_heads && kv->min_kv_heads > kv->max_kv_heads)

@@ -1,6 +1,8 @@
 /* A sweep's picture data (sweep_picture.h): the regimes, rows, relaxed
  * curve and fits that ha_plot_sweep draws, computed here once, through
- * the sweep (sweep.h) and the regimes (regime.h) as the report has them. */
+ * the sweep (sweep.h) and the regimes (regime.h) as the report has them;
+ * a grouped sweep's (req->kv) through the same sweep under its KV
+ * constraints and ha_regimes_new_grouped. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,7 +63,7 @@ static enum ha_status sweep_of(const struct ha_sweep_request *req,
 	return ha_sweep_new(&(struct ha_sweep_request){
 		.model = req->model, .constraints = req->constraints,
 		.budgets = budgets, .budget_count = count, .samples = samples,
-		.solvers = solvers,
+		.solvers = solvers, .kv = req->kv, .shape = req->shape,
 	}, out, err);
 }
 
@@ -181,8 +183,6 @@ static enum ha_status check_request(const struct ha_sweep_request *req,
 	    ha_model_validate(req->model) != HA_OK ||
 	    ha_constraints_validate(req->constraints) != HA_OK)
 		return ha_fail(err, HA_EINVAL, "a sweep needs a valid model, budgets and samples");
-	if (req->kv)
-		return ha_fail(err, HA_EUNSUPPORTED, "a grouped sweep has no picture");
 	if (req->samples.count == 1 && req->budget_count == 1)
 		return ha_fail(err, HA_EINVAL, "a sweep needs several budgets or several values of n");
 	*lo = INFINITY;
@@ -225,8 +225,12 @@ enum ha_status ha_sweep_picture_new(const struct ha_sweep_request *req,
 		return ha_fail(err, HA_ENOMEM, "drawing the sweep: %s", ha_status_str(HA_ENOMEM));
 	}
 	if (!p->against_budget) {
-		st = ha_regimes_new(req->model, req->constraints, req->budgets,
-		                    req->budget_count, req->solvers, &p->regimes, err);
+		st = req->kv
+		     ? ha_regimes_new_grouped(req->model, req->constraints, req->kv,
+		                              req->budgets, req->budget_count,
+		                              req->solvers, &p->regimes, err)
+		     : ha_regimes_new(req->model, req->constraints, req->budgets,
+		                      req->budget_count, req->solvers, &p->regimes, err);
 		if (st != HA_OK) {
 			ha_sweep_picture_free(p);
 			return st;

@@ -145,36 +145,6 @@ static void draw_legend(const struct front *f)
 	         widths, symbol_colours, symbol_scales, symbol_numbers, symbols);
 }
 
-/* "kv heads auto, max kv_dim 1024; 2 layers, 2 bytes an element" */
-static void describe_kv(char *dst, size_t size, const struct ha_plot_grouped_request *req)
-{
-	const struct ha_kv_constraints *kv = req->kv;
-	struct ha_kv_shape shape = req->shape ? *req->shape : ha_kv_shape_defaults();
-	int n;
-	if (kv && kv->kv_heads)
-		n = snprintf(dst, size, "kv heads %" PRIu64, kv->kv_heads);
-	else
-		n = snprintf(dst, size, "kv heads auto");
-	size_t used = n > 0 && (size_t)n < size ? (size_t)n : 0;
-	const struct { const char *name; uint64_t value; } fields[] = {
-		{"max kv_dim", kv ? kv->max_kv_dim : 0},
-		{"kv heads >=", kv ? kv->min_kv_heads : 0},
-		{"kv heads <=", kv ? kv->max_kv_heads : 0},
-	};
-	for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
-		if (!fields[i].value || used >= size)
-			continue;
-		n = snprintf(dst + used, size - used, ", %s %" PRIu64, fields[i].name,
-		             fields[i].value);
-		used += n > 0 && (size_t)n < size - used ? (size_t)n : 0;
-	}
-	if (used < size)
-		snprintf(dst + used, size - used, ";  %" PRIu64 " layer%s, %" PRIu64
-		         " byte%s an element, group_hdi = %.6g", shape.layers,
-		         shape.layers == 1 ? "" : "s", shape.kv_bytes,
-		         shape.kv_bytes == 1 ? "" : "s", req->model->group_hdi);
-}
-
 static void draw(struct plot_canvas *c, const void *data)
 {
 	const struct front *f = data;
@@ -216,7 +186,7 @@ static void draw(struct plot_canvas *c, const void *data)
 	char model[PLOT_CAPTION_MAX], kv[PLOT_CAPTION_MAX];
 	plot_describe_model(model, sizeof model, req->model, req->constraints,
 	                    req->hdi_source);
-	describe_kv(kv, sizeof kv, req);
+	plot_describe_kv(kv, sizeof kv, req->model, req->kv, req->shape);
 	plot_title(c, "KV cache against error: D = %" PRIu64 " at n = %.6g",
 	           sol->budget, req->model->samples);
 	plot_caption(c, 0, "%s", model);

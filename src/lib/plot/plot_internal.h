@@ -198,4 +198,11 @@ void plot_describe_model(char *dst, size_t size, const struct ha_model *model,
                          const struct ha_constraints *constraints,
                          const struct ha_hdi_source *source);
 
+/* "kv heads auto, max kv_dim 1024;  2 layers, 2 bytes an element,
+ * group_hdi = 0" (kv NULL: auto and no bound; shape NULL: the defaults),
+ * for a grouped picture's caption. */
+void plot_describe_kv(char *dst, size_t size, const struct ha_model *model,
+                      const struct ha_kv_constraints *kv,
+                      const struct ha_kv_shape *shape);
+
 #endif

@@ -1,5 +1,6 @@
 /* Picture 2: a sweep.  Against n: the optimal head_dim of each budget
- * (the exact integer steps, from the regimes, and the relaxed optimum)
+ * (the exact integer steps, from the regimes, and the relaxed optimum;
+ * of a grouped sweep, over (H, G, d), each step labelled "d, G")
  * with the scaling laws of headalloc-model(7), SCALING LAWS fitted as the report fits them, and
  * the seeds' claimed exponent.  Against D when there is one n.  Every
  * number is the picture data's (ha_sweep_picture_new, sweep_picture.h);
@@ -27,6 +28,7 @@ struct series {
 	uint64_t budget;
 	double *step_x, *step_y;  /* the integer optimum */
 	size_t step_n;
+	uint64_t *step_d, *step_kv; /* grouped: each step's d and G (step_n / 2) */
 	double *mark_x, *mark_y;  /* the integer optimum at the request's points */
 	size_t mark_n;
 	double relaxed_x[CURVE_POINTS], relaxed_y[CURVE_POINTS];
@@ -44,6 +46,7 @@ struct sweep {
 	struct series *series;
 	double x0, x1, y0, y1;
 	int y_log;
+	int grouped;          /* the rows are over (H, G, d): labelled "d, G" */
 };
 
 static void free_sweep(struct sweep *s)
@@ -51,6 +54,8 @@ static void free_sweep(struct sweep *s)
 	for (size_t i = 0; s->series && i < s->count; i++) {
 		free(s->series[i].step_x);
 		free(s->series[i].step_y);
+		free(s->series[i].step_d);
+		free(s->series[i].step_kv);
 		free(s->series[i].mark_x);
 		free(s->series[i].mark_y);
 	}
@@ -72,7 +77,9 @@ static enum ha_status steps(struct series *s, const struct ha_budget_regimes *g,
 	size_t count = g->count;
 	s->step_x = malloc(2 * count * sizeof *s->step_x);
 	s->step_y = malloc(2 * count * sizeof *s->step_y);
-	if (!s->step_x || !s->step_y)
+	s->step_d = malloc(count * sizeof *s->step_d);
+	s->step_kv = malloc(count * sizeof *s->step_kv);
+	if (!s->step_x || !s->step_y || !s->step_d || !s->step_kv)
 		return HA_ENOMEM;
 	for (size_t i = 0; i < count; i++) {
 		double from = fmax(g->regimes[i].log_samples_from, lo);
@@ -80,6 +87,8 @@ static enum ha_status steps(struct series *s, const struct ha_budget_regimes *g,
 		if (!(from < to))
 			continue;
 		double d = (double)g->regimes[i].head_dim;
+		s->step_d[s->step_n / 2] = g->regimes[i].head_dim;
+		s->step_kv[s->step_n / 2] = g->regimes[i].kv_heads;
 		s->step_x[s->step_n] = from / log(10.0);
 		s->step_y[s->step_n++] = d;
 		s->step_x[s->step_n] = to / log(10.0);
@@ -281,6 +290,10 @@ static void draw_legend(const struct sweep *sw)
 			snprintf(labels[n], sizeof labels[n], "fit ln H = ln c + e ln D");
 		if (sw->against_budget && k == 4)
 			snprintf(labels[n], sizeof labels[n], "seeds' e = 1, fitted c");
+		if (sw->grouped && k == 0)
+			snprintf(labels[n], sizeof labels[n], "integer optimum, labelled d#dk#u, G");
+		if (sw->grouped && k == 1)
+			snprintf(labels[n], sizeof labels[n], "relaxed optimum over (d#dk#u, G)");
 		n++;
 	}
 	for (size_t b = 0; !sw->against_budget && b < sw->count && n < MAX_ENTRIES; b++) {
@@ -306,6 +319,38 @@ static void draw_legend(const struct sweep *sw)
 	         widths, symbol_colours, symbol_scales, symbol_numbers, symbols);
 }
 
+/* A grouped sweep's integer optimum named "d, G": over each step wide
+ * enough for it (against n, a budget's labels a row above the previous
+ * budget's), or over each disc (against D). */
+static void label_grouped(const struct plot_canvas *c, const struct sweep *sw,
+                          size_t b)
+{
+	const struct series *s = &sw->series[b];
+	double px = plot_px_x(c), py = plot_px_y(c);
+	char label[48];
+	plschr(0.0, 0.65);
+	if (sw->against_budget) {
+		const struct ha_sweep_picture_series *data = &sw->picture->series[0];
+		for (size_t i = 0; i < s->mark_n; i++) {
+			snprintf(label, sizeof label, "%" PRIu64 ", G %" PRIu64,
+			         data->rows[i].head_dim, data->rows[i].kv_heads);
+			/* the ends' labels inward, inside the axes */
+			double just = i == 0 ? 0.1 : i + 1 == s->mark_n ? 0.9 : 0.5;
+			plot_ptex(s->mark_x[i], s->mark_y[i] + 14.0 * py, just, "%s", label);
+		}
+	} else {
+		for (size_t i = 0; 2 * i + 1 < s->step_n; i++) {
+			double from = s->step_x[2 * i], to = s->step_x[2 * i + 1];
+			snprintf(label, sizeof label, "%" PRIu64 ", G %" PRIu64,
+			         s->step_d[i], s->step_kv[i]);
+			if ((to - from) / px > 7.0 * (double)strlen(label) + 6.0)
+				plot_ptex(0.5 * (from + to), s->step_y[2 * i] +
+				          (12.0 + 14.0 * (double)b) * py, 0.5, "%s", label);
+		}
+	}
+	plschr(0.0, 0.8);
+}
+
 static void draw_series(const struct plot_canvas *c, const struct sweep *sw,
                         size_t b)
 {
@@ -323,6 +368,8 @@ static void draw_series(const struct plot_canvas *c, const struct sweep *sw,
 		plcol0(PLOT_BLUE);
 		for (size_t i = 0; i < s->mark_n; i++)
 			plot_disc(c, s->mark_x[i], s->mark_y[i], 5.0, 0);
+		if (sw->grouped)
+			label_grouped(c, sw, b);
 		plcol0(PLOT_BLACK);
 	} else {
 		plot_category(b, sw->count);
@@ -334,6 +381,8 @@ static void draw_series(const struct plot_canvas *c, const struct sweep *sw,
 		plot_polyline(s->relaxed_x, s->relaxed_y, CURVE_POINTS);
 		for (size_t i = 0; i < s->mark_n; i++)
 			plot_disc(c, s->mark_x[i], s->mark_y[i], 3.5, 0);
+		if (sw->grouped)
+			label_grouped(c, sw, b);
 	}
 	for (int k = 0; k < FITS; k++) {
 		style(looks[2 + k].line, looks[2 + k].width);
@@ -393,16 +442,25 @@ static void draw(struct plot_canvas *c, const void *data)
 
 	char model[PLOT_CAPTION_MAX];
 	plot_describe_model(model, sizeof model, req->model, req->constraints, NULL);
+	const char *grouped = sw->grouped ? " with grouped key heads G" : "";
 	if (sw->against_budget)
-		plot_title(c, "Optimal head_dim against the budget at n = %.6g",
-		           sample(req, 0));
+		plot_title(c, "Optimal head_dim%s against the budget at n = %.6g",
+		           grouped, sample(req, 0));
 	else
-		plot_title(c, "Optimal head_dim against n (%zu budget%s, %zu values of n)",
-		           sw->count, sw->count == 1 ? "" : "s", req->samples.count);
+		plot_title(c, "Optimal head_dim%s against n (%zu budget%s, %zu values of n)",
+		           grouped, sw->count, sw->count == 1 ? "" : "s", req->samples.count);
 	plot_caption(c, 0, "%s", model);
-	size_t shown = sw->count <= 3 ? sw->count : 2;
+	/* a grouped sweep's KV constraints take the second line */
+	int first = 1;
+	if (sw->grouped) {
+		char kv[PLOT_CAPTION_MAX];
+		plot_describe_kv(kv, sizeof kv, req->model, req->kv, req->shape);
+		plot_caption(c, first++, "optimum over (H, G key heads, d#dk#u) under %s", kv);
+	}
+	size_t room = (size_t)(4 - first);
+	size_t shown = sw->count <= room ? sw->count : room - 1;
 	for (size_t b = 0; b < shown; b++)
-		fit_caption(c, sw, 1 + (int)b, &sw->series[b]);
+		fit_caption(c, sw, first + (int)b, &sw->series[b]);
 	if (shown < sw->count)
 		plot_caption(c, 3, "... and %zu more budgets: every fit is in the report"
 		             " (fits.by_budget)", sw->count - shown);
@@ -422,6 +480,7 @@ enum ha_status ha_plot_sweep(struct ha_plot_target *target,
 		               "(ha_sweep_picture_new)");
 	struct sweep sw = {.picture = p, .req = &p->request};
 	sw.against_budget = p->against_budget;
+	sw.grouped = p->request.kv != NULL;
 	sw.count = p->count;
 	sw.series = calloc(sw.count, sizeof *sw.series);
 	if (!sw.series)
