@@ -42,7 +42,7 @@ static size_t runs_of(struct ha_run *runs)
 			x = x * 6364136223846793005u + 1442695040888963407u;
 			double u = ((double)(x >> 11) + 0.5) / 9007199254740992.0;
 			runs[m++] = (struct ha_run){64 / dims[a], dims[a], ns[b],
-			                            l * (1.0 + 0.02 * (u - 0.5)), NAN};
+			                            l * (1.0 + 0.02 * (u - 0.5)), NAN, 0};
 		}
 	return m;
 }
