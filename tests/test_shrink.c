@@ -18,43 +18,10 @@
 #error "HA_TEST_DATA must name tests/data, FIXTURES tests/data/checkpoints"
 #endif
 
-static char tmp[64];
-
-static void tmp_setup(void)
-{
-	snprintf(tmp, sizeof tmp, "/tmp/ha_test_shrink_XXXXXX");
-	cr_assert_not_null(mkdtemp(tmp));
-}
-
-static void tmp_teardown(void)
-{
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
-	cr_assert_eq(system(cmd), 0);
-}
+#define SCRATCH_PREFIX "/tmp/ha_test_shrink_"
+#include "scratch_dir.h"
 
 TestSuite(shrink, .init = tmp_setup, .fini = tmp_teardown);
-
-static char *at(const char *rel)
-{
-	static char path[4][256];
-	static int k;
-	k = (k + 1) % 4;
-	snprintf(path[k], sizeof path[k], "%s/%s", tmp, rel);
-	return path[k];
-}
-
-static void copy_file(const char *from, const char *to)
-{
-	FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
-	cr_assert(in && out, "%s -> %s", from, to);
-	char buf[4096];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof buf, in)) > 0)
-		cr_assert_eq(fwrite(buf, 1, n, out), n);
-	fclose(in);
-	cr_assert_eq(fclose(out), 0);
-}
 
 static size_t index_of(const struct ha_weights *w, const char *name)
 {
