@@ -9,7 +9,7 @@ import operator
 
 from . import _ext
 from ._errors import InputError, UnsupportedError
-from ._results import Terms, _Result, _exp
+from ._results import Terms, _Erred, _Result, _exp
 
 __all__ = ["GroupedAllocation", "GroupedCandidate", "Front"]
 
@@ -117,7 +117,7 @@ def _count(name, value, expected="a whole number >= 1"):
     return v
 
 
-class GroupedCandidate:
+class GroupedCandidate(_Erred):
     """One triple (H, G, d) of a budget: heads, kv_heads (G), group_size
     (H/G query heads a key/value head), head_dim, kv_dim (G d),
     kv_cache_bytes_per_token (2 G d layers kv_bytes), attention_params
@@ -132,16 +132,6 @@ class GroupedCandidate:
          self.kv_cache_bytes_per_token, params, self.loss_ratio, terms) = raw
         self.attention_params = params if with_params else None
         self.terms = Terms(*terms)
-
-    @property
-    def mse(self):
-        """The error (inf when beyond a double: see log_mse)."""
-        return self.terms.mse
-
-    @property
-    def log_mse(self):
-        """The natural log of the error, always finite."""
-        return self.terms.log_mse
 
     def __repr__(self):
         return ("%s(heads=%d, kv_heads=%d, head_dim=%d, kv_cache_bytes_per_token=%d, "

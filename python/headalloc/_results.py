@@ -65,16 +65,11 @@ class _Result:
         return self._picture("picture.png")
 
 
-class Candidate:
-    """One divisor pair of a budget with its error: heads, head_dim, mse,
-    log_mse (natural log) and terms."""
+class _Erred:
+    """The error of a result that holds its terms (Candidate,
+    GroupedCandidate)."""
 
-    __slots__ = ("heads", "head_dim", "terms")
-
-    def __init__(self, heads, head_dim, terms):
-        self.heads = heads
-        self.head_dim = head_dim
-        self.terms = Terms(*terms)
+    __slots__ = ()
 
     @property
     def mse(self):
@@ -85,6 +80,18 @@ class Candidate:
     def log_mse(self):
         """The natural log of the error, always finite."""
         return self.terms.log_mse
+
+
+class Candidate(_Erred):
+    """One divisor pair of a budget with its error: heads, head_dim, mse,
+    log_mse (natural log) and terms."""
+
+    __slots__ = ("heads", "head_dim", "terms")
+
+    def __init__(self, heads, head_dim, terms):
+        self.heads = heads
+        self.head_dim = head_dim
+        self.terms = Terms(*terms)
 
     def __repr__(self):
         return "%s(heads=%d, head_dim=%d, mse=%r)" % (
