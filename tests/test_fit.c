@@ -379,3 +379,53 @@ Test(fit, a_pair_of_results_is_two_results)
 		ha_fit_free(b);
 	}
 }
+
+/* ha_fit_add_pair against two calls of ha_fit_add, for every pair of
+ * kinds, on points inside and outside each kind's domain: the same
+ * statuses and, bit for bit, the same results. */
+Test(fit, a_pair_of_adds_is_two_adds)
+{
+	const enum ha_fit_kind kinds[] = {HA_FIT_LINEAR, HA_FIT_POWER_LOGLN, HA_FIT_LOG,
+	                                  HA_FIT_POWER};
+	const double odd_x[] = {0.5, 1.0, -2.0, 0.0, NAN, INFINITY};
+	const double odd_y[] = {-1.0, 0.0, NAN, -INFINITY};
+	for (size_t ka = 0; ka < 4; ka++) {
+		for (size_t kb = 0; kb < 4; kb++) {
+			struct ha_fit *a = make(kinds[ka], 64), *b = make(kinds[kb], 64);
+			struct ha_fit *ref_a = make(kinds[ka], 64), *ref_b = make(kinds[kb], 64);
+			struct noisy p = {0x77ULL + ka * 4 + kb, SIZE_MAX, SIZE_MAX, 0};
+			for (size_t i = 0; i < 40; i++) {
+				double x, y;
+				noisy_point(&p, i, &x, &y);
+				if (i % 5 == 3)
+					x = odd_x[i / 5 % 6];
+				if (i % 7 == 4)
+					y = odd_y[i / 7 % 4];
+				enum ha_status sa = HA_ENOMEM, sb = HA_ENOMEM;
+				ha_fit_add_pair(a, b, x, y, &sa, &sb);
+				cr_assert_eq(sa, ha_fit_add(ref_a, x, y), "kinds %zu %zu point %zu", ka, kb, i);
+				cr_assert_eq(sb, ha_fit_add(ref_b, x, y), "kinds %zu %zu point %zu", ka, kb, i);
+			}
+			struct ha_fit_result got, want;
+			memset(&got, 0x5a, sizeof got);
+			memcpy(&want, &got, sizeof got);
+			cr_assert_eq(ha_fit_result(a, NULL, NULL, &got), ha_fit_result(ref_a, NULL, NULL, &want));
+			cr_assert(same_result(&got, &want), "kinds %zu %zu", ka, kb);
+			memset(&got, 0x5a, sizeof got);
+			memcpy(&want, &got, sizeof got);
+			cr_assert_eq(ha_fit_result(b, NULL, NULL, &got), ha_fit_result(ref_b, NULL, NULL, &want));
+			cr_assert(same_result(&got, &want), "kinds %zu %zu", ka, kb);
+			ha_fit_free(a);
+			ha_fit_free(b);
+			ha_fit_free(ref_a);
+			ha_fit_free(ref_b);
+		}
+	}
+	/* NULL fits and NULL statuses: the other fit still takes the point. */
+	struct ha_fit *a = make(HA_FIT_LOG, 8);
+	enum ha_status sb = HA_OK;
+	ha_fit_add_pair(a, NULL, 2.0, 3.0, NULL, &sb);
+	cr_assert_eq(sb, HA_EINVAL);
+	cr_assert_eq(ha_fit_count(a), 1);
+	ha_fit_free(a);
+}

@@ -84,6 +84,13 @@ HA_API void ha_fit_reset(struct ha_fit *fit);
  * y <= 0 for the power kinds.  Never allocates. */
 HA_API enum ha_status ha_fit_add(struct ha_fit *fit, double x, double y);
 
+/* ha_fit_add of one raw point to two fits (a sweep's power and log laws
+ * of one budget), with the logarithms of x and y they share taken once:
+ * the same fits, and in *status_a and *status_b (each may be NULL) the
+ * statuses, that two calls of ha_fit_add give. */
+HA_API void ha_fit_add_pair(struct ha_fit *a, struct ha_fit *b, double x, double y,
+                            enum ha_status *status_a, enum ha_status *status_b);
+
 /* The number of points accepted so far (0 for NULL). */
 HA_API size_t ha_fit_count(const struct ha_fit *fit);
 

@@ -259,8 +259,8 @@ enum ha_status sweep_rows_next(struct ha_sweep *s, const struct ha_sweep_row **r
 		size_t b = (job->first + k) % nb;
 		const struct ha_sweep_row *row = &job->rows[k];
 		journal_put(s->journal, row->relaxed_head_dim);
-		ha_fit_add(s->dim_power[b], row->samples, row->relaxed_head_dim);
-		ha_fit_add(s->dim_log[b], row->samples, row->relaxed_head_dim);
+		ha_fit_add_pair(s->dim_power[b], s->dim_log[b], row->samples,
+		                row->relaxed_head_dim, NULL, NULL);
 	}
 	*rows = job->rows;
 	*count = job->solved;

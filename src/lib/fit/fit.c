@@ -25,10 +25,44 @@ static int kind_valid(enum ha_fit_kind kind)
 	       kind == HA_FIT_LOG || kind == HA_FIT_POWER;
 }
 
+/* A raw point and the logarithms of it that the kinds take, each made
+ * at most once, so that fits of several kinds of one point (a sweep's
+ * power and log laws) share them: the same log of the same double, so
+ * the same coordinates as a point of each alone. */
+struct raw_point {
+	double x, y;
+	double log_x, log_y;
+	int has_log_x, has_log_y;
+};
+
+static struct raw_point raw_point(double x, double y)
+{
+	return (struct raw_point){.x = x, .y = y};
+}
+
+static double log_x_of(struct raw_point *p)
+{
+	if (!p->has_log_x) {
+		p->log_x = log(p->x);
+		p->has_log_x = 1;
+	}
+	return p->log_x;
+}
+
+static double log_y_of(struct raw_point *p)
+{
+	if (!p->has_log_y) {
+		p->log_y = log(p->y);
+		p->has_log_y = 1;
+	}
+	return p->log_y;
+}
+
 /* Map a raw point into the fit's coordinates; 0 when outside the domain. */
-static int transform(enum ha_fit_kind kind, double x, double y, double *tx,
+static int transform(enum ha_fit_kind kind, struct raw_point *p, double *tx,
                      double *ty)
 {
+	double x = p->x, y = p->y;
 	if (!isfinite(x) || !isfinite(y))
 		return 0;
 	switch (kind) {
@@ -39,20 +73,20 @@ static int transform(enum ha_fit_kind kind, double x, double y, double *tx,
 	case HA_FIT_POWER_LOGLN:
 		if (!(x > 1.0) || !(y > 0.0))
 			return 0;
-		*tx = log(log(x));
-		*ty = log(y);
+		*tx = log(log_x_of(p));
+		*ty = log_y_of(p);
 		break;
 	case HA_FIT_LOG:
 		if (!(x > 0.0))
 			return 0;
-		*tx = log(x);
+		*tx = log_x_of(p);
 		*ty = y;
 		break;
 	case HA_FIT_POWER:
 		if (!(x > 0.0) || !(y > 0.0))
 			return 0;
-		*tx = log(x);
-		*ty = log(y);
+		*tx = log_x_of(p);
+		*ty = log_y_of(p);
 		break;
 	default:
 		return 0;
@@ -144,12 +178,9 @@ static void store_point(struct ha_fit *fit, double tx, double ty)
 	fit->store[2 * fit->count + 1] = ty;
 }
 
-enum ha_status ha_fit_add(struct ha_fit *fit, double x, double y)
+/* Add a point already in the fit's coordinates. */
+static void add_transformed(struct ha_fit *fit, double tx, double ty)
 {
-	double tx, ty;
-	if (!fit || !transform(fit->kind, x, y, &tx, &ty))
-		return HA_EINVAL;
-
 	store_point(fit, tx, ty);
 	count_distinct(fit, tx);
 
@@ -165,7 +196,34 @@ enum ha_status ha_fit_add(struct ha_fit *fit, double x, double y)
 	fit->sxx += dx * (tx - fit->mean_x);
 	fit->sxy += dx * (ty - fit->mean_y);
 	fit->syy += dy * (ty - fit->mean_y);
+}
+
+enum ha_status ha_fit_add(struct ha_fit *fit, double x, double y)
+{
+	double tx, ty;
+	struct raw_point p = raw_point(x, y);
+	if (!fit || !transform(fit->kind, &p, &tx, &ty))
+		return HA_EINVAL;
+	add_transformed(fit, tx, ty);
 	return HA_OK;
+}
+
+void ha_fit_add_pair(struct ha_fit *a, struct ha_fit *b, double x, double y,
+                     enum ha_status *status_a, enum ha_status *status_b)
+{
+	struct ha_fit *fit[2] = {a, b};
+	enum ha_status *status[2] = {status_a, status_b};
+	struct raw_point p = raw_point(x, y);
+	for (int k = 0; k < 2; k++) {
+		double tx, ty;
+		enum ha_status st = HA_EINVAL;
+		if (fit[k] && transform(fit[k]->kind, &p, &tx, &ty)) {
+			add_transformed(fit[k], tx, ty);
+			st = HA_OK;
+		}
+		if (status[k])
+			*status[k] = st;
+	}
 }
 
 /* Fold one residual into the running SSR and maximum. */
@@ -199,7 +257,8 @@ static enum ha_status residual_pass(const struct ha_fit *fit,
 			enum ha_status st = replay(ctx, i, &x, &y);
 			if (st != HA_OK)
 				return st;
-			if (!transform(fit->kind, x, y, &tx, &ty))
+			struct raw_point p = raw_point(x, y);
+			if (!transform(fit->kind, &p, &tx, &ty))
 				return HA_EINVAL;
 		}
 		take_residual(r, tx, ty, i, ssr);
@@ -312,13 +371,14 @@ void ha_fit_result_pair(const struct ha_fit *a, const struct ha_fit *b,
 	for (size_t i = 0; i < a->count && (st[0] == HA_OK || st[1] == HA_OK); i++) {
 		double x, y;
 		enum ha_status got = replay(ctx, i, &x, &y);
+		struct raw_point p = raw_point(x, y);
 		for (int k = 0; k < 2; k++) {
 			double tx, ty;
 			if (st[k] != HA_OK)
 				continue;
 			if (got != HA_OK)
 				st[k] = got;
-			else if (!transform(fit[k]->kind, x, y, &tx, &ty))
+			else if (!transform(fit[k]->kind, &p, &tx, &ty))
 				st[k] = HA_EINVAL;
 			else
 				take_residual(&r[k], tx, ty, i, &ssr[k]);
@@ -337,7 +397,8 @@ void ha_fit_result_pair(const struct ha_fit *a, const struct ha_fit *b,
 double ha_fit_residual(const struct ha_fit_result *result, double x, double y)
 {
 	double tx, ty;
-	if (!result || !transform(result->kind, x, y, &tx, &ty))
+	struct raw_point p = raw_point(x, y);
+	if (!result || !transform(result->kind, &p, &tx, &ty))
 		return 0.0;
 	return ty - result->intercept - result->slope * tx;
 }
