@@ -65,16 +65,27 @@ struct prediction {
 	size_t count;            /* answers kept: 0, 1 or 2 */
 	double constant[2], u[2];
 	double slope, width;     /* at u[1] */
-	int near;                /* the last prediction fell within 0.1 width of x* */
+	int near;                /* the last prediction's bracket held x* */
+	double error;            /* |u predicted - u| of the last prediction, or 0 */
 	double rate, power, rho, smoothness; /* Q's other parameters */
 };
 
-/* Certificates are sought this many uncertainty widths either side of a
- * prediction (find_certificates in relaxed_root.c uses 1.2 around its
- * Newton point): of 1.05, 1.15, 1.25, 1.5, 2 and 3, 1.15 spent the fewest
- * evaluations on a 200,000-point sweep of D = 512 (9.8 a point; 12.9
- * from the previous answer alone). */
-#define PREDICTION_WIDTHS 1.15
+/* Certificates are sought PREDICTION_WIDTHS uncertainty widths plus
+ * PREDICTION_ERRORS times the last prediction's error either side of a
+ * prediction (find_certificates in relaxed_root.c uses 1.2 widths around
+ * its Newton point), and a prediction counts as near, to be trusted at
+ * once next time, when it fell inside that bracket and within NEAR_WIDTHS
+ * uncertainty widths of x* (farther, its bracket would hold more
+ * questions than Newton steps cost).  On a 100,000-point sweep of D =
+ * 512, n from 1e3 to 1e12, 1.5 and 1 spent 8.15 evaluations a point
+ * (6.14 questions, 2.01 for certificates; 1.15 widths and no error term:
+ * 9.96; 1.3 and 1.5: 8.34; 1.6 and 0.75: 8.14); with the looser error
+ * bound of before and 1.15 widths alone, 10.37.  On a 40-point sweep of
+ * n from 1e3 to 1e43, NEAR_WIDTHS 4 (or 2) spent 10.6 a point, no limit
+ * 38.2. */
+#define PREDICTION_WIDTHS 1.5
+#define PREDICTION_ERRORS 1.0
+#define NEAR_WIDTHS 4.0
 
 struct ha_relaxed_solver {
 	const struct ha_solver *solver;
@@ -225,7 +236,7 @@ static double predict(const struct prediction *p, const struct ha_relaxed_root *
 	double x = exp(*u_predicted);
 	if (!isfinite(x))
 		return 0.0;
-	*width = PREDICTION_WIDTHS * p->width;
+	*width = PREDICTION_WIDTHS * p->width + PREDICTION_ERRORS * p->error;
 	return x;
 }
 
@@ -243,6 +254,7 @@ static void remember(struct prediction *p, const struct ha_relaxed_root *r,
 	}
 	if (!(x > r->x_lo && x < r->x_hi && r->last_slope > 0.0 && r->last_width > 0.0)) {
 		p->count = 0;
+		p->error = 0.0;
 		return;
 	}
 	if (p->count == 2) {
@@ -341,9 +353,10 @@ static enum ha_status solve(struct ha_relaxed_solver *w, const struct ha_model *
 	/* The mse at x* itself (the double printed): without an irreducible
 	 * error E the prepared objective's value; the prepared objective
 	 * leaves E out (it moves no minimum), so with E > 0 the model adds it. */
-	double u = log(x);
-	w->prediction.near = width > 0.0 &&
-	                     fabs(u_predicted - u) < 0.1 * w->prediction.width;
+	double u = ha_relaxed_root_log(&w->root, x);
+	w->prediction.error = width > 0.0 ? fabs(u_predicted - u) : 0.0;
+	w->prediction.near = width > 0.0 && w->prediction.error < width &&
+	                     w->prediction.error <= NEAR_WIDTHS * w->root.last_width;
 	remember(&w->prediction, &w->root, x, u);
 	relaxed->log_mse = !with_mse ? NAN
 		: m->irreducible == 0.0 && m->data_coef == 0.0

@@ -23,18 +23,31 @@
  * (with s = 1e300 the minimum over the reals is an infimum at x -> 1+; over
  * the doubles it is attained at 1 + 2^-52).
  *
- * THE SHORTCUT.  The computed terms carry errors: counted in unit
- * roundoffs r = ε/2 (log within 1 ulp, as glibc's is), t1 <= 5r|t1|, t4
- * <= 3r|t4|, t2 <= 3r + 2r|t2| (with ρ = 0, t2 = u - ln D: <= 2r u +
- * r|t2|, and t2 has slope 1 in u), t3 <= 7r + 2r|t3| (its argument is a
- * sum of non-negative parts within 7r), and the four additions add
- * r(Σ|t_i| + |C|) each: |Q_c - Q| <= 10r(Σ|t_i| + |C| + u + 1), C the
- * computed constant.  K0 ε = 16r covers it with room.  The maps
- * t -> t ± K0 ε |t| are increasing, so with E(x) = K0 ε (Σ|t_i| + |C| + a + 1),
+ * THE SHORTCUT.  The computed terms carry errors.  Counted in unit
+ * roundoffs r = ε/2 (log within 1 ulp, as glibc's is: within 2r|u| of
+ * u; the constants C, ln D, ρ and 1 - ρ are the computed ones,
+ * part of the definition), with γ, κ >= 0:
+ *   t1 = (γx + κ)u        5r|t1| (three roundings, and u's 2r),
+ *   t4 = s u              3r|t4|,
+ *   t2 = u - ln D (ρ = 0) 2r u + r|t2|;  log(ρ + a) (ρ > 0) 3r + 2r|t2|,
+ *   t3 = log(dvar)        8r + 2r|t3| (dvar a sum of non-negative parts,
+ *                         each within 6r: a/(ρ + a) within 6r, the growth
+ *                         term within 5r; two additions),
+ * and the four additions s1 = t1 + t4, s2 = t2 + t3, s3 = s1 + s2,
+ * Q = s3 + C add r|s1|, r|s2|, r|s3| and r|Q| (C enters only the last
+ * one, and near the root |Q| is small, so it costs next to nothing).  So
+ *   |Q_c - Q| <= E = r (5|t1| + 3|t4| + e2 + 8 + 2|t3| + |s1| + |s2| + |s3| + |Q_c|)
+ * (e2 the t2 line) up to second-order terms, which a factor 1.0625
+ * covers.  Each part is k|f| for an f non-decreasing in x, k far below
+ * 1, whose slope is that of the terms it sums (the part 2r u of ρ = 0
+ * is covered by t2' = 1/x there), and t4' = s/x > 0: Q ± E is
+ * non-decreasing, so
  *   m <= l:  Q_c(m) <= Q(m) + E(m) <= Q(l) + E(l) <= Q_c(l) + 2 E(l),
  *   m >= h:  Q_c(m) >= Q_c(h) - 2 E(h).
- * So one evaluation at l with Q_c(l) + 2E(l) < 0 settles every question
- * of the bisection at a double <= l (answer "no") without evaluating it,
+ * (The tests check E against Q in long double on random problems and
+ * points.)  So one evaluation at l with Q_c(l) + 2E(l) < 0 settles every
+ * question of the bisection at a double <= l (answer "no") without
+ * evaluating it,
  * and Q_c(h) - 2E(h) >= 0 settles every one at a double >= h ("yes").
  * The bisection with these certificates asks exactly the questions of
  * the definition and gets the same answers: the same x*, from any
@@ -51,8 +64,9 @@
 
 #include "alloc/solver_internal.h"
 
-/* 2 K0 in ε (see above), with a few per cent for the rounding of E. */
-#define CERTIFICATE_FACTOR (2.0 * 8.0 * 1.0625)
+/* 2 E in ε = 2r per unit of the sum (see above), with a few per cent
+ * for the second-order terms and the rounding of E. */
+#define CERTIFICATE_FACTOR 1.0625
 
 /* Newton steps from the estimate, each moving ln x by at most this. */
 #define NEWTON_STEPS 16
@@ -83,6 +97,7 @@ void ha_relaxed_root_init(struct ha_relaxed_root *r, const struct ha_relaxed_fn 
 	r->smoothness = fn->smoothness;
 	r->log_smoothness = log(fn->smoothness);
 	r->path_depth = 0;
+	r->yes_x = NAN;
 	ha_relaxed_root_move(r, fn);
 }
 
@@ -97,7 +112,8 @@ void ha_relaxed_root_move(struct ha_relaxed_root *r, const struct ha_relaxed_fn 
  * certificates' evaluations and for the bisection's bare questions, so
  * that both compute the same double. */
 struct terms {
-	double u, t1, t2, t3, t4, dfactor, grow, dvar, absolute;
+	double u, t1, t2, t3, t4, s1, s2, s3, dfactor, grow, dvar;
+	double t2_error; /* t2's error in units of r (see above) */
 };
 
 static inline double q_terms(const struct ha_relaxed_root *r, double x, struct terms *t)
@@ -105,20 +121,24 @@ static inline double q_terms(const struct ha_relaxed_root *r, double x, struct t
 	t->u = log(x);
 	t->t1 = (r->rate * x + r->power) * t->u;
 	double a = r->share * x / r->budget;
-	t->absolute = 1.0;
 	if (r->rho > 0.0) {
 		t->t2 = log(r->rho + a);
 		t->dfactor = a / (r->rho + a);
+		t->t2_error = 3.0 + 2.0 * fabs(t->t2);
 	} else {
 		t->t2 = t->u - r->log_budget;
 		t->dfactor = 1.0;
-		t->absolute += t->u;
+		t->t2_error = 2.0 * t->u + fabs(t->t2);
 	}
 	t->grow = r->rate * x * (t->u + 1.0);
 	t->dvar = t->grow + r->power + t->dfactor;
 	t->t3 = log(t->dvar);
 	t->t4 = r->smoothness * t->u;
-	return ((t->t1 + t->t4) + (t->t2 + t->t3)) + r->constant;
+	/* ((t1 + t4) + (t2 + t3)) + C, its partial sums kept for the bound */
+	t->s1 = t->t1 + t->t4;
+	t->s2 = t->t2 + t->t3;
+	t->s3 = t->s1 + t->s2;
+	return t->s3 + r->constant;
 }
 
 static void evaluate(struct ha_relaxed_root *r, double x, struct stationarity *out)
@@ -126,9 +146,11 @@ static void evaluate(struct ha_relaxed_root *r, double x, struct stationarity *o
 	r->evaluations++;
 	struct terms t;
 	out->q = q_terms(r, x, &t);
+	/* 2E = ε (the sum in units of r) */
 	out->bound = CERTIFICATE_FACTOR * DBL_EPSILON *
-	             (fabs(t.t1) + fabs(t.t2) + fabs(t.t3) + fabs(t.t4) +
-	              fabs(r->constant) + t.absolute);
+	             (5.0 * fabs(t.t1) + 3.0 * fabs(t.t4) + t.t2_error + 8.0 +
+	              2.0 * fabs(t.t3) + fabs(t.s1) + fabs(t.s2) + fabs(t.s3) +
+	              fabs(out->q));
 	double ddvar = t.grow + r->rate * x + t.dfactor * (1.0 - t.dfactor);
 	out->slope = (t.grow + r->power) + t.dfactor + ddvar / t.dvar + r->smoothness;
 }
@@ -139,7 +161,11 @@ static int question(struct ha_relaxed_root *r, double x)
 {
 	r->evaluations++;
 	struct terms t;
-	return q_terms(r, x, &t) >= 0.0;
+	int yes = q_terms(r, x, &t) >= 0.0;
+	/* selects, not a branch on the answer (which no predictor guesses) */
+	r->yes_x = yes ? x : r->yes_x;
+	r->yes_u = yes ? t.u : r->yes_u;
+	return yes;
 }
 
 static uint64_t key_of(double x)
@@ -277,16 +303,17 @@ static double bisect(struct ha_relaxed_root *r, const struct certificates *c)
 		r->path_a[0] = a;
 		r->path_b[0] = b;
 	}
-	/* The questions the certificates settle, without a branch on each
-	 * answer (which no predictor guesses): m <= below answers no, m >=
-	 * above yes; the first question between them stops this loop. */
+	/* The questions the certificates settle, with selects rather than a
+	 * branch on each answer (which no predictor guesses): m <= below
+	 * answers no, m >= above yes; the first question between them stops
+	 * this loop (below < above, so a question is never both). */
 	while (b - a > 1) {
 		uint64_t m = a + (b - a) / 2;
-		uint64_t no = -(uint64_t)(m <= below), yes = -(uint64_t)(m >= above);
-		if (!(no | yes))
+		int no = m <= below;
+		if (!no && m < above)
 			break;
-		a = (m & no) | (a & ~no);
-		b = (m & yes) | (b & ~yes);
+		a = no ? m : a;
+		b = no ? b : m;
 		depth++;
 		r->path_a[depth] = a;
 		r->path_b[depth] = b;
@@ -341,15 +368,22 @@ double ha_relaxed_root_solve_near(struct ha_relaxed_root *r, double estimate,
 {
 	struct certificates c = {0, 0, 0.0, 0.0};
 	r->last_slope = r->last_width = 0.0;
+	r->yes_x = NAN;
 	if (r->x_hi > r->x_lo && isfinite(estimate) &&
 	    !(width > 0.0 && certify_near(r, estimate, width, &c)))
 		find_certificates(r, estimate, &c);
 	return bisect(r, &c);
 }
 
+double ha_relaxed_root_log(const struct ha_relaxed_root *r, double x)
+{
+	return x == r->yes_x ? r->yes_u : log(x);
+}
+
 double ha_relaxed_root_reference(struct ha_relaxed_root *r)
 {
 	struct certificates none = {0, 0, 0.0, 0.0};
+	r->yes_x = NAN;
 	return bisect(r, &none);
 }
 
@@ -358,4 +392,11 @@ double ha_relaxed_root_q(struct ha_relaxed_root *r, double x)
 	struct stationarity e;
 	evaluate(r, x, &e);
 	return e.q;
+}
+
+double ha_relaxed_root_bound(struct ha_relaxed_root *r, double x)
+{
+	struct stationarity e;
+	evaluate(r, x, &e);
+	return e.bound;
 }

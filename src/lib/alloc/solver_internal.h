@@ -66,6 +66,9 @@ struct ha_relaxed_root {
 	 * next bisection may start (relaxed_root.c, bisect); speed only. */
 	uint64_t path_a[65], path_b[65];
 	size_t path_depth;
+	/* ln x at the last question of the last solve answered "yes" (x NaN:
+	 * none), which is often x* itself: its log is then not made again. */
+	double yes_x, yes_u;
 };
 void ha_relaxed_root_init(struct ha_relaxed_root *root,
                           const struct ha_relaxed_fn *fn, double x_lo, double x_hi);
@@ -82,10 +85,16 @@ double ha_relaxed_root_solve(struct ha_relaxed_root *root, double estimate);
  * ha_relaxed_root_solve, the evaluations spent kept as certificates. */
 double ha_relaxed_root_solve_near(struct ha_relaxed_root *root, double estimate,
                                   double width);
+/* log(x), taken from the last solve's questions when one was at x: the
+ * same double as log(x) (the same call on the same double). */
+double ha_relaxed_root_log(const struct ha_relaxed_root *root, double x);
 /* x* by the definition itself: every question evaluated (tests). */
 double ha_relaxed_root_reference(struct ha_relaxed_root *root);
 /* The computed stationarity function Q at x (tests). */
 double ha_relaxed_root_q(struct ha_relaxed_root *root, double x);
+/* 2E(x), twice the bound E on |Q_c - Q| that the certificates use
+ * (relaxed_root.c, THE SHORTCUT) (tests). */
+double ha_relaxed_root_bound(struct ha_relaxed_root *root, double x);
 
 /* ha_relaxed_solver_solve without relaxed->log_mse (set to NaN): the
  * same head_dim and heads, for a sweep's rows, which print x* and H*
