@@ -309,11 +309,11 @@ static double bisect(struct ha_relaxed_root *r, const struct certificates *c)
 	 * this loop (below < above, so a question is never both). */
 	while (b - a > 1) {
 		uint64_t m = a + (b - a) / 2;
-		int no = m <= below;
-		if (!no && m < above)
+		uint64_t no = -(uint64_t)(m <= below), yes = -(uint64_t)(m >= above);
+		if (!(no | yes))
 			break;
-		a = no ? m : a;
-		b = no ? b : m;
+		a = (m & no) | (a & ~no);
+		b = (m & yes) | (b & ~yes);
 		depth++;
 		r->path_a[depth] = a;
 		r->path_b[depth] = b;
