@@ -303,10 +303,11 @@ static double bisect(struct ha_relaxed_root *r, const struct certificates *c)
 		r->path_a[0] = a;
 		r->path_b[0] = b;
 	}
-	/* The questions the certificates settle, with selects rather than a
-	 * branch on each answer (which no predictor guesses): m <= below
-	 * answers no, m >= above yes; the first question between them stops
-	 * this loop (below < above, so a question is never both). */
+	/* The questions the certificates settle, with masks rather than a
+	 * branch on each answer (which no predictor guesses; masks measured
+	 * faster than selects, whose chain is longer): m <= below answers
+	 * no, m >= above yes; the first question between them stops this
+	 * loop. */
 	while (b - a > 1) {
 		uint64_t m = a + (b - a) / 2;
 		uint64_t no = -(uint64_t)(m <= below), yes = -(uint64_t)(m >= above);
