@@ -188,7 +188,8 @@ void ha_integer_memo_free(struct ha_integer_memo *w)
 }
 
 /* Make the memo ready for a solve of m. */
-static void memo_start(struct ha_integer_memo *w, const struct ha_model *m)
+static void memo_start(struct ha_integer_memo *w, const struct ha_model *m,
+                       double log_samples)
 {
 	const struct ha_solver *s = w->solver;
 	double rho = 1.0 - m->hdi;
@@ -214,7 +215,7 @@ static void memo_start(struct ha_integer_memo *w, const struct ha_model *m)
 		w->has_shape = 1;
 	}
 	w->log_coef_ratio = w->log_var_coef - w->log_bias_coef;
-	w->log_samples = m->var_samples_power * log(m->samples); /* β ln n */
+	w->log_samples = m->var_samples_power * log_samples; /* β ln n */
 	if (++w->generation == 0) {
 		/* Once in 2^32 solves: no stamp may look current. */
 		for (size_t i = 0; i < s->feasible_count; i++)
@@ -310,7 +311,7 @@ static size_t argmin_bracket(const struct evaluator *e)
 
 static enum ha_status solve_integer(const struct ha_solver *s,
                                     struct ha_integer_memo *memo,
-                                    const struct ha_model *m,
+                                    const struct ha_model *m, double log_samples,
                                     struct ha_allocation *optimum,
                                     struct ha_certificate *certificate)
 {
@@ -336,10 +337,10 @@ static enum ha_status solve_integer(const struct ha_solver *s,
 		local.share_rho = 0.0;
 		local.value = value;
 		local.stamp = stamp;
-		memo_start(&local, m);
+		memo_start(&local, m, log(m->samples));
 		memo = &local;
 	} else if (memo) {
-		memo_start(memo, m);
+		memo_start(memo, m, log_samples);
 	}
 	/* The certificate counts evaluations as the plain search makes them
 	 * (the reports print the count): the stack's memo saves their cost,
@@ -372,15 +373,16 @@ enum ha_status ha_solver_solve_integer(const struct ha_solver *s,
                                        struct ha_allocation *optimum,
                                        struct ha_certificate *certificate)
 {
-	return solve_integer(s, NULL, m, optimum, certificate);
+	return solve_integer(s, NULL, m, NAN, optimum, certificate);
 }
 
 enum ha_status ha_solver_solve_integer_memo(const struct ha_solver *s,
                                             struct ha_integer_memo *memo,
                                             const struct ha_model *m,
+                                            double log_samples,
                                             struct ha_allocation *optimum)
 {
 	if (memo && memo->solver != s)
 		return HA_EINVAL;
-	return solve_integer(s, memo, m, optimum, NULL);
+	return solve_integer(s, memo, m, log_samples, optimum, NULL);
 }

@@ -298,8 +298,11 @@ void ha_relaxed_solver_free(struct ha_relaxed_solver *w)
 	free(w);
 }
 
+/* log_samples: log(m->samples), or NaN to take it here; *log_head_dim
+ * (when not NULL) log(relaxed->head_dim) on HA_OK. */
 static enum ha_status solve(struct ha_relaxed_solver *w, const struct ha_model *m,
-                            struct ha_relaxed *relaxed, int with_mse)
+                            double log_samples, struct ha_relaxed *relaxed,
+                            double *log_head_dim, int with_mse)
 {
 	if (!w || !relaxed || !m)
 		return HA_EINVAL;
@@ -315,8 +318,10 @@ static enum ha_status solve(struct ha_relaxed_solver *w, const struct ha_model *
 	if (same ? !ha_model_samples_valid(m->samples) : ha_model_validate(m) != HA_OK)
 		return HA_EINVAL;
 	if (same) {
+		if (isnan(log_samples))
+			log_samples = log(m->samples);
 		problem->fn.log_var_scale = w->log_var_coef -
-		                            m->var_samples_power * log(m->samples);
+		                            m->var_samples_power * log_samples;
 		ha_relaxed_root_move(&w->root, &problem->fn);
 	} else {
 		ha_relaxed_fn_init(&problem->fn, m, problem->budget);
@@ -366,6 +371,8 @@ static enum ha_status solve(struct ha_relaxed_solver *w, const struct ha_model *
 		return HA_ENUMERIC;
 	w->hint = x;
 	w->has_hint = 1;
+	if (log_head_dim)
+		*log_head_dim = u;
 	return HA_OK;
 }
 
@@ -373,14 +380,23 @@ enum ha_status ha_relaxed_solver_solve(struct ha_relaxed_solver *w,
                                        const struct ha_model *m,
                                        struct ha_relaxed *relaxed)
 {
-	return solve(w, m, relaxed, 1);
+	return solve(w, m, NAN, relaxed, NULL, 1);
 }
 
 enum ha_status ha_relaxed_solver_solve_optimum(struct ha_relaxed_solver *w,
                                                const struct ha_model *m,
                                                struct ha_relaxed *relaxed)
 {
-	return solve(w, m, relaxed, 0);
+	return solve(w, m, NAN, relaxed, NULL, 0);
+}
+
+enum ha_status ha_relaxed_solver_solve_optimum_ln(struct ha_relaxed_solver *w,
+                                                  const struct ha_model *m,
+                                                  double log_samples,
+                                                  struct ha_relaxed *relaxed,
+                                                  double *log_head_dim)
+{
+	return solve(w, m, log_samples, relaxed, log_head_dim, 0);
 }
 
 void ha_relaxed_solver_last_cost(const struct ha_relaxed_solver *w,

@@ -41,10 +41,12 @@ enum ha_status ha_integer_memo_new(const struct ha_solver *s,
 void ha_integer_memo_free(struct ha_integer_memo *memo);
 
 /* ha_solver_solve_integer without a certificate, with memo (made for s;
- * NULL: none). */
+ * NULL: none).  log_samples is log(m->samples), which a sweep's row
+ * takes once for both of its solves and its fits (the same double). */
 enum ha_status ha_solver_solve_integer_memo(const struct ha_solver *s,
                                             struct ha_integer_memo *memo,
                                             const struct ha_model *m,
+                                            double log_samples,
                                             struct ha_allocation *optimum);
 
 /* The canonical relaxed optimum (relaxed_root.c): the bisection over the
@@ -103,6 +105,14 @@ double ha_relaxed_root_bound(struct ha_relaxed_root *root, double x);
 enum ha_status ha_relaxed_solver_solve_optimum(struct ha_relaxed_solver *w,
                                                const struct ha_model *m,
                                                struct ha_relaxed *relaxed);
+/* The same, with log_samples = log(m->samples) given (see
+ * ha_solver_solve_integer_memo), and *log_head_dim = log(relaxed->head_dim)
+ * on HA_OK (the solve has it: the same double). */
+enum ha_status ha_relaxed_solver_solve_optimum_ln(struct ha_relaxed_solver *w,
+                                                  const struct ha_model *m,
+                                                  double log_samples,
+                                                  struct ha_relaxed *relaxed,
+                                                  double *log_head_dim);
 
 /* Evaluations a workspace spent on its last solve: of the stationarity
  * function, and of the objective by NLopt (0 when the solve started from

@@ -16,6 +16,7 @@
 #include "alloc/solver_internal.h"
 #include "alloc/sweep_internal.h"
 #include "alloc/sweep_pool.h"
+#include "fit/fit_internal.h"
 
 /* Rows a job: a few milliseconds of work, so that handing jobs over
  * costs nothing measurable, and little memory a job. */
@@ -33,6 +34,9 @@ struct rows_job {
 	char *scratch;                 /* on_batch's, scratch_size bytes */
 	size_t scratch_used;
 	struct ha_sweep_row rows[CHUNK_ROWS];
+	/* ln n and ln x* of each row, as its solves took them, for the fits
+	 * (NaN where a solve does not give them: the fits take their own) */
+	double log_samples[CHUNK_ROWS], log_relaxed[CHUNK_ROWS];
 };
 
 struct sweep_rows {
@@ -96,6 +100,7 @@ static void solve_rows(void *ctx, size_t worker, void *job_)
 		struct ha_sweep_row *row = &job->rows[k];
 		m.samples = row->samples;
 		if (s->req.kv) {
+			job->log_samples[k] = job->log_relaxed[k] = NAN;
 			enum ha_status st = solve_grouped_row(s, b, &m, row);
 			if (st != HA_OK) {
 				job->status = st;
@@ -105,10 +110,13 @@ static void solve_rows(void *ctx, size_t worker, void *job_)
 		}
 		struct ha_allocation optimum;
 		struct ha_relaxed relaxation;
+		double log_samples = log(row->samples);
+		job->log_samples[k] = log_samples;
 		enum ha_status st = ha_solver_solve_integer_memo(s->solvers[b], memos[b],
-		                                                 &m, &optimum);
+		                                                 &m, log_samples, &optimum);
 		if (st == HA_OK)
-			st = ha_relaxed_solver_solve_optimum(relaxed[b], &m, &relaxation);
+			st = ha_relaxed_solver_solve_optimum_ln(relaxed[b], &m, log_samples,
+			                                        &relaxation, &job->log_relaxed[k]);
 		if (st != HA_OK) {
 			job->status = st;
 			break;
@@ -259,8 +267,13 @@ enum ha_status sweep_rows_next(struct ha_sweep *s, const struct ha_sweep_row **r
 		size_t b = (job->first + k) % nb;
 		const struct ha_sweep_row *row = &job->rows[k];
 		journal_put(s->journal, row->relaxed_head_dim);
-		ha_fit_add_pair(s->dim_power[b], s->dim_log[b], row->samples,
-		                row->relaxed_head_dim, NULL, NULL);
+		if (isnan(job->log_samples[k]))
+			ha_fit_add_pair(s->dim_power[b], s->dim_log[b], row->samples,
+			                row->relaxed_head_dim, NULL, NULL);
+		else
+			fit_add_pair_logs(s->dim_power[b], s->dim_log[b], row->samples,
+			                  row->relaxed_head_dim, job->log_samples[k],
+			                  job->log_relaxed[k]);
 	}
 	*rows = job->rows;
 	*count = job->solved;

@@ -7,6 +7,8 @@
 
 #include <headalloc/fit.h>
 
+#include "fit/fit_internal.h"
+
 struct ha_fit {
 	enum ha_fit_kind kind;
 	size_t count;
@@ -208,12 +210,12 @@ enum ha_status ha_fit_add(struct ha_fit *fit, double x, double y)
 	return HA_OK;
 }
 
-void ha_fit_add_pair(struct ha_fit *a, struct ha_fit *b, double x, double y,
+/* ha_fit_add_pair of a point whose logarithms p may already hold. */
+static void add_pair(struct ha_fit *a, struct ha_fit *b, struct raw_point p,
                      enum ha_status *status_a, enum ha_status *status_b)
 {
 	struct ha_fit *fit[2] = {a, b};
 	enum ha_status *status[2] = {status_a, status_b};
-	struct raw_point p = raw_point(x, y);
 	for (int k = 0; k < 2; k++) {
 		double tx, ty;
 		enum ha_status st = HA_EINVAL;
@@ -224,6 +226,22 @@ void ha_fit_add_pair(struct ha_fit *a, struct ha_fit *b, double x, double y,
 		if (status[k])
 			*status[k] = st;
 	}
+}
+
+void ha_fit_add_pair(struct ha_fit *a, struct ha_fit *b, double x, double y,
+                     enum ha_status *status_a, enum ha_status *status_b)
+{
+	add_pair(a, b, raw_point(x, y), status_a, status_b);
+}
+
+void fit_add_pair_logs(struct ha_fit *a, struct ha_fit *b, double x, double y,
+                       double log_x, double log_y)
+{
+	struct raw_point p = raw_point(x, y);
+	p.log_x = log_x;
+	p.log_y = log_y;
+	p.has_log_x = p.has_log_y = 1;
+	add_pair(a, b, p, NULL, NULL);
 }
 
 /* Fold one residual into the running SSR and maximum. */
