@@ -8,6 +8,7 @@
  * again; the per-n fits are computed by workers too (sweep_heads.c). */
 #include <inttypes.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "base/error_internal.h"
 #include "alloc/solver_internal.h"
 #include "alloc/sweep_internal.h"
+#include "fit/fit_internal.h"
 
 double sweep_sample_at(const struct ha_sweep *s, size_t i)
 {
@@ -34,7 +36,7 @@ enum ha_status sweep_relaxed_dim_at(struct ha_sweep *s, size_t b, size_t i,
                                     double *x)
 {
 	if (journal_kept(s->journal) &&
-	    journal_get(s->journal, b, i, x) == HA_OK)
+	    journal_get(s->journal, b * SWEEP_JOURNAL_COLUMNS, i, x) == HA_OK)
 		return HA_OK;
 	struct ha_model m = s->model;
 	struct ha_relaxed r;
@@ -102,7 +104,8 @@ static enum ha_status prepare(struct ha_sweep *s, struct ha_error *err)
 	s->dim_power = calloc(nb, sizeof *s->dim_power);
 	s->dim_log = calloc(nb, sizeof *s->dim_log);
 	if (!s->solvers || !s->relaxed || !s->dim_power || !s->dim_log ||
-	    journal_new(nb, ns, &s->journal) != HA_OK)
+	    nb > SIZE_MAX / SWEEP_JOURNAL_COLUMNS ||
+	    journal_new(nb * SWEEP_JOURNAL_COLUMNS, ns, &s->journal) != HA_OK)
 		return out_of_memory(err, "preparing the table");
 	const struct ha_kv_shape defaults = ha_kv_shape_defaults();
 	for (size_t b = 0; b < nb; b++) {
@@ -213,6 +216,23 @@ enum ha_status ha_sweep_rows(struct ha_sweep *s, const struct ha_sweep_row **row
 	return st;
 }
 
+/* Point i's coordinates in budget replay_budget's two fits, as the
+ * journal kept them (fit_internal.h's order: the power law's X and Y,
+ * then the log law's). */
+static enum ha_status journaled_coords(void *ctx, size_t i, double c[FIT_PAIR_COORDS])
+{
+	struct ha_sweep *s = ctx;
+	size_t column = s->replay_budget * SWEEP_JOURNAL_COLUMNS;
+	enum ha_status st = journal_get(s->journal, column + 1, i, &c[0]);
+	if (st == HA_OK)
+		st = journal_get(s->journal, column + 2, i, &c[1]);
+	if (st == HA_OK)
+		st = journal_get(s->journal, column + 3, i, &c[2]);
+	if (st == HA_OK)
+		st = journal_get(s->journal, column, i, &c[3]);
+	return st;
+}
+
 /* Regenerate point i of a per-budget fit: (n_i, x*(n_i)). */
 static enum ha_status replay_dim(void *ctx, size_t i, double *x, double *y)
 {
@@ -239,9 +259,17 @@ enum ha_status ha_sweep_budget_fits(struct ha_sweep *s, size_t b,
 	power->points = ha_fit_count(s->dim_power[b]);
 	logarithmic->points = ha_fit_count(s->dim_log[b]);
 	logarithmic->claimed = NAN;
-	ha_fit_result_pair(s->dim_power[b], s->dim_log[b], replay_dim, s,
-	                   &power->result, &power->status,
-	                   &logarithmic->result, &logarithmic->status);
+	/* From the journaled coordinates; where the journal is lost (or a fit
+	 * refused a point, so that its points are not the rows), from the
+	 * points made again: the same results. */
+	int journaled = journal_kept(s->journal) && !s->fit_refused &&
+		fit_result_pair_coords(s->dim_power[b], s->dim_log[b], journaled_coords, s,
+		                       &power->result, &power->status,
+		                       &logarithmic->result, &logarithmic->status) == HA_OK;
+	if (!journaled || !journal_kept(s->journal))
+		ha_fit_result_pair(s->dim_power[b], s->dim_log[b], replay_dim, s,
+		                   &power->result, &power->status,
+		                   &logarithmic->result, &logarithmic->status);
 	power->claimed = ha_fit_seed_exponent(s->model.smoothness);
 	if (power->status == HA_OK)
 		power->largest_at = sweep_sample_at(s, power->result.max_residual_index);

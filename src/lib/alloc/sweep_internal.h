@@ -26,7 +26,8 @@ struct ha_sweep {
 	struct ha_fit **dim_power;    /* per budget: ln d* vs ln ln n */
 	struct ha_fit **dim_log;      /* per budget: d* vs ln n */
 	struct ha_fit *heads_power;   /* per n, over the budgets; NULL: one budget */
-	struct journal *journal;      /* x*(n, D) of every row */
+	struct journal *journal;      /* of every row, SWEEP_JOURNAL_COLUMNS values */
+	int fit_refused;              /* a per-budget fit refused a row's point */
 	size_t replay_budget;         /* which budget a replay regenerates */
 	struct sweep_rows *rows;      /* while rows are handed out */
 	int rows_done;                /* the last row was handed out */
@@ -35,6 +36,12 @@ struct ha_sweep {
 	struct sweep_heads *heads;    /* while per-n fits are handed out */
 	int heads_done;
 };
+
+/* The journal's columns a budget: x*(n, D), then the coordinates the
+ * per-budget fits took of the row (ln ln n and ln x* of the power law,
+ * ln n of the log law, whose Y is x* itself), which their second pass
+ * reads back. */
+#define SWEEP_JOURNAL_COLUMNS 4
 
 /* n_i, from the request's samples (on the calling thread only). */
 double sweep_sample_at(const struct ha_sweep *s, size_t i);

@@ -1,5 +1,6 @@
-/* The relaxed optima of a sweep, kept for the fits' second pass
- * (library-internal).
+/* The relaxed optima of a sweep, and the coordinates the fits took of
+ * them, kept for the fits' second pass (library-internal; a sweep's
+ * columns, SWEEP_JOURNAL_COLUMNS a budget, are in sweep_internal.h).
  *
  * The fits of headalloc-model(7), SCALING LAWS need every point twice: once for the line, once
  * for the largest residual and the directly summed squared residuals.

@@ -266,14 +266,17 @@ enum ha_status sweep_rows_next(struct ha_sweep *s, const struct ha_sweep_row **r
 	for (size_t k = 0; k < job->solved; k++) {
 		size_t b = (job->first + k) % nb;
 		const struct ha_sweep_row *row = &job->rows[k];
+		double c[FIT_PAIR_COORDS];
+		enum ha_status power_st, log_st;
+		fit_add_pair_logs(s->dim_power[b], s->dim_log[b], row->samples,
+		                  row->relaxed_head_dim, job->log_samples[k],
+		                  job->log_relaxed[k], &power_st, &log_st, c);
+		s->fit_refused |= power_st != HA_OK || log_st != HA_OK;
+		/* x*, then the fits' coordinates but the log law's Y (x* itself) */
 		journal_put(s->journal, row->relaxed_head_dim);
-		if (isnan(job->log_samples[k]))
-			ha_fit_add_pair(s->dim_power[b], s->dim_log[b], row->samples,
-			                row->relaxed_head_dim, NULL, NULL);
-		else
-			fit_add_pair_logs(s->dim_power[b], s->dim_log[b], row->samples,
-			                  row->relaxed_head_dim, job->log_samples[k],
-			                  job->log_relaxed[k]);
+		journal_put(s->journal, c[0]);
+		journal_put(s->journal, c[1]);
+		journal_put(s->journal, c[2]);
 	}
 	*rows = job->rows;
 	*count = job->solved;

@@ -212,12 +212,13 @@ enum ha_status ha_fit_add(struct ha_fit *fit, double x, double y)
 
 /* ha_fit_add_pair of a point whose logarithms p may already hold. */
 static void add_pair(struct ha_fit *a, struct ha_fit *b, struct raw_point p,
-                     enum ha_status *status_a, enum ha_status *status_b)
+                     enum ha_status *status_a, enum ha_status *status_b,
+                     double coords[FIT_PAIR_COORDS])
 {
 	struct ha_fit *fit[2] = {a, b};
 	enum ha_status *status[2] = {status_a, status_b};
 	for (int k = 0; k < 2; k++) {
-		double tx, ty;
+		double tx = NAN, ty = NAN;
 		enum ha_status st = HA_EINVAL;
 		if (fit[k] && transform(fit[k]->kind, &p, &tx, &ty)) {
 			add_transformed(fit[k], tx, ty);
@@ -225,23 +226,30 @@ static void add_pair(struct ha_fit *a, struct ha_fit *b, struct raw_point p,
 		}
 		if (status[k])
 			*status[k] = st;
+		if (coords) {
+			coords[2 * k] = tx;
+			coords[2 * k + 1] = ty;
+		}
 	}
 }
 
 void ha_fit_add_pair(struct ha_fit *a, struct ha_fit *b, double x, double y,
                      enum ha_status *status_a, enum ha_status *status_b)
 {
-	add_pair(a, b, raw_point(x, y), status_a, status_b);
+	add_pair(a, b, raw_point(x, y), status_a, status_b, NULL);
 }
 
 void fit_add_pair_logs(struct ha_fit *a, struct ha_fit *b, double x, double y,
-                       double log_x, double log_y)
+                       double log_x, double log_y, enum ha_status *status_a,
+                       enum ha_status *status_b, double coords[FIT_PAIR_COORDS])
 {
 	struct raw_point p = raw_point(x, y);
 	p.log_x = log_x;
 	p.log_y = log_y;
-	p.has_log_x = p.has_log_y = 1;
-	add_pair(a, b, p, NULL, NULL);
+	p.has_log_x = p.has_log_y = !isnan(log_x) && !isnan(log_y);
+	if (!p.has_log_x)
+		p.log_x = p.log_y = 0.0;
+	add_pair(a, b, p, status_a, status_b, coords);
 }
 
 /* Fold one residual into the running SSR and maximum. */
@@ -365,6 +373,68 @@ enum ha_status ha_fit_result(const struct ha_fit *fit, ha_fit_replay_fn replay,
 	return finish(fit, r, ssr, out);
 }
 
+/* Where the joint pass reads its points: a raw replay (transformed for
+ * each fit) or the pair's own coordinates, kept by the caller. */
+struct pair_source {
+	const struct ha_fit *fit[2];
+	ha_fit_replay_fn replay;
+	fit_coords_fn coords;
+	void *ctx;
+};
+
+/* Point i's coordinates for both fits, into c; got[k] the status of
+ * fit k's point. */
+static void source_point(const struct pair_source *src, size_t i,
+                         double c[FIT_PAIR_COORDS], enum ha_status got[2])
+{
+	if (src->coords) {
+		got[0] = got[1] = src->coords(src->ctx, i, c);
+		return;
+	}
+	double x, y;
+	enum ha_status st = src->replay(src->ctx, i, &x, &y);
+	struct raw_point p = raw_point(x, y);
+	for (int k = 0; k < 2; k++)
+		got[k] = st != HA_OK ? st
+		       : transform(src->fit[k]->kind, &p, &c[2 * k], &c[2 * k + 1])
+		       ? HA_OK : HA_EINVAL;
+}
+
+/* Both fits' second passes in one (residual_pass's order and sums), a
+ * failing point stopping the fits it fails, as in its own pass. */
+static void pair_pass(const struct pair_source *src, struct ha_fit_result *out_a,
+                      enum ha_status *status_a, struct ha_fit_result *out_b,
+                      enum ha_status *status_b)
+{
+	struct ha_fit_result r[2];
+	enum ha_status st[2];
+	double ssr[2] = {0.0, 0.0};
+	for (int k = 0; k < 2; k++)
+		st[k] = line_of(src->fit[k], &r[k]);
+	size_t count = src->fit[0]->count;
+	for (size_t i = 0; i < count && (st[0] == HA_OK || st[1] == HA_OK); i++) {
+		double c[FIT_PAIR_COORDS];
+		enum ha_status got[2];
+		source_point(src, i, c, got);
+		for (int k = 0; k < 2; k++) {
+			if (st[k] != HA_OK)
+				continue;
+			if (got[k] != HA_OK)
+				st[k] = got[k];
+			else
+				take_residual(&r[k], c[2 * k], c[2 * k + 1], i, &ssr[k]);
+		}
+	}
+	for (int k = 0; k < 2; k++) {
+		if (st[k] != HA_OK)
+			continue;
+		r[k].max_residual_known = 1;
+		st[k] = finish(src->fit[k], r[k], ssr[k], k ? out_b : out_a);
+	}
+	*status_a = st[0];
+	*status_b = st[1];
+}
+
 void ha_fit_result_pair(const struct ha_fit *a, const struct ha_fit *b,
                         ha_fit_replay_fn replay, void *ctx,
                         struct ha_fit_result *out_a, enum ha_status *status_a,
@@ -378,38 +448,23 @@ void ha_fit_result_pair(const struct ha_fit *a, const struct ha_fit *b,
 		*status_b = ha_fit_result(b, replay, ctx, out_b);
 		return;
 	}
-	const struct ha_fit *fit[2] = {a, b};
-	struct ha_fit_result r[2];
-	enum ha_status st[2];
-	double ssr[2] = {0.0, 0.0};
-	for (int k = 0; k < 2; k++)
-		st[k] = line_of(fit[k], &r[k]);
-	/* The residual pass of each (residual_pass's order and sums), a
-	 * failing point stopping the fits it fails, as in its own pass. */
-	for (size_t i = 0; i < a->count && (st[0] == HA_OK || st[1] == HA_OK); i++) {
-		double x, y;
-		enum ha_status got = replay(ctx, i, &x, &y);
-		struct raw_point p = raw_point(x, y);
-		for (int k = 0; k < 2; k++) {
-			double tx, ty;
-			if (st[k] != HA_OK)
-				continue;
-			if (got != HA_OK)
-				st[k] = got;
-			else if (!transform(fit[k]->kind, &p, &tx, &ty))
-				st[k] = HA_EINVAL;
-			else
-				take_residual(&r[k], tx, ty, i, &ssr[k]);
-		}
-	}
-	for (int k = 0; k < 2; k++) {
-		if (st[k] != HA_OK)
-			continue;
-		r[k].max_residual_known = 1;
-		st[k] = finish(fit[k], r[k], ssr[k], k ? out_b : out_a);
-	}
-	*status_a = st[0];
-	*status_b = st[1];
+	struct pair_source src = {{a, b}, replay, NULL, ctx};
+	pair_pass(&src, out_a, status_a, out_b, status_b);
+}
+
+enum ha_status fit_result_pair_coords(const struct ha_fit *a, const struct ha_fit *b,
+                                      fit_coords_fn coords, void *ctx,
+                                      struct ha_fit_result *out_a,
+                                      enum ha_status *status_a,
+                                      struct ha_fit_result *out_b,
+                                      enum ha_status *status_b)
+{
+	if (!a || !b || !coords || !out_a || !out_b || !status_a || !status_b ||
+	    a->count != b->count || a->store_cap || b->store_cap)
+		return HA_EINVAL;
+	struct pair_source src = {{a, b}, NULL, coords, ctx};
+	pair_pass(&src, out_a, status_a, out_b, status_b);
+	return HA_OK;
 }
 
 double ha_fit_residual(const struct ha_fit_result *result, double x, double y)
