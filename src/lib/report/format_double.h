@@ -12,6 +12,7 @@
 #define HEADALLOC_FORMAT_DOUBLE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Room for the longest text, "-2.2250738585072014e-308", and its NUL. */
 #define HA_FD_BUFSIZE 32
@@ -39,5 +40,10 @@ size_t ha_fd_format_g(double value, int precision, char *buf);
  * about 10^(16 - P)).  Returns the length, or 0 (buf undefined) for any
  * other value: the caller asks snprintf. */
 size_t ha_fd_format_f(double value, int precision, char *buf);
+
+/* The decimal digits of value, as "%" PRIu64 prints them, at buf (20
+ * bytes of room; from 8 bytes on, some of them written past the digits
+ * for the caller to overwrite), no NUL.  Returns the length. */
+size_t ha_fd_format_uint(uint64_t value, char *buf);
 
 #endif

@@ -493,15 +493,7 @@ char *yaml_flat_double(char *p, double value)
 
 static char *flat_uint(char *p, uint64_t value)
 {
-	char digits[20];
-	size_t n = 0;
-	do {
-		digits[n++] = (char)('0' + value % 10);
-		value /= 10;
-	} while (value);
-	while (n)
-		*p++ = digits[--n];
-	return p;
+	return p + ha_fd_format_uint(value, p);
 }
 
 char *yaml_flat_item(char *p, const struct yaml_flat_key *keys,
