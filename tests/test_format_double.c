@@ -284,6 +284,10 @@ static void check_uint(uint64_t v)
 	snprintf(want, sizeof want, "%" PRIu64, v);
 	if (strcmp(got, want) != 0 || n != strlen(want))
 		cr_assert_fail("%" PRIu64 ": ha_fd_format_uint gives \"%s\"", v, got);
+	memset(got, 'x', sizeof got);
+	*ha_fd_put_uint(got, v) = '\0';
+	if (strcmp(got, want) != 0)
+		cr_assert_fail("%" PRIu64 ": ha_fd_put_uint gives \"%s\"", v, got);
 }
 
 Test(format_double, unsigned_integers)

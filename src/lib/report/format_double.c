@@ -470,9 +470,14 @@ static ALWAYS_INLINE char *render_rounded(char *out, const struct scaled *c, uin
 	return render(out, d, digits, x, dotted, roomy);
 }
 
-/* exact != 0 takes every decision with big integers: slow, for the tests
- * to check the fixed-point path against. */
-static size_t format_dotted(double value, char *buf, int exact, int dotted)
+/* The general path: the fixed-point decisions, each settled with big
+ * integers when too close to tell; exact != 0 takes every decision with
+ * big integers: slow, for the tests to check the fixed-point paths
+ * against. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((noinline))
+#endif
+static size_t format_general(double value, char *buf, int exact, int dotted)
 {
 	uint64_t bits;
 	memcpy(&bits, &value, sizeof bits);
@@ -503,13 +508,9 @@ static size_t format_dotted(double value, char *buf, int exact, int dotted)
 
 	/* The old snprintf/strtod order: 16 digits; if they read back, 15
 	 * when those do too; if not, 17, which always do. */
-	uint64_t d;
-	int digits = exact ? 0 : c.shift ? fast_digits(&c, 100, &d) : fast_digits(&c, 10, &d);
 	int j16 = 1 + c.shift;
-	uint64_t d16;
-	if (digits)
-		out = render_rounded(out, &c, d, digits, dotted, 1);
-	else if (d16 = round_scaled(&c, j16), !reads_back(&c, d16, j16))
+	uint64_t d16 = round_scaled(&c, j16);
+	if (!reads_back(&c, d16, j16))
 		out = render_rounded(out, &c, round_scaled(&c, j16 - 1), 17, dotted, 1);
 	else {
 		uint64_t d15 = round_scaled(&c, j16 + 1);
@@ -520,6 +521,33 @@ static size_t format_dotted(double value, char *buf, int exact, int dotted)
 	}
 	*out = '\0';
 	return (size_t)(out - buf);
+}
+
+/* format_general's text, by the fast path for a normal double (its
+ * scaled value in registers, not in memory for the general path: that
+ * one scales again, for the few values whose decisions are too close). */
+static size_t format_dotted(double value, char *buf, int exact, int dotted)
+{
+	uint64_t bits;
+	memcpy(&bits, &value, sizeof bits);
+	unsigned biased = (unsigned)(bits >> 52) & 0x7ff;
+	if (!exact && biased != 0 && biased != 0x7ff) {
+		uint64_t fraction = bits & ((UINT64_C(1) << 52) - 1), d;
+		struct scaled c;
+		c.exact = 0;
+		c.lower_closer = fraction == 0 && biased > 1;
+		scale(&c, fraction | UINT64_C(1) << 52, (int)biased - 1075);
+		int digits = c.shift ? fast_digits(&c, 100, &d) : fast_digits(&c, 10, &d);
+		if (digits) {
+			char *out = buf;
+			if (bits >> 63)
+				*out++ = '-';
+			out = render_rounded(out, &c, d, digits, dotted, 1);
+			*out = '\0';
+			return (size_t)(out - buf);
+		}
+	}
+	return format_general(value, buf, exact, dotted);
 }
 
 size_t ha_fd_format(double value, char *buf)

@@ -26,7 +26,7 @@
 
 static char *put_uint(char *p, uint64_t value)
 {
-	return p + ha_fd_format_uint(value, p);
+	return ha_fd_put_uint(p, value);
 }
 
 /* A row after the first, by the writer's fast path for flat rows

@@ -104,7 +104,7 @@ static inline char *yaml_flat_item(char *p, const struct yaml_flat_key *keys,
 		const struct yaml_flat_value *v = &values[i];
 		switch (v->kind) {
 		case YAML_FLAT_UINT:
-			p += ha_fd_format_uint(v->uint_value, p);
+			p = ha_fd_put_uint(p, v->uint_value);
 			break;
 		case YAML_FLAT_DOUBLE:
 			p = yaml_flat_double_inline(p, v->double_value);
