@@ -246,7 +246,9 @@ static int reads_back(const struct scaled *c, uint64_t d, int j)
  * for -2^64 too, which only sends a value the slow way). */
 static ALWAYS_INLINE int near(uint64_t hi, uint64_t lo)
 {
-	return (hi == 0 && lo <= TOLERANCE) || (hi == UINT64_MAX && 0 - lo <= TOLERANCE);
+	if (hi + 1 > 1) /* hi is neither 0 nor -1: far, the common case */
+		return 0;
+	return hi == 0 ? lo <= TOLERANCE : 0 - lo <= TOLERANCE;
 }
 
 static ALWAYS_INLINE uint64_t fast_round(const struct scaled *c, uint64_t unit,
