@@ -89,10 +89,8 @@ static inline char *yaml_flat_item(char *p, const struct yaml_flat_key *keys,
                                    size_t count)
 {
 	p = YAML_FLAT_LITERAL(p, "\n- {");
-#if defined(__clang__)
-#pragma unroll
-#elif defined(__GNUC__)
-#pragma GCC unroll 16
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 16 /* clang's pragma warns where count is not constant */
 #endif
 	for (size_t i = 0; i < count; i++) {
 		if (i > 0)
