@@ -2,7 +2,8 @@
 """Print src/lib/report/format_double_pow5.h: 5^n for n = -292..340 (the
 exponents the double formatter scales with) as floor(5^n 2^-exp2), the
 mantissa in [2^127, 2^128), by exact integers.  tests/test_format_double.c
-recomputes every entry independently."""
+recomputes every entry independently; tests/check_generated.sh checks
+the committed header against this output (its argument is ignored)."""
 
 LOW, HIGH = -292, 340
 

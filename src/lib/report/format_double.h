@@ -43,7 +43,7 @@ size_t ha_fd_format_g(double value, int precision, char *buf);
 size_t ha_fd_format_f(double value, int precision, char *buf);
 
 /* The decimal digits of value, as "%" PRIu64 prints them, at buf (20
- * bytes of room; from 8 bytes on, some of them written past the digits
+ * bytes of room: up to 8 of them may be written past shorter digits,
  * for the caller to overwrite), no NUL.  Returns the length. */
 size_t ha_fd_format_uint(uint64_t value, char *buf);
 
