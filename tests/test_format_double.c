@@ -273,6 +273,46 @@ Test(format_double, eight_digits)
 		}
 }
 
+/* Unsigned integers against snprintf's "%" PRIu64: every value to 10^6,
+ * each side of every power of ten and of two, and random values. */
+static void check_uint(uint64_t v)
+{
+	char got[32], want[32];
+	memset(got, 'x', sizeof got);
+	size_t n = ha_fd_format_uint(v, got);
+	got[n] = '\0';
+	snprintf(want, sizeof want, "%" PRIu64, v);
+	if (strcmp(got, want) != 0 || n != strlen(want))
+		cr_assert_fail("%" PRIu64 ": ha_fd_format_uint gives \"%s\"", v, got);
+	memset(got, 'x', sizeof got);
+	*ha_fd_put_uint(got, v) = '\0';
+	if (strcmp(got, want) != 0)
+		cr_assert_fail("%" PRIu64 ": ha_fd_put_uint gives \"%s\"", v, got);
+}
+
+Test(format_double, unsigned_integers)
+{
+	for (uint64_t v = 0; v <= 1000000; v++)
+		check_uint(v);
+	for (uint64_t p = 1, k = 0; k < 20; k++, p *= 10)
+		for (uint64_t d = 0; d < 4; d++) {
+			check_uint(p + d);
+			check_uint(p - d);
+		}
+	for (int e = 0; e < 64; e++)
+		for (uint64_t d = 0; d < 4; d++) {
+			check_uint((UINT64_C(1) << e) + d);
+			check_uint((UINT64_C(1) << e) - d);
+		}
+	check_uint(UINT64_MAX);
+	struct rng r = {UINT64_C(0x3C6EF372FE94F82B)};
+	for (int i = 0; i < 200000; i++) {
+		uint64_t u = next_u64(&r);
+		check_uint(u);
+		check_uint(u >> (u % 64));
+	}
+}
+
 /* A small big integer of its own (16-bit limbs, multiplied by 5 one
  * factor at a time), to check the formatter's arithmetic independently. */
 enum { NUM_LIMBS = 160 };
@@ -340,19 +380,26 @@ static int exact_sign(uint64_t ahi, uint64_t alo, int a5, int a2,
 	return 0;
 }
 
-/* Every 5^n the formatter scales with: the mantissa's top bit set, at
- * most 3 units below the exact value, never above. */
-Test(format_double, pow5_approximations)
+/* Every 5^n the formatter scales with, each an entry of its table
+ * (format_double_pow5.h): the mantissa's top bit set, below the exact
+ * value by under one unit, never above (exact where 5^n has at most 128
+ * bits), and the table covers exactly the exponents scale() asks for. */
+Test(format_double, pow5_table_entries)
 {
+	cr_assert_eq(POW5_LOW, -292);
+	cr_assert_eq(POW5_LOW + POW5_COUNT - 1, 340);
 	for (int n = -292; n <= 340; n++) {
 		int exp2;
 		struct u128 m = pow5_approx(n, &exp2);
 		cr_assert(m.hi >> 63, "5^%d: mantissa not normalised", n);
-		/* m 2^exp2 <= 5^n < (m + 3) 2^exp2 */
-		cr_assert_leq(exact_sign(m.hi, m.lo, 0, exp2, 0, 1, n, 0), 0, "5^%d above", n);
-		uint64_t lo3 = m.lo + 3, hi3 = m.hi + (lo3 < 3);
-		cr_assert_gt(exact_sign(hi3, lo3, 0, exp2, 0, 1, n, 0), 0,
-		             "5^%d more than 3 units below", n);
+		/* m 2^exp2 <= 5^n < (m + 1) 2^exp2 */
+		int below = exact_sign(m.hi, m.lo, 0, exp2, 0, 1, n, 0);
+		cr_assert_leq(below, 0, "5^%d above", n);
+		if (n >= 0 && n <= 55)
+			cr_assert_eq(below, 0, "5^%d not exact", n);
+		uint64_t lo1 = m.lo + 1, hi1 = m.hi + (lo1 < 1);
+		cr_assert_gt(exact_sign(hi1, lo1, 0, exp2, 0, 1, n, 0), 0,
+		             "5^%d a unit or more below", n);
 	}
 }
 

@@ -61,8 +61,9 @@ static char *old_format_double(double value, char buf[32])
 }
 
 /* Check one value: the library's ha_format_double against the old one,
- * the compiled-in formatter (portable product; with exact != 0 also with
- * every decision in big integers) against the old %g, and the text read
+ * the compiled-in formatter (portable product; its fast path and its
+ * general path; with exact != 0 also with every decision in big integers)
+ * against the old %g, and the text read
  * back by strtod as the same double, sign included.  Returns nothing:
  * the first difference fails the test with the value in hex. */
 static void check_value(double v, int exact)
@@ -90,6 +91,10 @@ static void check_value(double v, int exact)
 	if (strcmp(want_g, got_g) != 0 || len != strlen(want_g))
 		cr_assert_fail("%a: the portable product gives \"%s\", %%g gave \"%s\"",
 		               v, got_g, want_g);
+	format_general(v, got_g, 0, 1); /* what the fast path hands over */
+	if (strcmp(want, got_g) != 0)
+		cr_assert_fail("%a: the general path gives \"%s\", snprintf/strtod gave \"%s\"",
+		               v, got_g, want);
 	if (exact) {
 		format_dotted(v, got_g, 1, 0);
 		if (strcmp(want_g, got_g) != 0)

@@ -96,7 +96,7 @@ static unsigned leading_zeros(uint64_t x) /* x != 0 */
 }
 
 /* The fixed-point S and H are each within 2 units (2^-64) of the exact
- * values (the 5^n mantissa is within 3 parts in 2^127, the shift drops
+ * values (the 5^n mantissa is within 1 part in 2^127, the shift drops
  * under one unit), so any difference of two of them within 4 units;
  * 32 leaves room and still sends only one value in ~2^58 to the big
  * integers by chance. */
@@ -124,157 +124,26 @@ static const uint64_t pow10_table[18] = {
 	UINT64_C(10000000000000000), UINT64_C(100000000000000000),
 };
 
-/* 5^b, 0 <= b < 28. */
-static const uint64_t pow5_small[28] = {
-	UINT64_C(1), UINT64_C(5), UINT64_C(25), UINT64_C(125), UINT64_C(625),
-	UINT64_C(3125), UINT64_C(15625), UINT64_C(78125), UINT64_C(390625),
-	UINT64_C(1953125), UINT64_C(9765625), UINT64_C(48828125),
-	UINT64_C(244140625), UINT64_C(1220703125), UINT64_C(6103515625),
-	UINT64_C(30517578125), UINT64_C(152587890625), UINT64_C(762939453125),
-	UINT64_C(3814697265625), UINT64_C(19073486328125),
-	UINT64_C(95367431640625), UINT64_C(476837158203125),
-	UINT64_C(2384185791015625), UINT64_C(11920928955078125),
-	UINT64_C(59604644775390625), UINT64_C(298023223876953125),
-	UINT64_C(1490116119384765625), UINT64_C(7450580596923828125),
-};
+#include "format_double_pow5.h"
 
-/* 5^(28 a) for a = -11..12 as floor(5^(28 a) 2^-exp2), the mantissa in
- * [2^127, 2^128) (exact for a = 0, 1).  Computed with exact integers;
- * the tests recompute every 5^n built from them. */
-static const struct {
-	uint64_t hi, lo;
-	int exp2;
-} pow5_28[24] = {
-	{0xe61acf033d1a45df, 0x6fb92487298e33bd, -843}, /* 5^-308 */
-	{0xe858ad248f5c22c9, 0xd1b3400f8f9cff68, -778}, /* 5^-280 */
-	{0xea9c227723ee8bcb, 0x465e15a979c1cadc, -713}, /* 5^-252 */
-	{0xece53cec4a314ebd, 0xa4f8bf5635246428, -648}, /* 5^-224 */
-	{0xef340a98172aace4, 0x86fb897116c87c34, -583}, /* 5^-196 */
-	{0xf18899b1bc3f8ca1, 0xdc44e6c3cb279ac1, -518}, /* 5^-168 */
-	{0xf3e2f893dec3f126, 0x5a89dba3c3efccfa, -453}, /* 5^-140 */
-	{0xf64335bcf065d37d, 0x4d4617b5ff4a16d5, -388}, /* 5^-112 */
-	{0xf8a95fcf88747d94, 0x75a44c6397ce912a, -323}, /* 5^-84 */
-	{0xfb158592be068d2e, 0xeed6e2f0f0d56712, -258}, /* 5^-56 */
-	{0xfd87b5f28300ca0d, 0x8bca9d6e188853fc, -193}, /* 5^-28 */
-	{0x8000000000000000, 0x0000000000000000, -127}, /* 5^0 */
-	{0x813f3978f8940984, 0x4000000000000000, -62},  /* 5^28 */
-	{0x82818f1281ed449f, 0xbff8f10e7a8921a4, 3},    /* 5^56 */
-	{0x83c7088e1aab65db, 0x792667c6da79e0fa, 68},   /* 5^84 */
-	{0x850fadc09923329e, 0x03e2cf6bc604ddb0, 133},  /* 5^112 */
-	{0x865b86925b9bc5c2, 0x0b8a2392ba45a9b2, 198},  /* 5^140 */
-	{0x87aa9aff79042286, 0x90fb44d2f05d0842, 263},  /* 5^168 */
-	{0x88fcf317f22241e2, 0x441fece3bdf81f03, 328},  /* 5^196 */
-	{0x8a5296ffe33cc92f, 0x82bd6b70d99aaa6f, 393},  /* 5^224 */
-	{0x8bab8eefb6409c1a, 0x1ad089b6c2f7548e, 458},  /* 5^252 */
-	{0x8d07e33455637eb2, 0xdb0b487b6423e1e8, 523},  /* 5^280 */
-	{0x8e679c2f5e44ff8f, 0x570f09eaa7ea7648, 588},  /* 5^308 */
-	{0x8fcac257558ee4e6, 0x213a4f0aa5e8a7b1, 653},  /* 5^336 */
-};
-
-/* A small table and one product instead of 633 entries: the table entry's
- * error (< 1 unit) grows under 2 units through the product, the
- * truncation adds under 1. */
+/* 5^n for POW5_LOW <= n < POW5_LOW + POW5_COUNT as m 2^exp2, m in
+ * [2^127, 2^128) below 5^n by under one unit (one table entry: a lookup,
+ * not a product; the tests recompute every entry with exact integers). */
 static struct u128 pow5_approx(int n, int *exp2)
 {
-	int a = n >= 0 ? n / 28 : -((-n + 27) / 28);
-	int b = n - 28 * a;
-	struct u128 t = {pow5_28[a + 11].hi, pow5_28[a + 11].lo};
-	if (b == 0) {
-		*exp2 = pow5_28[a + 11].exp2;
-		return t;
-	}
-	struct u128 low = mul64(t.lo, pow5_small[b]);
-	struct u128 high = mul64(t.hi, pow5_small[b]);
-	uint64_t r0 = low.lo, r1 = low.hi + high.lo;
-	uint64_t r2 = high.hi + (r1 < low.hi);
-	unsigned lz = leading_zeros(r2); /* r2 >= 2: t.hi >= 2^63, 5^b >= 5 */
-	struct u128 m = {r2, r1};
-	if (lz) {
-		m.hi = (r2 << lz) | (r1 >> (64 - lz));
-		m.lo = (r1 << lz) | (r0 >> (64 - lz));
-	}
-	*exp2 = pow5_28[a + 11].exp2 + 64 - (int)lz;
+	const struct pow5_entry *t = &pow5_table[n - POW5_LOW];
+	struct u128 m = {t->hi, t->lo};
+	*exp2 = t->exp2;
 	return m;
 }
 
-/* Big integers for the exact decisions: at most ~850 bits occur (the
- * bound comes from the extreme doubles: 2^-1074 compares 5^337 times a
- * 55-bit number with 2^739 times a 58-bit one). */
-enum { BIG_LIMBS = 40 };
+#include "format_double_big.h"
 
-struct big {
-	int n; /* limbs in use, the top one nonzero */
-	uint32_t w[BIG_LIMBS];
-};
-
-static void big_set(struct big *b, uint64_t v)
-{
-	b->w[0] = (uint32_t)v;
-	b->w[1] = (uint32_t)(v >> 32);
-	b->n = v >> 32 ? 2 : v ? 1 : 0;
-}
-
-static void big_mul32(struct big *b, uint32_t f)
-{
-	uint64_t carry = 0;
-	for (int i = 0; i < b->n; i++) {
-		uint64_t t = (uint64_t)b->w[i] * f + carry;
-		b->w[i] = (uint32_t)t;
-		carry = t >> 32;
-	}
-	if (carry)
-		b->w[b->n++] = (uint32_t)carry;
-}
-
-static void big_mul_pow5(struct big *b, int k)
-{
-	for (; k >= 13; k -= 13)
-		big_mul32(b, (uint32_t)pow5_small[13]);
-	if (k)
-		big_mul32(b, (uint32_t)pow5_small[k]);
-}
-
-static void big_shl(struct big *b, int k)
-{
-	int limbs = k / 32, bits = k % 32;
-	if (b->n == 0)
-		return;
-	if (bits) {
-		uint32_t out = b->w[b->n - 1] >> (32 - bits);
-		for (int i = b->n - 1; i > 0; i--)
-			b->w[i] = (b->w[i] << bits) | (b->w[i - 1] >> (32 - bits));
-		b->w[0] <<= bits;
-		if (out)
-			b->w[b->n++] = out;
-	}
-	if (limbs) {
-		memmove(b->w + limbs, b->w, (size_t)b->n * sizeof *b->w);
-		memset(b->w, 0, (size_t)limbs * sizeof *b->w);
-		b->n += limbs;
-	}
-}
-
-/* The sign of a 5^a5 2^a2 - c 5^c5 2^c2. */
-static int compare_exact(uint64_t a, int a5, int a2, uint64_t c, int c5, int c2)
-{
-	struct big left, right;
-	big_set(&left, a);
-	big_set(&right, c);
-	if (a5 > c5)
-		big_mul_pow5(&left, a5 - c5);
-	else
-		big_mul_pow5(&right, c5 - a5);
-	if (a2 > c2)
-		big_shl(&left, a2 - c2);
-	else
-		big_shl(&right, c2 - a2);
-	if (left.n != right.n)
-		return left.n > right.n ? 1 : -1;
-	for (int i = left.n - 1; i >= 0; i--)
-		if (left.w[i] != right.w[i])
-			return left.w[i] > right.w[i] ? 1 : -1;
-	return 0;
-}
+#if defined(__GNUC__) || defined(__clang__)
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define ALWAYS_INLINE inline
+#endif
 
 /* One double, scaled. */
 struct scaled {
@@ -287,7 +156,7 @@ struct scaled {
 	int exact;        /* every decision with big integers */
 };
 
-static void scale(struct scaled *c, uint64_t m, int e)
+static ALWAYS_INLINE void scale(struct scaled *c, uint64_t m, int e)
 {
 	c->m = m;
 	c->e = e;
@@ -369,21 +238,100 @@ static int reads_back(const struct scaled *c, uint64_t d, int j)
 	return (up < 0 || (up == 0 && even)) && (low > 0 || (low == 0 && even));
 }
 
+/* The fast path: the decisions of round_scaled and reads_back (exact == 0)
+ * from the fixed-point values alone, for a unit the compiler knows (so
+ * that its divisions are products); a decision too close to tell sets
+ * *unsure, and the caller then takes round_scaled and reads_back.  near()
+ * is compare_fixed's "0" for the signed 128-bit difference hi:lo (and
+ * for -2^64 too, which only sends a value the slow way). */
+static ALWAYS_INLINE int near(uint64_t hi, uint64_t lo)
+{
+	if (hi + 1 > 1) /* hi is neither 0 nor -1: far, the common case */
+		return 0;
+	return hi == 0 ? lo <= TOLERANCE : 0 - lo <= TOLERANCE;
+}
+
+static ALWAYS_INLINE uint64_t fast_round(const struct scaled *c, uint64_t unit,
+                                         int *unsure)
+{
+	uint64_t q = c->s.hi / unit;
+	uint64_t half_lo = unit == 1 ? UINT64_C(1) << 63 : 0;
+	/* rest - half, rest = S - q unit, half = unit / 2 */
+	uint64_t lo = c->s.lo - half_lo;
+	uint64_t hi = c->s.hi - q * unit - unit / 2 - (c->s.lo < half_lo);
+	*unsure |= near(hi, lo);
+	return q + ((int64_t)hi >= 0);
+}
+
+static ALWAYS_INLINE int fast_reads_back(const struct scaled *c, uint64_t d,
+                                         uint64_t unit, int *unsure)
+{
+	uint64_t decimal = d * unit; /* the decimal's S, its fraction 0 */
+	struct u128 dist, reach = c->h;
+	if (decimal > c->s.hi || (decimal == c->s.hi && c->s.lo == 0)) {
+		dist.hi = decimal - c->s.hi - (c->s.lo != 0);
+		dist.lo = 0 - c->s.lo;
+	} else {
+		dist.hi = c->s.hi - decimal;
+		dist.lo = c->s.lo;
+		if (c->lower_closer)
+			reach = u128_shr(reach, 1);
+	}
+	/* dist - reach: below it reads back */
+	uint64_t lo = dist.lo - reach.lo;
+	uint64_t hi = dist.hi - reach.hi - (dist.lo < reach.lo);
+	*unsure |= near(hi, lo);
+	return (int64_t)hi < 0;
+}
+
+/* format_dotted's choice of 15, 16 or 17 digits for S of unit16 = 10^j16;
+ * 0 when a decision is too close to tell. */
+static ALWAYS_INLINE int fast_digits(const struct scaled *c, uint64_t unit16,
+                                     uint64_t *d)
+{
+	int unsure = 0, digits = 16;
+	*d = fast_round(c, unit16, &unsure);
+	if (!fast_reads_back(c, *d, unit16, &unsure)) {
+		*d = fast_round(c, unit16 / 10, &unsure);
+		digits = 17;
+	} else {
+		uint64_t d15 = fast_round(c, unit16 * 10, &unsure);
+		if (fast_reads_back(c, d15, unit16 * 10, &unsure)) {
+			*d = d15;
+			digits = 15;
+		}
+	}
+	return unsure ? 0 : digits;
+}
+
 static const char digit_pairs[] =
 	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
 
-/* The 8 digits of y < 10^8, zero-padded, with one division's worth of
- * work: f = y 2^32 / 10^6 in 32.32 fixed point; its integer part is the
- * first pair of digits, and each product of its fraction by 100 brings
- * the next pair.  The four pairs are floor(f 10^6 / 2^32), which is y as
- * long as y 2^32 / 10^6 <= f < (y + 1) 2^32 / 10^6: f may be up to 4294
- * units high but never low.  The constant's excess (0.07) times y < 10^8,
- * over 2^24, adds under half a unit, the truncating shift loses under
- * one, the + 1 makes up for it.  The tests check every y. */
-static void put8(char *p, uint32_t y)
+/* The 8 digits of y < 10^8, zero-padded.  Where bytes are stored low
+ * first, in SWAR steps, each lane a number at most 9999, then 99, then 9:
+ * 4 + 4 digits in the two 32-bit halves, each split by 100 (a / 100 is
+ * a 10486 / 2^20 for a < 10^4) into 2-digit lanes of 16 bits, each split
+ * by 10 (b / 10 is b 103 / 2^10 for b < 100) into one digit a byte.  A
+ * lane's product spills into the lane below only above the bits the mask
+ * keeps.  Elsewhere, pairs from a table: f = y 2^32 / 10^6 in 32.32 fixed
+ * point; its integer part is the first pair of digits, and each product of
+ * its fraction by 100 brings the next pair (f may be up to 4294 units
+ * high but never low: the constant's excess, 0.07, times y < 10^8, over
+ * 2^24, adds under half a unit, the truncating shift loses under one, the
+ * + 1 makes up for it).  The tests check every y. */
+static ALWAYS_INLINE void put8(char *p, uint32_t y)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t high = y / 10000;
+	uint64_t x = high | (y - high * 10000) << 32;
+	uint64_t t = ((x * 10486) >> 20) & UINT64_C(0x0000007f0000007f);
+	x = t | (x - t * 100) << 16;
+	t = ((x * 103) >> 10) & UINT64_C(0x000f000f000f000f);
+	x = (t | (x - t * 10) << 8) | UINT64_C(0x3030303030303030);
+	memcpy(p, &x, 8);
+#else
 	/* ceil(2^56 / 10^6); y times it stays below 2^63 */
 	uint64_t f = (((uint64_t)y * UINT64_C(72057594038)) >> 24) + 1;
 	memcpy(p, digit_pairs + 2 * (f >> 32), 2);
@@ -391,10 +339,42 @@ static void put8(char *p, uint32_t y)
 		f = (f & 0xffffffff) * 100;
 		memcpy(p + 2 * i, digit_pairs + 2 * (f >> 32), 2);
 	}
+#endif
+}
+
+size_t ha_fd_format_uint(uint64_t value, char *buf)
+{
+	if (value >= 100000000) {
+		char digits[20];
+		size_t n = 0;
+		do {
+			digits[n++] = (char)('0' + value % 10);
+			value /= 10;
+		} while (value);
+		for (size_t i = 0; i < n; i++)
+			buf[i] = digits[n - 1 - i];
+		return n;
+	}
+	if (value < 10000) { /* the common case: a head count, a budget */
+		char text[8];
+		memcpy(text, digit_pairs + 2 * (value / 100), 2);
+		memcpy(text + 2, digit_pairs + 2 * (value % 100), 2);
+		unsigned n = 1 + (value >= 10) + (value >= 100) + (value >= 1000);
+		memcpy(buf, text + 4 - n, 4);
+		return n;
+	}
+	/* 8 digits, then the last n of them: n = 1 + floor(log10 value) */
+	char text[16] = {0};
+	put8(text, (uint32_t)value);
+	unsigned bits = 64 - leading_zeros(value | 1);
+	unsigned n = (bits * 1233) >> 12; /* floor(log10 2^bits), or one more */
+	n += (value | 1) >= pow10_table[n]; /* 0 has one digit */
+	memcpy(buf, text + 8 - n, 8);
+	return n;
 }
 
 /* The 17 digits of d < 10^17, zero-padded. */
-static void put17(char *p, uint64_t d)
+static ALWAYS_INLINE void put17(char *p, uint64_t d)
 {
 	uint64_t high = d / 100000000;
 	uint32_t top = (uint32_t)(high / 100000000);
@@ -408,8 +388,8 @@ static void put17(char *p, uint64_t d)
  * exponent form when x < -4 or x >= digits.  dotted != 0 writes ".0"
  * after a mantissa without a point (before its exponent), as YAML 1.1's
  * floats need.  Runs of digits are copied whole, not a byte at a time. */
-static char *render(char *out, uint64_t d, int digits, int x, int dotted,
-                    int roomy)
+static ALWAYS_INLINE char *render(char *out, uint64_t d, int digits, int x, int dotted,
+                                   int roomy)
 {
 	/* The digits, then room for the fixed-size copies below to read. */
 	char text[17 + 17];
@@ -481,7 +461,7 @@ static char *render(char *out, uint64_t d, int digits, int x, int dotted,
 }
 
 /* Round to `digits` digits and render; returns the end of the text. */
-static char *render_rounded(char *out, const struct scaled *c, uint64_t d,
+static ALWAYS_INLINE char *render_rounded(char *out, const struct scaled *c, uint64_t d,
                             int digits, int dotted, int roomy)
 {
 	int x = 16 - c->n + c->shift;
@@ -492,9 +472,14 @@ static char *render_rounded(char *out, const struct scaled *c, uint64_t d,
 	return render(out, d, digits, x, dotted, roomy);
 }
 
-/* exact != 0 takes every decision with big integers: slow, for the tests
- * to check the fixed-point path against. */
-static size_t format_dotted(double value, char *buf, int exact, int dotted)
+/* The general path: the fixed-point decisions, each settled with big
+ * integers when too close to tell; exact != 0 takes every decision with
+ * big integers: slow, for the tests to check the fixed-point paths
+ * against. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((noinline))
+#endif
+static size_t format_general(double value, char *buf, int exact, int dotted)
 {
 	uint64_t bits;
 	memcpy(&bits, &value, sizeof bits);
@@ -540,6 +525,33 @@ static size_t format_dotted(double value, char *buf, int exact, int dotted)
 	return (size_t)(out - buf);
 }
 
+/* format_general's text, by the fast path for a normal double (its
+ * scaled value in registers, not in memory for the general path: that
+ * one scales again, for the few values whose decisions are too close). */
+static size_t format_dotted(double value, char *buf, int exact, int dotted)
+{
+	uint64_t bits;
+	memcpy(&bits, &value, sizeof bits);
+	unsigned biased = (unsigned)(bits >> 52) & 0x7ff;
+	if (!exact && biased != 0 && biased != 0x7ff) {
+		uint64_t fraction = bits & ((UINT64_C(1) << 52) - 1), d;
+		struct scaled c;
+		c.exact = 0;
+		c.lower_closer = fraction == 0 && biased > 1;
+		scale(&c, fraction | UINT64_C(1) << 52, (int)biased - 1075);
+		int digits = c.shift ? fast_digits(&c, 100, &d) : fast_digits(&c, 10, &d);
+		if (digits) {
+			char *out = buf;
+			if (bits >> 63)
+				*out++ = '-';
+			out = render_rounded(out, &c, d, digits, dotted, 1);
+			*out = '\0';
+			return (size_t)(out - buf);
+		}
+	}
+	return format_general(value, buf, exact, dotted);
+}
+
 size_t ha_fd_format(double value, char *buf)
 {
 	return format_dotted(value, buf, 0, 0);
@@ -583,7 +595,7 @@ static char *start(double value, char *buf, struct scaled *c, char **out,
 
 size_t ha_fd_format_g(double value, int precision, char *buf)
 {
-	struct scaled c;
+	struct scaled c = {0}; /* set by start() (the compiler may not see it) */
 	char *out;
 	size_t length;
 	if (start(value, buf, &c, &out, &length))
@@ -597,7 +609,7 @@ size_t ha_fd_format_g(double value, int precision, char *buf)
 
 size_t ha_fd_format_f(double value, int precision, char *buf)
 {
-	struct scaled c;
+	struct scaled c = {0}; /* set by start() (the compiler may not see it) */
 	char *out;
 	size_t length;
 	if (start(value, buf, &c, &out, &length))

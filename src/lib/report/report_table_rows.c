@@ -26,15 +26,7 @@
 
 static char *put_uint(char *p, uint64_t value)
 {
-	char digits[20];
-	size_t n = 0;
-	do {
-		digits[n++] = (char)('0' + value % 10);
-		value /= 10;
-	} while (value);
-	while (n)
-		*p++ = digits[--n];
-	return p;
+	return ha_fd_put_uint(p, value);
 }
 
 /* A row after the first, by the writer's fast path for flat rows

@@ -477,57 +477,7 @@ char *ha_format_double(double value, char buf[32])
 	return buf;
 }
 
-/* A string literal, its length known to the compiler. */
-#define PUT_LITERAL(p, literal) \
-	(memcpy((p), (literal), sizeof(literal) - 1), (p) + sizeof(literal) - 1)
-
 char *yaml_flat_double(char *p, double value)
 {
-	if (isnan(value))
-		return PUT_LITERAL(p, ".nan");
-	if (isinf(value))
-		return value > 0 ? PUT_LITERAL(p, ".inf") : PUT_LITERAL(p, "-.inf");
-	/* ha_format_double in place (HA_FD_BUFSIZE bytes of room). */
-	return p + ha_fd_format_dotted(value, p);
-}
-
-static char *flat_uint(char *p, uint64_t value)
-{
-	char digits[20];
-	size_t n = 0;
-	do {
-		digits[n++] = (char)('0' + value % 10);
-		value /= 10;
-	} while (value);
-	while (n)
-		*p++ = digits[--n];
-	return p;
-}
-
-char *yaml_flat_item(char *p, const struct yaml_flat_key *keys,
-                     const struct yaml_flat_value *values, size_t count)
-{
-	p = PUT_LITERAL(p, "\n- {");
-	for (size_t i = 0; i < count; i++) {
-		if (i > 0)
-			p = PUT_LITERAL(p, ", ");
-		/* All 32 bytes: a copy of fixed size, within the key's room
-		 * (its length + 36 bytes or more, see the header). */
-		memcpy(p, keys[i].text, sizeof keys[i].text);
-		p = PUT_LITERAL(p + keys[i].length, ": ");
-		const struct yaml_flat_value *v = &values[i];
-		switch (v->kind) {
-		case YAML_FLAT_UINT:
-			p = flat_uint(p, v->uint_value);
-			break;
-		case YAML_FLAT_DOUBLE:
-			p = yaml_flat_double(p, v->double_value);
-			break;
-		case YAML_FLAT_TEXT:
-			memcpy(p, v->text, v->length);
-			p += v->length;
-			break;
-		}
-	}
-	return PUT_LITERAL(p, "}");
+	return yaml_flat_double_inline(p, value);
 }

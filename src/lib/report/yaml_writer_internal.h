@@ -7,10 +7,14 @@
 #ifndef HEADALLOC_YAML_WRITER_INTERNAL_H
 #define HEADALLOC_YAML_WRITER_INTERNAL_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <headalloc/yaml_writer.h>
+
+#include "report/format_double.h"
 
 /* Write length bytes of text as they are, after everything emitted so
  * far, bypassing the emitter (which is flushed first and never learns of
@@ -55,14 +59,61 @@ struct yaml_flat_value {
  * takes in an item: a double's text. */
 #define YAML_FLAT_DOUBLE_MAX ((size_t)26)
 
+/* A string literal, its length known to the compiler. */
+#define YAML_FLAT_LITERAL(p, literal) \
+	(memcpy((p), (literal), sizeof(literal) - 1), (p) + sizeof(literal) - 1)
+
 /* ha_yaml_double_text(value) written at p (YAML_FLAT_DOUBLE_MAX + 6
- * bytes of room); returns its end. */
+ * bytes of room); returns its end.  Inline here for yaml_flat_item. */
+static inline char *yaml_flat_double_inline(char *p, double value)
+{
+	if (!isfinite(value)) {
+		if (isnan(value))
+			return YAML_FLAT_LITERAL(p, ".nan");
+		return value > 0 ? YAML_FLAT_LITERAL(p, ".inf")
+		                 : YAML_FLAT_LITERAL(p, "-.inf");
+	}
+	/* ha_format_double in place (HA_FD_BUFSIZE bytes of room). */
+	return p + ha_fd_format_dotted(value, p);
+}
+
 char *yaml_flat_double(char *p, double value);
 
 /* The item at p: room for 7 + Σ(key length + 4 + YAML_FLAT_DOUBLE_MAX +
  * 6) bytes (text values: their length) and 32 more (each key is copied
- * whole); returns its end. */
-char *yaml_flat_item(char *p, const struct yaml_flat_key *keys,
-                     const struct yaml_flat_value *values, size_t count);
+ * whole); returns its end.  Inline, so that a caller's constant keys and
+ * kinds (a sweep's row) compile to straight-line code: no loop, no
+ * switch. */
+static inline char *yaml_flat_item(char *p, const struct yaml_flat_key *keys,
+                                   const struct yaml_flat_value *values,
+                                   size_t count)
+{
+	p = YAML_FLAT_LITERAL(p, "\n- {");
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 16 /* clang's pragma warns where count is not constant */
+#endif
+	for (size_t i = 0; i < count; i++) {
+		if (i > 0)
+			p = YAML_FLAT_LITERAL(p, ", ");
+		/* All 32 bytes: a copy of fixed size, within the key's room
+		 * (its length + 36 bytes or more, see above). */
+		memcpy(p, keys[i].text, sizeof keys[i].text);
+		p = YAML_FLAT_LITERAL(p + keys[i].length, ": ");
+		const struct yaml_flat_value *v = &values[i];
+		switch (v->kind) {
+		case YAML_FLAT_UINT:
+			p = ha_fd_put_uint(p, v->uint_value);
+			break;
+		case YAML_FLAT_DOUBLE:
+			p = yaml_flat_double_inline(p, v->double_value);
+			break;
+		case YAML_FLAT_TEXT:
+			memcpy(p, v->text, v->length);
+			p += v->length;
+			break;
+		}
+	}
+	return YAML_FLAT_LITERAL(p, "}");
+}
 
 #endif
