@@ -99,7 +99,9 @@ static int solve_model(const struct cal_lm *lm, double mu, const double *dd,
 		d[j] = 0.0;
 	double q = damped(lm, d, mu, dd);
 	for (int it = 0; it < INNER_STEPS; it++) {
-		double h[HA_CAL_PARAMS * HA_CAL_PARAMS] = {0}, g[HA_CAL_PARAMS];
+		/* h's k x k entries are all set below: not cleared (clearing
+		 * all of it was an eighth of this file's own time). */
+		double h[HA_CAL_PARAMS * HA_CAL_PARAMS], g[HA_CAL_PARAMS];
 		for (int j = 0; j < k; j++) {
 			g[j] = mu * dd[j] * d[j];
 			for (int l = 0; l < k; l++) {
@@ -180,7 +182,8 @@ static int correction(const struct cal_lm *lm, const double *th, const double *d
 	double *r2 = lm->r + data->m;
 	if (!cal_residuals(data, trial, r2, NULL))
 		return 0;
-	double h[HA_CAL_PARAMS * HA_CAL_PARAMS] = {0}, g[HA_CAL_PARAMS] = {0};
+	double h[HA_CAL_PARAMS * HA_CAL_PARAMS], g[HA_CAL_PARAMS] = {0};
+	memset(h, 0, (size_t)(k * k) * sizeof *h); /* the k x k it reads */
 	int inside = 0;
 	for (size_t i = 0; i < data->m; i++) {
 		double w = data->weight[i];
