@@ -30,7 +30,11 @@ static double larger(double a, double b)
 	return a > b ? a : b;
 }
 
-int cal_cholesky_solve(double *a, double *b, int n)
+/* The solve for one n; cal_cholesky_solve calls it with n a constant
+ * (issue 17: the loops then unroll; each entry's arithmetic, and its
+ * order, is the same). */
+static inline __attribute__((always_inline)) int solve(double *a, double *b,
+                                                       const int n)
 {
 	/* The lower triangle is the matrix; the upper one is never read or
 	 * written (callers may fill the lower one only).  Every entry takes
@@ -128,4 +132,18 @@ int cal_cholesky_solve(double *a, double *b, int n)
 		b[perm[i]] = x[i];
 	}
 	return 1;
+}
+
+int cal_cholesky_solve(double *a, double *b, int n)
+{
+	switch (n) {
+	case 1: return solve(a, b, 1);
+	case 2: return solve(a, b, 2);
+	case 3: return solve(a, b, 3);
+	case 4: return solve(a, b, 4);
+	case 5: return solve(a, b, 5);
+	case 6: return solve(a, b, 6);
+	case 7: return solve(a, b, 7);
+	default: return solve(a, b, n);
+	}
 }

@@ -59,30 +59,54 @@ static double psi(double r, double delta)
  * second-order term d'Cd/2, C = sum w psi(r) Hess r — without it the
  * model cannot see the bend of a narrow curved valley and the steps
  * shrink to the valley's width. */
-static double model(const struct cal_lm *lm, const double *d)
+/* The hot loops are written for a constant k (K_ONLY: model_k and
+ * solve_model_k are inlined into a copy per k from 1 to 7, so that the
+ * loops over the free parameters unroll); each sum's terms and their
+ * order are those of the loops over a variable k (issue 17). */
+#define K_ONLY static inline __attribute__((always_inline))
+#define BY_K(k, call_k)                                                     \
+	switch (k) {                                                        \
+	case 1: return call_k(1);                                           \
+	case 2: return call_k(2);                                           \
+	case 3: return call_k(3);                                           \
+	case 4: return call_k(4);                                           \
+	case 5: return call_k(5);                                           \
+	case 6: return call_k(6);                                           \
+	case 7: return call_k(7);                                           \
+	default: return call_k(k);                                          \
+	}
+
+K_ONLY double model_k(const struct cal_lm *lm, const double *d, const int k)
 {
 	const struct cal_data *data = lm->data;
 	double q = 0.0;
-	for (int j = 0; j < lm->k; j++)
-		for (int l = 0; l < lm->k; l++)
+	for (int j = 0; j < k; j++)
+		for (int l = 0; l < k; l++)
 			q += 0.5 * d[j] * lm->curv[j * HA_CAL_PARAMS + l] * d[l];
 	for (size_t i = 0; i < data->m; i++) {
 		if (data->weight[i] == 0.0)
 			continue;
-		const double *ji = lm->jk + i * lm->k;
+		const double *ji = lm->jk + i * k;
 		double a = lm->r[i];
-		for (int j = 0; j < lm->k; j++)
+		for (int j = 0; j < k; j++)
 			a += ji[j] * d[j];
 		q += data->weight[i] * huber(a, lm->delta);
 	}
 	return q;
 }
 
-static double damped(const struct cal_lm *lm, const double *d, double mu,
-                     const double *dd)
+static double model(const struct cal_lm *lm, const double *d)
 {
-	double q = model(lm, d);
-	for (int j = 0; j < lm->k; j++)
+#define MODEL_K(kk) model_k(lm, d, kk)
+	BY_K(lm->k, MODEL_K)
+#undef MODEL_K
+}
+
+K_ONLY double damped_k(const struct cal_lm *lm, const double *d, double mu,
+                       const double *dd, const int k)
+{
+	double q = model_k(lm, d, k);
+	for (int j = 0; j < k; j++)
 		q += 0.5 * mu * dd[j] * d[j] * d[j];
 	return q;
 }
@@ -90,14 +114,13 @@ static double damped(const struct cal_lm *lm, const double *d, double mu,
 /* Minimise the damped model q over d (held parameters stay 0); 0 when
  * the first Newton system is not numerically positive definite (more
  * damping is due). */
-static int solve_model(const struct cal_lm *lm, double mu, const double *dd,
-                        const int *held, double *d)
+K_ONLY int solve_model_k(const struct cal_lm *lm, double mu, const double *dd,
+                         const int *held, double *d, const int k)
 {
 	const struct cal_data *data = lm->data;
-	int k = lm->k;
 	for (int j = 0; j < k; j++)
 		d[j] = 0.0;
-	double q = damped(lm, d, mu, dd);
+	double q = damped_k(lm, d, mu, dd, k);
 	for (int it = 0; it < INNER_STEPS; it++) {
 		/* h's k x k entries are all set below: not cleared (clearing
 		 * all of it was an eighth of this file's own time). */
@@ -150,7 +173,7 @@ static int solve_model(const struct cal_lm *lm, double mu, const double *dd,
 		for (int half = 0; half < 30; half++, t *= 0.5) {
 			for (int j = 0; j < k; j++)
 				trial[j] = d[j] + t * step[j];
-			qt = damped(lm, trial, mu, dd);
+			qt = damped_k(lm, trial, mu, dd, k);
 			if (qt <= q + 1e-4 * t * slope)
 				break;
 		}
@@ -163,6 +186,14 @@ static int solve_model(const struct cal_lm *lm, double mu, const double *dd,
 			return 1;
 	}
 	return 1;
+}
+
+static int solve_model(const struct cal_lm *lm, double mu, const double *dd,
+                       const int *held, double *d)
+{
+#define SOLVE_K(kk) solve_model_k(lm, mu, dd, held, d, kk)
+	BY_K(lm->k, SOLVE_K)
+#undef SOLVE_K
 }
 
 /* The second-order correction of a step d whose in-band residuals (those
