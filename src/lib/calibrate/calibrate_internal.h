@@ -272,6 +272,13 @@ double cal_levenberg(struct cal_lm *lm, double *th, double f);
  * positive definite (the factorisation would perturb it) or an entry
  * or the solution is not finite. */
 int cal_cholesky_solve(double *a, double *b, int n);
+/* cal_cholesky_solve in two parts, the same doubles: the factorisation
+ * of a in place with its pivots into perm[n] (0 where the solve would
+ * return 0 before solving), and the solve with them (b as in the solve;
+ * 0 when the solution is not finite).  A matrix factored once serves
+ * many right-hand sides. */
+int cal_cholesky_factor(double *a, int *perm, int n);
+int cal_cholesky_apply(const double *a, const int *perm, double *b, int n);
 
 /* calboot (calibrate_support.c): the goodness of fit of c->fit, and the
  * support of c->prediction (after the bootstrap).  HA_ENOMEM only. */

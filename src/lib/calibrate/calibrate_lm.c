@@ -121,17 +121,26 @@ K_ONLY int solve_model_k(const struct cal_lm *lm, double mu, const double *dd,
 	for (int j = 0; j < k; j++)
 		d[j] = 0.0;
 	double q = damped_k(lm, d, mu, dd, k);
+	/* Least squares (δ = inf): every run is in the band at every d, so
+	 * the Newton matrix is the same doubles at every iteration: built
+	 * and factored once (issue 17), only its right-hand side changes. */
+	const int same_h = isinf(lm->delta);
+	/* h's k x k entries are all set below: not cleared (clearing all of
+	 * it was an eighth of this file's own time). */
+	double h[HA_CAL_PARAMS * HA_CAL_PARAMS];
+	int perm[HA_CAL_PARAMS];
 	for (int it = 0; it < INNER_STEPS; it++) {
-		/* h's k x k entries are all set below: not cleared (clearing
-		 * all of it was an eighth of this file's own time). */
-		double h[HA_CAL_PARAMS * HA_CAL_PARAMS], g[HA_CAL_PARAMS];
+		const int build = it == 0 || !same_h;
+		double g[HA_CAL_PARAMS];
 		for (int j = 0; j < k; j++) {
 			g[j] = mu * dd[j] * d[j];
-			for (int l = 0; l < k; l++) {
+			for (int l = 0; l < k; l++)
 				g[j] += lm->curv[j * HA_CAL_PARAMS + l] * d[l];
-				h[j * k + l] = lm->curv[j * HA_CAL_PARAMS + l];
-			}
 		}
+		if (build)
+			for (int j = 0; j < k; j++)
+				for (int l = 0; l < k; l++)
+					h[j * k + l] = lm->curv[j * HA_CAL_PARAMS + l];
 		for (size_t i = 0; i < data->m; i++) {
 			double w = data->weight[i];
 			if (w == 0.0)
@@ -143,7 +152,7 @@ K_ONLY int solve_model_k(const struct cal_lm *lm, double mu, const double *dd,
 			double p = psi(a, lm->delta);
 			for (int j = 0; j < k; j++)
 				g[j] += w * p * ji[j];
-			if (fabs(a) > lm->delta)
+			if (!build || fabs(a) > lm->delta)
 				continue;
 			/* The lower triangle: all the solve reads. */
 			for (int j = 0; j < k; j++) {
@@ -153,17 +162,21 @@ K_ONLY int solve_model_k(const struct cal_lm *lm, double mu, const double *dd,
 			}
 		}
 		double step[HA_CAL_PARAMS], slope = 0.0;
-		for (int j = 0; j < k; j++) {
-			h[j * k + j] += mu * dd[j];
-			step[j] = held[j] ? 0.0 : -g[j];
-		}
 		for (int j = 0; j < k; j++)
-			if (held[j])
-				for (int l = 0; l < k; l++) {
-					h[j * k + l] = l == j ? 1.0 : 0.0;
-					h[l * k + j] = l == j ? 1.0 : 0.0;
-				}
-		if (!cal_cholesky_solve(h, step, k))
+			step[j] = held[j] ? 0.0 : -g[j];
+		if (build) {
+			for (int j = 0; j < k; j++)
+				h[j * k + j] += mu * dd[j];
+			for (int j = 0; j < k; j++)
+				if (held[j])
+					for (int l = 0; l < k; l++) {
+						h[j * k + l] = l == j ? 1.0 : 0.0;
+						h[l * k + j] = l == j ? 1.0 : 0.0;
+					}
+			if (!cal_cholesky_factor(h, perm, k))
+				return it > 0;
+		}
+		if (!cal_cholesky_apply(h, perm, step, k))
 			return it > 0;
 		for (int j = 0; j < k; j++)
 			slope += g[j] * step[j];
