@@ -16,6 +16,7 @@
  * noise-free runs — this is Levenberg–Marquardt on least squares and
  * converges quadratically. */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "calibrate_internal.h"
@@ -111,6 +112,19 @@ K_ONLY double damped_k(const struct cal_lm *lm, const double *d, double mu,
 	return q;
 }
 
+/* Run i's term w J_i' J_i of the Newton matrix, into its lower
+ * triangle (all the solve reads). */
+K_ONLY void add_run(double *h, double w, const double *ji, const int k)
+{
+	for (int j = 0; j < k; j++) {
+		double wj = w * ji[j];
+		for (int l = 0; l <= j; l++)
+			h[j * k + l] += wj * ji[l];
+	}
+}
+
+#define BAND_RUNS 256
+
 /* Minimise the damped model q over d (held parameters stay 0); 0 when
  * the first Newton system is not numerically positive definite (more
  * damping is due). */
@@ -121,26 +135,32 @@ K_ONLY int solve_model_k(const struct cal_lm *lm, double mu, const double *dd,
 	for (int j = 0; j < k; j++)
 		d[j] = 0.0;
 	double q = damped_k(lm, d, mu, dd, k);
-	/* Least squares (δ = inf): every run is in the band at every d, so
-	 * the Newton matrix is the same doubles at every iteration: built
-	 * and factored once (issue 17), only its right-hand side changes. */
-	const int same_h = isinf(lm->delta);
+	/* The Newton matrix depends on d only through the runs in the band
+	 * (|r + J d| <= δ): where that set is the one of the last iteration
+	 * (always with δ = inf, least squares) the matrix is the same
+	 * doubles, and its factorisation is kept (issue 17); only the
+	 * right-hand side changes.  The set is tracked for up to BAND_RUNS
+	 * runs; beyond, only least squares keeps its factorisation. */
+	const int tracked = data->m <= BAND_RUNS, same_h = isinf(lm->delta);
+	uint64_t band[BAND_RUNS / 64], last[BAND_RUNS / 64];
 	/* h's k x k entries are all set below: not cleared (clearing all of
 	 * it was an eighth of this file's own time). */
 	double h[HA_CAL_PARAMS * HA_CAL_PARAMS];
 	int perm[HA_CAL_PARAMS];
 	for (int it = 0; it < INNER_STEPS; it++) {
-		const int build = it == 0 || !same_h;
+		int build = it == 0 || (!tracked && !same_h);
 		double g[HA_CAL_PARAMS];
 		for (int j = 0; j < k; j++) {
 			g[j] = mu * dd[j] * d[j];
 			for (int l = 0; l < k; l++)
 				g[j] += lm->curv[j * HA_CAL_PARAMS + l] * d[l];
 		}
-		if (build)
+		if (build && !tracked)
 			for (int j = 0; j < k; j++)
 				for (int l = 0; l < k; l++)
 					h[j * k + l] = lm->curv[j * HA_CAL_PARAMS + l];
+		if (tracked)
+			memset(band, 0, sizeof band);
 		for (size_t i = 0; i < data->m; i++) {
 			double w = data->weight[i];
 			if (w == 0.0)
@@ -152,13 +172,25 @@ K_ONLY int solve_model_k(const struct cal_lm *lm, double mu, const double *dd,
 			double p = psi(a, lm->delta);
 			for (int j = 0; j < k; j++)
 				g[j] += w * p * ji[j];
-			if (!build || fabs(a) > lm->delta)
+			if (fabs(a) > lm->delta)
 				continue;
-			/* The lower triangle: all the solve reads. */
-			for (int j = 0; j < k; j++) {
-				double wj = w * ji[j];
-				for (int l = 0; l <= j; l++)
-					h[j * k + l] += wj * ji[l];
+			if (tracked) {
+				band[i / 64] |= UINT64_C(1) << (i % 64);
+				continue;
+			}
+			if (build)
+				add_run(h, w, ji, k);
+		}
+		if (tracked) {
+			build = build || memcmp(band, last, sizeof band) != 0;
+			memcpy(last, band, sizeof band);
+			if (build) {
+				for (int j = 0; j < k; j++)
+					for (int l = 0; l < k; l++)
+						h[j * k + l] = lm->curv[j * HA_CAL_PARAMS + l];
+				for (size_t i = 0; i < data->m; i++)
+					if (band[i / 64] >> (i % 64) & 1)
+						add_run(h, data->weight[i], lm->jk + i * k, k);
 			}
 		}
 		double step[HA_CAL_PARAMS], slope = 0.0;
