@@ -391,3 +391,50 @@ Test(ladder, the_comparison_bootstrap_does_not_depend_on_the_threads)
 	ha_calibration_free(c[1]);
 	free(runs);
 }
+
+/* The full fits' grids of starts and the leave-one-out refits run on
+ * worker threads too (issue 17): the thread count changes no double of
+ * the main fit, of any law's least-squares and Huber fit, or of its
+ * leave-one-out error. */
+Test(ladder, the_full_fits_do_not_depend_on_the_threads)
+{
+	struct ha_run *runs = NULL;
+	size_t m = 0;
+	read_runs("runs.yaml", &runs, &m);
+	struct ha_cal_options o = options(1e-3);
+	struct ha_calibration *c[3] = {NULL, NULL, NULL};
+	struct ha_error err;
+	size_t threads[3] = {1, 2, 5};
+	for (int t = 0; t < 3; t++) {
+		o.threads = threads[t];
+		cr_assert_eq(ha_calibrate(runs, m, &o, &c[t], &err), HA_OK, "%s",
+		             err.message);
+	}
+	size_t loo = 0;
+	for (int t = 1; t < 3; t++) {
+		cr_assert_eq(memcmp(c[0]->fit.law.value, c[t]->fit.law.value,
+		                    sizeof c[0]->fit.law.value), 0);
+		cr_assert_eq(c[0]->fit.objective, c[t]->fit.objective);
+		cr_assert_eq(c[0]->fit.reached_best, c[t]->fit.reached_best);
+		cr_assert_eq(c[0]->comparison_count, c[t]->comparison_count);
+		for (size_t a = 0; a < c[0]->comparison_count; a++) {
+			const struct ha_cal_comparison *x = &c[0]->comparison[a],
+			                               *y = &c[t]->comparison[a];
+			cr_assert_eq(x->status, y->status, "row %zu", a);
+			cr_assert_eq(memcmp(x->law.value, y->law.value,
+			                    sizeof x->law.value), 0, "row %zu", a);
+			cr_assert_eq(memcmp(&x->rss, &y->rss, sizeof x->rss), 0);
+			cr_assert_eq(memcmp(&x->huber_objective, &y->huber_objective,
+			                    sizeof x->huber_objective), 0, "row %zu", a);
+			cr_assert_eq(x->loo_defined, y->loo_defined, "row %zu", a);
+			cr_assert_eq(memcmp(&x->loo_rmse, &y->loo_rmse,
+			                    sizeof x->loo_rmse), 0, "row %zu", a);
+			cr_assert_eq(x->loo_unconverged, y->loo_unconverged, "row %zu", a);
+			loo += x->loo_defined;
+		}
+	}
+	cr_assert_gt(loo, 0, "no leave-one-out error: the test would hold vacuously");
+	for (int t = 0; t < 3; t++)
+		ha_calibration_free(c[t]);
+	free(runs);
+}

@@ -30,7 +30,11 @@ static double larger(double a, double b)
 	return a > b ? a : b;
 }
 
-int cal_cholesky_solve(double *a, double *b, int n)
+/* The solve for one n; cal_cholesky_solve calls it with n a constant
+ * (issue 17: the loops then unroll; each entry's arithmetic, and its
+ * order, is the same). */
+static inline __attribute__((always_inline)) int factor(double *a, int *perm,
+                                                        const int n)
 {
 	/* The lower triangle is the matrix; the upper one is never read or
 	 * written (callers may fill the lower one only).  Every entry takes
@@ -49,7 +53,6 @@ int cal_cholesky_solve(double *a, double *b, int n)
 	double beta2 = n == 1 ? larger(larger(gamma, xi), DBL_EPSILON)
 	                      : larger(larger(gamma, xi / sqrt(n * n - 1.0)), DBL_EPSILON);
 	double beta = sqrt(beta2);
-	int perm[HA_CAL_PARAMS];
 	for (int i = 0; i < n; i++)
 		perm[i] = i;
 	for (int j = 0; j < n; j++) {
@@ -110,6 +113,13 @@ int cal_cholesky_solve(double *a, double *b, int n)
 		for (int r = j + 1; r < n; r++)
 			AT(r, j) *= inv;
 	}
+	return 1;
+}
+
+static inline __attribute__((always_inline)) int apply(const double *a,
+                                                       const int *perm,
+                                                       double *b, const int n)
+{
 	/* x = P b; L w = x; D y = w; L' z = y; b = P' z. */
 	double x[HA_CAL_PARAMS];
 	for (int i = 0; i < n; i++)
@@ -128,4 +138,44 @@ int cal_cholesky_solve(double *a, double *b, int n)
 		b[perm[i]] = x[i];
 	}
 	return 1;
+}
+
+static inline __attribute__((always_inline)) int solve(double *a, double *b,
+                                                       const int n)
+{
+	int perm[HA_CAL_PARAMS];
+	return factor(a, perm, n) && apply(a, perm, b, n);
+}
+
+#define BY_N(n, call_n)                                                     \
+	switch (n) {                                                        \
+	case 1: return call_n(1);                                           \
+	case 2: return call_n(2);                                           \
+	case 3: return call_n(3);                                           \
+	case 4: return call_n(4);                                           \
+	case 5: return call_n(5);                                           \
+	case 6: return call_n(6);                                           \
+	case 7: return call_n(7);                                           \
+	default: return call_n(n);                                          \
+	}
+
+int cal_cholesky_solve(double *a, double *b, int n)
+{
+#define SOLVE_N(nn) solve(a, b, nn)
+	BY_N(n, SOLVE_N)
+#undef SOLVE_N
+}
+
+int cal_cholesky_factor(double *a, int *perm, int n)
+{
+#define FACTOR_N(nn) factor(a, perm, nn)
+	BY_N(n, FACTOR_N)
+#undef FACTOR_N
+}
+
+int cal_cholesky_apply(const double *a, const int *perm, double *b, int n)
+{
+#define APPLY_N(nn) apply(a, perm, b, nn)
+	BY_N(n, APPLY_N)
+#undef APPLY_N
 }

@@ -140,53 +140,88 @@ enum ha_status cal_check_user_laws(const struct ha_cal_options *o,
 
 /* ---- the rows ---------------------------------------------------------------- */
 
+/* Leave-one-out set `out` (cal_parallel's task), on the worker's own
+ * weights. */
+enum loo_kind { LOO_UNFITTABLE, LOO_FAILED, LOO_NOMEM, LOO_FITTED };
+
+struct loo {
+	const struct ha_run *runs;
+	const struct cal_data *data;
+	const struct ha_cal_fit *fit;
+	double delta;
+	double *weights;     /* m a worker */
+	enum loo_kind *kind; /* m */
+	double *error;       /* m: ln L - ln L̂ of the run left out */
+	int *converged;      /* m */
+};
+
+static int loo_one(void *ctx, size_t worker, size_t out)
+{
+	struct loo *x = ctx;
+	size_t m = x->data->m;
+	struct cal_data local = *x->data;
+	local.weight = x->weights + worker * m;
+	local.threads = 1;
+	for (size_t i = 0; i < m; i++)
+		local.weight[i] = i == out ? 0.0 : 1.0;
+	char msg[HA_CAL_MESSAGE_MAX];
+	x->kind[out] = LOO_UNFITTABLE;
+	if (!cal_identifiable(&local, x->runs, x->fit->free_count, msg))
+		return 1;
+	double th[HA_CAL_PARAMS], objective;
+	enum ha_status st = cal_minimise(&local, &x->fit->law, x->delta,
+	                                 x->fit->law.value, th, &objective, NULL,
+	                                 NULL, &x->converged[out]);
+	x->kind[out] = st == HA_OK ? LOO_FITTED : st == HA_ENOMEM ? LOO_NOMEM
+	                                                          : LOO_FAILED;
+	if (st == HA_OK)
+		x->error[out] = x->data->log_loss[out] -
+		                cal_log_fitted(x->data, th, out);
+	return 1;
+}
+
 /* Leave-one-out: refit without each run (from the law's full-data
  * optimum) and predict it.  0 when some leave-one-out set cannot be
- * fitted, or a refit fails. */
+ * fitted, or a refit fails.  The refits run on data->threads threads
+ * (loo_one) and are summed afterwards in the runs' order, stopping at
+ * the first that fails: the serial loop's result whatever the thread
+ * count. */
 static int leave_one_out(const struct ha_run *runs, const struct cal_data *data,
                          const struct ha_cal_fit *fit, double delta,
                          double *rmse, size_t *unconverged,
                          enum ha_status *oom)
 {
-	size_t m = data->m;
-	struct cal_data local = *data;
-	double *weight = malloc(m * sizeof *weight);
+	size_t m = data->m, threads = cal_threads_for(data->threads, m);
+	struct loo x = {runs, data, fit, delta,
+	                malloc(threads * m * sizeof *x.weights),
+	                malloc(m * sizeof *x.kind), malloc(m * sizeof *x.error),
+	                malloc(m * sizeof *x.converged)};
 	*oom = HA_OK;
-	if (!weight) {
-		*oom = HA_ENOMEM;
-		return 0;
-	}
-	local.weight = weight;
 	double sum = 0.0;
-	int ok = 1;
-	char msg[HA_CAL_MESSAGE_MAX];
+	int ok = x.weights && x.kind && x.error && x.converged;
+	if (!ok)
+		*oom = HA_ENOMEM;
+	else
+		cal_parallel(m, threads, loo_one, &x);
 	for (size_t out = 0; out < m && ok; out++) {
-		for (size_t i = 0; i < m; i++)
-			weight[i] = i == out ? 0.0 : 1.0;
-		if (!cal_identifiable(&local, runs, fit->free_count, msg)) {
+		if (x.kind[out] != LOO_FITTED) {
+			if (x.kind[out] == LOO_NOMEM)
+				*oom = HA_ENOMEM;
 			ok = 0;
 			break;
 		}
-		double th[HA_CAL_PARAMS], objective;
-		int converged;
-		enum ha_status st = cal_minimise(&local, &fit->law, delta,
-		                                 fit->law.value, th, &objective, NULL,
-		                                 NULL, &converged);
-		if (st != HA_OK) {
-			if (st == HA_ENOMEM)
-				*oom = st;
-			ok = 0;
-			break;
-		}
-		*unconverged += !converged;
-		double e = data->log_loss[out] - cal_log_fitted(data, th, out);
+		*unconverged += !x.converged[out];
+		double e = x.error[out];
 		if (!isfinite(e)) {
 			ok = 0;
 			break;
 		}
 		sum += e * e;
 	}
-	free(weight);
+	free(x.weights);
+	free(x.kind);
+	free(x.error);
+	free(x.converged);
 	*rmse = ok ? sqrt(sum / (double)m) : 0.0;
 	return ok;
 }

@@ -30,6 +30,8 @@ struct cal_data {
 	size_t *config;    /* run i's configuration, in [0, distinct) */
 	size_t *order;     /* the runs grouped by configuration (in config's block) */
 	size_t distinct;   /* distinct configurations */
+	size_t threads;    /* the full fits' and leave-one-out's threads
+	                      (cal_parallel; 1 from cal_data_init) */
 };
 
 /* Fill data->config and data->distinct (calibrate_design.c); HA_ENOMEM. */
@@ -270,6 +272,13 @@ double cal_levenberg(struct cal_lm *lm, double *th, double f);
  * positive definite (the factorisation would perturb it) or an entry
  * or the solution is not finite. */
 int cal_cholesky_solve(double *a, double *b, int n);
+/* cal_cholesky_solve in two parts, the same doubles: the factorisation
+ * of a in place with its pivots into perm[n] (0 where the solve would
+ * return 0 before solving), and the solve with them (b as in the solve;
+ * 0 when the solution is not finite).  A matrix factored once serves
+ * many right-hand sides. */
+int cal_cholesky_factor(double *a, int *perm, int n);
+int cal_cholesky_apply(const double *a, const int *perm, double *b, int n);
 
 /* calboot (calibrate_support.c): the goodness of fit of c->fit, and the
  * support of c->prediction (after the bootstrap).  HA_ENOMEM only. */
@@ -281,5 +290,17 @@ enum ha_status cal_support(const struct ha_run *runs, const struct cal_data *dat
 
 /* Free-parameter count of a law. */
 size_t cal_free_count(const struct ha_cal_law *law);
+
+/* Independent tasks on threads (calibrate_parallel.c).  cal_threads_for:
+ * the threads for `wanted` (0: the online processors) and `tasks`, at
+ * most CAL_MAX_THREADS.  cal_parallel: run(ctx, worker, task) for every
+ * task in [0, tasks) on up to `threads` threads, the calling thread
+ * worker 0; worker in [0, threads).  Tasks must be independent (each
+ * writes its own slot).  Returns 0 when some run returned 0 (the
+ * remaining tasks are then not started), else 1. */
+#define CAL_MAX_THREADS 8
+size_t cal_threads_for(size_t wanted, size_t tasks);
+int cal_parallel(size_t tasks, size_t threads,
+                 int (*run)(void *ctx, size_t worker, size_t task), void *ctx);
 
 #endif

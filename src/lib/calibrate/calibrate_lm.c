@@ -16,6 +16,7 @@
  * noise-free runs — this is Levenberg–Marquardt on least squares and
  * converges quadratically. */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "calibrate_internal.h"
@@ -59,54 +60,107 @@ static double psi(double r, double delta)
  * second-order term d'Cd/2, C = sum w psi(r) Hess r — without it the
  * model cannot see the bend of a narrow curved valley and the steps
  * shrink to the valley's width. */
-static double model(const struct cal_lm *lm, const double *d)
+/* The hot loops are written for a constant k (K_ONLY: model_k and
+ * solve_model_k are inlined into a copy per k from 1 to 7, so that the
+ * loops over the free parameters unroll); each sum's terms and their
+ * order are those of the loops over a variable k (issue 17). */
+#define K_ONLY static inline __attribute__((always_inline))
+#define BY_K(k, call_k)                                                     \
+	switch (k) {                                                        \
+	case 1: return call_k(1);                                           \
+	case 2: return call_k(2);                                           \
+	case 3: return call_k(3);                                           \
+	case 4: return call_k(4);                                           \
+	case 5: return call_k(5);                                           \
+	case 6: return call_k(6);                                           \
+	case 7: return call_k(7);                                           \
+	default: return call_k(k);                                          \
+	}
+
+K_ONLY double model_k(const struct cal_lm *lm, const double *d, const int k)
 {
 	const struct cal_data *data = lm->data;
 	double q = 0.0;
-	for (int j = 0; j < lm->k; j++)
-		for (int l = 0; l < lm->k; l++)
+	for (int j = 0; j < k; j++)
+		for (int l = 0; l < k; l++)
 			q += 0.5 * d[j] * lm->curv[j * HA_CAL_PARAMS + l] * d[l];
 	for (size_t i = 0; i < data->m; i++) {
 		if (data->weight[i] == 0.0)
 			continue;
-		const double *ji = lm->jk + i * lm->k;
+		const double *ji = lm->jk + i * k;
 		double a = lm->r[i];
-		for (int j = 0; j < lm->k; j++)
+		for (int j = 0; j < k; j++)
 			a += ji[j] * d[j];
 		q += data->weight[i] * huber(a, lm->delta);
 	}
 	return q;
 }
 
-static double damped(const struct cal_lm *lm, const double *d, double mu,
-                     const double *dd)
+static double model(const struct cal_lm *lm, const double *d)
 {
-	double q = model(lm, d);
-	for (int j = 0; j < lm->k; j++)
+#define MODEL_K(kk) model_k(lm, d, kk)
+	BY_K(lm->k, MODEL_K)
+#undef MODEL_K
+}
+
+K_ONLY double damped_k(const struct cal_lm *lm, const double *d, double mu,
+                       const double *dd, const int k)
+{
+	double q = model_k(lm, d, k);
+	for (int j = 0; j < k; j++)
 		q += 0.5 * mu * dd[j] * d[j] * d[j];
 	return q;
 }
 
+/* Run i's term w J_i' J_i of the Newton matrix, into its lower
+ * triangle (all the solve reads). */
+K_ONLY void add_run(double *h, double w, const double *ji, const int k)
+{
+	for (int j = 0; j < k; j++) {
+		double wj = w * ji[j];
+		for (int l = 0; l <= j; l++)
+			h[j * k + l] += wj * ji[l];
+	}
+}
+
+#define BAND_RUNS 256
+
 /* Minimise the damped model q over d (held parameters stay 0); 0 when
  * the first Newton system is not numerically positive definite (more
  * damping is due). */
-static int solve_model(const struct cal_lm *lm, double mu, const double *dd,
-                        const int *held, double *d)
+K_ONLY int solve_model_k(const struct cal_lm *lm, double mu, const double *dd,
+                         const int *held, double *d, const int k)
 {
 	const struct cal_data *data = lm->data;
-	int k = lm->k;
 	for (int j = 0; j < k; j++)
 		d[j] = 0.0;
-	double q = damped(lm, d, mu, dd);
+	double q = damped_k(lm, d, mu, dd, k);
+	/* The Newton matrix depends on d only through the runs in the band
+	 * (|r + J d| <= δ): where that set is the one of the last iteration
+	 * (always with δ = inf, least squares) the matrix is the same
+	 * doubles, and its factorisation is kept (issue 17); only the
+	 * right-hand side changes.  The set is tracked for up to BAND_RUNS
+	 * runs; beyond, only least squares keeps its factorisation. */
+	const int tracked = data->m <= BAND_RUNS, same_h = isinf(lm->delta);
+	uint64_t band[BAND_RUNS / 64], last[BAND_RUNS / 64];
+	/* h's k x k entries are all set below: not cleared (clearing all of
+	 * it was an eighth of this file's own time). */
+	double h[HA_CAL_PARAMS * HA_CAL_PARAMS];
+	int perm[HA_CAL_PARAMS];
 	for (int it = 0; it < INNER_STEPS; it++) {
-		double h[HA_CAL_PARAMS * HA_CAL_PARAMS] = {0}, g[HA_CAL_PARAMS];
+		int build = it == 0 || (!tracked && !same_h);
+		double g[HA_CAL_PARAMS];
 		for (int j = 0; j < k; j++) {
 			g[j] = mu * dd[j] * d[j];
-			for (int l = 0; l < k; l++) {
+			for (int l = 0; l < k; l++)
 				g[j] += lm->curv[j * HA_CAL_PARAMS + l] * d[l];
-				h[j * k + l] = lm->curv[j * HA_CAL_PARAMS + l];
-			}
 		}
+		if (build && !tracked)
+			for (int j = 0; j < k; j++)
+				for (int l = 0; l < k; l++)
+					h[j * k + l] = lm->curv[j * HA_CAL_PARAMS + l];
+		if (tracked)
+			memset(band, 0, sizeof band);
 		for (size_t i = 0; i < data->m; i++) {
 			double w = data->weight[i];
 			if (w == 0.0)
@@ -120,25 +174,41 @@ static int solve_model(const struct cal_lm *lm, double mu, const double *dd,
 				g[j] += w * p * ji[j];
 			if (fabs(a) > lm->delta)
 				continue;
-			/* The lower triangle: all the solve reads. */
-			for (int j = 0; j < k; j++) {
-				double wj = w * ji[j];
-				for (int l = 0; l <= j; l++)
-					h[j * k + l] += wj * ji[l];
+			if (tracked) {
+				band[i / 64] |= UINT64_C(1) << (i % 64);
+				continue;
+			}
+			if (build)
+				add_run(h, w, ji, k);
+		}
+		if (tracked) {
+			build = build || memcmp(band, last, sizeof band) != 0;
+			memcpy(last, band, sizeof band);
+			if (build) {
+				for (int j = 0; j < k; j++)
+					for (int l = 0; l < k; l++)
+						h[j * k + l] = lm->curv[j * HA_CAL_PARAMS + l];
+				for (size_t i = 0; i < data->m; i++)
+					if (band[i / 64] >> (i % 64) & 1)
+						add_run(h, data->weight[i], lm->jk + i * k, k);
 			}
 		}
 		double step[HA_CAL_PARAMS], slope = 0.0;
-		for (int j = 0; j < k; j++) {
-			h[j * k + j] += mu * dd[j];
-			step[j] = held[j] ? 0.0 : -g[j];
-		}
 		for (int j = 0; j < k; j++)
-			if (held[j])
-				for (int l = 0; l < k; l++) {
-					h[j * k + l] = l == j ? 1.0 : 0.0;
-					h[l * k + j] = l == j ? 1.0 : 0.0;
-				}
-		if (!cal_cholesky_solve(h, step, k))
+			step[j] = held[j] ? 0.0 : -g[j];
+		if (build) {
+			for (int j = 0; j < k; j++)
+				h[j * k + j] += mu * dd[j];
+			for (int j = 0; j < k; j++)
+				if (held[j])
+					for (int l = 0; l < k; l++) {
+						h[j * k + l] = l == j ? 1.0 : 0.0;
+						h[l * k + j] = l == j ? 1.0 : 0.0;
+					}
+			if (!cal_cholesky_factor(h, perm, k))
+				return it > 0;
+		}
+		if (!cal_cholesky_apply(h, perm, step, k))
 			return it > 0;
 		for (int j = 0; j < k; j++)
 			slope += g[j] * step[j];
@@ -148,7 +218,7 @@ static int solve_model(const struct cal_lm *lm, double mu, const double *dd,
 		for (int half = 0; half < 30; half++, t *= 0.5) {
 			for (int j = 0; j < k; j++)
 				trial[j] = d[j] + t * step[j];
-			qt = damped(lm, trial, mu, dd);
+			qt = damped_k(lm, trial, mu, dd, k);
 			if (qt <= q + 1e-4 * t * slope)
 				break;
 		}
@@ -161,6 +231,14 @@ static int solve_model(const struct cal_lm *lm, double mu, const double *dd,
 			return 1;
 	}
 	return 1;
+}
+
+static int solve_model(const struct cal_lm *lm, double mu, const double *dd,
+                       const int *held, double *d)
+{
+#define SOLVE_K(kk) solve_model_k(lm, mu, dd, held, d, kk)
+	BY_K(lm->k, SOLVE_K)
+#undef SOLVE_K
 }
 
 /* The second-order correction of a step d whose in-band residuals (those
@@ -180,7 +258,8 @@ static int correction(const struct cal_lm *lm, const double *th, const double *d
 	double *r2 = lm->r + data->m;
 	if (!cal_residuals(data, trial, r2, NULL))
 		return 0;
-	double h[HA_CAL_PARAMS * HA_CAL_PARAMS] = {0}, g[HA_CAL_PARAMS] = {0};
+	double h[HA_CAL_PARAMS * HA_CAL_PARAMS], g[HA_CAL_PARAMS] = {0};
+	memset(h, 0, (size_t)(k * k) * sizeof *h); /* the k x k it reads */
 	int inside = 0;
 	for (size_t i = 0; i < data->m; i++) {
 		double w = data->weight[i];

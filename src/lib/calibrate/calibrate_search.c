@@ -429,12 +429,47 @@ static size_t start_of(double *starts, size_t s, const struct ha_cal_law *law)
 	return s;
 }
 
+/* One start of a search (cal_parallel's task s), on the worker's own
+ * workspace: its end into ends[s] and th + s HA_CAL_PARAMS, whether LM
+ * converged into converged[s] (0 where LM did not run: the flag a fresh
+ * workspace holds, as the serial loop read it at start 0). */
+struct search {
+	const struct cal_data *data;
+	int refit;              /* from one start: LM alone */
+	const double *starts;   /* count x HA_CAL_PARAMS */
+	const size_t *twin;     /* the first start with the same doubles */
+	double *ends, *th;      /* count; count x HA_CAL_PARAMS */
+	int *converged;         /* count */
+	struct local *locals;   /* one a worker */
+};
+
+static int search_start(void *ctx, size_t worker, size_t s)
+{
+	struct search *x = ctx;
+	if (x->twin[s] < s)
+		return 1;
+	struct local *l = &x->locals[worker];
+	double *t = x->th + s * HA_CAL_PARAMS;
+	memcpy(t, x->starts + s * HA_CAL_PARAMS, HA_CAL_PARAMS * sizeof *t);
+	double f = cal_objective(x->data, t, l->lm.delta, NULL);
+	x->converged[s] = 0;
+	if (l->lm.k > 0 && isfinite(f)) {
+		f = cal_levenberg(&l->lm, t, x->refit ? f : run_lbfgs(l, t));
+		x->converged[s] = l->lm.converged;
+	}
+	x->ends[s] = f;
+	return 1;
+}
+
 /* The search: from start alone (a refit), or from the grid and then
  * from each of seed_count seeds (full searches, L-BFGS then
  * Levenberg–Marquardt, like a grid start).  Every local optimisation
  * returns a point no worse than its start, so the best end is no worse
  * than the best seed: a law seeded with the optima of the laws it
- * contains never ends above them. */
+ * contains never ends above them.  The starts are independent: they run
+ * on data->threads threads (search_start), and their ends are read
+ * afterwards in the starts' order, so the result is the serial loop's
+ * whatever the thread count. */
 static enum ha_status minimise(const struct cal_data *data,
                                const struct ha_cal_law *law, double delta,
                                const double *start, const double *seeds,
@@ -442,6 +477,7 @@ static enum ha_status minimise(const struct cal_data *data,
                                double *objective, size_t *total,
                                size_t *reached, int *converged)
 {
+	struct local locals[CAL_MAX_THREADS];
 	struct local l = {.lm = {.data = data, .delta = delta}};
 	for (int p = 0; p < HA_CAL_PARAMS; p++)
 		if (law->free[p])
@@ -451,11 +487,20 @@ static enum ha_status minimise(const struct cal_data *data,
 	l.lm.bar = INFINITY; /* every start's end counts (reached) */
 	size_t grid = start ? 1 : grid_starts(data, law, NULL);
 	size_t count = grid + (start ? 0 : seed_count);
+	size_t threads = cal_threads_for(data->threads, count), ready = 0;
 	double *starts = malloc(count * HA_CAL_PARAMS * sizeof *starts);
 	double *ends = malloc(count * sizeof *ends);
+	double *end_th = malloc(count * HA_CAL_PARAMS * sizeof *end_th);
+	size_t *twin = malloc(count * sizeof *twin);
+	int *end_converged = malloc(count * sizeof *end_converged);
 	enum ha_status st = HA_ENOMEM;
-	if (!starts || !ends || !local_alloc(&l))
+	if (!starts || !ends || !end_th || !twin || !end_converged)
 		goto done;
+	while (ready < threads) {
+		locals[ready] = l;
+		if (!local_alloc(&locals[ready++]))
+			goto done;
+	}
 	if (start) {
 		memcpy(starts, start, HA_CAL_PARAMS * sizeof *starts);
 	} else {
@@ -464,26 +509,26 @@ static enum ha_status minimise(const struct cal_data *data,
 			memcpy(starts + grid * HA_CAL_PARAMS, seeds,
 			       seed_count * HA_CAL_PARAMS * sizeof *starts);
 	}
+	/* A twin's local optimisation would repeat its first's step for
+	 * step: its end is its first's. */
+	for (size_t s = 0; s < count; s++)
+		twin[s] = start_of(starts, s, law);
+	struct search x = {data, start != NULL, starts, twin, ends, end_th,
+	                   end_converged, locals};
+	cal_parallel(count, threads, search_start, &x);
 	double best_f = INFINITY, best[HA_CAL_PARAMS];
 	int unconverged = 0;
 	for (size_t s = 0; s < count; s++) {
-		double t[HA_CAL_PARAMS];
-		size_t twin = start_of(starts, s, law);
-		if (twin < s) {
-			/* The same doubles as start twin: the same end. */
-			ends[s] = ends[twin];
+		if (twin[s] < s) {
+			ends[s] = ends[twin[s]];
 			continue;
 		}
-		memcpy(t, starts + s * HA_CAL_PARAMS, sizeof t);
-		double f = cal_objective(data, t, delta, NULL);
-		if (l.lm.k > 0 && isfinite(f))
-			f = cal_levenberg(&l.lm, t, start ? f : run_lbfgs(&l, t));
+		double f = ends[s];
 		if (s == 0 || f < best_f)
-			unconverged = l.lm.k > 0 && !l.lm.converged;
-		ends[s] = f;
+			unconverged = l.lm.k > 0 && !end_converged[s];
 		if (f < best_f) {
 			best_f = f;
-			memcpy(best, t, sizeof best);
+			memcpy(best, end_th + s * HA_CAL_PARAMS, sizeof best);
 		}
 	}
 	st = HA_ENUMERIC;
@@ -508,7 +553,11 @@ static enum ha_status minimise(const struct cal_data *data,
 done:
 	free(starts);
 	free(ends);
-	local_free(&l);
+	free(end_th);
+	free(twin);
+	free(end_converged);
+	for (size_t w = 0; w < ready; w++)
+		local_free(&locals[w]);
 	return st;
 }
 
