@@ -29,6 +29,7 @@
 
 #include "format_double.h"
 
+
 struct u128 {
 	uint64_t hi, lo;
 };
@@ -143,6 +144,13 @@ static struct u128 pow5_approx(int n, int *exp2)
 #define ALWAYS_INLINE inline __attribute__((always_inline))
 #else
 #define ALWAYS_INLINE inline
+#endif
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define FD_LITTLE_ENDIAN 1
+#include "format_double_render.h"
+#else
+#define FD_LITTLE_ENDIAN 0
 #endif
 
 /* One double, scaled. */
@@ -310,12 +318,8 @@ static const char digit_pairs[] =
 	"8081828384858687888990919293949596979899";
 
 /* The 8 digits of y < 10^8, zero-padded.  Where bytes are stored low
- * first, in SWAR steps, each lane a number at most 9999, then 99, then 9:
- * 4 + 4 digits in the two 32-bit halves, each split by 100 (a / 100 is
- * a 10486 / 2^20 for a < 10^4) into 2-digit lanes of 16 bits, each split
- * by 10 (b / 10 is b 103 / 2^10 for b < 100) into one digit a byte.  A
- * lane's product spills into the lane below only above the bits the mask
- * keeps.  Elsewhere, pairs from a table: f = y 2^32 / 10^6 in 32.32 fixed
+ * first, by swar8 (format_double_render.h).  Elsewhere, pairs from a
+ * table: f = y 2^32 / 10^6 in 32.32 fixed
  * point; its integer part is the first pair of digits, and each product of
  * its fraction by 100 brings the next pair (f may be up to 4294 units
  * high but never low: the constant's excess, 0.07, times y < 10^8, over
@@ -323,13 +327,8 @@ static const char digit_pairs[] =
  * + 1 makes up for it).  The tests check every y. */
 static ALWAYS_INLINE void put8(char *p, uint32_t y)
 {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	uint64_t high = y / 10000;
-	uint64_t x = high | (y - high * 10000) << 32;
-	uint64_t t = ((x * 10486) >> 20) & UINT64_C(0x0000007f0000007f);
-	x = t | (x - t * 100) << 16;
-	t = ((x * 103) >> 10) & UINT64_C(0x000f000f000f000f);
-	x = (t | (x - t * 10) << 8) | UINT64_C(0x3030303030303030);
+#if FD_LITTLE_ENDIAN
+	uint64_t x = swar8(y);
 	memcpy(p, &x, 8);
 #else
 	/* ceil(2^56 / 10^6); y times it stays below 2^63 */
@@ -391,6 +390,10 @@ static ALWAYS_INLINE void put17(char *p, uint64_t d)
 static ALWAYS_INLINE char *render(char *out, uint64_t d, int digits, int x, int dotted,
                                    int roomy)
 {
+#if FD_LITTLE_ENDIAN
+	if (roomy)
+		return render_in_registers(out, d, digits, x, dotted);
+#endif
 	/* The digits, then room for the fixed-size copies below to read. */
 	char text[17 + 17];
 	put17(text, d);
