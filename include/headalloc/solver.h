@@ -122,7 +122,7 @@ HA_API enum ha_status ha_solve(uint64_t budget, const struct ha_constraints *c,
 
 /* The relaxation for many models of one solver (a sweep): a workspace that
  * keeps its previous answer as the next solve's estimate (a sweep's
- * neighbour is a close one: about a dozen evaluations a point, no NLopt)
+ * neighbour is a close one: about eight evaluations a point, no NLopt)
  * and one NLopt optimiser for its first solve.  Its answers are those of
  * ha_solver_solve_relaxed, bit for bit, whatever it solved before.  The
  * solver must outlive the workspace; a workspace serves one thread at a
