@@ -246,9 +246,8 @@ void fit_add_pair_logs(struct ha_fit *a, struct ha_fit *b, double x, double y,
 	struct raw_point p = raw_point(x, y);
 	p.log_x = log_x;
 	p.log_y = log_y;
-	p.has_log_x = p.has_log_y = !isnan(log_x) && !isnan(log_y);
-	if (!p.has_log_x)
-		p.log_x = p.log_y = 0.0;
+	p.has_log_x = !isnan(log_x);
+	p.has_log_y = !isnan(log_y);
 	add_pair(a, b, p, status_a, status_b, coords);
 }
 

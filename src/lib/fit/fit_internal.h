@@ -15,8 +15,8 @@
 #define FIT_PAIR_COORDS 4
 
 /* ha_fit_add_pair(a, b, x, y, status_a, status_b) with log_x = log(x) and
- * log_y = log(y) taken by the caller (NaN for either: the fits take both
- * themselves), and the point's coordinates in each fit into coords (NaN
+ * log_y = log(y) taken by the caller (NaN for either: the fits take that
+ * one themselves), and the point's coordinates in each fit into coords (NaN
  * for a fit that refused it; coords may be NULL). */
 void fit_add_pair_logs(struct ha_fit *a, struct ha_fit *b, double x, double y,
                        double log_x, double log_y, enum ha_status *status_a,
