@@ -97,3 +97,65 @@ Test(integer_memo, the_integer_memo_finds_the_plain_optimum, .timeout = 600)
 	cr_assert_gt(bracketed, compared / 2);
 	cr_assert_gt(hdi_one, compared / 10);
 }
+
+/* A sweep's next rows (ha_solver_solve_integer_next and
+ * ha_relaxed_solver_solve_next: the model kept but for n, so not checked
+ * again) give the plain solves' optima, to the bit, and refuse a bad n. */
+Test(integer_memo, a_sweeps_next_rows_are_the_plain_solves, .timeout = 600)
+{
+	uint64_t rng = 4242;
+	size_t compared = 0;
+	for (int problem = 0; problem < 200; problem++) {
+		uint64_t D = 1 + next_random(&rng) % 100000;
+		struct ha_solver *s;
+		if (ha_solver_new(D, NULL, &s) != HA_OK)
+			continue;
+		struct ha_integer_memo *memo;
+		struct ha_relaxed_solver *next_w, *plain_w;
+		cr_assert_eq(ha_integer_memo_new(s, &memo), HA_OK);
+		cr_assert_eq(ha_relaxed_solver_new(s, &next_w), HA_OK);
+		cr_assert_eq(ha_relaxed_solver_new(s, &plain_w), HA_OK);
+		if (!memo) {
+			ha_relaxed_solver_free(next_w);
+			ha_relaxed_solver_free(plain_w);
+			ha_solver_free(s);
+			continue;
+		}
+		struct ha_model m = random_model(&rng);
+		for (int k = 0; k < 40; k++) {
+			m.samples = log_uniform(&rng, 1.0001, 1e300);
+			double ln = log(m.samples);
+			struct ha_allocation plain, next;
+			cr_assert_eq(ha_solver_solve_integer(s, &m, &plain, NULL), HA_OK);
+			cr_assert_eq(ha_solver_solve_integer_next(s, memo, &m, ln, &next), HA_OK);
+			cr_assert(memcmp(&plain, &next, sizeof plain) == 0,
+			          "D=%llu n=%.17g: d %llu / %llu", (unsigned long long)D,
+			          m.samples, (unsigned long long)next.head_dim,
+			          (unsigned long long)plain.head_dim);
+			struct ha_relaxed r_plain, r_next;
+			double u;
+			cr_assert_eq(ha_relaxed_solver_solve_optimum(plain_w, &m, &r_plain), HA_OK);
+			cr_assert_eq(ha_relaxed_solver_solve_next(next_w, &m, ln, &r_next, &u),
+			             HA_OK);
+			cr_assert(r_plain.head_dim == r_next.head_dim &&
+			          r_plain.heads == r_next.heads && u == log(r_next.head_dim),
+			          "D=%llu n=%.17g: x* %.17g / %.17g", (unsigned long long)D,
+			          m.samples, r_next.head_dim, r_plain.head_dim);
+			compared++;
+		}
+		/* n is still checked */
+		struct ha_model bad = m;
+		bad.samples = 0.5;
+		struct ha_allocation a;
+		struct ha_relaxed r;
+		cr_assert_eq(ha_solver_solve_integer_next(s, memo, &bad, log(0.5), &a),
+		             HA_EINVAL);
+		cr_assert_eq(ha_relaxed_solver_solve_next(next_w, &bad, log(0.5), &r, NULL),
+		             HA_EINVAL);
+		ha_integer_memo_free(memo);
+		ha_relaxed_solver_free(next_w);
+		ha_relaxed_solver_free(plain_w);
+		ha_solver_free(s);
+	}
+	cr_assert_gt(compared, 4000);
+}

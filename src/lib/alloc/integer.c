@@ -65,6 +65,11 @@ struct ha_integer_memo {
 	unsigned char *parts_made;
 	int has_shape;
 	double shape[4];        /* smoothness, var_rate, var_power, hdi */
+	/* Made by memo_start for ha_solver_solve_integer_next: the model it
+	 * was started for passed ha_model_validate, and whether that model
+	 * is proven unimodal (ha_model_unimodal_on: not a function of n). */
+	int started;
+	int unimodal;
 };
 
 static double log_mse_at(const struct evaluator *e, size_t i)
@@ -187,7 +192,10 @@ void ha_integer_memo_free(struct ha_integer_memo *w)
 	free(w);
 }
 
-/* Make the memo ready for a solve of m. */
+static void memo_next(struct ha_integer_memo *w, const struct ha_model *m,
+                      double log_samples);
+
+/* Make the memo ready for a solve of m (validated). */
 static void memo_start(struct ha_integer_memo *w, const struct ha_model *m,
                        double log_samples)
 {
@@ -215,6 +223,17 @@ static void memo_start(struct ha_integer_memo *w, const struct ha_model *m,
 		w->has_shape = 1;
 	}
 	w->log_coef_ratio = w->log_var_coef - w->log_bias_coef;
+	w->started = 1;
+	w->unimodal = ha_model_unimodal_on(m, (double)s->feasible[0]);
+	memo_next(w, m, log_samples);
+}
+
+/* The part of memo_start that depends on n: ln n, and a new generation
+ * of values. */
+static void memo_next(struct ha_integer_memo *w, const struct ha_model *m,
+                      double log_samples)
+{
+	const struct ha_solver *s = w->solver;
 	w->log_samples = m->var_samples_power * log_samples; /* β ln n */
 	if (++w->generation == 0) {
 		/* Once in 2^32 solves: no stamp may look current. */
@@ -309,6 +328,10 @@ static size_t argmin_bracket(const struct evaluator *e)
 	return left;
 }
 
+static void search(const struct ha_solver *s, const struct evaluator *e,
+                   int unimodal, struct ha_certificate *cert,
+                   struct ha_allocation *optimum);
+
 static enum ha_status solve_integer(const struct ha_solver *s,
                                     struct ha_integer_memo *memo,
                                     const struct ha_model *m, double log_samples,
@@ -346,26 +369,33 @@ static enum ha_status solve_integer(const struct ha_solver *s,
 	 * (the reports print the count): the stack's memo saves their cost,
 	 * not their number. */
 	struct evaluator e = {s, m, memo, &cert.evaluated, memo == &local};
-	size_t best;
 	/* `bracket` only where unimodality is proven for this model
 	 * (ha_model_unimodal_on; the proof is in model.c). */
-	if (s->feasible_count <= EXHAUSTIVE_MAX ||
-	    !ha_model_unimodal_on(m, (double)s->feasible[0])) {
-		cert.method = HA_CERT_EXHAUSTIVE;
-		best = argmin_exhaustive(&e);
-	} else {
-		cert.method = HA_CERT_BRACKET;
-		best = argmin_bracket(&e);
-	}
-	optimum->head_dim = s->feasible[best];
-	optimum->heads = s->budget / optimum->head_dim;
-	if (memo && memo->parts)
-		memo_eval(memo, m, best, &optimum->terms);
-	else
-		ha_model_eval(m, s->budget, optimum->head_dim, &optimum->terms);
+	search(s, &e, ha_model_unimodal_on(m, (double)s->feasible[0]), &cert, optimum);
 	if (certificate)
 		*certificate = cert;
 	return HA_OK;
+}
+
+/* The search itself, then the optimum's terms. */
+static void search(const struct ha_solver *s, const struct evaluator *e,
+                   int unimodal, struct ha_certificate *cert,
+                   struct ha_allocation *optimum)
+{
+	size_t best;
+	if (s->feasible_count <= EXHAUSTIVE_MAX || !unimodal) {
+		cert->method = HA_CERT_EXHAUSTIVE;
+		best = argmin_exhaustive(e);
+	} else {
+		cert->method = HA_CERT_BRACKET;
+		best = argmin_bracket(e);
+	}
+	optimum->head_dim = s->feasible[best];
+	optimum->heads = s->budget / optimum->head_dim;
+	if (e->memo && e->memo->parts)
+		memo_eval(e->memo, e->m, best, &optimum->terms);
+	else
+		ha_model_eval(e->m, s->budget, optimum->head_dim, &optimum->terms);
 }
 
 enum ha_status ha_solver_solve_integer(const struct ha_solver *s,
@@ -385,4 +415,24 @@ enum ha_status ha_solver_solve_integer_memo(const struct ha_solver *s,
 	if (memo && memo->solver != s)
 		return HA_EINVAL;
 	return solve_integer(s, memo, m, log_samples, optimum, NULL);
+}
+
+enum ha_status ha_solver_solve_integer_next(const struct ha_solver *s,
+                                            struct ha_integer_memo *memo,
+                                            const struct ha_model *m,
+                                            double log_samples,
+                                            struct ha_allocation *optimum)
+{
+	if (!memo || memo->solver != s)
+		return HA_EINVAL;
+	if (!memo->started)
+		return solve_integer(s, memo, m, log_samples, optimum, NULL);
+	if (!optimum || !ha_model_samples_valid(m->samples))
+		return HA_EINVAL;
+	memo_next(memo, m, log_samples);
+	struct ha_certificate cert = {0};
+	size_t evaluated = 0;
+	struct evaluator e = {s, m, memo, &evaluated, 0};
+	search(s, &e, memo->unimodal, &cert, optimum);
+	return HA_OK;
 }

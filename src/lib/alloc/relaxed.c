@@ -302,7 +302,7 @@ void ha_relaxed_solver_free(struct ha_relaxed_solver *w)
  * (when not NULL) log(relaxed->head_dim) on HA_OK. */
 static enum ha_status solve(struct ha_relaxed_solver *w, const struct ha_model *m,
                             double log_samples, struct ha_relaxed *relaxed,
-                            double *log_head_dim, int with_mse)
+                            double *log_head_dim, int with_mse, int next_row)
 {
 	if (!w || !relaxed || !m)
 		return HA_EINVAL;
@@ -312,9 +312,13 @@ static enum ha_status solve(struct ha_relaxed_solver *w, const struct ha_model *
 	 * by the same arithmetic as ha_relaxed_fn_init's and
 	 * ha_relaxed_root_init's (the other logarithms kept), and only n is
 	 * checked again (the kept model passed ha_model_validate). */
-	struct ha_model key = *m;
-	key.samples = 0.0;
-	int same = w->has_model && memcmp(&key, &w->model, sizeof key) == 0;
+	struct ha_model key;
+	int same = w->has_model && next_row;
+	if (w->has_model && !next_row) {
+		key = *m;
+		key.samples = 0.0;
+		same = memcmp(&key, &w->model, sizeof key) == 0;
+	}
 	if (same ? !ha_model_samples_valid(m->samples) : ha_model_validate(m) != HA_OK)
 		return HA_EINVAL;
 	if (same) {
@@ -326,7 +330,8 @@ static enum ha_status solve(struct ha_relaxed_solver *w, const struct ha_model *
 	} else {
 		ha_relaxed_fn_init(&problem->fn, m, problem->budget);
 		ha_relaxed_root_init(&w->root, &problem->fn, s->x_lo, s->x_hi);
-		w->model = key;
+		w->model = *m;
+		w->model.samples = 0.0;
 		w->log_var_coef = ha_model_log_var_coef(m);
 		w->has_model = 1;
 	}
@@ -380,14 +385,14 @@ enum ha_status ha_relaxed_solver_solve(struct ha_relaxed_solver *w,
                                        const struct ha_model *m,
                                        struct ha_relaxed *relaxed)
 {
-	return solve(w, m, NAN, relaxed, NULL, 1);
+	return solve(w, m, NAN, relaxed, NULL, 1, 0);
 }
 
 enum ha_status ha_relaxed_solver_solve_optimum(struct ha_relaxed_solver *w,
                                                const struct ha_model *m,
                                                struct ha_relaxed *relaxed)
 {
-	return solve(w, m, NAN, relaxed, NULL, 0);
+	return solve(w, m, NAN, relaxed, NULL, 0, 0);
 }
 
 enum ha_status ha_relaxed_solver_solve_optimum_ln(struct ha_relaxed_solver *w,
@@ -396,7 +401,16 @@ enum ha_status ha_relaxed_solver_solve_optimum_ln(struct ha_relaxed_solver *w,
                                                   struct ha_relaxed *relaxed,
                                                   double *log_head_dim)
 {
-	return solve(w, m, log_samples, relaxed, log_head_dim, 0);
+	return solve(w, m, log_samples, relaxed, log_head_dim, 0, 0);
+}
+
+enum ha_status ha_relaxed_solver_solve_next(struct ha_relaxed_solver *w,
+                                            const struct ha_model *m,
+                                            double log_samples,
+                                            struct ha_relaxed *relaxed,
+                                            double *log_head_dim)
+{
+	return solve(w, m, log_samples, relaxed, log_head_dim, 0, 1);
 }
 
 void ha_relaxed_solver_last_cost(const struct ha_relaxed_solver *w,

@@ -48,6 +48,16 @@ enum ha_status ha_solver_solve_integer_memo(const struct ha_solver *s,
                                             const struct ha_model *m,
                                             double log_samples,
                                             struct ha_allocation *optimum);
+/* The same for a sweep's next row: m is the model of the memo's earlier
+ * solves but for samples (checked here), so the model is not validated
+ * again nor compared with the memo's kept parts (a row's checks were a
+ * fifth of its integer search).  The memo's first solve takes the whole
+ * path.  The same optimum, to the bit. */
+enum ha_status ha_solver_solve_integer_next(const struct ha_solver *s,
+                                            struct ha_integer_memo *memo,
+                                            const struct ha_model *m,
+                                            double log_samples,
+                                            struct ha_allocation *optimum);
 
 /* The canonical relaxed optimum (relaxed_root.c): the bisection over the
  * doubles of [x_lo, x_hi] that defines x*, and its shortcut.  A problem
@@ -113,6 +123,14 @@ enum ha_status ha_relaxed_solver_solve_optimum_ln(struct ha_relaxed_solver *w,
                                                   double log_samples,
                                                   struct ha_relaxed *relaxed,
                                                   double *log_head_dim);
+/* The same for a sweep's next row: m is the model of w's earlier solves
+ * but for samples (checked here), so it is not compared with the kept
+ * one (ha_solver_solve_integer_next's contract). */
+enum ha_status ha_relaxed_solver_solve_next(struct ha_relaxed_solver *w,
+                                            const struct ha_model *m,
+                                            double log_samples,
+                                            struct ha_relaxed *relaxed,
+                                            double *log_head_dim);
 
 /* Evaluations a workspace spent on its last solve: of the stationarity
  * function, and of the objective by NLopt (0 when the solve started from

@@ -223,14 +223,17 @@ static enum ha_status journaled_coords(void *ctx, size_t i, double c[FIT_PAIR_CO
 {
 	struct ha_sweep *s = ctx;
 	size_t column = s->replay_budget * SWEEP_JOURNAL_COLUMNS;
-	enum ha_status st = journal_get(s->journal, column + 1, i, &c[0]);
-	if (st == HA_OK)
-		st = journal_get(s->journal, column + 2, i, &c[1]);
-	if (st == HA_OK)
-		st = journal_get(s->journal, column + 3, i, &c[2]);
-	if (st == HA_OK)
-		st = journal_get(s->journal, column, i, &c[3]);
-	return st;
+	double v[SWEEP_JOURNAL_COLUMNS];
+	enum ha_status st = journal_get_columns(s->journal, column,
+	                                        SWEEP_JOURNAL_COLUMNS, i, v);
+	if (st != HA_OK)
+		return st;
+	/* the columns: x*, then the coordinates c[0], c[1], c[2] */
+	c[0] = v[1];
+	c[1] = v[2];
+	c[2] = v[3];
+	c[3] = v[0];
+	return HA_OK;
 }
 
 /* Regenerate point i of a per-budget fit: (n_i, x*(n_i)). */

@@ -145,7 +145,7 @@ static enum ha_status prepare_heads(struct sweep_heads *hs, struct ha_sweep *s,
 			return HA_ENOMEM;
 		hs->job_pointers[i] = job;
 	}
-	return pool_new(workers, hs->job_pointers, hs->slots, fit_points, hs,
+	return pool_new(workers, hs->job_pointers, hs->slots, 0, fit_points, hs,
 	                &hs->pool);
 }
 

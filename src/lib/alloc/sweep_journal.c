@@ -15,6 +15,7 @@
 struct journal {
 	size_t budgets, points;
 	size_t put;            /* values put so far */
+	size_t put_point, put_budget; /* where the next one goes (no division a value) */
 	int kept;              /* 0 once values are lost */
 	double *memory;        /* every value, row by row (memory journals) */
 	int fd;                /* the temporary file (file journals), or -1 */
@@ -145,10 +146,14 @@ void journal_put(struct journal *j, double value)
 		j->memory[j->put++] = value;
 		return;
 	}
-	size_t point = j->put / j->budgets, budget = j->put % j->budgets;
+	size_t point = j->put_point, budget = j->put_budget;
 	size_t in_block = point % JOURNAL_BLOCK;
 	j->group[budget * JOURNAL_BLOCK + in_block] = value;
 	j->put++;
+	if (++j->put_budget == j->budgets) {
+		j->put_budget = 0;
+		j->put_point++;
+	}
 	if (budget + 1 == j->budgets && in_block + 1 == JOURNAL_BLOCK) {
 		size_t values = j->budgets * JOURNAL_BLOCK;
 		off_t offset = (off_t)(j->groups_written * values * sizeof(double));
@@ -158,32 +163,49 @@ void journal_put(struct journal *j, double value)
 	}
 }
 
-enum ha_status journal_get(struct journal *j, size_t budget, size_t point,
-                           double *value)
+/* Budget b's block of `group` (written to the file), read back once. */
+static const double *block_of(struct journal *j, size_t b, size_t group)
 {
-	if (!j->kept || budget >= j->budgets ||
-	    point * j->budgets + budget >= j->put)
+	double *block = j->cache + b * JOURNAL_BLOCK;
+	if (j->cached[b] != group + 1) {
+		off_t offset = (off_t)((group * j->budgets + b) * JOURNAL_BLOCK *
+		                       sizeof(double));
+		if (!read_all(j->fd, block, JOURNAL_BLOCK, offset)) {
+			lose(j);
+			return NULL;
+		}
+		j->cached[b] = group + 1;
+	}
+	return block;
+}
+
+enum ha_status journal_get_columns(struct journal *j, size_t first, size_t count,
+                                   size_t point, double *values)
+{
+	if (!j->kept || count == 0 || first >= j->budgets ||
+	    count > j->budgets - first || point >= j->points ||
+	    point * j->budgets + first + count > j->put)
 		return HA_EIO;
 	if (j->memory) {
-		*value = j->memory[point * j->budgets + budget];
+		memcpy(values, j->memory + point * j->budgets + first,
+		       count * sizeof *values);
 		return HA_OK;
 	}
 	size_t group = point / JOURNAL_BLOCK, in_block = point % JOURNAL_BLOCK;
-	if (group >= j->groups_written) {
-		/* Not written yet: still in the group being filled. */
-		*value = j->group[budget * JOURNAL_BLOCK + in_block];
-		return HA_OK;
-	}
-	double *block = j->cache + budget * JOURNAL_BLOCK;
-	if (j->cached[budget] != group + 1) {
-		off_t offset = (off_t)((group * j->budgets + budget) *
-		                       JOURNAL_BLOCK * sizeof(double));
-		if (!read_all(j->fd, block, JOURNAL_BLOCK, offset)) {
-			lose(j);
+	for (size_t c = 0; c < count; c++) {
+		const double *block = group < j->groups_written
+			? block_of(j, first + c, group)
+			/* not written yet: still in the group being filled */
+			: j->group + (first + c) * JOURNAL_BLOCK;
+		if (!block)
 			return HA_EIO;
-		}
-		j->cached[budget] = group + 1;
+		values[c] = block[in_block];
 	}
-	*value = block[in_block];
 	return HA_OK;
+}
+
+enum ha_status journal_get(struct journal *j, size_t budget, size_t point,
+                           double *value)
+{
+	return journal_get_columns(j, budget, 1, point, value);
 }

@@ -50,4 +50,9 @@ int journal_kept(const struct journal *j);
 enum ha_status journal_get(struct journal *j, size_t budget, size_t point,
                            double *value);
 
+/* journal_get of budgets first .. first + count - 1 of one point, into
+ * values[0 .. count): one call for a row's columns. */
+enum ha_status journal_get_columns(struct journal *j, size_t first, size_t count,
+                                   size_t point, double *values);
+
 #endif

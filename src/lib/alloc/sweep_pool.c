@@ -3,8 +3,9 @@
  * Three counters under one mutex say where every job is: jobs
  * [released, taken) are being worked on or done, [taken, submitted) wait
  * for a worker.  done[k % slots] == k + 1 once job k is done.  Workers
- * wait on `work_ready`, the caller on `job_done`; jobs are coarse (many
- * rows each), so one mutex costs nothing measurable. */
+ * wait on `work_ready`, the caller on `job_done` (signalled for the job
+ * it awaits alone); jobs are coarse (many rows each), so one mutex costs
+ * nothing measurable. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -26,7 +27,9 @@ struct pool {
 	size_t slots;
 	size_t *done;
 	size_t submitted, taken, released;
+	size_t awaited; /* k + 1 while the caller waits for job k, else 0 */
 	int stopping;
+	int caller_works; /* pool_wait does waiting jobs itself, as worker worker_count */
 	pool_work_fn work;
 	void *ctx;
 	struct worker *workers;
@@ -59,14 +62,19 @@ static void *worker_main(void *arg)
 		p->work(p->ctx, w->index, p->jobs[k % p->slots]);
 		pthread_mutex_lock(&p->lock);
 		p->done[k % p->slots] = k + 1;
-		pthread_cond_broadcast(&p->job_done);
+		/* Only the job the caller waits for wakes it (jobs end out of
+		 * order: waking it for another was a context switch for
+		 * nothing). */
+		if (p->awaited == k + 1)
+			pthread_cond_signal(&p->job_done);
 	}
 	pthread_mutex_unlock(&p->lock);
 	return NULL;
 }
 
 enum ha_status pool_new(size_t workers, void *const *jobs, size_t slots,
-                        pool_work_fn work, void *ctx, struct pool **out)
+                        int caller_works, pool_work_fn work, void *ctx,
+                        struct pool **out)
 {
 	*out = NULL;
 	struct pool *p = calloc(1, sizeof *p);
@@ -82,6 +90,7 @@ enum ha_status pool_new(size_t workers, void *const *jobs, size_t slots,
 	}
 	p->jobs = jobs;
 	p->slots = slots;
+	p->caller_works = caller_works;
 	p->work = work;
 	p->ctx = ctx;
 	int locks = pthread_mutex_init(&p->lock, NULL) == 0;
@@ -147,8 +156,22 @@ void *pool_wait(struct pool *p)
 		return job;
 	}
 	pthread_mutex_lock(&p->lock);
-	while (p->done[k % p->slots] != k + 1)
+	while (p->done[k % p->slots] != k + 1) {
+		if (p->caller_works && p->taken < p->submitted) {
+			/* A job no worker has taken: do it here rather than
+			 * sleep (one more thread busy than the workers alone
+			 * would preempt them on a machine of `workers` CPUs). */
+			size_t j = p->taken++;
+			pthread_mutex_unlock(&p->lock);
+			p->work(p->ctx, p->worker_count, p->jobs[j % p->slots]);
+			pthread_mutex_lock(&p->lock);
+			p->done[j % p->slots] = j + 1;
+			continue;
+		}
+		p->awaited = k + 1;
 		pthread_cond_wait(&p->job_done, &p->lock);
+		p->awaited = 0;
+	}
 	pthread_mutex_unlock(&p->lock);
 	return job;
 }

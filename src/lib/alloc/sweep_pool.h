@@ -40,9 +40,13 @@ size_t pool_threads_for(size_t wanted);
 
 /* A pool of up to `workers` threads over jobs[0..slots).  Threads that
  * cannot be started are done without (with none, the calling thread does
- * the work): only HA_ENOMEM for the pool itself. */
+ * the work): only HA_ENOMEM for the pool itself.  caller_works != 0:
+ * pool_wait, rather than sleep while its job is not done, does a job no
+ * worker has taken yet on the calling thread, as worker pool_workers()
+ * (so work() needs workers + 1 workspaces). */
 enum ha_status pool_new(size_t workers, void *const *jobs, size_t slots,
-                        pool_work_fn work, void *ctx, struct pool **out);
+                        int caller_works, pool_work_fn work, void *ctx,
+                        struct pool **out);
 
 /* The threads the pool runs (0: the calling thread works). */
 size_t pool_workers(const struct pool *p);

@@ -112,11 +112,15 @@ static void solve_rows(void *ctx, size_t worker, void *job_)
 		struct ha_relaxed relaxation;
 		double log_samples = log(row->samples);
 		job->log_samples[k] = log_samples;
-		enum ha_status st = ha_solver_solve_integer_memo(s->solvers[b], memos[b],
-		                                                 &m, log_samples, &optimum);
+		/* every row's model is the sweep's but for samples */
+		enum ha_status st = memos[b]
+			? ha_solver_solve_integer_next(s->solvers[b], memos[b], &m,
+			                               log_samples, &optimum)
+			: ha_solver_solve_integer_memo(s->solvers[b], NULL, &m,
+			                               log_samples, &optimum);
 		if (st == HA_OK)
-			st = ha_relaxed_solver_solve_optimum_ln(relaxed[b], &m, log_samples,
-			                                        &relaxation, &job->log_relaxed[k]);
+			st = ha_relaxed_solver_solve_next(relaxed[b], &m, log_samples,
+			                                  &relaxation, &job->log_relaxed[k]);
 		if (st != HA_OK) {
 			job->status = st;
 			break;
@@ -169,7 +173,9 @@ static enum ha_status prepare_rows(struct sweep_rows *rs, struct ha_sweep *s,
                                    size_t workers)
 {
 	size_t nb = s->req.budget_count;
-	size_t sets = workers ? workers : 1;
+	/* one set a worker, and one for the calling thread (the pool's
+	 * caller_works), set 0 when there are no workers */
+	size_t sets = workers + 1;
 	rs->slots = workers ? 2 * workers + 2 : 1;
 	rs->relaxed = calloc(sets, sizeof *rs->relaxed);
 	rs->memos = calloc(sets, sizeof *rs->memos);
@@ -201,7 +207,7 @@ static enum ha_status prepare_rows(struct sweep_rows *rs, struct ha_sweep *s,
 		    !(rs->jobs[i]->scratch = malloc(s->req.scratch_size)))
 			return HA_ENOMEM;
 	}
-	return pool_new(workers, (void *const *)rs->jobs, rs->slots, solve_rows,
+	return pool_new(workers, (void *const *)rs->jobs, rs->slots, 1, solve_rows,
 	                rs, &rs->pool);
 }
 
