@@ -138,7 +138,7 @@ int journal_kept(const struct journal *j)
 	return j->kept;
 }
 
-void journal_put(struct journal *j, double value)
+static inline void put_one(struct journal *j, double value)
 {
 	if (!j->kept)
 		return;
@@ -163,20 +163,37 @@ void journal_put(struct journal *j, double value)
 	}
 }
 
-/* Budget b's block of `group` (written to the file), read back once. */
-static const double *block_of(struct journal *j, size_t b, size_t group)
+void journal_put(struct journal *j, double value)
 {
-	double *block = j->cache + b * JOURNAL_BLOCK;
-	if (j->cached[b] != group + 1) {
-		off_t offset = (off_t)((group * j->budgets + b) * JOURNAL_BLOCK *
-		                       sizeof(double));
-		if (!read_all(j->fd, block, JOURNAL_BLOCK, offset)) {
-			lose(j);
-			return NULL;
-		}
-		j->cached[b] = group + 1;
+	put_one(j, value);
+}
+
+void journal_put_values(struct journal *j, const double *values, size_t count)
+{
+	if (j->kept && j->memory) {
+		memcpy(j->memory + j->put, values, count * sizeof *values);
+		j->put += count;
+		return;
 	}
-	return block;
+	for (size_t c = 0; c < count; c++)
+		put_one(j, values[c]);
+}
+
+/* Read budget b's block of `group` (written to the file) into its cache;
+ * 0 when it cannot be read (then the journal is lost). */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((noinline, cold))
+#endif
+static int load_block(struct journal *j, size_t b, size_t group)
+{
+	off_t offset = (off_t)((group * j->budgets + b) * JOURNAL_BLOCK *
+	                       sizeof(double));
+	if (!read_all(j->fd, j->cache + b * JOURNAL_BLOCK, JOURNAL_BLOCK, offset)) {
+		lose(j);
+		return 0;
+	}
+	j->cached[b] = group + 1;
+	return 1;
 }
 
 enum ha_status journal_get_columns(struct journal *j, size_t first, size_t count,
@@ -192,14 +209,14 @@ enum ha_status journal_get_columns(struct journal *j, size_t first, size_t count
 		return HA_OK;
 	}
 	size_t group = point / JOURNAL_BLOCK, in_block = point % JOURNAL_BLOCK;
+	/* not written yet: still in the group being filled */
+	const double *from = group < j->groups_written ? j->cache : j->group;
 	for (size_t c = 0; c < count; c++) {
-		const double *block = group < j->groups_written
-			? block_of(j, first + c, group)
-			/* not written yet: still in the group being filled */
-			: j->group + (first + c) * JOURNAL_BLOCK;
-		if (!block)
+		size_t b = first + c;
+		if (from == j->cache && j->cached[b] != group + 1 &&
+		    !load_block(j, b, group))
 			return HA_EIO;
-		values[c] = block[in_block];
+		values[c] = from[b * JOURNAL_BLOCK + in_block];
 	}
 	return HA_OK;
 }

@@ -40,6 +40,8 @@ void journal_free(struct journal *j);
 
 /* Put the next value (row by row). */
 void journal_put(struct journal *j, double value);
+/* journal_put of values[0 .. count) in order: one call for a row's. */
+void journal_put_values(struct journal *j, const double *values, size_t count);
 
 /* 1 when every value put can be read back, 0 when the journal keeps
  * nothing (no temporary file could be made or written). */

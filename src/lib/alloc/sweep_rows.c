@@ -279,10 +279,8 @@ enum ha_status sweep_rows_next(struct ha_sweep *s, const struct ha_sweep_row **r
 		                  job->log_relaxed[k], &power_st, &log_st, c);
 		s->fit_refused |= power_st != HA_OK || log_st != HA_OK;
 		/* x*, then the fits' coordinates but the log law's Y (x* itself) */
-		journal_put(s->journal, row->relaxed_head_dim);
-		journal_put(s->journal, c[0]);
-		journal_put(s->journal, c[1]);
-		journal_put(s->journal, c[2]);
+		double put[SWEEP_JOURNAL_COLUMNS] = {row->relaxed_head_dim, c[0], c[1], c[2]};
+		journal_put_values(s->journal, put, SWEEP_JOURNAL_COLUMNS);
 	}
 	*rows = job->rows;
 	*count = job->solved;
