@@ -303,22 +303,39 @@ static double bisect(struct ha_relaxed_root *r, const struct certificates *c)
 		r->path_a[0] = a;
 		r->path_b[0] = b;
 	}
-	/* The questions the certificates settle, with masks rather than a
-	 * branch on each answer (which no predictor guesses; masks measured
-	 * faster than selects, whose chain is longer): m <= below answers
-	 * no, m >= above yes; the first question between them stops this
-	 * loop. */
-	while (b - a > 1) {
-		uint64_t m = a + (b - a) / 2;
-		uint64_t no = -(uint64_t)(m <= below), yes = -(uint64_t)(m >= above);
-		if (!(no | yes))
+	/* The questions the certificates settle: m <= below answers no,
+	 * m >= above yes; the first question between them stops this loop.
+	 * About 30 a row in a sweep, each depending on the last, so the
+	 * steps are kept in offsets from a: the width w = b - a, and below -
+	 * a and above - a (signed: keys of positive doubles are below 2^63).
+	 * With m = a + h, h = w/2, "no" is h <= below - a and "yes" h >=
+	 * above - a, and each step's chain is a shift, a compare and a mask
+	 * (not a branch on the answer, which no predictor guesses; the
+	 * compiler makes branches of selects here): shorter than that of
+	 * masks on a, b and m. */
+	int64_t w = (int64_t)(b - a), to_below = (int64_t)(below - a);
+	int64_t to_above = above == UINT64_MAX ? INT64_MAX : (int64_t)(above - a);
+	/* m strictly between the certificates, to_below < h < to_above, in
+	 * one unsigned compare (two compares became two branches, the
+	 * second on the answer): h - to_below - 1 < to_above - to_below - 1,
+	 * mod 2^64; for h <= to_below the left side wraps to at least
+	 * 2^64 - 1 - to_below, above the right side (to_above < 2^63). */
+	uint64_t gap = (uint64_t)to_above - (uint64_t)to_below - 1;
+	while (w > 1) {
+		int64_t h = w >> 1; /* w > 1: w / 2 */
+		if ((uint64_t)h - (uint64_t)to_below - 1 < gap)
 			break;
-		a = (m & no) | (a & ~no);
-		b = (m & yes) | (b & ~yes);
+		int64_t no = h <= to_below;
+		int64_t up = h & -no; /* a moves up to m on "no" */
+		a += (uint64_t)up;
+		to_below -= up;
+		to_above -= up;
+		w = h + (w & no); /* "no": w - h = h + w % 2; "yes": h */
 		depth++;
 		r->path_a[depth] = a;
-		r->path_b[depth] = b;
+		r->path_b[depth] = a + (uint64_t)w;
 	}
+	b = a + (uint64_t)w;
 	while (b - a > 1) {
 		uint64_t m = a + (b - a) / 2;
 		if (ask(r, c, m))
