@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "common.h"
 #include "options.h"
+#include "parse.h"
 
 /* Every distinct budget of the run (the budgets and the models' budgets),
  * ascending, with its solver: each budget is factorised once, and the
@@ -350,7 +351,8 @@ static enum ha_status write_report(struct ha_report *r, const void *ctx,
 				mode = CLI_PROGRESS_OFF;
 			struct cli_progress line;
 			struct ha_sweep_request problem = sweep_problem(a);
-			problem.threads = HA_THREADS_ONLINE;
+			problem.threads = o->threads == CLI_THREADS_AUTO ? HA_THREADS_ONLINE
+			                                                 : o->threads;
 			ha_report_table_hooks(r, &problem);
 			struct ha_sweep *sweep = NULL;
 			if (st == HA_OK)

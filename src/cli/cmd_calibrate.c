@@ -62,6 +62,8 @@ static const char usage[] =
 	"      --progress              show the bootstrap's progress line on stderr\n"
 	"                              even when it is not a terminal\n"
 	"      --quiet                 never show the progress line\n"
+	"      --threads N|auto        refit on N threads (at most 8; default auto:\n"
+	"                              one per processor), the same report whatever N\n"
 	"  -h, --help                  show this help and exit\n"
 	"\n"
 	"NAME is one of irreducible, bias_coef, smoothness, var_coef, var_rate,\n"
@@ -88,6 +90,7 @@ enum long_only {
 	OPT_LAW,
 	OPT_PROGRESS,
 	OPT_QUIET,
+	OPT_THREADS,
 	OPT_COLUMNS,
 };
 
@@ -113,6 +116,7 @@ static const struct option long_options[] = {
 	{"plot", required_argument, NULL, CLI_OPT_PLOT},
 	{"progress", no_argument, NULL, OPT_PROGRESS},
 	{"quiet", no_argument, NULL, OPT_QUIET},
+	{"threads", required_argument, NULL, OPT_THREADS},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -410,6 +414,14 @@ static int apply(void *options, int code, const char *arg)
 	case OPT_QUIET:
 		o->progress = CLI_PROGRESS_OFF;
 		return EXIT_OK;
+	case OPT_THREADS: {
+		size_t threads;
+		if (!cli_parse_threads(arg, &threads))
+			return cli_bad_value("--threads", arg, CLI_THREADS_EXPECTED);
+		/* ha_cal_options.threads: 0 is one per online processor */
+		o->cal.threads = threads == CLI_THREADS_AUTO ? 0 : threads;
+		return EXIT_OK;
+	}
 	case CLI_OPT_PLOT:
 		return cli_plot_option(&o->plot, arg);
 	}

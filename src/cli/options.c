@@ -83,6 +83,9 @@ static const char usage_more_text[] =
 	"      --progress              show a sweep's progress line on stderr even\n"
 	"                              when it is not a terminal\n"
 	"      --quiet                 never show the progress line\n"
+	"      --threads N|auto        solve a sweep's rows on N threads (at most 8;\n"
+	"                              default auto: one per processor), the same\n"
+	"                              bytes whatever N\n"
 	"  -h, --help                  show this help and exit\n"
 	"  -V, --version               show the version and exit\n"
 	"Subcommands (each has its own --help):\n"
@@ -115,6 +118,7 @@ enum long_only {
 	OPT_VAR_SAMPLES_POWER,
 	OPT_PROGRESS,
 	OPT_QUIET,
+	OPT_THREADS,
 };
 
 static const struct option long_options[] = {
@@ -150,6 +154,7 @@ static const struct option long_options[] = {
 	{"plot", required_argument, NULL, CLI_OPT_PLOT},
 	{"progress", no_argument, NULL, OPT_PROGRESS},
 	{"quiet", no_argument, NULL, OPT_QUIET},
+	{"threads", required_argument, NULL, OPT_THREADS},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
 	{NULL, 0, NULL, 0},
@@ -348,6 +353,10 @@ static int apply_option(struct cli_options *o, struct hdi_request *h, int code,
 		return EXIT_OK;
 	case OPT_QUIET:
 		o->progress = CLI_PROGRESS_OFF;
+		return EXIT_OK;
+	case OPT_THREADS:
+		if (!cli_parse_threads(arg, &o->threads))
+			return bad_value(code, arg, CLI_THREADS_EXPECTED);
 		return EXIT_OK;
 	}
 	if (cli_grouped_is_option(code))
@@ -588,6 +597,7 @@ static bool parse(int argc, char **argv, struct cli_options *o, int *status)
 {
 	memset(o, 0, sizeof *o);
 	o->model = ha_model_defaults();
+	o->threads = CLI_THREADS_AUTO;
 	cli_grouped_init(&o->grouped);
 	if (!cli_parse_options(&command, argc, argv, o, find_config, status))
 		return false;

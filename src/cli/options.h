@@ -54,6 +54,7 @@ struct cli_options {
 	int hdi_have_layout;       /* --hdi-layout was given */
 	struct ha_hdi_source hdi_source;
 	enum cli_progress_mode progress; /* the last of --progress, --quiet */
+	size_t threads;                  /* --threads: CLI_THREADS_AUTO or N */
 	struct cli_grouped grouped;      /* --kv-heads and its companions */
 };
 

@@ -1,4 +1,6 @@
 /* The command line's numbers: the library's one grammar (number.h). */
+#include <string.h>
+
 #include <headalloc/number.h>
 
 #include "parse.h"
@@ -11,4 +13,17 @@ int cli_parse_uint(const char *text, uint64_t min, uint64_t max, uint64_t *out)
 int cli_parse_real(const char *text, double *out)
 {
 	return ha_parse_real(text, out) == HA_OK;
+}
+
+int cli_parse_threads(const char *text, size_t *threads)
+{
+	uint64_t n;
+	if (strcmp(text, "auto") == 0) {
+		*threads = CLI_THREADS_AUTO;
+		return 1;
+	}
+	if (!cli_parse_uint(text, 1, CLI_THREADS_MAX, &n))
+		return 0;
+	*threads = (size_t)n;
+	return 1;
 }

@@ -5,6 +5,7 @@
 #ifndef HEADALLOC_CLI_PARSE_H
 #define HEADALLOC_CLI_PARSE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* A decimal whole number from min to max (digits only, no sign, no
@@ -15,5 +16,13 @@ int cli_parse_uint(const char *text, uint64_t min, uint64_t max, uint64_t *out);
  * HA_NUMBER_MAX_LENGTH characters; no hex, no inf or nan, no surrounding
  * spaces.  Returns 1 on success. */
 int cli_parse_real(const char *text, double *out);
+
+/* --threads: "auto" (*threads = CLI_THREADS_AUTO: one per online
+ * processor) or a whole number from 1 to CLI_THREADS_MAX.  Returns 1 on
+ * success. */
+#define CLI_THREADS_AUTO ((size_t)-1)
+#define CLI_THREADS_MAX 1024
+#define CLI_THREADS_EXPECTED "auto or a whole number from 1 to 1024"
+int cli_parse_threads(const char *text, size_t *threads);
 
 #endif
