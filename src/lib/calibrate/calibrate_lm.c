@@ -104,9 +104,10 @@ static double model(const struct cal_lm *lm, const double *d)
 }
 
 K_ONLY double damped_k(const struct cal_lm *lm, const double *d, double mu,
-                       const double *dd, const int k)
+                       const double *dd, double *undamped, const int k)
 {
 	double q = model_k(lm, d, k);
+	*undamped = q;
 	for (int j = 0; j < k; j++)
 		q += 0.5 * mu * dd[j] * d[j] * d[j];
 	return q;
@@ -125,16 +126,17 @@ K_ONLY void add_run(double *h, double w, const double *ji, const int k)
 
 #define BAND_RUNS 256
 
-/* Minimise the damped model q over d (held parameters stay 0); 0 when
- * the first Newton system is not numerically positive definite (more
- * damping is due). */
+/* Minimise the damped model q over d (held parameters stay 0), *at the
+ * undamped model at the d returned (model(lm, d): the same double); 0
+ * when the first Newton system is not numerically positive definite
+ * (more damping is due). */
 K_ONLY int solve_model_k(const struct cal_lm *lm, double mu, const double *dd,
-                         const int *held, double *d, const int k)
+                         const int *held, double *d, double *at, const int k)
 {
 	const struct cal_data *data = lm->data;
 	for (int j = 0; j < k; j++)
 		d[j] = 0.0;
-	double q = damped_k(lm, d, mu, dd, k);
+	double q = damped_k(lm, d, mu, dd, at, k);
 	/* The Newton matrix depends on d only through the runs in the band
 	 * (|r + J d| <= δ): where that set is the one of the last iteration
 	 * (always with δ = inf, least squares) the matrix is the same
@@ -214,17 +216,18 @@ K_ONLY int solve_model_k(const struct cal_lm *lm, double mu, const double *dd,
 			slope += g[j] * step[j];
 		if (!(slope < 0.0))
 			return 1;
-		double t = 1.0, trial[HA_CAL_PARAMS], qt = q;
+		double t = 1.0, trial[HA_CAL_PARAMS], qt = q, at_trial = *at;
 		for (int half = 0; half < 30; half++, t *= 0.5) {
 			for (int j = 0; j < k; j++)
 				trial[j] = d[j] + t * step[j];
-			qt = damped_k(lm, trial, mu, dd, k);
+			qt = damped_k(lm, trial, mu, dd, &at_trial, k);
 			if (qt <= q + 1e-4 * t * slope)
 				break;
 		}
 		if (!(qt < q))
 			return 1;
 		memcpy(d, trial, (size_t)k * sizeof *d);
+		*at = at_trial;
 		double gain = q - qt;
 		q = qt;
 		if (gain <= 1e-16 * (q > 0 ? q : 1e-300))
@@ -234,9 +237,9 @@ K_ONLY int solve_model_k(const struct cal_lm *lm, double mu, const double *dd,
 }
 
 static int solve_model(const struct cal_lm *lm, double mu, const double *dd,
-                       const int *held, double *d)
+                       const int *held, double *d, double *at)
 {
-#define SOLVE_K(kk) solve_model_k(lm, mu, dd, held, d, kk)
+#define SOLVE_K(kk) solve_model_k(lm, mu, dd, held, d, at, kk)
 	BY_K(lm->k, SOLVE_K)
 #undef SOLVE_K
 }
@@ -293,6 +296,20 @@ static int correction(const struct cal_lm *lm, const double *th, const double *d
 	if (!cal_cholesky_solve(h, g, k))
 		return 0;
 	memcpy(c, g, (size_t)k * sizeof *c);
+	return 1;
+}
+
+/* cal_cholesky_solve(a, b, n) with b = 0 is nonzero exactly when a
+ * factors and its factor's entries are finite (0 - finite x 0 and
+ * 0 / finite pivot are 0, finite). */
+static int convex(double *a, int *perm, int n)
+{
+	if (!cal_cholesky_factor(a, perm, n))
+		return 0;
+	for (int j = 0; j < n; j++)
+		for (int l = 0; l <= j; l++)
+			if (!isfinite(a[j * n + l]))
+				return 0;
 	return 1;
 }
 
@@ -370,27 +387,35 @@ double cal_levenberg(struct cal_lm *lm, double *th, double f)
 			held[j] = (th[p] <= cal_lower[p] && grad[j] > 0.0) ||
 			          (th[p] >= cal_upper[p] && grad[j] < 0.0);
 		}
-		/* The model must be convex: C + mu D^2 positive definite. */
+		/* The model must be convex: C + mu D^2 positive definite.  The
+		 * factorisation's test, and its factor finite: what the solve
+		 * of a zero right-hand side it once was decided (x = 0 stays 0
+		 * through finite factors), without the solve. */
 		for (;;) {
-			double a[HA_CAL_PARAMS * HA_CAL_PARAMS], b[HA_CAL_PARAMS] = {0};
+			double a[HA_CAL_PARAMS * HA_CAL_PARAMS];
+			int perm[HA_CAL_PARAMS];
 			for (int j = 0; j < k; j++)
-				for (int l = 0; l < k; l++)
+				for (int l = 0; l <= j; l++) /* the lower triangle */
 					a[j * k + l] = lm->curv[j * HA_CAL_PARAMS + l] +
 					               (j == l ? mu * dd[j] : 0.0);
-			if (cal_cholesky_solve(a, b, k) || mu > 1e16)
+			if (convex(a, perm, k) || mu > 1e16)
 				break;
 			mu *= 4.0;
 		}
 		for (;;) {
-			double d[HA_CAL_PARAMS], trial[HA_CAL_PARAMS];
-			if (!solve_model(lm, mu, dd, held, d)) {
+			double d[HA_CAL_PARAMS], trial[HA_CAL_PARAMS], at, d0[HA_CAL_PARAMS];
+			if (!solve_model(lm, mu, dd, held, d, &at)) {
 				mu *= 4.0;
 				if (mu > 1e16)
 					return f;
 				continue;
 			}
+			memcpy(d0, d, (size_t)k * sizeof *d);
 			int moved = take(lm, th, d, trial);
-			double predicted = f - model(lm, d);
+			/* the model at d unless the box (or rounding th + d - th)
+			 * changed d */
+			double predicted = f - (memcmp(d0, d, (size_t)k * sizeof *d) == 0
+			                                ? at : model(lm, d));
 			if (!moved || !(predicted > 1e-16 * f) || predicted <= 0.0)
 				return f;
 			double ft = cal_objective_keep(data, trial, lm->delta, kept_trial);

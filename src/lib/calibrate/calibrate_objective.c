@@ -285,7 +285,7 @@ static double gradient_log_v(const struct cal_data *data, size_t i,
 static void add_log_fitted_hessian(const struct cal_data *data, size_t i,
                                    const struct parts *p, const double *g,
                                    double c, const int *index, int k,
-                                   double *h)
+                                   double *dense, const int *pos, double *h)
 {
 	double share_b = g[HA_CAL_BIAS_COEF];
 	double share_v = g[HA_CAL_VAR_COEF];
@@ -303,27 +303,30 @@ static void add_log_fitted_hessian(const struct cal_data *data, size_t i,
 		gj[j] = g[a];
 	}
 	for (int j = 0; j < k; j++) {
-		double *row = h + index[j] * HA_CAL_PARAMS;
+		double *row = dense + j * k;
 		for (int l = 0; l < k; l++)
-			row[index[l]] += c * (sbg[j] * gbj[l] + svg[j] * gvj[l] -
-			                      gj[j] * gj[l]);
+			row[l] += c * (sbg[j] * gbj[l] + svg[j] * gvj[l] -
+			               gj[j] * gj[l]);
 	}
+#define H(a, b) (*(pos[a] >= 0 && pos[b] >= 0 ? dense + pos[a] * k + pos[b] \
+                                               : h + (a) * HA_CAL_PARAMS + (b)))
 	/* ln V holds ln q, q = 1 - hdi cover: d2/dhdi2 = -(cover/q)^2 */
 	double t = data->cover[i] / p->q;
-	h[HA_CAL_HDI * HA_CAL_PARAMS + HA_CAL_HDI] -= c * share_v * t * t;
+	H(HA_CAL_HDI, HA_CAL_HDI) -= c * share_v * t * t;
 	if (data->gcover[i] != 0.0) { /* and of group_hdi, gcover in place of cover */
 		double u = data->gcover[i] / p->q;
-		h[HA_CAL_HDI * HA_CAL_PARAMS + HA_CAL_GROUP_HDI] -= c * share_v * t * u;
-		h[HA_CAL_GROUP_HDI * HA_CAL_PARAMS + HA_CAL_HDI] -= c * share_v * t * u;
-		h[HA_CAL_GROUP_HDI * HA_CAL_PARAMS + HA_CAL_GROUP_HDI] -= c * share_v * u * u;
+		H(HA_CAL_HDI, HA_CAL_GROUP_HDI) -= c * share_v * t * u;
+		H(HA_CAL_GROUP_HDI, HA_CAL_HDI) -= c * share_v * t * u;
+		H(HA_CAL_GROUP_HDI, HA_CAL_GROUP_HDI) -= c * share_v * u * u;
 	}
 	double ln_n = data->log_n[i];
 	double cross = -ln_n * g[HA_CAL_DATA_COEF]; /* -ln n n^-α / L̂ */
-	h[HA_CAL_DATA_COEF * HA_CAL_PARAMS + HA_CAL_DATA_POWER] += c * cross;
-	h[HA_CAL_DATA_POWER * HA_CAL_PARAMS + HA_CAL_DATA_COEF] += c * cross;
-	h[HA_CAL_DATA_POWER * HA_CAL_PARAMS + HA_CAL_DATA_POWER] +=
+	H(HA_CAL_DATA_COEF, HA_CAL_DATA_POWER) += c * cross;
+	H(HA_CAL_DATA_POWER, HA_CAL_DATA_COEF) += c * cross;
+	H(HA_CAL_DATA_POWER, HA_CAL_DATA_POWER) +=
 		c * ln_n * ln_n *
 		(p->log_a == -INFINITY ? 0.0 : exp(p->log_a - p->log_l));
+#undef H
 }
 
 /* cal_residuals_curvature; with kept (cal_objective_keep's at th) the
@@ -344,7 +347,19 @@ static int residuals(const struct cal_data *data, const double *th,
 	for (int j = 0; j < k; j++)
 		data_coef |= index[j] == HA_CAL_DATA_COEF;
 	int ok = 1;
+	/* The entries between the parameters asked for are summed in a
+	 * dense k x k block (each entry's terms in the runs' order, as in
+	 * place: the same doubles; its rows' loops vectorise), put into
+	 * curv at the end; pos[a]: a's place in index, or -1. */
+	double dense[HA_CAL_PARAMS * HA_CAL_PARAMS];
+	int pos[HA_CAL_PARAMS];
 	if (curv) {
+		for (int a = 0; a < HA_CAL_PARAMS; a++)
+			pos[a] = -1;
+		for (int j = 0; j < k; j++)
+			pos[index[j]] = j;
+		for (int j = 0; j < k * k; j++)
+			dense[j] = 0.0;
 		/* The entries asked for, and those add_log_fitted_hessian
 		 * updates whatever index holds: not all 121 (issue 17). */
 		static const int fixed[][2] = {
@@ -355,9 +370,6 @@ static int residuals(const struct cal_data *data, const double *th,
 			{HA_CAL_DATA_POWER, HA_CAL_DATA_COEF},
 			{HA_CAL_DATA_POWER, HA_CAL_DATA_POWER},
 		};
-		for (int j = 0; j < k; j++)
-			for (int l = 0; l < k; l++)
-				curv[index[j] * HA_CAL_PARAMS + index[l]] = 0.0;
 		for (size_t f = 0; f < sizeof fixed / sizeof *fixed; f++)
 			curv[fixed[f][0] * HA_CAL_PARAMS + fixed[f][1]] = 0.0;
 	}
@@ -397,9 +409,13 @@ static int residuals(const struct cal_data *data, const double *th,
 			huber(r[i], delta, &psi);
 			add_log_fitted_hessian(data, i, &p, g,
 			                       -data->weight[i] * psi * data->inv_w[i],
-			                       index, k, curv);
+			                       index, k, dense, pos, curv);
 		}
 	}
+	if (curv)
+		for (int j = 0; j < k; j++)
+			for (int l = 0; l < k; l++)
+				curv[index[j] * HA_CAL_PARAMS + index[l]] = dense[j * k + l];
 	return ok;
 }
 
