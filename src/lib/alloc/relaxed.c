@@ -298,8 +298,18 @@ void ha_relaxed_solver_free(struct ha_relaxed_solver *w)
 	free(w);
 }
 
+/* m is w's kept model but for n, bit for bit. */
+static int kept_but_samples(const struct ha_relaxed_solver *w, const struct ha_model *m)
+{
+	struct ha_model key = *m;
+	key.samples = 0.0;
+	return memcmp(&key, &w->model, sizeof key) == 0;
+}
+
 /* log_samples: log(m->samples), or NaN to take it here; *log_head_dim
- * (when not NULL) log(relaxed->head_dim) on HA_OK. */
+ * (when not NULL) log(relaxed->head_dim) on HA_OK; next_row: the caller
+ * says m is the kept model but for n (ha_relaxed_solver_solve_next), so
+ * it is not compared. */
 static enum ha_status solve(struct ha_relaxed_solver *w, const struct ha_model *m,
                             double log_samples, struct ha_relaxed *relaxed,
                             double *log_head_dim, int with_mse, int next_row)
@@ -312,13 +322,7 @@ static enum ha_status solve(struct ha_relaxed_solver *w, const struct ha_model *
 	 * by the same arithmetic as ha_relaxed_fn_init's and
 	 * ha_relaxed_root_init's (the other logarithms kept), and only n is
 	 * checked again (the kept model passed ha_model_validate). */
-	struct ha_model key;
-	int same = w->has_model && next_row;
-	if (w->has_model && !next_row) {
-		key = *m;
-		key.samples = 0.0;
-		same = memcmp(&key, &w->model, sizeof key) == 0;
-	}
+	int same = w->has_model && (next_row || kept_but_samples(w, m));
 	if (same ? !ha_model_samples_valid(m->samples) : ha_model_validate(m) != HA_OK)
 		return HA_EINVAL;
 	if (same) {

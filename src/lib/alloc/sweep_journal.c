@@ -163,11 +163,6 @@ static inline void put_one(struct journal *j, double value)
 	}
 }
 
-void journal_put(struct journal *j, double value)
-{
-	put_one(j, value);
-}
-
 void journal_put_values(struct journal *j, const double *values, size_t count)
 {
 	if (j->kept && j->memory) {

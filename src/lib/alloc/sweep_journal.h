@@ -38,9 +38,7 @@ enum ha_status journal_new(size_t budgets, size_t points, struct journal **out);
 
 void journal_free(struct journal *j);
 
-/* Put the next value (row by row). */
-void journal_put(struct journal *j, double value);
-/* journal_put of values[0 .. count) in order: one call for a row's. */
+/* Put the next count values, in order (row by row; one call for a row's). */
 void journal_put_values(struct journal *j, const double *values, size_t count);
 
 /* 1 when every value put can be read back, 0 when the journal keeps
