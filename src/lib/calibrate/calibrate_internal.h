@@ -67,7 +67,7 @@ int cal_residuals_curvature(const struct cal_data *data, const double *th,
 
 /* The parts of one run's ln L̂ that the objective computes on the way
  * (calibrate_objective.c), in doubles. */
-#define CAL_PARTS 6
+#define CAL_PARTS 10
 
 /* cal_objective without a gradient, keeping each weighted run's parts
  * in kept[m * CAL_PARTS] (when finite) for
@@ -136,6 +136,14 @@ enum ha_status cal_minimise(const struct cal_data *data,
                             const double *start, double *th,
                             double *objective, size_t *total, size_t *reached,
                             int *converged);
+
+/* Set the free ones of E, ln c_b, ln c_v in th (E only when e_free) from
+ * the weighted least-squares fit of the relative residuals
+ * (E + c_b X1_i + c_v X2_i) / L_i - 1 with c_b, c_v >= 0, the other
+ * parameters at their values in th: a grid point's start
+ * (calibrate_start.c). */
+void cal_linear_start(const struct cal_data *data, const int *free, int e_free,
+                      double *th);
 
 /* calboot: a bootstrap refit (calibrate_search.c) from every start of
  * the grid and from seed_count seeds (HA_CAL_PARAMS fit-scale values
@@ -259,8 +267,13 @@ struct cal_lm {
 	double bar;       /* a refit's best end so far in its resample
 	                     (INFINITY: none): stop once this start cannot
 	                     get below it (calibrate_lm.c, CATCH_WINDOW) */
+	double bar_margin; /* and, to stop, more than this above bar (a
+	                      full search's reached margin; 0 for refits) */
 	int abandoned;    /* out: stopped by bar, its end above bar */
 	double curv[HA_CAL_PARAMS * HA_CAL_PARAMS]; /* sum w psi(r) Hess r, free x free */
+	/* Least squares: the model's undamped Hessian J'WJ + C (k x k,
+	 * lower triangle), gradient J'Wr and value at 0, once a step. */
+	double ls_h[HA_CAL_PARAMS * HA_CAL_PARAMS], ls_g[HA_CAL_PARAMS], ls_q0;
 };
 
 double cal_levenberg(struct cal_lm *lm, double *th, double f);

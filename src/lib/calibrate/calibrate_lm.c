@@ -14,7 +14,23 @@
  * Hessian of the current piece, a backtracking line search on q), and μ
  * follows the ratio of actual to predicted reduction.  Inside the band —
  * noise-free runs — this is Levenberg–Marquardt on least squares and
- * converges quadratically. */
+ * converges quadratically.
+ *
+ * Least squares (δ = inf) is the one piece everywhere: q is the quadratic
+ *
+ *   q(Δ) = 1/2 sum_i w_i (r_i + J_i Δ)^2 + 1/2 Δ'CΔ + μ/2 sum_j D_j^2 Δ_j^2,
+ *
+ * convex exactly when its Hessian J'WJ + C + μD² is positive definite,
+ * and minimised by one solve with it (solve_least_squares).  A Huber
+ * model's runs outside the band add no curvature, so there C + μD² alone
+ * must be positive definite (the test before each Huber step).  Asking
+ * that of least squares too held μ at the size of C's most negative
+ * curvature, which in the flat valleys of a law its runs hardly
+ * constrain (E against A n^-α with α at its bound, say) shrank every
+ * step to a crawl (issue 17: tests/test_calibrate_ls.c's leave-one-out
+ * refits, 83 of 154 then at the step cap, 1 now).  The least-squares
+ * step is also solved in variables scaled by D and retried shorter
+ * where the box cuts it to no predicted gain: see there. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -236,9 +252,92 @@ K_ONLY int solve_model_k(const struct cal_lm *lm, double mu, const double *dd,
 	return 1;
 }
 
+/* Least squares: the quadratic model's undamped parts at this step
+ * into lm (ls_h = J'WJ + C, ls_g = J'Wr, ls_q0 = q(0)), once for every
+ * damping tried. */
+static void least_squares_model(struct cal_lm *lm)
+{
+	const struct cal_data *data = lm->data;
+	const int k = lm->k;
+	double *h = lm->ls_h, *g = lm->ls_g, q0 = 0.0;
+	for (int j = 0; j < k; j++) {
+		g[j] = 0.0;
+		for (int l = 0; l <= j; l++) /* the lower triangle */
+			h[j * k + l] = lm->curv[j * HA_CAL_PARAMS + l];
+	}
+	for (size_t i = 0; i < data->m; i++) {
+		double w = data->weight[i];
+		if (w == 0.0)
+			continue;
+		const double *ji = lm->jk + i * k;
+		q0 += 0.5 * w * lm->r[i] * lm->r[i];
+		for (int j = 0; j < k; j++)
+			g[j] += w * lm->r[i] * ji[j];
+		add_run(h, w, ji, k);
+	}
+	lm->ls_q0 = q0;
+}
+
+/* The least-squares model at d: q(0) + g'd + d'(J'WJ + C)d / 2. */
+static double least_squares_at(const struct cal_lm *lm, const double *d)
+{
+	const int k = lm->k;
+	double lin = 0.0, quad = 0.0;
+	for (int j = 0; j < k; j++) {
+		lin += lm->ls_g[j] * d[j];
+		double row = 0.5 * lm->ls_h[j * k + j] * d[j];
+		for (int l = 0; l < j; l++)
+			row += lm->ls_h[j * k + l] * d[l];
+		quad += d[j] * row;
+	}
+	return lm->ls_q0 + lin + quad;
+}
+
+/* solve_model under least squares: the damped quadratic model's
+ * minimiser, from one factorisation of its Hessian J'WJ + C + μD² (held
+ * parameters fixed at 0); 0 when that is not numerically positive
+ * definite (more damping is due). */
+static int solve_least_squares(const struct cal_lm *lm, double mu,
+                               const double *dd, const int *held, double *d,
+                               double *at)
+{
+	const int k = lm->k;
+	double h[HA_CAL_PARAMS * HA_CAL_PARAMS];
+	int perm[HA_CAL_PARAMS];
+	/* Solved in the variables scaled by the damping scales D (unit
+	 * diagonal but for C and μ): the factorisation's test of positive
+	 * definiteness is absolute (a pivot above DBL_EPSILON), and a
+	 * parameter the runs do not see at all (α while A = 0) has a pivot
+	 * of μ 1e-10 max D² unscaled, which failed the test and so held μ
+	 * up for every direction. */
+	double scale[HA_CAL_PARAMS];
+	for (int j = 0; j < k; j++)
+		scale[j] = 1.0 / sqrt(dd[j]);
+	for (int j = 0; j < k; j++) {
+		d[j] = held[j] ? 0.0 : -lm->ls_g[j] * scale[j];
+		for (int l = 0; l <= j; l++) /* a held row and column: I's */
+			h[j * k + l] = held[j] || held[l]
+				? (l == j ? 1.0 : 0.0)
+				: (lm->ls_h[j * k + l] + (l == j ? mu * dd[j] : 0.0)) *
+				  scale[j] * scale[l];
+	}
+	if (!cal_cholesky_factor(h, perm, k) || !cal_cholesky_apply(h, perm, d, k))
+		return 0;
+	for (int j = 0; j < k; j++)
+		d[j] *= scale[j];
+	/* The minimiser of a convex q lies no higher than q(0): where the
+	 * computed one does, the factorisation passed but the system is too
+	 * ill-conditioned to solve at this damping (μ small against J'WJ's
+	 * spread of scales). */
+	*at = least_squares_at(lm, d);
+	return *at <= lm->ls_q0;
+}
+
 static int solve_model(const struct cal_lm *lm, double mu, const double *dd,
                        const int *held, double *d, double *at)
 {
+	if (isinf(lm->delta))
+		return solve_least_squares(lm, mu, dd, held, d, at);
 #define SOLVE_K(kk) solve_model_k(lm, mu, dd, held, d, at, kk)
 	BY_K(lm->k, SOLVE_K)
 #undef SOLVE_K
@@ -378,6 +477,8 @@ double cal_levenberg(struct cal_lm *lm, double *th, double f)
 			for (int l = 0; l < k; l++)
 				lm->curv[j * HA_CAL_PARAMS + l] =
 					full[lm->index[j] * HA_CAL_PARAMS + lm->index[l]];
+		if (isinf(lm->delta))
+			least_squares_model(lm);
 		int held[HA_CAL_PARAMS];
 		for (int j = 0; j < k; j++) {
 			if (dd[j] < 1e-10 * top)
@@ -387,11 +488,12 @@ double cal_levenberg(struct cal_lm *lm, double *th, double f)
 			held[j] = (th[p] <= cal_lower[p] && grad[j] > 0.0) ||
 			          (th[p] >= cal_upper[p] && grad[j] < 0.0);
 		}
-		/* The model must be convex: C + mu D^2 positive definite.  The
-		 * factorisation's test, and its factor finite: what the solve
-		 * of a zero right-hand side it once was decided (x = 0 stays 0
-		 * through finite factors), without the solve. */
-		for (;;) {
+		/* A Huber model must be convex: C + mu D^2 positive definite.
+		 * The factorisation's test, and its factor finite: what the
+		 * solve of a zero right-hand side it once was decided (x = 0
+		 * stays 0 through finite factors), without the solve.  Least
+		 * squares: solve_least_squares' own factorisation decides. */
+		while (!isinf(lm->delta)) {
 			double a[HA_CAL_PARAMS * HA_CAL_PARAMS];
 			int perm[HA_CAL_PARAMS];
 			for (int j = 0; j < k; j++)
@@ -414,8 +516,19 @@ double cal_levenberg(struct cal_lm *lm, double *th, double f)
 			int moved = take(lm, th, d, trial);
 			/* the model at d unless the box (or rounding th + d - th)
 			 * changed d */
-			double predicted = f - (memcmp(d0, d, (size_t)k * sizeof *d) == 0
-			                                ? at : model(lm, d));
+			int clamped = memcmp(d0, d, (size_t)k * sizeof *d) != 0;
+			double predicted = f - (!clamped ? at
+			                        : isinf(lm->delta) ? least_squares_at(lm, d)
+			                                           : model(lm, d));
+			/* Least squares: a step the box cut short, to a point the
+			 * model puts above f, is retried shorter (more damping)
+			 * rather than taken as the end. */
+			if (clamped && isinf(lm->delta) && !(predicted > 0.0)) {
+				mu *= 4.0;
+				if (mu > 1e16)
+					return f;
+				continue;
+			}
 			if (!moved || !(predicted > 1e-16 * f) || predicted <= 0.0)
 				return f;
 			double ft = cal_objective_keep(data, trial, lm->delta, kept_trial);
@@ -446,7 +559,7 @@ double cal_levenberg(struct cal_lm *lm, double *th, double f)
 				if (gain <= lm->tolerance * f)
 					return f;
 				int taken = it + 1;
-				if (taken >= CATCH_WINDOW && f > lm->bar) {
+				if (taken >= CATCH_WINDOW && f > lm->bar + lm->bar_margin) {
 					double rate = (past[taken % CATCH_WINDOW] - f) /
 					              CATCH_WINDOW;
 					if (f - lm->bar > CATCH_SAFETY * rate *

@@ -98,9 +98,13 @@ static double log_add(double a, double b)
 }
 
 /* The parts of run i: ln B, ln V, q, ln R = ln(B + V), ln L̂, and ln of
- * the data term A n^-α (-inf when A = 0). */
+ * the data term A n^-α (-inf when A = 0); where every term is an
+ * ordinary double (inv_l > 0), also B, V, A n^-α and 1 / L̂ themselves,
+ * so that the gradient's shares are products, not exponentials of
+ * differences of logs (issue 17: five exp a run and step). */
 struct parts {
 	double log_b, log_v, q, log_r, log_l, log_a;
+	double b, v, a_term, inv_l;
 };
 
 /* ln(E + A n^-α + R): the old expressions when A = 0. */
@@ -137,22 +141,27 @@ static void parts_of(const struct cal_data *data, const double *th, size_t i,
 	p->log_a = a == 0.0 ? -INFINITY
 	                    : log(a) - th[HA_CAL_DATA_POWER] * data->log_n[i];
 	double e = th[HA_CAL_IRREDUCIBLE];
-	if (p->log_a != -INFINITY) {
-		p->log_r = log_add(p->log_b, p->log_v);
-		p->log_l = log_total(e, p->log_a, p->log_r);
-		return;
-	}
-	/* Where both terms are ordinary doubles, one exp each and one log
-	 * (most evaluations: a fit's runs are losses of order one); the
+	/* Where every term is an ordinary double, one exp each and one log
+	 * for ln R and ln L̂ (most evaluations: a fit's runs are losses of
+	 * order one, and the terms' sum has no cancellation); the
 	 * log-sum-exp below otherwise. */
-	if (fabs(p->log_b) < 600.0 && fabs(p->log_v) < 600.0) {
-		double r = exp(p->log_b) + exp(p->log_v);
+	if (fabs(p->log_b) < 600.0 && fabs(p->log_v) < 600.0 &&
+	    p->log_a < 600.0) {
+		p->b = exp(p->log_b);
+		p->v = exp(p->log_v);
+		p->a_term = p->log_a == -INFINITY ? 0.0 : exp(p->log_a);
+		double r = p->b + p->v, total = e + p->a_term + r;
 		p->log_r = log(r);
-		p->log_l = e == 0.0 ? p->log_r : log(e + r);
+		p->log_l = total == r ? p->log_r : log(total);
+		p->inv_l = 1.0 / total;
 		return;
 	}
+	p->b = p->v = p->a_term = p->inv_l = 0.0;
 	p->log_r = log_add(p->log_b, p->log_v);
-	p->log_l = e == 0.0 ? p->log_r : log_add(log(e), p->log_r);
+	if (p->log_a != -INFINITY)
+		p->log_l = log_total(e, p->log_a, p->log_r);
+	else
+		p->log_l = e == 0.0 ? p->log_r : log_add(log(e), p->log_r);
 }
 
 double cal_log_fitted(const struct cal_data *data, const double *th, size_t i)
@@ -169,9 +178,10 @@ static void log_fitted_gradient(const struct cal_data *data, const double *th,
                                 size_t i, const struct parts *p, int data_coef,
                                 double *g)
 {
-	double share_b = exp(p->log_b - p->log_l);
-	double share_v = exp(p->log_v - p->log_l);
-	g[HA_CAL_IRREDUCIBLE] = exp(-p->log_l);
+	const int linear = p->inv_l > 0.0;
+	double share_b = linear ? p->b * p->inv_l : exp(p->log_b - p->log_l);
+	double share_v = linear ? p->v * p->inv_l : exp(p->log_v - p->log_l);
+	g[HA_CAL_IRREDUCIBLE] = linear ? p->inv_l : exp(-p->log_l);
 	g[HA_CAL_BIAS_COEF] = share_b;
 	g[HA_CAL_SMOOTHNESS] = -data->log_d[i] * share_b;
 	g[HA_CAL_VAR_COEF] = share_v;
@@ -180,11 +190,15 @@ static void log_fitted_gradient(const struct cal_data *data, const double *th,
 	g[HA_CAL_HDI] = -data->cover[i] / p->q * share_v;
 	/* A n^-α: d/dA = n^-α / L̂, d/dα = -ln n (A n^-α / L̂); the variance
 	 * falls as n^-β: d/dβ = -ln n share_v. */
-	g[HA_CAL_DATA_COEF] = data_coef ? exp(-th[HA_CAL_DATA_POWER] * data->log_n[i] -
-	                                      p->log_l)
-	                                : 0.0;
+	double a = th[HA_CAL_DATA_COEF];
+	g[HA_CAL_DATA_COEF] =
+		!data_coef ? 0.0
+		: linear && a > 0.0 ? p->a_term / a * p->inv_l
+		: exp(-th[HA_CAL_DATA_POWER] * data->log_n[i] - p->log_l);
 	/* exp(-inf) is +0 exactly: no call without the data term. */
-	double share_a = p->log_a == -INFINITY ? 0.0 : exp(p->log_a - p->log_l);
+	double share_a = p->log_a == -INFINITY ? 0.0
+	                 : linear ? p->a_term * p->inv_l
+	                          : exp(p->log_a - p->log_l);
 	g[HA_CAL_DATA_POWER] = -data->log_n[i] * share_a;
 	g[HA_CAL_VAR_SAMPLES_POWER] = -data->log_n[i] * share_v;
 	g[HA_CAL_GROUP_HDI] = -data->gcover[i] / p->q * share_v;
@@ -325,7 +339,9 @@ static void add_log_fitted_hessian(const struct cal_data *data, size_t i,
 	H(HA_CAL_DATA_POWER, HA_CAL_DATA_COEF) += c * cross;
 	H(HA_CAL_DATA_POWER, HA_CAL_DATA_POWER) +=
 		c * ln_n * ln_n *
-		(p->log_a == -INFINITY ? 0.0 : exp(p->log_a - p->log_l));
+		(p->log_a == -INFINITY ? 0.0
+		 : p->inv_l > 0.0      ? p->a_term * p->inv_l
+		                       : exp(p->log_a - p->log_l));
 #undef H
 }
 
