@@ -14,6 +14,8 @@
 
 #include <headalloc/calibrate.h>
 
+#include "calibrate_runs.h"
+
 static double now(void)
 {
 	struct timespec t;
@@ -26,25 +28,6 @@ static double cpu_now(void)
 	struct timespec t;
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
 	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-/* Twelve runs of the seeds' law over d x n at D = 64, 1% noise. */
-static size_t runs_of(struct ha_run *runs)
-{
-	static const unsigned dims[] = {4, 8, 16, 32};
-	static const double ns[] = {1e4, 1e5, 1e6};
-	uint64_t x = 7;
-	size_t m = 0;
-	for (int a = 0; a < 4; a++)
-		for (int b = 0; b < 3; b++) {
-			double d = dims[a];
-			double l = 1.5 + 3.0 / (d * d) + 0.0035 * exp(0.5 * d) / ns[b] * (64.0 / d);
-			x = x * 6364136223846793005u + 1442695040888963407u;
-			double u = ((double)(x >> 11) + 0.5) / 9007199254740992.0;
-			runs[m++] = (struct ha_run){64 / dims[a], dims[a], ns[b],
-			                            l * (1.0 + 0.02 * (u - 0.5)), NAN, 0};
-		}
-	return m;
 }
 
 struct cost {
@@ -83,7 +66,7 @@ int main(int argc, char **argv)
 	if (reps < 1)
 		reps = 1;
 	struct ha_run runs[12];
-	size_t m = runs_of(runs);
+	size_t m = calibrate_bench_runs(runs);
 	struct cost one = cost(runs, m, 1, 1000, 1, reps);
 	struct cost all = cost(runs, m, 0, 1000, 1, reps);
 	printf("calibrate, B = 1000, 12 runs, --compare (best of %d):\n", reps);

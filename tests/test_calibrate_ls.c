@@ -21,6 +21,7 @@
 #include <headalloc/model.h>
 
 #include "calibrate/calibrate_internal.h"
+#include "../bench/calibrate_runs.h"
 
 /* data/runs.yaml: the seeds' law with 1% noise (data/synthetic-runs.c). */
 static const struct ha_run golden_runs[] = {
@@ -30,26 +31,6 @@ static const struct ha_run golden_runs[] = {
 	{64, 8, 1e8, 2.43068, NAN, 0},   {32, 16, 1e8, 1.95857, NAN, 0},
 	{16, 32, 1e8, 1.84226, NAN, 0},  {4, 32, 1e6, 2.38548, NAN, 0},
 };
-
-/* The bench's twelve runs (bench/calibrate_bench.c). */
-static size_t bench_runs(struct ha_run *runs)
-{
-	static const unsigned dims[] = {4, 8, 16, 32};
-	static const double ns[] = {1e4, 1e5, 1e6};
-	uint64_t x = 7;
-	size_t m = 0;
-	for (int a = 0; a < 4; a++)
-		for (int b = 0; b < 3; b++) {
-			double d = dims[a];
-			double l = 1.5 + 3.0 / (d * d) +
-			           0.0035 * exp(0.5 * d) / ns[b] * (64.0 / d);
-			x = x * 6364136223846793005u + 1442695040888963407u;
-			double u = ((double)(x >> 11) + 0.5) / 9007199254740992.0;
-			runs[m++] = (struct ha_run){64 / dims[a], dims[a], ns[b],
-			                            l * (1.0 + 0.02 * (u - 0.5)), NAN, 0};
-		}
-	return m;
-}
 
 struct polish {
 	const struct cal_data *data;
@@ -161,7 +142,7 @@ Test(least_squares, leave_one_out_refits_end_where_bobyqa_finds_nothing_lower)
 	struct tally t = {0, 0};
 	every_law(golden_runs, sizeof golden_runs / sizeof *golden_runs, &t);
 	struct ha_run runs[12];
-	size_t m = bench_runs(runs);
+	size_t m = calibrate_bench_runs(runs);
 	every_law(runs, m, &t);
 	cr_log_info("%d leave-one-out refits, %d at the step cap", t.refits,
 	            t.capped);
