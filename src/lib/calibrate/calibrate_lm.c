@@ -41,10 +41,12 @@
 
 /* Early stopping of a bootstrap refit (lm->bar finite: the best end
  * already reached from the earlier starts in the same resample;
- * headalloc-calibrate(1), --bootstrap).  A refit keeps only its best end,
- * so a start matters only if it would end below bar.  After each
- * accepted step t >= CATCH_WINDOW, with objective f_t, the start is
- * abandoned when
+ * headalloc-calibrate(1), --bootstrap), and of a seeded full search's
+ * grid starts (bar: the seeds' best end, calibrate_search.c).  A search
+ * keeps only its best end, so a start matters only if it would end below
+ * bar.  After each accepted step t >= CATCH_WINDOW, with objective f_t
+ * above bar + bar_margin (0 for refits; a full search's margin for
+ * having reached the best), the start is abandoned when
  *   f_t - bar > CATCH_SAFETY (f_{t-W} - f_t) / W (steps - t):
  * the gap to bar is more than ten times what the start would gain in its
  * remaining steps (the refit's cap) at its mean gain per step over its
@@ -56,8 +58,8 @@
  * documented grid's linear starts) it changed the best end of 1 of the
  * about 1320 refits of one B = 1000 --compare calibration of the bench,
  * by 8.5e-7 of its objective.  bar depends only on the resample's starts
- * in their fixed order, so the rule is deterministic whatever the
- * thread count. */
+ * in their fixed order (a full search's: on its seeds), so the rule is
+ * deterministic whatever the thread count. */
 #define CATCH_WINDOW 10
 #define CATCH_SAFETY 10.0
 
@@ -155,18 +157,18 @@ K_ONLY int solve_model_k(const struct cal_lm *lm, double mu, const double *dd,
 	double q = damped_k(lm, d, mu, dd, at, k);
 	/* The Newton matrix depends on d only through the runs in the band
 	 * (|r + J d| <= δ): where that set is the one of the last iteration
-	 * (always with δ = inf, least squares) the matrix is the same
-	 * doubles, and its factorisation is kept (issue 17); only the
-	 * right-hand side changes.  The set is tracked for up to BAND_RUNS
-	 * runs; beyond, only least squares keeps its factorisation. */
-	const int tracked = data->m <= BAND_RUNS, same_h = isinf(lm->delta);
+	 * the matrix is the same doubles, and its factorisation is kept
+	 * (issue 17); only the right-hand side changes.  The set is tracked
+	 * for up to BAND_RUNS runs.  (Least squares, one band everywhere,
+	 * takes solve_least_squares instead.) */
+	const int tracked = data->m <= BAND_RUNS;
 	uint64_t band[BAND_RUNS / 64], last[BAND_RUNS / 64];
 	/* h's k x k entries are all set below: not cleared (clearing all of
 	 * it was an eighth of this file's own time). */
 	double h[HA_CAL_PARAMS * HA_CAL_PARAMS];
 	int perm[HA_CAL_PARAMS];
 	for (int it = 0; it < INNER_STEPS; it++) {
-		int build = it == 0 || (!tracked && !same_h);
+		int build = it == 0 || !tracked;
 		double g[HA_CAL_PARAMS];
 		for (int j = 0; j < k; j++) {
 			g[j] = mu * dd[j] * d[j];
@@ -412,6 +414,19 @@ static int convex(double *a, int *perm, int n)
 	return 1;
 }
 
+/* Whether th + d leaves the box for some free parameter. */
+static int outside_box(const struct cal_lm *lm, const double *th,
+                       const double *d)
+{
+	for (int j = 0; j < lm->k; j++) {
+		int p = lm->index[j];
+		double v = th[p] + d[j];
+		if (v < cal_lower[p] || v > cal_upper[p])
+			return 1;
+	}
+	return 0;
+}
+
 /* th + d clamped into the box; the step actually taken back in d.
  * Returns whether anything moved. */
 static int take(const struct cal_lm *lm, const double *th, double *d,
@@ -520,16 +535,19 @@ double cal_levenberg(struct cal_lm *lm, double *th, double f)
 			double predicted = f - (!clamped ? at
 			                        : isinf(lm->delta) ? least_squares_at(lm, d)
 			                                           : model(lm, d));
+			if (!moved)
+				return f;
 			/* Least squares: a step the box cut short, to a point the
 			 * model puts above f, is retried shorter (more damping)
 			 * rather than taken as the end. */
-			if (clamped && isinf(lm->delta) && !(predicted > 0.0)) {
+			if (isinf(lm->delta) && !(predicted > 0.0) &&
+			    outside_box(lm, th, d0)) {
 				mu *= 4.0;
 				if (mu > 1e16)
 					return f;
 				continue;
 			}
-			if (!moved || !(predicted > 1e-16 * f) || predicted <= 0.0)
+			if (!(predicted > 1e-16 * f) || predicted <= 0.0)
 				return f;
 			double ft = cal_objective_keep(data, trial, lm->delta, kept_trial);
 			double ratio = (f - ft) / predicted;

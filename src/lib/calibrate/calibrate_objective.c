@@ -6,6 +6,7 @@
  * term)) are fitted on a linear scale: A >= 0, α, β >= HA_CAL_POWER_MIN.
  * With A = 0 and β = 1 every expression below computes what it did
  * without them (A = 0 takes the old path; 1 * ln n is ln n). */
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -193,7 +194,7 @@ static void log_fitted_gradient(const struct cal_data *data, const double *th,
 	double a = th[HA_CAL_DATA_COEF];
 	g[HA_CAL_DATA_COEF] =
 		!data_coef ? 0.0
-		: linear && a > 0.0 ? p->a_term / a * p->inv_l
+		: linear && p->a_term >= DBL_MIN ? p->a_term / a * p->inv_l
 		: exp(-th[HA_CAL_DATA_POWER] * data->log_n[i] - p->log_l);
 	/* exp(-inf) is +0 exactly: no call without the data term. */
 	double share_a = p->log_a == -INFINITY ? 0.0

@@ -260,8 +260,9 @@ static size_t start_of(double *starts, size_t s, const struct ha_cal_law *law)
 	return s;
 }
 
-/* One start of a search (cal_parallel's task s), on the worker's own
- * workspace: its end into ends[s] and th + s HA_CAL_PARAMS, whether LM
+/* One start of a search (cal_parallel's task: start s = tasks[task]),
+ * on the worker's own workspace: its end into ends[s] and th + s
+ * HA_CAL_PARAMS, whether LM
  * converged into converged[s] (0 where LM did not run: the flag a fresh
  * workspace holds, as the serial loop read it at start 0). */
 struct search {
@@ -346,7 +347,7 @@ static enum ha_status minimise(const struct cal_data *data,
 			l.lm.index[l.lm.k++] = p;
 	l.lm.steps = start ? REFIT_STEPS : SEARCH_STEPS;
 	l.lm.tolerance = start ? REFIT_TOLERANCE : SEARCH_TOLERANCE;
-	l.lm.bar = INFINITY; /* every start's end counts (reached) */
+	l.lm.bar = INFINITY; /* no stop: the seeds' pass, or no seeds */
 	size_t grid = start ? 1 : grid_starts(data, law, NULL);
 	size_t count = grid + (start ? 0 : seed_count);
 	size_t threads = cal_threads_for(data->threads, count), ready = 0;
@@ -379,7 +380,7 @@ static enum ha_status minimise(const struct cal_data *data,
 	/* The first pass: the seeds (their firsts); the second, the rest. */
 	size_t first_pass = 0, done = 0;
 	for (size_t s = grid; s < count; s++)
-		if (twin[twin[s]] == twin[s] && !in_list(tasks, first_pass, twin[s]))
+		if (!in_list(tasks, first_pass, twin[s]))
 			tasks[first_pass++] = twin[s];
 	struct search x = {data, start != NULL, starts, twin, tasks, ends,
 	                   end_th, end_converged, locals};
