@@ -319,7 +319,7 @@ static void add_log_fitted_hessian(const struct cal_data *data, size_t i,
 	}
 	for (int j = 0; j < k; j++) {
 		double *row = dense + j * k;
-		for (int l = 0; l < k; l++)
+		for (int l = 0; l <= j; l++) /* the lower triangle (mirrored) */
 			row[l] += c * (sbg[j] * gbj[l] + svg[j] * gvj[l] -
 			               gj[j] * gj[l]);
 	}
@@ -429,10 +429,14 @@ static int residuals(const struct cal_data *data, const double *th,
 			                       index, k, dense, pos, curv);
 		}
 	}
+	/* The block's lower triangle into both of curv's: C is symmetric
+	 * (its upper entries were the same sums with the factors of each
+	 * product in the other order). */
 	if (curv)
 		for (int j = 0; j < k; j++)
 			for (int l = 0; l < k; l++)
-				curv[index[j] * HA_CAL_PARAMS + index[l]] = dense[j * k + l];
+				curv[index[j] * HA_CAL_PARAMS + index[l]] =
+					l <= j ? dense[j * k + l] : dense[l * k + j];
 	return ok;
 }
 
