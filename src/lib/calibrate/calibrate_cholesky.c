@@ -179,3 +179,65 @@ int cal_cholesky_apply(const double *a, const int *perm, double *b, int n)
 	BY_N(n, APPLY_N)
 #undef APPLY_N
 }
+
+/* ---- plain Cholesky, for a matrix scaled to a unit-sized diagonal ----
+ * The least-squares step's Hessian in variables scaled by the damping
+ * scales (calibrate_lm.c): no pivoting, and positive definiteness is
+ * tested by each pivot against the largest diagonal entry.  Its
+ * operations are a third of the pivoted factorisation's (issue 17: the
+ * least-squares solves took 1,740 instructions a factorisation). */
+
+#define LLT_PIVOT_MIN 1e-13
+
+static inline __attribute__((always_inline)) int llt(double *a, const int n)
+{
+	double top = 0.0;
+	for (int i = 0; i < n; i++)
+		top = AT(i, i) > top ? AT(i, i) : top;
+	if (!(top > 0.0) || !isfinite(top))
+		return 0;
+	for (int j = 0; j < n; j++) {
+		double pivot = AT(j, j);
+		for (int c = 0; c < j; c++)
+			pivot -= AT(j, c) * AT(j, c);
+		if (!(pivot > LLT_PIVOT_MIN * top))
+			return 0;
+		double root = sqrt(pivot), inv = 1.0 / root;
+		AT(j, j) = root;
+		for (int r = j + 1; r < n; r++) {
+			double x = AT(r, j);
+			for (int c = 0; c < j; c++)
+				x -= AT(r, c) * AT(j, c);
+			AT(r, j) = x * inv;
+		}
+	}
+	return 1;
+}
+
+static inline __attribute__((always_inline)) int llt_apply(const double *a,
+                                                           double *b, const int n)
+{
+	for (int i = 0; i < n; i++) {
+		double x = b[i];
+		for (int c = 0; c < i; c++)
+			x -= AT(i, c) * b[c];
+		b[i] = x / AT(i, i);
+	}
+	for (int i = n - 1; i >= 0; i--) {
+		double x = b[i];
+		for (int r = i + 1; r < n; r++)
+			x -= AT(r, i) * b[r];
+		b[i] = x / AT(i, i);
+	}
+	for (int i = 0; i < n; i++)
+		if (!isfinite(b[i]))
+			return 0;
+	return 1;
+}
+
+int cal_cholesky_plain_solve(double *a, double *b, int n)
+{
+#define PLAIN_N(nn) (llt(a, nn) && llt_apply(a, b, nn))
+	BY_N(n, PLAIN_N)
+#undef PLAIN_N
+}

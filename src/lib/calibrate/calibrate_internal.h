@@ -292,6 +292,11 @@ int cal_cholesky_solve(double *a, double *b, int n);
  * many right-hand sides. */
 int cal_cholesky_factor(double *a, int *perm, int n);
 int cal_cholesky_apply(const double *a, const int *perm, double *b, int n);
+/* Solve a x = b (lower triangle of a read and overwritten, b becomes x)
+ * by plain Cholesky, for a matrix scaled to a diagonal of order one: 0
+ * when a pivot is not above 1e-13 of the largest diagonal entry (not
+ * numerically positive definite) or x is not finite. */
+int cal_cholesky_plain_solve(double *a, double *b, int n);
 
 /* calboot (calibrate_support.c): the goodness of fit of c->fit, and the
  * support of c->prediction (after the bootstrap).  HA_ENOMEM only. */

@@ -305,13 +305,12 @@ static int solve_least_squares(const struct cal_lm *lm, double mu,
 {
 	const int k = lm->k;
 	double h[HA_CAL_PARAMS * HA_CAL_PARAMS];
-	int perm[HA_CAL_PARAMS];
 	/* Solved in the variables scaled by the damping scales D (unit
-	 * diagonal but for C and μ): the factorisation's test of positive
-	 * definiteness is absolute (a pivot above DBL_EPSILON), and a
-	 * parameter the runs do not see at all (α while A = 0) has a pivot
-	 * of μ 1e-10 max D² unscaled, which failed the test and so held μ
-	 * up for every direction. */
+	 * diagonal but for C and μ), by plain Cholesky whose pivots are
+	 * tested against the largest diagonal entry: a parameter the runs
+	 * do not see at all (α while A = 0) has a pivot of μ 1e-10 max D²
+	 * unscaled, which the pivoted factorisation's absolute test (a pivot
+	 * above DBL_EPSILON) failed, holding μ up for every direction. */
 	double scale[HA_CAL_PARAMS];
 	for (int j = 0; j < k; j++)
 		scale[j] = 1.0 / sqrt(dd[j]);
@@ -323,7 +322,7 @@ static int solve_least_squares(const struct cal_lm *lm, double mu,
 				: (lm->ls_h[j * k + l] + (l == j ? mu * dd[j] : 0.0)) *
 				  scale[j] * scale[l];
 	}
-	if (!cal_cholesky_factor(h, perm, k) || !cal_cholesky_apply(h, perm, d, k))
+	if (!cal_cholesky_plain_solve(h, d, k))
 		return 0;
 	for (int j = 0; j < k; j++)
 		d[j] *= scale[j];
@@ -475,16 +474,19 @@ double cal_levenberg(struct cal_lm *lm, double *th, double f)
 		/* Damping scales: the columns' curvatures, floored so that a
 		 * parameter the runs do not see is still damped. */
 		double dd[HA_CAL_PARAMS], top = 0.0, grad[HA_CAL_PARAMS];
-		for (int j = 0; j < k; j++) {
-			dd[j] = 0.0;
-			grad[j] = 0.0;
-			for (size_t i = 0; i < data->m; i++) {
+		for (int j = 0; j < k; j++)
+			dd[j] = grad[j] = 0.0;
+		for (size_t i = 0; i < data->m; i++) {
+			/* each column's sums in the runs' order, psi once a run */
+			double w = data->weight[i], wp = w * psi(lm->r[i], lm->delta);
+			for (int j = 0; j < k; j++) {
 				double x = lm->jk[i * k + j];
-				dd[j] += data->weight[i] * x * x;
-				grad[j] += data->weight[i] * psi(lm->r[i], lm->delta) * x;
+				dd[j] += w * x * x;
+				grad[j] += wp * x;
 			}
-			top = dd[j] > top ? dd[j] : top;
 		}
+		for (int j = 0; j < k; j++)
+			top = dd[j] > top ? dd[j] : top;
 		if (!(top > 0.0))
 			break;
 		/* C = sum w psi(r) Hess r over the free parameters. */
