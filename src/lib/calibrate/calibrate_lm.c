@@ -28,7 +28,7 @@
  * curvature, which in the flat valleys of a law its runs hardly
  * constrain (E against A n^-α with α at its bound, say) shrank every
  * step to a crawl (issue 17: tests/test_calibrate_ls.c's leave-one-out
- * refits, 83 of 154 then at the step cap, 1 now).  The least-squares
+ * refits, 83 of 154 then at the step cap, 3 now).  The least-squares
  * step is also solved in variables scaled by D and retried shorter
  * where the box cuts it to no predicted gain: see there. */
 #include <math.h>
