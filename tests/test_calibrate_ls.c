@@ -7,11 +7,12 @@
  * (inside the parameters' domain), must not find a point lower by more
  * than 1e-6 of the objective, and at most a tenth of the refits may stop
  * at the step cap still descending (a valley the runs leave open).
- * When the Levenberg–Marquardt model's convexity was asked of C + μD²
- * alone (not the least-squares model's own Hessian J'WJ + C + μD²), 83
- * of these 154 refits stopped at the step cap and 3 that stopped by
- * their tolerance were not at an optimum: this test failed on them
- * (3 at the cap now).  Links the library's objects. */
+ * When the least-squares Levenberg–Marquardt model kept the residuals'
+ * second-order term C and asked C + μD² to be positive definite, 83 of
+ * these 154 refits stopped at the step cap and 3 that stopped by their
+ * tolerance were not at an optimum: this test failed on them.  (With C
+ * in the model's own Hessian, 3 at the cap; Gauss–Newton's, as now,
+ * none.)  Links the library's objects. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <string.h>

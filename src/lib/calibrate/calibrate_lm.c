@@ -16,21 +16,26 @@
  * noise-free runs — this is Levenberg–Marquardt on least squares and
  * converges quadratically.
  *
- * Least squares (δ = inf) is the one piece everywhere: q is the quadratic
+ * Least squares (δ = inf) is the one piece everywhere, and there the
+ * step is the classic Levenberg–Marquardt one: the Gauss–Newton model
  *
- *   q(Δ) = 1/2 sum_i w_i (r_i + J_i Δ)^2 + 1/2 Δ'CΔ + μ/2 sum_j D_j^2 Δ_j^2,
+ *   q(Δ) = 1/2 sum_i w_i (r_i + J_i Δ)^2 + μ/2 sum_j D_j^2 Δ_j^2,
  *
- * convex exactly when its Hessian J'WJ + C + μD² is positive definite,
- * and minimised by one solve with it (solve_least_squares).  A Huber
- * model's runs outside the band add no curvature, so there C + μD² alone
- * must be positive definite (the test before each Huber step).  Asking
- * that of least squares too held μ at the size of C's most negative
- * curvature, which in the flat valleys of a law its runs hardly
- * constrain (E against A n^-α with α at its bound, say) shrank every
- * step to a crawl (issue 17: tests/test_calibrate_ls.c's leave-one-out
- * refits, 83 of 154 then at the step cap, 3 now).  The least-squares
- * step is also solved in variables scaled by D and retried shorter
- * where the box cuts it to no predicted gain: see there. */
+ * without C, minimised by one solve with J'WJ + μD² (solve_least_squares),
+ * which is positive definite for any μ > 0.  A Huber model needs C (its
+ * runs outside the band carry no curvature of their own) and C + μD²
+ * positive definite, the test before each Huber step.  Least squares
+ * asked the same, and also kept C, until issue 17: μ was then held at the
+ * size of C's most negative curvature, which in the flat valleys of a law
+ * its runs hardly constrain (E against A n^-α with α at its bound, say)
+ * shrank every step to a crawl.  tests/test_calibrate_ls.c's
+ * leave-one-out refits: 83 of 154 at the step cap with C and that test;
+ * 3 with C in the model's own Hessian J'WJ + C + μD²; none without C,
+ * whose ends are also lower or the same in every refit of data/runs.yaml's
+ * --compare but 1 of 284 (by 1.5e-7), and which takes 14% fewer
+ * instructions on the calibration bench (C is not computed).  The
+ * least-squares step is solved in variables scaled by D and retried
+ * shorter where the box cuts it to no predicted gain: see there. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -254,9 +259,9 @@ K_ONLY int solve_model_k(const struct cal_lm *lm, double mu, const double *dd,
 	return 1;
 }
 
-/* Least squares: the quadratic model's undamped parts at this step
- * into lm (ls_h = J'WJ + C, ls_g = J'Wr, ls_q0 = q(0)), once for every
- * damping tried. */
+/* Least squares: the Gauss–Newton model's undamped parts at this step
+ * into lm (ls_h = J'WJ, C being 0; ls_g = J'Wr; ls_q0 = q(0)), once for
+ * every damping tried. */
 static void least_squares_model(struct cal_lm *lm)
 {
 	const struct cal_data *data = lm->data;
@@ -280,7 +285,7 @@ static void least_squares_model(struct cal_lm *lm)
 	lm->ls_q0 = q0;
 }
 
-/* The least-squares model at d: q(0) + g'd + d'(J'WJ + C)d / 2. */
+/* The least-squares model at d: q(0) + g'd + d'J'WJd / 2. */
 static double least_squares_at(const struct cal_lm *lm, const double *d)
 {
 	const int k = lm->k;
@@ -295,10 +300,10 @@ static double least_squares_at(const struct cal_lm *lm, const double *d)
 	return lm->ls_q0 + lin + quad;
 }
 
-/* solve_model under least squares: the damped quadratic model's
- * minimiser, from one factorisation of its Hessian J'WJ + C + μD² (held
- * parameters fixed at 0); 0 when that is not numerically positive
- * definite (more damping is due). */
+/* solve_model under least squares: the damped Gauss–Newton model's
+ * minimiser, from one factorisation of J'WJ + μD² (held parameters fixed
+ * at 0); 0 when that is not numerically positive definite (more damping
+ * is due). */
 static int solve_least_squares(const struct cal_lm *lm, double mu,
                                const double *dd, const int *held, double *d,
                                double *at)
@@ -306,7 +311,7 @@ static int solve_least_squares(const struct cal_lm *lm, double mu,
 	const int k = lm->k;
 	double h[HA_CAL_PARAMS * HA_CAL_PARAMS];
 	/* Solved in the variables scaled by the damping scales D (unit
-	 * diagonal but for C and μ), by plain Cholesky whose pivots are
+	 * diagonal but for μ), by plain Cholesky whose pivots are
 	 * tested against the largest diagonal entry: a parameter the runs
 	 * do not see at all (α while A = 0) has a pivot of μ 1e-10 max D²
 	 * unscaled, which the pivoted factorisation's absolute test (a pivot
@@ -460,11 +465,13 @@ double cal_levenberg(struct cal_lm *lm, double *th, double f)
 	double *kept_trial = lm->kept, *kept_corrected = lm->kept + data->m * CAL_PARTS;
 	for (it = 0; it < lm->steps && isfinite(f); it++) {
 		double full[HA_CAL_PARAMS * HA_CAL_PARAMS];
+		/* Least squares: the Gauss–Newton model, C = 0, not computed. */
+		double *curv = isinf(lm->delta) ? NULL : full;
 		if (!(kept ? cal_residuals_curvature_kept(data, th, kept, lm->delta,
 		                                          lm->index, k, lm->r,
-		                                          lm->jac, full)
+		                                          lm->jac, curv)
 		           : cal_residuals_curvature(data, th, lm->delta, lm->index,
-		                                     k, lm->r, lm->jac, full)))
+		                                     k, lm->r, lm->jac, curv)))
 			return f;
 		/* The free columns of the Jacobian, gathered (row i's k
 		 * entries at jk + i k) for the loops below and the steps'. */
@@ -489,11 +496,13 @@ double cal_levenberg(struct cal_lm *lm, double *th, double f)
 			top = dd[j] > top ? dd[j] : top;
 		if (!(top > 0.0))
 			break;
-		/* C = sum w psi(r) Hess r over the free parameters. */
+		/* C = sum w psi(r) Hess r over the free parameters (least
+		 * squares: 0). */
 		for (int j = 0; j < k; j++)
 			for (int l = 0; l < k; l++)
 				lm->curv[j * HA_CAL_PARAMS + l] =
-					full[lm->index[j] * HA_CAL_PARAMS + lm->index[l]];
+					curv ? full[lm->index[j] * HA_CAL_PARAMS + lm->index[l]]
+					     : 0.0;
 		if (isinf(lm->delta))
 			least_squares_model(lm);
 		int held[HA_CAL_PARAMS];
