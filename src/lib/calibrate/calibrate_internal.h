@@ -271,8 +271,9 @@ struct cal_lm {
 	                      full search's reached margin; 0 for refits) */
 	int abandoned;    /* out: stopped by bar, its end above bar */
 	double curv[HA_CAL_PARAMS * HA_CAL_PARAMS]; /* sum w psi(r) Hess r, free x free */
-	/* Least squares: the model's undamped Hessian J'WJ + C (k x k,
-	 * lower triangle), gradient J'Wr and value at 0, once a step. */
+	/* Least squares: the Gauss–Newton model's undamped Hessian J'WJ
+	 * (k x k, lower triangle), gradient J'Wr and value at 0, once a
+	 * step. */
 	double ls_h[HA_CAL_PARAMS * HA_CAL_PARAMS], ls_g[HA_CAL_PARAMS], ls_q0;
 };
 

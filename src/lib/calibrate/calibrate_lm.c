@@ -270,7 +270,7 @@ static void least_squares_model(struct cal_lm *lm)
 	for (int j = 0; j < k; j++) {
 		g[j] = 0.0;
 		for (int l = 0; l <= j; l++) /* the lower triangle */
-			h[j * k + l] = lm->curv[j * HA_CAL_PARAMS + l];
+			h[j * k + l] = 0.0;
 	}
 	for (size_t i = 0; i < data->m; i++) {
 		double w = data->weight[i];
