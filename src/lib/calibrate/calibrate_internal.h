@@ -56,14 +56,11 @@ double cal_objective(const struct cal_data *data, const double *th,
 int cal_residuals(const struct cal_data *data, const double *th, double *r,
                   double *jac);
 
-/* cal_residuals, and (curv not NULL) the second-order part of the
- * objective's Hessian, sum_i w_i psi(r_i) Hess r_i (row-major
- * HA_CAL_PARAMS x HA_CAL_PARAMS), its entries between the parameters
- * index[0..k) (NULL: all ten); the others hold no meaning, nor do
- * jac's columns outside index (A's is 0 unless asked for). */
-int cal_residuals_curvature(const struct cal_data *data, const double *th,
-                            double delta, const int *index, int k, double *r,
-                            double *jac, double *curv);
+/* cal_residuals for the Levenberg–Marquardt iteration over the
+ * parameters index[0..k): jac's columns outside index hold no meaning
+ * (A's is 0 unless asked for). */
+int cal_residuals_free(const struct cal_data *data, const double *th,
+                       const int *index, int k, double *r, double *jac);
 
 /* The parts of one run's ln L̂ that the objective computes on the way
  * (calibrate_objective.c), in doubles. */
@@ -71,18 +68,17 @@ int cal_residuals_curvature(const struct cal_data *data, const double *th,
 
 /* cal_objective without a gradient, keeping each weighted run's parts
  * in kept[m * CAL_PARTS] (when finite) for
- * cal_residuals_curvature_kept at the same th: the Levenberg–Marquardt
+ * cal_residuals_kept at the same th: the Levenberg–Marquardt
  * iteration at an accepted point takes them rather than computing them
  * again (the same doubles). */
 double cal_objective_keep(const struct cal_data *data, const double *th,
                           double delta, double *kept);
 
-/* cal_residuals_curvature at th from the parts cal_objective_keep kept
+/* cal_residuals_free at th from the parts cal_objective_keep kept
  * there (finite); the unweighted runs' r and jac rows are 0. */
-int cal_residuals_curvature_kept(const struct cal_data *data, const double *th,
-                                 const double *kept, double delta,
-                                 const int *index, int k, double *r,
-                                 double *jac, double *curv);
+int cal_residuals_kept(const struct cal_data *data, const double *th,
+                       const double *kept, const int *index, int k, double *r,
+                       double *jac);
 
 /* cal_identifiable for a law (calibrate_design.c): the single-head_dim
  * rule needs its free set; law = NULL refuses a single head_dim. */
@@ -270,7 +266,6 @@ struct cal_lm {
 	double bar_margin; /* and, to stop, more than this above bar (a
 	                      full search's reached margin; 0 for refits) */
 	int abandoned;    /* out: stopped by bar, its end above bar */
-	double curv[HA_CAL_PARAMS * HA_CAL_PARAMS]; /* sum w psi(r) Hess r, free x free */
 	/* Least squares: the Gauss–Newton model's undamped Hessian J'WJ
 	 * (k x k, lower triangle), gradient J'Wr and value at 0, once a
 	 * step. */

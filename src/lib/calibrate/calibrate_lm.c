@@ -21,19 +21,20 @@
  *
  *   q(Δ) = 1/2 sum_i w_i (r_i + J_i Δ)^2 + μ/2 sum_j D_j^2 Δ_j^2,
  *
- * without C, minimised by one solve with J'WJ + μD² (solve_least_squares),
- * which is positive definite for any μ > 0.  A Huber model needs C (its
- * runs outside the band carry no curvature of their own) and C + μD²
- * positive definite, the test before each Huber step.  Least squares
- * asked the same, and also kept C, until issue 17: μ was then held at the
- * size of C's most negative curvature, which in the flat valleys of a law
- * its runs hardly constrain (E against A n^-α with α at its bound, say)
- * shrank every step to a crawl.  tests/test_calibrate_ls.c's
- * leave-one-out refits: 83 of 154 at the step cap with C and that test;
- * 3 with C in the model's own Hessian J'WJ + C + μD²; none without C,
- * whose ends are also lower or the same in every refit of data/runs.yaml's
- * --compare but 1 of 284 (by 1.5e-7), and which takes 14% fewer
- * instructions on the calibration bench (C is not computed).  The
+ * minimised by one solve with J'WJ + μD² (solve_least_squares).
+ *
+ * Neither model keeps the residuals' second derivatives C = sum w psi(r)
+ * Hess r.  Both did until issue 17, and needed C + μD² positive
+ * definite, raising μ until it was: μ was then held at the size of C's
+ * most negative curvature, which along the curved, nearly flat valleys
+ * of a law its runs hardly constrain shrank every step to a crawl (a
+ * trace: ratio 1.000 for dozens of steps, μ raised x4 before each).
+ * Least squares: tests/test_calibrate_ls.c's leave-one-out refits had
+ * 83 of 154 at the step cap with C, none without.  Huber: the bench's
+ * main bootstrap (B = 1000) took 302 k steps with C and 175 k without,
+ * its 1000 best ends the same to 1e-9 in 993, lower in 2 (one by 3.8%),
+ * higher in 5 (by at most 1e-4: another of the L1-like objective's nearly
+ * equal local minima), and 23% fewer instructions.  The
  * least-squares step is solved in variables scaled by D and retried
  * shorter where the box cuts it to no predicted gain: see there. */
 #include <math.h>
@@ -79,10 +80,7 @@ static double psi(double r, double delta)
 	return r > delta ? delta : r < -delta ? -delta : r;
 }
 
-/* The local model at step d (undamped): sum w huber(r + J d) plus the
- * second-order term d'Cd/2, C = sum w psi(r) Hess r — without it the
- * model cannot see the bend of a narrow curved valley and the steps
- * shrink to the valley's width. */
+/* The local model at step d (undamped): sum w huber(r + J d). */
 /* The hot loops are written for a constant k (K_ONLY: model_k and
  * solve_model_k are inlined into a copy per k from 1 to 7, so that the
  * loops over the free parameters unroll); each sum's terms and their
@@ -104,9 +102,6 @@ K_ONLY double model_k(const struct cal_lm *lm, const double *d, const int k)
 {
 	const struct cal_data *data = lm->data;
 	double q = 0.0;
-	for (int j = 0; j < k; j++)
-		for (int l = 0; l < k; l++)
-			q += 0.5 * d[j] * lm->curv[j * HA_CAL_PARAMS + l] * d[l];
 	for (size_t i = 0; i < data->m; i++) {
 		if (data->weight[i] == 0.0)
 			continue;
@@ -175,15 +170,12 @@ K_ONLY int solve_model_k(const struct cal_lm *lm, double mu, const double *dd,
 	for (int it = 0; it < INNER_STEPS; it++) {
 		int build = it == 0 || !tracked;
 		double g[HA_CAL_PARAMS];
-		for (int j = 0; j < k; j++) {
+		for (int j = 0; j < k; j++)
 			g[j] = mu * dd[j] * d[j];
-			for (int l = 0; l < k; l++)
-				g[j] += lm->curv[j * HA_CAL_PARAMS + l] * d[l];
-		}
 		if (build && !tracked)
 			for (int j = 0; j < k; j++)
-				for (int l = 0; l < k; l++)
-					h[j * k + l] = lm->curv[j * HA_CAL_PARAMS + l];
+				for (int l = 0; l <= j; l++) /* the lower triangle */
+					h[j * k + l] = 0.0;
 		if (tracked)
 			memset(band, 0, sizeof band);
 		for (size_t i = 0; i < data->m; i++) {
@@ -211,8 +203,8 @@ K_ONLY int solve_model_k(const struct cal_lm *lm, double mu, const double *dd,
 			memcpy(last, band, sizeof band);
 			if (build) {
 				for (int j = 0; j < k; j++)
-					for (int l = 0; l < k; l++)
-						h[j * k + l] = lm->curv[j * HA_CAL_PARAMS + l];
+					for (int l = 0; l <= j; l++)
+						h[j * k + l] = 0.0;
 				for (size_t i = 0; i < data->m; i++)
 					if (band[i / 64] >> (i % 64) & 1)
 						add_run(h, data->weight[i], lm->jk + i * k, k);
@@ -404,20 +396,6 @@ static int correction(const struct cal_lm *lm, const double *th, const double *d
 	return 1;
 }
 
-/* cal_cholesky_solve(a, b, n) with b = 0 is nonzero exactly when a
- * factors and its factor's entries are finite (0 - finite x 0 and
- * 0 / finite pivot are 0, finite). */
-static int convex(double *a, int *perm, int n)
-{
-	if (!cal_cholesky_factor(a, perm, n))
-		return 0;
-	for (int j = 0; j < n; j++)
-		for (int l = 0; l <= j; l++)
-			if (!isfinite(a[j * n + l]))
-				return 0;
-	return 1;
-}
-
 /* Whether th + d leaves the box for some free parameter. */
 static int outside_box(const struct cal_lm *lm, const double *th,
                        const double *d)
@@ -464,14 +442,10 @@ double cal_levenberg(struct cal_lm *lm, double *th, double f)
 	const double *kept = NULL;
 	double *kept_trial = lm->kept, *kept_corrected = lm->kept + data->m * CAL_PARTS;
 	for (it = 0; it < lm->steps && isfinite(f); it++) {
-		double full[HA_CAL_PARAMS * HA_CAL_PARAMS];
-		/* Least squares: the Gauss–Newton model, C = 0, not computed. */
-		double *curv = isinf(lm->delta) ? NULL : full;
-		if (!(kept ? cal_residuals_curvature_kept(data, th, kept, lm->delta,
-		                                          lm->index, k, lm->r,
-		                                          lm->jac, curv)
-		           : cal_residuals_curvature(data, th, lm->delta, lm->index,
-		                                     k, lm->r, lm->jac, curv)))
+		if (!(kept ? cal_residuals_kept(data, th, kept, lm->index, k,
+		                                lm->r, lm->jac)
+		           : cal_residuals_free(data, th, lm->index, k, lm->r,
+		                                lm->jac)))
 			return f;
 		/* The free columns of the Jacobian, gathered (row i's k
 		 * entries at jk + i k) for the loops below and the steps'. */
@@ -496,13 +470,6 @@ double cal_levenberg(struct cal_lm *lm, double *th, double f)
 			top = dd[j] > top ? dd[j] : top;
 		if (!(top > 0.0))
 			break;
-		/* C = sum w psi(r) Hess r over the free parameters (least
-		 * squares: 0). */
-		for (int j = 0; j < k; j++)
-			for (int l = 0; l < k; l++)
-				lm->curv[j * HA_CAL_PARAMS + l] =
-					curv ? full[lm->index[j] * HA_CAL_PARAMS + lm->index[l]]
-					     : 0.0;
 		if (isinf(lm->delta))
 			least_squares_model(lm);
 		int held[HA_CAL_PARAMS];
@@ -513,22 +480,6 @@ double cal_levenberg(struct cal_lm *lm, double *th, double f)
 			/* On a bound with the descent direction pointing out. */
 			held[j] = (th[p] <= cal_lower[p] && grad[j] > 0.0) ||
 			          (th[p] >= cal_upper[p] && grad[j] < 0.0);
-		}
-		/* A Huber model must be convex: C + mu D^2 positive definite.
-		 * The factorisation's test, and its factor finite: what the
-		 * solve of a zero right-hand side it once was decided (x = 0
-		 * stays 0 through finite factors), without the solve.  Least
-		 * squares: solve_least_squares' own factorisation decides. */
-		while (!isinf(lm->delta)) {
-			double a[HA_CAL_PARAMS * HA_CAL_PARAMS];
-			int perm[HA_CAL_PARAMS];
-			for (int j = 0; j < k; j++)
-				for (int l = 0; l <= j; l++) /* the lower triangle */
-					a[j * k + l] = lm->curv[j * HA_CAL_PARAMS + l] +
-					               (j == l ? mu * dd[j] : 0.0);
-			if (convex(a, perm, k) || mu > 1e16)
-				break;
-			mu *= 4.0;
 		}
 		for (;;) {
 			double d[HA_CAL_PARAMS], trial[HA_CAL_PARAMS], at, d0[HA_CAL_PARAMS];

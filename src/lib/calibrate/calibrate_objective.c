@@ -264,94 +264,12 @@ double cal_objective_keep(const struct cal_data *data, const double *th,
 	return objective(data, th, delta, NULL, kept);
 }
 
-/* Entry a of the gradients of ln B and of ln V of run i (gb and gv
- * below), each computed only when asked for: no arrays to clear a run
- * (issue 17: clearing them was a tenth of the residuals' time). */
-static double gradient_log_b(const struct cal_data *data, size_t i, int a)
-{
-	switch (a) {
-	case HA_CAL_BIAS_COEF: return 1.0;
-	case HA_CAL_SMOOTHNESS: return -data->log_d[i];
-	default: return 0.0;
-	}
-}
-
-static double gradient_log_v(const struct cal_data *data, size_t i,
-                             const struct parts *p, int a)
-{
-	switch (a) {
-	case HA_CAL_VAR_COEF: return 1.0;
-	case HA_CAL_VAR_RATE: return data->d_log_d[i];
-	case HA_CAL_VAR_POWER: return data->log_d[i];
-	case HA_CAL_HDI: return -data->cover[i] / p->q;
-	case HA_CAL_VAR_SAMPLES_POWER: return -data->log_n[i];
-	case HA_CAL_GROUP_HDI: return -data->gcover[i] / p->q;
-	default: return 0.0;
-	}
-}
-
-/* Add c Hess(ln L̂_i) to h: Hess ln L̂ = sB gb gb' + sV (gv gv' + Hess ln V)
- * + Hess(A n^-α)/L̂ - g g', with gb, gv the gradients of ln B, ln V and
- * sB, sV their shares.  A n^-α is linear in A: its only second
- * derivatives are d2/dA dα = -ln n n^-α and d2/dα2 = (ln n)^2 A n^-α.
- * The shares are g's own entries (log_fitted_gradient computes sB and
- * sV as d ln L̂ / d ln c_b and d ln L̂ / d ln c_v): the same doubles,
- * without computing their exponentials again. */
-static void add_log_fitted_hessian(const struct cal_data *data, size_t i,
-                                   const struct parts *p, const double *g,
-                                   double c, const int *index, int k,
-                                   double *dense, const int *pos, double *h)
-{
-	double share_b = g[HA_CAL_BIAS_COEF];
-	double share_v = g[HA_CAL_VAR_COEF];
-	/* The entries of the parameters asked for only (each entry's sum is
-	 * the same either way), their factors gathered first: share_b gb_a
-	 * is the left product of share_b gb_a gb_b, so the same doubles. */
-	double sbg[HA_CAL_PARAMS], svg[HA_CAL_PARAMS], gbj[HA_CAL_PARAMS],
-		gvj[HA_CAL_PARAMS], gj[HA_CAL_PARAMS];
-	for (int j = 0; j < k; j++) {
-		int a = index[j];
-		gbj[j] = gradient_log_b(data, i, a);
-		gvj[j] = gradient_log_v(data, i, p, a);
-		sbg[j] = share_b * gbj[j];
-		svg[j] = share_v * gvj[j];
-		gj[j] = g[a];
-	}
-	for (int j = 0; j < k; j++) {
-		double *row = dense + j * k;
-		for (int l = 0; l <= j; l++) /* the lower triangle (mirrored) */
-			row[l] += c * (sbg[j] * gbj[l] + svg[j] * gvj[l] -
-			               gj[j] * gj[l]);
-	}
-#define H(a, b) (*(pos[a] >= 0 && pos[b] >= 0 ? dense + pos[a] * k + pos[b] \
-                                               : h + (a) * HA_CAL_PARAMS + (b)))
-	/* ln V holds ln q, q = 1 - hdi cover: d2/dhdi2 = -(cover/q)^2 */
-	double t = data->cover[i] / p->q;
-	H(HA_CAL_HDI, HA_CAL_HDI) -= c * share_v * t * t;
-	if (data->gcover[i] != 0.0) { /* and of group_hdi, gcover in place of cover */
-		double u = data->gcover[i] / p->q;
-		H(HA_CAL_HDI, HA_CAL_GROUP_HDI) -= c * share_v * t * u;
-		H(HA_CAL_GROUP_HDI, HA_CAL_HDI) -= c * share_v * t * u;
-		H(HA_CAL_GROUP_HDI, HA_CAL_GROUP_HDI) -= c * share_v * u * u;
-	}
-	double ln_n = data->log_n[i];
-	double cross = -ln_n * g[HA_CAL_DATA_COEF]; /* -ln n n^-α / L̂ */
-	H(HA_CAL_DATA_COEF, HA_CAL_DATA_POWER) += c * cross;
-	H(HA_CAL_DATA_POWER, HA_CAL_DATA_COEF) += c * cross;
-	H(HA_CAL_DATA_POWER, HA_CAL_DATA_POWER) +=
-		c * ln_n * ln_n *
-		(p->log_a == -INFINITY ? 0.0
-		 : p->inv_l > 0.0      ? p->a_term * p->inv_l
-		                       : exp(p->log_a - p->log_l));
-#undef H
-}
-
-/* cal_residuals_curvature; with kept (cal_objective_keep's at th) the
+/* cal_residuals_free; with kept (cal_objective_keep's at th) the
  * weighted runs' parts come from it and the unweighted runs' r and jac
  * rows are 0. */
 static int residuals(const struct cal_data *data, const double *th,
-                     const double *kept, double delta, const int *index, int k,
-                     double *r, double *jac, double *curv)
+                     const double *kept, const int *index, int k, double *r,
+                     double *jac)
 {
 	static const int all[HA_CAL_PARAMS] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
 	if (!index) {
@@ -364,32 +282,6 @@ static int residuals(const struct cal_data *data, const double *th,
 	for (int j = 0; j < k; j++)
 		data_coef |= index[j] == HA_CAL_DATA_COEF;
 	int ok = 1;
-	/* The entries between the parameters asked for are summed in a
-	 * dense k x k block (each entry's terms in the runs' order, as in
-	 * place: the same doubles; its rows' loops vectorise), put into
-	 * curv at the end; pos[a]: a's place in index, or -1. */
-	double dense[HA_CAL_PARAMS * HA_CAL_PARAMS];
-	int pos[HA_CAL_PARAMS];
-	if (curv) {
-		for (int a = 0; a < HA_CAL_PARAMS; a++)
-			pos[a] = -1;
-		for (int j = 0; j < k; j++)
-			pos[index[j]] = j;
-		for (int j = 0; j < k * k; j++)
-			dense[j] = 0.0;
-		/* The entries asked for, and those add_log_fitted_hessian
-		 * updates whatever index holds: not all 121 (issue 17). */
-		static const int fixed[][2] = {
-			{HA_CAL_HDI, HA_CAL_HDI}, {HA_CAL_HDI, HA_CAL_GROUP_HDI},
-			{HA_CAL_GROUP_HDI, HA_CAL_HDI},
-			{HA_CAL_GROUP_HDI, HA_CAL_GROUP_HDI},
-			{HA_CAL_DATA_COEF, HA_CAL_DATA_POWER},
-			{HA_CAL_DATA_POWER, HA_CAL_DATA_COEF},
-			{HA_CAL_DATA_POWER, HA_CAL_DATA_POWER},
-		};
-		for (size_t f = 0; f < sizeof fixed / sizeof *fixed; f++)
-			curv[fixed[f][0] * HA_CAL_PARAMS + fixed[f][1]] = 0.0;
-	}
 	for (size_t i = 0; i < data->m; i++) {
 		struct parts p;
 		if (kept && data->weight[i] == 0.0) {
@@ -413,52 +305,33 @@ static int residuals(const struct cal_data *data, const double *th,
 			continue;
 		}
 		r[i] = data->inv_w[i] * (data->log_loss[i] - p.log_l);
-		if (!jac && !curv)
+		if (!jac)
 			continue;
 		double g[HA_CAL_PARAMS];
 		log_fitted_gradient(data, th, i, &p, data_coef, g);
-		if (jac)
-			for (int j = 0; j < HA_CAL_PARAMS; j++)
-				jac[i * HA_CAL_PARAMS + j] = -data->inv_w[i] * g[j];
-		/* Hess r_i = -inv_w Hess ln L̂_i, weighted by w psi(r_i). */
-		if (curv && data->weight[i] != 0.0) {
-			double psi;
-			huber(r[i], delta, &psi);
-			add_log_fitted_hessian(data, i, &p, g,
-			                       -data->weight[i] * psi * data->inv_w[i],
-			                       index, k, dense, pos, curv);
-		}
+		for (int j = 0; j < HA_CAL_PARAMS; j++)
+			jac[i * HA_CAL_PARAMS + j] = -data->inv_w[i] * g[j];
 	}
-	/* The block's lower triangle into both of curv's: C is symmetric
-	 * (its upper entries were the same sums with the factors of each
-	 * product in the other order). */
-	if (curv)
-		for (int j = 0; j < k; j++)
-			for (int l = 0; l < k; l++)
-				curv[index[j] * HA_CAL_PARAMS + index[l]] =
-					l <= j ? dense[j * k + l] : dense[l * k + j];
 	return ok;
 }
 
-int cal_residuals_curvature(const struct cal_data *data, const double *th,
-                            double delta, const int *index, int k, double *r,
-                            double *jac, double *curv)
+int cal_residuals_free(const struct cal_data *data, const double *th,
+                       const int *index, int k, double *r, double *jac)
 {
-	return residuals(data, th, NULL, delta, index, k, r, jac, curv);
+	return residuals(data, th, NULL, index, k, r, jac);
 }
 
-int cal_residuals_curvature_kept(const struct cal_data *data, const double *th,
-                                 const double *kept, double delta,
-                                 const int *index, int k, double *r,
-                                 double *jac, double *curv)
+int cal_residuals_kept(const struct cal_data *data, const double *th,
+                       const double *kept, const int *index, int k, double *r,
+                       double *jac)
 {
-	return residuals(data, th, kept, delta, index, k, r, jac, curv);
+	return residuals(data, th, kept, index, k, r, jac);
 }
 
 int cal_residuals(const struct cal_data *data, const double *th, double *r,
                   double *jac)
 {
-	return cal_residuals_curvature(data, th, 1.0, NULL, 0, r, jac, NULL);
+	return residuals(data, th, NULL, NULL, 0, r, jac);
 }
 
 size_t cal_free_count(const struct ha_cal_law *law)
