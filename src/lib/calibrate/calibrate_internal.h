@@ -137,9 +137,16 @@ enum ha_status cal_minimise(const struct cal_data *data,
  * the weighted least-squares fit of the relative residuals
  * (E + c_b X1_i + c_v X2_i) / L_i - 1 with c_b, c_v >= 0, the other
  * parameters at their values in th: a grid point's start
- * (calibrate_start.c). */
+ * (calibrate_start.c).  work (3 + 4 m doubles) holds the fit's columns,
+ * which depend on th's other parameters but not on E, c_b or c_v: filled
+ * by cal_linear_columns at th, they serve every start that differs from
+ * it in those three alone (issue 17: computed in each of up to nine
+ * passes over the runs, for each of a grid point's four values of E,
+ * they were a fifteenth of the calibration bench's instructions). */
+void cal_linear_columns(const struct cal_data *data, const double *th,
+                        double *work);
 void cal_linear_start(const struct cal_data *data, const int *free, int e_free,
-                      double *th);
+                      double *th, const double *work);
 
 /* calboot: a bootstrap refit (calibrate_search.c) from every start of
  * the grid and from seed_count seeds (HA_CAL_PARAMS fit-scale values

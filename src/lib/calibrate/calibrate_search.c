@@ -180,10 +180,12 @@ static double run_lbfgs(struct local *l, double *th)
 
 /* ---- the search ---------------------------------------------------------- */
 
-/* Fill starts (HA_CAL_PARAMS each) from the grid; returns their count.
+/* Fill starts (HA_CAL_PARAMS each) from the grid, work (grid_work
+ * doubles) holding the linear starts' columns; returns their count.
  * With out = NULL only counts. */
 static size_t grid_starts(const struct cal_data *data,
-                          const struct ha_cal_law *law, double *out)
+                          const struct ha_cal_law *law, double *out,
+                          double *work)
 {
 	const int *free = law->free;
 	size_t ns = free[HA_CAL_SMOOTHNESS] ? sizeof grid_s / sizeof *grid_s : 1;
@@ -229,17 +231,26 @@ static size_t grid_starts(const struct cal_data *data,
 			th[HA_CAL_HDI] = grid_hdi[h];
 		if (free[HA_CAL_GROUP_HDI])
 			th[HA_CAL_GROUP_HDI] = grid_group_hdi[gh];
+		/* E is the innermost loop: its starts share the columns */
+		if (e == 0)
+			cal_linear_columns(data, th, work);
 		int e_linear = free[HA_CAL_IRREDUCIBLE] && e == 0;
 		if (free[HA_CAL_IRREDUCIBLE] && e > 0)
 			th[HA_CAL_IRREDUCIBLE] = grid_e[e - 1] * data->loss_min;
-		cal_linear_start(data, free, e_linear, th);
+		cal_linear_start(data, free, e_linear, th, work);
 		/* E >= 0: a negative linear E is no start, use 0. */
 		if (e_linear && !(th[HA_CAL_IRREDUCIBLE] >= 0.0)) {
 			th[HA_CAL_IRREDUCIBLE] = 0.0;
-			cal_linear_start(data, free, 0, th);
+			cal_linear_start(data, free, 0, th, work);
 		}
 	}
 	return total;
+}
+
+/* The doubles of grid_starts' work. */
+static size_t grid_work(const struct cal_data *data)
+{
+	return 3 + 4 * data->m;
 }
 
 /* Start s with the law's fixed values put in (in place), and the first
@@ -348,7 +359,7 @@ static enum ha_status minimise(const struct cal_data *data,
 	l.lm.steps = start ? REFIT_STEPS : SEARCH_STEPS;
 	l.lm.tolerance = start ? REFIT_TOLERANCE : SEARCH_TOLERANCE;
 	l.lm.bar = INFINITY; /* no stop: the seeds' pass, or no seeds */
-	size_t grid = start ? 1 : grid_starts(data, law, NULL);
+	size_t grid = start ? 1 : grid_starts(data, law, NULL, NULL);
 	size_t count = grid + (start ? 0 : seed_count);
 	size_t threads = cal_threads_for(data->threads, count), ready = 0;
 	double *starts = malloc(count * HA_CAL_PARAMS * sizeof *starts);
@@ -357,8 +368,10 @@ static enum ha_status minimise(const struct cal_data *data,
 	size_t *twin = malloc(count * sizeof *twin);
 	size_t *tasks = malloc(count * sizeof *tasks);
 	int *end_converged = malloc(count * sizeof *end_converged);
+	double *work = start ? NULL : malloc(grid_work(data) * sizeof *work);
 	enum ha_status st = HA_ENOMEM;
-	if (!starts || !ends || !end_th || !twin || !tasks || !end_converged)
+	if (!starts || !ends || !end_th || !twin || !tasks || !end_converged ||
+	    (!start && !work))
 		goto done;
 	while (ready < threads) {
 		locals[ready] = l;
@@ -368,7 +381,7 @@ static enum ha_status minimise(const struct cal_data *data,
 	if (start) {
 		memcpy(starts, start, HA_CAL_PARAMS * sizeof *starts);
 	} else {
-		grid_starts(data, law, starts);
+		grid_starts(data, law, starts, work);
 		if (seed_count)
 			memcpy(starts + grid * HA_CAL_PARAMS, seeds,
 			       seed_count * HA_CAL_PARAMS * sizeof *starts);
@@ -438,6 +451,7 @@ done:
 	free(twin);
 	free(tasks);
 	free(end_converged);
+	free(work);
 	for (size_t w = 0; w < ready; w++)
 		local_free(&locals[w]);
 	return st;
@@ -461,14 +475,15 @@ enum ha_status cal_refit_grid(const struct cal_data *data,
 			l.lm.index[l.lm.k++] = p;
 	l.lm.steps = REFIT_STEPS;
 	l.lm.tolerance = REFIT_TOLERANCE;
-	size_t grid = grid_starts(data, law, NULL), count = grid + seed_count;
+	size_t grid = grid_starts(data, law, NULL, NULL), count = grid + seed_count;
 	double *starts = malloc(count * HA_CAL_PARAMS * sizeof *starts);
+	double *work = malloc(grid_work(data) * sizeof *work);
 	enum ha_status st = HA_ENOMEM;
-	if (!starts || !local_alloc(&l))
+	if (!starts || !work || !local_alloc(&l))
 		goto done;
 	if (seed_count)
 		memcpy(starts, seeds, seed_count * HA_CAL_PARAMS * sizeof *starts);
-	grid_starts(data, law, starts + seed_count * HA_CAL_PARAMS);
+	grid_starts(data, law, starts + seed_count * HA_CAL_PARAMS, work);
 	double best_f = INFINITY;
 	int best_converged = 0;
 	for (size_t s = 0; s < count; s++) {
@@ -493,6 +508,7 @@ enum ha_status cal_refit_grid(const struct cal_data *data,
 	*converged = best_converged;
 done:
 	free(starts);
+	free(work);
 	local_free(&l);
 	return st;
 }

@@ -44,10 +44,10 @@ static int solve_small(double *a, double *b, int n)
 	return 1;
 }
 
-/* Run i's columns of the linear start, relative to L_i and scaled by
- * e^-shift: E, c_b X1 and c_v X2 at unit coefficients. */
-static void columns(const struct cal_data *data, const double *th, size_t i,
-                    const double *shift, double *x)
+/* Run i's columns of the linear start as logs, relative to L_i: E, c_b
+ * X1 and c_v X2 at unit coefficients. */
+static void log_columns(const struct cal_data *data, const double *th,
+                        size_t i, double *x)
 {
 	double t[HA_CAL_PARAMS];
 	memcpy(t, th, sizeof t);
@@ -60,17 +60,16 @@ static void columns(const struct cal_data *data, const double *th, size_t i,
 	t[HA_CAL_VAR_COEF] = 0.0;
 	x[2] = cal_log_fitted(data, t, i) - data->log_loss[i];
 	x[0] = -data->log_loss[i];
-	if (shift)
-		for (int c = 0; c < 3; c++)
-			x[c] = exp(x[c] - shift[c]);
 }
 
 /* Least squares over the columns in use (the others free ones are zero,
  * the fixed ones move to the target); 0 when singular or a coefficient
- * in use is not positive. */
+ * in use is not positive.  cols: each weighted run's three columns
+ * scaled by e^-shift and its target before the fixed columns. */
 static int linear_solve(const struct cal_data *data, const double *th,
                         const double *shift, const int *is_free,
-                        const int *use, double *sol, double *rss)
+                        const int *use, const double *cols, double *sol,
+                        double *rss)
 {
 	static const int slot[3] = {HA_CAL_IRREDUCIBLE, HA_CAL_BIAS_COEF,
 	                            HA_CAL_VAR_COEF};
@@ -78,6 +77,10 @@ static int linear_solve(const struct cal_data *data, const double *th,
 	for (int c = 0; c < 3; c++)
 		if (use[c])
 			idx[n++] = c;
+	double fixed[3];
+	for (int c = 0; c < 3; c++)
+		fixed[c] = c == 0 ? th[slot[0]] * exp(shift[0])
+		                  : exp(th[slot[c]] + shift[c]);
 	double a[9] = {0}, b[3] = {0};
 	for (int pass = 0; pass < 2; pass++) {
 		*rss = 0.0;
@@ -85,16 +88,11 @@ static int linear_solve(const struct cal_data *data, const double *th,
 			double w = data->weight[i];
 			if (w == 0.0)
 				continue;
-			double x[3];
-			columns(data, th, i, shift, x);
-			double target = 1.0 - cal_data_share(data, th, i);
-			for (int c = 0; c < 3; c++) {
-				if (use[c] || is_free[c])
-					continue;
-				double v = c == 0 ? th[slot[0]] * exp(shift[0])
-				                  : exp(th[slot[c]] + shift[c]);
-				target -= v * x[c];
-			}
+			const double *x = cols + 4 * i;
+			double target = x[3];
+			for (int c = 0; c < 3; c++)
+				if (!use[c] && !is_free[c])
+					target -= fixed[c] * x[c];
 			double ww = w * data->inv_w[i] * data->inv_w[i];
 			if (pass == 0) {
 				for (int r = 0; r < n; r++) {
@@ -121,28 +119,44 @@ static int linear_solve(const struct cal_data *data, const double *th,
 	return isfinite(*rss);
 }
 
+void cal_linear_columns(const struct cal_data *data, const double *th,
+                        double *work)
+{
+	double *shift = work, *cols = work + 3;
+	for (int c = 0; c < 3; c++)
+		shift[c] = -INFINITY;
+	/* Each column's largest log (its scale). */
+	for (size_t i = 0; i < data->m; i++) {
+		if (data->weight[i] == 0.0)
+			continue;
+		double *col = cols + 4 * i;
+		log_columns(data, th, i, col);
+		for (int c = 0; c < 3; c++)
+			if (col[c] > shift[c])
+				shift[c] = col[c];
+	}
+	for (size_t i = 0; i < data->m; i++) {
+		if (data->weight[i] == 0.0)
+			continue;
+		double *col = cols + 4 * i;
+		for (int c = 0; c < 3; c++)
+			col[c] = exp(col[c] - shift[c]);
+		col[3] = 1.0 - cal_data_share(data, th, i);
+	}
+}
+
 /* Set the free ones of E, ln c_b, ln c_v in th (E only when e_free) from
  * the least-squares fit of the relative residuals
  *   sum_i w_i inv_w_i^2 ((E + c_b X1_i + c_v X2_i) / L_i - 1)^2,
  * c_b, c_v >= 0, the other parameters at their values in th.  Columns are
  * carried as logs and scaled to a largest entry of 1. */
 void cal_linear_start(const struct cal_data *data, const int *free, int e_free,
-                      double *th)
+                      double *th, const double *work)
 {
 	static const int slot[3] = {HA_CAL_IRREDUCIBLE, HA_CAL_BIAS_COEF,
 	                            HA_CAL_VAR_COEF};
 	int is_free[3] = {e_free, free[HA_CAL_BIAS_COEF], free[HA_CAL_VAR_COEF]};
-	double shift[3] = {-INFINITY, -INFINITY, -INFINITY};
-	/* Each column's largest log (its scale). */
-	for (size_t i = 0; i < data->m; i++) {
-		if (data->weight[i] == 0.0)
-			continue;
-		double col[3];
-		columns(data, th, i, NULL, col);
-		for (int c = 0; c < 3; c++)
-			if (col[c] > shift[c])
-				shift[c] = col[c];
-	}
+	const double *shift = work;
 	/* Try each set of free coefficients held at zero (at most 4), keep
 	 * the best solution whose other coefficients are positive. */
 	double best_rss = INFINITY, best[3] = {0, 0, 0};
@@ -153,7 +167,7 @@ void cal_linear_start(const struct cal_data *data, const int *free, int e_free,
 		int use[3] = {is_free[0], is_free[1] && !(zero & 1),
 		              is_free[2] && !(zero & 2)};
 		double sol[3] = {0, 0, 0}, rss = 0.0;
-		if (!linear_solve(data, th, shift, is_free, use, sol, &rss))
+		if (!linear_solve(data, th, shift, is_free, use, work + 3, sol, &rss))
 			continue;
 		if (rss < best_rss) {
 			best_rss = rss;
