@@ -254,10 +254,9 @@ K_ONLY int solve_model_k(const struct cal_lm *lm, double mu, const double *dd,
 /* Least squares: the Gauss–Newton model's undamped parts at this step
  * into lm (ls_h = J'WJ, C being 0; ls_g = J'Wr; ls_q0 = q(0)), once for
  * every damping tried. */
-static void least_squares_model(struct cal_lm *lm)
+K_ONLY double least_squares_model_k(struct cal_lm *lm, const int k)
 {
 	const struct cal_data *data = lm->data;
-	const int k = lm->k;
 	double *h = lm->ls_h, *g = lm->ls_g, q0 = 0.0;
 	for (int j = 0; j < k; j++) {
 		g[j] = 0.0;
@@ -274,7 +273,19 @@ static void least_squares_model(struct cal_lm *lm)
 			g[j] += w * lm->r[i] * ji[j];
 		add_run(h, w, ji, k);
 	}
-	lm->ls_q0 = q0;
+	return q0;
+}
+
+static double least_squares_parts(struct cal_lm *lm)
+{
+#define LS_MODEL_K(kk) least_squares_model_k(lm, kk)
+	BY_K(lm->k, LS_MODEL_K)
+#undef LS_MODEL_K
+}
+
+static void least_squares_model(struct cal_lm *lm)
+{
+	lm->ls_q0 = least_squares_parts(lm);
 }
 
 /* The least-squares model at d: q(0) + g'd + d'J'WJd / 2. */
