@@ -272,7 +272,11 @@ struct cal_lm {
 	                     get below it (calibrate_lm.c, CATCH_WINDOW) */
 	double bar_margin; /* and, to stop, more than this above bar (a
 	                      full search's reached margin; 0 for refits) */
-	int abandoned;    /* out: stopped by bar, its end above bar */
+	double near;      /* and stop a start within near f of bar that is
+	                     not gaining more (calibrate_lm.c; refits:
+	                     CAL_NEAR_BAR, else 0) */
+	int abandoned;    /* out: stopped by bar, its end above bar (1: far
+	                     above, 2: near it) */
 	/* Least squares: the Gauss–Newton model's undamped Hessian J'WJ
 	 * (k x k, lower triangle), gradient J'Wr and value at 0, once a
 	 * step. */
@@ -280,6 +284,11 @@ struct cal_lm {
 };
 
 double cal_levenberg(struct cal_lm *lm, double *th, double f);
+
+/* A bootstrap refit's resolution: a start that comes within this share
+ * of the objective above the best end so far, and is gaining no more
+ * than that over its remaining steps, has reached it (cal_lm.near). */
+#define CAL_NEAR_BAR 1e-7
 
 /* Solve the n x n symmetric system a x = b (row-major, n <=
  * HA_CAL_PARAMS; only a's lower triangle is read; a overwritten, b

@@ -475,6 +475,7 @@ enum ha_status cal_refit_grid(const struct cal_data *data,
 			l.lm.index[l.lm.k++] = p;
 	l.lm.steps = REFIT_STEPS;
 	l.lm.tolerance = REFIT_TOLERANCE;
+	l.lm.near = CAL_NEAR_BAR;
 	size_t grid = grid_starts(data, law, NULL, NULL), count = grid + seed_count;
 	double *starts = malloc(count * HA_CAL_PARAMS * sizeof *starts);
 	double *work = malloc(grid_work(data) * sizeof *work);
