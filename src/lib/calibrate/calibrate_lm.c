@@ -193,8 +193,9 @@ K_ONLY int solve_model_k(const struct cal_lm *lm, double mu, const double *dd,
 	 * takes solve_least_squares instead.) */
 	const int tracked = data->m <= BAND_RUNS;
 	uint64_t band[BAND_RUNS / 64], last[BAND_RUNS / 64];
-	/* h's k x k entries are all set below: not cleared (clearing all of
-	 * it was an eighth of this file's own time). */
+	/* h's lower triangle (all the factorisation reads) and the held
+	 * rows and columns are set below: not cleared (clearing all of it
+	 * was an eighth of this file's own time). */
 	double h[HA_CAL_PARAMS * HA_CAL_PARAMS];
 	int perm[HA_CAL_PARAMS];
 	for (int it = 0; it < INNER_STEPS; it++) {
@@ -387,9 +388,10 @@ static int solve_model(const struct cal_lm *lm, double mu, const double *dd,
  * linear prediction — the Maratos effect of a narrow curved valley: the
  * least-squares shift c that puts them back, J_S c = -(r(th + d) - r - J_S d),
  * with the Jacobian at th.  r(th + d) comes from the parts the trial's
- * objective kept (kept, at trial = th + d clamped into the box): not
- * computing them again saves 7% of the calibration bench's
- * instructions.  0 when there is nothing to correct. */
+ * objective kept (kept, at trial: th + d clamped into the box, which
+ * rounding can put an ulp from th + d itself): not computing them again
+ * saves 7% of the calibration bench's instructions.  0 when there is
+ * nothing to correct. */
 static int correction(const struct cal_lm *lm, const double *trial,
                       const double *kept, const double *d, const double *dd,
                       const int *held, double *c)
@@ -554,7 +556,7 @@ double cal_levenberg(struct cal_lm *lm, double *th, double f)
 				return f;
 			double ft = cal_objective_keep(data, trial, lm->delta, kept_trial);
 			double ratio = (f - ft) / predicted;
-			kept = kept_trial;
+			const double *kept_taken = kept_trial; /* kept once taken */
 			double c[HA_CAL_PARAMS], t2[HA_CAL_PARAMS];
 			/* (the residuals at the trial from the parts its
 			 * objective kept: finite where ft is) */
@@ -567,13 +569,14 @@ double cal_levenberg(struct cal_lm *lm, double *th, double f)
 				                               kept_corrected);
 				if (f2 < ft) {
 					ft = f2;
-					kept = kept_corrected;
+					kept_taken = kept_corrected;
 					ratio = (f - ft) / predicted;
 					memcpy(trial, t2, sizeof trial);
 				}
 			}
 			if (ft < f) {
 				memcpy(th, trial, sizeof trial);
+				kept = kept_taken;
 				double gain = f - ft;
 				f = ft;
 				if (ratio > 0.75)
