@@ -283,8 +283,8 @@ K_ONLY int solve_model_k(const struct cal_lm *lm, double mu, const double *dd,
 }
 
 /* Least squares: the Gauss–Newton model's undamped parts at this step
- * into lm (ls_h = J'WJ, C being 0; ls_g = J'Wr; ls_q0 = q(0)), once for
- * every damping tried. */
+ * into lm (ls_h = J'WJ, ls_g = J'Wr), once for every damping tried;
+ * returns its value at 0 (ls_q0). */
 K_ONLY double least_squares_model_k(struct cal_lm *lm, const int k)
 {
 	const struct cal_data *data = lm->data;
@@ -307,16 +307,11 @@ K_ONLY double least_squares_model_k(struct cal_lm *lm, const int k)
 	return q0;
 }
 
-static double least_squares_parts(struct cal_lm *lm)
+static double least_squares_model(struct cal_lm *lm)
 {
 #define LS_MODEL_K(kk) least_squares_model_k(lm, kk)
 	BY_K(lm->k, LS_MODEL_K)
 #undef LS_MODEL_K
-}
-
-static void least_squares_model(struct cal_lm *lm)
-{
-	lm->ls_q0 = least_squares_parts(lm);
 }
 
 /* The least-squares model at d: q(0) + g'd + d'J'WJd / 2. */
@@ -514,7 +509,7 @@ double cal_levenberg(struct cal_lm *lm, double *th, double f)
 		if (!(top > 0.0))
 			break;
 		if (isinf(lm->delta))
-			least_squares_model(lm);
+			lm->ls_q0 = least_squares_model(lm);
 		int held[HA_CAL_PARAMS];
 		for (int j = 0; j < k; j++) {
 			if (dd[j] < 1e-10 * top)
