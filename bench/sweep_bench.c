@@ -97,7 +97,8 @@ static enum ha_status table_run(size_t points, size_t budgets,
 	if (st == HA_OK) {
 		struct ha_sweep_request problem = {
 			.model = &m, .budgets = four, .budget_count = budgets,
-			.samples = {points, sweep_at, &points}};
+			.samples = {points, sweep_at, &points},
+			.threads = 1}; /* per CPU second: the calling thread alone */
 		ha_report_table_hooks(r, &problem);
 		struct ha_sweep *sweep = NULL;
 		if (ha_sweep_new(&problem, &sweep, NULL) == HA_OK)

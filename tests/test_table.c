@@ -22,7 +22,6 @@
 #include "test_random.h"
 
 #include "report/report_internal.h"
-#include "alloc/sweep_pool.h"
 
 /* A sweep: the model, the constraints, the budgets and the values of n. */
 struct sweep {
@@ -40,7 +39,7 @@ static double sample_of(const void *ctx, size_t i)
 }
 
 /* The table of k, alone in a report, into a new string, by `threads`
- * threads (0: the default, one thread). */
+ * threads (0, the default: one per online processor). */
 static char *render_threads(const struct sweep *k, enum ha_report_format format,
                             size_t threads)
 {
@@ -321,7 +320,7 @@ Test(table, threads_write_the_bytes_of_one_thread, .timeout = 600)
 			enum ha_report_format f = format ? HA_FORMAT_TEXT : HA_FORMAT_YAML;
 			char *one = render_threads(&k, f, 1);
 			char *three = render_threads(&k, f, 3);
-			char *any = render_threads(&k, f, HA_THREADS_ONLINE);
+			char *any = render_threads(&k, f, 0);
 			cr_assert(strcmp(one, three) == 0, "sweep %d, %s: 3 threads differ",
 			          c, format ? "text" : "yaml");
 			cr_assert(strcmp(one, any) == 0, "sweep %d, %s: all online processors differ",
@@ -334,17 +333,6 @@ Test(table, threads_write_the_bytes_of_one_thread, .timeout = 600)
 		free(k.samples);
 	}
 	cr_assert_eq(threaded, 20);
-}
-
-/* Threads are opt-in: a zero-initialised request solves on the calling
- * thread alone. */
-Test(table, zero_threads_is_the_calling_thread)
-{
-	cr_assert_eq(pool_threads_for(0), 0);
-	cr_assert_eq(pool_threads_for(1), 0);
-	cr_assert_eq(pool_threads_for(3), 3);
-	cr_assert_eq(pool_threads_for(100), POOL_MAX_THREADS);
-	cr_assert_leq(pool_threads_for(HA_THREADS_ONLINE), POOL_MAX_THREADS);
 }
 
 /* ---- progress ---------------------------------------------------------------- */

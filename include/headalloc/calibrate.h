@@ -191,7 +191,9 @@ struct ha_cal_options {
 	struct ha_cal_target target;
 	/* calboot: the honest bootstrap (see the block at the end). */
 	enum ha_cal_bootstrap_kind bootstrap_kind; /* cases (default) or residuals */
-	size_t threads;             /* bootstrap refits, full fits' starts, leave-one-out: 0 = online CPUs (<= 8); 1 = the caller alone */
+	size_t threads;             /* bootstrap refits, full fits' starts, leave-one-out, the calling
+	                               thread one of them: 0 = one per online processor; 1 = the
+	                               calling thread alone; N = N threads; at most 8 (as a sweep's) */
 	struct ha_progress progress; /* resamples done of B; cancels with HA_ECANCELED */
 	/* The user's laws, fitted in the comparison after the ladder
 	 * (compare = 1 then): each a distinct name, none a rung's, with its

@@ -134,8 +134,8 @@ HA_API enum ha_status ha_report_header(struct ha_report *report,
                                        const struct ha_header_request *req,
                                        struct ha_error *err);
 
-/* The values of n of a sweep (struct ha_samples) and HA_THREADS_ONLINE
- * are in sweep.h. */
+/* The values of n of a sweep (struct ha_samples) and its threads are in
+ * sweep.h. */
 
 /* The sweep table: stream one row for each (n, D) of a sweep (sweep.h),
  * n outer, as it hands them out (YAML: key table, a list of flow maps

@@ -48,9 +48,6 @@ struct ha_samples {
 	const void *ctx;
 };
 
-/* ha_sweep_request.threads: one thread per online processor (at most 8). */
-#define HA_THREADS_ONLINE ((size_t)-1)
-
 struct ha_sweep_row;
 
 /* The most rows a batch holds. */
@@ -68,16 +65,16 @@ struct ha_sweep_request {
 	 * borrowed (only read, never freed here).  NULL: the sweep makes its
 	 * own. */
 	struct ha_solver *const *solvers;
-	/* Threads that solve the rows and the per-n fits while the caller
-	 * takes them, opt-in: 0 or 1, the calling thread alone;
-	 * HA_THREADS_ONLINE, one per online processor; any other count as
-	 * given; at most 8 either way.  Sweeps of fewer than 2048 rows or more
-	 * than 64 budgets use the calling thread alone.  samples.at is called
-	 * on the calling thread only. */
+	/* Threads that solve the rows and the per-n fits, the calling thread
+	 * one of them (it takes the rows in order and solves while it
+	 * waits), as in every request: 0, one per online processor; 1, the
+	 * calling thread alone; N, N threads; at most 8 either way.  Sweeps
+	 * of fewer than 2048 rows or more than 64 budgets use the calling
+	 * thread alone.  samples.at is called on the calling thread only. */
 	size_t threads;
 	/* Optional: a renderer's work on each batch of rows, done by the
-	 * thread that solved the batch, right after (a worker, or the calling
-	 * thread without workers), so that formatting runs in parallel too:
+	 * thread that solved the batch, right after (a worker or the calling
+	 * thread), so that formatting runs in parallel too:
 	 * on_batch(batch_ctx, rows, count, first, scratch, &used) gets the
 	 * batch's rows (first is the first one's index in the sweep) and
 	 * scratch_size bytes of the batch's own (NULL when scratch_size is

@@ -131,7 +131,9 @@ def sweep(budgets, samples, model=None, progress=None, *, kv_heads=None, max_kv_
     (none), or a callable(what, done, total) told of the rows solved (what
     is "rows"); raising in it stops the sweep with that exception, as
     Ctrl-C does.  Returns a Sweep: the table's columns as NumPy arrays and
-    ``fits``.
+    ``fits``.  Sweeps of 2048 rows or more are solved on one thread per
+    online processor (at most 8, the library's threads = 0, as the CLI's
+    --threads auto), every row the same for any count.
 
     The keywords of allocate() apply to every row: with kv_heads,
     max_kv_dim, min_kv_heads or max_kv_heads each row is the grouped

@@ -90,7 +90,9 @@ def calibrate(runs, free=None, fix=None, target=None, huber_delta=1e-3, bootstra
     (math.inf: least squares); bootstrap: resamples (0: none); seed: the
     bootstrap's seed (None: the library's default, 1); compare: also fit
     the ladder of laws.  progress: None (tqdm when installed), False, or a
-    callable(what, done, total).  The call releases the GIL.
+    callable(what, done, total).  The call releases the GIL and refits on
+    one thread per online processor (at most 8, the library's threads = 0,
+    as the CLI's --threads auto), the result the same for any count.
     """
     cols = _runs_input(runs, columns)
     free_flags = _free_flags(free, fix)

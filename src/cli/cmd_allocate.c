@@ -351,8 +351,7 @@ static enum ha_status write_report(struct ha_report *r, const void *ctx,
 				mode = CLI_PROGRESS_OFF;
 			struct cli_progress line;
 			struct ha_sweep_request problem = sweep_problem(a);
-			problem.threads = o->threads == CLI_THREADS_AUTO ? HA_THREADS_ONLINE
-			                                                 : o->threads;
+			problem.threads = o->threads;
 			ha_report_table_hooks(r, &problem);
 			struct ha_sweep *sweep = NULL;
 			if (st == HA_OK)

@@ -62,8 +62,9 @@ static const char usage[] =
 	"      --progress              show the bootstrap's progress line on stderr\n"
 	"                              even when it is not a terminal\n"
 	"      --quiet                 never show the progress line\n"
-	"      --threads N|auto        refit on N threads (at most 8; default auto:\n"
-	"                              one per processor), the same report whatever N\n"
+	"      --threads N|auto        refit on N threads, the calling one among them\n"
+	"                              (at most 8; default auto: one per online\n"
+	"                              processor), the same report whatever N\n"
 	"  -h, --help                  show this help and exit\n"
 	"\n"
 	"NAME is one of irreducible, bias_coef, smoothness, var_coef, var_rate,\n"
@@ -418,8 +419,7 @@ static int apply(void *options, int code, const char *arg)
 		size_t threads;
 		if (!cli_parse_threads(arg, &threads))
 			return cli_bad_value("--threads", arg, CLI_THREADS_EXPECTED);
-		/* ha_cal_options.threads: 0 is one per online processor */
-		o->cal.threads = threads == CLI_THREADS_AUTO ? 0 : threads;
+		o->cal.threads = threads;
 		return EXIT_OK;
 	}
 	case CLI_OPT_PLOT:

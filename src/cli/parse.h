@@ -17,10 +17,10 @@ int cli_parse_uint(const char *text, uint64_t min, uint64_t max, uint64_t *out);
  * spaces.  Returns 1 on success. */
 int cli_parse_real(const char *text, double *out);
 
-/* --threads: "auto" (*threads = CLI_THREADS_AUTO: one per online
- * processor) or a whole number from 1 to CLI_THREADS_MAX.  Returns 1 on
- * success. */
-#define CLI_THREADS_AUTO ((size_t)-1)
+/* --threads: "auto" (*threads = CLI_THREADS_AUTO, 0, which the library's
+ * requests read as one per online processor) or a whole number from 1 to
+ * CLI_THREADS_MAX.  Returns 1 on success. */
+#define CLI_THREADS_AUTO ((size_t)0)
 #define CLI_THREADS_MAX 1024
 #define CLI_THREADS_EXPECTED "auto or a whole number from 1 to 1024"
 int cli_parse_threads(const char *text, size_t *threads);

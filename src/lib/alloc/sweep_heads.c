@@ -2,14 +2,14 @@
  * n (headalloc-model(7), SCALING LAWS): one a value of n, so as many as
  * the sweep has points.  Their points are read back from the journal (or
  * solved again) on the calling thread; the fits themselves are computed
- * in jobs of many n by worker threads (sweep_pool.h) and handed out in
+ * in jobs of many n by worker threads (base/pool.h) and handed out in
  * the order of n. */
 #include <math.h>
 #include <stdlib.h>
 
 #include "alloc/sweep_internal.h"
-#include "alloc/sweep_pool.h"
 #include "base/error_internal.h"
+#include "base/pool.h"
 #include "fit/fit_internal.h"
 
 /* Values of x* a job: the points of a job hold at most this many (and at
@@ -34,7 +34,6 @@ struct sweep_heads {
 	struct ha_fit **fits;         /* one per worker */
 	size_t fit_count;
 	struct heads_job *jobs;
-	void **job_pointers;
 	size_t slots;
 	struct pool *pool;
 	int held;                     /* a job handed out, to release */
@@ -73,10 +72,10 @@ static void fit_point(const struct ha_sweep *s, struct ha_fit *fit,
 }
 
 /* The work of a job: fit its points. */
-static void fit_points(void *ctx, size_t worker, void *job_)
+static void fit_points(void *ctx, size_t worker, size_t number)
 {
 	struct sweep_heads *hs = ctx;
-	struct heads_job *job = job_;
+	struct heads_job *job = &hs->jobs[number % hs->slots];
 	size_t nb = hs->s->req.budget_count;
 	for (size_t k = 0; k < job->count; k++)
 		fit_point(hs->s, hs->fits[worker], job->dims + k * nb,
@@ -116,20 +115,19 @@ void sweep_heads_free(struct sweep_heads *hs)
 		free(hs->jobs[i].fits);
 	}
 	free(hs->jobs);
-	free(hs->job_pointers);
 	free(hs);
 }
 
 static enum ha_status prepare_heads(struct sweep_heads *hs, struct ha_sweep *s,
-                                    size_t workers)
+                                    size_t threads)
 {
 	size_t nb = s->req.budget_count, per = hs->points_per_job;
-	size_t fits = workers ? workers : 1;
-	hs->slots = workers ? 2 * workers + 2 : 1;
+	/* one fit a thread, fit 0 (the sweep's own) the calling thread's */
+	size_t fits = threads;
+	hs->slots = threads > 1 ? 2 * threads + 2 : 1;
 	hs->fits = calloc(fits, sizeof *hs->fits);
 	hs->jobs = calloc(hs->slots, sizeof *hs->jobs);
-	hs->job_pointers = calloc(hs->slots, sizeof *hs->job_pointers);
-	if (!hs->fits || !hs->jobs || !hs->job_pointers)
+	if (!hs->fits || !hs->jobs)
 		return HA_ENOMEM;
 	hs->fits[0] = s->heads_power;
 	hs->fit_count = 1;
@@ -144,10 +142,8 @@ static enum ha_status prepare_heads(struct sweep_heads *hs, struct ha_sweep *s,
 		job->fits = malloc(per * sizeof *job->fits);
 		if (!job->dims || !job->fits)
 			return HA_ENOMEM;
-		hs->job_pointers[i] = job;
 	}
-	return pool_new(workers, hs->job_pointers, hs->slots, 0, fit_points, hs,
-	                &hs->pool);
+	return pool_new(threads, hs->slots, fit_points, hs, &hs->pool);
 }
 
 /* Workers and jobs of many points; short of memory for them, one point a
@@ -161,15 +157,15 @@ static enum ha_status heads_new(struct ha_sweep *s, struct sweep_heads **out)
 	if (per == 0)
 		per = 1;
 	size_t jobs = (points + per - 1) / per;
-	size_t workers = jobs >= THREADED_MIN_JOBS && nb <= THREADED_MAX_BUDGETS
-		? pool_threads_for(s->req.threads) : 0;
+	size_t threads = jobs >= THREADED_MIN_JOBS && nb <= THREADED_MAX_BUDGETS
+		? pool_threads(s->req.threads, jobs) : 1;
 	for (int attempt = 0; attempt < 2; attempt++) {
 		struct sweep_heads *hs = calloc(1, sizeof *hs);
 		if (!hs)
 			return HA_ENOMEM;
 		hs->s = s;
 		hs->points_per_job = attempt ? 1 : per;
-		if (prepare_heads(hs, s, attempt ? 0 : workers) == HA_OK) {
+		if (prepare_heads(hs, s, attempt ? 1 : threads) == HA_OK) {
 			*out = hs;
 			return HA_OK;
 		}
@@ -192,12 +188,13 @@ enum ha_status sweep_heads_next(struct ha_sweep *s,
 		hs->held = 0;
 	}
 	while (hs->next < points && pool_can_submit(hs->pool)) {
-		fill_job(hs, pool_slot(hs->pool), s, points);
+		fill_job(hs, &hs->jobs[pool_next(hs->pool) % hs->slots], s, points);
 		pool_submit(hs->pool);
 	}
-	const struct heads_job *job = pool_wait(hs->pool);
-	if (!job)
+	size_t number;
+	if (!pool_wait(hs->pool, &number))
 		return HA_OK;
+	const struct heads_job *job = &hs->jobs[number % hs->slots];
 	hs->held = 1;
 	*fits = job->fits;
 	*count = job->count;

@@ -1,4 +1,4 @@
-/* A sweep's rows: solved in chunks by worker threads (sweep_pool.h) and
+/* A sweep's rows: solved in chunks by worker threads (base/pool.h) and
  * handed out in order on the calling thread.
  *
  * A row is the same function of (n, D) on any thread: every thread has a
@@ -13,9 +13,9 @@
 #include <stdlib.h>
 
 #include "base/error_internal.h"
+#include "base/pool.h"
 #include "alloc/solver_internal.h"
 #include "alloc/sweep_internal.h"
-#include "alloc/sweep_pool.h"
 #include "fit/fit_internal.h"
 
 /* Rows a job: a few milliseconds of work, so that handing jobs over
@@ -84,10 +84,10 @@ static enum ha_status solve_grouped_row(const struct ha_sweep *s, size_t b,
 
 /* The work of a job, on a worker thread (or the calling one): solve its
  * rows, stopping at the first failure. */
-static void solve_rows(void *ctx, size_t worker, void *job_)
+static void solve_rows(void *ctx, size_t worker, size_t number)
 {
 	struct sweep_rows *rs = ctx;
-	struct rows_job *job = job_;
+	struct rows_job *job = rs->jobs[number % rs->slots];
 	const struct ha_sweep *s = rs->s;
 	struct ha_relaxed_solver **relaxed = rs->relaxed[worker];
 	struct ha_integer_memo **memos = rs->memos[worker];
@@ -168,15 +168,14 @@ void sweep_rows_free(struct sweep_rows *rs)
 	free(rs);
 }
 
-/* Jobs and workspaces for `workers` threads (0: the calling thread). */
+/* Jobs and workspaces for `threads` threads (1: the calling thread). */
 static enum ha_status prepare_rows(struct sweep_rows *rs, struct ha_sweep *s,
-                                   size_t workers)
+                                   size_t threads)
 {
 	size_t nb = s->req.budget_count;
-	/* one set a worker, and one for the calling thread (the pool's
-	 * caller_works), set 0 when there are no workers */
-	size_t sets = workers + 1;
-	rs->slots = workers ? 2 * workers + 2 : 1;
+	/* one set a thread, set 0 (the sweep's own) the calling thread's */
+	size_t sets = threads;
+	rs->slots = threads > 1 ? 2 * threads + 2 : 1;
 	rs->relaxed = calloc(sets, sizeof *rs->relaxed);
 	rs->memos = calloc(sets, sizeof *rs->memos);
 	rs->jobs = calloc(rs->slots, sizeof *rs->jobs);
@@ -207,15 +206,14 @@ static enum ha_status prepare_rows(struct sweep_rows *rs, struct ha_sweep *s,
 		    !(rs->jobs[i]->scratch = malloc(s->req.scratch_size)))
 			return HA_ENOMEM;
 	}
-	return pool_new(workers, (void *const *)rs->jobs, rs->slots, 1, solve_rows,
-	                rs, &rs->pool);
+	return pool_new(threads, rs->slots, solve_rows, rs, &rs->pool);
 }
 
 enum ha_status sweep_rows_new(struct ha_sweep *s, struct sweep_rows **out)
 {
 	size_t nb = s->req.budget_count, total = ha_sweep_row_count(s);
-	size_t workers = total >= THREADED_MIN_ROWS && nb <= THREADED_MAX_BUDGETS
-		? pool_threads_for(s->req.threads) : 0;
+	size_t threads = total >= THREADED_MIN_ROWS && nb <= THREADED_MAX_BUDGETS
+		? pool_threads(s->req.threads, SIZE_MAX) : 1;
 	struct sweep_rows *rs = calloc(1, sizeof *rs);
 	*out = NULL;
 	if (!rs)
@@ -223,7 +221,7 @@ enum ha_status sweep_rows_new(struct ha_sweep *s, struct sweep_rows **out)
 	rs->s = s;
 	rs->point = SIZE_MAX;
 	rs->samples = NAN;
-	enum ha_status st = prepare_rows(rs, s, workers);
+	enum ha_status st = prepare_rows(rs, s, threads);
 	if (st != HA_OK) {
 		sweep_rows_free(rs);
 		return st;
@@ -261,12 +259,13 @@ enum ha_status sweep_rows_next(struct ha_sweep *s, const struct ha_sweep_row **r
 		rs->current = NULL;
 	}
 	while (rs->next < total && pool_can_submit(rs->pool)) {
-		fill_job(rs, pool_slot(rs->pool), total);
+		fill_job(rs, rs->jobs[pool_next(rs->pool) % rs->slots], total);
 		pool_submit(rs->pool);
 	}
-	const struct rows_job *job = pool_wait(rs->pool);
-	if (!job)
+	size_t number;
+	if (!pool_wait(rs->pool, &number))
 		return HA_OK;
+	const struct rows_job *job = rs->jobs[number % rs->slots];
 	rs->held = 1;
 	rs->current = job;
 	for (size_t k = 0; k < job->solved; k++) {

@@ -305,7 +305,7 @@ enum ha_status ha_calibrate(const struct ha_run *runs, size_t count,
 		ha_solver_free(solver);
 		return oom(err);
 	}
-	data.threads = o->threads; /* 0: the online processors (cal_threads_for) */
+	data.threads = o->threads; /* as pool_threads reads it (base/pool.h) */
 	st = cal_fit_data(runs, &data, &o->law, o->huber_delta, &c->fit, err);
 	if (st != HA_OK)
 		goto fail_quiet;

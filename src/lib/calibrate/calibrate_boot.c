@@ -22,14 +22,11 @@
  * Resamples are independent: worker threads refit them, each from its
  * own random stream (calibrate_rng.h), into its own slot; the tallies
  * are made afterwards in resample order, so results do not depend on the
- * thread count.  The calling thread refits too and calls the progress
- * callback between its resamples. */
+ * thread count.  The calling thread refits too (base/pool.h) and tells
+ * the progress callback of the resamples done, in resample order. */
 #include <math.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
@@ -37,8 +34,6 @@
 #include "calibrate_internal.h"
 #include "calibrate_rng.h"
 #include "alloc/solver_internal.h"
-
-#define BOOT_MAX_THREADS 8
 
 enum ha_status cal_predict(const struct ha_solver *solver, double samples,
                            const double *th, struct ha_allocation *out,
@@ -86,9 +81,7 @@ struct boot_job {
 	const double *centred; /* residuals: e_j - mean, inflated; m */
 	const double *log_fitted; /* residuals: ln L̂_i; m */
 	struct outcome *out;
-	atomic_size_t next;
-	atomic_size_t done;
-	atomic_int stop;
+	struct boot_space *spaces; /* one a worker */
 };
 
 /* A thread's workspace: its own weights and (residuals) losses. */
@@ -179,82 +172,31 @@ static void refit_one(const struct boot_job *job, struct boot_space *s, size_t b
 	}
 }
 
-/* Take resamples until none is left or the job stops. */
-static void work(struct boot_job *job, struct boot_space *s, int caller,
-                 const struct ha_progress *progress)
+/* Resample b (pool_for's task) on the worker's own workspace. */
+static enum ha_status refit_task(void *ctx, size_t worker, size_t b)
 {
-	for (;;) {
-		if (atomic_load(&job->stop))
-			return;
-		size_t b = atomic_fetch_add(&job->next, 1);
-		if (b >= job->resamples)
-			return;
-		refit_one(job, s, b);
-		if (job->out[b].kind == OUT_NOMEM)
-			atomic_store(&job->stop, 1);
-		size_t done = atomic_fetch_add(&job->done, 1) + 1;
-		if (caller && progress && progress->fn &&
-		    progress->fn(progress->ctx, "resamples", done, job->resamples) != 0)
-			atomic_store(&job->stop, 2);
-	}
-}
-
-struct worker {
-	pthread_t thread;
-	struct boot_job *job;
-	struct boot_space space;
-	int started;
-};
-
-static void *worker_main(void *arg)
-{
-	struct worker *w = arg;
-	work(w->job, &w->space, 0, NULL);
-	return NULL;
-}
-
-static size_t threads_for(size_t wanted, size_t resamples)
-{
-	if (wanted == 0) {
-		long online = sysconf(_SC_NPROCESSORS_ONLN);
-		wanted = online > 0 ? (size_t)online : 1;
-	}
-	if (wanted > BOOT_MAX_THREADS)
-		wanted = BOOT_MAX_THREADS;
-	if (wanted > resamples)
-		wanted = resamples;
-	return wanted ? wanted : 1;
+	struct boot_job *job = ctx;
+	refit_one(job, &job->spaces[worker], b);
+	return job->out[b].kind == OUT_NOMEM ? HA_ENOMEM : HA_OK;
 }
 
 /* Refit every resample into job->out: HA_OK, HA_ENOMEM or HA_ECANCELED. */
 static enum ha_status run_job(struct boot_job *job, size_t threads,
                               const struct ha_progress *progress)
 {
-	struct worker workers[BOOT_MAX_THREADS];
-	struct boot_space mine;
-	if (!space_init(&mine, job))
+	struct boot_space spaces[POOL_MAX_THREADS];
+	size_t wanted = pool_threads(threads, job->resamples), ready = 0;
+	/* a thread without a workspace leaves its share to the others */
+	while (ready < wanted && space_init(&spaces[ready], job))
+		ready++;
+	if (ready == 0)
 		return HA_ENOMEM;
-	size_t extra = threads_for(threads, job->resamples) - 1;
-	for (size_t t = 0; t < extra; t++) {
-		workers[t].job = job;
-		workers[t].started = space_init(&workers[t].space, job) &&
-		                     pthread_create(&workers[t].thread, NULL,
-		                                    worker_main, &workers[t]) == 0;
-		/* a thread that could not start leaves its share to the others */
-	}
-	work(job, &mine, 1, progress);
-	for (size_t t = 0; t < extra; t++) {
-		if (workers[t].started)
-			pthread_join(workers[t].thread, NULL);
-		space_free(&workers[t].space);
-	}
-	space_free(&mine);
-	if (atomic_load(&job->stop) == 2)
-		return HA_ECANCELED;
-	for (size_t b = 0; b < job->resamples; b++)
-		if (job->out[b].kind == OUT_NOMEM)
-			return HA_ENOMEM;
-	return atomic_load(&job->stop) ? HA_ENOMEM : HA_OK;
+	job->spaces = spaces;
+	enum ha_status st = pool_for(job->resamples, ready, refit_task, job,
+	                             progress, "resamples");
+	for (size_t t = 0; t < ready; t++)
+		space_free(&spaces[t]);
+	return st;
 }
 
 static int by_share(const void *a, const void *b)
@@ -356,9 +298,6 @@ enum ha_status cal_bootstrap(const struct ha_run *runs, const struct cal_data *d
 		.kind = o->bootstrap_kind, .seed = o->seed, .resamples = resamples,
 		.solver = solver, .samples = samples,
 	};
-	atomic_init(&job.next, 0);
-	atomic_init(&job.done, 0);
-	atomic_init(&job.stop, 0);
 	double *centred = NULL, *log_fitted = NULL, *values = NULL;
 	job.out = malloc(resamples * sizeof *job.out);
 	enum ha_status st = HA_ENOMEM;

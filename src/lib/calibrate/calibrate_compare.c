@@ -140,7 +140,7 @@ enum ha_status cal_check_user_laws(const struct ha_cal_options *o,
 
 /* ---- the rows ---------------------------------------------------------------- */
 
-/* Leave-one-out set `out` (cal_parallel's task), on the worker's own
+/* Leave-one-out set `out` (pool_for's task), on the worker's own
  * weights. */
 enum loo_kind { LOO_UNFITTABLE, LOO_FAILED, LOO_NOMEM, LOO_FITTED };
 
@@ -155,7 +155,7 @@ struct loo {
 	int *converged;      /* m */
 };
 
-static int loo_one(void *ctx, size_t worker, size_t out)
+static enum ha_status loo_one(void *ctx, size_t worker, size_t out)
 {
 	struct loo *x = ctx;
 	size_t m = x->data->m;
@@ -167,7 +167,7 @@ static int loo_one(void *ctx, size_t worker, size_t out)
 	char msg[HA_CAL_MESSAGE_MAX];
 	x->kind[out] = LOO_UNFITTABLE;
 	if (!cal_identifiable(&local, x->runs, x->fit->free_count, msg))
-		return 1;
+		return HA_OK;
 	double th[HA_CAL_PARAMS], objective;
 	enum ha_status st = cal_minimise(&local, &x->fit->law, x->delta,
 	                                 x->fit->law.value, th, &objective, NULL,
@@ -177,7 +177,7 @@ static int loo_one(void *ctx, size_t worker, size_t out)
 	if (st == HA_OK)
 		x->error[out] = x->data->log_loss[out] -
 		                cal_log_fitted(x->data, th, out);
-	return 1;
+	return HA_OK;
 }
 
 /* Leave-one-out: refit without each run (from the law's full-data
@@ -191,7 +191,7 @@ static int leave_one_out(const struct ha_run *runs, const struct cal_data *data,
                          double *rmse, size_t *unconverged,
                          enum ha_status *oom)
 {
-	size_t m = data->m, threads = cal_threads_for(data->threads, m);
+	size_t m = data->m, threads = pool_threads(data->threads, m);
 	struct loo x = {runs, data, fit, delta,
 	                malloc(threads * m * sizeof *x.weights),
 	                malloc(m * sizeof *x.kind), malloc(m * sizeof *x.error),
@@ -202,7 +202,7 @@ static int leave_one_out(const struct ha_run *runs, const struct cal_data *data,
 	if (!ok)
 		*oom = HA_ENOMEM;
 	else
-		cal_parallel(m, threads, loo_one, &x);
+		pool_for(m, threads, loo_one, &x, NULL, NULL);
 	for (size_t out = 0; out < m && ok; out++) {
 		if (x.kind[out] != LOO_FITTED) {
 			if (x.kind[out] == LOO_NOMEM)

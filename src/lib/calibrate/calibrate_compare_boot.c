@@ -20,16 +20,11 @@
  * tallies are made afterwards in resample order, so the distributions
  * do not depend on the thread count. */
 #include <math.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "calibrate_internal.h"
 #include "calibrate_rng.h"
-
-#define COMPARE_MAX_THREADS 8
 
 /* What one law made of one resample. */
 struct slot {
@@ -49,8 +44,7 @@ struct job {
 	const int *ls_fitted;
 	size_t resamples, n;
 	struct slot *out; /* resamples x n */
-	atomic_size_t next;
-	atomic_int nomem;
+	struct space *spaces; /* one a worker */
 };
 
 /* A thread's workspace. */
@@ -127,81 +121,41 @@ static enum ha_status refit_row(const struct job *job, struct space *s,
 	return HA_OK;
 }
 
-static void work(struct job *job, struct space *s)
+/* Resample b under every law (pool_for's task), on the worker's own
+ * workspace. */
+static enum ha_status refit_resample(void *ctx, size_t worker, size_t b)
 {
-	for (;;) {
-		if (atomic_load(&job->nomem))
-			return;
-		size_t b = atomic_fetch_add(&job->next, 1);
-		if (b >= job->resamples)
-			return;
-		struct cal_rng rng;
-		cal_rng_init(&rng, job->seed, (uint64_t)b);
-		cal_rng_cases(&rng, s->weight, job->data->m);
-		memset(s->done, 0, job->n * sizeof *s->done);
-		struct slot *out = job->out + b * job->n;
-		for (size_t i = 0; i < job->n; i++) {
-			size_t r = job->order[i];
-			if (job->ls_fitted[r] && refit_row(job, s, r, &out[r]) != HA_OK) {
-				atomic_store(&job->nomem, 1);
-				return;
-			}
-		}
+	struct job *job = ctx;
+	struct space *s = &job->spaces[worker];
+	struct cal_rng rng;
+	cal_rng_init(&rng, job->seed, (uint64_t)b);
+	cal_rng_cases(&rng, s->weight, job->data->m);
+	memset(s->done, 0, job->n * sizeof *s->done);
+	struct slot *out = job->out + b * job->n;
+	for (size_t i = 0; i < job->n; i++) {
+		size_t r = job->order[i];
+		if (job->ls_fitted[r] && refit_row(job, s, r, &out[r]) != HA_OK)
+			return HA_ENOMEM;
 	}
-}
-
-struct worker {
-	pthread_t thread;
-	struct job *job;
-	struct space space;
-	int has_space, started;
-};
-
-static void *worker_main(void *arg)
-{
-	struct worker *w = arg;
-	work(w->job, &w->space);
-	return NULL;
-}
-
-static size_t threads_for(size_t wanted, size_t resamples)
-{
-	if (wanted == 0) {
-		long online = sysconf(_SC_NPROCESSORS_ONLN);
-		wanted = online > 0 ? (size_t)online : 1;
-	}
-	if (wanted > COMPARE_MAX_THREADS)
-		wanted = COMPARE_MAX_THREADS;
-	if (wanted > resamples)
-		wanted = resamples;
-	return wanted ? wanted : 1;
+	return HA_OK;
 }
 
 /* Refit every resample under every law into job->out: HA_OK or HA_ENOMEM. */
 static enum ha_status run_job(struct job *job, size_t threads)
 {
-	struct worker workers[COMPARE_MAX_THREADS];
-	struct space mine;
-	if (!space_init(&mine, job))
+	struct space spaces[POOL_MAX_THREADS];
+	size_t wanted = pool_threads(threads, job->resamples), ready = 0;
+	/* a thread without a workspace leaves its share to the others */
+	while (ready < wanted && space_init(&spaces[ready], job))
+		ready++;
+	if (ready == 0)
 		return HA_ENOMEM;
-	size_t extra = threads_for(threads, job->resamples) - 1;
-	for (size_t t = 0; t < extra; t++) {
-		workers[t].job = job;
-		workers[t].has_space = space_init(&workers[t].space, job);
-		workers[t].started = workers[t].has_space &&
-		                     pthread_create(&workers[t].thread, NULL,
-		                                    worker_main, &workers[t]) == 0;
-		/* a thread that could not start leaves its share to the others */
-	}
-	work(job, &mine);
-	for (size_t t = 0; t < extra; t++) {
-		if (workers[t].started)
-			pthread_join(workers[t].thread, NULL);
-		if (workers[t].has_space)
-			space_free(&workers[t].space);
-	}
-	space_free(&mine);
-	return atomic_load(&job->nomem) ? HA_ENOMEM : HA_OK;
+	job->spaces = spaces;
+	enum ha_status st = pool_for(job->resamples, ready, refit_resample, job,
+	                             NULL, NULL);
+	for (size_t t = 0; t < ready; t++)
+		space_free(&spaces[t]);
+	return st;
 }
 
 /* Slot s of row into its distribution. */
@@ -246,8 +200,6 @@ enum ha_status cal_compare_bootstrap(const struct ha_run *runs,
 		.samples = samples, .c = c, .order = order, .ls_values = ls_values,
 		.ls_fitted = ls_fitted, .resamples = resamples, .n = n,
 	};
-	atomic_init(&job.next, 0);
-	atomic_init(&job.nomem, 0);
 	job.out = calloc(resamples * n, sizeof *job.out);
 	size_t *cap = calloc(n, sizeof *cap);
 	enum ha_status st = HA_ENOMEM;

@@ -7,6 +7,7 @@
 #include <headalloc/calibrate.h>
 
 #include "base/error_internal.h"
+#include "base/pool.h"
 
 /* The runs reduced to what the objective needs, once. */
 struct cal_data {
@@ -31,7 +32,7 @@ struct cal_data {
 	size_t *order;     /* the runs grouped by configuration (in config's block) */
 	size_t distinct;   /* distinct configurations */
 	size_t threads;    /* the full fits' and leave-one-out's threads
-	                      (cal_parallel; 1 from cal_data_init) */
+	                      (base/pool.h; 1 from cal_data_init) */
 };
 
 /* Fill data->config and data->distinct (calibrate_design.c); HA_ENOMEM. */
@@ -320,18 +321,6 @@ enum ha_status cal_support(const struct ha_run *runs, const struct cal_data *dat
 
 /* Free-parameter count of a law. */
 size_t cal_free_count(const struct ha_cal_law *law);
-
-/* Independent tasks on threads (calibrate_parallel.c).  cal_threads_for:
- * the threads for `wanted` (0: the online processors) and `tasks`, at
- * most CAL_MAX_THREADS.  cal_parallel: run(ctx, worker, task) for every
- * task in [0, tasks) on up to `threads` threads, the calling thread
- * worker 0; worker in [0, threads).  Tasks must be independent (each
- * writes its own slot).  Returns 0 when some run returned 0 (the
- * remaining tasks are then not started), else 1. */
-#define CAL_MAX_THREADS 8
-size_t cal_threads_for(size_t wanted, size_t tasks);
-int cal_parallel(size_t tasks, size_t threads,
-                 int (*run)(void *ctx, size_t worker, size_t task), void *ctx);
 
 /* The parameter of a name, or -1 when the name is not one of the ten. */
 int ha_cal_param_lookup(const char *name);

@@ -271,7 +271,7 @@ static size_t start_of(double *starts, size_t s, const struct ha_cal_law *law)
 	return s;
 }
 
-/* One start of a search (cal_parallel's task: start s = tasks[task]),
+/* One start of a search (pool_for's task: start s = tasks[task]),
  * on the worker's own workspace: its end into ends[s] and th + s
  * HA_CAL_PARAMS, whether LM
  * converged into converged[s] (0 where LM did not run: the flag a fresh
@@ -287,12 +287,12 @@ struct search {
 	struct local *locals;   /* one a worker */
 };
 
-static int search_start(void *ctx, size_t worker, size_t task)
+static enum ha_status search_start(void *ctx, size_t worker, size_t task)
 {
 	struct search *x = ctx;
 	size_t s = x->tasks[task];
 	if (x->twin[s] < s)
-		return 1;
+		return HA_OK;
 	struct local *l = &x->locals[worker];
 	double *t = x->th + s * HA_CAL_PARAMS;
 	memcpy(t, x->starts + s * HA_CAL_PARAMS, HA_CAL_PARAMS * sizeof *t);
@@ -303,7 +303,7 @@ static int search_start(void *ctx, size_t worker, size_t task)
 		x->converged[s] = l->lm.converged;
 	}
 	x->ends[s] = f;
-	return 1;
+	return HA_OK;
 }
 
 /* How far above the best objective best a start's end may lie and still
@@ -351,7 +351,7 @@ static enum ha_status minimise(const struct cal_data *data,
                                double *objective, size_t *total,
                                size_t *reached, int *converged)
 {
-	struct local locals[CAL_MAX_THREADS];
+	struct local locals[POOL_MAX_THREADS];
 	struct local l = {.lm = {.data = data, .delta = delta}};
 	for (int p = 0; p < HA_CAL_PARAMS; p++)
 		if (law->free[p])
@@ -361,7 +361,7 @@ static enum ha_status minimise(const struct cal_data *data,
 	l.lm.bar = INFINITY; /* no stop: the seeds' pass, or no seeds */
 	size_t grid = start ? 1 : grid_starts(data, law, NULL, NULL);
 	size_t count = grid + (start ? 0 : seed_count);
-	size_t threads = cal_threads_for(data->threads, count), ready = 0;
+	size_t threads = pool_threads(data->threads, count), ready = 0;
 	double *starts = malloc(count * HA_CAL_PARAMS * sizeof *starts);
 	double *ends = malloc(count * sizeof *ends);
 	double *end_th = malloc(count * HA_CAL_PARAMS * sizeof *end_th);
@@ -398,8 +398,7 @@ static enum ha_status minimise(const struct cal_data *data,
 	struct search x = {data, start != NULL, starts, twin, tasks, ends,
 	                   end_th, end_converged, locals};
 	if (first_pass) {
-		cal_parallel(first_pass, cal_threads_for(threads, first_pass),
-		             search_start, &x);
+		pool_for(first_pass, threads, search_start, &x, NULL, NULL);
 		double bar = INFINITY;
 		for (size_t t = 0; t < first_pass; t++)
 			bar = ends[tasks[t]] < bar ? ends[tasks[t]] : bar;
@@ -413,7 +412,7 @@ static enum ha_status minimise(const struct cal_data *data,
 		if (!in_list(tasks, first_pass, s))
 			tasks[done++] = s;
 	x.tasks = tasks + first_pass;
-	cal_parallel(done - first_pass, threads, search_start, &x);
+	pool_for(done - first_pass, threads, search_start, &x, NULL, NULL);
 	double best_f = INFINITY, best[HA_CAL_PARAMS];
 	int unconverged = 0;
 	for (size_t s = 0; s < count; s++) {
