@@ -124,7 +124,7 @@ enum ha_status plan_batch_value(const struct plan_frame *f, const double *prior,
 	const struct plan_posterior *p = f->post;
 	size_t S = p->count, O = f->outcomes;
 	double *lw = f->scratch, *w = lw + S, *prob = w + S;
-	double sum = 0.0, sum2 = 0.0, regret = 0.0, ess = 0.0;
+	double mean = 0.0, m2 = 0.0, regret = 0.0, ess = 0.0;
 	size_t degenerate = 0;
 	for (size_t o = 0; o < O; o++) {
 		size_t j = drawn[o];
@@ -145,14 +145,15 @@ enum ha_status plan_batch_value(const struct plan_frame *f, const double *prior,
 		double e = normalise(lw, w, S);
 		double pc, rg;
 		plan_decide(f, w, prob, &pc, &rg);
-		sum += pc;
-		sum2 += pc * pc;
+		/* Welford: the spread of a constant is 0 exactly */
+		double delta = pc - mean;
+		mean += delta / (double)(o + 1);
+		m2 += delta * (pc - mean);
 		regret += rg;
 		ess += e;
 		degenerate += e < f->ess_bar;
 	}
-	double mean = sum / (double)O;
-	double var = (sum2 - (double)O * mean * mean) / (double)(O - 1);
+	double var = m2 / (double)(O - 1);
 	out->p_after = mean;
 	out->p_after_se = var > 0.0 ? sqrt(var / (double)O) : 0.0;
 	out->regret_after = regret / (double)O;
