@@ -338,8 +338,11 @@ static int run(struct plan_cli *o)
 	enum ha_status st = ha_plan_make(runs, count, &o->plan, &plan, &err);
 	cli_progress_end(&line);
 	free(runs);
+	/* An option's refusal names the option; the rest are the runs'. */
 	if (st != HA_OK)
-		return cli_library_failure(NULL, err.file ? NULL : o->c.file, st, &err);
+		return cli_library_failure(NULL, strncmp(err.message, "--", 2) == 0
+		                                          ? NULL : o->c.file,
+		                           st, &err);
 	struct ha_plan_request req = {.plan = plan, .runs_file = o->c.file};
 	struct ha_plot_plan_request picture = {.plan = plan, .runs_file = o->c.file};
 	int status = cli_emit_with_pictures(o->c.output, o->c.format, write_plan,

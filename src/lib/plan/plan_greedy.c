@@ -28,6 +28,14 @@ static int progress(const struct ha_plan_options *o, uint64_t done,
 	                                        done, total) != 0;
 }
 
+/* A difference of probabilities: what rounding leaves of an exact 0 is
+ * 0. */
+static double difference(double after, double before)
+{
+	double d = after - before;
+	return fabs(d) < 1e-12 ? 0.0 : d;
+}
+
 /* Every candidate alone: plan->candidates' values. */
 static enum ha_status value_alone(struct greedy *g, const struct ha_plan_options *o,
                                   struct ha_plan *plan, struct ha_error *err)
@@ -39,7 +47,7 @@ static enum ha_status value_alone(struct greedy *g, const struct ha_plan_options
 		struct plan_outcome_stats st;
 		plan_batch_value(f, NULL, g->drawn, g->mu + c * S, g->eps, NULL, &st);
 		struct ha_plan_value *v = &plan->candidates[c];
-		v->value = st.p_after - g->p0;
+		v->value = difference(st.p_after, g->p0);
 		v->value_se = st.p_after_se;
 		v->value_per_cost = v->value / v->run.cost;
 		v->ess_mean = st.ess_mean;
@@ -57,7 +65,7 @@ static enum ha_status value_alone(struct greedy *g, const struct ha_plan_options
 /* The criterion of a batch: its value (clipped at 0) over its cost. */
 static double criterion(double p_after, double p0, double cost)
 {
-	double v = p_after - p0;
+	double v = difference(p_after, p0);
 	return (v > 0.0 ? v : 0.0) / cost;
 }
 
@@ -133,7 +141,7 @@ static void pick_all(struct greedy *g, const struct ha_plan_options *o,
 		struct ha_plan_pick *p = &plan->picks[plan->pick_count++];
 		memset(p, 0, sizeof *p);
 		p->run = v->run;
-		p->value = st.p_after - p_before;
+		p->value = difference(st.p_after, p_before);
 		p->value_se = st.p_after_se;
 		p->value_per_cost = crit;
 		p->batch_cost = batch_cost;

@@ -136,20 +136,20 @@ static enum ha_status check_candidate(const struct ha_plan_candidate *c,
 {
 	if (c->heads < 1 || c->head_dim < 1 ||
 	    c->heads > HA_BUDGET_MAX / c->head_dim)
-		return ha_fail(err, HA_EINVAL, "pool candidate %zu: heads and "
+		return ha_fail(err, HA_EINVAL, "--pool: candidate %zu: heads and "
 		               "head_dim must be whole numbers from 1 with heads * "
 		               "head_dim <= %llu", i + 1,
 		               (unsigned long long)HA_BUDGET_MAX);
 	if (c->kv_heads && c->heads % c->kv_heads)
-		return ha_fail(err, HA_EINVAL, "pool candidate %zu: kv_heads %llu "
+		return ha_fail(err, HA_EINVAL, "--pool: candidate %zu: kv_heads %llu "
 		               "must divide heads %llu", i + 1,
 		               (unsigned long long)c->kv_heads,
 		               (unsigned long long)c->heads);
 	if (!(c->samples > 1.0 && c->samples <= 1e300))
-		return ha_fail(err, HA_EINVAL, "pool candidate %zu: samples must be "
+		return ha_fail(err, HA_EINVAL, "--pool: candidate %zu: samples must be "
 		               "a number > 1 and <= 1e300, found %g", i + 1, c->samples);
 	if (!isnan(c->cost) && !(isfinite(c->cost) && c->cost > 0.0))
-		return ha_fail(err, HA_EINVAL, "pool candidate %zu: cost must be a "
+		return ha_fail(err, HA_EINVAL, "--pool: candidate %zu: cost must be a "
 		               "finite number > 0, found %g", i + 1, c->cost);
 	return HA_OK;
 }
@@ -221,7 +221,7 @@ enum ha_status plan_pool_make(const struct ha_plan_options *o,
 	enum ha_status st = HA_OK;
 	if (o->pool) {
 		if (o->pool_count == 0)
-			return ha_fail(err, HA_EINVAL, "the pool is empty");
+			return ha_fail(err, HA_EINVAL, "--pool: the pool is empty");
 		for (size_t i = 0; i < o->pool_count && st == HA_OK; i++)
 			st = check_candidate(&o->pool[i], i, err);
 		if (st != HA_OK)
@@ -260,8 +260,9 @@ enum ha_status plan_pool_make(const struct ha_plan_options *o,
 	}
 	if (kept == 0) {
 		free(c);
-		return ha_fail(err, HA_EINVAL, "the pool holds no candidate that is "
-		               "not already a run (%zu of %zu run already)", n, n);
+		return ha_fail(err, HA_EINVAL, "%s: every candidate of the pool has "
+		               "been run already (%zu of %zu)",
+		               o->pool ? "--pool" : "--pool-samples", n, n);
 	}
 	*out = c;
 	*out_count = kept;

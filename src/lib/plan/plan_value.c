@@ -154,7 +154,8 @@ enum ha_status plan_batch_value(const struct plan_frame *f, const double *prior,
 		degenerate += e < f->ess_bar;
 	}
 	double var = m2 / (double)(O - 1);
-	out->p_after = mean;
+	/* the mean of probabilities, to within its rounding */
+	out->p_after = mean < 0.0 ? 0.0 : mean > 1.0 ? 1.0 : mean;
 	out->p_after_se = var > 0.0 ? sqrt(var / (double)O) : 0.0;
 	out->regret_after = regret / (double)O;
 	out->ess_mean = ess / (double)O;
