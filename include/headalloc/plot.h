@@ -278,7 +278,7 @@ HA_API enum ha_status ha_plot_grouped(struct ha_plot_target *target,
 /* 8. A plan (ha_plan_make, plan.h): each candidate's value against its
  * cost on a log x axis, one colour per n (8 at most, the last standing
  * for the rest), each with its ±1 standard error bar; the picks ringed
- * in vermilion and numbered by their place; --stop-below a dashed line.
+ * in black and numbered by their place; --stop-below a dashed line.
  * An initial design's candidates lie on 0, its runs ringed.  It draws
  * the plan as it is.  HA_EINVAL for a plan without candidates (the
  * decision alone).  Panel 0: x is log10 cost, y the value. */

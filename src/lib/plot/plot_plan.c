@@ -1,7 +1,7 @@
 /* Picture 8: a plan (headalloc-model(7), PLANNING): each candidate run's
  * value for the decision against its cost on a log axis, one colour per
  * sample size n, each value with its Monte-Carlo standard error as a
- * bar, the picks ringed and numbered, the stop threshold a dashed line.
+ * bar, the picks ringed in black and numbered, the stop threshold a dashed line.
  * An initial design has no values: its candidates lie on 0, the design's
  * runs ringed.  It draws the plan as it is and computes nothing. */
 #include <inttypes.h>
@@ -114,7 +114,7 @@ static void draw_legend(const struct picture *p)
 	opts[n] = PL_LEGEND_SYMBOL;
 	text[n] = p->plan->initial ? "the initial design" : "a pick (its place)";
 	text_colours[n] = PLOT_BLACK;
-	line_colours[n] = symbol_colours[n] = PLOT_VERMILION;
+	line_colours[n] = symbol_colours[n] = PLOT_BLACK;
 	styles[n] = 1;
 	widths[n] = 1.0;
 	symbols[n] = PLOT_RING_GLYPH;
@@ -161,7 +161,7 @@ static void draw_candidates(struct plot_canvas *c, const struct picture *p)
 		if (!k)
 			continue;
 		double y = value_of(plan, i);
-		plcol0(PLOT_VERMILION);
+		plcol0(PLOT_BLACK);
 		plwidth(2.0);
 		PLFLT rx[33], ry[33];
 		double r = 9.0;
