@@ -78,6 +78,18 @@ int cli_usage_error(const char *command, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
+int cli_file_error(const char *fmt, ...)
+{
+	va_list args;
+	char line[4096], safe[4096];
+	va_start(args, fmt);
+	vsnprintf(line, sizeof line, fmt, args);
+	va_end(args);
+	cli_progress_clear();
+	fprintf(stderr, "headalloc: %s\n", ha_text_safe(line, safe, sizeof safe));
+	return EXIT_USAGE;
+}
+
 int cli_bad_value(const char *option, const char *value, const char *expected)
 {
 	char safe[256];

@@ -41,6 +41,12 @@ int cli_library_failure(const char *subject, const char *file,
 __attribute__((format(printf, 2, 3)))
 int cli_usage_error(const char *command, const char *fmt, ...);
 
+/* "headalloc: MESSAGE" for a file's content at fault, whose MESSAGE starts
+ * with FILE:LINE:COLUMN (no --help hint: nothing typed is wrong).
+ * Returns EXIT_USAGE. */
+__attribute__((format(printf, 1, 2)))
+int cli_file_error(const char *fmt, ...);
+
 /* "headalloc: OPTION: invalid value 'VALUE': expected EXPECTED", with
  * option as typed ("--budget").  Returns EXIT_USAGE. */
 int cli_bad_value(const char *option, const char *value, const char *expected);

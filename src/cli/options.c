@@ -385,6 +385,7 @@ static int load_config(struct cli_options *o)
 	o->budgets_from_config = sc->budget_count > 0;
 	o->samples_from_config = sc->sample_count > 0;
 	o->all_from_config = sc->report_all;
+	o->grouped.config = o->config;
 	if (sc->budget_count) {
 		o->budgets = malloc(sc->budget_count * sizeof *o->budgets);
 		if (!o->budgets)
@@ -404,11 +405,8 @@ static int load_config(struct cli_options *o)
 	o->all = sc->report_all;
 	o->regimes = sc->report_regimes;
 	o->format = sc->report_format;
-	if (sc->has_kv) { /* the file's kv map, which options override */
-		o->grouped.kv = sc->kv;
-		o->grouped.shape = sc->kv_shape;
-		o->grouped.active = 1;
-	}
+	if (sc->has_kv) /* the file's kv map, which options override */
+		cli_grouped_from_file(&o->grouped, sc, o->config);
 	return EXIT_OK;
 }
 
@@ -557,7 +555,8 @@ static int check_combination(const struct cli_options *o,
 		return cli_usage_error(NULL, "--plot draws a sweep, a landscape or regimes:"
 		                       " it needs --budget and --samples or --regimes");
 	return cli_grouped_check(&o->grouped, o->budgets, o->budget_count,
-	                         sample_count(&o->samples), o->all, o->regimes,
+	                         sample_count(&o->samples),
+	                         o->all ? 1 + o->all_from_config : 0, o->regimes,
 	                         has_models, o->plot.path != NULL);
 }
 
