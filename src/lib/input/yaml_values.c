@@ -2,6 +2,7 @@
  * booleans, words, strings) and collections (maps with a key table,
  * sequences, skipping, growing arrays).  The events and errors they are
  * read from are in yaml_reader.c; the interface is yaml_reader.h. */
+#include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,14 @@ enum ha_status ha_yr_real(struct ha_yr *r, const char *where,
                           double lo, double hi, double *out)
 {
 	double v;
+	if (ha_yr_is_plain(r) &&
+	    ha_parse_real((const char *)r->ev.data.scalar.value, &v) == HA_EINVAL) {
+		char buf[HA_YR_DESCRIBE_SIZE];
+		return ha_yr_fail_here(r, HA_EFORMAT, "%s%s%s is beyond a double "
+		                       "(at most %g in magnitude)", where,
+		                       *where ? ": " : "", ha_yr_describe(&r->ev, buf),
+		                       DBL_MAX);
+	}
 	if (!ha_yr_plain_real(r, &v) || v < lo || v > hi ||
 	    (lower == HA_YR_ABOVE && v == lo))
 		return ha_yr_expected(r, where, what);
