@@ -10,6 +10,7 @@
 
 #include "commands.h"
 #include "common.h"
+#include "option_words.h"
 #include "parse.h"
 #include "pictures.h"
 #include "progress_line.h"
@@ -329,6 +330,7 @@ static int parse_count(const char *option, const char *arg, uint64_t *out)
 
 static int apply(void *options, int code, const char *arg)
 {
+	char words[64];
 	struct calibrate_options *o = options;
 	struct ha_cal_options *cal = &o->cal;
 	struct ha_constraints *c = &cal->target.constraints;
@@ -349,7 +351,7 @@ static int apply(void *options, int code, const char *arg)
 	case OPT_FIX:
 		return parse_fix(arg, o);
 	case OPT_HUBER_DELTA:
-		if (strcmp(arg, "inf") == 0) {
+		if (cli_word_index(CLI_WORDS_HUBER_DELTA, arg) == 0) {
 			cal->huber_delta = INFINITY;
 			return EXIT_OK;
 		}
@@ -376,13 +378,22 @@ static int apply(void *options, int code, const char *arg)
 			                     "18446744073709551615");
 		return EXIT_OK;
 	case OPT_BOOTSTRAP_KIND:
-		if (strcmp(arg, "cases") == 0)
-			cal->bootstrap_kind = HA_CAL_BOOT_CASES;
-		else if (strcmp(arg, "residuals") == 0)
-			cal->bootstrap_kind = HA_CAL_BOOT_RESIDUALS;
-		else
-			return cli_bad_value("--bootstrap-kind", arg, "cases or residuals");
+	{
+		/* the library's kind of that name */
+		int kind = 0;
+		const char *name = NULL;
+		if (cli_word_index(CLI_WORDS_BOOTSTRAP_KIND, arg) >= 0)
+			while ((name = ha_cal_bootstrap_kind_name(
+			                (enum ha_cal_bootstrap_kind)kind)) &&
+			       strcmp(name, arg) != 0)
+				kind++;
+		if (!name)
+			return cli_bad_value("--bootstrap-kind", arg,
+			                     cli_words_expected(CLI_WORDS_BOOTSTRAP_KIND,
+			                                        words, sizeof words));
+		cal->bootstrap_kind = (enum ha_cal_bootstrap_kind)kind;
 		return EXIT_OK;
+	}
 	case 'b':
 		o->have_budget = 1;
 		return parse_count("--budget", arg, &cal->target.budget);

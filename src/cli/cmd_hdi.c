@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "common.h"
+#include "option_words.h"
 #include "hdi_source.h"
 #include "parse.h"
 #include "pictures.h"
@@ -108,6 +109,7 @@ struct hdi_options {
 
 static int apply(void *options, int code, const char *arg)
 {
+	char words[64];
 	struct hdi_options *o = options;
 	uint64_t heads;
 	switch (code) {
@@ -125,18 +127,26 @@ static int apply(void *options, int code, const char *arg)
 		o->tensor = arg;
 		return EXIT_OK;
 	case OPT_LAYOUT:
-		if (ha_layout_parse(arg, &o->layout) != HA_OK)
-			return cli_bad_value("--layout", arg, "out-in or in-out");
+		if (cli_word_index(CLI_WORDS_LAYOUT, arg) < 0 ||
+		    ha_layout_parse(arg, &o->layout) != HA_OK)
+			return cli_bad_value("--layout", arg,
+			                     cli_words_expected(CLI_WORDS_LAYOUT, words,
+			                                        sizeof words));
 		o->have_layout = 1;
 		return EXIT_OK;
 	case OPT_FUSED:
-		if (ha_fused_parse(arg, &o->fused) != HA_OK)
-			return cli_bad_value("--fused", arg, "qkv, kv or none");
+		if (cli_word_index(CLI_WORDS_FUSED, arg) < 0 ||
+		    ha_fused_parse(arg, &o->fused) != HA_OK)
+			return cli_bad_value("--fused", arg,
+			                     cli_words_expected(CLI_WORDS_FUSED, words,
+			                                        sizeof words));
 		return EXIT_OK;
 	case OPT_FUSED_ORDER:
-		if (ha_fused_order_parse(arg, &o->fused_order) != HA_OK)
+		if (cli_word_index(CLI_WORDS_FUSED_ORDER, arg) < 0 ||
+		    ha_fused_order_parse(arg, &o->fused_order) != HA_OK)
 			return cli_bad_value("--fused-order", arg,
-			                     "concat or per-head");
+			                     cli_words_expected(CLI_WORDS_FUSED_ORDER,
+			                                        words, sizeof words));
 		o->have_fused_order = 1;
 		return EXIT_OK;
 	case OPT_OVERLAP:

@@ -6,6 +6,7 @@
 
 #include "atomic_file.h"
 #include "common.h"
+#include "option_words.h"
 #include "progress_line.h"
 
 /* ---- failures -------------------------------------------------------------- */
@@ -78,6 +79,19 @@ int cli_usage_error(const char *command, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
+int cli_format_parse(const char *arg, enum ha_report_format *format)
+{
+	return cli_word_index(CLI_WORDS_FORMAT, arg) >= 0 &&
+	       ha_report_format_parse(arg, format) == HA_OK;
+}
+
+int cli_bad_format(const char *arg)
+{
+	char words[64];
+	return cli_bad_value("--format", arg, cli_words_expected(CLI_WORDS_FORMAT,
+	                                                         words, sizeof words));
+}
+
 int cli_file_error(const char *fmt, ...)
 {
 	va_list args;
@@ -123,8 +137,8 @@ int cli_apply_file_option(struct cli_file_options *c, int code, const char *arg)
 {
 	switch (code) {
 	case 'f':
-		if (ha_report_format_parse(arg, &c->format) != HA_OK)
-			return cli_bad_value("--format", arg, "text, yaml or json");
+		if (!cli_format_parse(arg, &c->format))
+			return cli_bad_format(arg);
 		return EXIT_OK;
 	case 'o':
 		if (!*arg)
@@ -170,14 +184,16 @@ bool cli_parse_options(const struct cli_command *cmd, int argc, char **argv,
 	                           NULL)) != -1) {
 		const char *typed = argv[optind - 1];
 		if (code == 'h') {
+			errno = 0; /* what a failed write leaves, for the message */
 			fputs(cmd->usage, stdout);
 			if (cmd->usage_more)
 				fputs(cmd->usage_more, stdout);
-			return done(exit_status, EXIT_OK);
+			return done(exit_status, cli_finish_stdout());
 		}
 		if (code == 'V' && cmd->version) {
+			errno = 0;
 			printf("headalloc %s\n", ha_version());
-			return done(exit_status, EXIT_OK);
+			return done(exit_status, cli_finish_stdout());
 		}
 		if (code == '?' || code == ':') {
 			int rc = cmd->name ? 0 : cli_misplaced_command(argc, argv);
@@ -247,6 +263,14 @@ static int write_error_of(const char *option, const char *path, int err)
 static int write_error(const char *path, int err)
 {
 	return write_error_of("--output", path, err);
+}
+
+int cli_finish_stdout(void)
+{
+	int failed = fflush(stdout) != 0 || ferror(stdout);
+	if (!failed)
+		return EXIT_OK;
+	return write_error_of(NULL, NULL, errno ? errno : EIO);
 }
 
 int cli_output_error(const char *option, const char *path, int err)

@@ -41,6 +41,19 @@ int cli_library_failure(const char *subject, const char *file,
 __attribute__((format(printf, 2, 3)))
 int cli_usage_error(const char *command, const char *fmt, ...);
 
+/* Flush what --help, --version or --completion printed: EXIT_OK, or
+ * EXIT_IO after "headalloc: writing standard output: REASON" when it could
+ * not all be written (a full disk, a closed pipe); REASON is errno, which
+ * the caller sets to 0 before it prints. */
+int cli_finish_stdout(void);
+
+/* --format's value: one of its words (option_words.h) into *format; 0
+ * for anything else. */
+int cli_format_parse(const char *arg, enum ha_report_format *format);
+
+/* The message for a --format value that is none of its words; EXIT_USAGE. */
+int cli_bad_format(const char *arg);
+
 /* "headalloc: MESSAGE" for a file's content at fault, whose MESSAGE starts
  * with FILE:LINE:COLUMN (no --help hint: nothing typed is wrong).
  * Returns EXIT_USAGE. */

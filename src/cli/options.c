@@ -10,6 +10,7 @@
 #include "atomic_file.h"
 #include "commands.h"
 #include "common.h"
+#include "option_words.h"
 #include "options.h"
 #include "hdi_source.h"
 #include "parse.h"
@@ -263,6 +264,7 @@ struct hdi_request {
 static int apply_option(struct cli_options *o, struct hdi_request *h, int code,
                         const char *arg)
 {
+	char words[64];
 	struct ha_model *m = &o->model;
 	struct ha_constraints *c = &o->constraints;
 	switch (code) {
@@ -311,8 +313,10 @@ static int apply_option(struct cli_options *o, struct hdi_request *h, int code,
 		return EXIT_OK;
 	case OPT_HDI_LAYOUT:
 		h->have_layout = 1;
-		if (ha_layout_parse(arg, &h->layout) != HA_OK)
-			return bad_value(code, arg, "out-in or in-out");
+		if (cli_word_index(CLI_WORDS_LAYOUT, arg) < 0 ||
+		    ha_layout_parse(arg, &h->layout) != HA_OK)
+			return bad_value(code, arg, cli_words_expected(CLI_WORDS_LAYOUT,
+			                                               words, sizeof words));
 		return EXIT_OK;
 	case 'm':
 		o->constraints_from_config &= ~(1u << CLI_HEAD_DIM_MULTIPLE);
@@ -337,8 +341,8 @@ static int apply_option(struct cli_options *o, struct hdi_request *h, int code,
 		o->regimes = 1;
 		return EXIT_OK;
 	case 'f':
-		if (ha_report_format_parse(arg, &o->format) != HA_OK)
-			return bad_value(code, arg, "text, yaml or json");
+		if (!cli_format_parse(arg, &o->format))
+			return cli_bad_format(arg);
 		return EXIT_OK;
 	case 'o':
 		if (!*arg)

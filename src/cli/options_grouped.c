@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "option_words.h"
 #include "options_grouped.h"
 #include "parse.h"
 #include "value_lists.h"
@@ -141,7 +142,7 @@ int cli_grouped_option(struct cli_grouped *g, struct ha_model *m, int code,
 	switch (code) {
 	case CLI_OPT_KV_HEADS:
 		g->active = 1;
-		if (strcmp(arg, "auto") == 0) {
+		if (cli_word_index(CLI_WORDS_KV_HEADS, arg) == 0) {
 			g->kv.kv_heads = 0;
 			return EXIT_OK;
 		}
