@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <headalloc/text.h>
+
 #include "commands.h"
 #include "common.h"
 #include "option_words.h"
@@ -297,6 +299,14 @@ static int parse_law(const char *arg, struct calibrate_options *o)
 		return cli_bad_value("--law", arg, "NAME=PARAM[,PARAM...] with a "
 		                     "name of at most 31 characters and at least one "
 		                     "PARAM");
+	/* the name is a row of the report: the one name rule (text.h) */
+	const char *fault = ha_name_fault(arg, len, NULL);
+	if (fault) {
+		char expected[160];
+		snprintf(expected, sizeof expected, "a NAME of UTF-8 text without "
+		         "control or bidirectional characters (this one %s)", fault);
+		return cli_bad_value("--law", arg, expected);
+	}
 	if (o->law_count == HA_CAL_USER_LAWS_MAX)
 		return cli_bad_value("--law", arg, "at most 16 laws of your own");
 	struct ha_cal_law ladder[HA_CAL_LADDER];
@@ -330,7 +340,6 @@ static int parse_count(const char *option, const char *arg, uint64_t *out)
 
 static int apply(void *options, int code, const char *arg)
 {
-	char words[64];
 	struct calibrate_options *o = options;
 	struct ha_cal_options *cal = &o->cal;
 	struct ha_constraints *c = &cal->target.constraints;
@@ -388,9 +397,8 @@ static int apply(void *options, int code, const char *arg)
 			       strcmp(name, arg) != 0)
 				kind++;
 		if (!name)
-			return cli_bad_value("--bootstrap-kind", arg,
-			                     cli_words_expected(CLI_WORDS_BOOTSTRAP_KIND,
-			                                        words, sizeof words));
+			return cli_bad_word("--bootstrap-kind", arg,
+			                    CLI_WORDS_BOOTSTRAP_KIND);
 		cal->bootstrap_kind = (enum ha_cal_bootstrap_kind)kind;
 		return EXIT_OK;
 	}

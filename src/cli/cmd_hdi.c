@@ -109,7 +109,6 @@ struct hdi_options {
 
 static int apply(void *options, int code, const char *arg)
 {
-	char words[64];
 	struct hdi_options *o = options;
 	uint64_t heads;
 	switch (code) {
@@ -127,26 +126,19 @@ static int apply(void *options, int code, const char *arg)
 		o->tensor = arg;
 		return EXIT_OK;
 	case OPT_LAYOUT:
-		if (cli_word_index(CLI_WORDS_LAYOUT, arg) < 0 ||
-		    ha_layout_parse(arg, &o->layout) != HA_OK)
-			return cli_bad_value("--layout", arg,
-			                     cli_words_expected(CLI_WORDS_LAYOUT, words,
-			                                        sizeof words));
+		if (!cli_layout_parse(arg, &o->layout))
+			return cli_bad_word("--layout", arg, CLI_WORDS_LAYOUT);
 		o->have_layout = 1;
 		return EXIT_OK;
 	case OPT_FUSED:
 		if (cli_word_index(CLI_WORDS_FUSED, arg) < 0 ||
 		    ha_fused_parse(arg, &o->fused) != HA_OK)
-			return cli_bad_value("--fused", arg,
-			                     cli_words_expected(CLI_WORDS_FUSED, words,
-			                                        sizeof words));
+			return cli_bad_word("--fused", arg, CLI_WORDS_FUSED);
 		return EXIT_OK;
 	case OPT_FUSED_ORDER:
 		if (cli_word_index(CLI_WORDS_FUSED_ORDER, arg) < 0 ||
 		    ha_fused_order_parse(arg, &o->fused_order) != HA_OK)
-			return cli_bad_value("--fused-order", arg,
-			                     cli_words_expected(CLI_WORDS_FUSED_ORDER,
-			                                        words, sizeof words));
+			return cli_bad_word("--fused-order", arg, CLI_WORDS_FUSED_ORDER);
 		o->have_fused_order = 1;
 		return EXIT_OK;
 	case OPT_OVERLAP:

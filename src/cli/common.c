@@ -87,9 +87,20 @@ int cli_format_parse(const char *arg, enum ha_report_format *format)
 
 int cli_bad_format(const char *arg)
 {
+	return cli_bad_word("--format", arg, CLI_WORDS_FORMAT);
+}
+
+int cli_layout_parse(const char *arg, enum ha_layout *layout)
+{
+	return cli_word_index(CLI_WORDS_LAYOUT, arg) >= 0 &&
+	       ha_layout_parse(arg, layout) == HA_OK;
+}
+
+int cli_bad_word(const char *option, const char *arg, int set)
+{
 	char words[64];
-	return cli_bad_value("--format", arg, cli_words_expected(CLI_WORDS_FORMAT,
-	                                                         words, sizeof words));
+	return cli_bad_value(option, arg, cli_words_expected((enum cli_words)set,
+	                                                     words, sizeof words));
 }
 
 int cli_file_error(const char *fmt, ...)

@@ -54,6 +54,14 @@ int cli_format_parse(const char *arg, enum ha_report_format *format);
 /* The message for a --format value that is none of its words; EXIT_USAGE. */
 int cli_bad_format(const char *arg);
 
+/* --layout's (--hdi-layout's) value: one of its words into *layout; 0 for
+ * anything else. */
+int cli_layout_parse(const char *arg, enum ha_layout *layout);
+
+/* "OPTION: invalid value 'ARG': expected W1, W2 or W3" with the words of
+ * set (an enum cli_words of option_words.h); EXIT_USAGE. */
+int cli_bad_word(const char *option, const char *arg, int set);
+
 /* "headalloc: MESSAGE" for a file's content at fault, whose MESSAGE starts
  * with FILE:LINE:COLUMN (no --help hint: nothing typed is wrong).
  * Returns EXIT_USAGE. */

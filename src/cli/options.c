@@ -264,7 +264,6 @@ struct hdi_request {
 static int apply_option(struct cli_options *o, struct hdi_request *h, int code,
                         const char *arg)
 {
-	char words[64];
 	struct ha_model *m = &o->model;
 	struct ha_constraints *c = &o->constraints;
 	switch (code) {
@@ -313,10 +312,8 @@ static int apply_option(struct cli_options *o, struct hdi_request *h, int code,
 		return EXIT_OK;
 	case OPT_HDI_LAYOUT:
 		h->have_layout = 1;
-		if (cli_word_index(CLI_WORDS_LAYOUT, arg) < 0 ||
-		    ha_layout_parse(arg, &h->layout) != HA_OK)
-			return bad_value(code, arg, cli_words_expected(CLI_WORDS_LAYOUT,
-			                                               words, sizeof words));
+		if (!cli_layout_parse(arg, &h->layout))
+			return cli_bad_word("--hdi-layout", arg, CLI_WORDS_LAYOUT);
 		return EXIT_OK;
 	case 'm':
 		o->constraints_from_config &= ~(1u << CLI_HEAD_DIM_MULTIPLE);

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <headalloc/text.h>
+
 #include "base/error_internal.h"
 #include "calibrate_internal.h"
 
@@ -33,6 +35,15 @@ static enum ha_status check_options(const struct ha_cal_options *o,
                                     struct ha_error *err)
 {
 	enum ha_status st = cal_check_law(&o->law, o->huber_delta, err);
+	const char *fault = o->law.name[0] && memchr(o->law.name, '\0',
+	                                             HA_CAL_NAME_MAX)
+	                    ? ha_name_fault(o->law.name, strlen(o->law.name), NULL)
+	                    : NULL;
+	if (st == HA_OK && fault) {
+		char shown[HA_CAL_NAME_MAX];
+		return ha_fail(err, HA_EINVAL, "law: its name '%s' %s",
+		               ha_text_safe(o->law.name, shown, sizeof shown), fault);
+	}
 	if (st == HA_OK)
 		st = cal_check_user_laws(o, err);
 	if (st != HA_OK)
