@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "error.h"
 #include "model.h"
 #include "solver.h"
 #include "status.h"
@@ -115,6 +116,25 @@ struct ha_grouped_relaxed {
  * rather than searched for minutes in gigabytes (2^22 triples take about
  * a second and 128 MiB). */
 #define HA_GROUPED_MAX_TRIPLES ((uint64_t)1 << 22)
+
+/* A grouped sweep (sweep.h, with kv) lists each budget's triples once and
+ * evaluates them at every row: the triples of all its budgets together
+ * are within HA_GROUPED_MAX_TRIPLES (they are kept for the sweep), and
+ * its work, in triple evaluations, values of n x the sum over its budgets
+ * of (triples + HA_GROUPED_ROW_WORK), within HA_GROUPED_MAX_SWEEP_WORK,
+ * refused before any work (HA_EUNSUPPORTED) rather than run for hours.  A
+ * row's relaxation and bookkeeping cost about as much as 128 triples
+ * (bench: "limits"); the limit is a run of seconds. */
+#define HA_GROUPED_ROW_WORK ((uint64_t)128)
+#define HA_GROUPED_MAX_SWEEP_WORK ((uint64_t)1 << 26)
+
+/* Those bounds for a grouped sweep of these budgets at `points` values of
+ * n, computed before any work (ha_sweep_new checks them too): HA_OK, or
+ * HA_EUNSUPPORTED with the sizes and the limit in *err; HA_EINVAL for no
+ * budgets or points. */
+HA_API enum ha_status ha_grouped_sweep_check(const uint64_t *budgets,
+                                             size_t budget_count, size_t points,
+                                             struct ha_error *err);
 
 /* prod (e_i + 1)(e_i + 2)/2 for D = prod p_i^e_i: the number of triples
  * (H, G, d) with H d = D and G | H (saturated at UINT64_MAX; 0 for D out

@@ -63,8 +63,8 @@ int cli_layout_parse(const char *arg, enum ha_layout *layout);
 int cli_bad_word(const char *option, const char *arg, int set);
 
 /* "headalloc: MESSAGE" for a file's content at fault, whose MESSAGE starts
- * with FILE:LINE:COLUMN (no --help hint: nothing typed is wrong).
- * Returns EXIT_USAGE. */
+ * with FILE:LINE:COLUMN, or for input past a limit (no --help hint: no
+ * option is misused).  Returns EXIT_USAGE. */
 __attribute__((format(printf, 1, 2)))
 int cli_file_error(const char *fmt, ...);
 
