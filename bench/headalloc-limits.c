@@ -301,6 +301,24 @@ int main(int argc, char **argv)
 	    (char *[]){"--budget", rich, "--regimes", NULL});
 	free(rich);
 
+	/* a grouped table at its joint limit: values of n x (triples + a
+	 * row's share) = HA_GROUPED_MAX_SWEEP_WORK, at a divisor-rich budget
+	 * (7290 triples) and at the largest budget's 1837080 */
+	const uint64_t grouped[] = {720720, 963761198400u};
+	for (size_t i = 0; i < sizeof grouped / sizeof *grouped; i++) {
+		uint64_t per_row = ha_grouped_triple_bound(grouped[i]) +
+		                   HA_GROUPED_ROW_WORK;
+		char budget[32];
+		snprintf(budget, sizeof budget, "%" PRIu64, grouped[i]);
+		snprintf(arg, sizeof arg, "1e8:1e12:%" PRIu64,
+		         HA_GROUPED_MAX_SWEEP_WORK / per_row);
+		snprintf(what, sizeof what, "--budget %s, %" PRIu64 " n", budget,
+		         HA_GROUPED_MAX_SWEEP_WORK / per_row);
+		run(cli, "grouped table: 2^26 triple evaluations", what, 0.0,
+		    (char *[]){"--budget", budget, "--samples", arg, "--kv-heads",
+		               "auto", NULL});
+	}
+
 	s = path_of("models.yaml");
 	scenario_models(s, HA_SCENARIO_MAX_MODELS);
 	run(cli, "models: 10000", "scenario, 10000 models", file_mb(s),

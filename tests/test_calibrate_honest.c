@@ -7,6 +7,7 @@
 
 #include <headalloc/calibrate.h>
 #include <headalloc/model.h>
+#include <headalloc/runs.h>
 #include "calibrate/calibrate_internal.h"
 
 static uint64_t state = 99;
@@ -363,6 +364,32 @@ Test(honest, non_finite_objectives_name_their_value_and_work_is_bounded)
 	expect(runs, m, &o, HA_EINVAL, "exceed the limit");
 	o.bootstrap = 1000;
 	cr_assert_leq(ha_cal_work(m, &o), HA_CAL_WORK_MAX);
+}
+
+/* The limit charges only the fits that run: without a comparison no
+ * leave-one-out, without resamples no refits, so a file of the most runs
+ * a runs file holds is calibrated with --bootstrap 0. */
+Test(honest, work_charges_only_the_fits_that_run)
+{
+	struct ha_cal_options o = opts(0);
+	o.compare = 0;
+	cr_assert_eq(ha_cal_work_laws(&o), 0);
+	cr_assert_float_eq(ha_cal_work(HA_RUNS_MAX, &o), (double)HA_RUNS_MAX, 0.5);
+	cr_assert_leq(ha_cal_work(HA_RUNS_MAX, &o), HA_CAL_WORK_MAX);
+	o.bootstrap = 1000; /* the main fit and its resamples */
+	cr_assert_float_eq(ha_cal_work(10, &o), 10.0 * 1001.0, 0.5);
+	o.compare = 1; /* and each law's fit, leave-one-outs and 50 resamples */
+	cr_assert_eq(ha_cal_work_laws(&o), HA_CAL_LADDER);
+	cr_assert_float_eq(ha_cal_work(10, &o),
+	                   10.0 * (1001.0 + HA_CAL_LADDER * (11.0 + 50.0)), 0.5);
+	struct ha_cal_law mine = o.law;
+	o.compare = 0; /* a user law alone runs the ladder too */
+	o.laws = &mine;
+	o.law_count = 1;
+	cr_assert_eq(ha_cal_work_laws(&o), HA_CAL_LADDER + 1);
+	o.bootstrap = 3; /* fewer resamples than the comparison's share */
+	cr_assert_float_eq(ha_cal_work(10, &o),
+	                   10.0 * (4.0 + (HA_CAL_LADDER + 1) * (11.0 + 3.0)), 0.5);
 }
 
 static int cancel_at(void *ctx, const char *what, uint64_t done, uint64_t total)

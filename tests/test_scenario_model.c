@@ -100,7 +100,7 @@ Test(scenario_model, bad_generalised_keys)
 	read_bad("model: {var_power: \"1\"}\nbudgets: 1\n", 1, 20,
 	         "model.var_power: expected a number >= 0, found the quoted string '1'");
 	read_bad("model: {log_var_coef: 1e999}\nbudgets: 1\n", 1, 23,
-	         "model.log_var_coef: expected a finite number");
+	         "model.log_var_coef: '1e999' is beyond a double");
 	read_bad("model:\n  log_bias_coef: 1\n  bias_coef: 2\nbudgets: 1\n", 2, 3,
 	         "model.log_bias_coef: expected bias_coef or log_bias_coef, not "
 	         "both (bias_coef is at line 3)");

@@ -7,12 +7,15 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <criterion/criterion.h>
 
 #include <headalloc/grouped.h>
 #include <headalloc/solver.h>
 #include <headalloc/sweep.h>
+
+#include "alloc/grouped_internal.h"
 
 /* 700 n x 3 budgets: over the 2048 rows from which a sweep takes threads. */
 #define POINTS 700
@@ -148,4 +151,59 @@ Test(sweep_grouped, refused)
 	cr_assert_eq(ha_sweep_rows(s, &rows, &count, NULL), HA_EINFEASIBLE);
 	cr_assert_eq(count, 0);
 	ha_sweep_free(s);
+}
+
+/* The triples of budget D counted by brute force: every (d, G) with
+ * d | D and G | D/d (the bound prod (e_i + 1)(e_i + 2)/2 is this count). */
+static uint64_t triples_counted(uint64_t budget)
+{
+	uint64_t n = 0;
+	for (uint64_t d = 1; d <= budget; d++) {
+		if (budget % d)
+			continue;
+		uint64_t heads = budget / d;
+		for (uint64_t g = 1; g <= heads; g++)
+			n += heads % g == 0;
+	}
+	return n;
+}
+
+static double one_n(const void *ctx, size_t i)
+{
+	(void)ctx;
+	(void)i;
+	return 1e9;
+}
+
+/* The joint bounds of a grouped sweep, before any work: values of n x the
+ * budgets' (triples + a row's share) within HA_GROUPED_MAX_SWEEP_WORK,
+ * exactly at the edge, and the budgets' triples together within
+ * HA_GROUPED_MAX_TRIPLES (each alone is). */
+Test(sweep_grouped, joint_bounds_before_any_work)
+{
+	uint64_t budget = 5040; /* 2^4 3^2 5 7 */
+	uint64_t triples = triples_counted(budget);
+	cr_assert_eq(ha_grouped_triple_bound(budget), triples);
+	size_t edge = (size_t)(HA_GROUPED_MAX_SWEEP_WORK /
+	                       (triples + HA_GROUPED_ROW_WORK));
+	struct ha_error err;
+	cr_assert_eq(ha_grouped_sweep_check(&budget, 1, edge, &err), HA_OK);
+	cr_assert_eq(ha_grouped_sweep_check(&budget, 1, edge + 1, &err),
+	             HA_EUNSUPPORTED);
+	cr_assert(strstr(err.message, "above the limit"), "%s", err.message);
+	/* ha_sweep_new refuses it too, before a row is solved */
+	struct ha_model m = ha_model_defaults();
+	struct ha_kv_constraints any = {0};
+	struct ha_sweep *s = NULL;
+	cr_assert_eq(ha_sweep_new(&(struct ha_sweep_request){
+		.model = &m, .budgets = &budget, .budget_count = 1,
+		.samples = {edge + 1, one_n, NULL}, .kv = &any}, &s, &err),
+		HA_EUNSUPPORTED);
+	cr_assert_null(s);
+	/* three budgets of 1837080 triples each: each within the limit, not
+	 * the three together (they are listed once and kept) */
+	uint64_t rich[3] = {963761198400u, 1124388064800u, 963761198400u};
+	cr_assert_eq(ha_grouped_sweep_check(rich, 2, 1, &err), HA_OK);
+	cr_assert_eq(ha_grouped_sweep_check(rich, 3, 1, &err), HA_EUNSUPPORTED);
+	cr_assert(strstr(err.message, "in all"), "%s", err.message);
 }

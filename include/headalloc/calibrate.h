@@ -517,11 +517,13 @@ struct ha_cal_point {
 };
 
 /* ---- calboot: the joint work limit -----------------------------------------
- * A calibration's work in run-fits: runs x (B + laws x (runs + 1)), laws
- * = 1 + HA_CAL_LADDER with compare, else 1 (the bootstrap refits every
- * resample; the comparison fits each law and its leave-one-out sets).
- * ha_calibrate refuses more than HA_CAL_WORK_MAX (HA_EINVAL) before any
- * work. */
+ * A calibration's work in run-fits, counting only the fits that will run:
+ * runs x (1 + B + laws x (runs + 1 + min(B, HA_CAL_COMPARE_RESAMPLES))):
+ * the main fit, its B bootstrap refits and, for each law of the comparison
+ * (ha_cal_work_laws: HA_CAL_LADDER + law_count when compare or law_count,
+ * else none), its fit, its leave-one-out refits and its share of the
+ * comparison's resamples.  ha_calibrate refuses more than HA_CAL_WORK_MAX
+ * (HA_EINVAL) before any work. */
 #define HA_CAL_WORK_MAX 2000000.0
 
 #ifdef __cplusplus

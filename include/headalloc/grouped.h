@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "error.h"
 #include "model.h"
 #include "solver.h"
 #include "status.h"

@@ -102,6 +102,13 @@ struct ha_scenario_entry {
 	                       heads, dividing them); heads when absent */
 };
 
+/* The keys of the `kv` map, in the order of ha_scenario.kv_line. */
+enum ha_scenario_kv_key {
+	HA_SCENARIO_KV_HEADS, HA_SCENARIO_MAX_KV_DIM, HA_SCENARIO_MIN_KV_HEADS,
+	HA_SCENARIO_MAX_KV_HEADS, HA_SCENARIO_LAYERS, HA_SCENARIO_KV_BYTES,
+	HA_SCENARIO_MODEL_DIM, HA_SCENARIO_KV_KEYS
+};
+
 /* A scenario read from a file.  Arrays and strings are owned by it and
  * freed by ha_scenario_free(). */
 struct ha_scenario {
@@ -121,6 +128,10 @@ struct ha_scenario {
 	struct ha_kv_constraints kv;
 	struct ha_kv_shape kv_shape;
 	int has_kv;
+	/* Where the file gives each key of kv (its value's 1-based line and
+	 * column; 0 when absent), so that a check made later, against the
+	 * command line's values, can point at it. */
+	unsigned kv_line[HA_SCENARIO_KV_KEYS], kv_column[HA_SCENARIO_KV_KEYS];
 };
 
 /* Read a scenario from a file.  On HA_OK *out owns a new scenario (free

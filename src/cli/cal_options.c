@@ -7,8 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/text.h"
+
 #include "cal_options.h"
 #include "common.h"
+#include "option_words.h"
 #include "parse.h"
 #include "value_lists.h"
 
@@ -170,6 +173,14 @@ static int parse_law(const char *arg, struct cli_cal_shared *o)
 		return cli_bad_value("--law", arg, "NAME=PARAM[,PARAM...] with a "
 		                     "name of at most 31 characters and at least one "
 		                     "PARAM");
+	/* the name is a row of the report: the one name rule (text.h) */
+	const char *fault = ha_name_fault(arg, len, NULL);
+	if (fault) {
+		char expected[160];
+		snprintf(expected, sizeof expected, "a NAME of UTF-8 text without "
+		         "control or bidirectional characters (this one %s)", fault);
+		return cli_bad_value("--law", arg, expected);
+	}
 	if (o->law_count == HA_CAL_USER_LAWS_MAX)
 		return cli_bad_value("--law", arg, "at most 16 laws of your own");
 	struct ha_cal_law ladder[HA_CAL_LADDER];
@@ -274,7 +285,7 @@ int cli_cal_option(struct cli_cal_shared *o, int code, const char *arg)
 	case CLI_CAL_OPT_FIX:
 		return parse_fix(arg, o);
 	case CLI_CAL_OPT_HUBER_DELTA:
-		if (strcmp(arg, "inf") == 0) {
+		if (cli_word_index(CLI_WORDS_HUBER_DELTA, arg) == 0) {
 			cal->huber_delta = INFINITY;
 			return EXIT_OK;
 		}

@@ -11,6 +11,7 @@
 #include "cal_options.h"
 #include "commands.h"
 #include "common.h"
+#include "option_words.h"
 #include "parse.h"
 #include "pictures.h"
 #include "progress_line.h"
@@ -117,13 +118,21 @@ static int apply(void *options, int code, const char *arg)
 		cal->compare = 1;
 		return EXIT_OK;
 	case OPT_BOOTSTRAP_KIND:
-		if (strcmp(arg, "cases") == 0)
-			cal->bootstrap_kind = HA_CAL_BOOT_CASES;
-		else if (strcmp(arg, "residuals") == 0)
-			cal->bootstrap_kind = HA_CAL_BOOT_RESIDUALS;
-		else
-			return cli_bad_value("--bootstrap-kind", arg, "cases or residuals");
+	{
+		/* the library's kind of that name */
+		int kind = 0;
+		const char *name = NULL;
+		if (cli_word_index(CLI_WORDS_BOOTSTRAP_KIND, arg) >= 0)
+			while ((name = ha_cal_bootstrap_kind_str(
+			                (enum ha_cal_bootstrap_kind)kind)) &&
+			       strcmp(name, arg) != 0)
+				kind++;
+		if (!name)
+			return cli_bad_word("--bootstrap-kind", arg,
+			                    CLI_WORDS_BOOTSTRAP_KIND);
+		cal->bootstrap_kind = (enum ha_cal_bootstrap_kind)kind;
 		return EXIT_OK;
+	}
 	case OPT_PROGRESS:
 		o->progress = CLI_PROGRESS_FORCE;
 		return EXIT_OK;
@@ -213,12 +222,18 @@ int cli_calibrate_main(int argc, char **argv)
 		return cli_library_failure(NULL, o.c.file, st, &err);
 	double work = ha_cal_work(count, &o.cal);
 	if (work > HA_CAL_WORK_MAX) {
+		size_t laws = ha_cal_work_laws(&o.cal);
+		char terms[96] = "";
+		if (laws)
+			snprintf(terms, sizeof terms, " + %zu laws x (runs + 1 + %zu)",
+			         laws, o.cal.bootstrap < HA_CAL_COMPARE_RESAMPLES
+			                       ? o.cal.bootstrap : HA_CAL_COMPARE_RESAMPLES);
 		fprintf(stderr, "headalloc: %s: %zu runs with --bootstrap %zu%s "
 		        "need %.4g run-fits, above the limit %.4g "
-		        "(runs x (resamples + laws x (runs + 1))): lower --bootstrap%s\n",
-		        o.c.file, count, o.cal.bootstrap,
-		        o.cal.compare ? " and --compare" : "", work, HA_CAL_WORK_MAX,
-		        o.cal.compare ? " or leave out --compare" : "");
+		        "(runs x (1 + resamples%s)): lower --bootstrap%s\n",
+		        o.c.file, count, o.cal.bootstrap, laws ? " and --compare" : "",
+		        work, HA_CAL_WORK_MAX, terms,
+		        laws ? " or leave out --compare" : "");
 		free(runs);
 		return cli_exit_status(HA_EINVAL);
 	}

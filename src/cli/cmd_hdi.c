@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "common.h"
+#include "option_words.h"
 #include "hdi_source.h"
 #include "parse.h"
 #include "pictures.h"
@@ -125,18 +126,19 @@ static int apply(void *options, int code, const char *arg)
 		o->tensor = arg;
 		return EXIT_OK;
 	case OPT_LAYOUT:
-		if (ha_layout_parse(arg, &o->layout) != HA_OK)
-			return cli_bad_value("--layout", arg, "out-in or in-out");
+		if (!cli_layout_parse(arg, &o->layout))
+			return cli_bad_word("--layout", arg, CLI_WORDS_LAYOUT);
 		o->have_layout = 1;
 		return EXIT_OK;
 	case OPT_FUSED:
-		if (ha_fused_parse(arg, &o->fused) != HA_OK)
-			return cli_bad_value("--fused", arg, "qkv, kv or none");
+		if (cli_word_index(CLI_WORDS_FUSED, arg) < 0 ||
+		    ha_fused_parse(arg, &o->fused) != HA_OK)
+			return cli_bad_word("--fused", arg, CLI_WORDS_FUSED);
 		return EXIT_OK;
 	case OPT_FUSED_ORDER:
-		if (ha_fused_order_parse(arg, &o->fused_order) != HA_OK)
-			return cli_bad_value("--fused-order", arg,
-			                     "concat or per-head");
+		if (cli_word_index(CLI_WORDS_FUSED_ORDER, arg) < 0 ||
+		    ha_fused_order_parse(arg, &o->fused_order) != HA_OK)
+			return cli_bad_word("--fused-order", arg, CLI_WORDS_FUSED_ORDER);
 		o->have_fused_order = 1;
 		return EXIT_OK;
 	case OPT_OVERLAP:

@@ -11,6 +11,7 @@
 #include "cal_options.h"
 #include "commands.h"
 #include "common.h"
+#include "option_words.h"
 #include "parse.h"
 #include "pictures.h"
 #include "progress_line.h"
@@ -172,13 +173,16 @@ static int apply(void *options, int code, const char *arg)
 		memset(&o->pool_samples, 0, sizeof o->pool_samples);
 		return cli_parse_sample_list("--pool-samples", arg, &o->pool_samples);
 	case OPT_COST:
-		if (strcmp(arg, "tokens") == 0)
+		switch (cli_word_index(CLI_WORDS_COST, arg)) {
+		case 0:
 			p->cost = HA_PLAN_COST_TOKENS;
-		else if (strcmp(arg, "params-tokens") == 0)
+			return EXIT_OK;
+		case 1:
 			p->cost = HA_PLAN_COST_PARAMS_TOKENS;
-		else
-			return cli_bad_value("--cost", arg, "tokens or params-tokens");
-		return EXIT_OK;
+			return EXIT_OK;
+		default:
+			return cli_bad_word("--cost", arg, CLI_WORDS_COST);
+		}
 	case OPT_KV_HEADS:
 		if (strcmp(arg, "all") == 0)
 			p->kv_heads = HA_PLAN_KV_ALL;

@@ -6,6 +6,7 @@
 
 #include "atomic_file.h"
 #include "common.h"
+#include "option_words.h"
 #include "progress_line.h"
 
 /* ---- failures -------------------------------------------------------------- */
@@ -78,6 +79,42 @@ int cli_usage_error(const char *command, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
+int cli_format_parse(const char *arg, enum ha_report_format *format)
+{
+	return cli_word_index(CLI_WORDS_FORMAT, arg) >= 0 &&
+	       ha_report_format_parse(arg, format) == HA_OK;
+}
+
+int cli_bad_format(const char *arg)
+{
+	return cli_bad_word("--format", arg, CLI_WORDS_FORMAT);
+}
+
+int cli_layout_parse(const char *arg, enum ha_layout *layout)
+{
+	return cli_word_index(CLI_WORDS_LAYOUT, arg) >= 0 &&
+	       ha_layout_parse(arg, layout) == HA_OK;
+}
+
+int cli_bad_word(const char *option, const char *arg, int set)
+{
+	char words[64];
+	return cli_bad_value(option, arg, cli_words_expected((enum cli_words)set,
+	                                                     words, sizeof words));
+}
+
+int cli_file_error(const char *fmt, ...)
+{
+	va_list args;
+	char line[4096], safe[4096];
+	va_start(args, fmt);
+	vsnprintf(line, sizeof line, fmt, args);
+	va_end(args);
+	cli_progress_clear();
+	fprintf(stderr, "headalloc: %s\n", ha_text_safe(line, safe, sizeof safe));
+	return EXIT_USAGE;
+}
+
 int cli_bad_value(const char *option, const char *value, const char *expected)
 {
 	char safe[256];
@@ -111,8 +148,8 @@ int cli_apply_file_option(struct cli_file_options *c, int code, const char *arg)
 {
 	switch (code) {
 	case 'f':
-		if (ha_report_format_parse(arg, &c->format) != HA_OK)
-			return cli_bad_value("--format", arg, "text, yaml or json");
+		if (!cli_format_parse(arg, &c->format))
+			return cli_bad_format(arg);
 		return EXIT_OK;
 	case 'o':
 		if (!*arg)
@@ -158,14 +195,16 @@ bool cli_parse_options(const struct cli_command *cmd, int argc, char **argv,
 	                           NULL)) != -1) {
 		const char *typed = argv[optind - 1];
 		if (code == 'h') {
+			errno = 0; /* what a failed write leaves, for the message */
 			fputs(cmd->usage, stdout);
 			if (cmd->usage_more)
 				fputs(cmd->usage_more, stdout);
-			return done(exit_status, EXIT_OK);
+			return done(exit_status, cli_finish_stdout());
 		}
 		if (code == 'V' && cmd->version) {
+			errno = 0;
 			printf("headalloc %s\n", ha_version());
-			return done(exit_status, EXIT_OK);
+			return done(exit_status, cli_finish_stdout());
 		}
 		if (code == '?' || code == ':') {
 			int rc = cmd->name ? 0 : cli_misplaced_command(argc, argv);
@@ -235,6 +274,14 @@ static int write_error_of(const char *option, const char *path, int err)
 static int write_error(const char *path, int err)
 {
 	return write_error_of("--output", path, err);
+}
+
+int cli_finish_stdout(void)
+{
+	int failed = fflush(stdout) != 0 || ferror(stdout);
+	if (!failed)
+		return EXIT_OK;
+	return write_error_of(NULL, NULL, errno ? errno : EIO);
 }
 
 int cli_output_error(const char *option, const char *path, int err)

@@ -54,6 +54,33 @@ int cli_library_failure(const char *subject, const char *file,
 __attribute__((format(printf, 2, 3)))
 int cli_usage_error(const char *command, const char *fmt, ...);
 
+/* Flush what --help, --version or --completion printed: EXIT_OK, or
+ * EXIT_IO after "headalloc: writing standard output: REASON" when it could
+ * not all be written (a full disk, a closed pipe); REASON is errno, which
+ * the caller sets to 0 before it prints. */
+int cli_finish_stdout(void);
+
+/* --format's value: one of its words (option_words.h) into *format; 0
+ * for anything else. */
+int cli_format_parse(const char *arg, enum ha_report_format *format);
+
+/* The message for a --format value that is none of its words; EXIT_USAGE. */
+int cli_bad_format(const char *arg);
+
+/* --layout's (--hdi-layout's) value: one of its words into *layout; 0 for
+ * anything else. */
+int cli_layout_parse(const char *arg, enum ha_layout *layout);
+
+/* "OPTION: invalid value 'ARG': expected W1, W2 or W3" with the words of
+ * set (an enum cli_words of option_words.h); EXIT_USAGE. */
+int cli_bad_word(const char *option, const char *arg, int set);
+
+/* "headalloc: MESSAGE" for a file's content at fault, whose MESSAGE starts
+ * with FILE:LINE:COLUMN, or for input past a limit (no --help hint: no
+ * option is misused).  Returns EXIT_USAGE. */
+__attribute__((format(printf, 1, 2)))
+int cli_file_error(const char *fmt, ...);
+
 /* "headalloc: OPTION: invalid value 'VALUE': expected EXPECTED", with
  * option as typed ("--budget").  Returns EXIT_USAGE. */
 int cli_bad_value(const char *option, const char *value, const char *expected);

@@ -10,6 +10,7 @@
 #include "atomic_file.h"
 #include "commands.h"
 #include "common.h"
+#include "option_words.h"
 #include "options.h"
 #include "hdi_source.h"
 #include "parse.h"
@@ -311,8 +312,8 @@ static int apply_option(struct cli_options *o, struct hdi_request *h, int code,
 		return EXIT_OK;
 	case OPT_HDI_LAYOUT:
 		h->have_layout = 1;
-		if (ha_layout_parse(arg, &h->layout) != HA_OK)
-			return bad_value(code, arg, "out-in or in-out");
+		if (!cli_layout_parse(arg, &h->layout))
+			return cli_bad_word("--hdi-layout", arg, CLI_WORDS_LAYOUT);
 		return EXIT_OK;
 	case 'm':
 		o->constraints_from_config &= ~(1u << CLI_HEAD_DIM_MULTIPLE);
@@ -337,8 +338,8 @@ static int apply_option(struct cli_options *o, struct hdi_request *h, int code,
 		o->regimes = 1;
 		return EXIT_OK;
 	case 'f':
-		if (ha_report_format_parse(arg, &o->format) != HA_OK)
-			return bad_value(code, arg, "text, yaml or json");
+		if (!cli_format_parse(arg, &o->format))
+			return cli_bad_format(arg);
 		return EXIT_OK;
 	case 'o':
 		if (!*arg)
@@ -385,6 +386,7 @@ static int load_config(struct cli_options *o)
 	o->budgets_from_config = sc->budget_count > 0;
 	o->samples_from_config = sc->sample_count > 0;
 	o->all_from_config = sc->report_all;
+	o->grouped.config = o->config;
 	if (sc->budget_count) {
 		o->budgets = malloc(sc->budget_count * sizeof *o->budgets);
 		if (!o->budgets)
@@ -404,11 +406,8 @@ static int load_config(struct cli_options *o)
 	o->all = sc->report_all;
 	o->regimes = sc->report_regimes;
 	o->format = sc->report_format;
-	if (sc->has_kv) { /* the file's kv map, which options override */
-		o->grouped.kv = sc->kv;
-		o->grouped.shape = sc->kv_shape;
-		o->grouped.active = 1;
-	}
+	if (sc->has_kv) /* the file's kv map, which options override */
+		cli_grouped_from_file(&o->grouped, sc, o->config);
 	return EXIT_OK;
 }
 
@@ -557,7 +556,8 @@ static int check_combination(const struct cli_options *o,
 		return cli_usage_error(NULL, "--plot draws a sweep, a landscape or regimes:"
 		                       " it needs --budget and --samples or --regimes");
 	return cli_grouped_check(&o->grouped, o->budgets, o->budget_count,
-	                         sample_count(&o->samples), o->all, o->regimes,
+	                         sample_count(&o->samples),
+	                         o->all ? 1 + o->all_from_config : 0, o->regimes,
 	                         has_models, o->plot.path != NULL);
 }
 

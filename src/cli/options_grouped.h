@@ -7,6 +7,7 @@
 #include <getopt.h>
 
 #include <headalloc/headalloc.h>
+#include <headalloc/scenario.h>
 
 enum {
 	CLI_OPT_KV_HEADS = 500,
@@ -37,7 +38,13 @@ enum {
 struct cli_grouped {
 	struct ha_kv_constraints kv;
 	struct ha_kv_shape shape;
-	int active;      /* an option that asks for the allocation over G */
+	/* The scenario file's kv map and the file's name (NULL: none): a value
+	 * from it that no option overrode is named by its key and position. */
+	const struct ha_scenario *file;
+	const char *config;
+	unsigned typed;  /* bit k: the option of ha_scenario_kv_key k was given */
+	int active_typed; /* an option, not the file, asks for it */
+	int active;      /* an option or the file asks for the allocation over G */
 	int companions;  /* --group-hdi, --layers, --kv-bytes or --model-dim */
 	int have_group_hdi; /* --group-hdi given (--hdi-from DIR then keeps it) */
 	int pareto;
@@ -55,9 +62,15 @@ int cli_grouped_is_option(int code);
 int cli_grouped_option(struct cli_grouped *g, struct ha_model *model, int code,
                        const char *arg);
 
+/* Take the file's kv map (sc->has_kv) as the starting values, which the
+ * options then override. */
+void cli_grouped_from_file(struct cli_grouped *g, const struct ha_scenario *sc,
+                           const char *config);
+
 /* The checks that need every option, given the run's shape: one budget
  * and one n (sweeps, --all, --regimes and the model table do not carry
- * G), the ranges, and the byte counts within 64 bits. */
+ * G), the ranges, and the byte counts within 64 bits.  A value from the
+ * file is named by FILE:LINE:COLUMN and its key, not by an option. */
 int cli_grouped_check(const struct cli_grouped *g, const uint64_t *budgets,
                       size_t budget_count, size_t sample_count, int all,
                       int regimes, int has_models, int plot);

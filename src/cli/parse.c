@@ -3,6 +3,7 @@
 
 #include "base/number.h"
 
+#include "option_words.h"
 #include "parse.h"
 
 int cli_parse_uint(const char *text, uint64_t min, uint64_t max, uint64_t *out)
@@ -18,7 +19,7 @@ int cli_parse_real(const char *text, double *out)
 int cli_parse_threads(const char *text, size_t *threads)
 {
 	uint64_t n;
-	if (strcmp(text, "auto") == 0) {
+	if (cli_word_index(CLI_WORDS_THREADS, text) == 0) {
 		*threads = CLI_THREADS_AUTO;
 		return 1;
 	}

@@ -3,12 +3,15 @@
  * (the certificate states how many, and the bound on that number), the
  * optimum without the KV constraints (the reference of every loss
  * ratio), and the trade-off front of error against KV cache. */
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 
 #include "alloc/divisors.h"
 #include <headalloc/grouped.h>
 
+#include "base/error_internal.h"
+#include "alloc/grouped_internal.h"
 #include "alloc/solver_internal.h"
 #include "alloc/grouped_internal.h"
 
@@ -53,42 +56,106 @@ uint64_t ha_grouped_triple_bound(uint64_t budget)
 	return b;
 }
 
-/* Every triple over the feasible head dimensions: G runs over the
- * divisors of D that divide H = D/d. */
-static enum ha_status list_triples(const struct ha_grouped_request *req,
-                                   const uint64_t *divisors, size_t divisor_count,
-                                   struct triple **out, size_t *count)
+enum ha_status grouped_pairs_list(const struct ha_solver *solver,
+                                  struct grouped_pairs *out)
 {
-	size_t nd = 0, n = 0, cap = 64;
-	uint64_t budget = ha_solver_budget(req->solver);
-	const uint64_t *dims = ha_solver_feasible(req->solver, &nd);
-	struct triple *t = malloc(cap * sizeof *t);
-	if (!t)
+	*out = (struct grouped_pairs){0};
+	uint64_t budget = ha_solver_budget(solver);
+	out->bound = ha_grouped_triple_bound(budget);
+	if (out->bound == 0 || out->bound > HA_GROUPED_MAX_TRIPLES)
+		return HA_EUNSUPPORTED;
+	uint64_t *divisors = NULL;
+	size_t divisor_count = 0, nd = 0, n = 0;
+	enum ha_status st = ha_divisors(budget, &divisors, &divisor_count);
+	if (st != HA_OK)
+		return st;
+	const uint64_t *dims = ha_solver_feasible(solver, &nd);
+	/* the bound holds every triple: one allocation, never grown */
+	size_t cap = out->bound ? (size_t)out->bound : 1;
+	out->head_dim = malloc(cap * sizeof *out->head_dim);
+	out->kv_heads = malloc(cap * sizeof *out->kv_heads);
+	if (!out->head_dim || !out->kv_heads) {
+		free(divisors);
+		grouped_pairs_free(out);
 		return HA_ENOMEM;
+	}
+	/* G runs over the divisors of D that divide H = D/d */
 	for (size_t i = 0; i < nd; i++) {
 		uint64_t heads = budget / dims[i];
-		for (size_t j = 0; j < divisor_count && divisors[j] <= heads; j++) {
-			if (heads % divisors[j] != 0)
-				continue;
-			if (n == cap) {
-				struct triple *grown = realloc(t, 2 * cap * sizeof *t);
-				if (!grown) {
-					free(t);
-					return HA_ENOMEM;
-				}
-				t = grown;
-				cap *= 2;
+		for (size_t j = 0; j < divisor_count && divisors[j] <= heads; j++)
+			if (heads % divisors[j] == 0 && n < cap) {
+				out->head_dim[n] = dims[i];
+				out->kv_heads[n++] = divisors[j];
 			}
-			t[n].head_dim = dims[i];
-			t[n].kv_heads = divisors[j];
-			t[n].key = ha_model_log_relative_mse_grouped(req->model, budget,
-			                                             dims[i], divisors[j]);
-			t[n].feasible = ha_kv_allows(req->kv, dims[i], divisors[j]);
-			n++;
-		}
+	}
+	free(divisors);
+	out->count = n;
+	out->divisors = divisor_count;
+	out->head_dims = nd;
+	return HA_OK;
+}
+
+void grouped_pairs_free(struct grouped_pairs *p)
+{
+	if (!p)
+		return;
+	free(p->head_dim);
+	free(p->kv_heads);
+	*p = (struct grouped_pairs){0};
+}
+
+enum ha_status ha_grouped_sweep_check(const uint64_t *budgets,
+                                      size_t budget_count, size_t points,
+                                      struct ha_error *err)
+{
+	if (!budgets || budget_count == 0 || points == 0)
+		return ha_fail(err, HA_EINVAL, "a grouped table needs budgets and "
+		               "sample sizes");
+	uint64_t triples = 0, row_work = 0;
+	for (size_t b = 0; b < budget_count; b++) {
+		uint64_t t = ha_grouped_triple_bound(budgets[b]);
+		if (t > HA_GROUPED_MAX_TRIPLES)
+			return ha_fail(err, HA_EUNSUPPORTED, "budget %" PRIu64 ": the "
+			               "grouped allocation would evaluate up to %" PRIu64
+			               " triples (H, G, d); at most %" PRIu64 " are allowed",
+			               budgets[b], t, HA_GROUPED_MAX_TRIPLES);
+		triples += t; /* each term and the sum within 2^23: no overflow */
+		row_work += t + HA_GROUPED_ROW_WORK;
+		if (triples > HA_GROUPED_MAX_TRIPLES)
+			return ha_fail(err, HA_EUNSUPPORTED, "the %zu budgets have "
+			               "more than %" PRIu64 " triples (H, G, d) in all, "
+			               "listed once for the table",
+			               budget_count, HA_GROUPED_MAX_TRIPLES);
+	}
+	if (row_work > HA_GROUPED_MAX_SWEEP_WORK / points)
+		return ha_fail(err, HA_EUNSUPPORTED, "the grouped table's work is "
+		               "%" PRIu64 " values of n x %" PRIu64 " (the budgets' "
+		               "%" PRIu64 " triples (H, G, d) and %" PRIu64 " a row), "
+		               "above the limit %" PRIu64 ": fewer sample sizes or "
+		               "budgets", points, row_work, triples,
+		               HA_GROUPED_ROW_WORK, HA_GROUPED_MAX_SWEEP_WORK);
+	return HA_OK;
+}
+
+/* Every triple of the listed pairs, with its key at req's model and its
+ * feasibility under req's KV constraints. */
+static enum ha_status list_triples(const struct ha_grouped_request *req,
+                                   const struct grouped_pairs *p,
+                                   struct triple **out)
+{
+	uint64_t budget = ha_solver_budget(req->solver);
+	struct triple *t = malloc((p->count ? p->count : 1) * sizeof *t);
+	if (!t)
+		return HA_ENOMEM;
+	for (size_t i = 0; i < p->count; i++) {
+		t[i].head_dim = p->head_dim[i];
+		t[i].kv_heads = p->kv_heads[i];
+		t[i].key = ha_model_log_relative_mse_grouped(req->model, budget,
+		                                             p->head_dim[i],
+		                                             p->kv_heads[i]);
+		t[i].feasible = ha_kv_allows(req->kv, p->head_dim[i], p->kv_heads[i]);
 	}
 	*out = t;
-	*count = n;
 	return HA_OK;
 }
 
@@ -241,56 +308,81 @@ static enum ha_status solve_triples(const struct ha_grouped_request *req,
 	return HA_OK;
 }
 
-enum ha_status ha_grouped_solve(const struct ha_grouped_request *req,
-                                struct ha_grouped_solution *out)
+/* req checked and completed into *r (its kv and shape pointing at
+ * *shape when absent): HA_OK or HA_EINVAL. */
+static enum ha_status check_request(const struct ha_grouped_request *req,
+                                    struct ha_grouped_request *r,
+                                    struct ha_kv_shape *shape)
 {
-	if (!out)
-		return HA_EINVAL;
-	*out = (struct ha_grouped_solution){0};
 	static const struct ha_kv_constraints none = {0, 0, 0, 0};
 	if (!req || !req->solver || ha_model_validate(req->model) != HA_OK ||
 	    ha_kv_constraints_validate(req->kv) != HA_OK ||
 	    (req->max_loss_ratio != 0.0 && !(req->max_loss_ratio >= 1.0 &&
 	                                     isfinite(req->max_loss_ratio))))
 		return HA_EINVAL;
-	struct ha_grouped_request r = *req;
-	if (!r.kv)
-		r.kv = &none;
-	struct ha_kv_shape shape = r.shape ? *r.shape : ha_kv_shape_defaults();
-	r.shape = &shape;
-	uint64_t budget = ha_solver_budget(r.solver);
-	if (ha_kv_shape_validate(&shape, budget) != HA_OK)
-		return HA_EINVAL;
-	out->budget = budget;
+	*r = *req;
+	if (!r->kv)
+		r->kv = &none;
+	*shape = r->shape ? *r->shape : ha_kv_shape_defaults();
+	r->shape = shape;
+	return ha_kv_shape_validate(shape, ha_solver_budget(r->solver));
+}
 
-	uint64_t bound = ha_grouped_triple_bound(budget);
-	if (bound == 0 || bound > HA_GROUPED_MAX_TRIPLES)
-		return HA_EUNSUPPORTED;
-	uint64_t *divisors = NULL;
-	size_t divisor_count = 0;
+static enum ha_status solve_checked(const struct ha_grouped_request *r,
+                                    const struct grouped_pairs *p,
+                                    struct ha_grouped_solution *out)
+{
 	struct triple *t = NULL;
-	size_t n = 0;
-	enum ha_status st = ha_divisors(budget, &divisors, &divisor_count);
-	if (st == HA_OK)
-		st = list_triples(&r, divisors, divisor_count, &t, &n);
-	free(divisors);
+	enum ha_status st = list_triples(r, p, &t);
 	if (st != HA_OK)
 		return st;
-	size_t head_dims = 0;
-	ha_solver_feasible(r.solver, &head_dims);
 	out->certificate = (struct ha_grouped_certificate){
 		.method = HA_CERT_EXHAUSTIVE,
-		.divisors = divisor_count,
-		.head_dims = head_dims,
-		.candidates = n,
-		.bound = bound,
+		.divisors = p->divisors,
+		.head_dims = p->head_dims,
+		.candidates = p->count,
+		.bound = p->bound,
 	};
-	st = solve_triples(&r, t, n, out);
+	st = solve_triples(r, t, p->count, out);
 	free(t);
 	if (st == HA_OK)
-		st = ha_grouped_solve_relaxed(r.solver, r.model, r.kv, &out->relaxed);
+		st = ha_grouped_solve_relaxed(r->solver, r->model, r->kv, &out->relaxed);
 	if (st != HA_OK)
 		ha_grouped_solution_finish(out);
+	return st;
+}
+
+enum ha_status grouped_solve_listed(const struct ha_grouped_request *req,
+                                    const struct grouped_pairs *p,
+                                    struct ha_grouped_solution *out)
+{
+	if (!out)
+		return HA_EINVAL;
+	*out = (struct ha_grouped_solution){0};
+	struct ha_grouped_request r;
+	struct ha_kv_shape shape;
+	if (!p || check_request(req, &r, &shape) != HA_OK)
+		return HA_EINVAL;
+	out->budget = ha_solver_budget(r.solver);
+	return solve_checked(&r, p, out);
+}
+
+enum ha_status ha_grouped_solve(const struct ha_grouped_request *req,
+                                struct ha_grouped_solution *out)
+{
+	if (!out)
+		return HA_EINVAL;
+	*out = (struct ha_grouped_solution){0};
+	struct ha_grouped_request r;
+	struct ha_kv_shape shape;
+	if (check_request(req, &r, &shape) != HA_OK)
+		return HA_EINVAL;
+	out->budget = ha_solver_budget(r.solver);
+	struct grouped_pairs p;
+	enum ha_status st = grouped_pairs_list(r.solver, &p);
+	if (st == HA_OK)
+		st = solve_checked(&r, &p, out);
+	grouped_pairs_free(&p);
 	return st;
 }
 

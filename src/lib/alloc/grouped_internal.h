@@ -3,6 +3,7 @@
 #ifndef HEADALLOC_GROUPED_INTERNAL_H
 #define HEADALLOC_GROUPED_INTERNAL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <headalloc/grouped.h>
@@ -58,5 +59,49 @@ enum ha_status ha_grouped_solve_relaxed(const struct ha_solver *solver,
 double ha_model_log_relaxed_grouped(const struct ha_model *model,
                                     double budget, double x,
                                     double kv_heads);
+
+/* A grouped sweep (sweep.h, with kv) lists each budget's triples once and
+ * evaluates them at every row: the triples of all its budgets together
+ * are within HA_GROUPED_MAX_TRIPLES (they are kept for the sweep), and
+ * its work, in triple evaluations, values of n x the sum over its budgets
+ * of (triples + HA_GROUPED_ROW_WORK), within HA_GROUPED_MAX_SWEEP_WORK,
+ * refused before any work (HA_EUNSUPPORTED) rather than run for hours.  A
+ * row's relaxation and bookkeeping cost about as much as 128 triples
+ * (bench: "limits"); the limit is a run of seconds. */
+#define HA_GROUPED_ROW_WORK ((uint64_t)128)
+#define HA_GROUPED_MAX_SWEEP_WORK ((uint64_t)1 << 26)
+
+/* Those bounds for a grouped sweep of these budgets at `points` values of
+ * n, computed before any work (ha_sweep_new checks them too): HA_OK, or
+ * HA_EUNSUPPORTED with the sizes and the limit in *err; HA_EINVAL for no
+ * budgets or points. */
+enum ha_status ha_grouped_sweep_check(const uint64_t *budgets,
+                                      size_t budget_count, size_t points,
+                                      struct ha_error *err);
+
+/* prod (e_i + 1)(e_i + 2)/2 for D = prod p_i^e_i: the number of triples
+ * (H, G, d) with H d = D and G | H (saturated at UINT64_MAX; 0 for D out
+ * of range). */
+uint64_t ha_grouped_triple_bound(uint64_t budget);
+
+/* The (d, G) of every triple of a budget: d over the solver's feasible
+ * head dimensions, G over the divisors of H = D/d, in that order. */
+struct grouped_pairs {
+	uint64_t *head_dim, *kv_heads;
+	size_t count;
+	size_t divisors, head_dims; /* of the budget; feasible ones */
+	uint64_t bound;             /* ha_grouped_triple_bound */
+};
+
+/* List the pairs of solver's budget into *out (free it in any case):
+ * HA_EUNSUPPORTED past HA_GROUPED_MAX_TRIPLES, HA_ENOMEM. */
+enum ha_status grouped_pairs_list(const struct ha_solver *solver,
+                                  struct grouped_pairs *out);
+void grouped_pairs_free(struct grouped_pairs *pairs);
+
+/* ha_grouped_solve over pairs listed for req->solver's budget. */
+enum ha_status grouped_solve_listed(const struct ha_grouped_request *req,
+                                    const struct grouped_pairs *pairs,
+                                    struct ha_grouped_solution *out);
 
 #endif

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "base/error_internal.h"
+#include "alloc/grouped_internal.h"
 #include "alloc/solver_internal.h"
 #include "alloc/sweep_internal.h"
 #include "fit/fit_internal.h"
@@ -71,6 +72,8 @@ void ha_sweep_free(struct ha_sweep *s)
 	sweep_heads_free(s->heads);
 	size_t nb = s->req.budget_count;
 	for (size_t b = 0; b < nb; b++) {
+		if (s->pairs)
+			grouped_pairs_free(&s->pairs[b]);
 		if (s->relaxed)
 			ha_relaxed_solver_free(s->relaxed[b]);
 		if (s->solvers && s->own_solvers)
@@ -80,6 +83,7 @@ void ha_sweep_free(struct ha_sweep *s)
 		if (s->dim_log)
 			ha_fit_free(s->dim_log[b]);
 	}
+	free(s->pairs);
 	free(s->relaxed);
 	free(s->solvers);
 	free(s->dim_power);
@@ -108,15 +112,17 @@ static enum ha_status prepare(struct ha_sweep *s, struct ha_error *err)
 	    nb > SIZE_MAX / SWEEP_JOURNAL_COLUMNS ||
 	    journal_new(nb * SWEEP_JOURNAL_COLUMNS, ns, &s->journal) != HA_OK)
 		return out_of_memory(err, "preparing the table");
+	if (req->kv) {
+		enum ha_status st = ha_grouped_sweep_check(req->budgets, nb, ns, err);
+		if (st != HA_OK)
+			return st;
+		s->pairs = calloc(nb, sizeof *s->pairs);
+		if (!s->pairs)
+			return out_of_memory(err, "preparing the table");
+	}
 	const struct ha_kv_shape defaults = ha_kv_shape_defaults();
 	for (size_t b = 0; b < nb; b++) {
 		enum ha_status st = HA_OK;
-		if (req->kv && ha_grouped_triple_bound(req->budgets[b]) > HA_GROUPED_MAX_TRIPLES)
-			return ha_fail(err, HA_EUNSUPPORTED, "budget %" PRIu64 ": the "
-			               "grouped allocation would evaluate up to %" PRIu64
-			               " triples (H, G, d); at most %" PRIu64 " are allowed",
-			               req->budgets[b], ha_grouped_triple_bound(req->budgets[b]),
-			               HA_GROUPED_MAX_TRIPLES);
 		if (req->kv && ha_kv_shape_validate(req->shape ? req->shape : &defaults,
 		                                    req->budgets[b]) != HA_OK)
 			return ha_fail(err, HA_EINVAL, "budget %" PRIu64 ": the KV cache "
@@ -129,6 +135,9 @@ static enum ha_status prepare(struct ha_sweep *s, struct ha_error *err)
 			                   &s->solvers[b]);
 		if (st == HA_OK)
 			st = ha_relaxed_solver_new(s->solvers[b], &s->relaxed[b]);
+		/* the triples of a grouped row, listed once for all its rows */
+		if (st == HA_OK && req->kv)
+			st = grouped_pairs_list(s->solvers[b], &s->pairs[b]);
 		if (st != HA_OK)
 			return sweep_solve_failed(err, st, req->budgets[b]);
 		/* No store: the second pass reads the journal, at any length. */

@@ -16,6 +16,7 @@
 #include "alloc/solver_internal.h"
 
 struct sweep_rows;   /* sweep_rows.c */
+struct grouped_pairs; /* grouped_internal.h */
 struct sweep_heads;  /* sweep_heads.c */
 
 struct ha_sweep {
@@ -24,6 +25,7 @@ struct ha_sweep {
 	struct ha_solver **solvers;   /* one per budget */
 	int own_solvers;              /* made here (not lent) */
 	struct ha_relaxed_solver **relaxed; /* one per budget */
+	struct grouped_pairs *pairs;  /* a grouped sweep's: one per budget */
 	struct ha_fit **dim_power;    /* per budget: ln d* vs ln ln n */
 	struct ha_fit **dim_log;      /* per budget: d* vs ln n */
 	struct ha_fit *heads_power;   /* per n, over the budgets; NULL: one budget */

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "base/error_internal.h"
+#include "alloc/grouped_internal.h"
 #include "base/pool.h"
 #include "alloc/solver_internal.h"
 #include "alloc/sweep_internal.h"
@@ -60,12 +61,12 @@ static enum ha_status solve_grouped_row(const struct ha_sweep *s, size_t b,
                                         struct ha_sweep_row *row)
 {
 	struct ha_grouped_solution g;
-	enum ha_status st = ha_grouped_solve(&(struct ha_grouped_request){
+	enum ha_status st = grouped_solve_listed(&(struct ha_grouped_request){
 		.solver = s->solvers[b],
 		.model = m,
 		.kv = s->req.kv,
 		.shape = s->req.shape,
-	}, &g);
+	}, &s->pairs[b], &g);
 	if (st == HA_OK) {
 		row->budget = s->req.budgets[b];
 		row->heads = g.optimum.heads;

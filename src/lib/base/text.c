@@ -1,4 +1,5 @@
 /* Text shown on a terminal (see text.h). */
+#include <stdint.h>
 #include <string.h>
 
 #include "base/text.h"
@@ -10,12 +11,45 @@ static size_t unsafe(const unsigned char *s, size_t len)
 		return 1;
 	if (len >= 2 && s[0] == 0xc2 && s[1] >= 0x80 && s[1] <= 0x9f)
 		return 2;
-	/* U+202A..U+202E: E2 80 AA..AE; U+2066..U+2069: E2 81 A6..A9 */
+	/* U+200E, U+200F: E2 80 8E, 8F; U+202A..U+202E: E2 80 AA..AE;
+	 * U+2066..U+2069: E2 81 A6..A9 */
 	if (len >= 3 && s[0] == 0xe2 &&
-	    ((s[1] == 0x80 && s[2] >= 0xaa && s[2] <= 0xae) ||
+	    ((s[1] == 0x80 && (s[2] == 0x8e || s[2] == 0x8f)) ||
+	     (s[1] == 0x80 && s[2] >= 0xaa && s[2] <= 0xae) ||
 	     (s[1] == 0x81 && s[2] >= 0xa6 && s[2] <= 0xa9)))
 		return 3;
 	return 0;
+}
+
+/* The length of the UTF-8 sequence at p (n bytes left), or 0 when it is
+ * not a valid one: no overlong form, no surrogate, nothing above
+ * U+10FFFF (RFC 3629). */
+static size_t utf8_length(const unsigned char *p, size_t n)
+{
+	unsigned char b = p[0];
+	size_t len;
+	uint32_t min, cp;
+	if (b < 0x80)
+		return 1;
+	if (b >= 0xc2 && b <= 0xdf) {
+		len = 2, min = 0x80, cp = b & 0x1f;
+	} else if (b >= 0xe0 && b <= 0xef) {
+		len = 3, min = 0x800, cp = b & 0x0f;
+	} else if (b >= 0xf0 && b <= 0xf4) {
+		len = 4, min = 0x10000, cp = b & 0x07;
+	} else {
+		return 0;
+	}
+	if (n < len)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
 }
 
 size_t ha_text_unsafe_at(const char *s, size_t len, size_t *width)
@@ -45,10 +79,13 @@ const char *ha_text_safe(const char *s, char *buf, size_t size)
 			i += w;
 			continue;
 		}
-		/* a whole UTF-8 sequence, or nothing */
-		size_t n = u[i] < 0x80 ? 1 : u[i] >= 0xf0 ? 4 : u[i] >= 0xe0 ? 3 : 2;
-		if (n > len - i)
-			n = len - i;
+		/* a whole UTF-8 sequence, or nothing; a byte of none is '?' */
+		size_t n = utf8_length(u + i, len - i);
+		if (!n) {
+			buf[out++] = '?';
+			i++;
+			continue;
+		}
 		if (out + n >= size)
 			break;
 		memcpy(buf + out, s + i, n);
@@ -57,4 +94,33 @@ const char *ha_text_safe(const char *s, char *buf, size_t size)
 	}
 	buf[out] = '\0';
 	return buf;
+}
+
+const char *ha_name_fault(const char *s, size_t len, size_t *at)
+{
+	size_t where = 0;
+	const char *fault = NULL;
+	if (!s || len == 0) {
+		fault = "is empty";
+	} else if (len > HA_NAME_MAX_BYTES) {
+		where = HA_NAME_MAX_BYTES;
+		fault = "is longer than 1024 bytes";
+	} else {
+		const unsigned char *u = (const unsigned char *)s;
+		for (size_t i = 0; i < len && !fault;) {
+			size_t w = unsafe(u + i, len - i), n;
+			where = i;
+			if (w)
+				fault = u[i] == 0 ? "holds a NUL byte"
+				        : w == 3 ? "holds a bidirectional control character"
+				                 : "holds a control character";
+			else if (!(n = utf8_length(u + i, len - i)))
+				fault = "holds bytes that are not UTF-8";
+			else
+				i += n;
+		}
+	}
+	if (fault && at)
+		*at = where;
+	return fault;
 }

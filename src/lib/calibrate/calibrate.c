@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/text.h"
+
 #include "base/error_internal.h"
 #include "calibrate_internal.h"
 #include "alloc/solver_internal.h"
@@ -34,6 +36,15 @@ static enum ha_status check_options(const struct ha_cal_options *o,
                                     struct ha_error *err)
 {
 	enum ha_status st = cal_check_law(&o->law, o->huber_delta, err);
+	const char *fault = o->law.name[0] && memchr(o->law.name, '\0',
+	                                             HA_CAL_NAME_MAX)
+	                    ? ha_name_fault(o->law.name, strlen(o->law.name), NULL)
+	                    : NULL;
+	if (st == HA_OK && fault) {
+		char shown[HA_CAL_NAME_MAX];
+		return ha_fail(err, HA_EINVAL, "law: its name '%s' %s",
+		               ha_text_safe(o->law.name, shown, sizeof shown), fault);
+	}
 	if (st == HA_OK)
 		st = cal_check_user_laws(o, err);
 	if (st != HA_OK)
@@ -279,11 +290,14 @@ enum ha_status ha_calibrate(const struct ha_run *runs, size_t count,
 	double work = ha_cal_work(count, o);
 	if (work > HA_CAL_WORK_MAX)
 		return ha_fail(err, HA_EINVAL,
-		               "bootstrap: %zu runs x (%zu resamples + %d law%s x "
-		               "(runs + 1)) = %.4g run-fits exceed the limit %.4g; "
+		               "bootstrap: %zu runs x (1 + %zu resamples + %zu law%s x "
+		               "(runs + 1 + %zu)) = %.4g run-fits exceed the limit %.4g; "
 		               "lower the resamples or leave out the comparison",
-		               count, o->bootstrap, o->compare ? 1 + HA_CAL_LADDER : 1,
-		               o->compare ? "s" : "", work, HA_CAL_WORK_MAX);
+		               count, o->bootstrap, ha_cal_work_laws(o),
+		               ha_cal_work_laws(o) == 1 ? "" : "s",
+		               o->bootstrap < HA_CAL_COMPARE_RESAMPLES
+		                       ? o->bootstrap : HA_CAL_COMPARE_RESAMPLES,
+		               work, HA_CAL_WORK_MAX);
 
 	struct ha_solver *solver = NULL;
 	if (o->target.budget) {

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/text.h"
+
 #include "base/error_internal.h"
 #include "calibrate_internal.h"
 
@@ -125,6 +127,14 @@ enum ha_status cal_check_user_laws(const struct ha_cal_options *o,
 		const char *name = o->laws[i].name;
 		if (!name[0] || !memchr(name, '\0', HA_CAL_NAME_MAX))
 			return ha_fail(err, HA_EINVAL, "laws: law %zu has no name", i + 1);
+		/* a law's name is a row of the report: the one name rule */
+		const char *fault = ha_name_fault(name, strlen(name), NULL);
+		if (fault) {
+			char shown[HA_CAL_NAME_MAX];
+			return ha_fail(err, HA_EINVAL, "laws: law %zu's name '%s' %s",
+			               i + 1, ha_text_safe(name, shown, sizeof shown),
+			               fault);
+		}
 		for (size_t l = 0; l < HA_CAL_LADDER; l++)
 			if (strcmp(name, ladder[l].name) == 0)
 				return ha_fail(err, HA_EINVAL,

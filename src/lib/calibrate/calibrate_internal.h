@@ -415,4 +415,8 @@ enum ha_status ha_cal_band(const struct ha_calibration *calibration,
  * counts it. */
 double ha_cal_work(size_t runs, const struct ha_cal_options *options);
 
+/* The laws a calibration's comparison fits: HA_CAL_LADDER + law_count
+ * when compare or law_count, else 0 (HA_CAL_WORK_MAX counts them). */
+size_t ha_cal_work_laws(const struct ha_cal_options *options);
+
 #endif

@@ -12,13 +12,22 @@
 
 #include "calibrate_internal.h"
 
+size_t ha_cal_work_laws(const struct ha_cal_options *o)
+{
+	if (!o || !(o->compare || o->law_count))
+		return 0;
+	return HA_CAL_LADDER + o->law_count;
+}
+
 double ha_cal_work(size_t runs, const struct ha_cal_options *o)
 {
 	if (!o)
 		return 0.0;
-	double m = (double)runs;
-	double laws = o->compare ? 1.0 + HA_CAL_LADDER : 1.0;
-	return m * ((double)o->bootstrap + laws * (m + 1.0));
+	double m = (double)runs, resamples = (double)o->bootstrap;
+	double laws = ha_cal_work_laws(o);
+	double compared = resamples < (double)HA_CAL_COMPARE_RESAMPLES
+	                          ? resamples : (double)HA_CAL_COMPARE_RESAMPLES;
+	return m * (1.0 + resamples + laws * (m + 1.0 + compared));
 }
 
 void cal_goodness(const struct ha_cal_fit *fit, const struct ha_run *runs,

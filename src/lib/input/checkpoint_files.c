@@ -12,6 +12,7 @@
 #include <json-c/json.h>
 
 #include <headalloc/checkpoint.h>
+#include "base/text.h"
 #include <headalloc/weights.h>
 
 #include "base/error_internal.h"
@@ -335,6 +336,24 @@ enum ha_status ckpt_config_bool(const struct ckpt_dir *d, json_object *cfg,
 
 /* ------------------------------------------------------- what is where */
 
+/* Every tensor name of the index's weight_map under the one name rule
+ * (text.h): the names reach the report. */
+static enum ha_status check_map_names(const struct ckpt_dir *d,
+                                      json_object *map, struct ha_error *err)
+{
+	json_object_object_foreach(map, key, val) {
+		(void)val;
+		const char *fault = ha_name_fault(key, strlen(key), NULL);
+		if (fault) {
+			char shown[128];
+			return ckpt_fail(d, err, HA_EFORMAT, CKPT_INDEX,
+			                 "weight_map: tensor name '%s' %s",
+			                 ha_text_safe(key, shown, sizeof shown), fault);
+		}
+	}
+	return HA_OK;
+}
+
 enum ha_status ckpt_names_open(const struct ckpt_dir *d,
                                struct ckpt_names *nm, struct ha_error *err)
 {
@@ -358,6 +377,8 @@ enum ha_status ckpt_names_open(const struct ckpt_dir *d,
 		     !json_object_is_type(nm->map, json_type_object)))
 			st = ckpt_fail(d, err, HA_EFORMAT, CKPT_INDEX,
 			               "no weight_map object");
+		if (st == HA_OK)
+			st = check_map_names(d, nm->map, err);
 	}
 	int found = path || index;
 	free(path);

@@ -315,6 +315,10 @@ enum ha_status ha_npy_open(struct ha_weights *w, const char *name,
 		return ha_fail(err, HA_EFORMAT,
 		               "%llu trailing bytes after the npy array data",
 		               (unsigned long long)(have - t->nbytes));
+	/* the file's name is the tensor's, in the report */
+	st = ha_weights_check_name(name, name ? strlen(name) : 0, err);
+	if (st != HA_OK)
+		return st;
 	t->name = strdup(name);
 	if (!t->name)
 		return ha_fail(err, HA_ENOMEM, "out of memory");

@@ -318,6 +318,9 @@ static enum ha_status add_tensor(struct reader *r, const char *name,
 	if (!name || !*name)
 		return ha_fail(err, HA_EFORMAT, "a tensor of the graph has no "
 		               "name");
+	enum ha_status named = ha_weights_check_name(name, strlen(name), err);
+	if (named != HA_OK)
+		return named;
 	if (w->count == r->cap) {
 		size_t cap = r->cap ? 2 * r->cap : 16;
 		struct ha_weights_tensor *g = realloc(w->tensors,

@@ -8,9 +8,17 @@
  * and descends into a length-delimited field only when protobuf-c's
  * generated descriptor says the field is a message, so that a truncated
  * varint, a length past the end of its message or nesting deeper than
- * HA_ONNX_MAX_DEPTH is refused naming its byte. */
+ * HA_ONNX_MAX_DEPTH is refused naming its byte.
+ *
+ * Two more things protobuf-c would take without a word are refused here:
+ * a field that holds one message (not a repeated one) given twice in the
+ * same message, which protobuf-c merges into the first, copying it again
+ * at each repeat (a small file that repeats its graph thousands of times
+ * costs time quadratic in its size), and a string with a NUL byte, which
+ * the unpacked model's C string would cut short without a trace. */
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <protobuf-c/protobuf-c.h>
 
@@ -19,10 +27,35 @@
 #include "base/error_internal.h"
 #include "input/onnx_internal.h"
 
+/* The most fields a message's descriptor may have for its singular
+ * message fields to be tracked (ONNX's largest has fewer than 30). */
+#define TRACKED_FIELDS 128
+
 struct frame {
 	size_t end; /* the message's end, in bytes from the file's start */
 	const ProtobufCMessageDescriptor *desc;
+	uint64_t seen[TRACKED_FIELDS / 64]; /* singular message fields met */
 };
+
+/* Refuse f, a field of desc at byte at, when it holds one message and
+ * has been met in this message before (protobuf-c would merge them). */
+static enum ha_status once(struct frame *fr, const ProtobufCFieldDescriptor *f,
+                           size_t at, struct ha_error *err)
+{
+	if (f->label == PROTOBUF_C_LABEL_REPEATED)
+		return HA_OK;
+	size_t index = (size_t)(f - fr->desc->fields);
+	if (index >= TRACKED_FIELDS)
+		return HA_OK;
+	uint64_t bit = (uint64_t)1 << (index % 64);
+	if (fr->seen[index / 64] & bit)
+		return ha_fail(err, HA_EFORMAT,
+		               "byte %zu: a second '%s' in one %s, a field that "
+		               "holds one message (protobuf-c would merge them)",
+		               at, f->name, fr->desc->name);
+	fr->seen[index / 64] |= bit;
+	return HA_OK;
+}
 
 /* A base-128 varint at *pos, before end, into *v. */
 static enum ha_status varint(const unsigned char *p, size_t *pos, size_t end,
@@ -53,6 +86,7 @@ enum ha_status onnx_wire_check(const unsigned char *p, size_t n,
 {
 	struct frame stack[HA_ONNX_MAX_DEPTH + 1];
 	size_t depth = 0, pos = 0;
+	memset(stack, 0, sizeof stack[0]);
 	stack[0].end = n;
 	stack[0].desc = top;
 	for (;;) {
@@ -105,16 +139,26 @@ enum ha_status onnx_wire_check(const unsigned char *p, size_t n,
 			                ? protobuf_c_message_descriptor_get_field(
 			                          stack[depth].desc, (unsigned)field)
 			                : NULL;
+			if (f && f->type == PROTOBUF_C_TYPE_STRING &&
+			    memchr(p + pos, '\0', (size_t)v))
+				return ha_fail(err, HA_EFORMAT,
+				               "byte %zu: the string '%s' in %s "
+				               "holds a NUL byte", at, f->name,
+				               stack[depth].desc->name);
 			if (!f || f->type != PROTOBUF_C_TYPE_MESSAGE) {
 				pos += (size_t)v;
 				break;
 			}
+			st = once(&stack[depth], f, at, err);
+			if (st != HA_OK)
+				return st;
 			if (depth == HA_ONNX_MAX_DEPTH)
 				return ha_fail(err, HA_EFORMAT,
 				               "byte %zu: messages nest deeper than "
 				               "the limit of %d", at,
 				               HA_ONNX_MAX_DEPTH);
 			depth++;
+			memset(&stack[depth], 0, sizeof stack[depth]);
 			stack[depth].end = pos + (size_t)v;
 			stack[depth].desc = f->descriptor;
 			break;

@@ -12,6 +12,7 @@
  * of the byte a strict-mode error stops at, are known here.  A cell
  * starts at its first byte that is not a space or tab (as libcsv trims
  * them). */
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -298,7 +299,13 @@ static enum ha_status cell_value(struct reader *r, size_t row, int k,
 		  : k == HA_RUNS_KEY_KV_HEADS ? &run->kv_heads
 		                              : width) = u;
 	} else if (ok) {
-		ok = ha_parse_real(cell->text, &v) == HA_OK && v > 0.0;
+		enum ha_status parsed = ha_parse_real(cell->text, &v);
+		if (parsed == HA_EINVAL) /* the grammar's, but overflows */
+			return fail_at(&r->c, cell->line, cell->column,
+			               "row %zu, %s: %s is beyond a double (at most %g "
+			               "in magnitude)", row, ha_runs_key_str(k),
+			               describe(cell, buf), DBL_MAX);
+		ok = parsed == HA_OK && v > 0.0;
 		if (k == HA_RUNS_KEY_SAMPLES)
 			ok = ok && v > 1.0 && v <= RUNS_SAMPLES_MAX;
 		*(k == HA_RUNS_KEY_SAMPLES ? &run->samples

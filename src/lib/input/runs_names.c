@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include <headalloc/runs.h>
+#include "base/text.h"
 
 #include "base/error_internal.h"
 #include "input/runs_internal.h"
@@ -32,16 +33,6 @@ static const char *effective(const struct ha_runs_names *names, int k)
 	return names->name[k][0] ? names->name[k] : key_names[k];
 }
 
-/* Text a header cell can hold: no control character (the CSV reader
- * refuses them everywhere but inside quotes, and a name with a line
- * break is no name). */
-static int is_name(const char *s)
-{
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-		if (*p < 0x20 || *p == 0x7F)
-			return 0;
-	return 1;
-}
 
 static enum ha_status set_n(struct ha_runs_names *names, const char *key,
                             size_t key_length, const char *column,
@@ -60,10 +51,14 @@ static enum ha_status set_n(struct ha_runs_names *names, const char *key,
 		return ha_fail(err, HA_EINVAL, "expected each key once, found '%s' "
 		               "again", key_names[k]);
 	size_t n = strlen(column);
-	if (n == 0 || n >= HA_RUNS_NAME_MAX || !is_name(column))
+	/* a column's name is echoed in messages: the one name rule (text.h) */
+	if (n == 0 || n >= HA_RUNS_NAME_MAX || ha_name_fault(column, n, NULL)) {
+		char shown[72];
 		return ha_fail(err, HA_EINVAL, "%s: expected a column name of 1 to "
-		               "%d bytes of text, found '%.64s'", key_names[k],
-		               HA_RUNS_NAME_MAX - 1, column);
+		               "%d bytes of text, found '%s'", key_names[k],
+		               HA_RUNS_NAME_MAX - 1,
+		               ha_text_safe(column, shown, sizeof shown));
+	}
 	memcpy(names->name[k], column, n + 1);
 	return HA_OK;
 }

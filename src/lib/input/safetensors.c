@@ -449,16 +449,11 @@ enum ha_status ha_safetensors_open(struct ha_weights *w, struct ha_error *err)
 		}
 		if (w->count >= keys)
 			break;
-		/* a name is printed in reports and messages: refuse what a
-		 * terminal would act on (text.h) */
-		size_t nlen = strlen(name);
-		if (ha_text_unsafe_at(name, nlen, NULL) < nlen) {
-			char shown[128];
-			st = ha_fail(err, HA_EFORMAT, "tensor name '%s' holds a "
-			             "control character",
-			             ha_text_safe(name, shown, sizeof shown));
+		/* a name is printed in reports and messages: the one name
+		 * rule (text.h) */
+		st = ha_weights_check_name(name, strlen(name), err);
+		if (st != HA_OK)
 			goto out;
-		}
 		struct ha_weights_tensor *t = &w->tensors[w->count];
 		t->name = strdup(name);
 		if (!t->name) {

@@ -32,6 +32,17 @@ _Static_assert(HA_WEIGHTS_MAX_ELEMENTS <= SIZE_MAX / sizeof(double),
 
 /* ---------------------------------------------------------------- bytes */
 
+enum ha_status ha_weights_check_name(const char *name, size_t len,
+                                     struct ha_error *err)
+{
+	const char *fault = ha_name_fault(name, len, NULL);
+	if (!fault)
+		return HA_OK;
+	char shown[128];
+	return ha_fail(err, HA_EFORMAT, "tensor name '%s' %s",
+	               name ? ha_text_safe(name, shown, sizeof shown) : "", fault);
+}
+
 enum ha_status ha_weights_read_at(const struct ha_weights *w, uint64_t offset,
                                   void *buf, size_t n, const char *what,
                                   struct ha_error *err)

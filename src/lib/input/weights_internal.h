@@ -79,6 +79,12 @@ static inline int ha_mul_overflows(uint64_t a, uint64_t b, uint64_t *out)
 	return 0;
 }
 
+/* A tensor's name of any format under the one name rule (text.h,
+ * ha_name_fault): HA_OK, or HA_EFORMAT "tensor name 'NAME' holds a
+ * control character" (the name shown safe). */
+enum ha_status ha_weights_check_name(const char *name, size_t len,
+                                     struct ha_error *err);
+
 /* Read n bytes at offset of w's file or image; a range beyond the end is
  * HA_EFORMAT (the file is truncated; `what` names the bytes wanted in the
  * message), a failing seek or read HA_EIO. */

@@ -2,6 +2,7 @@
  * booleans, words, strings) and collections (maps with a key table,
  * sequences, skipping, growing arrays).  The events and errors they are
  * read from are in yaml_reader.c; the interface is yaml_reader.h. */
+#include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,14 @@ enum ha_status ha_yr_real(struct ha_yr *r, const char *where,
                           double lo, double hi, double *out)
 {
 	double v;
+	if (ha_yr_is_plain(r) &&
+	    ha_parse_real((const char *)r->ev.data.scalar.value, &v) == HA_EINVAL) {
+		char buf[HA_YR_DESCRIBE_SIZE];
+		return ha_yr_fail_here(r, HA_EFORMAT, "%s%s%s is beyond a double "
+		                       "(at most %g in magnitude)", where,
+		                       *where ? ": " : "", ha_yr_describe(&r->ev, buf),
+		                       DBL_MAX);
+	}
 	if (!ha_yr_plain_real(r, &v) || v < lo || v > hi ||
 	    (lower == HA_YR_ABOVE && v == lo))
 		return ha_yr_expected(r, where, what);
@@ -89,9 +98,11 @@ enum ha_status ha_yr_word(struct ha_yr *r, const char *where,
 	return ha_yr_expected(r, where, what);
 }
 
-static int has_control_character(const unsigned char *s, size_t length)
+/* Whether a string breaks the one name rule (text.h): names and notes
+ * reach the report. */
+static int breaks_name_rule(const unsigned char *s, size_t length)
 {
-	return ha_text_unsafe_at((const char *)s, length, NULL) < length;
+	return ha_name_fault((const char *)s, length, NULL) != NULL;
 }
 
 /* What else a YAML reader takes a plain scalar for, or NULL when only a
@@ -141,8 +152,7 @@ enum ha_status ha_yr_string(struct ha_yr *r, const char *where, size_t max,
 	const yaml_event_t *ev = &r->ev;
 	if (!ha_yr_at(r, YAML_SCALAR_EVENT) || ev->data.scalar.length == 0 ||
 	    ev->data.scalar.length > max ||
-	    has_control_character(ev->data.scalar.value,
-	                          ev->data.scalar.length)) {
+	    breaks_name_rule(ev->data.scalar.value, ev->data.scalar.length)) {
 		char what[HA_YR_WHAT_SIZE];
 		snprintf(what, sizeof what, "a string of 1 to %zu bytes without "
 		         "control characters", max);
