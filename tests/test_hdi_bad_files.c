@@ -106,7 +106,7 @@ Test(hdi, bad_safetensors_files)
 		 "tensor name 'a?b' holds a control character"},
 		{"{\"a\\u202eb\":{\"dtype\":\"F32\",\"shape\":[1],"
 		 "\"data_offsets\":[0,4]}}", 4, HA_EFORMAT,
-		 "tensor name 'a?b' holds a control character"},
+		 "tensor name 'a?b' holds a bidirectional control character"},
 		{"{}", 0, HA_EINVAL, "no tensor matches"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

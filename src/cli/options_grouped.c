@@ -229,8 +229,13 @@ int cli_grouped_check(const struct cli_grouped *g, const uint64_t *budgets,
 	if (all)
 		return cli_usage_error(NULL, "the grouped allocation does not go with "
 		                       "--all");
+	/* the table's joint bounds before any output (a budget alone past its
+	 * bound is refused later, in the words of what would evaluate it) */
+	int each_within = 1;
+	for (size_t i = 0; i < budget_count; i++)
+		each_within &= ha_grouped_triple_bound(budgets[i]) <= HA_GROUPED_MAX_TRIPLES;
 	struct ha_error err;
-	if (sweep && !regimes &&
+	if (sweep && !regimes && each_within &&
 	    ha_grouped_sweep_check(budgets, budget_count, sample_count, &err) != HA_OK)
 		return cli_file_error("%s (see LIMITS in headalloc(1))",
 		                      err.message);
