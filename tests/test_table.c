@@ -39,7 +39,7 @@ static double sample_of(const void *ctx, size_t i)
 }
 
 /* The table of k, alone in a report, into a new string, by `threads`
- * threads (0, the default: one per online processor). */
+ * threads (0: one per online processor). */
 static char *render_threads(const struct sweep *k, enum ha_report_format format,
                             size_t threads)
 {
@@ -65,9 +65,11 @@ static char *render_threads(const struct sweep *k, enum ha_report_format format,
 	return text;
 }
 
+/* On the calling thread alone (threads_write_the_bytes_of_one_thread
+ * compares the others with it). */
 static char *render_table(const struct sweep *k, enum ha_report_format format)
 {
-	return render_threads(k, format, 0);
+	return render_threads(k, format, 1);
 }
 
 /* The same rows, every one through the emitter (each point solved by a
