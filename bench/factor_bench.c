@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include <headalloc/divisors.h>
+#include "alloc/divisors.h"
 
 __extension__ typedef unsigned __int128 u128;
 

@@ -25,6 +25,9 @@
 #include <headalloc/headalloc.h>
 
 #include "sweep_bench.h"
+#include "alloc/divisors.h"
+#include "alloc/solver_internal.h"
+#include "report/yaml_writer.h"
 
 struct problem {
 	uint64_t budget;

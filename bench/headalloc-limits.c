@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include <headalloc/headalloc.h>
+#include "alloc/divisors.h"
 
 static char dir[64];
 

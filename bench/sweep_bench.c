@@ -12,6 +12,8 @@
 #include <headalloc/headalloc.h>
 
 #include "sweep_bench.h"
+#include "alloc/solver_internal.h"
+#include "input/sweep_values.h"
 
 #ifndef HA_BENCH_DIR
 #define HA_BENCH_DIR "bench"

@@ -3,7 +3,8 @@
 # DESTDIR, then check that `pkg-config --cflags --libs headalloc` is
 # headalloc's own -I, -L and -l (no other library's -I, no absolute
 # path), that --static adds only -l/-L/-pthread flags, and that a tiny
-# program compiles and links against the installed library with it.
+# program compiles and links against the installed library with it, its
+# installed version macros naming the library it loads.
 #   check_pkgconfig.sh BUILDDIR CC
 set -euo pipefail
 build=$1 cc=$2
@@ -32,9 +33,18 @@ done
 cat >"$tmp/tiny.c" <<'C'
 #include <headalloc/headalloc.h>
 #include <stdio.h>
+#include <string.h>
 int main(void)
 {
-	printf("%s\n", ha_status_str(HA_EFORMAT));
+	char headers[64];
+	snprintf(headers, sizeof headers, "%d.%d.%d", HA_VERSION_MAJOR,
+	         HA_VERSION_MINOR, HA_VERSION_PATCH);
+	if (strcmp(headers, ha_version()) != 0 ||
+	    strcmp(HA_VERSION_STRING, ha_version()) != 0) {
+		printf("headers %s, library %s\n", headers, ha_version());
+		return 1;
+	}
+	printf("%s: %s\n", ha_version(), ha_status_str(HA_EFORMAT));
 	return 0;
 }
 C
@@ -47,6 +57,7 @@ if readelf -d "$lib" | grep -q 'libasan'; then
 fi
 # shellcheck disable=SC2086
 "$cc" -std=c11 -Wall -Werror $sanitize -o "$tmp/tiny" "$tmp/tiny.c" $flags
-LD_LIBRARY_PATH=$(dirname "$lib") "$tmp/tiny" >"$tmp/out"
+LD_LIBRARY_PATH=$(dirname "$lib") "$tmp/tiny" >"$tmp/out" ||
+	{ echo "FAIL the tiny program: $(cat "$tmp/out")"; exit 1; }
 [ -s "$tmp/out" ] || { echo "FAIL the tiny program printed nothing"; exit 1; }
 echo "ok: a program compiles and runs with those flags ($(cat "$tmp/out"))"

@@ -20,7 +20,7 @@
 #                                          measurements
 #
 # Names of things (ha_fit_kind_str, ha_certificate_method_str,
-# ha_layout_str, ha_cal_param_name ...) and the freeing of results are
+# ha_layout_str, ha_cal_param_str ...) and the freeing of results are
 # allowed.  Comments are not code: they are stripped first.
 #
 # Rendering a sweep means taking the rows and fits a sweep hands out

@@ -10,6 +10,7 @@
 #include <png.h>
 
 #include "plot_probe.h"
+#include "plot/plot_internal.h"
 
 void picture_draw(struct picture *p, enum ha_plot_format format,
                   probe_draw_fn draw, const void *req)

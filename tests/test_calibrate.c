@@ -4,6 +4,7 @@
  * refusals and warnings are in test_calibrate_refusals.c, the ladder of
  * laws and the fit's statistics in test_calibrate_laws.c. */
 #include "calibrate_truth.h"
+#include "alloc/model_internal.h"
 
 /* ---- recovery from noise-free runs ------------------------------------ */
 

@@ -10,6 +10,8 @@
 #include <criterion/criterion.h>
 
 #include <headalloc/calibrate.h>
+#include "alloc/model_internal.h"
+#include "calibrate/calibrate_internal.h"
 
 /* Noisy runs of three budgets and three n, from the seeds' law. */
 static size_t noisy_runs(struct ha_run *runs)

@@ -97,10 +97,10 @@ static void coverage(double delta, const char *label)
 			continue;
 		double share = (double)covered[p] / SETS;
 		cr_log_info("%s: %s covered in %d of %d data sets (%.3f)", label,
-		            ha_cal_param_name((enum ha_cal_param)p), covered[p], SETS, share);
+		            ha_cal_param_str((enum ha_cal_param)p), covered[p], SETS, share);
 		cr_expect(share >= 0.90 && share <= 0.99,
 		          "%s: the 95%% interval of %s covered the truth in %.3f of the data sets",
-		          label, ha_cal_param_name((enum ha_cal_param)p), share);
+		          label, ha_cal_param_str((enum ha_cal_param)p), share);
 	}
 }
 

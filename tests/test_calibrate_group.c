@@ -11,6 +11,7 @@
 #include <criterion/criterion.h>
 
 #include <headalloc/calibrate.h>
+#include "calibrate/calibrate_internal.h"
 
 #define NOISE 1e-3
 

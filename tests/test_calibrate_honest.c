@@ -7,6 +7,7 @@
 
 #include <headalloc/calibrate.h>
 #include <headalloc/model.h>
+#include "calibrate/calibrate_internal.h"
 
 static uint64_t state = 99;
 

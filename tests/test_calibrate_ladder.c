@@ -13,6 +13,7 @@
 
 #include <headalloc/calibrate.h>
 #include <headalloc/runs.h>
+#include "calibrate/calibrate_internal.h"
 
 #define MAX_RUNS 64
 

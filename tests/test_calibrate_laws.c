@@ -4,6 +4,8 @@
  * covariance agree with computations made here (the model, a
  * finite-difference Jacobian). */
 #include "calibrate_truth.h"
+#include "alloc/model_internal.h"
+#include "calibrate/calibrate_internal.h"
 
 /* ---- the comparison of laws -------------------------------------------- */
 
@@ -286,12 +288,12 @@ Test(calibrate, names_and_models)
 	                                    "data_coef", "data_power",
 	                                    "var_samples_power", "group_hdi"};
 	for (int p = 0; p < HA_CAL_PARAMS; p++) {
-		cr_assert_str_eq(ha_cal_param_name((enum ha_cal_param)p), names[p]);
+		cr_assert_str_eq(ha_cal_param_str((enum ha_cal_param)p), names[p]);
 		cr_assert_eq(ha_cal_param_lookup(names[p]), p);
 		cr_assert_eq(ha_cal_param_is_log((enum ha_cal_param)p),
 		             p == HA_CAL_BIAS_COEF || p == HA_CAL_VAR_COEF);
 	}
-	cr_assert_null(ha_cal_param_name((enum ha_cal_param)HA_CAL_PARAMS));
+	cr_assert_null(ha_cal_param_str((enum ha_cal_param)HA_CAL_PARAMS));
 	cr_assert_eq(ha_cal_param_lookup("var-coef"), -1);
 	cr_assert_eq(ha_cal_param_lookup(NULL), -1);
 	/* A law from a model and back: exact, whatever the coefficients. */

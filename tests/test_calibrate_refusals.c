@@ -3,6 +3,7 @@
  * what cannot be fitted, the warnings of identifiability and
  * extrapolation, and the resamples that cannot be fitted counted. */
 #include "calibrate_truth.h"
+#include "calibrate/calibrate_internal.h"
 
 /* ---- refusals and errors ---------------------------------------------- */
 
@@ -91,7 +92,7 @@ Test(calibrate, bad_options_are_refused)
 		o.law.free[fixed[i].param] = 0;
 		o.law.value[fixed[i].param] = fixed[i].value;
 		expect_error(runs, m, &o, HA_EINVAL,
-		             ha_cal_param_name((enum ha_cal_param)fixed[i].param));
+		             ha_cal_param_str((enum ha_cal_param)fixed[i].param));
 	}
 	struct ha_cal_options o = quick_options();
 	o.collinear = 0.0;
@@ -181,8 +182,8 @@ Test(calibrate, warnings_of_identifiability_and_extrapolation)
 			cr_assert_leq(fabs(r), 1.0);
 			char text[128];
 			snprintf(text, sizeof text, "%s and %s are nearly collinear (correlation %.4f)",
-			         ha_cal_param_name((enum ha_cal_param)p),
-			         ha_cal_param_name((enum ha_cal_param)q), r);
+			         ha_cal_param_str((enum ha_cal_param)p),
+			         ha_cal_param_str((enum ha_cal_param)q), r);
 			int big = c->fit.param[p].free && c->fit.param[q].free && fabs(r) >= 0.98;
 			cr_assert_eq(has_warning(c, HA_CAL_WARN_COLLINEAR, text), big, "%s", text);
 			pairs += (size_t)big;

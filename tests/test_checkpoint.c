@@ -22,6 +22,8 @@
 #include <json-c/json.h>
 
 #include <headalloc/headalloc.h>
+#include "hdi/hdi_internal.h"
+#include "input/checkpoint_internal.h"
 
 #ifndef FIXTURES
 #error "FIXTURES must name tests/data/checkpoints"

@@ -18,6 +18,7 @@
 #include <json-c/json.h>
 
 #include <headalloc/headalloc.h>
+#include "hdi/hdi_internal.h"
 
 #ifndef FIXTURES
 #error "FIXTURES must name tests/data/checkpoints"

@@ -13,6 +13,7 @@
 #include <headalloc/headalloc.h>
 
 #include "weights_files.h"
+#include "input/covariance_internal.h"
 
 TestSuite(hdi, .init = weights_setup, .fini = weights_teardown);
 

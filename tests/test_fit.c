@@ -11,6 +11,8 @@
 
 #include <headalloc/fit.h>
 #include <headalloc/solver.h>
+#include "alloc/solver_internal.h"
+#include "fit/fit_internal.h"
 
 /* n_i log-spaced from lo to hi, both ends included. */
 static double log_spaced(double lo, double hi, size_t i, size_t points)

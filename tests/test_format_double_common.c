@@ -19,7 +19,7 @@
 
 #include <criterion/criterion.h>
 
-#include <headalloc/yaml_writer.h>
+#include "report/yaml_writer.h"
 
 /* The %g part of the old ha_format_double, verbatim. */
 static void old_g(double value, char buf[32])

@@ -13,6 +13,7 @@
 #include <headalloc/headalloc.h>
 
 #include "weights_files.h"
+#include "hdi/hdi_internal.h"
 
 TestSuite(hdi, .init = weights_setup, .fini = weights_teardown);
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <headalloc/headalloc.h>
+#include "hdi/hdi_internal.h"
 
 static char path[64];
 

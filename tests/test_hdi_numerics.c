@@ -15,6 +15,7 @@
 #include <gsl/gsl_rng.h>
 
 #include <headalloc/headalloc.h>
+#include "hdi/hdi_internal.h"
 
 TestSuite(hdi_numerics);
 

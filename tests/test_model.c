@@ -4,9 +4,10 @@
 
 #include <criterion/criterion.h>
 
-#include <headalloc/divisors.h>
+#include "alloc/divisors.h"
 #include <headalloc/model.h>
 #include <headalloc/solver.h>
+#include "alloc/model_internal.h"
 
 static struct ha_model model_with(double n, double s, double cb, double cv,
                                   double hdi)

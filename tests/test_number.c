@@ -12,7 +12,7 @@
 
 #include <criterion/criterion.h>
 
-#include <headalloc/number.h>
+#include "base/number.h"
 
 #define MAX UINT64_C(9223372036854775807)
 

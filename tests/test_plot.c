@@ -14,6 +14,10 @@
 #include <criterion/redirect.h>
 
 #include "plot_probe.h"
+#include "alloc/model_internal.h"
+#include "alloc/regime_internal.h"
+#include "hdi/hdi_internal.h"
+#include "plot/plot_internal.h"
 
 static const unsigned BLUE[3] = {0, 114, 178}, VERMILION[3] = {213, 94, 0},
                       GREY[3] = {153, 153, 153}, WHITE[3] = {255, 255, 255},

@@ -15,6 +15,7 @@
 #include <criterion/redirect.h>
 
 #include "plot_probe.h"
+#include "calibrate/calibrate_internal.h"
 
 static const unsigned WHITE[3] = {255, 255, 255}, VERMILION[3] = {213, 94, 0},
                       BLUE[3] = {0, 114, 178};

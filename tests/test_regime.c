@@ -6,6 +6,8 @@
 #include <criterion/criterion.h>
 
 #include <headalloc/regime.h>
+#include "alloc/regime_internal.h"
+#include "alloc/solver_internal.h"
 
 struct limits {
 	uint64_t multiple, min_d, max_d, min_h, max_h;

@@ -14,6 +14,8 @@
 
 #include <headalloc/grouped.h>
 #include <headalloc/regime.h>
+#include "alloc/grouped_internal.h"
+#include "alloc/regime_internal.h"
 
 static double uniform(double lo, double hi)
 {

@@ -17,6 +17,8 @@
 
 #include "report_readback.h"
 #include "sweep_table.h"
+#include "alloc/solver_internal.h"
+#include "base/format_internal.h"
 
 /* ---- an independent optimum ---------------------------------------------------- */
 

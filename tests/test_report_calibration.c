@@ -14,6 +14,8 @@
 #include <headalloc/headalloc.h>
 
 #include "yaml_path.h"
+#include "alloc/model_internal.h"
+#include "calibrate/calibrate_internal.h"
 
 /* ---- a calibration of runs drawn from known parameters ----------------- */
 

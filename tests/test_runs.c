@@ -12,6 +12,7 @@
 
 #include <headalloc/model.h>
 #include <headalloc/runs.h>
+#include "input/runs_internal.h"
 
 /* Read text in a format; on HA_OK the caller frees *runs. */
 static enum ha_status read_string(const char *text, enum ha_runs_format f,

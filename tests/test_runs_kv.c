@@ -9,6 +9,7 @@
 #include <criterion/criterion.h>
 
 #include <headalloc/runs.h>
+#include "input/runs_internal.h"
 
 static struct ha_run *read_ok(const char *text, enum ha_runs_format f,
                               const struct ha_runs_names *names, size_t *n)

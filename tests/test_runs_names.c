@@ -9,6 +9,7 @@
 #include <criterion/criterion.h>
 
 #include <headalloc/runs.h>
+#include "input/runs_internal.h"
 
 static const char own[] =
 	"heads,head_dim,samples,loss,loss_se\n"

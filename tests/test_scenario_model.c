@@ -11,6 +11,7 @@
 #include <criterion/criterion.h>
 
 #include <headalloc/headalloc.h>
+#include "alloc/model_internal.h"
 
 static struct ha_scenario *read_ok(const char *text)
 {

@@ -10,6 +10,7 @@
 #include <headalloc/headalloc.h>
 
 #include "solver_problems.h"
+#include "alloc/model_internal.h"
 
 /* ln((MSE - E)/c_b) of the generalised model in long double, apart from
  * the library (E moves no argmin: the solver leaves it out). */

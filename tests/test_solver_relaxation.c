@@ -12,6 +12,7 @@
 #include <headalloc/headalloc.h>
 
 #include "solver_problems.h"
+#include "alloc/solver_internal.h"
 
 struct stationarity {
 	double s, cb, cv, n, D;

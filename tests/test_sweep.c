@@ -12,6 +12,7 @@
 #include <headalloc/fit.h>
 #include <headalloc/solver.h>
 #include <headalloc/sweep.h>
+#include "fit/fit_internal.h"
 
 #define POINTS 1000
 #define BUDGETS 3

@@ -12,6 +12,7 @@
 #include <criterion/criterion.h>
 
 #include <headalloc/headalloc.h>
+#include "fit/fit_internal.h"
 
 #define POINTS 9
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include <headalloc/headalloc.h>
+#include "base/text.h"
 
 Test(text, finds_each_kind_of_unsafe_character)
 {

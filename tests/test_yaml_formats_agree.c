@@ -8,6 +8,7 @@
 
 #include <headalloc/covariance.h>
 #include <headalloc/scenario.h>
+#include "input/covariance_internal.h"
 
 /* The message of a failed scenario / covariance text. */
 static void scenario_message(const char *text, char *msg, size_t size)

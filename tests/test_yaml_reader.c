@@ -10,7 +10,7 @@
 
 #include <criterion/criterion.h>
 
-#include <headalloc/number.h>
+#include "base/number.h"
 
 #include "yaml_runs_schema.h"
 

@@ -7,7 +7,7 @@
 #include <criterion/criterion.h>
 #include <yaml.h>
 
-#include <headalloc/yaml_writer.h>
+#include "report/yaml_writer.h"
 
 Test(yaml_writer, doubles_round_trip_exactly_and_stay_floats)
 {

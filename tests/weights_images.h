@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <headalloc/headalloc.h>
+#include "input/weights_internal.h"
 
 /* ------------------------------------------------------------- temp dir */
 

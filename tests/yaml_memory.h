@@ -12,6 +12,7 @@
 #include <criterion/criterion.h>
 
 #include <headalloc/headalloc.h>
+#include "report/yaml_writer.h"
 
 struct yaml_memory {
 	char *text;

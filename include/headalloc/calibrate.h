@@ -16,7 +16,7 @@
  *   r_i = (ln L_i - ln L̂_i) / (se_i / L_i)     (/ 1 where se is absent)
  *   huber(r) = r^2/2 for |r| <= δ,  δ(|r| - δ/2) beyond   (δ = inf: r^2/2)
  *
- * from a grid of starting points (ha_cal_fit_runs documents it) with
+ * from a grid of starting points (headalloc-model(7), CALIBRATION) with
  * NLopt's L-BFGS on analytic gradients, the parameters scaled by the
  * Gauss–Newton curvature of the start, then Levenberg–Marquardt on the
  * exact Huber loss of the linearised residuals to full precision.
@@ -128,32 +128,12 @@ enum ha_cal_param {
 
 /* The parameter's name in files and options ("irreducible", "bias_coef",
  * ...); NULL for an out-of-range value. */
-HA_API const char *ha_cal_param_name(enum ha_cal_param param);
-
-/* The parameter of a name, or -1 when the name is not one of the ten. */
-HA_API int ha_cal_param_lookup(const char *name);
-
-/* 1 for bias_coef and var_coef, whose fit-scale value is ln c. */
-HA_API int ha_cal_param_is_log(enum ha_cal_param param);
+HA_API const char *ha_cal_param_str(enum ha_cal_param param);
 
 struct ha_cal_estimate;
 
-/* Whether a report lists this parameter: the seven of the seeds' model
- * always; data_coef, data_power and var_samples_power when free or fixed
- * off the model's default (so reports without the data term stay as
- * they were); group_hdi likewise when free or fixed off its default 0.
- * 0 for an out-of-range param or NULL estimate. */
-HA_API int ha_cal_param_reported(enum ha_cal_param param,
-                                 const struct ha_cal_estimate *estimate);
-
 /* One measured training run: struct ha_run, in runs.h with the readers of
  * runs files. */
-
-/* HA_OK when every run is in its domain; else HA_EINVAL with a message
- * naming the run (1-based) and the field ("run 3: loss must be a finite
- * number > 0, found -1").  count = 0 or a NULL array is HA_EINVAL. */
-HA_API enum ha_status ha_cal_validate_runs(const struct ha_run *runs,
-                                           size_t count, struct ha_error *err);
 
 /* A law: which parameters a fit moves, and the values of the others. */
 struct ha_cal_law {
@@ -162,13 +142,8 @@ struct ha_cal_law {
 	double value[HA_CAL_PARAMS]; /* fit scale (ln c for the coefficients) */
 };
 
-/* All ten fixed at the model's values (ln c_b, ln c_v through
- * ha_model_log_*_coef), name "". */
-HA_API void ha_cal_law_from_model(struct ha_cal_law *law,
-                                  const struct ha_model *model);
-
-/* The model of fit-scale values (ln c set exactly with
- * ha_model_set_log_*_coef) at n = samples. */
+/* The model of fit-scale values (ln c set exactly: plain factor 1, log
+ * scale ln c) at n = samples. */
 HA_API struct ha_model ha_cal_model_of(const double value[HA_CAL_PARAMS],
                                        double samples);
 
@@ -191,13 +166,6 @@ HA_API struct ha_model ha_cal_model_of(const double value[HA_CAL_PARAMS],
 HA_API size_t ha_cal_ladder(const struct ha_cal_law *base,
                             struct ha_cal_law out[HA_CAL_LADDER]);
 
-/* 1 when every law of inner's is one of outer's: inner's free
- * parameters are free in outer, and each parameter outer fixes inner
- * fixes at the same value (the nesting of the comparison; a law contains
- * itself).  0 otherwise or for a NULL law. */
-HA_API int ha_cal_law_contains(const struct ha_cal_law *outer,
-                               const struct ha_cal_law *inner);
-
 /* What a bootstrap resamples (headalloc-model(7), CALIBRATION
  * (Uncertainty and identifiability)): the runs (cases), or the log
  * residuals of the fitted curve (residuals). */
@@ -205,9 +173,6 @@ enum ha_cal_bootstrap_kind {
 	HA_CAL_BOOT_CASES = 0,
 	HA_CAL_BOOT_RESIDUALS = 1
 };
-
-/* "cases" or "residuals"; NULL for an out-of-range value. */
-HA_API const char *ha_cal_bootstrap_kind_name(enum ha_cal_bootstrap_kind kind);
 
 /* Where to predict the optimal allocation. */
 struct ha_cal_target {
@@ -244,7 +209,7 @@ HA_API void ha_cal_options_defaults(struct ha_cal_options *options);
 /* One parameter's estimate.  value, se and ci95 are in fit scale (ln c for
  * bias_coef and var_coef: log_scale = 1). */
 struct ha_cal_estimate {
-	const char *name; /* static: ha_cal_param_name() */
+	const char *name; /* static: ha_cal_param_str() */
 	int free;
 	int log_scale;
 	double value;
@@ -294,35 +259,6 @@ struct ha_cal_fit {
 	double correlation[HA_CAL_PARAMS][HA_CAL_PARAMS];
 	struct ha_cal_residual *residuals; /* m of them, in the runs' order */
 };
-
-/* Fit one law to the runs (validated here) with Huber δ.
- *
- * Refusals (HA_EDEGENERATE with a message): fewer runs than free
- * parameters + 1; a single distinct head_dim while anything is free.
- * HA_EINVAL for bad runs, a NULL pointer, δ not > 0, or a fixed value out
- * of its domain; HA_ENUMERIC when no start reaches a finite objective;
- * HA_ENOMEM.
- *
- * The starting grid: every combination of
- *   s in {1e-6, 0.5, 1, 2} (if free), γ in {0, 0.1, 0.5} (if free),
- *   κ in {0, 0.5, 2} (if free), hdi in {0, 0.5, 0.95, 1} (if free),
- *   E: the linear start below, and 0, L_min/2, 0.9 L_min (if free),
- * (fixed parameters at their values); at each, ln c_b and ln c_v (when
- * free) — and E, in its first variant — are the least-squares solution of
- * the linearised relative residuals (L̂_i - L_i)/L_i, with c_b, c_v >= 0
- * (a coefficient the data cannot set gets a term equal to 1% of L at its
- * most favourable run; a negative linear E becomes 0).  Each start runs
- * L-BFGS, then Levenberg–Marquardt, to convergence; the best end wins.
- *
- * On HA_OK *out owns its residuals: release with ha_cal_fit_finish(). */
-HA_API enum ha_status ha_cal_fit_runs(const struct ha_run *runs, size_t count,
-                                      const struct ha_cal_law *law,
-                                      double huber_delta,
-                                      struct ha_cal_fit *out,
-                                      struct ha_error *err);
-
-/* Free what a fit owns (not the struct); NULL is accepted. */
-HA_API void ha_cal_fit_finish(struct ha_cal_fit *fit);
 
 /* The share of bootstrap resamples whose optimum at the target is one
  * allocation. */
@@ -540,8 +476,12 @@ struct ha_calibration {
 };
 
 /* The whole of headalloc-model(7), CALIBRATION: fit, uncertainty, prediction, comparison
- * and warnings.  The main fit's refusals and errors are those of
- * ha_cal_fit_runs; besides, HA_EINVAL for bad options (message names the
+ * and warnings.  The main fit's refusals and errors:
+ * HA_EDEGENERATE (with a message) for fewer runs than free parameters +
+ * 1 or a single distinct head_dim while anything is free; HA_EINVAL for
+ * a run out of its domain (the message names the run and the field), a
+ * NULL pointer, or a fixed value out of its domain; HA_ENUMERIC when no
+ * start reaches a finite objective; HA_ENOMEM; besides, HA_EINVAL for bad options (message names the
  * option) and HA_EINFEASIBLE when the target's constraints leave no
  * allocation.  A comparison law that cannot be fitted is a row with its
  * status, not an error.  On HA_OK *out is a new result to free with
@@ -564,31 +504,6 @@ struct ha_cal_point {
 	double samples;  /* n > 1, finite */
 };
 
-/* ln L̂ at a point under fit-scale values (a law's value[], a row of
- * bootstrap.refits), evaluated as the fit evaluates a run (at a run's
- * (D, d, n) it is the run's log_fitted, bit for bit), through
- * log-sum-exp: finite for every point and every value in the
- * parameters' domains, however far L̂ lies beyond a double.  NaN for a
- * NULL argument or a point out of its domain. */
-HA_API double ha_cal_log_loss(const double value[HA_CAL_PARAMS],
-                              const struct ha_cal_point *point);
-
-/* The pointwise bootstrap band of the fitted loss: for each point i,
- * log_lower[i] and log_upper[i] are the lower and upper quantiles (in
- * [0, 1], lower <= upper; 0.025 and 0.975 for the 95% band) of ln L̂ at
- * the point over the bootstrap's refits, each quantile as the parameters'
- * ci95 is taken (linear between the order statistics at q (B - 1)).
- * Memory: one double a refit, whatever the count of points; time: a few
- * evaluations a refit and a point.  HA_EINVAL for a NULL pointer, a point
- * out of its domain or bad quantiles; HA_EDEGENERATE when fewer than two
- * refits were fitted (no bootstrap); HA_ENOMEM.  On failure the outputs
- * are untouched. */
-HA_API enum ha_status ha_cal_band(const struct ha_calibration *calibration,
-                                  const struct ha_cal_point *points,
-                                  size_t count, double lower, double upper,
-                                  double *log_lower, double *log_upper,
-                                  struct ha_error *err);
-
 /* ---- calboot: the joint work limit -----------------------------------------
  * A calibration's work in run-fits: runs x (B + laws x (runs + 1)), laws
  * = 1 + HA_CAL_LADDER with compare, else 1 (the bootstrap refits every
@@ -596,7 +511,6 @@ HA_API enum ha_status ha_cal_band(const struct ha_calibration *calibration,
  * ha_calibrate refuses more than HA_CAL_WORK_MAX (HA_EINVAL) before any
  * work. */
 #define HA_CAL_WORK_MAX 2000000.0
-HA_API double ha_cal_work(size_t runs, const struct ha_cal_options *options);
 
 #ifdef __cplusplus
 }

@@ -200,54 +200,8 @@ HA_API enum ha_status ha_checkpoint_fuse(struct ha_checkpoint *c,
                                          enum ha_fused_order order,
                                          struct ha_error *err);
 
-/* "qkv", "kv", "none"; "concat", "per-head"; and their parsers
- * (HA_EINVAL for anything else or NULL). */
-HA_API const char *ha_fused_str(enum ha_fused fused);
-HA_API enum ha_status ha_fused_parse(const char *text, enum ha_fused *out);
-HA_API const char *ha_fused_order_str(enum ha_fused_order order);
-HA_API enum ha_status ha_fused_order_parse(const char *text,
-                                           enum ha_fused_order *out);
-
 /* Free a plan; NULL is accepted. */
 HA_API void ha_checkpoint_free(struct ha_checkpoint *c);
-
-/* Read layer `layer` of the plan and cut out its key block: a new array,
- * freed with free(), of key_heads * head_dim x model_dim (out-in) or
- * model_dim x key_heads * head_dim (in-out) doubles, as c->layout says;
- * *rows and *cols give its shape.  Only the one tensor is in memory,
- * and the block is compacted in place.  The plan keeps the last few
- * shards open (each header parsed once; closed by ha_checkpoint_free),
- * so a plan is read by one thread at a time.  Errors: those of
- * ha_weights_open and ha_weights_read (err->file is then the layer's
- * shard path, owned by the plan), HA_EFORMAT if the tensor changed since
- * the plan was made, HA_EINVAL (NULL, layer out of range); then *out is
- * NULL. */
-HA_API enum ha_status ha_checkpoint_read_keys(const struct ha_checkpoint *c,
-                                              size_t layer, double **out,
-                                              size_t *rows, size_t *cols,
-                                              struct ha_error *err);
-
-/* "separate", "concatenated q|k|v", "per-head q,k,v", "grouped q..,k,v". */
-HA_API const char *ha_key_fusion_str(enum ha_key_fusion fusion);
-
-/* Read layer `layer`'s query projection and cut out its query heads: a
- * new array, freed with free(), of query_heads * head_dim x model_dim
- * (out-in) or its transpose (in-out), query head q at outputs q d_k ..
- * q d_k + d_k - 1, in the order that puts the query heads of key head h
- * at q = h g .. h g + g - 1 (g = query_heads / key_heads; Hugging Face's
- * repeat_kv).  Where the queries are: in the key tensor when it is fused
- * (all q first; per head; each key group's q first), else in the tensor
- * whose name is the key tensor's with its last "k_proj" made "q_proj"
- * (".key." ".query.", ".k." ".q."), looked for in the key's shard, then
- * in the plan's other shards.  Errors: HA_EINVAL (NULL, layer out of
- * range), HA_EUNSUPPORTED (a key tensor name with no query name beside
- * it: a plan of ha_checkpoint_open_tensors), HA_EFORMAT (no such query
- * tensor in the plan's shards, or one too narrow: err->file is the
- * layer's shard), those of ha_weights_read; then *out is NULL. */
-HA_API enum ha_status ha_checkpoint_read_queries(const struct ha_checkpoint *c,
-                                                 size_t layer, double **out,
-                                                 size_t *rows, size_t *cols,
-                                                 struct ha_error *err);
 
 #ifdef __cplusplus
 }

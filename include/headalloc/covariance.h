@@ -9,7 +9,7 @@
  *
  * (any YAML spelling of one mapping whose only key is `covariance`, a
  * sequence of H equal-length sequences of H plain finite decimal numbers,
- * in the grammar of number.h).  Read with the rules every YAML input of
+ * in the grammar of headalloc-scenario(5), Values).  Read with the rules every YAML input of
  * headalloc shares: anchors, aliases, tags, merge keys and repeated keys
  * are errors, as are quoted numbers. */
 #ifndef HEADALLOC_COVARIANCE_H
@@ -33,21 +33,15 @@ extern "C" {
 /* The largest covariance file or text read: 64 MiB. */
 #define HA_COVARIANCE_MAX_FILE ((size_t)64 << 20)
 
-/* Parse a covariance YAML document of size bytes.  On HA_OK *sigma is a
- * new H x H row-major array (the caller frees it with free()) and *heads
- * is H.  Errors: HA_EFORMAT (YAML syntax, wrong structure, a value that
- * is not a finite number, a negative variance (diagonal entry), ragged
- * or non-square matrix, more than
+/* Read and parse the file at path.  On HA_OK *sigma is a new H x H
+ * row-major array (the caller frees it with free()) and *heads is H.
+ * Errors: HA_EIO when it cannot be read; HA_EFORMAT (YAML syntax, wrong
+ * structure, a value that is not a finite number, a negative variance
+ * (diagonal entry), a ragged or non-square matrix, more than
  * HA_COVARIANCE_MAX_FILE bytes; err gives 1-based line and column),
  * HA_EUNSUPPORTED (H > HA_COVARIANCE_MAX_HEADS), HA_EINVAL, HA_ENOMEM;
- * then *sigma is NULL.  Symmetry is checked by ha_covariance_weights, not
- * here. */
-HA_API enum ha_status ha_covariance_parse(const char *text, size_t size,
-                                          double **sigma, size_t *heads,
-                                          struct ha_error *err);
-
-/* Read and parse the file at path (at most HA_COVARIANCE_MAX_FILE bytes,
- * else HA_EFORMAT); HA_EIO when it cannot be read.  err->file is path. */
+ * then *sigma is NULL.  err->file is path.  Symmetry is checked by
+ * ha_covariance_weights, not here. */
 HA_API enum ha_status ha_covariance_read(const char *path, double **sigma,
                                          size_t *heads, struct ha_error *err);
 

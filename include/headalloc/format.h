@@ -21,14 +21,6 @@ enum ha_report_format {
 	                       with its exact log10_* beside it as in YAML */
 };
 
-/* The name of a report format: "text", "yaml" or "json" (never NULL). */
-HA_API const char *ha_report_format_str(enum ha_report_format format);
-
-/* Parse "text", "yaml" or "json" (exactly) into *out.  HA_EINVAL for anything
- * else or a NULL argument; then *out is untouched. */
-HA_API enum ha_status ha_report_format_parse(const char *text,
-                                             enum ha_report_format *out);
-
 #ifdef __cplusplus
 }
 #endif

@@ -168,12 +168,6 @@ struct ha_hdi_options {
 	{sizeof(struct ha_hdi_options), 0, {NULL, NULL}, HA_FUSED_NONE,       \
 	 HA_FUSED_CONCAT, 0}
 
-/* "out-in" or "in-out". */
-HA_API const char *ha_layout_str(enum ha_layout layout);
-
-/* Parse "out-in" / "in-out" into *out.  HA_EINVAL for anything else. */
-HA_API enum ha_status ha_layout_parse(const char *text, enum ha_layout *out);
-
 /* The HDI of one 2-D weight of rows x cols finite doubles (row-major) with
  * the given number of heads and layout; name (may be NULL) is copied into
  * out->name and used in messages.  On HA_OK *out owns its arrays (release
@@ -190,27 +184,20 @@ HA_API enum ha_status ha_hdi_compute(const double *weights, size_t rows,
 /* Free the arrays of *t and zero it; NULL is accepted. */
 HA_API void ha_hdi_tensor_finish(struct ha_hdi_tensor *t);
 
-/* The HDI of every tensor of w matching pattern (see ha_weights_select;
- * NULL: all), in name order, with `heads` heads each.  A pattern that is
- * not a tensor's exact name passes by the tensors it matches that are
- * not 2-D (a bias, a norm), and out->warnings says how many.  On HA_OK
- * *out owns a report to free with ha_hdi_report_free().  Errors: those
- * of ha_weights_select, ha_weights_read and ha_hdi_compute, and
+/* The HDI of every tensor of w matching pattern (fnmatch(3), no
+ * flags; an exact name selects that tensor alone; NULL: all), in name order, with `heads` heads
+ * each.  A pattern that is not a tensor's exact name passes by the
+ * tensors it matches that are not 2-D (a bias, a norm), and
+ * out->warnings says how many.  On HA_OK *out owns a report to free with
+ * ha_hdi_report_free().  Errors: HA_EINVAL (a pattern matching nothing),
  * HA_EUNSUPPORTED for a tensor named exactly, or every tensor matched,
  * that is not 2-D, or one over HA_HDI_MAX_WORK (both before any data is
- * read), HA_EDEGENERATE for a tensor whose heads are all zero; the
- * message names the tensor.  Then *out is NULL.  Zero and lower-rank
- * heads are in out->warnings. */
-HA_API enum ha_status ha_hdi_from_weights(const struct ha_weights *w,
-                                   const char *pattern, size_t heads,
-                                   enum ha_layout layout,
-                                   struct ha_hdi_report **out,
-                                   struct ha_error *err);
-
-/* ha_hdi_from_weights with options (NULL: HA_HDI_OPTIONS_INIT): its
- * progress is called after each tensor, and a non-zero return stops the
+ * read), HA_EDEGENERATE for a tensor whose heads are all zero, those of
+ * reading the tensor and of ha_hdi_compute; the message names the
+ * tensor.  Then *out is NULL.  Zero and lower-rank heads are in
+ * out->warnings.  Options (NULL: HA_HDI_OPTIONS_INIT): its progress is called after each tensor, and a non-zero return stops the
  * work with HA_ECANCELED; fused cuts each tensor's key block out (the
- * cut the presets make, ha_checkpoint_read_keys), HA_EINVAL when its
+ * cut the presets make), HA_EINVAL when its
  * outputs do not divide (ha_checkpoint_fuse); keys_by_name chooses the
  * tensors when pattern is NULL (above). */
 HA_API enum ha_status ha_hdi_measure_weights(const struct ha_weights *w,
@@ -221,48 +208,21 @@ HA_API enum ha_status ha_hdi_measure_weights(const struct ha_weights *w,
                                              struct ha_hdi_report **out,
                                              struct ha_error *err);
 
-/* ha_weights_open(path) + ha_hdi_from_weights + ha_weights_free: all the
- * CLI's `hdi FILE --tensor PAT --heads H --layout L` needs. */
-HA_API enum ha_status ha_hdi_from_file(const char *path, const char *pattern,
-                                size_t heads, enum ha_layout layout,
-                                struct ha_hdi_report **out,
-                                struct ha_error *err);
-
 /* The HDI of every layer of a checkpoint plan (checkpoint.h): each
- * layer's key block, read with ha_checkpoint_read_keys, with
- * c->key_heads heads in c->layout; tensors[i] is layer i of the plan and
- * is named after its tensor.  One tensor is in memory at a time and the
- * bases are computed in its buffer.  On HA_OK *out owns a report to free
- * with ha_hdi_report_free().  Errors: those of ha_checkpoint_read_keys and
- * ha_hdi_compute, HA_EINVAL (NULL, an empty plan); then *out is NULL. */
-HA_API enum ha_status ha_hdi_from_checkpoint(const struct ha_checkpoint *c,
-                                             struct ha_hdi_report **out,
-                                             struct ha_error *err);
-
-/* The same with each layer's key block (c->key_heads * c->head_dim
- * outputs) cut into `heads` heads of c->key_heads * c->head_dim / heads
- * dimensions instead (0: c->key_heads, as ha_hdi_from_checkpoint): what
- * the CLI's --heads means for a model directory.  HA_EINVAL when heads
- * does not divide the key block. */
-HA_API enum ha_status ha_hdi_from_checkpoint_heads(const struct ha_checkpoint *c,
-                                                   size_t heads,
-                                                   struct ha_hdi_report **out,
-                                                   struct ha_error *err);
-
-/* ha_hdi_from_checkpoint_heads(c, opt->heads, ...) with options (NULL:
- * HA_HDI_OPTIONS_INIT): its progress is called after each layer, and a
- * non-zero return stops the work with HA_ECANCELED. */
+ * layer's key block with c->key_heads heads in c->layout, or cut into
+ * opt->heads heads of c->key_heads * c->head_dim / opt->heads dimensions
+ * (0: c->key_heads; HA_EINVAL when it does not divide the key block);
+ * tensors[i] is layer i of the plan and is named after its tensor.  One
+ * tensor is in memory at a time.  On HA_OK *out owns a report to free
+ * with ha_hdi_report_free(); then errors: HA_EINVAL (NULL, an empty
+ * plan), HA_EFORMAT (a tensor changed since the plan was made), those of
+ * ha_hdi_compute; then *out is NULL.  Options (NULL: HA_HDI_OPTIONS_INIT):
+ * its progress is called after each layer, and a non-zero return stops
+ * the work with HA_ECANCELED. */
 HA_API enum ha_status ha_hdi_measure_checkpoint(const struct ha_checkpoint *c,
                                                 const struct ha_hdi_options *opt,
                                                 struct ha_hdi_report **out,
                                                 struct ha_error *err);
-
-/* The expected HDI of `heads` independent uniformly random heads of
- * dimension head_dim in R^model_dim: 1 - min(head_dim, model_dim) /
- * model_dim, and 1 when heads < 2 (the HDI's own convention); 0 for a
- * model_dim of 0. */
-HA_API double ha_hdi_random_baseline(size_t heads, size_t head_dim,
-                                     size_t model_dim);
 
 /* Free a report; NULL is accepted. */
 HA_API void ha_hdi_report_free(struct ha_hdi_report *report);

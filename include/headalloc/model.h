@@ -38,9 +38,8 @@ extern "C" {
  *   c_b = bias_coef * exp(bias_log_scale),  c_v = var_coef * exp(var_log_scale)
  *
  * so that a coefficient beyond a double (a calibrated ln c_v ~ -1598) is
- * representable: set it with ha_model_set_log_var_coef(), read it with
- * ha_model_log_var_coef().  Every evaluation uses ln c = ln(plain factor)
- * + log scale; the scales default to 0, so code that assigns bias_coef or
+ * representable: for c_v = exp(L) set var_coef = 1 and var_log_scale =
+ * L.  Every evaluation uses ln c = ln(plain factor) + log scale; the scales default to 0, so code that assigns bias_coef or
  * var_coef directly keeps working and computes exactly what it did. */
 struct ha_model {
 	double samples;    /* n, training-set size, 1 < n <= 1e300 (finite) */
@@ -99,17 +98,6 @@ struct ha_terms {
  * A = 0, α = 0.28, β = 1. */
 HA_API struct ha_model ha_model_defaults(void);
 
-/* ln c_b and ln c_v: ln(plain factor) + log scale.  Finite for a
- * validated model. */
-HA_API double ha_model_log_bias_coef(const struct ha_model *model);
-HA_API double ha_model_log_var_coef(const struct ha_model *model);
-
-/* Set c_b (c_v) to exp(log_coef), exactly: the plain factor becomes 1 and
- * the log scale log_coef, so ha_model_log_bias_coef() returns log_coef
- * bit for bit whatever its size. */
-HA_API void ha_model_set_log_bias_coef(struct ha_model *model, double log_coef);
-HA_API void ha_model_set_log_var_coef(struct ha_model *model, double log_coef);
-
 /* HA_OK if every field is in its domain (see struct ha_model), else
  * HA_EINVAL.  NaN and infinities are rejected. */
 HA_API enum ha_status ha_model_validate(const struct ha_model *model);
@@ -119,77 +107,6 @@ HA_API enum ha_status ha_model_validate(const struct ha_model *model);
  * d not dividing D or D out of range.  The model is assumed validated. */
 HA_API enum ha_status ha_model_eval(const struct ha_model *model, uint64_t budget,
                              uint64_t head_dim, struct ha_terms *out);
-
-/* ln(E + A n^-α), the part of the error common to every head dimension
- * at this n; -inf when E = A = 0.  The model is assumed validated. */
-HA_API double ha_model_log_constant(const struct ha_model *model);
-
-/* ln((MSE - E - A n^-α) / c_b), for comparing head dimensions: it differs from
- * ha_model_eval's log_reducible by the constant ln c_b, which changes no
- * comparison or ratio but keeps every digit where ln c_b is large (a tie
- * within 1e-12 is decided on it).  E is left out on purpose: it moves no
- * argmin (headalloc-model(7), CALIBRATION (The parameters)), and leaving it out keeps the tie rule, and
- * so every allocation, independent of E (with E in, a large E would widen
- * the relative tie band); the data term A n^-α is left out likewise.
- * The caller checks the preconditions of ha_model_eval. */
-HA_API double ha_model_log_relative_mse(const struct ha_model *model, uint64_t budget,
-                                 uint64_t head_dim);
-
-/* The relaxed objective of headalloc-model(7), THE CONTINUOUS RELAXATION, at a real head dimension x >= 1 with
- * H = D/x: ln f(x), f(x) = E + A n^-α + c_b x^-s + c_v x^(γx+κ)/n^β (rho + (1-rho) x/D).
- * Also stores d ln f / dx in *grad when grad is not NULL. */
-HA_API double ha_model_log_relaxed(const struct ha_model *model, double budget,
-                            double x, double *grad);
-
-/* The same in u = ln x: ln f(e^u), and d ln f / du in *grad when grad is
- * not NULL.  Exact where x rounds to 1 or e^u loses digits. */
-HA_API double ha_model_log_relaxed_ln(const struct ha_model *model, double budget,
-                               double log_x, double *grad);
-
-/* The relaxed objective prepared once for a model and a budget, so that
- * repeated evaluations (a minimiser's) skip the constant logarithms.
- * Its evaluation leaves E and A n^-α out: ha_relaxed_fn_eval is ln(f(x) -
- * E - A n^-α), the reducible part, which has the same minimiser as f for
- * every E and A. */
-struct ha_relaxed_fn {
-	double log_bias_coef;
-	double log_var_scale; /* ln c_v - β ln n */
-	double smoothness;
-	double rho;
-	double budget;
-	double log_budget;
-	double var_rate;    /* γ */
-	double var_power;   /* κ */
-	double irreducible; /* E: kept for ha_model_log_relaxed_ln, not used by eval */
-};
-
-HA_API void ha_relaxed_fn_init(struct ha_relaxed_fn *f, const struct ha_model *model,
-                        double budget);
-
-/* ln(f(e^u) - E - A n^-α) with the prepared constants, and its derivative
- * in u in *grad when grad is not NULL.  With E = A = 0 this is
- * ha_model_log_relaxed_ln. */
-HA_API double ha_relaxed_fn_eval(const struct ha_relaxed_fn *f, double log_x,
-                          double *grad);
-
-/* Whether the relaxed objective f (with or without E) is proven strictly
- * unimodal on [x_lo, inf) for this model's parameters — then so is the
- * sequence of its values at any ascending head dimensions >= x_lo, and a
- * discrete local minimum found by bisection on the sign of successive
- * differences is the global one (the solver's `bracket` certificate).
- * 1 when proven, 0 otherwise (the solver then evaluates every feasible
- * divisor: `exhaustive`).  The proof, in model.c, holds for s > 0, γ >= 0,
- * κ >= 0, hdi in [0, 1] and x_lo >= 1 — every validated model on every
- * divisor — whatever E, A, α, β, c_b, c_v and n; this function checks exactly those
- * hypotheses (NaN anywhere gives 0). */
-HA_API int ha_model_unimodal_on(const struct ha_model *model, double x_lo);
-
-/* exp(log_value) when that is a finite double, else +inf (never NaN for a
- * non-NaN argument).  A convenience for printing. */
-HA_API double ha_exp_or_inf(double log_value);
-
-/* ln(exp(a) + exp(b)) without overflow; either may be -inf. */
-HA_API double ha_log_add(double a, double b);
 
 #ifdef __cplusplus
 }

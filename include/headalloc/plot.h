@@ -74,9 +74,6 @@ HA_API int ha_plot_available(void);
 HA_API enum ha_status ha_plot_format_from_path(const char *path,
                                                enum ha_plot_format *out);
 
-/* "svg", "png" or "pdf" (never NULL). */
-HA_API const char *ha_plot_format_str(enum ha_plot_format format);
-
 /* Where a panel's axes are, so that a caller (or a test) can find a
  * value in the picture: the frame of the panel spans [left, right] x
  * [bottom, top] as fractions of the page's width and height from its

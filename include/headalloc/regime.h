@@ -44,32 +44,6 @@ struct ha_regime {
 	uint64_t kv_heads;       /* G: heads, but for grouped regimes */
 };
 
-/* The regime table of budget D over the given feasible head dimensions
- * (ascending, each dividing D; e.g. ha_solver_feasible()), for the model's
- * s, c_b, c_v and hdi (its samples field is ignored).  On HA_OK *out is a
- * new array of *count regimes sorted by n, which the caller frees with
- * free().  HA_EINVAL for NULL pointers, an invalid model, D out of range,
- * or head dimensions that are zero, unsorted, repeated or not divisors;
- * HA_EINFEASIBLE for count == 0; HA_ENOMEM.  On error *out is NULL. */
-HA_API enum ha_status ha_regime_compute(const struct ha_model *model, uint64_t budget,
-                                 const uint64_t *head_dims, size_t count,
-                                 struct ha_regime **out, size_t *regimes);
-
-/* The same over a solver's feasible head dimensions
- * (ha_solver_feasible()) and budget.  HA_EINVAL for a NULL solver. */
-HA_API enum ha_status ha_regime_compute_solver(const struct ha_solver *solver,
-                                        const struct ha_model *model,
-                                        struct ha_regime **out,
-                                        size_t *regimes);
-
-/* Natural log of the switch point n at which head dimension d2 > d1
- * starts to beat d1 under budget D (both dividing D), for the model's
- * s, c_b, c_v, hdi.  Always finite for d1 < d2 (it may be negative: the
- * switch lies below n = 1).  Returns +inf for invalid arguments and when
- * the bias gain s ln(d2/d1) underflows to zero (d2 never wins). */
-HA_API double ha_regime_log_switch(const struct ha_model *model, uint64_t budget,
-                            uint64_t d1, uint64_t d2);
-
 /* The regimes of several budgets, computed once for every renderer
  * (ha_report_regimes, ha_plot_regimes).  budgets[i] is the table of the
  * i-th budget asked for, in the order asked. */
@@ -90,8 +64,8 @@ struct ha_regimes {
  * borrowed (only read).  On HA_OK *out is a result to free with
  * ha_regimes_free().  HA_EINVAL for a NULL model or out, or budgets NULL
  * with budget_count > 0; HA_EINFEASIBLE when no pair of a budget meets
- * the constraints; the statuses of ha_solver_new and
- * ha_regime_compute_solver.  On failure *out is NULL and err (when not
+ * the constraints; the statuses of ha_solver_new and of
+ * the regimes' computation (HA_ENOMEM, HA_ENUMERIC).  On failure *out is NULL and err (when not
  * NULL) says which budget, in words ("no (heads, head_dim) pair of
  * budget 7 meets the constraints", "solving: ...", "computing the
  * regimes: ..."). */
@@ -103,25 +77,7 @@ HA_API enum ha_status ha_regimes_new(const struct ha_model *model,
                                      struct ha_regimes **out,
                                      struct ha_error *err);
 
-/* The regimes over the triples (H, G, d) of headalloc-model(7),
- * GROUPED-QUERY ATTENTION, under the KV constraints kv (NULL: none, G
- * auto), for the model's s, c_b, c_v, hdi and group_hdi (its samples is
- * ignored).  Every triple's error is still a_d + b_(d,G) n^-β with a_d =
- * c_b d^-s and b_(d,G) = c_v d^(γd+κ) F(H, G): for one d the G of the
- * least F wins at every n (ties to the larger G), a d whose b is no
- * smaller than that of a larger d never wins, and the envelope of the
- * rest is exact as ha_regime_compute's.  Each regime's kv_heads is its
- * G.  HA_EINVAL for a NULL solver, model or out, an invalid model or kv;
- * HA_EINFEASIBLE when no triple meets kv; HA_EUNSUPPORTED when the
- * budget's bound on the triples exceeds HA_GROUPED_MAX_TRIPLES (grouped.h);
- * HA_ENOMEM.  On error *out is NULL. */
-HA_API enum ha_status ha_regime_compute_grouped(const struct ha_solver *solver,
-                                                const struct ha_model *model,
-                                                const struct ha_kv_constraints *kv,
-                                                struct ha_regime **out,
-                                                size_t *regimes);
-
-/* ha_regimes_new over (H, G, d) under kv (ha_regime_compute_grouped);
+/* ha_regimes_new over (H, G, d) under kv;
  * the result's grouped is 1.  Its failures are those of ha_regimes_new,
  * "no (heads, kv_heads, head_dim) of budget 7 meets the KV constraints"
  * and HA_EUNSUPPORTED ("7: the grouped regimes would evaluate up to N

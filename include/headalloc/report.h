@@ -53,8 +53,7 @@
 extern "C" {
 #endif
 
-/* The formats (enum ha_report_format, ha_report_format_str, _parse) are in
- * format.h, below every reader, so that a scenario file can name one. */
+/* The formats (enum ha_report_format) are in format.h, below every reader, so that a scenario file can name one. */
 
 /* ---- the document ------------------------------------------------------- */
 

@@ -10,7 +10,7 @@
  *          mappings {heads, head_dim, samples, loss, loss_se?}, read with
  *          the rules every YAML input of headalloc shares (no anchors,
  *          aliases, tags or merge keys; each key once; numbers plain, in
- *          the grammar of number.h);
+ *          the grammar of headalloc-scenario(5), Values);
  *
  *            runs:
  *              - {heads: 8, head_dim: 16, samples: 1e6, loss: 3.21}
@@ -46,7 +46,7 @@
  *
  * In both, heads and head_dim are whole numbers from 1 with heads *
  * head_dim <= HA_BUDGET_MAX, samples a number > 1 and <= 1e300, loss and
- * loss_se numbers > 0 (number.h's grammar: "1e6", not "1,000,000").
+ * loss_se numbers > 0 (the same grammar: "1e6", not "1,000,000").
  * Limits: at most HA_RUNS_MAX runs and HA_RUNS_MAX_FILE bytes, so that
  * memory stays bounded on any input.
  *
@@ -96,10 +96,6 @@ enum ha_runs_format {
 	HA_RUNS_CSV = 2
 };
 
-/* The format a file name stands for: HA_RUNS_CSV for a name ending in
- * ".csv" in any case, else HA_RUNS_YAML (also for NULL). */
-HA_API enum ha_runs_format ha_runs_format_of(const char *path);
-
 /* Read the runs of the file at path in format (HA_RUNS_AUTO: by its
  * name).  On HA_OK *runs is a new array of *count >= 1 runs, in the
  * file's order (free it with free()).  Otherwise *runs is NULL, *count 0
@@ -112,18 +108,11 @@ HA_API enum ha_status ha_runs_read_file(const char *path,
                                         struct ha_run **runs, size_t *count,
                                         struct ha_error *err);
 
-/* The same from length bytes at text (need not be NUL-terminated);
- * format must be HA_RUNS_YAML or HA_RUNS_CSV; err->file is NULL. */
-HA_API enum ha_status ha_runs_read_string(const char *text, size_t length,
-                                          enum ha_runs_format format,
-                                          struct ha_run **runs,
-                                          size_t *count,
-                                          struct ha_error *err);
-
 /* The columns of a CSV runs file by the names a tracker gives them
  * (W&B: "n_head", "val/loss"; MLflow: "params.n_head",
  * "metrics.val_loss"): name[key] is the header of key's column, "" for
- * the key's own name (ha_runs_key_name). */
+ * the key's own name ("heads", "head_dim", "model_dim", "samples",
+ * "loss", "loss_se", "kv_heads"). */
 enum ha_runs_key {
 	HA_RUNS_KEY_HEADS = 0,
 	HA_RUNS_KEY_HEAD_DIM,
@@ -140,11 +129,6 @@ struct ha_runs_names {
 	char name[HA_RUNS_KEYS][HA_RUNS_NAME_MAX];
 };
 
-/* "heads", "head_dim", "model_dim", "samples", "loss", "loss_se",
- * "kv_heads"; NULL
- * outside the enum. */
-HA_API const char *ha_runs_key_name(enum ha_runs_key key);
-
 /* Every key under its own name. */
 HA_API void ha_runs_names_init(struct ha_runs_names *names);
 
@@ -155,35 +139,15 @@ HA_API enum ha_status ha_runs_names_set(struct ha_runs_names *names,
                                         const char *key, const char *column,
                                         struct ha_error *err);
 
-/* Map the keys of spec, "KEY=COLUMN[,KEY=COLUMN...]" (headalloc
- * calibrate --columns: a column name cannot hold a comma there), onto
- * names (ha_runs_names_init'ed); then ha_runs_names_check.  HA_EINVAL
- * with the item in err's message. */
-HA_API enum ha_status ha_runs_names_parse(struct ha_runs_names *names,
-                                          const char *spec,
-                                          struct ha_error *err);
-
-/* HA_EINVAL when two keys stand for the same column ("heads=loss" with
- * loss under its own name). */
-HA_API enum ha_status ha_runs_names_check(const struct ha_runs_names *names,
-                                          struct ha_error *err);
-
-/* ha_runs_read_file and ha_runs_read_string with the CSV columns under
- * names (NULL: their own names).  A mapping is for CSV: names that map
- * any key with a YAML file are HA_EINVAL. */
+/* ha_runs_read_file with the CSV columns under names (NULL: their own
+ * names).  A mapping is for CSV: names that map any key with a YAML file
+ * are HA_EINVAL. */
 HA_API enum ha_status ha_runs_read_file_named(const char *path,
                                               enum ha_runs_format format,
                                               const struct ha_runs_names *names,
                                               struct ha_run **runs,
                                               size_t *count,
                                               struct ha_error *err);
-HA_API enum ha_status ha_runs_read_string_named(const char *text,
-                                                size_t length,
-                                                enum ha_runs_format format,
-                                                const struct ha_runs_names *names,
-                                                struct ha_run **runs,
-                                                size_t *count,
-                                                struct ha_error *err);
 
 /* Runs given as columns in memory (a DataFrame's, a tracker's API): one
  * array per column, count entries each, row i being run i.  Whole-number

@@ -51,7 +51,7 @@
  * entries (models: HA_SCENARIO_MAX_MODELS), strings at most
  * HA_SCENARIO_MAX_STRING bytes, the input at most HA_SCENARIO_MAX_FILE
  * bytes, so memory stays bounded on any input.  Numbers follow the one
- * grammar of number.h (a real number has at most HA_NUMBER_MAX_LENGTH
+ * grammar of headalloc-scenario(5), Values (a real number has at most 64
  * characters). */
 #ifndef HEADALLOC_SCENARIO_H
 #define HEADALLOC_SCENARIO_H
@@ -144,24 +144,6 @@ HA_API enum ha_status ha_scenario_read_string(const char *text, size_t len,
 
 /* Free a scenario and everything it owns; NULL is accepted. */
 HA_API void ha_scenario_free(struct ha_scenario *scenario);
-
-/* The i-th of `points` (>= 2) log-spaced values from `from` to `to`
- * (both > 0), with both ends exact: the one formula behind every sweep. */
-HA_API double ha_scenario_sweep_value(double from, double to, size_t points,
-                               size_t i);
-
-/* The same values with the ends' logarithms taken once, for a sweep that
- * asks for its values one at a time: ha_log_sweep_value(&s, i) is
- * ha_scenario_sweep_value(from, to, points, i), the same double. */
-struct ha_log_sweep {
-	double from, to;
-	double log_from, log_to; /* log10 of each */
-	size_t points;
-};
-
-HA_API void ha_log_sweep_init(struct ha_log_sweep *s, double from, double to,
-                              size_t points);
-HA_API double ha_log_sweep_value(const struct ha_log_sweep *s, size_t i);
 
 #ifdef __cplusplus
 }

@@ -29,7 +29,8 @@ enum ha_status {
  * allocation", ...).  Never NULL; unknown values give "unknown status". */
 HA_API const char *ha_status_str(enum ha_status status);
 
-/* The library version, "X.Y.Z". */
+/* The version of the library loaded, "X.Y.Z" (that of the headers
+ * compiled against is HA_VERSION_STRING, version.h). */
 HA_API const char *ha_version(void);
 
 #ifdef __cplusplus

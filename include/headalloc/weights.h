@@ -109,54 +109,8 @@ enum ha_weights_format {
 HA_API enum ha_status ha_weights_open(const char *path, struct ha_weights **out,
                                struct ha_error *err);
 
-/* The same over a file image in memory (size bytes at data), which must
- * stay valid and unchanged until ha_weights_free().  npy_name names the
- * tensor of an .npy image (NULL: "array"). */
-HA_API enum ha_status ha_weights_open_memory(const void *data, size_t size,
-                                      enum ha_weights_format format,
-                                      const char *npy_name,
-                                      struct ha_weights **out,
-                                      struct ha_error *err);
-
 /* Close the file and free the handle; NULL is accepted. */
 HA_API void ha_weights_free(struct ha_weights *w);
-
-/* The number of tensors (0 for NULL).  Tensors are indexed 0..count-1 in
- * ascending strcmp order of their names. */
-HA_API size_t ha_weights_count(const struct ha_weights *w);
-
-/* Describe tensor index into *info.  HA_EINVAL for NULL or a bad index. */
-HA_API enum ha_status ha_weights_info(const struct ha_weights *w, size_t index,
-                               struct ha_tensor_info *info);
-
-/* The tensors whose names match pattern (fnmatch(3), no flags; an exact
- * name selects that tensor alone, even if it reads as a pattern that would
- * match others; NULL matches every tensor), as a new
- * array of indices in ascending name order that the caller frees with
- * free().  A pattern matching nothing is HA_EINVAL with a message naming
- * the pattern; then *indices is NULL and *count 0.  HA_ENOMEM. */
-HA_API enum ha_status ha_weights_select(const struct ha_weights *w,
-                                 const char *pattern, size_t **indices,
-                                 size_t *count, struct ha_error *err);
-
-/* Decode tensor index into a new array of info.elements doubles in C
- * (row-major) order, whatever the file's order, that the caller frees
- * with free().
- * Errors: HA_EINVAL (NULL, bad index), HA_EUNSUPPORTED (a dtype that is
- * not floating point, more than HA_WEIGHTS_MAX_ELEMENTS elements),
- * HA_EIO (a read failed or the file shrank), HA_EFORMAT (a NaN or
- * infinite element, named by its flat index in C order), HA_ENOMEM; then
- * *out is NULL. */
-HA_API enum ha_status ha_weights_read(const struct ha_weights *w, size_t index,
-                               double **out, struct ha_error *err);
-
-/* Name of a dtype: "F64", "F32", "F16", "BF16", "other". */
-HA_API const char *ha_dtype_str(enum ha_dtype dtype);
-
-/* Exact conversions of binary16 and bfloat16 bit patterns to double,
- * including subnormals, signed zeros, infinities and NaN. */
-HA_API double ha_f16_to_double(uint16_t bits);
-HA_API double ha_bf16_to_double(uint16_t bits);
 
 #ifdef __cplusplus
 }

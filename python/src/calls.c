@@ -8,6 +8,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "alloc/solver_internal.h"
+#include "input/runs_internal.h"
+#include "input/sweep_values.h"
 
 PyObject *ha_py_terms_tuple(const struct ha_terms *t)
 {
@@ -130,7 +133,7 @@ PyObject *ha_py_model_defaults(PyObject *self, PyObject *args)
 }
 
 /* _calibration_parameters() -> the calibration's parameter names, in
- * the library's order (ha_cal_param_name). */
+ * the library's order (ha_cal_param_str). */
 PyObject *ha_py_calibration_parameters(PyObject *self, PyObject *args)
 {
 	(void)self;
@@ -139,7 +142,7 @@ PyObject *ha_py_calibration_parameters(PyObject *self, PyObject *args)
 	if (!t)
 		return NULL;
 	for (int k = 0; k < HA_CAL_PARAMS; k++) {
-		PyObject *name = PyUnicode_FromString(ha_cal_param_name((enum ha_cal_param)k));
+		PyObject *name = PyUnicode_FromString(ha_cal_param_str((enum ha_cal_param)k));
 		if (!name) {
 			Py_DECREF(t);
 			return NULL;

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include "alloc/solver_internal.h"
 
 /* headalloc._errors.from_status(status, message, file, line, column)
  * makes the exception; raising it here keeps the classes in Python. */

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "hdi/hdi_internal.h"
+#include "input/weights_internal.h"
 
 static void hdi_destroy(PyObject *capsule)
 {

@@ -465,7 +465,7 @@ static int finish_options(struct calibrate_options *o)
 			continue;
 		if (o->have_free && o->free[k])
 			return cli_usage_error(command, "%s is in --free and in --fix",
-			                       ha_cal_param_name((enum ha_cal_param)k));
+			                       ha_cal_param_str((enum ha_cal_param)k));
 		o->free[k] = 0; /* fixed out of the default free set */
 		cal->law.value[k] = o->fixed_value[k];
 	}

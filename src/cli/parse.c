@@ -1,7 +1,7 @@
 /* The command line's numbers: the library's one grammar (number.h). */
 #include <string.h>
 
-#include <headalloc/number.h>
+#include "base/number.h"
 
 #include "parse.h"
 

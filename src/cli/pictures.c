@@ -8,6 +8,7 @@
 
 #include "atomic_file.h"
 #include "pictures.h"
+#include "base/text.h"
 
 static const char plot_files[] = "a file name ending in .svg, .png or .pdf";
 

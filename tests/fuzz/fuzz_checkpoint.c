@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include <headalloc/headalloc.h>
+#include "hdi/hdi_internal.h"
 
 #ifndef FIXTURES
 #error "FIXTURES must name tests/data/checkpoints"

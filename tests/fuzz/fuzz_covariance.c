@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include <headalloc/headalloc.h>
+#include "input/covariance_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

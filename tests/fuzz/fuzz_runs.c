@@ -7,6 +7,7 @@
 
 #include <headalloc/model.h>
 #include <headalloc/runs.h>
+#include "input/runs_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

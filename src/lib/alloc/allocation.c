@@ -4,9 +4,10 @@
 #include <stdlib.h>
 
 #include <headalloc/allocation.h>
-#include <headalloc/divisors.h>
+#include "alloc/divisors.h"
 
 #include "base/error_internal.h"
+#include "alloc/solver_internal.h"
 
 void ha_allocation_result_free(struct ha_allocation_result *a)
 {

@@ -3,6 +3,8 @@
 
 #include <headalloc/compare.h>
 #include <headalloc/grouped.h>
+#include "alloc/grouped_internal.h"
+#include "alloc/solver_internal.h"
 
 enum ha_status ha_compare_model_solver(const struct ha_solver *solver,
                                        const struct ha_model *model,

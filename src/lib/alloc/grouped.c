@@ -6,10 +6,11 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include <headalloc/divisors.h>
+#include "alloc/divisors.h"
 #include <headalloc/grouped.h>
 
 #include "alloc/solver_internal.h"
+#include "alloc/grouped_internal.h"
 
 /* One candidate triple: its head dimension, key/value heads and key. */
 struct triple {

@@ -8,6 +8,8 @@
 #include <stddef.h>
 
 #include <headalloc/grouped.h>
+#include "alloc/grouped_internal.h"
+#include "alloc/model_internal.h"
 
 struct ha_kv_shape ha_kv_shape_defaults(void)
 {

@@ -27,6 +27,7 @@
 #include <headalloc/regime.h>
 
 #include "alloc/regime_internal.h"
+#include "alloc/solver_internal.h"
 
 
 /* ln(rho + (1 - rho) d/D) = ln(rho + (1 - rho)/H). */

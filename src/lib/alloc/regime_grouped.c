@@ -20,11 +20,12 @@
  * envelope's premise true). */
 #include <stdlib.h>
 
-#include <headalloc/divisors.h>
+#include "alloc/divisors.h"
 #include <headalloc/regime.h>
 
 #include "alloc/regime_internal.h"
 #include "alloc/solver_internal.h"
+#include "alloc/grouped_internal.h"
 
 /* The line of one head dimension: its G and ln F. */
 struct line {

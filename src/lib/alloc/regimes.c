@@ -6,6 +6,8 @@
 #include <headalloc/regime.h>
 
 #include "base/error_internal.h"
+#include "alloc/grouped_internal.h"
+#include "alloc/regime_internal.h"
 
 void ha_regimes_free(struct ha_regimes *g)
 {

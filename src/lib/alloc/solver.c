@@ -6,7 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include <headalloc/divisors.h>
+#include "alloc/divisors.h"
 #include <headalloc/model.h>
 #include <headalloc/solver.h>
 

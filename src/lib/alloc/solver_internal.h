@@ -11,6 +11,16 @@
 #include <stdint.h>
 
 #include <headalloc/solver.h>
+#include "alloc/model_internal.h"
+
+/* The relaxation for many models of one solver (a sweep): a workspace that
+ * keeps its previous answer as the next solve's estimate (a sweep's
+ * neighbour is a close one: about eight evaluations a point, no NLopt)
+ * and one NLopt optimiser for its first solve.  Its answers are those of
+ * ha_solver_solve_relaxed, bit for bit, whatever it solved before.  The
+ * solver must outlive the workspace; a workspace serves one thread at a
+ * time. */
+struct ha_relaxed_solver;
 
 /* Equal MSE to this relative tolerance is a tie (headalloc-model(7), THE TIE RULE): two values of
  * ln MSE closer than this are equal, and the smaller d wins. */
@@ -145,5 +155,54 @@ void ha_relaxed_solver_last_cost(const struct ha_relaxed_solver *w,
 struct ha_kv_constraints;
 int ha_kv_allows(const struct ha_kv_constraints *kv, uint64_t head_dim,
                  uint64_t kv_heads);
+
+/* Name of a certificate method: "bracket" or "exhaustive". */
+const char *ha_certificate_method_str(enum ha_certificate_method method);
+
+/* HA_OK when the constraints are self-consistent (min <= max where both are
+ * set), HA_EINVAL otherwise.  NULL means no constraints. */
+enum ha_status ha_constraints_validate(const struct ha_constraints *c);
+
+/* The solver's budget D and the number of divisors of D. */
+uint64_t ha_solver_budget(const struct ha_solver *solver);
+size_t ha_solver_divisor_count(const struct ha_solver *solver);
+
+/* The feasible head dimensions, ascending; valid until ha_solver_free. */
+const uint64_t *ha_solver_feasible(const struct ha_solver *solver,
+                                   size_t *count);
+
+/* The integer optimum over the feasible pairs, with its certificate, for a
+ * validated model (HA_EINVAL otherwise).  Ties within a relative 1e-12 in
+ * MSE go to the smaller head dimension. */
+enum ha_status ha_solver_solve_integer(const struct ha_solver *solver,
+                                       const struct ha_model *model,
+                                       struct ha_allocation *optimum,
+                                       struct ha_certificate *certificate);
+
+/* The continuous relaxation over the feasible interval (the constraints'
+ * bounds on d and H, and d >= the multiple).  x* is defined by one fixed
+ * bisection over the doubles of the interval on the computed sign of
+ * f' (headalloc-model(7), THE CONTINUOUS RELAXATION): a function of the
+ * problem alone.  NLopt's SLSQP in ln x gives the estimate the bisection
+ * starts from, which changes how many of its steps are evaluated, never
+ * its answer.  log_mse is ln f at the double head_dim itself.  HA_ENOMEM
+ * when NLopt cannot allocate, HA_ENUMERIC if no finite optimum results. */
+enum ha_status ha_solver_solve_relaxed(const struct ha_solver *solver,
+                                       const struct ha_model *model,
+                                       struct ha_relaxed *relaxed);
+
+/* Make a workspace for solver.  HA_EINVAL for NULL arguments, HA_ENOMEM;
+ * on HA_OK *out owns it (free with ha_relaxed_solver_free). */
+enum ha_status ha_relaxed_solver_new(const struct ha_solver *solver,
+                                     struct ha_relaxed_solver **out);
+
+/* Free a workspace; NULL is accepted. */
+void ha_relaxed_solver_free(struct ha_relaxed_solver *relaxed_solver);
+
+/* ha_solver_solve_relaxed on the workspace's solver: the same answer and
+ * the same statuses. */
+enum ha_status ha_relaxed_solver_solve(struct ha_relaxed_solver *relaxed_solver,
+                                       const struct ha_model *model,
+                                       struct ha_relaxed *relaxed);
 
 #endif

@@ -17,6 +17,7 @@
 #include "alloc/solver_internal.h"
 #include "alloc/sweep_internal.h"
 #include "fit/fit_internal.h"
+#include "alloc/grouped_internal.h"
 
 double sweep_sample_at(const struct ha_sweep *s, size_t i)
 {

@@ -10,6 +10,7 @@
 #include "alloc/sweep_internal.h"
 #include "alloc/sweep_pool.h"
 #include "base/error_internal.h"
+#include "fit/fit_internal.h"
 
 /* Values of x* a job: the points of a job hold at most this many (and at
  * least one point, whatever its budgets). */

@@ -13,6 +13,7 @@
 #include <headalloc/sweep.h>
 
 #include "alloc/sweep_journal.h"
+#include "alloc/solver_internal.h"
 
 struct sweep_rows;   /* sweep_rows.c */
 struct sweep_heads;  /* sweep_heads.c */

@@ -10,6 +10,7 @@
 #include <headalloc/sweep_picture.h>
 
 #include "base/error_internal.h"
+#include "alloc/solver_internal.h"
 
 #define CURVE_POINTS HA_SWEEP_PICTURE_CURVE_POINTS
 

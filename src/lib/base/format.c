@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include <headalloc/format.h>
+#include "base/format_internal.h"
 
 const char *ha_report_format_str(enum ha_report_format format)
 {

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <headalloc/number.h>
+#include "base/number.h"
 
 static int is_digit(char c)
 {

@@ -1,6 +1,5 @@
 #include <headalloc/status.h>
-
-#include "version.h"
+#include <headalloc/version.h>
 
 const char *ha_status_str(enum ha_status status)
 {
@@ -21,5 +20,5 @@ const char *ha_status_str(enum ha_status status)
 
 const char *ha_version(void)
 {
-	return HA_VERSION;
+	return HA_VERSION_STRING;
 }

@@ -1,7 +1,7 @@
 /* Text shown on a terminal (see text.h). */
 #include <string.h>
 
-#include <headalloc/text.h>
+#include "base/text.h"
 
 /* The length of the unsafe character at s (len bytes left), or 0. */
 static size_t unsafe(const unsigned char *s, size_t len)

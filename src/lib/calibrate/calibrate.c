@@ -9,6 +9,7 @@
 
 #include "base/error_internal.h"
 #include "calibrate_internal.h"
+#include "alloc/solver_internal.h"
 
 void ha_cal_options_defaults(struct ha_cal_options *o)
 {
@@ -37,7 +38,7 @@ static enum ha_status check_options(const struct ha_cal_options *o,
 		st = cal_check_user_laws(o, err);
 	if (st != HA_OK)
 		return st;
-	if (!ha_cal_bootstrap_kind_name(o->bootstrap_kind))
+	if (!ha_cal_bootstrap_kind_str(o->bootstrap_kind))
 		return ha_fail(err, HA_EINVAL,
 		               "bootstrap_kind: %d is neither cases nor residuals",
 		               (int)o->bootstrap_kind);

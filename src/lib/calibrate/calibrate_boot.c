@@ -36,6 +36,7 @@
 
 #include "calibrate_internal.h"
 #include "calibrate_rng.h"
+#include "alloc/solver_internal.h"
 
 #define BOOT_MAX_THREADS 8
 
@@ -49,7 +50,7 @@ enum ha_status cal_predict(const struct ha_solver *solver, double samples,
 	return ha_solver_solve_integer(solver, &m, out, certificate);
 }
 
-const char *ha_cal_bootstrap_kind_name(enum ha_cal_bootstrap_kind kind)
+const char *ha_cal_bootstrap_kind_str(enum ha_cal_bootstrap_kind kind)
 {
 	switch (kind) {
 	case HA_CAL_BOOT_CASES:

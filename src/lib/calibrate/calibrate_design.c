@@ -79,7 +79,7 @@ static const char *one_dim_conflict(const struct ha_cal_law *law, char *names,
 				continue;
 			int w = snprintf(names + used, size - used, "%s%s",
 			                 n ? " and " : "",
-			                 ha_cal_param_name((enum ha_cal_param)groups[g][j]));
+			                 ha_cal_param_str((enum ha_cal_param)groups[g][j]));
 			if (w > 0 && (size_t)w < size - used)
 				used += (size_t)w;
 			n++;
@@ -198,7 +198,7 @@ int cal_trace_nonfinite(const struct cal_data *data, const struct ha_cal_law *la
 			         "--fix %s%s=%g: at this value the fitted losses leave a "
 			         "double (the objective is not finite)",
 			         ha_cal_param_is_log((enum ha_cal_param)p) ? "log_" : "",
-			         ha_cal_param_name((enum ha_cal_param)p), law->value[p]);
+			         ha_cal_param_str((enum ha_cal_param)p), law->value[p]);
 			return 1;
 		}
 	}

@@ -12,6 +12,7 @@
 
 #include "base/error_internal.h"
 #include "calibrate_internal.h"
+#include "alloc/model_internal.h"
 
 static const char *const param_names[HA_CAL_PARAMS] = {
 	"irreducible", "bias_coef", "smoothness", "var_coef",
@@ -19,7 +20,7 @@ static const char *const param_names[HA_CAL_PARAMS] = {
 	"data_coef", "data_power", "var_samples_power", "group_hdi",
 };
 
-const char *ha_cal_param_name(enum ha_cal_param param)
+const char *ha_cal_param_str(enum ha_cal_param param)
 {
 	int p = (int)param;
 	return p >= 0 && p < HA_CAL_PARAMS ? param_names[p] : NULL;

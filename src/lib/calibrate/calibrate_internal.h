@@ -333,4 +333,97 @@ size_t cal_threads_for(size_t wanted, size_t tasks);
 int cal_parallel(size_t tasks, size_t threads,
                  int (*run)(void *ctx, size_t worker, size_t task), void *ctx);
 
+/* The parameter of a name, or -1 when the name is not one of the ten. */
+int ha_cal_param_lookup(const char *name);
+
+/* 1 for bias_coef and var_coef, whose fit-scale value is ln c. */
+int ha_cal_param_is_log(enum ha_cal_param param);
+
+/* Whether a report lists this parameter: the seven of the seeds' model
+ * always; data_coef, data_power and var_samples_power when free or fixed
+ * off the model's default (so reports without the data term stay as
+ * they were); group_hdi likewise when free or fixed off its default 0.
+ * 0 for an out-of-range param or NULL estimate. */
+int ha_cal_param_reported(enum ha_cal_param param,
+                          const struct ha_cal_estimate *estimate);
+
+/* HA_OK when every run is in its domain; else HA_EINVAL with a message
+ * naming the run (1-based) and the field ("run 3: loss must be a finite
+ * number > 0, found -1").  count = 0 or a NULL array is HA_EINVAL. */
+enum ha_status ha_cal_validate_runs(const struct ha_run *runs,
+                                    size_t count, struct ha_error *err);
+
+/* All ten fixed at the model's values (ln c_b, ln c_v through
+ * ha_model_log_*_coef), name "". */
+void ha_cal_law_from_model(struct ha_cal_law *law,
+                           const struct ha_model *model);
+
+/* 1 when every law of inner's is one of outer's: inner's free
+ * parameters are free in outer, and each parameter outer fixes inner
+ * fixes at the same value (the nesting of the comparison; a law contains
+ * itself).  0 otherwise or for a NULL law. */
+int ha_cal_law_contains(const struct ha_cal_law *outer,
+                        const struct ha_cal_law *inner);
+
+/* "cases" or "residuals"; NULL for an out-of-range value. */
+const char *ha_cal_bootstrap_kind_str(enum ha_cal_bootstrap_kind kind);
+
+/* Fit one law to the runs (validated here) with Huber δ.
+ *
+ * Refusals (HA_EDEGENERATE with a message): fewer runs than free
+ * parameters + 1; a single distinct head_dim while anything is free.
+ * HA_EINVAL for bad runs, a NULL pointer, δ not > 0, or a fixed value out
+ * of its domain; HA_ENUMERIC when no start reaches a finite objective;
+ * HA_ENOMEM.
+ *
+ * The starting grid: every combination of
+ *   s in {1e-6, 0.5, 1, 2} (if free), γ in {0, 0.1, 0.5} (if free),
+ *   κ in {0, 0.5, 2} (if free), hdi in {0, 0.5, 0.95, 1} (if free),
+ *   E: the linear start below, and 0, L_min/2, 0.9 L_min (if free),
+ * (fixed parameters at their values); at each, ln c_b and ln c_v (when
+ * free) — and E, in its first variant — are the least-squares solution of
+ * the linearised relative residuals (L̂_i - L_i)/L_i, with c_b, c_v >= 0
+ * (a coefficient the data cannot set gets a term equal to 1% of L at its
+ * most favourable run; a negative linear E becomes 0).  Each start runs
+ * L-BFGS, then Levenberg–Marquardt, to convergence; the best end wins.
+ *
+ * On HA_OK *out owns its residuals: release with ha_cal_fit_finish(). */
+enum ha_status ha_cal_fit_runs(const struct ha_run *runs, size_t count,
+                               const struct ha_cal_law *law,
+                               double huber_delta,
+                               struct ha_cal_fit *out,
+                               struct ha_error *err);
+
+/* Free what a fit owns (not the struct); NULL is accepted. */
+void ha_cal_fit_finish(struct ha_cal_fit *fit);
+
+/* ln L̂ at a point under fit-scale values (a law's value[], a row of
+ * bootstrap.refits), evaluated as the fit evaluates a run (at a run's
+ * (D, d, n) it is the run's log_fitted, bit for bit), through
+ * log-sum-exp: finite for every point and every value in the
+ * parameters' domains, however far L̂ lies beyond a double.  NaN for a
+ * NULL argument or a point out of its domain. */
+double ha_cal_log_loss(const double value[HA_CAL_PARAMS],
+                       const struct ha_cal_point *point);
+
+/* The pointwise bootstrap band of the fitted loss: for each point i,
+ * log_lower[i] and log_upper[i] are the lower and upper quantiles (in
+ * [0, 1], lower <= upper; 0.025 and 0.975 for the 95% band) of ln L̂ at
+ * the point over the bootstrap's refits, each quantile as the parameters'
+ * ci95 is taken (linear between the order statistics at q (B - 1)).
+ * Memory: one double a refit, whatever the count of points; time: a few
+ * evaluations a refit and a point.  HA_EINVAL for a NULL pointer, a point
+ * out of its domain or bad quantiles; HA_EDEGENERATE when fewer than two
+ * refits were fitted (no bootstrap); HA_ENOMEM.  On failure the outputs
+ * are untouched. */
+enum ha_status ha_cal_band(const struct ha_calibration *calibration,
+                           const struct ha_cal_point *points,
+                           size_t count, double lower, double upper,
+                           double *log_lower, double *log_upper,
+                           struct ha_error *err);
+
+/* A calibration's work in run-fits, as HA_CAL_WORK_MAX (calibrate.h)
+ * counts it. */
+double ha_cal_work(size_t runs, const struct ha_cal_options *options);
+
 #endif

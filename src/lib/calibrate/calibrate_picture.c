@@ -8,10 +8,12 @@
 #include <stdlib.h>
 
 #include <headalloc/cal_picture.h>
-#include <headalloc/divisors.h>
+#include "alloc/divisors.h"
 #include <headalloc/solver.h>
 
 #include "base/error_internal.h"
+#include "alloc/solver_internal.h"
+#include "calibrate/calibrate_internal.h"
 
 #define LN10 2.302585092994045684
 

@@ -38,4 +38,68 @@ enum ha_status fit_result_pair_coords(const struct ha_fit *a, const struct ha_fi
                                       struct ha_fit_result *out_b,
                                       enum ha_status *status_b);
 
+/* Make an empty fit of the given kind that stores up to store_cap points
+ * for the largest residual (0: store none; HA_FIT_STORE_DEFAULT is a good
+ * choice).  On HA_OK *out owns a fit to free with ha_fit_free().
+ * HA_EINVAL for an unknown kind or NULL out, HA_ENOMEM. */
+enum ha_status ha_fit_new(enum ha_fit_kind kind, size_t store_cap,
+                          struct ha_fit **out);
+
+/* Free a fit; NULL is accepted. */
+void ha_fit_free(struct ha_fit *fit);
+
+/* Forget every point, keeping the kind and the store. */
+void ha_fit_reset(struct ha_fit *fit);
+
+/* Add one raw point.  HA_EINVAL, and the point is ignored, when fit is
+ * NULL or the point is outside the kind's domain: non-finite values,
+ * x <= 1 for HA_FIT_POWER_LOGLN, x <= 0 for HA_FIT_LOG and HA_FIT_POWER,
+ * y <= 0 for the power kinds.  Never allocates. */
+enum ha_status ha_fit_add(struct ha_fit *fit, double x, double y);
+
+/* ha_fit_add of one raw point to two fits (a sweep's power and log laws
+ * of one budget), with the logarithms of x and y they share taken once:
+ * the same fits, and in *status_a and *status_b (each may be NULL) the
+ * statuses, that two calls of ha_fit_add give. */
+void ha_fit_add_pair(struct ha_fit *a, struct ha_fit *b, double x, double y,
+                     enum ha_status *status_a, enum ha_status *status_b);
+
+/* The number of points accepted so far (0 for NULL). */
+size_t ha_fit_count(const struct ha_fit *fit);
+
+/* Compute the fit into *out.  The largest residual comes from the store
+ * when every point is in it; else from replay (called once per point, in
+ * order) when replay is not NULL; else max_residual_known is 0.  With
+ * a pass the residual sum of squares is summed directly; without one it
+ * is Syy - slope Sxy (clamped at 0).
+ * Errors: HA_EINVAL for NULL fit or out; HA_EDEGENERATE when fewer than
+ * three distinct X were accepted (no line with an error estimate);
+ * HA_ENUMERIC when the sums overflowed; a replay's own status, or
+ * HA_EINVAL when it returns a point outside the domain.  *out is
+ * written only on HA_OK. */
+enum ha_status ha_fit_result(const struct ha_fit *fit, ha_fit_replay_fn replay,
+                             void *ctx, struct ha_fit_result *out);
+
+/* ha_fit_result of two fits of the same raw points (a sweep's power and
+ * log laws of one budget), replay called once per point for both: into
+ * *out_a and *out_b, with *status_a and *status_b, what two calls of
+ * ha_fit_result give, for a replay that gives the same point each time
+ * it is asked. */
+void ha_fit_result_pair(const struct ha_fit *a, const struct ha_fit *b,
+                        ha_fit_replay_fn replay, void *ctx,
+                        struct ha_fit_result *out_a, enum ha_status *status_a,
+                        struct ha_fit_result *out_b, enum ha_status *status_b);
+
+/* The residual Y - intercept - slope X of one raw point under a result
+ * (0 for a point outside the domain).  A building block for a caller's
+ * own second pass. */
+double ha_fit_residual(const struct ha_fit_result *result, double x, double y);
+
+/* The name of a kind: "linear", "power-lnln", "log", "power". */
+const char *ha_fit_kind_str(enum ha_fit_kind kind);
+
+/* The seeds' claimed exponent of the power law in ln n, b = 2/(4 + s),
+ * reported beside the fitted b (1/3 at s = 2).  0 for s <= -4 or NaN. */
+double ha_fit_seed_exponent(double smoothness);
+
 #endif

@@ -18,6 +18,7 @@
 #include "base/open_file.h"
 #include "checkpoint_internal.h"
 #include "input/json_strict.h"
+#include "input/weights_internal.h"
 
 enum ha_status ckpt_fail(const struct ckpt_dir *d, struct ha_error *err,
                          enum ha_status status, const char *name,

@@ -5,10 +5,11 @@
 #include <string.h>
 
 #include <headalloc/covariance.h>
-#include <headalloc/number.h>
+#include "base/number.h"
 
 #include "base/error_internal.h"
 #include "yaml_reader.h"
+#include "input/covariance_internal.h"
 
 static const struct ha_yr_options OPTIONS = {
 	.max_bytes = HA_COVARIANCE_MAX_FILE,

@@ -245,7 +245,7 @@ static enum ha_status yaml_names(const struct ha_runs_names *names,
 		if (names->name[k][0])
 			return ha_fail(err, HA_EINVAL, "expected a CSV file for the "
 			               "column names (%s=%s), found a YAML one",
-			               ha_runs_key_name((enum ha_runs_key)k),
+			               ha_runs_key_str((enum ha_runs_key)k),
 			               names->name[k]);
 	return HA_OK;
 }

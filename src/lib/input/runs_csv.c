@@ -22,7 +22,7 @@
 #include <csv.h>
 
 #include <headalloc/model.h>
-#include <headalloc/number.h>
+#include "base/number.h"
 
 #include "base/error_internal.h"
 #include "runs_internal.h"
@@ -223,7 +223,7 @@ static void missing(struct reader *r, int k)
 	if (r->mapped[k])
 		stop(r, fail_at(&r->c, r->header_line, 1,
 		                "header: expected the column '%s' (named for %s), "
-		                "found none", r->name[k], ha_runs_key_name(k)));
+		                "found none", r->name[k], ha_runs_key_str(k)));
 	else
 		stop(r, fail_at(&r->c, r->header_line, 1,
 		                "header: expected the column '%s' (%s), found none",
@@ -297,7 +297,7 @@ static enum ha_status cell_value(struct reader *r, size_t row, int k,
 	if (!ok)
 		return fail_at(&r->c, cell->line, cell->column,
 		               "row %zu, %s: expected %s, found %s", row,
-		               ha_runs_key_name(k), what, describe(cell, buf));
+		               ha_runs_key_str(k), what, describe(cell, buf));
 	return HA_OK;
 }
 
@@ -544,7 +544,7 @@ enum ha_status runs_parse_csv(const char *text, size_t length,
 	for (int k = 0; k < HA_RUNS_KEYS; k++) {
 		r.mapped[k] = names && names->name[k][0];
 		r.name[k] = r.mapped[k] ? names->name[k]
-		                        : ha_runs_key_name((enum ha_runs_key)k);
+		                        : ha_runs_key_str((enum ha_runs_key)k);
 		r.where[k] = SIZE_MAX;
 	}
 	if (names && ha_runs_names_check(names, err) != HA_OK)

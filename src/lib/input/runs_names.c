@@ -5,6 +5,7 @@
 #include <headalloc/runs.h>
 
 #include "base/error_internal.h"
+#include "input/runs_internal.h"
 
 static const char *const key_names[HA_RUNS_KEYS] = {
 	"heads", "head_dim", "model_dim", "samples", "loss", "loss_se",
@@ -14,7 +15,7 @@ static const char *const key_names[HA_RUNS_KEYS] = {
 static const char keys_list[] =
 	"heads, head_dim, model_dim, samples, loss, loss_se or kv_heads";
 
-const char *ha_runs_key_name(enum ha_runs_key key)
+const char *ha_runs_key_str(enum ha_runs_key key)
 {
 	return (unsigned)key < HA_RUNS_KEYS ? key_names[key] : NULL;
 }

@@ -12,7 +12,7 @@
 
 #include <json-c/json.h>
 
-#include <headalloc/text.h>
+#include "base/text.h"
 
 #include "base/error_internal.h"
 #include "input/json_strict.h"

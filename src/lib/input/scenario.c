@@ -10,6 +10,8 @@
 
 #include "input/scenario_kv.h"
 #include "input/yaml_reader.h"
+#include "alloc/model_internal.h"
+#include "input/sweep_values.h"
 
 /* The largest sample size, as ha_model_validate() has it; spelled once so
  * that the message states the value compared with. */

@@ -4,6 +4,7 @@
 #include <headalloc/grouped.h>
 
 #include "input/scenario_kv.h"
+#include "alloc/grouped_internal.h"
 
 enum kv_key {
 	KV_HEADS, MAX_KV_DIM, MIN_KV_HEADS, MAX_KV_HEADS, LAYERS, KV_BYTES,

@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include <headalloc/scenario.h>
+#include "input/sweep_values.h"
 
 void ha_log_sweep_init(struct ha_log_sweep *s, double from, double to,
                        size_t points)

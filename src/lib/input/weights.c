@@ -14,7 +14,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-#include <headalloc/text.h>
+#include "base/text.h"
 #include <headalloc/weights.h>
 
 #include "base/open_file.h"

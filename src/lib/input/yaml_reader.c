@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <headalloc/number.h>
-#include <headalloc/text.h>
+#include "base/number.h"
+#include "base/text.h"
 
 #include "base/open_file.h"
 #include "yaml_reader.h"

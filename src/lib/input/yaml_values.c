@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <headalloc/number.h>
-#include <headalloc/text.h>
+#include "base/number.h"
+#include "base/text.h"
 
 #include "yaml_reader.h"
 #include "yaml_reader_internal.h"

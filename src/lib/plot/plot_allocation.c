@@ -7,6 +7,7 @@
 #include <plplot.h>
 
 #include "plot_internal.h"
+#include "alloc/solver_internal.h"
 
 enum { MSE, BIAS, VARIANCE, COVARIANCE, CURVES };
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "plot_calibration.h"
+#include "calibrate/calibrate_internal.h"
 
 #define LN10 2.302585092994045684
 #define GAMMA "\xce\xb3"

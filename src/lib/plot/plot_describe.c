@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "plot_internal.h"
+#include "alloc/model_internal.h"
 
 enum ha_status plot_solve_failed(struct ha_error *err, enum ha_status st,
                                  uint64_t budget)

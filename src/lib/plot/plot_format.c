@@ -4,6 +4,7 @@
 #include <strings.h>
 
 #include <headalloc/plot.h>
+#include "plot/plot_internal.h"
 
 int ha_plot_available(void)
 {

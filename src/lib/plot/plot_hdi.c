@@ -7,6 +7,7 @@
 #include <plplot.h>
 
 #include "plot_internal.h"
+#include "hdi/hdi_internal.h"
 
 /* Matrices of more heads are drawn as means over square blocks. */
 #define HEATMAP_CELLS 128

@@ -205,4 +205,7 @@ void plot_describe_kv(char *dst, size_t size, const struct ha_model *model,
                       const struct ha_kv_constraints *kv,
                       const struct ha_kv_shape *shape);
 
+/* "svg", "png" or "pdf" (never NULL). */
+const char *ha_plot_format_str(enum ha_plot_format format);
+
 #endif

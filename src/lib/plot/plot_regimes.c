@@ -9,6 +9,7 @@
 #include <plplot.h>
 
 #include "plot_internal.h"
+#include "alloc/solver_internal.h"
 
 /* The axis ends at n = 10^300, the largest n headalloc takes. */
 #define LOG10_N_LIMIT 300.0

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 
 #include "report_internal.h"
+#include "alloc/solver_internal.h"
+#include "hdi/hdi_internal.h"
 
 void report_yaml_error_terms(struct ha_yaml_writer *w, const struct ha_terms *t)
 {

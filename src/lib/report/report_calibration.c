@@ -10,6 +10,7 @@
 
 #include "report_internal.h"
 #include "report/report_calibration.h"
+#include "calibrate/calibrate_internal.h"
 
 /* ---- YAML ------------------------------------------------------------------ */
 
@@ -19,7 +20,7 @@ static void yaml_bootstrap_honest(struct ha_yaml_writer *w,
                                   const struct ha_cal_bootstrap *b)
 {
 	ha_yaml_key(w, "kind");
-	ha_yaml_string(w, ha_cal_bootstrap_kind_name(b->kind));
+	ha_yaml_string(w, ha_cal_bootstrap_kind_str(b->kind));
 	ha_yaml_key(w, "degenerate");
 	ha_yaml_bool(w, b->degenerate);
 }
@@ -102,7 +103,7 @@ static void yaml_support(struct ha_yaml_writer *w, const struct ha_calibration *
 	ha_yaml_key(w, "unidentified");
 	ha_yaml_begin_seq(w, 1);
 	for (size_t i = 0; i < s->unidentified_count; i++)
-		ha_yaml_string(w, ha_cal_param_name((enum ha_cal_param)s->unidentified[i]));
+		ha_yaml_string(w, ha_cal_param_str((enum ha_cal_param)s->unidentified[i]));
 	ha_yaml_end_seq(w);
 	ha_yaml_end_map(w);
 	ha_yaml_key(w, "warnings");
@@ -323,7 +324,7 @@ static void text_fit(FILE *f, const struct ha_calibration *c,
 		        "without an optimum\n", b->resamples, b->seed, b->fitted,
 		        b->unconverged, b->unfittable, b->failed);
 	if (b->resamples)
-		fprintf(f, "             kind %s%s\n", ha_cal_bootstrap_kind_name(b->kind),
+		fprintf(f, "             kind %s%s\n", ha_cal_bootstrap_kind_str(b->kind),
 		        b->degenerate ? ", DEGENERATE (see the warnings)" : "");
 
 	fprintf(f, "\n%-16s %14s %14s  %s\n", "parameter", "value", "se",
@@ -403,7 +404,7 @@ static void text_support(FILE *f, const struct ha_calibration *c)
 		                               : "the prediction does NOT beat it");
 	for (size_t i = 0; i < s->unidentified_count; i++)
 		fprintf(f, "             unidentified %s moves the argmin\n",
-		        ha_cal_param_name((enum ha_cal_param)s->unidentified[i]));
+		        ha_cal_param_str((enum ha_cal_param)s->unidentified[i]));
 	if (c->goodness.lack_of_fit)
 		fputs("             the law misfits the runs; its prediction is not evidence\n", f);
 }

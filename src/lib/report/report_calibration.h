@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #include <headalloc/calibrate.h>
-#include <headalloc/yaml_writer.h>
+#include "report/yaml_writer.h"
 
 /* A value for YAML, or null when it is not defined. */
 void report_cal_yaml_maybe(struct ha_yaml_writer *w, int defined, double v);

@@ -73,7 +73,7 @@ static void yaml_law(struct ha_yaml_writer *w, const struct ha_calibration *c,
 	ha_yaml_begin_seq(w, 1);
 	for (int p = 0; p < HA_CAL_PARAMS; p++)
 		if (row->law.free[p])
-			ha_yaml_string(w, ha_cal_param_name((enum ha_cal_param)p));
+			ha_yaml_string(w, ha_cal_param_str((enum ha_cal_param)p));
 	ha_yaml_end_seq(w);
 	ha_yaml_key(w, "contains");
 	ha_yaml_begin_seq(w, 1);

@@ -5,6 +5,7 @@
 #include <headalloc/model.h>
 
 #include "report/report_internal.h"
+#include "alloc/model_internal.h"
 
 int report_model_calibrated(const struct ha_model *m)
 {

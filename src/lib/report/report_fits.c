@@ -6,6 +6,7 @@
 
 #include "report_internal.h"
 #include "report/format_double.h"
+#include "alloc/model_internal.h"
 
 void report_law_fit_of(struct report_law_fit *out, enum report_law law,
                        const struct ha_sweep_fit *fit)

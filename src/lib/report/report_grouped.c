@@ -4,6 +4,7 @@
 #include <inttypes.h>
 
 #include "report_internal.h"
+#include "alloc/solver_internal.h"
 
 static void yaml_allocation(struct ha_yaml_writer *w,
                             const struct ha_grouped_allocation *a, int params)

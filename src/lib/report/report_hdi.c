@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "report_internal.h"
+#include "hdi/hdi_internal.h"
+#include "input/checkpoint_internal.h"
 
 /* ---- hdi ------------------------------------------------------------------ */
 

@@ -9,7 +9,6 @@
 #include <headalloc/error.h>
 #include <headalloc/fit.h>
 #include <headalloc/report.h>
-#include <headalloc/yaml_writer.h>
 
 #include "base/error_internal.h"
 #include "report/yaml_writer_internal.h"

@@ -3,6 +3,7 @@
 #include <math.h>
 
 #include "report_internal.h"
+#include "alloc/model_internal.h"
 
 static void yaml_comparison(struct ha_yaml_writer *w,
                             const struct ha_model_comparison *cmp)

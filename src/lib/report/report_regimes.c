@@ -6,6 +6,7 @@
 #include <headalloc/regime.h>
 
 #include "report_internal.h"
+#include "alloc/model_internal.h"
 
 static double log10_samples(double log_n)
 {

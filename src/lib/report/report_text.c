@@ -5,6 +5,7 @@
 #include <headalloc/model.h>
 
 #include "report_internal.h"
+#include "alloc/model_internal.h"
 
 double report_log10(double log_value)
 {

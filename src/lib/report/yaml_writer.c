@@ -16,7 +16,6 @@
 
 #include <yaml.h>
 
-#include <headalloc/yaml_writer.h>
 
 #include "format_double.h"
 #include "yaml_writer_internal.h"

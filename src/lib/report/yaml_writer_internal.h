@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include <headalloc/yaml_writer.h>
+#include "report/yaml_writer.h"
 
 #include "report/format_double.h"
 

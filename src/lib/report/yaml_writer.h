@@ -5,19 +5,13 @@
  * call is a no-op and ha_yaml_writer_end() reports it.  Floats are
  * written in the shortest form that reads back as the same double;
  * infinities as .inf / -.inf. */
-#ifndef HEADALLOC_YAML_WRITER_H
-#define HEADALLOC_YAML_WRITER_H
-
-#include "export.h"
+#ifndef HEADALLOC_INTERNAL_YAML_WRITER_H
+#define HEADALLOC_INTERNAL_YAML_WRITER_H
 
 #include <stdint.h>
 #include <stdio.h>
 
-#include "status.h"
-
-#ifdef __cplusplus
-extern "C" {
-#endif
+#include <headalloc/status.h>
 
 struct ha_yaml_writer;
 
@@ -25,7 +19,7 @@ struct ha_yaml_writer;
  * writer).  HA_EINVAL for a NULL argument, HA_ENOMEM when the writer
  * cannot be allocated (then *out is NULL).  A failure to emit the stream
  * start is sticky and reported by ha_yaml_writer_end(). */
-HA_API enum ha_status ha_yaml_writer_new(FILE *stream, struct ha_yaml_writer **out);
+enum ha_status ha_yaml_writer_new(FILE *stream, struct ha_yaml_writer **out);
 
 /* The same writer in the JSON syntax (RFC 8259): every call below writes
  * the same document as JSON, streamed as it is written (maps as objects,
@@ -34,45 +28,42 @@ HA_API enum ha_status ha_yaml_writer_new(FILE *stream, struct ha_yaml_writer **o
  * .inf, -.inf, .nan) are null.  Calls out of order (a value in a map
  * without its key, an end that closes nothing) are HA_EINVAL, sticky.
  * Errors as ha_yaml_writer_new's. */
-HA_API enum ha_status ha_yaml_writer_new_json(FILE *stream,
-                                              struct ha_yaml_writer **out);
+enum ha_status ha_yaml_writer_new_json(FILE *stream,
+                                       struct ha_yaml_writer **out);
 
 /* End the document and the stream, flush, and report the first error of
  * the writer's life (HA_EIO when the emitter or the stream failed).  The
  * writer is still to be freed. */
-HA_API enum ha_status ha_yaml_writer_end(struct ha_yaml_writer *w);
+enum ha_status ha_yaml_writer_end(struct ha_yaml_writer *w);
 
 /* Free the writer (NULL accepted); does not close the stream. */
-HA_API void ha_yaml_writer_free(struct ha_yaml_writer *w);
+void ha_yaml_writer_free(struct ha_yaml_writer *w);
 
 /* Containers.  flow != 0 writes [a, b] / {k: v} on one line. */
-HA_API void ha_yaml_begin_map(struct ha_yaml_writer *w, int flow);
-HA_API void ha_yaml_end_map(struct ha_yaml_writer *w);
-HA_API void ha_yaml_begin_seq(struct ha_yaml_writer *w, int flow);
-HA_API void ha_yaml_end_seq(struct ha_yaml_writer *w);
+void ha_yaml_begin_map(struct ha_yaml_writer *w, int flow);
+void ha_yaml_end_map(struct ha_yaml_writer *w);
+void ha_yaml_begin_seq(struct ha_yaml_writer *w, int flow);
+void ha_yaml_end_seq(struct ha_yaml_writer *w);
 
 /* Scalars.  Inside a map, write a key with ha_yaml_key then its value. */
-HA_API void ha_yaml_key(struct ha_yaml_writer *w, const char *key);
-HA_API void ha_yaml_string(struct ha_yaml_writer *w, const char *value);
-HA_API void ha_yaml_uint(struct ha_yaml_writer *w, uint64_t value);
-HA_API void ha_yaml_int(struct ha_yaml_writer *w, int64_t value);
-HA_API void ha_yaml_double(struct ha_yaml_writer *w, double value);
-HA_API void ha_yaml_bool(struct ha_yaml_writer *w, int value);
-HA_API void ha_yaml_null(struct ha_yaml_writer *w);
+void ha_yaml_key(struct ha_yaml_writer *w, const char *key);
+void ha_yaml_string(struct ha_yaml_writer *w, const char *value);
+void ha_yaml_uint(struct ha_yaml_writer *w, uint64_t value);
+void ha_yaml_int(struct ha_yaml_writer *w, int64_t value);
+void ha_yaml_double(struct ha_yaml_writer *w, double value);
+void ha_yaml_bool(struct ha_yaml_writer *w, int value);
+void ha_yaml_null(struct ha_yaml_writer *w);
 
 /* The plain scalar ha_yaml_double writes for value: ha_format_double's
  * text, or .nan, .inf, -.inf.  Returns buf (at least 32 bytes). */
-HA_API const char *ha_yaml_double_text(double value, char buf[32]);
+const char *ha_yaml_double_text(double value, char buf[32]);
 
 /* The status so far (HA_OK until something failed). */
-HA_API enum ha_status ha_yaml_writer_status(const struct ha_yaml_writer *w);
+enum ha_status ha_yaml_writer_status(const struct ha_yaml_writer *w);
 
 /* Format a double in the shortest "%.{15,16,17}g" form that strtod reads
  * back exactly, into buf (at least 32 bytes); "inf", "-inf", "nan" for the
  * non-finite.  Returns buf. */
-HA_API char *ha_format_double(double value, char buf[32]);
+char *ha_format_double(double value, char buf[32]);
 
-#ifdef __cplusplus
-}
-#endif
 #endif

@@ -8,27 +8,18 @@
  * sequence to many terminals), and the bidirectional overrides and
  * isolates U+202A..U+202E and U+2066..U+2069.  Readers refuse names with
  * them; messages show them as '?'. */
-#ifndef HEADALLOC_TEXT_H
-#define HEADALLOC_TEXT_H
-
-#include "export.h"
+#ifndef HEADALLOC_INTERNAL_TEXT_H
+#define HEADALLOC_INTERNAL_TEXT_H
 
 #include <stddef.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
 /* The byte offset of the first such character in s[0..len), or len when
  * there is none; *width (when not NULL) is its length in bytes. */
-HA_API size_t ha_text_unsafe_at(const char *s, size_t len, size_t *width);
+size_t ha_text_unsafe_at(const char *s, size_t len, size_t *width);
 
 /* s with each such character replaced by '?', into buf of size > 0 bytes,
  * cut short (never inside a UTF-8 sequence) when it does not fit.
  * Returns buf. */
-HA_API const char *ha_text_safe(const char *s, char *buf, size_t size);
+const char *ha_text_safe(const char *s, char *buf, size_t size);
 
-#ifdef __cplusplus
-}
-#endif
 #endif

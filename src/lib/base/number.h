@@ -22,18 +22,12 @@
  * octal 330: the same file must not mean two things to two readers.
  *
  * The decimal point is '.', whatever the locale's LC_NUMERIC. */
-#ifndef HEADALLOC_NUMBER_H
-#define HEADALLOC_NUMBER_H
-
-#include "export.h"
+#ifndef HEADALLOC_INTERNAL_NUMBER_H
+#define HEADALLOC_INTERNAL_NUMBER_H
 
 #include <stdint.h>
 
-#include "status.h"
-
-#ifdef __cplusplus
-extern "C" {
-#endif
+#include <headalloc/status.h>
 
 /* The longest real number read, in characters.  Ample for any double
  * (%.17g prints at most 24 characters); the covariance reader had this
@@ -45,16 +39,13 @@ extern "C" {
  * HA_EFORMAT: text is not a whole number (empty, a sign, a non-digit);
  * HA_EINVAL: it is one but outside [min, max] (or beyond UINT64_MAX), or
  * text or out is NULL.  *out is untouched unless HA_OK. */
-HA_API enum ha_status ha_parse_uint(const char *text, uint64_t min,
-                                    uint64_t max, uint64_t *out);
+enum ha_status ha_parse_uint(const char *text, uint64_t min,
+                             uint64_t max, uint64_t *out);
 
 /* Read text as a finite real number.  HA_OK: *out is the value.
  * HA_EFORMAT: text is not a real number of the grammar above (or is longer
  * than HA_NUMBER_MAX_LENGTH); HA_EINVAL: it is one whose value overflows a
  * double, or text or out is NULL.  *out is untouched unless HA_OK. */
-HA_API enum ha_status ha_parse_real(const char *text, double *out);
+enum ha_status ha_parse_real(const char *text, double *out);
 
-#ifdef __cplusplus
-}
-#endif
 #endif
