@@ -217,6 +217,7 @@ static enum ha_status calibrate(const struct ha_run *runs, size_t count,
 	cal.compare = 1;
 	cal.bootstrap = o->resamples;
 	cal.compare_resamples = o->resamples;
+	cal.compare_lean = 1; /* the plan reads the laws' LS fits and refits */
 	return ha_calibrate(runs, count, &cal, c, err);
 }
 
