@@ -116,14 +116,15 @@ static double log_normal(double y, double mu, double sigma)
 	return -0.5 * z * z - log(sigma);
 }
 
-enum ha_status plan_batch_value(const struct plan_frame *f, const double *prior,
+enum ha_status plan_batch_value(const struct plan_frame *f, double *scratch,
+                                const double *prior,
                                 const size_t *drawn, const double *mu,
                                 const double *eps, double *loglik,
                                 struct plan_outcome_stats *out)
 {
 	const struct plan_posterior *p = f->post;
 	size_t S = p->count, O = f->outcomes;
-	double *lw = f->scratch, *w = lw + S, *prob = w + S;
+	double *lw = scratch, *w = lw + S, *prob = w + S;
 	double mean = 0.0, m2 = 0.0, regret = 0.0, ess = 0.0;
 	size_t degenerate = 0;
 	for (size_t o = 0; o < O; o++) {
