@@ -77,13 +77,13 @@ struct plan_frame {
 	size_t *best;       /* S: argmin a_j */
 	double *loss_gap;   /* S x A: L_j(a) - L_j(a_j) >= 0 */
 	size_t outcomes;
-	double ess_bar;
+	double ess_bar;     /* outcomes below it are degenerate, and tempered */
 	uint64_t seed;
 	size_t threads;     /* the valuation's (ha_cal_options.threads) */
 };
 
 /* The doubles of workspace one valuation needs (plan_batch_value). */
-#define PLAN_SCRATCH(f) (2 * (f)->post->count + (f)->allocs)
+#define PLAN_SCRATCH(f) (3 * (f)->post->count + (f)->allocs)
 
 /* The decision under weights w (S, summing to 1): the allocation of the
  * largest probability of being optimal (ties: the earlier), that
