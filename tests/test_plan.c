@@ -3,9 +3,13 @@
  * inf, its decision is the posterior's mode, the picks' probabilities
  * chain, a run already done is no candidate, the initial design
  * identifies the ladder, and bad options are refused before any work. */
+#define _XOPEN_SOURCE 700
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <headalloc/headalloc.h>
 
@@ -223,4 +227,81 @@ Test(plan, refusals)
 	cr_assert_eq(ha_plan_make(runs, RUNS, &o, &p, &err), HA_EINVAL);
 	cr_assert(strstr(err.message, "limit"), "%s", err.message);
 	cr_assert_null(p);
+}
+
+/* text into the file "pool" + suffix of a new directory in /tmp; its
+ * path into path (unlink it, then rmdir its directory). */
+static void write_file(char *path, size_t size, const char *suffix,
+                       const char *text)
+{
+	char dir[32] = "/tmp/ha_test_pool_XXXXXX";
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, size, "%s/pool%s", dir, suffix);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs(text, f);
+	cr_assert_eq(fclose(f), 0);
+}
+
+static void remove_file(char *path)
+{
+	cr_assert_eq(unlink(path), 0);
+	*strrchr(path, '/') = '\0';
+	cr_assert_eq(rmdir(path), 0);
+}
+
+Test(plan, pool_files)
+{
+	char path[80];
+	struct ha_run *r = NULL;
+	double *cost = NULL;
+	size_t n = 0;
+	struct ha_error err;
+	write_file(path, sizeof path, ".yaml",
+	           "runs:\n  - {heads: 8, head_dim: 64, samples: 1e6}\n"
+	           "  - {heads: 4, head_dim: 128, samples: 1e7, kv_heads: 2, cost: 5}\n");
+	cr_assert_eq(ha_runs_read_pool(path, HA_RUNS_AUTO, NULL, &r, &cost, &n,
+	                               &err), HA_OK, "%s", err.message);
+	remove_file(path);
+	cr_assert_eq(n, 2);
+	cr_assert(isnan(cost[0]) && cost[1] == 5.0);
+	cr_assert(isnan(r[0].loss) && isnan(r[1].loss));
+	cr_assert_eq(r[0].kv_heads, 8);
+	cr_assert_eq(r[1].kv_heads, 2);
+	cr_assert(r[1].samples == 1e7);
+	free(r);
+	free(cost);
+
+	write_file(path, sizeof path, ".csv",
+	           "samples,heads,cost,head_dim\n1e6,8,,64\n1e7,4,2.5,128\n");
+	cr_assert_eq(ha_runs_read_pool(path, HA_RUNS_AUTO, NULL, &r, &cost, &n,
+	                               &err), HA_OK, "%s", err.message);
+	remove_file(path);
+	cr_assert_eq(n, 2);
+	cr_assert(isnan(cost[0]) && cost[1] == 2.5);
+	cr_assert_eq(r[1].head_dim, 128);
+	free(r);
+	free(cost);
+
+	/* a loss is refused where it stands, in both formats */
+	write_file(path, sizeof path, ".yaml",
+	           "runs:\n  - {heads: 8, head_dim: 64, samples: 1e6, loss: 2}\n");
+	cr_assert_eq(ha_runs_read_pool(path, HA_RUNS_AUTO, NULL, &r, &cost, &n,
+	                               &err), HA_EFORMAT);
+	remove_file(path);
+	cr_assert_eq(err.line, 2);
+	cr_assert_eq(err.column, 50);
+	cr_assert(strstr(err.message, "no loss"), "%s", err.message);
+	cr_assert_null(r);
+	cr_assert_null(cost);
+	write_file(path, sizeof path, ".csv", "heads,head_dim,samples,loss\n8,64,1e6,2\n");
+	cr_assert_eq(ha_runs_read_pool(path, HA_RUNS_AUTO, NULL, &r, &cost, &n,
+	                               &err), HA_EFORMAT);
+	remove_file(path);
+	cr_assert_eq(err.line, 1);
+	cr_assert_eq(err.column, 24);
+	/* a runs file's reader still wants its loss */
+	write_file(path, sizeof path, ".csv", "heads,head_dim,samples,cost\n8,64,1e6,2\n");
+	cr_assert_eq(ha_runs_read_file(path, HA_RUNS_AUTO, &r, &n, &err), HA_EFORMAT);
+	remove_file(path);
 }

@@ -205,6 +205,13 @@ struct ha_cal_options {
 	 * a law; 0 = HA_CAL_COMPARE_RESAMPLES (headalloc plan asks for more
 	 * to sample the posterior; calibrate keeps the default). */
 	size_t compare_resamples;
+	/* 1: the comparison makes only what the laws' least-squares fits,
+	 * weights and refits need, for a caller that reads nothing else
+	 * (headalloc plan): no leave-one-out refits (each row's loo_defined
+	 * is 0) and no Huber fit beside the least-squares one (each row's
+	 * huber_status is HA_EDEGENERATE unless δ is infinite); 0 (default):
+	 * the whole comparison. */
+	int compare_lean;
 };
 
 /* law: the seeds' model with E, c_b, s, c_v free (the "smoothness" rung),

@@ -76,7 +76,9 @@ struct ha_plan_candidate {
  * refused above this before any work. */
 #define HA_PLAN_WORK_MAX 4e9
 /* An outcome whose importance weights have an effective sample size
- * below max(HA_PLAN_ESS_MIN, HA_PLAN_ESS_SHARE x samples) is degenerate. */
+ * below max(HA_PLAN_ESS_MIN, HA_PLAN_ESS_SHARE x samples) is degenerate:
+ * its likelihood is tempered to that size (headalloc-model(7),
+ * PLANNING). */
 #define HA_PLAN_ESS_MIN 5.0
 #define HA_PLAN_ESS_SHARE 0.01
 /* Capacity of a reason, with its NUL. */
@@ -162,7 +164,7 @@ struct ha_plan_method {
 	size_t degenerate;       /* degenerate outcomes over every evaluation */
 	size_t evaluations;      /* outcomes simulated over every evaluation */
 	size_t refits;           /* refits at degenerate outcomes (0: none
-	                            made; their values carry the error) */
+	                            made; their likelihood is tempered) */
 	uint64_t seed;
 	double ess_threshold;
 	double *pool_samples;    /* the n of the pool built (NULL: given pool) */

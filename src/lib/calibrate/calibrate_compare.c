@@ -291,6 +291,7 @@ static void predict_row(const struct ha_solver *solver, double samples,
  * finite, its Huber fit (seeded likewise). */
 static enum ha_status fit_row(const struct ha_run *runs,
                               const struct cal_data *data, double delta,
+                              int lean,
                               const struct ha_solver *solver, double samples,
                               const struct ha_cal_fit *main_fit,
                               struct ha_calibration *c, size_t r,
@@ -323,9 +324,11 @@ static enum ha_status fit_row(const struct ha_run *runs,
 	row->aicc = fit.aicc;
 	row->bic_defined = fit.bic_defined;
 	row->bic = fit.bic;
-	enum ha_status oom;
-	row->loo_defined = leave_one_out(runs, data, &fit, INFINITY, &row->loo_rmse,
-	                                 &row->loo_unconverged, &oom);
+	enum ha_status oom = HA_OK;
+	if (!lean)
+		row->loo_defined = leave_one_out(runs, data, &fit, INFINITY,
+		                                 &row->loo_rmse,
+		                                 &row->loo_unconverged, &oom);
 	ha_cal_fit_finish(&fit);
 	if (oom == HA_ENOMEM)
 		return HA_ENOMEM;
@@ -337,6 +340,10 @@ static enum ha_status fit_row(const struct ha_run *runs,
 		row->huber_has_prediction = row->has_prediction;
 		row->huber_heads = row->heads;
 		row->huber_head_dim = row->head_dim;
+		return HA_OK;
+	}
+	if (lean) { /* compare_lean: the least-squares fit alone */
+		row->huber_status = HA_EDEGENERATE;
 		return HA_OK;
 	}
 	ns = row_seeds(c, r, huber_values, huber_fitted, main_law, seeds);
@@ -397,7 +404,8 @@ enum ha_status cal_compare(const struct ha_run *runs, const struct cal_data *dat
 				c->comparison[l].contains[c->comparison[l].contains_count++] = q;
 	fit_order(c, order);
 	for (size_t i = 0; i < total; i++) {
-		st = fit_row(runs, data, o->huber_delta, solver, samples, &c->fit, c,
+		st = fit_row(runs, data, o->huber_delta, o->compare_lean,
+		             solver, samples, &c->fit, c,
 		             order[i], ls_values, huber_values, ls_fitted,
 		             huber_fitted);
 		if (st != HA_OK)

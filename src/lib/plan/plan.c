@@ -92,8 +92,7 @@ static enum ha_status frame_target(struct plan_frame *f)
 	f->target = malloc(S * A * sizeof *f->target);
 	f->best = malloc(S * sizeof *f->best);
 	f->loss_gap = malloc(S * A * sizeof *f->loss_gap);
-	f->scratch = malloc((2 * S + A) * sizeof *f->scratch);
-	if (!f->target || !f->best || !f->loss_gap || !f->scratch)
+	if (!f->target || !f->best || !f->loss_gap)
 		return HA_ENOMEM;
 	enum ha_status st = plan_eval(f->post, f->alloc, A, f->target);
 	if (st != HA_OK)
@@ -120,7 +119,6 @@ static void frame_free(struct plan_frame *f)
 	free(f->target);
 	free(f->best);
 	free(f->loss_gap);
-	free(f->scratch);
 }
 
 /* The candidates' ln L, candidate-major (C x S). */
@@ -182,7 +180,8 @@ static enum ha_status plan_from(const struct ha_calibration *c,
 	enum ha_status st = plan_posterior_make(c, runs, count, &post,
 	                                        &plan->method, err);
 	struct plan_frame f = {.post = &post, .allocs = allocs, .alloc = alloc,
-	                       .outcomes = o->outcomes, .seed = o->cal.seed};
+	                       .outcomes = o->outcomes, .seed = o->cal.seed,
+	                       .threads = o->cal.threads};
 	double *mu = NULL;
 	if (st == HA_OK) {
 		double bar = HA_PLAN_ESS_SHARE * (double)post.count;
@@ -217,6 +216,7 @@ static enum ha_status calibrate(const struct ha_run *runs, size_t count,
 	cal.compare = 1;
 	cal.bootstrap = o->resamples;
 	cal.compare_resamples = o->resamples;
+	cal.compare_lean = 1; /* the plan reads the laws' LS fits and refits */
 	return ha_calibrate(runs, count, &cal, c, err);
 }
 
@@ -275,7 +275,18 @@ enum ha_status ha_plan_make(const struct ha_run *runs, size_t count,
 		if (err)
 			*err = cal_err;
 	} else {
-		st = plan_from(c, runs, count, o, alloc, allocs, plan, err);
+		struct ha_error from_err;
+		ha_error_init(&from_err);
+		st = plan_from(c, runs, count, o, alloc, allocs, plan, &from_err);
+		if (st == HA_EDEGENERATE) {
+			/* fitted, but no refit to sample a posterior from */
+			snprintf(plan->decision.undefined_reason,
+			         sizeof plan->decision.undefined_reason, "%s",
+			         from_err.message);
+			st = plan_design(o, runs, count, plan, err);
+		} else if (st != HA_OK && err) {
+			*err = from_err;
+		}
 	}
 out:
 	ha_calibration_free(c);

@@ -77,10 +77,13 @@ struct plan_frame {
 	size_t *best;       /* S: argmin a_j */
 	double *loss_gap;   /* S x A: L_j(a) - L_j(a_j) >= 0 */
 	size_t outcomes;
-	double ess_bar;
+	double ess_bar;     /* outcomes below it are degenerate, and tempered */
 	uint64_t seed;
-	double *scratch;    /* S x (A + 2) doubles for one outcome */
+	size_t threads;     /* the valuation's (ha_cal_options.threads) */
 };
+
+/* The doubles of workspace one valuation needs (plan_batch_value). */
+#define PLAN_SCRATCH(f) (3 * (f)->post->count + (f)->allocs)
 
 /* The decision under weights w (S, summing to 1): the allocation of the
  * largest probability of being optimal (ties: the earlier), that
@@ -89,7 +92,8 @@ struct plan_frame {
 size_t plan_decide(const struct plan_frame *f, const double *w, double *prob,
                    double *p_correct, double *regret);
 
-/* The value of adding a run to a batch: for outcome o, prior[o * S + j]
+/* The value of adding a run to a batch (scratch: PLAN_SCRATCH(f)
+ * doubles, the caller's thread's own): for outcome o, prior[o * S + j]
  * holds the log-likelihood of the batch's earlier runs under sample j
  * (NULL: none) and its sample index drawn[o]; mu[j] the new run's ln L_j
  * and eps[o] its standard normal.  Out: the expected max probability
@@ -100,7 +104,8 @@ struct plan_outcome_stats {
 	double p_after, p_after_se, regret_after, ess_mean;
 	size_t degenerate;
 };
-enum ha_status plan_batch_value(const struct plan_frame *f, const double *prior,
+enum ha_status plan_batch_value(const struct plan_frame *f, double *scratch,
+                                const double *prior,
                                 const size_t *drawn, const double *mu,
                                 const double *eps, double *loglik,
                                 struct plan_outcome_stats *out);

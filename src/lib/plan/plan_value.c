@@ -106,6 +106,39 @@ static double normalise(const double *lw, double *w, size_t S)
 	return 1.0 / sq;
 }
 
+/* The weights at an outcome the samples cannot resolve (its ESS below
+ * the bar): the likelihood raised to the largest power tau in (0, 1]
+ * that keeps the ESS at the bar (by bisection), as if the run were
+ * noisier, sigma / sqrt(tau): S samples cannot represent a likelihood
+ * sharper than their spacing, and the untempered weights, resolved to a
+ * sample or two, would credit the run with singling out a hypothesis
+ * the posterior only approximates.  lw and w are overwritten; the prior
+ * stands when even it lies below the bar. */
+static void temper(const double *log_weight, const double *ll, size_t S,
+                   double bar, double *lw, double *w)
+{
+	if (normalise(log_weight, w, S) < bar) {
+		memcpy(lw, log_weight, S * sizeof *lw);
+		normalise(lw, w, S);
+		return;
+	}
+	double lo = 0.0, hi = 1.0;
+	for (int step = 0; step < 30; step++) {
+		double tau = 0.5 * (lo + hi);
+		for (size_t i = 0; i < S; i++)
+			lw[i] = ll[i] == -INFINITY ? -INFINITY : log_weight[i] + tau * ll[i];
+		if (normalise(lw, w, S) >= bar)
+			lo = tau;
+		else
+			hi = tau;
+	}
+	for (size_t i = 0; i < S; i++)
+		lw[i] = ll[i] == -INFINITY ? -INFINITY : log_weight[i] + lo * ll[i];
+	if (lo == 0.0)
+		memcpy(lw, log_weight, S * sizeof *lw);
+	normalise(lw, w, S);
+}
+
 /* log N(y; mu, sigma^2) up to the constant -ln sqrt(2 pi), which every
  * sample shares. */
 static double log_normal(double y, double mu, double sigma)
@@ -116,14 +149,15 @@ static double log_normal(double y, double mu, double sigma)
 	return -0.5 * z * z - log(sigma);
 }
 
-enum ha_status plan_batch_value(const struct plan_frame *f, const double *prior,
+enum ha_status plan_batch_value(const struct plan_frame *f, double *scratch,
+                                const double *prior,
                                 const size_t *drawn, const double *mu,
                                 const double *eps, double *loglik,
                                 struct plan_outcome_stats *out)
 {
 	const struct plan_posterior *p = f->post;
 	size_t S = p->count, O = f->outcomes;
-	double *lw = f->scratch, *w = lw + S, *prob = w + S;
+	double *lw = scratch, *w = lw + S, *ll = w + S, *prob = ll + S;
 	double mean = 0.0, m2 = 0.0, regret = 0.0, ess = 0.0;
 	size_t degenerate = 0;
 	for (size_t o = 0; o < O; o++) {
@@ -132,17 +166,19 @@ enum ha_status plan_batch_value(const struct plan_frame *f, const double *prior,
 		double y = informative ? mu[j] + p->sigma[j] * eps[o] : 0.0;
 		int any = 0;
 		for (size_t i = 0; i < S; i++) {
-			double ll = prior ? prior[o * S + i] : 0.0;
+			ll[i] = prior ? prior[o * S + i] : 0.0;
 			if (informative)
-				ll += log_normal(y, mu[i], p->sigma[i]);
+				ll[i] += log_normal(y, mu[i], p->sigma[i]);
 			if (loglik)
-				loglik[o * S + i] = ll;
-			lw[i] = p->log_weight[i] + ll;
+				loglik[o * S + i] = ll[i];
+			lw[i] = p->log_weight[i] + ll[i];
 			any |= lw[i] > -INFINITY;
 		}
 		if (!any) /* no sample can have made it: the prior stands */
 			memcpy(lw, p->log_weight, S * sizeof *lw);
 		double e = normalise(lw, w, S);
+		if (any && e < f->ess_bar)
+			temper(p->log_weight, ll, S, f->ess_bar, lw, w);
 		double pc, rg;
 		plan_decide(f, w, prob, &pc, &rg);
 		/* Welford: the spread of a constant is 0 exactly */

@@ -222,7 +222,9 @@ static void text_picks(FILE *f, const struct ha_plan *p)
 {
 	if (!p->pick_count) {
 		fputs(p->initial ? "initial      no run needed from the pool\n"
-		                 : "plan         no run picked\n", f);
+		      : p->candidate_count ? "plan         no run picked\n"
+		                           : "plan         the decision alone: no "
+		                             "candidate valued\n", f);
 		return;
 	}
 	if (p->initial)
@@ -262,14 +264,16 @@ static void text_method(FILE *f, const struct ha_plan *p)
 			fprintf(f, "%s%s %.3f", i ? ", " : "", m->laws[i].name,
 			        m->laws[i].weight);
 		fputc('\n', f);
+	}
+	if (!p->initial && m->evaluations) {
 		fprintf(f, "simulation   %zu outcomes a candidate, run noise sigma %s "
 		        "in ln L (%s), seed %" PRIu64 "\n", m->outcomes,
 		        report_human(m->sigma, b),
 		        m->sigma_from_se ? "from loss_se" : "the laws' residual scale",
 		        m->seed);
 		fprintf(f, "             %zu of %zu outcomes degenerate (ESS below "
-		        "%.3g), not refitted: their values carry the error\n",
-		        m->degenerate, m->evaluations, m->ess_threshold);
+		        "%.3g): their likelihood tempered to that ESS, not "
+		        "refitted\n", m->degenerate, m->evaluations, m->ess_threshold);
 	}
 	if (m->pool_samples_count) {
 		fputs("pool         n", f);
