@@ -33,7 +33,7 @@ static const char usage[] =
 	"      --max-head-dim K\n"
 	"      --min-heads H\n"
 	"      --max-heads H\n"
-	"      --kv-heads G|all        allocations with G key/value heads (G | H),\n"
+	"      --kv-heads G|auto       allocations with G key/value heads (G | H),\n"
 	"                              or every divisor G of H (default: G = H)\n"
 	"Pool:\n"
 	"      --pool FILE             the runnable runs: a runs file without loss\n"
@@ -184,10 +184,10 @@ static int apply(void *options, int code, const char *arg)
 			return cli_bad_word("--cost", arg, CLI_WORDS_COST);
 		}
 	case OPT_KV_HEADS:
-		if (strcmp(arg, "all") == 0)
+		if (cli_word_index(CLI_WORDS_KV_HEADS, arg) == 0)
 			p->kv_heads = HA_PLAN_KV_ALL;
 		else if (!cli_parse_uint(arg, 1, HA_BUDGET_MAX, &p->kv_heads))
-			return cli_bad_value("--kv-heads", arg, "all or " CLI_WHOLE_NUMBER);
+			return cli_bad_value("--kv-heads", arg, "auto or " CLI_WHOLE_NUMBER);
 		return EXIT_OK;
 	case OPT_MODEL_DIM:
 	case OPT_NEXT:

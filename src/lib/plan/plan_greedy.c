@@ -5,7 +5,7 @@
  * sample j_o, an independent noise a run).  --next K picks K at most;
  * --spend C picks while the batch's cost stays within C.
  *
- * Candidates are valued on worker threads (cal_parallel), each into its
+ * Candidates are valued on worker threads (the library's pool), each into its
  * own slot, in chunks between which the calling thread reports progress;
  * the picks are chosen from the slots in the candidates' order, so the
  * plan does not depend on the thread count. */
@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/pool.h"
 #include "calibrate/calibrate_internal.h"
 #include "plan_internal.h"
 
@@ -43,15 +44,15 @@ static double difference(double after, double before)
 	return fabs(d) < 1e-12 ? 0.0 : d;
 }
 
-static int value_task(void *ctx, size_t worker, size_t task)
+static enum ha_status value_task(void *ctx, size_t worker, size_t task)
 {
 	struct greedy *g = ctx;
 	size_t c = g->first + task, S = g->f->post->count;
 	if (g->plan->candidates[c].picked)
-		return 1;
+		return HA_OK;
 	plan_batch_value(g->f, g->scratch + worker * PLAN_SCRATCH(g->f), g->prior,
 	                 g->drawn, g->mu + c * S, g->eps, NULL, &g->stats[c]);
-	return 1;
+	return HA_OK;
 }
 
 static int progress(const struct ha_plan_options *o, uint64_t done,
@@ -69,7 +70,7 @@ static enum ha_status value_round(struct greedy *g, const struct ha_plan_options
 	size_t C = plan->candidate_count, chunk = CHUNK * g->threads;
 	for (g->first = 0; g->first < C; g->first += chunk) {
 		size_t n = C - g->first < chunk ? C - g->first : chunk;
-		cal_parallel(n, g->threads, value_task, g);
+		pool_for(n, g->threads, value_task, g, NULL, NULL);
 		if (progress(o, g->first + n, C))
 			return ha_fail(err, HA_ECANCELED, "planning cancelled");
 	}
@@ -196,7 +197,7 @@ enum ha_status plan_greedy(const struct plan_frame *f,
 	size_t S = f->post->count, O = f->outcomes, C = plan->candidate_count;
 	struct greedy g = {.f = f, .mu = cand_mu, .p0 = plan->decision.p_correct,
 	                   .plan = plan};
-	g.threads = cal_threads_for(f->threads, C);
+	g.threads = pool_threads(f->threads, C);
 	g.drawn = malloc(O * sizeof *g.drawn);
 	g.eps = malloc(O * sizeof *g.eps);
 	g.buffer[0] = malloc(O * S * sizeof *g.buffer[0]);
