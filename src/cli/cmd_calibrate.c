@@ -32,7 +32,7 @@ static const char usage[] =
 	"      --fix NAME=VALUE[,...]  hold parameters at values (the others not\n"
 	"                              free keep the defaults of headalloc-model(7))\n"
 	"      --huber-delta X         Huber threshold of the log residuals, > 0,\n"
-	"                              or inf for least squares (default 0.001)\n"
+	"                              or inf for least squares (the default)\n"
 	"      --compare               also fit the ladder of laws, side by side\n"
 	"      --law NAME=PARAM[,PARAM...]  add a law of your own to the comparison\n"
 	"                              (repeatable; implies --compare): PARAMs free\n"
@@ -41,8 +41,9 @@ static const char usage[] =
 	"      --bootstrap B           case-bootstrap resamples, 0 for none\n"
 	"                              (default 1000)\n"
 	"      --seed S                seed of the bootstrap (default 1)\n"
-	"      --bootstrap-kind KIND   cases (resample the runs, default) or\n"
-	"                              residuals (resample the fit's log residuals)\n"
+	"      --bootstrap-kind KIND   cases (resample the runs, default),\n"
+	"                              residuals (the fit's log residuals, pooled)\n"
+	"                              or wild (each run's own, random signs)\n"
 	"Target (both or neither; without them no prediction):\n"
 	"  -b, --budget D              the budget D = H*d_k to predict at\n"
 	"  -n, --samples N             the training-set size to predict at\n"
@@ -380,8 +381,10 @@ static int apply(void *options, int code, const char *arg)
 			cal->bootstrap_kind = HA_CAL_BOOT_CASES;
 		else if (strcmp(arg, "residuals") == 0)
 			cal->bootstrap_kind = HA_CAL_BOOT_RESIDUALS;
+		else if (strcmp(arg, "wild") == 0)
+			cal->bootstrap_kind = HA_CAL_BOOT_WILD;
 		else
-			return cli_bad_value("--bootstrap-kind", arg, "cases or residuals");
+			return cli_bad_value("--bootstrap-kind", arg, "cases, residuals or wild");
 		return EXIT_OK;
 	case 'b':
 		o->have_budget = 1;
