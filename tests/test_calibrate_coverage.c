@@ -4,14 +4,11 @@
  * cover its true value in 90–99% of the data sets, by least squares (the
  * default) with the case bootstrap and with the residual bootstrap's
  * modified residuals (the table of headalloc-calibrate(1), COVERAGE,
- * measures more designs and the wild kind; bench/calibrate_coverage.c).  The window: binomial(200, 0.95)
- * has sd 0.015, so 0.90 is 3.2 sd below the nominal level and 0.99 is
- * 2.6 above.  B = 200 rather than 1000 since every resample is refitted
- * from the whole grid of starts (calboot's cal_refit_grid, about 7 ms a
- * refit of these 96 runs): 4 data sets under least squares with
- * B = 1000 took 27 s of one core, so the 400 calibrations would take
- * about 45 minutes; with B = 200 both tests took 10 min 52 s of CPU
- * (17 min on a 2-core machine at load 7; coverage 0.915 to 0.97).  The interval's ends
+ * measures more designs and the wild kind: bench/calibrate_coverage.c).
+ * The window: binomial(200, 0.95) has sd 0.015, so 0.90 is 3.2 sd below
+ * the nominal level and 0.99 is 2.6 above.  B = 200 rather than 1000
+ * since every resample is refitted from the whole grid of starts, and
+ * CI runs this test once on two cores.  The interval's ends
  * are then the 5th and 195th of 200 ordered refits: noisier ends, whose
  * error in coverage is O(1/B) (Hall 1986), small against the window.
  * Slow: registered in the meson suite 'slow'. */
