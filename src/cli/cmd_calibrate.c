@@ -38,7 +38,7 @@ static const char usage[] =
 	"                              (repeatable; implies --compare): PARAMs free\n"
 	"                              as --free takes them, the others as fixed\n"
 	"Uncertainty:\n"
-	"      --bootstrap B           case-bootstrap resamples, 0 for none\n"
+	"      --bootstrap B           bootstrap resamples, 0 for none\n"
 	"                              (default 1000)\n"
 	"      --seed S                seed of the bootstrap (default 1)\n"
 	"      --bootstrap-kind KIND   cases (resample the runs, default),\n"
