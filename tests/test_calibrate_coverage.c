@@ -1,15 +1,14 @@
 /* The bootstrap's 95% intervals against the truth (headalloc-model(7), CALIBRATION (Uncertainty and identifiability)):
  * 200 synthetic data sets with Gaussian noise of known size in ln L, each
  * calibrated with B = 200 resamples; every free parameter's interval must
- * cover its true value in 90–99% of the data sets, under the default
- * Huber loss and under least squares.  The window: binomial(200, 0.95)
- * has sd 0.015, so 0.90 is 3.2 sd below the nominal level and 0.99 is
- * 2.6 above.  B = 200 rather than 1000 since every resample is refitted
- * from the whole grid of starts (calboot's cal_refit_grid, about 7 ms a
- * refit of these 96 runs): 4 data sets under least squares with
- * B = 1000 took 27 s of one core, so the 400 calibrations would take
- * about 45 minutes; with B = 200 both tests took 10 min 52 s of CPU
- * (17 min on a 2-core machine at load 7; coverage 0.915 to 0.97).  The interval's ends
+ * cover its true value in 90–99% of the data sets, by least squares (the
+ * default) with the case bootstrap and with the residual bootstrap's
+ * modified residuals (the table of headalloc-calibrate(1), COVERAGE,
+ * measures more designs and the wild kind: bench/calibrate_coverage.c).
+ * The window: binomial(200, 0.95) has sd 0.015, so 0.90 is 3.2 sd below
+ * the nominal level and 0.99 is 2.6 above.  B = 200 rather than 1000
+ * since every resample is refitted from the whole grid of starts, and
+ * CI runs this test once on two cores.  The interval's ends
  * are then the 5th and 195th of 200 ordered refits: noisier ends, whose
  * error in coverage is O(1/B) (Hall 1986), small against the window.
  * Slow: registered in the meson suite 'slow'. */
@@ -43,7 +42,7 @@ static double gauss(void)
  * {1, 4}, six n from 1e3 to 3e5.  (With half as many runs the percentile
  * intervals of least squares cover about 0.91: the small-sample
  * narrowness of the percentile bootstrap, too near the 0.90 edge.) */
-static void coverage(double delta, const char *label)
+static void coverage(enum ha_cal_bootstrap_kind kind, const char *label)
 {
 	static const uint64_t dims[] = {2, 4, 8, 16, 32, 64, 128, 256};
 	static const uint64_t heads[] = {1, 4};
@@ -68,7 +67,7 @@ static void coverage(double delta, const char *label)
 		ha_cal_options_defaults(&o);
 		o.law.value[HA_CAL_VAR_RATE] = 0.0;
 		o.law.value[HA_CAL_VAR_POWER] = 2.0;
-		o.huber_delta = delta;
+		o.bootstrap_kind = kind;
 		o.bootstrap = RESAMPLES;
 		o.seed = (uint64_t)set + 1;
 		o.compare = 0;
@@ -104,12 +103,12 @@ static void coverage(double delta, const char *label)
 	}
 }
 
-Test(calibrate_coverage, huber_default, .timeout = 900)
+Test(calibrate_coverage, cases, .timeout = 900)
 {
-	coverage(HA_CAL_HUBER_DEFAULT, "huber 1e-3");
+	coverage(HA_CAL_BOOT_CASES, "cases");
 }
 
-Test(calibrate_coverage, least_squares, .timeout = 900)
+Test(calibrate_coverage, residuals, .timeout = 900)
 {
-	coverage(INFINITY, "least squares");
+	coverage(HA_CAL_BOOT_RESIDUALS, "residuals");
 }

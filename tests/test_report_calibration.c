@@ -295,7 +295,7 @@ Test(report_calibration, text_says_the_same_for_people)
 	cr_assert_geq(c->warning_count, 2, "the target is outside the runs");
 	char *text = render(HA_FORMAT_TEXT, c);
 	/* A file name cannot break a line. */
-	cr_assert(strstr(text, "calibration  10 runs of runs?.yaml, Huber delta 0.001\n"),
+	cr_assert(strstr(text, "calibration  10 runs of runs?.yaml, least squares\n"),
 	          "%s", text);
 	char line[160];
 	snprintf(line, sizeof line, "prediction   budget 4096, samples 1e+10: %llu heads x head_dim %llu",

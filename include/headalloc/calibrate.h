@@ -69,6 +69,7 @@
 
 #include "export.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -106,7 +107,10 @@ enum ha_cal_param {
 #define HA_CAL_POWER_MIN 1e-6
 
 /* Defaults of struct ha_cal_options. */
-#define HA_CAL_HUBER_DEFAULT 1e-3
+/* Least squares: Huber's δ on request (headalloc-calibrate(1),
+ * --huber-delta), since a fixed δ is in the units of the residuals and
+ * one scaled to the runs is least squares on all but a few of them. */
+#define HA_CAL_HUBER_DEFAULT INFINITY
 #define HA_CAL_BOOTSTRAP_DEFAULT ((size_t)1000)
 #define HA_CAL_COLLINEAR_DEFAULT 0.99
 
@@ -167,11 +171,14 @@ HA_API size_t ha_cal_ladder(const struct ha_cal_law *base,
                             struct ha_cal_law out[HA_CAL_LADDER]);
 
 /* What a bootstrap resamples (headalloc-model(7), CALIBRATION
- * (Uncertainty and identifiability)): the runs (cases), or the log
- * residuals of the fitted curve (residuals). */
+ * (Uncertainty and identifiability)): the runs (cases); the fitted
+ * curve plus modified log residuals drawn from their centred pool
+ * (residuals); or plus each run's own modified residual times a random
+ * sign (wild: noise that differs between runs beyond their loss_se). */
 enum ha_cal_bootstrap_kind {
 	HA_CAL_BOOT_CASES = 0,
-	HA_CAL_BOOT_RESIDUALS = 1
+	HA_CAL_BOOT_RESIDUALS = 1,
+	HA_CAL_BOOT_WILD = 2
 };
 
 /* Where to predict the optimal allocation. */
@@ -190,7 +197,7 @@ struct ha_cal_options {
 	double collinear;           /* warn when |correlation| >= this */
 	struct ha_cal_target target;
 	/* calboot: the honest bootstrap (see the block at the end). */
-	enum ha_cal_bootstrap_kind bootstrap_kind; /* cases (default) or residuals */
+	enum ha_cal_bootstrap_kind bootstrap_kind; /* cases (default), residuals or wild */
 	size_t threads;             /* bootstrap refits, full fits' starts, leave-one-out, the calling
 	                               thread one of them: 0 = one per online processor; 1 = the
 	                               calling thread alone; N = N threads; at most 8 (as a sweep's) */
@@ -215,7 +222,8 @@ struct ha_cal_options {
 };
 
 /* law: the seeds' model with E, c_b, s, c_v free (the "smoothness" rung),
- * γ = 1/2, κ = 0, hdi = 1 fixed; huber_delta 1e-3; bootstrap 1000; seed 1;
+ * γ = 1/2, κ = 0, hdi = 1 fixed; huber_delta inf (least squares);
+ * bootstrap 1000; seed 1;
  * compare 1; collinear 0.99; no target. */
 HA_API void ha_cal_options_defaults(struct ha_cal_options *options);
 
@@ -440,10 +448,18 @@ enum ha_cal_warning_kind {
 	HA_CAL_WARN_DEGENERATE = 9,    /* the bootstrap cannot vary the fit */
 	HA_CAL_WARN_LACK_OF_FIT = 10,  /* the law misfits the runs */
 	HA_CAL_WARN_UNSUPPORTED = 11,  /* a check of the prediction's support failed */
+	HA_CAL_WARN_COVERAGE = 12,     /* the kind's intervals were measured to
+	                                  hold less than HA_CAL_COVERAGE_LEVEL on
+	                                  a design like the runs' */
 	/* calladder */
 	HA_CAL_WARN_HUBER_SCALE = 20,  /* δ below the residual scale */
 	HA_CAL_WARN_LEAST_SQUARES = 21 /* least squares predicts otherwise */
 };
+
+/* The share of data sets below which a bootstrap's measured 95%
+ * intervals are said to fall short (headalloc-calibrate(1), COVERAGE):
+ * 2 binomial sd (200 data sets) below 0.95. */
+#define HA_CAL_COVERAGE_LEVEL 0.93
 
 struct ha_cal_warning {
 	enum ha_cal_warning_kind kind;

@@ -65,7 +65,7 @@ class Calibration(_Result):
         return "Calibration(%s%s)" % (self.model, at)
 
 
-def calibrate(runs, free=None, fix=None, target=None, huber_delta=1e-3, bootstrap=1000,
+def calibrate(runs, free=None, fix=None, target=None, huber_delta=math.inf, bootstrap=1000,
               seed=None, compare=False, columns=None, progress=None, **constraints):
     """Fit the error model to measured runs (headalloc-model(7), CALIBRATION).
 
@@ -87,7 +87,7 @@ def calibrate(runs, free=None, fix=None, target=None, huber_delta=1e-3, bootstra
     headalloc-model(7)'s defaults.  target=(budget, samples) predicts the
     optimal allocation there, under the keyword constraints
     (head_dim_multiple, min_head_dim, ...).  huber_delta: Huber's δ
-    (math.inf: least squares); bootstrap: resamples (0: none); seed: the
+    (math.inf, the default: least squares); bootstrap: resamples (0: none); seed: the
     bootstrap's seed (None: the library's default, 1); compare: also fit
     the ladder of laws.  progress: None (tqdm when installed), False, or a
     callable(what, done, total).  The call releases the GIL and refits on

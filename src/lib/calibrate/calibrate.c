@@ -51,7 +51,7 @@ static enum ha_status check_options(const struct ha_cal_options *o,
 		return st;
 	if (!ha_cal_bootstrap_kind_str(o->bootstrap_kind))
 		return ha_fail(err, HA_EINVAL,
-		               "bootstrap_kind: %d is neither cases nor residuals",
+		               "bootstrap_kind: %d is none of cases, residuals, wild",
 		               (int)o->bootstrap_kind);
 	if (!(o->collinear > 0.0 && o->collinear <= 1.0))
 		return ha_fail(err, HA_EINVAL,
@@ -163,7 +163,9 @@ static int fit_warnings(struct ha_calibration *c, const struct ha_run *runs,
 	return ok;
 }
 
-static int bootstrap_warnings(struct ha_calibration *c)
+static int bootstrap_warnings(struct ha_calibration *c,
+                              const struct cal_data *data,
+                              const struct ha_run *runs)
 {
 	const struct ha_cal_bootstrap *b = &c->bootstrap;
 	if (b->unconverged > 0 &&
@@ -186,6 +188,8 @@ static int bootstrap_warnings(struct ha_calibration *c)
 	                  b->distinct > c->fit.free_count + 2
 	              ? " (try --bootstrap-kind residuals)"
 	              : " (more runs at new configurations are needed)"))
+		return 0;
+	if (b->resamples && !cal_coverage_warning(c, cal_runs_unequal_se(data, runs)))
 		return 0;
 	if (b->unfittable == 0 && b->failed == 0)
 		return 1;
@@ -355,7 +359,7 @@ enum ha_status ha_calibrate(const struct ha_run *runs, size_t count,
 		ha_fail(err, st, "the bootstrap was cancelled");
 		goto fail_quiet;
 	}
-	if (st != HA_OK || !bootstrap_warnings(c))
+	if (st != HA_OK || !bootstrap_warnings(c, &data, runs))
 		goto fail_oom;
 	if (solver && (cal_support(runs, &data, o->huber_delta, solver, c) != HA_OK ||
 	               !support_warnings(c)))

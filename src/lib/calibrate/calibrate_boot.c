@@ -12,12 +12,20 @@
  * distinct configurations than free parameters + 1 (or one head_dim
  * where that cannot be fitted) are "no answer", never dropped from the
  * shares' denominator.  Residuals: every run is kept and its ln L
- * replaced by ln L̂_i + e*_i / w_i, e* drawn from the centred standardised
- * log residuals e_j = w_j (ln L_j - ln L̂_j) (w = L/se, or 1), inflated
- * by sqrt(m / (m - k)) for the degrees of freedom the fit used.  Log
- * residuals because the fit's error model is multiplicative (the
- * objective is on ln L), so a resampled loss stays positive and a
- * residual of a large loss is not replayed on a small one.
+ * replaced by ln L̂_i + e*_i / w_i (w = L/se, or 1) from the fit's
+ * standardised log residuals e_j = w_j (ln L_j - ln L̂_j), each first
+ * divided by sqrt(1 - h_jj), h the Gauss–Newton leverage
+ * (calibrate_leverage.c): the modified residuals of Davison and Hinkley
+ * (1997, chapter 6), whose variance is the noise's where the raw
+ * ones are shrunk by the fit.  Residuals draws e* from the centred
+ * modified residuals, which assumes them exchangeable (the stated
+ * loss_se, or their absence, right about which runs are noisier); wild
+ * keeps each run's own modified residual times a Rademacher sign (Wu
+ * 1986; Liu 1988; Rademacher after Davidson and Flachaire 2008), which
+ * holds when the noise differs between runs in ways the se do not say.  Log residuals
+ * because the fit's error model is multiplicative (the objective is on
+ * ln L), so a resampled loss stays positive and a residual of a large
+ * loss is not replayed on a small one.
  *
  * Resamples are independent: worker threads refit them, each from its
  * own random stream (calibrate_rng.h), into its own slot; the tallies
@@ -52,6 +60,8 @@ const char *ha_cal_bootstrap_kind_str(enum ha_cal_bootstrap_kind kind)
 		return "cases";
 	case HA_CAL_BOOT_RESIDUALS:
 		return "residuals";
+	case HA_CAL_BOOT_WILD:
+		return "wild";
 	}
 	return NULL;
 }
@@ -78,7 +88,9 @@ struct boot_job {
 	size_t resamples;
 	const struct ha_solver *solver;
 	double samples;
-	const double *centred; /* residuals: e_j - mean, inflated; m */
+	int wild;              /* residuals: each run's own, signed */
+	const double *modified; /* residuals: wild: run i's; pooled: centred */
+	size_t pool;            /* pooled: how many of modified to draw from */
 	const double *log_fitted; /* residuals: ln L̂_i; m */
 	struct outcome *out;
 	struct boot_space *spaces; /* one a worker */
@@ -143,7 +155,10 @@ static void refit_one(const struct boot_job *job, struct boot_space *s, size_t b
 		double lo = INFINITY;
 		for (size_t i = 0; i < m; i++) {
 			s->weight[i] = 1.0;
-			double e = job->centred[cal_rng_below(&rng, m)];
+			double e = job->wild
+				? (cal_rng_next(&rng) >> 63 ? job->modified[i]
+				                            : -job->modified[i])
+				: job->modified[cal_rng_below(&rng, job->pool)];
 			s->log_loss[i] = job->log_fitted[i] + e / full->inv_w[i];
 			lo = fmin(lo, s->log_loss[i]);
 		}
@@ -245,20 +260,33 @@ static enum ha_status tally(const struct outcome *out, size_t resamples,
 	return HA_OK;
 }
 
-/* The centred, inflated standardised log residuals of the fit. */
-static void centred_residuals(const struct ha_cal_fit *fit, double *e,
-                              double *log_fitted)
+/* The modified residuals e_j / sqrt(1 - h_jj) into e: each run's own
+ * (wild), or the centred pool of those whose leverage leaves them a
+ * residual (h_jj < 1 - 1e-9: a run the fit passes through has none),
+ * whose count is returned; 0 when none is left. */
+static size_t modified_residuals(const struct ha_cal_fit *fit,
+                                 const double *leverage, int wild, double *e,
+                                 double *log_fitted)
 {
-	size_t m = fit->runs, k = fit->free_count;
+	size_t m = fit->runs, count = 0;
 	double mean = 0.0;
-	for (size_t i = 0; i < m; i++)
-		mean += fit->residuals[i].standardised;
-	mean /= (double)m;
-	double inflate = m > k ? sqrt((double)m / (double)(m - k)) : 1.0;
 	for (size_t i = 0; i < m; i++) {
-		e[i] = (fit->residuals[i].standardised - mean) * inflate;
 		log_fitted[i] = fit->residuals[i].log_fitted;
+		double room = 1.0 - leverage[i];
+		if (wild) {
+			e[i] = room > 1e-9 ? fit->residuals[i].standardised / sqrt(room) : 0.0;
+			continue;
+		}
+		if (!(room > 1e-9))
+			continue;
+		e[count] = fit->residuals[i].standardised / sqrt(room);
+		mean += e[count++];
 	}
+	if (wild)
+		return m;
+	for (size_t j = 0; j < count; j++)
+		e[j] -= mean / (double)count;
+	return count;
 }
 
 static void intervals(struct ha_cal_fit *fit, const double *values, size_t n,
@@ -298,18 +326,27 @@ enum ha_status cal_bootstrap(const struct ha_run *runs, const struct cal_data *d
 		.kind = o->bootstrap_kind, .seed = o->seed, .resamples = resamples,
 		.solver = solver, .samples = samples,
 	};
-	double *centred = NULL, *log_fitted = NULL, *values = NULL;
+	double *modified = NULL, *log_fitted = NULL, *leverage = NULL;
+	double *values = NULL;
 	job.out = malloc(resamples * sizeof *job.out);
 	enum ha_status st = HA_ENOMEM;
 	if (!job.out)
 		goto done;
-	if (o->bootstrap_kind == HA_CAL_BOOT_RESIDUALS) {
-		centred = malloc(m * sizeof *centred);
+	if (o->bootstrap_kind != HA_CAL_BOOT_CASES) {
+		modified = malloc(m * sizeof *modified);
 		log_fitted = malloc(m * sizeof *log_fitted);
-		if (!centred || !log_fitted)
+		leverage = malloc(m * sizeof *leverage);
+		if (!modified || !log_fitted || !leverage ||
+		    !cal_leverage(data, &fit->law, fit->law.value, leverage))
 			goto done;
-		centred_residuals(fit, centred, log_fitted);
-		job.centred = centred;
+		job.wild = o->bootstrap_kind == HA_CAL_BOOT_WILD;
+		job.pool = modified_residuals(fit, leverage, job.wild, modified,
+		                              log_fitted);
+		if (job.pool == 0) { /* every run carries the fit: nothing to draw */
+			modified[0] = 0.0;
+			job.pool = 1;
+		}
+		job.modified = modified;
 		job.log_fitted = log_fitted;
 	}
 	st = run_job(&job, o->threads, &o->progress);
@@ -357,8 +394,9 @@ enum ha_status cal_bootstrap(const struct ha_run *runs, const struct cal_data *d
 	st = HA_OK;
 done:
 	free(job.out);
-	free(centred);
+	free(modified);
 	free(log_fitted);
+	free(leverage);
 	free(values);
 	return st;
 }

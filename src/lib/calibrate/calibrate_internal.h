@@ -107,6 +107,21 @@ extern const double cal_upper[HA_CAL_PARAMS];
 int cal_identifiable(const struct cal_data *data, const struct ha_run *runs,
                      size_t k, char *msg);
 
+/* The Gauss–Newton leverages h[m] of the runs at th over the law's free
+ * parameters (calibrate_leverage.c), each in [0, 1]; 0 on no memory. */
+int cal_leverage(const struct cal_data *data, const struct ha_cal_law *law,
+                 const double *th, double *h);
+
+/* Whether the runs state unequal noise: every run has a loss_se and
+ * their relative se/L differ (calibrate_coverage.c). */
+int cal_runs_unequal_se(const struct cal_data *data, const struct ha_run *runs);
+
+/* Warn (HA_CAL_WARN_COVERAGE) when the bootstrap's kind was measured to
+ * fall short on the design nearest the calibration's runs
+ * (calibrate_coverage.c); unequal_se: the runs state unequal se/L.  0 on
+ * no memory. */
+int cal_coverage_warning(struct ha_calibration *c, int unequal_se);
+
 /* The number of distinct sample sizes among the weighted runs. */
 size_t cal_distinct_samples(const struct cal_data *data);
 

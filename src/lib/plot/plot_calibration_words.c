@@ -221,8 +221,11 @@ void plot_cal_captions(struct calplot *p)
 		put(p, 1, "", "no target: no prediction");
 	}
 	if (b->fitted >= 2)
-		put(p, 1, "", "bootstrap: %zu of %zu resamples refitted (seed %" PRIu64
-		    "): 95%% intervals [ ], bands", b->fitted, b->resamples, b->seed);
+		put(p, 1, "", "%s bootstrap: %zu of %zu resamples refitted (seed %" PRIu64
+		    "): 95%% intervals [ ], bands",
+		    b->kind == HA_CAL_BOOT_CASES ? "case"
+		    : b->kind == HA_CAL_BOOT_WILD ? "wild" : "residual",
+		    b->fitted, b->resamples, b->seed);
 	else
 		put(p, 1, "", "no bootstrap (%zu refits): no intervals, no bands", b->fitted);
 	if (p->curve_groups < p->group_count)

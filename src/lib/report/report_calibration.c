@@ -308,7 +308,10 @@ static void text_fit(FILE *f, const struct ha_calibration *c,
 		fputs(" of ", f);
 		put_name(f, runs_file);
 	}
-	fprintf(f, ", Huber delta %s\n", report_human(fit->huber_delta, b1));
+	if (isinf(fit->huber_delta))
+		fputs(", least squares\n", f);
+	else
+		fprintf(f, ", Huber delta %s\n", report_human(fit->huber_delta, b1));
 	fprintf(f, "fit          objective %s, rss %s, rms %s, AICc %s, BIC %s\n",
 	        report_human(fit->objective, b1), report_human(fit->rss, b2),
 	        report_human(fit->rms, b3), report_cal_maybe(fit->aicc_defined, fit->aicc, b4),
@@ -327,8 +330,10 @@ static void text_fit(FILE *f, const struct ha_calibration *c,
 		fprintf(f, "             kind %s%s\n", ha_cal_bootstrap_kind_str(b->kind),
 		        b->degenerate ? ", DEGENERATE (see the warnings)" : "");
 
-	fprintf(f, "\n%-16s %14s %14s  %s\n", "parameter", "value", "se",
-	        "95% interval (bootstrap)");
+	fprintf(f, "\n%-16s %14s %14s  95%% interval (%s bootstrap)\n", "parameter",
+	        "value", "se", !b->resamples ? "no"
+	        : b->kind == HA_CAL_BOOT_CASES ? "case"
+	        : b->kind == HA_CAL_BOOT_WILD ? "wild" : "residual");
 	for (int p = 0; p < HA_CAL_PARAMS; p++) {
 		const struct ha_cal_estimate *e = &fit->param[p];
 		char name[HA_CAL_NAME_MAX + 4], interval[80];

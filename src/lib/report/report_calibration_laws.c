@@ -141,8 +141,10 @@ void report_cal_yaml_comparison(struct ha_yaml_writer *w,
 void report_cal_text_comparison(FILE *f, const struct ha_calibration *c)
 {
 	char b1[32], b2[32], b3[32], b4[32];
-	fprintf(f, "\nlaws by least squares (the criteria's likelihood); "
-	        "Huber optimum beside\n");
+	fprintf(f, "\nlaws by least squares (the criteria's likelihood); %s\n",
+	        isinf(c->fit.huber_delta)
+	                ? "so is the main fit, whose optimum the huber column repeats"
+	                : "Huber optimum beside");
 	fprintf(f, "%-12s %2s %12s %12s %12s %12s %8s  %-10s %6s  %-10s %s\n",
 	        "law", "k", "rss", "AICc", "BIC", "loo_rmse", "weight", "optimum",
 	        "share", "huber", "contains");
