@@ -188,7 +188,7 @@ static void measure(const struct design *d, size_t sets, size_t resamples)
 			if (free[p])
 				printf("%-10s %-10s %-12s %4zu of %4zu  %.3f\n", d->name,
 				       ha_cal_bootstrap_kind_str(kinds[k]),
-				       ha_cal_param_name((enum ha_cal_param)p), covered[p],
+				       ha_cal_param_str((enum ha_cal_param)p), covered[p],
 				       counted, counted ? (double)covered[p] / (double)counted : 0.0);
 		fflush(stdout);
 	}

@@ -95,5 +95,5 @@ int cal_coverage_warning(struct ha_calibration *c, int unequal_se)
 	            b->kind == HA_CAL_BOOT_CASES ? "case"
 	            : b->kind == HA_CAL_BOOT_WILD ? "wild" : "residual",
 	            100.0 * t->lowest, t->design, t->runs, t->free,
-	            ha_cal_param_name(t->worst), m, k);
+	            ha_cal_param_str(t->worst), m, k);
 }
