@@ -21,7 +21,7 @@ struct bench {
 	size_t best[64];
 	double gap[64 * 4];
 	double weight[64], log_weight[64], sigma[64];
-	double scratch[3 * 64 + 4];
+	double scratch[4 * 64 + 4];
 	size_t drawn[40000];
 	double eps[40000];
 };
