@@ -222,6 +222,14 @@ Test(plan, refusals)
 	cr_assert_eq(ha_plan_make(runs, RUNS, &o, &p, &err), HA_EINVAL);
 	cr_assert(strstr(err.message, "cost"), "%s", err.message);
 	small(&o);
+	o.outcomes = 100000;
+	o.resamples = 100;
+	o.next = 1;
+	o.pool_samples = (double[]){1e6};
+	o.pool_samples_count = 1;
+	cr_assert_eq(ha_plan_make(runs, RUNS, &o, &p, &err), HA_EINVAL);
+	cr_assert(strstr(err.message, "memory"), "%s", err.message);
+	small(&o);
 	o.outcomes = 1000000;
 	o.resamples = 100000;
 	cr_assert_eq(ha_plan_make(runs, RUNS, &o, &p, &err), HA_EINVAL);

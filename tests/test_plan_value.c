@@ -21,7 +21,7 @@ struct bench {
 	size_t best[64];
 	double gap[64 * 4];
 	double weight[64], log_weight[64], sigma[64];
-	double scratch[3 * 64 + 4];
+	double scratch[4 * 64 + 4];
 	size_t drawn[40000];
 	double eps[40000];
 };
@@ -219,4 +219,34 @@ Test(plan_value, the_draws_follow_the_weights)
 	mean /= 40000.0;
 	cr_assert(fabs(mean) < 5.0 / sqrt(40000.0));
 	cr_assert(fabs(sq / 40000.0 - 1.0) < 0.05);
+}
+
+Test(plan_value, degenerate_outcomes_are_tempered_to_the_bar)
+{
+	struct bench b;
+	setup(&b, 8, 2, 512, 13);
+	double w[8], mu[8];
+	for (size_t j = 0; j < 8; j++) {
+		w[j] = 1.0 / 8.0;
+		b.best[j] = j < 5 ? 0 : 1;
+		b.sigma[j] = 0.01;
+		mu[j] = 0.03 * (double)j; /* 3 sigma apart: every outcome singles one out */
+	}
+	weights(&b, w);
+	struct plan_outcome_stats raw = value_of(&b, mu);
+	b.f.ess_bar = 6.0;
+	struct plan_outcome_stats tempered = value_of(&b, mu);
+	cr_assert(raw.ess_mean < 6.0, "untempered ESS %.3f", raw.ess_mean);
+	cr_assert_eq(tempered.degenerate, 512, "every outcome below the bar");
+	cr_assert(fabs(tempered.ess_mean - raw.ess_mean) < 1e-12,
+	          "the ESS reported is the untempered one");
+	/* a posterior kept at 6 of 8 samples or more cannot be sure */
+	cr_assert(tempered.p_after < raw.p_after, "tempered %.4f, raw %.4f",
+	          tempered.p_after, raw.p_after);
+	cr_assert(tempered.p_after > 5.0 / 8.0 - 4.0 * tempered.p_after_se);
+	/* weights of ESS >= 6 put at most a on 5 samples and 1 - a on 3
+	 * with a^2/5 + (1 - a)^2/3 <= 1/6, a <= (5 + sqrt 5)/8 = 0.9045;
+	 * 3 samples hold less than that: no outcome's max P' exceeds it */
+	cr_assert(tempered.p_after <= (5.0 + sqrt(5.0)) / 8.0 + 1e-12,
+	          "tempered %.6f", tempered.p_after);
 }

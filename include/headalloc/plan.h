@@ -75,6 +75,10 @@ struct ha_plan_candidate {
 /* The simulation's work, candidates x outcomes x samples x (picks or 1),
  * refused above this before any work. */
 #define HA_PLAN_WORK_MAX 4e9
+/* The batch's likelihoods, outcomes x samples doubles (twice), refused
+ * above this many before any work (the samples counted as resamples x
+ * laws): 2^25, 256 MiB each. */
+#define HA_PLAN_MEMORY_MAX 33554432.0
 /* An outcome whose importance weights have an effective sample size
  * below max(HA_PLAN_ESS_MIN, HA_PLAN_ESS_SHARE x samples) is degenerate:
  * its likelihood is tempered to that size (headalloc-model(7),
@@ -203,7 +207,8 @@ struct ha_plan {
  * (err says which, naming the option): HA_EINVAL for bad options (a
  * cost <= 0 or not finite, next above HA_PLAN_PICKS_MAX, stop_below
  * outside (0, 1), too few outcomes or resamples, bad pool samples, the
- * work above HA_PLAN_WORK_MAX) or an empty pool (or every candidate run
+ * work above HA_PLAN_WORK_MAX or the memory above HA_PLAN_MEMORY_MAX) or
+ * an empty pool (or every candidate run
  * already); HA_EINFEASIBLE when no allocation of the target meets the
  * constraints; the calibration's own; HA_ECANCELED; HA_ENOMEM.  On HA_OK
  * *out is a new plan to free with ha_plan_free(). */

@@ -259,6 +259,16 @@ enum ha_status ha_plan_make(const struct ha_run *runs, size_t count,
 		             HA_PLAN_WORK_MAX);
 		goto out;
 	}
+	double laws = (double)(HA_CAL_LADDER + o->cal.law_count + 1);
+	double cells = (double)o->outcomes * (double)o->resamples * laws;
+	if (cells > HA_PLAN_MEMORY_MAX) {
+		st = ha_fail(err, HA_EINVAL, "--outcomes: %zu outcomes x %zu "
+		             "samples a law x %.0f laws need %.4g likelihoods in "
+		             "memory, above the limit %.4g: lower --outcomes or "
+		             "--bootstrap", o->outcomes, o->resamples, laws, cells,
+		             HA_PLAN_MEMORY_MAX);
+		goto out;
+	}
 	if (new_plan(o, pool, n, plan) != HA_OK) {
 		st = ha_fail(err, HA_ENOMEM, "out of memory");
 		goto out;

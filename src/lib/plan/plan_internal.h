@@ -83,7 +83,7 @@ struct plan_frame {
 };
 
 /* The doubles of workspace one valuation needs (plan_batch_value). */
-#define PLAN_SCRATCH(f) (3 * (f)->post->count + (f)->allocs)
+#define PLAN_SCRATCH(f) (4 * (f)->post->count + (f)->allocs)
 
 /* The decision under weights w (S, summing to 1): the allocation of the
  * largest probability of being optimal (ties: the earlier), that

@@ -95,7 +95,8 @@ static double normalise(const double *lw, double *w, size_t S)
 			top = lw[i];
 	double sum = 0.0;
 	for (size_t i = 0; i < S; i++) {
-		w[i] = lw[i] == -INFINITY ? 0.0 : exp(lw[i] - top);
+		/* below e^-60 of the largest a weight is nothing beside it */
+		w[i] = lw[i] - top < -60.0 ? 0.0 : exp(lw[i] - top);
 		sum += w[i];
 	}
 	double sq = 0.0;
@@ -105,6 +106,10 @@ static double normalise(const double *lw, double *w, size_t S)
 	}
 	return 1.0 / sq;
 }
+
+/* Bisection steps of the tempering's power: to 2^-8 of the unit
+ * interval, finer than the threshold's ESS can tell. */
+#define TEMPER_STEPS 8
 
 /* The weights at an outcome the samples cannot resolve (its ESS below
  * the bar): the likelihood raised to the largest power tau in (0, 1]
@@ -123,7 +128,7 @@ static void temper(const double *log_weight, const double *ll, size_t S,
 		return;
 	}
 	double lo = 0.0, hi = 1.0;
-	for (int step = 0; step < 30; step++) {
+	for (int step = 0; step < TEMPER_STEPS; step++) {
 		double tau = 0.5 * (lo + hi);
 		for (size_t i = 0; i < S; i++)
 			lw[i] = ll[i] == -INFINITY ? -INFINITY : log_weight[i] + tau * ll[i];
@@ -140,13 +145,13 @@ static void temper(const double *log_weight, const double *ll, size_t S,
 }
 
 /* log N(y; mu, sigma^2) up to the constant -ln sqrt(2 pi), which every
- * sample shares. */
-static double log_normal(double y, double mu, double sigma)
+ * sample shares (log_sigma = ln sigma, taken once a call). */
+static double log_normal(double y, double mu, double sigma, double log_sigma)
 {
 	if (!isfinite(mu))
 		return -INFINITY;
 	double z = (y - mu) / sigma;
-	return -0.5 * z * z - log(sigma);
+	return -0.5 * z * z - log_sigma;
 }
 
 enum ha_status plan_batch_value(const struct plan_frame *f, double *scratch,
@@ -157,7 +162,10 @@ enum ha_status plan_batch_value(const struct plan_frame *f, double *scratch,
 {
 	const struct plan_posterior *p = f->post;
 	size_t S = p->count, O = f->outcomes;
-	double *lw = scratch, *w = lw + S, *ll = w + S, *prob = ll + S;
+	double *lw = scratch, *w = lw + S, *ll = w + S, *log_sigma = ll + S;
+	double *prob = log_sigma + S;
+	for (size_t i = 0; i < S; i++)
+		log_sigma[i] = log(p->sigma[i]);
 	double mean = 0.0, m2 = 0.0, regret = 0.0, ess = 0.0;
 	size_t degenerate = 0;
 	for (size_t o = 0; o < O; o++) {
@@ -168,7 +176,7 @@ enum ha_status plan_batch_value(const struct plan_frame *f, double *scratch,
 		for (size_t i = 0; i < S; i++) {
 			ll[i] = prior ? prior[o * S + i] : 0.0;
 			if (informative)
-				ll[i] += log_normal(y, mu[i], p->sigma[i]);
+				ll[i] += log_normal(y, mu[i], p->sigma[i], log_sigma[i]);
 			if (loglik)
 				loglik[o * S + i] = ll[i];
 			lw[i] = p->log_weight[i] + ll[i];
