@@ -53,12 +53,13 @@ from ._results import (Allocation, Candidate, HDI, HeadWeights, Layer,  # noqa: 
 from ._grouped import (Front, GroupedAllocation, GroupedCandidate,  # noqa: E402
                        KV as _KV, split_options as _split_kv)
 from ._calibrate import Calibration, calibrate  # noqa: E402
+from ._plan import Plan, plan  # noqa: E402
 from ._hdi import hdi  # noqa: E402
 from ._progress import progress_callback as _progress_callback  # noqa: E402
 
 __version__ = _ext.version
 
-__all__ = ["allocate", "pareto", "sweep", "regimes", "calibrate", "hdi", "head_weights",
+__all__ = ["allocate", "pareto", "sweep", "regimes", "calibrate", "plan", "Plan", "hdi", "head_weights",
            "logspace", "Model", "Allocation", "Candidate", "GroupedAllocation",
            "GroupedCandidate", "Front", "Sweep", "Regimes",
            "Calibration", "HDI", "Layer", "HeadWeights", "Error", "InputError",

@@ -203,7 +203,7 @@ static void calibration_destroy(PyObject *capsule)
  * kv_heads uint64, samples, loss and loss_se float64, loss_se NaN where
  * absent; kv_heads in the sixth place, 0 where absent: heads), as the
  * Python layer makes them. */
-static int runs_of_columns(PyObject *cols, struct ha_run **out, size_t *count)
+int ha_py_runs_of_columns(PyObject *cols, struct ha_run **out, size_t *count)
 {
 	if (!PyTuple_Check(cols) || PyTuple_GET_SIZE(cols) != 6) {
 		PyErr_SetString(PyExc_TypeError, "runs: expected six columns");
@@ -334,7 +334,7 @@ PyObject *ha_py_calibrate(PyObject *self, PyObject *args)
 		runs_obj = PyTuple_GET_ITEM(runs_obj, 0);
 	}
 	if (PyTuple_Check(runs_obj)) {
-		if (!runs_of_columns(runs_obj, &runs, &count))
+		if (!ha_py_runs_of_columns(runs_obj, &runs, &count))
 			return NULL;
 	} else {
 		if (!PyUnicode_FSConverter(runs_obj, &path))

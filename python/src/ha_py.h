@@ -82,6 +82,13 @@ PyObject *ha_py_calibration_parameters(PyObject *self, PyObject *args);
 PyObject *ha_py_model_from_yaml(PyObject *self, PyObject *args);
 PyObject *ha_py_sweep_values(PyObject *self, PyObject *args);
 PyObject *ha_py_calibrate(PyObject *self, PyObject *args);
+/* The runs of _calibrate's six columns (calls.c), into *out (malloc'd). */
+int ha_py_runs_of_columns(PyObject *cols, struct ha_run **out, size_t *count);
+
+/* ---- plan.c: which run to train next -------------------------------------- */
+PyObject *ha_py_plan(PyObject *self, PyObject *args);
+PyObject *ha_py_plan_dict(PyObject *self, PyObject *args);
+PyObject *ha_py_plot_plan(PyObject *self, PyObject *args);
 PyObject *ha_py_calibration_model(PyObject *self, PyObject *args);
 PyObject *ha_py_head_weights(PyObject *self, PyObject *args);
 PyObject *ha_py_head_weights_values(PyObject *self, PyObject *args);
@@ -126,6 +133,7 @@ struct ha_py_hdi {
 };
 #define HA_PY_HDI_CAPSULE "headalloc.hdi"
 #define HA_PY_CALIBRATION_CAPSULE "headalloc.calibration"
+#define HA_PY_PLAN_CAPSULE "headalloc.plan"
 /* The capsule of head weights: the weights and the covariance. */
 struct ha_py_head_weights {
 	struct ha_head_weights weights;

@@ -588,6 +588,18 @@ PyObject *ha_py_plot_calibration(PyObject *self, PyObject *args)
 	return plot_capsule(args, HA_PY_CALIBRATION_CAPSULE, draw_calibration);
 }
 
+static enum ha_status draw_plan(struct ha_plot_target *t, const void *ctx,
+                                struct ha_error *err)
+{
+	return ha_plot_plan(t, &(struct ha_plot_plan_request){.plan = ctx}, err);
+}
+
+PyObject *ha_py_plot_plan(PyObject *self, PyObject *args)
+{
+	(void)self;
+	return plot_capsule(args, HA_PY_PLAN_CAPSULE, draw_plan);
+}
+
 static enum ha_status draw_grouped(struct ha_plot_target *t, const void *ctx,
                                    struct ha_error *err)
 {

@@ -1,0 +1,216 @@
+"""headalloc.plan: which run to train next to decide the allocation."""
+
+import math
+import os
+
+import numpy as np
+
+from . import _ext
+from ._calibrate import _fixed, _free_flags, _runs_input
+from ._errors import InputError
+from ._model import constraints_tuple
+from ._progress import progress_callback
+from ._results import _Result
+
+_COSTS = ("params-tokens", "tokens")
+_POOL_FIELDS = ("heads", "head_dim", "kv_heads", "samples", "cost")
+
+
+class Plan(_Result):
+    """A plan: the decision at the target and the runs to train next.
+
+    Attributes
+    ----------
+    decision : dict
+        ``heads``, ``head_dim``, ``kv_heads``, ``p_correct`` (the
+        posterior probability that it is the optimum) and
+        ``expected_regret``; or ``{"undefined": reason}`` for an initial
+        design.
+    picks : list of dict
+        The runs to train, in order: the run, its ``cost``, ``value``
+        (the expected rise of ``p_correct``), ``value_per_cost``,
+        ``p_correct_before``, ``p_correct_after`` and, for an initial
+        design, its ``reason``.
+    candidates : list of dict
+        Every candidate of the pool, valued alone.
+    stop : bool
+        No candidate is worth more than ``stop_below``: train the target.
+    method : dict
+        The posterior (laws and weights, samples), the simulation
+        (outcomes, sigma, degenerate outcomes) and the seed.
+    """
+
+    def __init__(self, capsule):
+        self._capsule = capsule
+        d = _ext.plan_dict(capsule)
+        self._dict = d
+        self.budget = d["budget"]
+        self.samples = d["samples"]
+        self.initial = d["initial"]
+        self.decision = d["decision"]
+        self.picks = d["plan"]
+        self.candidates = d["candidates"]
+        self.stop = d["stop"]
+        self.method = d["method"]
+
+    def to_dict(self):
+        """The plan as Python objects, read from the library's result: the
+        keys of ``headalloc plan --format yaml`` (``plan`` is the picks)
+        and ``candidates``."""
+        return self._dict
+
+    def to_pandas(self, which="plan"):
+        """The picks (``which="plan"``) or every candidate
+        (``which="candidates"``) as a pandas DataFrame."""
+        import pandas as pd
+        if which not in ("plan", "candidates"):
+            raise InputError("which: expected 'plan' or 'candidates', found %r" % (which,))
+        return pd.DataFrame(self._dict[which])
+
+    def _picture(self, name):
+        return _ext.plot_plan(name, self._capsule)
+
+    def __repr__(self):
+        d = self.decision
+        if "undefined" in d:
+            head = "initial design of %d runs" % len(self.picks)
+        else:
+            head = "decision %d x %d (p %.3f)" % (d["heads"], d["head_dim"], d["p_correct"])
+        return "Plan(D=%d, n=%g: %s, %d picks%s)" % (
+            self.budget, self.samples, head, len(self.picks), ", stop" if self.stop else "")
+
+
+def _whole(name, value, low=0):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+        raise InputError("%s: expected a whole number >= %d, found %r" % (name, low, value))
+    return int(value)
+
+
+def _pool_input(pool):
+    """None, a path, or the five columns of a pool (a DataFrame, a dict of
+    columns or a list of dicts: heads, head_dim, samples, optional
+    kv_heads and cost; no loss)."""
+    if pool is None:
+        return None
+    if isinstance(pool, (str, bytes, os.PathLike)):
+        return os.fsdecode(pool)
+    if hasattr(pool, "to_dict") and hasattr(pool, "columns"):
+        table = {c: pool[c].to_numpy() for c in pool.columns}
+    elif isinstance(pool, dict):
+        table = dict(pool)
+    else:
+        rows = list(pool)
+        keys = set().union(*(r.keys() for r in rows)) if rows else set()
+        table = {k: [r.get(k, math.nan) for r in rows] for k in keys}
+    if "loss" in table:
+        raise InputError("pool: a candidate has no loss yet (found a loss column)")
+    unknown = set(table) - set(_POOL_FIELDS)
+    if unknown:
+        raise InputError("pool: unknown column %r" % sorted(unknown)[0])
+    for need in ("heads", "head_dim", "samples"):
+        if need not in table:
+            raise InputError("pool: missing column %r" % need)
+    n = len(table["heads"])
+    out = []
+    for f in _POOL_FIELDS:
+        integer = f in ("heads", "head_dim", "kv_heads")
+        col = table.get(f)
+        if col is None:
+            col = np.zeros(n, np.uint64) if integer else np.full(n, math.nan)
+        arr = np.asarray(col, dtype=np.float64)
+        if arr.shape != (n,):
+            raise InputError("pool: column %r has %d values, expected %d" % (f, arr.size, n))
+        if integer:
+            bad = ~(np.isfinite(arr) & (arr >= (0 if f == "kv_heads" else 1)) & (arr == np.floor(arr)))
+            if f == "kv_heads":
+                bad &= ~np.isnan(arr)
+                arr = np.where(np.isnan(arr), 0, arr)
+            if bad.any():
+                raise InputError("pool: row %d, %s: expected a whole number >= 1, found %r"
+                                 % (int(np.argmax(bad)) + 1, f, col[int(np.argmax(bad))]))
+            arr = arr.astype(np.uint64)
+        out.append(np.ascontiguousarray(arr))
+    return tuple(out)
+
+
+def plan(runs=None, budget=None, samples=None, *, pool=None, pool_samples=None,
+         cost="params-tokens", model_dim=0, next=1, spend=0.0, stop_below=0.01,
+         outcomes=256, resamples=50, kv_heads=None, free=None, fix=None,
+         huber_delta=math.inf, seed=1, threads=0, columns=None, progress=None,
+         **constraints):
+    """Which run to train next to decide the allocation at a target.
+
+    Parameters
+    ----------
+    runs : str, path, DataFrame, dict of columns, list of dicts or None
+        The runs trained so far (heads, head_dim, samples, loss, and
+        optionally loss_se and kv_heads), as for :func:`calibrate`; None
+        (or too few to fit) asks for an initial design.
+    budget, samples : int, float
+        The target: the key dimension D and the training-set size n to
+        decide at.
+    pool : str, path, DataFrame, dict, list of dicts or None
+        The runs you could train (no loss; an optional cost column); None
+        builds it from every allocation of D at each of ``pool_samples``.
+    pool_samples : sequence of float or None
+        The n of the built pool (default: 4 log-spaced from N/1000 to N/10).
+    cost : {"params-tokens", "tokens"}
+        A candidate's cost: 6 P n (P the attention's parameters for
+        ``model_dim``, else D) or n.
+    next : int
+        How many runs to pick (greedily, each conditioned on simulated
+        outcomes of the ones before); 0 with ``spend=0``: the decision alone.
+    spend : float
+        Pick while the batch's cost stays within it (0: no budget).
+    stop_below : float
+        The stop rule's threshold on a run's value, in (0, 1).
+    outcomes, resamples : int
+        Simulated outcomes a candidate; posterior refits a law.
+    kv_heads : int, "auto" or None
+        Key/value heads of the allocations: None (G = H), a number, or
+        "auto" (every divisor of H).
+    free, fix, huber_delta, seed, threads, columns
+        As for :func:`calibrate`.
+    progress : None, False or callable
+        As for :func:`calibrate`; told of the candidates valued.
+    **constraints
+        The allocator's constraints on the target's allocations.
+
+    Returns
+    -------
+    Plan
+
+    Raises
+    ------
+    InputError
+        A bad value, a pool with losses, an empty pool, a cost <= 0.
+    InfeasibleError
+        No allocation of the budget meets the constraints.
+    """
+    if budget is None or samples is None:
+        raise InputError("budget and samples: the target is required")
+    cols = None if runs is None else _runs_input(runs, columns)
+    if cost not in _COSTS:
+        raise InputError("cost: expected params-tokens or tokens, found %r" % (cost,))
+    if kv_heads is None:
+        kv = 0
+    elif kv_heads == "auto":
+        kv = -1
+    else:
+        kv = _whole("kv_heads", kv_heads, 1)
+    if pool_samples is not None:
+        pool_samples = [float(v) for v in pool_samples]
+    callback = progress_callback(progress)
+    try:
+        capsule = _ext.plan(cols, _free_flags(free, fix), _fixed(fix), budget, float(samples),
+                            constraints_tuple(constraints), float(huber_delta),
+                            _whole("resamples", resamples), _whole("seed", seed),
+                            _whole("threads", threads), kv, _pool_input(pool), pool_samples,
+                            _COSTS.index(cost), _whole("model_dim", model_dim),
+                            _whole("next", next), float(spend), float(stop_below),
+                            _whole("outcomes", outcomes), callback)
+    finally:
+        close = getattr(callback, "close", None)
+        if close:
+            close()
+    return Plan(capsule)
