@@ -3,14 +3,15 @@
 # one layer and each public header belongs to one; a file may include
 # headers of its own layer and of the layers below it, never above:
 #
-#   base < fit < alloc < input < hdi < calibrate < report < plot < cli
+#   base < fit < alloc < input < hdi < calibrate < plan < report < plot < cli
 #
 # base: status, errors, numbers, text, progress; fit: the scaling-law
 # line fits; alloc: the error model, divisors, the solver, the relaxation,
 # the integer search, regimes, comparisons with public models; input:
 # every reader (YAML, weights, checkpoints, covariance, runs, scenario);
 # hdi: the Head Diversity Index and optimal head weights; calibrate: fits
-# of the model to runs; report: the text, YAML and JSON writers; plot: the
+# of the model to runs; plan: which run to train next; report: the text,
+# YAML and JSON writers; plot: the
 # pictures.
 #
 # The umbrella <headalloc/headalloc.h> is for users of the library (the
@@ -24,8 +25,8 @@ cd "$root" || exit 2
 rank_of_layer() {
 	case $1 in
 	base) echo 0 ;; fit) echo 1 ;; alloc) echo 2 ;; input) echo 3 ;;
-	hdi) echo 4 ;; calibrate) echo 5 ;; report) echo 6 ;; plot) echo 7 ;;
-	cli) echo 8 ;; *) echo "" ;;
+	hdi) echo 4 ;; calibrate) echo 5 ;; plan) echo 6 ;; report) echo 7 ;;
+	plot) echo 8 ;; cli) echo 9 ;; *) echo "" ;;
 	esac
 }
 
@@ -38,6 +39,7 @@ layer_of_header() {
 	weights.h | covariance.h | checkpoint.h | runs.h | scenario.h) echo input ;;
 	hdi.h | head_weights.h | hdi_groups.h | hdi_matrices.h) echo hdi ;;
 	calibrate.h | cal_picture.h) echo calibrate ;;
+	plan.h) echo plan ;;
 	report.h | yaml_writer.h) echo report ;;
 	plot.h) echo plot ;;
 	*) echo "" ;;
@@ -106,7 +108,7 @@ for file in src/lib/*.[ch]; do
 done
 
 for file in src/cli/*.[ch]; do
-	if grep -qE '^#include "(base|fit|alloc|input|hdi|calibrate|report|plot)/' "$file"; then
+	if grep -qE '^#include "(base|fit|alloc|input|hdi|calibrate|plan|report|plot)/' "$file"; then
 		complain "$file: the CLI includes a library-internal header; use the public API"
 	fi
 	check "$file" cli

@@ -234,6 +234,10 @@ struct ha_cal_options {
 	 * most HA_CAL_USER_LAWS_MAX; NULL / 0 for none. */
 	const struct ha_cal_law *laws;
 	size_t law_count;
+	/* The comparison's bootstrap refits min(bootstrap, this) resamples
+	 * a law; 0 = HA_CAL_COMPARE_RESAMPLES (headalloc plan asks for more
+	 * to sample the posterior; calibrate keeps the default). */
+	size_t compare_resamples;
 };
 
 /* law: the seeds' model with E, c_b, s, c_v free (the "smoothness" rung),
@@ -442,6 +446,12 @@ struct ha_cal_comparison {
 	double share;
 	struct ha_cal_share *distribution;
 	size_t distribution_count;
+	/* The law's refits, rows of HA_CAL_PARAMS fit-scale values in
+	 * resample order, one a resample the law refitted (with or without
+	 * an optimum at the target); NULL / 0 for none.  The samples of the
+	 * model-averaged posterior headalloc plan draws from. */
+	double *refits;
+	size_t refit_count;
 };
 
 /* The verdict between the laws (least-squares AICc): the best law, and

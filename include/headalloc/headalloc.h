@@ -35,6 +35,7 @@
 #include "runs.h"
 #include "calibrate.h"
 #include "cal_picture.h"
+#include "plan.h"
 #include "regime.h"
 #include "sweep.h"
 #include "sweep_picture.h"

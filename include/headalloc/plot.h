@@ -14,6 +14,8 @@
  *                         prediction at a target
  *   ha_plot_grouped       the KV cache against the error: a grouped
  *                         allocation's trade-off front
+ *   ha_plot_plan          which run to train next: each candidate's
+ *                         value against its cost, the picks marked
  *
  * Each writes one complete picture to target->stream in the target's
  * format (SVG, PNG or PDF), or nothing at all on failure.  The same input
@@ -49,6 +51,7 @@
 #include "grouped.h"
 #include "hdi.h"
 #include "model.h"
+#include "plan.h"
 #include "report.h"
 #include "solver.h"
 #include "status.h"
@@ -271,6 +274,21 @@ struct ha_plot_grouped_request {
 HA_API enum ha_status ha_plot_grouped(struct ha_plot_target *target,
                                       const struct ha_plot_grouped_request *req,
                                       struct ha_error *err);
+
+/* 8. A plan (ha_plan_make, plan.h): each candidate's value against its
+ * cost on a log x axis, one colour per n (8 at most, the last standing
+ * for the rest), each with its ±1 standard error bar; the picks ringed
+ * in vermilion and numbered by their place; --stop-below a dashed line.
+ * An initial design's candidates lie on 0, its runs ringed.  It draws
+ * the plan as it is.  HA_EINVAL for a plan without candidates (the
+ * decision alone).  Panel 0: x is log10 cost, y the value. */
+struct ha_plot_plan_request {
+	const struct ha_plan *plan; /* required */
+	const char *runs_file;      /* named in the title; NULL: not */
+};
+HA_API enum ha_status ha_plot_plan(struct ha_plot_target *target,
+                                   const struct ha_plot_plan_request *req,
+                                   struct ha_error *err);
 
 #ifdef __cplusplus
 }

@@ -35,6 +35,7 @@
 #include <stdio.h>
 
 #include "calibrate.h"
+#include "plan.h"
 #include "compare.h"
 #include "head_weights.h"
 #include "error.h"
@@ -286,6 +287,32 @@ struct ha_calibration_request {
 HA_API enum ha_status ha_report_calibration(struct ha_report *report,
                                             const struct ha_calibration_request *req,
                                             struct ha_error *err);
+
+/* A plan (headalloc plan; plan.h, headalloc-model(7), PLANNING).  YAML
+ * and JSON keys:
+ *   target {budget, samples, runs}
+ *   plan [{heads, head_dim, kv_heads, samples, cost, value, value_se,
+ *          value_per_cost, batch_cost, p_correct_before, p_correct_after,
+ *          expected_regret_after, degenerate_outcomes | reason}]
+ *   decision {heads, head_dim, kv_heads, p_correct, expected_regret
+ *             [, undefined]}
+ *   stop, stop_below, initial_design
+ *   candidates [{heads, head_dim, kv_heads, samples, cost, value,
+ *                value_se, value_per_cost, ess, picked}]
+ *   method {posterior, samples, laws [{law, weight, samples, sigma}],
+ *           outcomes, sigma, sigma_from, ess_threshold,
+ *           degenerate_outcomes, evaluations, refits, seed, cost,
+ *           model_dim, pool_samples, pool_samples_default}
+ * In an initial design the values are null (nothing is fitted yet) and
+ * each pick has its reason; an undefined decision's fields are null.
+ * Text: the same account in lines, the picks as a table. */
+struct ha_plan_request {
+	const struct ha_plan *plan; /* required */
+	const char *runs_file;      /* text: named in the first line; NULL: not */
+};
+HA_API enum ha_status ha_report_plan(struct ha_report *report,
+                                     const struct ha_plan_request *req,
+                                     struct ha_error *err);
 
 /* A grouped-query allocation (grouped.h; written instead of the
  * allocation section when the allocation is over (H, G, d)).  YAML keys:

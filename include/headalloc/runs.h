@@ -185,6 +185,19 @@ HA_API enum ha_status ha_runs_read_string_named(const char *text,
                                                 size_t *count,
                                                 struct ha_error *err);
 
+/* A pool of runs not yet trained (headalloc plan --pool): a runs file
+ * in either format without loss (and loss_se), which it refuses at its
+ * position ("runs[2].loss: expected no loss in a pool ..."; in CSV the
+ * header's loss column), with an optional cost (a number > 0; CSV: an
+ * empty cell for none).  On HA_OK *runs holds *count runs whose loss is
+ * NaN and *costs their costs (NaN where none was given); free both with
+ * free().  Errors as ha_runs_read_file_named's. */
+HA_API enum ha_status ha_runs_read_pool(const char *path,
+                                        enum ha_runs_format format,
+                                        const struct ha_runs_names *names,
+                                        struct ha_run **runs, double **costs,
+                                        size_t *count, struct ha_error *err);
+
 /* Runs given as columns in memory (a DataFrame's, a tracker's API): one
  * array per column, count entries each, row i being run i.  Whole-number
  * columns are doubles too (a DataFrame column of integers converts to

@@ -26,6 +26,12 @@ int cli_weights_main(int argc, char **argv);
  * the error model fitted to measured training runs (cmd_calibrate.c). */
 int cli_calibrate_main(int argc, char **argv);
 
+/* headalloc plan [RUNS] --budget D --samples N [--pool FILE] [--next K]
+ * [--spend C] [--format F] [--output FILE] [--plot FILE]: which runs to
+ * train next to decide the allocation at the target (cmd_plan.c; the
+ * options it shares with calibrate in cal_options.c). */
+int cli_plan_main(int argc, char **argv);
+
 /* Each command's option table (the one getopt_long reads), for the shell
  * completion (completion.c). */
 struct option;
@@ -33,6 +39,7 @@ extern const struct option *const cli_allocate_options;
 extern const struct option *const cli_hdi_options;
 extern const struct option *const cli_weights_options;
 extern const struct option *const cli_calibrate_options;
+extern const struct option *const cli_plan_options;
 
 /* headalloc --completion bash: a bash completion script for every
  * command and option, from the tables above, on stdout.  Returns the exit

@@ -35,19 +35,20 @@ int cli_completion_main(int argc, char **argv)
 	puts("\tlocal cur=${COMP_WORDS[COMP_CWORD]} prev= cmd=");
 	puts("\t[ \"$COMP_CWORD\" -gt 0 ] && prev=${COMP_WORDS[COMP_CWORD-1]}");
 	puts("\t[ \"$COMP_CWORD\" -gt 1 ] && case ${COMP_WORDS[1]} in "
-	     "hdi|weights|calibrate) cmd=${COMP_WORDS[1]} ;; esac");
+	     "hdi|weights|calibrate|plan) cmd=${COMP_WORDS[1]} ;; esac");
 	words("local main", cli_allocate_options);
 	words("local hdi", cli_hdi_options);
 	words("local weights", cli_weights_options);
 	words("local calibrate", cli_calibrate_options);
+	words("local plan", cli_plan_options);
 	fputs(script_values, stdout);
 	puts("\tlocal opts=$main");
 	puts("\tcase $cmd in hdi) opts=$hdi ;; weights) opts=$weights ;; "
-	     "calibrate) opts=$calibrate ;; esac");
+	     "calibrate) opts=$calibrate ;; plan) opts=$plan ;; esac");
 	puts("\tif [[ $cur == -* ]]; then");
 	puts("\t\tCOMPREPLY=($(compgen -W \"$opts\" -- \"$cur\"))");
 	puts("\telif [ \"$COMP_CWORD\" -eq 1 ]; then");
-	puts("\t\tCOMPREPLY=($(compgen -W 'hdi weights calibrate' -- \"$cur\"))");
+	puts("\t\tCOMPREPLY=($(compgen -W 'hdi weights calibrate plan' -- \"$cur\"))");
 	puts("\telse");
 	puts("\t\tCOMPREPLY=()");
 	puts("\tfi");

@@ -13,6 +13,8 @@ int main(int argc, char **argv)
 		return cli_weights_main(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "calibrate") == 0)
 		return cli_calibrate_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "plan") == 0)
+		return cli_plan_main(argc - 1, argv + 1);
 	/* hidden: the shell completion, which meson installs */
 	if (argc > 1 && strcmp(argv[1], "--completion") == 0)
 		return cli_completion_main(argc - 1, argv + 1);

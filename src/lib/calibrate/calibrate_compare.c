@@ -406,8 +406,10 @@ done:
 
 void cal_compare_free(struct ha_calibration *c)
 {
-	for (size_t i = 0; c->comparison && i < c->comparison_count; i++)
+	for (size_t i = 0; c->comparison && i < c->comparison_count; i++) {
 		free(c->comparison[i].distribution);
+		free(c->comparison[i].refits);
+	}
 	free(c->averaged);
 	c->averaged = NULL;
 }

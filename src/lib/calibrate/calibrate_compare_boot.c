@@ -35,6 +35,8 @@
 struct slot {
 	int answered; /* an optimum at the target */
 	uint64_t heads, head_dim;
+	int fitted;   /* th holds the law's refit */
+	double th[HA_CAL_PARAMS];
 };
 
 struct job {
@@ -120,10 +122,14 @@ static enum ha_status refit_row(const struct job *job, struct space *s,
 		return HA_OK;
 	s->done[r] = 1;
 	memcpy(s->values + HA_CAL_PARAMS * r, th, sizeof th);
+	slot->fitted = 1;
+	memcpy(slot->th, th, sizeof th);
 	struct ha_allocation a;
 	if (cal_predict(job->solver, job->samples, th, &a, NULL) != HA_OK)
 		return HA_OK;
-	*slot = (struct slot){1, a.heads, a.head_dim};
+	slot->answered = 1;
+	slot->heads = a.heads;
+	slot->head_dim = a.head_dim;
 	return HA_OK;
 }
 
@@ -226,6 +232,26 @@ static int tally(struct ha_cal_comparison *row, size_t *cap, const struct slot *
 	return 1;
 }
 
+/* The row's refits (slots stride apart, one a resample) into row->refits. */
+static enum ha_status keep_refits(struct ha_cal_comparison *row,
+                                  const struct slot *slots, size_t stride,
+                                  size_t resamples)
+{
+	size_t fitted = 0;
+	for (size_t b = 0; b < resamples; b++)
+		fitted += slots[b * stride].fitted;
+	if (!fitted)
+		return HA_OK;
+	row->refits = malloc(fitted * HA_CAL_PARAMS * sizeof *row->refits);
+	if (!row->refits)
+		return HA_ENOMEM;
+	for (size_t b = 0; b < resamples; b++)
+		if (slots[b * stride].fitted)
+			memcpy(row->refits + HA_CAL_PARAMS * row->refit_count++,
+			       slots[b * stride].th, sizeof slots[b * stride].th);
+	return HA_OK;
+}
+
 enum ha_status cal_compare_bootstrap(const struct ha_run *runs,
                                      const struct cal_data *data,
                                      const struct ha_cal_options *o,
@@ -235,9 +261,10 @@ enum ha_status cal_compare_bootstrap(const struct ha_run *runs,
                                      const double *ls_values,
                                      const int *ls_fitted)
 {
-	size_t resamples = o->bootstrap < HA_CAL_COMPARE_RESAMPLES
-	                           ? o->bootstrap
-	                           : HA_CAL_COMPARE_RESAMPLES;
+	size_t cap_resamples = o->compare_resamples ? o->compare_resamples
+	                                            : HA_CAL_COMPARE_RESAMPLES;
+	size_t resamples = o->bootstrap < cap_resamples ? o->bootstrap
+	                                                : cap_resamples;
 	size_t n = c->comparison_count;
 	if (!solver || resamples == 0)
 		return cal_average(c);
@@ -261,6 +288,8 @@ enum ha_status cal_compare_bootstrap(const struct ha_run *runs,
 			if (job.out[b * n + r].answered &&
 			    !tally(&c->comparison[r], &cap[r], &job.out[b * n + r]))
 				st = HA_ENOMEM;
+	for (size_t r = 0; r < n && st == HA_OK; r++)
+		st = keep_refits(&c->comparison[r], job.out + r, n, resamples);
 	for (size_t r = 0; r < n && st == HA_OK; r++) {
 		struct ha_cal_comparison *row = &c->comparison[r];
 		if (!row->resamples)

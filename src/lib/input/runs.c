@@ -42,11 +42,21 @@ static const struct ha_yr_key run_keys[RUNS_COLUMNS] = {
 	{"samples", HA_YR_REQUIRED}, {"loss", HA_YR_REQUIRED},
 	{"loss_se", HA_YR_OPTIONAL}, {"kv_heads", HA_YR_OPTIONAL}};
 
+/* A pool's runs (ha_runs_read_pool): not trained yet, so no loss, and
+ * an optional cost, held in the run's loss until the reading ends. */
+#define POOL_COST RUNS_COLUMNS
+static const struct ha_yr_key pool_keys[RUNS_COLUMNS + 1] = {
+	{"heads", HA_YR_REQUIRED},   {"head_dim", HA_YR_REQUIRED},
+	{"samples", HA_YR_REQUIRED}, {"loss", HA_YR_OPTIONAL},
+	{"loss_se", HA_YR_OPTIONAL}, {"kv_heads", HA_YR_OPTIONAL},
+	{"cost", HA_YR_OPTIONAL}};
+
 /* A run being read, and where its kv_heads value stands (for the check
  * that it divides heads, made when the mapping is whole). */
 struct yaml_run {
 	struct ha_run *run;
 	yaml_mark_t kv_mark;
+	int pool;
 };
 
 static enum ha_status run_field(struct ha_yr *r, void *ctx, size_t key,
@@ -54,6 +64,14 @@ static enum ha_status run_field(struct ha_yr *r, void *ctx, size_t key,
 {
 	struct yaml_run *y = ctx;
 	struct ha_run *run = y->run;
+	if (y->pool && (key == RUNS_LOSS || key == RUNS_LOSS_SE))
+		return ha_yr_fail_at(r, r->ev.start_mark, HA_EFORMAT,
+		                     "%s: expected no %s in a pool (its runs are "
+		                     "not trained yet), found one", where,
+		                     runs_column_name[key]);
+	if (key == POOL_COST)
+		return ha_yr_real(r, where, "a number > 0", HA_YR_ABOVE, 0.0,
+		                  HUGE_VAL, &run->loss);
 	const char *what = runs_column_what[key];
 	switch ((enum runs_column)key) {
 	case RUNS_KV_HEADS:
@@ -79,6 +97,7 @@ struct yaml_runs {
 	struct ha_run *runs;
 	size_t count;
 	size_t cap;
+	int pool;
 };
 
 static enum ha_status run_item(struct ha_yr *r, void *ctx, size_t i,
@@ -90,11 +109,14 @@ static enum ha_status run_item(struct ha_yr *r, void *ctx, size_t i,
 	if (st != HA_OK)
 		return st;
 	struct ha_run *run = &y->runs[i];
-	*run = (struct ha_run){0, 0, 0.0, 0.0, NAN, 0};
-	struct yaml_run yr = {run, {0}};
-	struct ha_yr_map map = HA_YR_MAP(run_keys);
+	*run = (struct ha_run){0, 0, 0.0, y->pool ? NAN : 0.0, NAN, 0};
+	struct yaml_run yr = {run, {0}, y->pool};
+	struct ha_yr_map map = y->pool ? HA_YR_MAP(pool_keys) : HA_YR_MAP(run_keys);
 	st = ha_yr_read_map(r, where,
-	                    "a mapping {heads, head_dim, samples, loss, loss_se?}",
+	                    y->pool ? "a mapping {heads, head_dim, samples, "
+	                              "kv_heads?, cost?}"
+	                            : "a mapping {heads, head_dim, samples, loss, "
+	                              "loss_se?}",
 	                    &map, run_field, &yr);
 	if (st != HA_OK)
 		return st;
@@ -135,11 +157,11 @@ static enum ha_status top_field(struct ha_yr *r, void *ctx, size_t key,
 	return st;
 }
 
-static enum ha_status read_yaml(struct ha_yr *r, enum ha_status st,
+static enum ha_status read_yaml(struct ha_yr *r, enum ha_status st, int pool,
                                 struct ha_run **runs, size_t *count)
 {
 	static const char what[] = "a mapping with the key 'runs'";
-	struct yaml_runs y = {NULL, 0, 0};
+	struct yaml_runs y = {NULL, 0, 0, pool};
 	if (st == HA_OK)
 		st = ha_yr_begin_document(r, what);
 	struct ha_yr_map map = HA_YR_MAP(top_keys);
@@ -257,11 +279,10 @@ enum ha_status ha_runs_read_file(const char *path, enum ha_runs_format format,
 	return ha_runs_read_file_named(path, format, NULL, runs, count, err);
 }
 
-enum ha_status ha_runs_read_file_named(const char *path,
-                                       enum ha_runs_format format,
-                                       const struct ha_runs_names *names,
-                                       struct ha_run **runs, size_t *count,
-                                       struct ha_error *err)
+static enum ha_status read_file(const char *path, enum ha_runs_format format,
+                                const struct ha_runs_names *names, int pool,
+                                struct ha_run **runs, size_t *count,
+                                struct ha_error *err)
 {
 	enum ha_status st = start(runs, count, err);
 	if (st != HA_OK)
@@ -274,8 +295,8 @@ enum ha_status ha_runs_read_file_named(const char *path,
 		struct ha_yr r;
 		if (yaml_names(names, err) != HA_OK)
 			return HA_EINVAL;
-		return read_yaml(&r, ha_yr_open_file(&r, path, &OPTIONS, err), runs,
-		                 count);
+		return read_yaml(&r, ha_yr_open_file(&r, path, &OPTIONS, err), pool,
+		                 runs, count);
 	}
 	if (format != HA_RUNS_CSV)
 		return ha_fail(err, HA_EINVAL, "unknown runs format %d", (int)format);
@@ -283,11 +304,49 @@ enum ha_status ha_runs_read_file_named(const char *path,
 	size_t length = 0;
 	st = slurp(path, &text, &length, err);
 	if (st == HA_OK)
-		st = runs_parse_csv(text, length, path, names, runs, count, err);
+		st = runs_parse_csv(text, length, path, names, pool, runs, count, err);
 	else if (err)
 		err->file = path;
 	free(text);
 	return st;
+}
+
+enum ha_status ha_runs_read_file_named(const char *path,
+                                       enum ha_runs_format format,
+                                       const struct ha_runs_names *names,
+                                       struct ha_run **runs, size_t *count,
+                                       struct ha_error *err)
+{
+	return read_file(path, format, names, 0, runs, count, err);
+}
+
+enum ha_status ha_runs_read_pool(const char *path, enum ha_runs_format format,
+                                 const struct ha_runs_names *names,
+                                 struct ha_run **runs, double **costs,
+                                 size_t *count, struct ha_error *err)
+{
+	if (costs)
+		*costs = NULL;
+	if (!costs) {
+		enum ha_status st = start(runs, count, err);
+		return st != HA_OK ? st : ha_fail(err, HA_EINVAL, "expected a result "
+		                                  "pointer, found NULL");
+	}
+	enum ha_status st = read_file(path, format, names, 1, runs, count, err);
+	if (st != HA_OK)
+		return st;
+	*costs = malloc(*count * sizeof **costs);
+	if (!*costs) {
+		free(*runs);
+		*runs = NULL;
+		*count = 0;
+		return ha_fail(err, HA_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < *count; i++) {
+		(*costs)[i] = (*runs)[i].loss; /* the cost, held there while read */
+		(*runs)[i].loss = NAN;
+	}
+	return HA_OK;
 }
 
 enum ha_status ha_runs_read_string(const char *text, size_t length,
@@ -315,13 +374,13 @@ enum ha_status ha_runs_read_string_named(const char *text, size_t length,
 		if (yaml_names(names, err) != HA_OK)
 			return HA_EINVAL;
 		return read_yaml(&r, ha_yr_open_text(&r, text, length, &OPTIONS, err),
-		                 runs, count);
+		                 0, runs, count);
 	}
 	if (format != HA_RUNS_CSV)
 		return ha_fail(err, HA_EINVAL, "unknown runs format %d", (int)format);
 	if (length > HA_RUNS_MAX_FILE)
 		return ha_fail(err, HA_EFORMAT, "expected at most %zu bytes of "
 		               "input, found more", HA_RUNS_MAX_FILE);
-	return runs_parse_csv(text ? text : "", length, NULL, names, runs, count,
-	                      err);
+	return runs_parse_csv(text ? text : "", length, NULL, names, 0, runs,
+	                      count, err);
 }

@@ -187,6 +187,8 @@ struct reader {
 	struct ha_run *out;
 	size_t n, cap;
 	enum ha_status st;
+	int pool;                /* a pool: the loss key reads the cost column */
+	const char *loss_name;   /* a pool's refused loss column */
 };
 
 static void stop(struct reader *r, enum ha_status st)
@@ -203,6 +205,13 @@ static const char need[] =
 
 static void header_cell(struct reader *r, const char *text, size_t length)
 {
+	if (r->pool && length == strlen(r->loss_name) &&
+	    memcmp(text, r->loss_name, length) == 0) {
+		stop(r, fail_at(&r->c, r->start_line, r->start_column,
+		                "header: expected no column '%s' in a pool (its runs "
+		                "are not trained yet), found one", r->loss_name));
+		return;
+	}
 	for (int k = 0; k < HA_RUNS_KEYS; k++) {
 		if (length != strlen(r->name[k]) ||
 		    memcmp(text, r->name[k], length) != 0)
@@ -238,7 +247,7 @@ static void header_end(struct reader *r)
 	                               HA_RUNS_KEY_SAMPLES, HA_RUNS_KEY_LOSS};
 	for (size_t i = 0; i < sizeof required / sizeof *required; i++) {
 		int k = required[i];
-		if (r->where[k] != SIZE_MAX)
+		if (r->where[k] != SIZE_MAX || (r->pool && k == HA_RUNS_KEY_LOSS))
 			continue;
 		/* model_dim stands in for head_dim */
 		if (k == HA_RUNS_KEY_HEAD_DIM &&
@@ -275,6 +284,8 @@ static enum ha_status cell_value(struct reader *r, size_t row, int k,
 	}
 	if (k == HA_RUNS_KEY_KV_HEADS && cell->length == 0)
 		return HA_OK; /* heads, set by row_values */
+	if (r->pool && k == HA_RUNS_KEY_LOSS && cell->length == 0)
+		return HA_OK; /* no cost: NaN, set by row_values */
 	int ok = cell->length <= HA_RUNS_MAX_CELL;
 	double v = 0.0;
 	uint64_t u = 0;
@@ -297,7 +308,9 @@ static enum ha_status cell_value(struct reader *r, size_t row, int k,
 	if (!ok)
 		return fail_at(&r->c, cell->line, cell->column,
 		               "row %zu, %s: expected %s, found %s", row,
-		               ha_runs_key_name(k), what, describe(cell, buf));
+		               r->pool && k == HA_RUNS_KEY_LOSS ? "cost"
+		                                                : ha_runs_key_name(k),
+		               what, describe(cell, buf));
 	return HA_OK;
 }
 
@@ -329,7 +342,7 @@ static enum ha_status width_check(struct reader *r, size_t row,
 
 static enum ha_status row_values(struct reader *r, size_t row, struct ha_run *run)
 {
-	*run = (struct ha_run){0, 0, 0.0, 0.0, NAN, 0};
+	*run = (struct ha_run){0, 0, 0.0, r->pool ? NAN : 0.0, NAN, 0};
 	uint64_t width = 0;
 	for (int k = 0; k < HA_RUNS_KEYS; k++) {
 		if (r->where[k] == SIZE_MAX)
@@ -532,7 +545,7 @@ static void feed(struct reader *r, struct csv_parser *p)
 
 enum ha_status runs_parse_csv(const char *text, size_t length,
                               const char *path,
-                              const struct ha_runs_names *names,
+                              const struct ha_runs_names *names, int pool,
                               struct ha_run **runs, size_t *count,
                               struct ha_error *err)
 {
@@ -546,6 +559,12 @@ enum ha_status runs_parse_csv(const char *text, size_t length,
 		r.name[k] = r.mapped[k] ? names->name[k]
 		                        : ha_runs_key_name((enum ha_runs_key)k);
 		r.where[k] = SIZE_MAX;
+	}
+	if (pool) {
+		r.pool = 1;
+		r.loss_name = r.name[HA_RUNS_KEY_LOSS];
+		r.name[HA_RUNS_KEY_LOSS] = "cost";
+		r.mapped[HA_RUNS_KEY_LOSS] = 0;
 	}
 	if (names && ha_runs_names_check(names, err) != HA_OK)
 		return HA_EINVAL;

@@ -30,12 +30,14 @@ extern const char *const runs_column_what[RUNS_COLUMNS];
 #define RUNS_SAMPLES_MAX 1e300
 
 /* Parse the CSV text of length bytes (runs.h has the format) with libcsv,
- * the columns under names (NULL: their own).  path is the file's name
+ * the columns under names (NULL: their own); pool: a pool's runs
+ * (ha_runs_read_pool), no loss column, an optional cost column whose
+ * values (NaN for an empty cell) are held in the runs' loss.  path is the file's name
  * for err->file (NULL for text).  On HA_OK *runs is a new
  * array of *count >= 1 runs. */
 enum ha_status runs_parse_csv(const char *text, size_t length,
                               const char *path,
-                              const struct ha_runs_names *names,
+                              const struct ha_runs_names *names, int pool,
                               struct ha_run **runs,
                               size_t *count, struct ha_error *err);
 

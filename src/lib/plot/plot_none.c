@@ -61,3 +61,10 @@ enum ha_status ha_plot_grouped(struct ha_plot_target *target,
 {
 	return unavailable(target, req, err);
 }
+
+enum ha_status ha_plot_plan(struct ha_plot_target *target,
+                            const struct ha_plot_plan_request *req,
+                            struct ha_error *err)
+{
+	return unavailable(target, req, err);
+}

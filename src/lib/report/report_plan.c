@@ -1,0 +1,332 @@
+/* A plan (headalloc plan; headalloc-model(7), PLANNING): the runs to
+ * train next, the decision at the target, the stop and how it was
+ * estimated.  YAML and JSON keys target, plan, decision, stop,
+ * initial_design, candidates and method; text: the same account in lines
+ * and a table.  The plan is rendered as it is: nothing is computed
+ * here. */
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "report_internal.h"
+
+static const char *cost_name(enum ha_plan_cost c)
+{
+	return c == HA_PLAN_COST_TOKENS ? "tokens" : "params-tokens";
+}
+
+/* ---- YAML ------------------------------------------------------------------ */
+
+static void yaml_run(struct ha_yaml_writer *w, const struct ha_plan_candidate *r)
+{
+	ha_yaml_key(w, "heads");
+	ha_yaml_uint(w, r->heads);
+	ha_yaml_key(w, "head_dim");
+	ha_yaml_uint(w, r->head_dim);
+	ha_yaml_key(w, "kv_heads");
+	ha_yaml_uint(w, r->kv_heads);
+	ha_yaml_key(w, "samples");
+	ha_yaml_double(w, r->samples);
+	ha_yaml_key(w, "cost");
+	ha_yaml_double(w, r->cost);
+}
+
+static void yaml_maybe(struct ha_yaml_writer *w, const char *key, int defined,
+                       double v)
+{
+	ha_yaml_key(w, key);
+	if (defined)
+		ha_yaml_double(w, v);
+	else
+		ha_yaml_null(w);
+}
+
+static void yaml_picks(struct ha_yaml_writer *w, const struct ha_plan *p)
+{
+	int valued = !p->initial;
+	ha_yaml_key(w, "plan");
+	ha_yaml_begin_seq(w, p->pick_count == 0);
+	for (size_t i = 0; i < p->pick_count; i++) {
+		const struct ha_plan_pick *k = &p->picks[i];
+		ha_yaml_begin_map(w, 1);
+		yaml_run(w, &k->run);
+		yaml_maybe(w, "value", valued, k->value);
+		yaml_maybe(w, "value_se", valued, k->value_se);
+		yaml_maybe(w, "value_per_cost", valued, k->value_per_cost);
+		ha_yaml_key(w, "batch_cost");
+		ha_yaml_double(w, k->batch_cost);
+		yaml_maybe(w, "p_correct_before", valued, k->p_correct_before);
+		yaml_maybe(w, "p_correct_after", valued, k->p_correct_after);
+		yaml_maybe(w, "expected_regret_after", valued, k->expected_regret_after);
+		if (valued) {
+			ha_yaml_key(w, "degenerate_outcomes");
+			ha_yaml_uint(w, k->degenerate);
+		} else {
+			ha_yaml_key(w, "reason");
+			ha_yaml_string(w, k->reason);
+		}
+		ha_yaml_end_map(w);
+	}
+	ha_yaml_end_seq(w);
+}
+
+static void yaml_decision(struct ha_yaml_writer *w, const struct ha_plan_decision *d)
+{
+	ha_yaml_key(w, "decision");
+	ha_yaml_begin_map(w, 1);
+	static const char *const keys[] = {"heads", "head_dim", "kv_heads"};
+	const uint64_t v[] = {d->heads, d->head_dim, d->kv_heads};
+	for (size_t i = 0; i < 3; i++) {
+		ha_yaml_key(w, keys[i]);
+		if (d->defined)
+			ha_yaml_uint(w, v[i]);
+		else
+			ha_yaml_null(w);
+	}
+	yaml_maybe(w, "p_correct", d->defined, d->p_correct);
+	yaml_maybe(w, "expected_regret", d->defined, d->expected_regret);
+	if (!d->defined) {
+		ha_yaml_key(w, "undefined");
+		ha_yaml_string(w, d->undefined_reason);
+	}
+	ha_yaml_end_map(w);
+}
+
+static void yaml_candidates(struct ha_yaml_writer *w, const struct ha_plan *p)
+{
+	ha_yaml_key(w, "candidates");
+	ha_yaml_begin_seq(w, p->candidate_count == 0);
+	for (size_t i = 0; i < p->candidate_count; i++) {
+		const struct ha_plan_value *v = &p->candidates[i];
+		ha_yaml_begin_map(w, 1);
+		yaml_run(w, &v->run);
+		yaml_maybe(w, "value", !p->initial, v->value);
+		yaml_maybe(w, "value_se", !p->initial, v->value_se);
+		yaml_maybe(w, "value_per_cost", !p->initial, v->value_per_cost);
+		yaml_maybe(w, "ess", !p->initial, v->ess_mean);
+		ha_yaml_key(w, "picked");
+		ha_yaml_uint(w, v->picked);
+		ha_yaml_end_map(w);
+	}
+	ha_yaml_end_seq(w);
+}
+
+static void yaml_method(struct ha_yaml_writer *w, const struct ha_plan *p)
+{
+	const struct ha_plan_method *m = &p->method;
+	ha_yaml_key(w, "method");
+	ha_yaml_begin_map(w, 0);
+	ha_yaml_key(w, "posterior");
+	ha_yaml_string(w, p->initial ? "none (no fit yet)"
+	                  : m->main_law_only ? "the main law's bootstrap refits"
+	                                     : "the laws' refits by Akaike weight");
+	ha_yaml_key(w, "samples");
+	ha_yaml_uint(w, m->samples);
+	ha_yaml_key(w, "laws");
+	ha_yaml_begin_seq(w, m->law_count == 0);
+	for (size_t i = 0; i < m->law_count; i++) {
+		ha_yaml_begin_map(w, 1);
+		ha_yaml_key(w, "law");
+		ha_yaml_string(w, m->laws[i].name);
+		ha_yaml_key(w, "weight");
+		ha_yaml_double(w, m->laws[i].weight);
+		ha_yaml_key(w, "samples");
+		ha_yaml_uint(w, m->laws[i].samples);
+		ha_yaml_key(w, "sigma");
+		ha_yaml_double(w, m->laws[i].sigma);
+		ha_yaml_end_map(w);
+	}
+	ha_yaml_end_seq(w);
+	ha_yaml_key(w, "outcomes");
+	ha_yaml_uint(w, m->outcomes);
+	yaml_maybe(w, "sigma", !p->initial, m->sigma);
+	ha_yaml_key(w, "sigma_from");
+	ha_yaml_string(w, m->sigma_from_se ? "loss_se" : "residual scale");
+	ha_yaml_key(w, "ess_threshold");
+	ha_yaml_double(w, m->ess_threshold);
+	ha_yaml_key(w, "degenerate_outcomes");
+	ha_yaml_uint(w, m->degenerate);
+	ha_yaml_key(w, "evaluations");
+	ha_yaml_uint(w, m->evaluations);
+	ha_yaml_key(w, "refits");
+	ha_yaml_uint(w, m->refits);
+	ha_yaml_key(w, "seed");
+	ha_yaml_uint(w, m->seed);
+	ha_yaml_key(w, "cost");
+	ha_yaml_string(w, cost_name(m->cost));
+	ha_yaml_key(w, "model_dim");
+	if (m->model_dim)
+		ha_yaml_uint(w, m->model_dim);
+	else
+		ha_yaml_null(w);
+	ha_yaml_key(w, "pool_samples");
+	ha_yaml_begin_seq(w, 1);
+	for (size_t i = 0; i < m->pool_samples_count; i++)
+		ha_yaml_double(w, m->pool_samples[i]);
+	ha_yaml_end_seq(w);
+	ha_yaml_key(w, "pool_samples_default");
+	ha_yaml_bool(w, m->pool_samples_default);
+	ha_yaml_end_map(w);
+}
+
+static void yaml_plan(struct ha_yaml_writer *w, const struct ha_plan *p)
+{
+	ha_yaml_key(w, "target");
+	ha_yaml_begin_map(w, 1);
+	ha_yaml_key(w, "budget");
+	ha_yaml_uint(w, p->budget);
+	ha_yaml_key(w, "samples");
+	ha_yaml_double(w, p->samples);
+	ha_yaml_key(w, "runs");
+	ha_yaml_uint(w, p->runs);
+	ha_yaml_end_map(w);
+	yaml_picks(w, p);
+	yaml_decision(w, &p->decision);
+	ha_yaml_key(w, "stop");
+	ha_yaml_bool(w, p->stop);
+	ha_yaml_key(w, "stop_below");
+	ha_yaml_double(w, p->stop_below);
+	ha_yaml_key(w, "initial_design");
+	ha_yaml_bool(w, p->initial);
+	yaml_candidates(w, p);
+	yaml_method(w, p);
+}
+
+/* ---- text ------------------------------------------------------------------ */
+
+static void text_run(FILE *f, const struct ha_plan_candidate *r)
+{
+	char b1[32], b2[32];
+	fprintf(f, "%6" PRIu64 " %8" PRIu64 " %8" PRIu64 " %10s %11s", r->heads,
+	        r->head_dim, r->kv_heads, report_human(r->samples, b1),
+	        report_human(r->cost, b2));
+}
+
+static void text_decision(FILE *f, const struct ha_plan *p)
+{
+	const struct ha_plan_decision *d = &p->decision;
+	char b[32];
+	if (!d->defined) {
+		fprintf(f, "decision     undefined: no fit yet (%s)\n", d->undefined_reason);
+		return;
+	}
+	fprintf(f, "decision     %" PRIu64 " heads x head_dim %" PRIu64, d->heads,
+	        d->head_dim);
+	if (d->kv_heads != d->heads)
+		fprintf(f, ", %" PRIu64 " kv heads", d->kv_heads);
+	fprintf(f, ": optimal with probability %.1f%%, expected regret %s\n",
+	        100.0 * d->p_correct, report_human(d->expected_regret, b));
+}
+
+static void text_picks(FILE *f, const struct ha_plan *p)
+{
+	if (!p->pick_count) {
+		fputs(p->initial ? "initial      no run needed from the pool\n"
+		                 : "plan         no run picked\n", f);
+		return;
+	}
+	if (p->initial)
+		fputs("\ninitial design (too few runs to fit), cheapest first:\n", f);
+	else
+		fputs("\nnext runs, picked greedily by value per unit cost of the batch:\n", f);
+	fprintf(f, "%3s %6s %8s %8s %10s %11s", "#", "heads", "head_dim",
+	        "kv_heads", "samples", "cost");
+	if (p->initial)
+		fputs("  reason\n", f);
+	else
+		fprintf(f, " %9s %9s %11s %9s %9s\n", "value", "se", "value/cost",
+		        "p_before", "p_after");
+	for (size_t i = 0; i < p->pick_count; i++) {
+		const struct ha_plan_pick *k = &p->picks[i];
+		char b[32];
+		fprintf(f, "%3zu ", i + 1);
+		text_run(f, &k->run);
+		if (p->initial)
+			fprintf(f, "  %s\n", k->reason);
+		else
+			fprintf(f, " %9.4f %9.4f %11s %8.1f%% %8.1f%%\n", k->value,
+			        k->value_se, report_human(k->value_per_cost, b),
+			        100.0 * k->p_correct_before, 100.0 * k->p_correct_after);
+	}
+}
+
+static void text_method(FILE *f, const struct ha_plan *p)
+{
+	const struct ha_plan_method *m = &p->method;
+	char b[32];
+	if (!p->initial) {
+		fprintf(f, "posterior    %zu samples: ", m->samples);
+		if (m->main_law_only)
+			fputs("the main law's bootstrap refits (no law has an AICc)", f);
+		for (size_t i = 0; i < m->law_count && !m->main_law_only; i++)
+			fprintf(f, "%s%s %.3f", i ? ", " : "", m->laws[i].name,
+			        m->laws[i].weight);
+		fputc('\n', f);
+		fprintf(f, "simulation   %zu outcomes a candidate, run noise sigma %s "
+		        "in ln L (%s), seed %" PRIu64 "\n", m->outcomes,
+		        report_human(m->sigma, b),
+		        m->sigma_from_se ? "from loss_se" : "the laws' residual scale",
+		        m->seed);
+		fprintf(f, "             %zu of %zu outcomes degenerate (ESS below "
+		        "%.3g), not refitted: their values carry the error\n",
+		        m->degenerate, m->evaluations, m->ess_threshold);
+	}
+	if (m->pool_samples_count) {
+		fputs("pool         n", f);
+		for (size_t i = 0; i < m->pool_samples_count; i++)
+			fprintf(f, "%s %s", i ? "," : "", report_human(m->pool_samples[i], b));
+		fprintf(f, "%s\n", m->pool_samples_default
+		                       ? " (the default: log-spaced from N/1000 to N/10)"
+		                       : "");
+	}
+	fprintf(f, "cost         %s", cost_name(m->cost));
+	if (m->model_dim)
+		fprintf(f, " at model_dim %" PRIu64, m->model_dim);
+	fputc('\n', f);
+}
+
+static void text_plan(FILE *f, const struct ha_plan *p, const char *runs_file)
+{
+	char b[32];
+	fprintf(f, "plan         budget %" PRIu64 ", samples %s, from %zu run%s",
+	        p->budget, report_human(p->samples, b), p->runs,
+	        p->runs == 1 ? "" : "s");
+	if (runs_file)
+		fprintf(f, " of %s", runs_file);
+	fprintf(f, "; %zu candidate%s\n", p->candidate_count,
+	        p->candidate_count == 1 ? "" : "s");
+	text_decision(f, p);
+	text_picks(f, p);
+	fputc('\n', f);
+	if (!p->initial && p->candidate_count) {
+		if (p->stop)
+			fprintf(f, "stop         no candidate raises the probability by more "
+			        "than %s: train the target now\n",
+			        report_human(p->stop_below, b));
+		else
+			fprintf(f, "stop         no: a candidate raises the probability by "
+			        "more than %s\n", report_human(p->stop_below, b));
+	}
+	text_method(f, p);
+}
+
+/* ---- the section ----------------------------------------------------------- */
+
+enum ha_status ha_report_plan(struct ha_report *r, const struct ha_plan_request *req,
+                              struct ha_error *err)
+{
+	enum ha_status st = report_start(r, req, err);
+	if (st != HA_OK)
+		return st;
+	const struct ha_plan *p = req->plan;
+	if (!p || (p->pick_count && !p->picks) ||
+	    (p->candidate_count && !p->candidates) ||
+	    (p->method.law_count && !p->method.laws) ||
+	    (p->method.pool_samples_count && !p->method.pool_samples))
+		return report_fail(r, err, HA_EINVAL, "a plan report needs a whole plan");
+	if (r->yaml)
+		yaml_plan(r->yaml, p);
+	else
+		text_plan(r->stream, p, req->runs_file);
+	return report_end(r, err);
+}
