@@ -32,23 +32,37 @@ from plan_replay import replay
 from plan_strategies import run_strategy
 from plan_truths import (BUDGET, IN_LADDER, LEVELS, OUTSIDE, POOL_HEAD_DIMS, STRATEGIES,
                          make_instance, mean_se, true_regret)
+# --quick checks that the benchmark runs, not what it measures: a smaller
+# posterior and simulation in every plan call.
+QUICK_PLAN_ARGS = ["--bootstrap", "10", "--outcomes", "32"]
+
 
 def evaluate_instance(args):
-    inst, exe, rule, strategies = args
+    inst, exe, rule, strategies, plan_args = args
     with tempfile.TemporaryDirectory(prefix="plan_bench.") as tmp:
-        cli = Cli(exe, tmp, rule)
+        cli = Cli(exe, tmp, rule, plan_args)
         pool = inst["pool"]
         total = sum(c["cost"] for c in pool)
         initial, initial_from = cli.initial_design(inst)
         cache = {}
         decision_cpu = []
+
+        def decide(prefix):
+            key = tuple(sorted(prefix))
+            if key not in cache:
+                rest = [c for i, c in enumerate(pool) if i not in key]
+                d, cpu = cli.decide(inst, [pool[i] for i in prefix], rest)
+                cache[key] = d
+                decision_cpu.append(cpu)
+            return cache[key]
+
         out = dict(index=inst["index"], family=inst["family"], d_opt=inst["d_opt"],
                    initial=len(initial), initial_from=initial_from,
                    initial_share=sum(pool[i]["cost"] for i in initial) / total,
                    strategies={})
         for k, name in enumerate(strategies):
             rng = np.random.default_rng([inst["seed"], k])
-            seq, step_cpu, fallbacks = run_strategy(name, inst, cli, initial, rng)
+            seq, step_cpu, fallbacks, stopped_at = run_strategy(name, inst, cli, initial, rng)
             levels = []
             for f in LEVELS:
                 prefix, spent = [], 0.0
@@ -60,18 +74,17 @@ def evaluate_instance(args):
                 if len(prefix) < len(initial):
                     prefix = list(initial)    # the initial design is never cut
                     spent = sum(pool[i]["cost"] for i in prefix)
-                key = tuple(sorted(prefix))
-                if key not in cache:
-                    rest = [c for i, c in enumerate(pool) if i not in key]
-                    d, cpu = cli.decide(inst, [pool[i] for i in prefix], rest)
-                    cache[key] = d
-                    decision_cpu.append(cpu)
-                d = cache[key]
+                d = decide(prefix)
                 levels.append(dict(head_dim=d, correct=(d == inst["d_opt"]),
                                    regret=true_regret(inst, d), runs=len(prefix),
                                    spent=spent / total))
+            stop = None
+            if stopped_at is not None:
+                d = decide(seq[:stopped_at])
+                stop = dict(runs=stopped_at, correct=(d == inst["d_opt"]),
+                            spent=sum(pool[i]["cost"] for i in seq[:stopped_at]) / total)
             out["strategies"][name] = dict(levels=levels, step_cpu=step_cpu,
-                                           fallbacks=fallbacks, sequence=seq)
+                                           fallbacks=fallbacks, sequence=seq, stop=stop)
         out["decision_cpu"] = decision_cpu
         out["failures"] = cli.failures
         return out
@@ -146,6 +159,16 @@ def tables(results, strategies, rule, args, elapsed):
             lines.append(f"plan steps with 12 runs revealed: CPU {np.mean([c[0] for c in at12]):.3f} s"
                          f" mean, {max(c[0] for c in at12):.3f} s max over {len(at12)} steps"
                          f" (pools of {min(c[2] for c in at12)}-{max(c[2] for c in at12)} candidates).")
+    if "plan" in strategies:
+        stops = [r["strategies"]["plan"]["stop"] for r in results if r["strategies"]["plan"]["stop"]]
+        if stops:
+            lines.append(f"plan said stop (train the target now) in {len(stops)} of {n} instances,"
+                         f" after {np.mean([s['runs'] for s in stops]):.1f} runs and"
+                         f" {100 * np.mean([s['spent'] for s in stops]):.1f}% of the pool's cost on average;"
+                         f" its decision there was right in {sum(s['correct'] for s in stops)} of them"
+                         " (the benchmark goes on with plan's best pick after a stop).")
+        else:
+            lines.append(f"plan never said stop in {n} instances.")
     dec = [c for r in results for c in r["decision_cpu"]]
     fails = sum(len(r["failures"]) for r in results)
     fb = {s: sum(r["strategies"][s]["fallbacks"] for r in results) for s in strategies}
@@ -208,7 +231,8 @@ def main():
     else:
         count = 3 if args.quick else args.instances
         insts = [make_instance(i, args.seed) for i in range(count)]
-        jobs = [(inst, args.headalloc, rule, strategies) for inst in insts]
+        plan_args = QUICK_PLAN_ARGS if args.quick else []
+        jobs = [(inst, args.headalloc, rule, strategies, plan_args) for inst in insts]
         if args.workers == 1 or count == 1:
             results = [evaluate_instance(j) for j in jobs]
         else:

@@ -16,8 +16,11 @@ from plan_truths import SMOOTHNESS_FREE
 # The headalloc CLI
 
 class Cli:
-    def __init__(self, exe, workdir, decision_rule):
+    def __init__(self, exe, workdir, decision_rule, plan_args=()):
         self.exe = exe
+        # Every plan call runs on one thread (instances run in parallel)
+        # with the caller's extra options (--quick's smaller simulation).
+        self.plan_args = ["--threads", "1", "--quiet"] + list(plan_args)
         self.dir = workdir
         self.rule = decision_rule
         self.calls = 0
@@ -62,7 +65,8 @@ class Cli:
             pool_file = self.write_runs("pool.csv", pool, False)
             out, cpu = self.run(["plan", runs_file] + self.target_args(inst)
                                 + ["--pool", pool_file, "--next", "0",
-                                   "--seed", str(inst["seed"]), "--format", "json"])
+                                   "--seed", str(inst["seed"]), "--format", "json"]
+                                + self.plan_args)
             if out is None:
                 return None, cpu
             return out["decision"]["head_dim"], cpu
@@ -83,7 +87,8 @@ class Cli:
         pool_file = self.write_runs("pool.csv", pool, False)
         out, cpu = self.run(["plan", runs_file] + self.target_args(inst)
                             + ["--pool", pool_file, "--next", "1",
-                               "--seed", str(inst["seed"]), "--format", "json"])
+                               "--seed", str(inst["seed"]), "--format", "json"]
+                            + self.plan_args)
         if out is None or not out.get("plan"):
             return None, cpu, out
         pick = out["plan"][0]
@@ -103,7 +108,7 @@ class Cli:
             pool_file = self.write_runs("pool.csv", pool, False)
             out, _ = self.run(["plan"] + self.target_args(inst)
                               + ["--pool", pool_file, "--seed", str(inst["seed"]),
-                                 "--format", "json"])
+                                 "--format", "json"] + self.plan_args)
             if out and out.get("plan"):
                 picks = []
                 for pick in out["plan"]:

@@ -62,6 +62,7 @@ def run_strategy(name, inst, cli, initial, rng):
     spent = sum(pool[i]["cost"] for i in revealed)
     step_cpu = []
     fallbacks = 0
+    stopped_at = None
     tpe = None
     if name == "tpe":
         import optuna
@@ -110,6 +111,11 @@ def run_strategy(name, inst, cli, initial, rng):
         elif name == "plan":
             sub, child, out = cli.plan_next(inst, [pool[i] for i in revealed],
                                             [pool[i] for i in open_])
+            if out is not None and out.get("stop") and stopped_at is None:
+                # plan says "train the target now"; the benchmark goes on
+                # picking plan's best run so that every budget level is
+                # scored, and notes where plan would have stopped.
+                stopped_at = len(revealed)
             if sub is None:
                 if out is not None:
                     break          # plan has nothing to pick
@@ -124,5 +130,5 @@ def run_strategy(name, inst, cli, initial, rng):
         step_cpu.append((time.process_time() - t_self + child, len(revealed), len(open_)))
         revealed.append(pick)
         spent += pool[pick]["cost"]
-    return revealed, step_cpu, fallbacks
+    return revealed, step_cpu, fallbacks, stopped_at
 
