@@ -57,6 +57,7 @@ def evaluate_instance(args):
             return cache[key]
 
         out = dict(index=inst["index"], family=inst["family"], d_opt=inst["d_opt"],
+                   allocator=cli.allocator_optimum(inst),
                    initial=len(initial), initial_from=initial_from,
                    initial_share=sum(pool[i]["cost"] for i in initial) / total,
                    strategies={})
@@ -169,6 +170,11 @@ def tables(results, strategies, rule, args, elapsed):
                          " (the benchmark goes on with plan's best pick after a stop).")
         else:
             lines.append(f"plan never said stop in {n} instances.")
+    checked = [r for r in results if r["allocator"] is not None]
+    agree = sum(r["allocator"] == r["d_opt"] for r in checked)
+    lines.append(f"Truth check: headalloc's allocator under the truth's parameters gives the"
+                 f" benchmark's exact optimum in {agree} of {len(checked)} instances"
+                 " (more-heads has no allocator form).")
     dec = [c for r in results for c in r["decision_cpu"]]
     fails = sum(len(r["failures"]) for r in results)
     fb = {s: sum(r["strategies"][s]["fallbacks"] for r in results) for s in strategies}
@@ -200,6 +206,8 @@ def main():
     ap.add_argument("--decision", choices=("auto", "plan", "calibrate"), default="auto",
                     help="plan's decision (--next 0) or the calibrate stand-in")
     ap.add_argument("--strategies", default=",".join(STRATEGIES))
+    ap.add_argument("--check-truths", action="store_true",
+                    help="only check the truths' optima against headalloc's allocator")
     ap.add_argument("--replay", metavar="RUNSFILE")
     ap.add_argument("--replay-budget", type=int, default=512)
     ap.add_argument("--replay-orders", type=int, default=50)
@@ -226,6 +234,16 @@ def main():
         print("plan_bench: headalloc has no plan command: strategy plan left out, "
               "decisions by the calibrate stand-in", file=sys.stderr)
     start = time.time()
+    if args.check_truths:
+        with tempfile.TemporaryDirectory(prefix="plan_bench.") as tmp:
+            cli = Cli(args.headalloc, tmp, rule)
+            pairs = [(inst, cli.allocator_optimum(inst))
+                     for inst in (make_instance(i, args.seed) for i in range(args.instances))]
+        checked = [(inst, a) for inst, a in pairs if a is not None]
+        wrong = [inst["index"] for inst, a in checked if a != inst["d_opt"]]
+        print(f"plan_bench: the allocator gives the exact optimum of {len(checked) - len(wrong)}"
+              f" of {len(checked)} truths" + (f"; not of instances {wrong}" if wrong else ""))
+        sys.exit(1 if wrong else 0)
     if args.replay:
         text = replay(args, rule)
     else:

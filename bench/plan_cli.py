@@ -123,6 +123,24 @@ class Cli:
         picks = [i for i, c in enumerate(pool) if (c["head_dim"], c["samples"]) in want]
         return picks, "stand-in"
 
+    def allocator_optimum(self, inst):
+        """The allocator's optimum under the truth's parameters, for a check
+        of the benchmark's own formula; None for a law it cannot express
+        (a bias that falls with n)."""
+        p = inst["truth"]
+        if p["delta"] != 0:
+            return None
+        args = ["--budget", str(inst["budget"]), "--samples", repr(inst["n_target"]),
+                "--smoothness", repr(p["s"]), "--log-bias-coef", repr(p["ln_cb"]),
+                "--log-var-coef", repr(p["ln_cv"]), "--var-rate", repr(p["gamma"]),
+                "--var-power", repr(p["kappa"]), "--hdi", repr(1.0 - p["rho"]),
+                "--irreducible", repr(p["E"]), "--var-samples-power", repr(p["beta"]),
+                "--format", "json"]
+        if p["A"] > 0:
+            args += ["--data-coef", repr(p["A"]), "--data-power", repr(p["alpha"])]
+        out, _ = self.run(args)
+        return None if out is None else out["optimum"]["head_dim"]
+
     def fit_smoothness(self, runs):
         runs_file = self.write_runs("fit.csv", runs, True)
         out, cpu = self.run(["calibrate", runs_file, "--free", SMOOTHNESS_FREE,
