@@ -38,7 +38,7 @@ QUICK_PLAN_ARGS = ["--bootstrap", "10", "--outcomes", "32"]
 
 
 def evaluate_instance(args):
-    inst, exe, rule, strategies, plan_args = args
+    inst, exe, rule, strategies, plan_args, honour_stop = args
     with tempfile.TemporaryDirectory(prefix="plan_bench.") as tmp:
         cli = Cli(exe, tmp, rule, plan_args)
         pool = inst["pool"]
@@ -63,7 +63,8 @@ def evaluate_instance(args):
                    strategies={})
         for k, name in enumerate(strategies):
             rng = np.random.default_rng([inst["seed"], k])
-            seq, step_cpu, fallbacks, stopped_at = run_strategy(name, inst, cli, initial, rng)
+            seq, step_cpu, fallbacks, stopped_at = run_strategy(name, inst, cli, initial, rng,
+                                                                 honour_stop)
             levels = []
             for f in LEVELS:
                 prefix, spent = [], 0.0
@@ -167,7 +168,9 @@ def tables(results, strategies, rule, args, elapsed):
                          f" after {np.mean([s['runs'] for s in stops]):.1f} runs and"
                          f" {100 * np.mean([s['spent'] for s in stops]):.1f}% of the pool's cost on average;"
                          f" its decision there was right in {sum(s['correct'] for s in stops)} of them"
-                         " (the benchmark goes on with plan's best pick after a stop).")
+                         + (" (plan spends no more after a stop: --plan-stop honour)."
+                            if args.plan_stop == "honour" else
+                            " (the benchmark goes on with plan's best pick after a stop)."))
         else:
             lines.append(f"plan never said stop in {n} instances.")
     checked = [r for r in results if r["allocator"] is not None]
@@ -186,6 +189,13 @@ def tables(results, strategies, rule, args, elapsed):
 
 
 # ---------------------------------------------------------------------------
+
+def write_atomically(path, text):
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
 
 def has_plan(exe):
     if not os.access(exe, os.X_OK):
@@ -206,6 +216,8 @@ def main():
     ap.add_argument("--decision", choices=("auto", "plan", "calibrate"), default="auto",
                     help="plan's decision (--next 0) or the calibrate stand-in")
     ap.add_argument("--strategies", default=",".join(STRATEGIES))
+    ap.add_argument("--plan-stop", choices=("honour", "ignore"), default="honour",
+                    help="when plan says stop: spend no more (default), or go on picking")
     ap.add_argument("--check-truths", action="store_true",
                     help="only check the truths' optima against headalloc's allocator")
     ap.add_argument("--replay", metavar="RUNSFILE")
@@ -250,7 +262,8 @@ def main():
         count = 3 if args.quick else args.instances
         insts = [make_instance(i, args.seed) for i in range(count)]
         plan_args = QUICK_PLAN_ARGS if args.quick else []
-        jobs = [(inst, args.headalloc, rule, strategies, plan_args) for inst in insts]
+        jobs = [(inst, args.headalloc, rule, strategies, plan_args, args.plan_stop == "honour")
+                for inst in insts]
         if args.workers == 1 or count == 1:
             results = [evaluate_instance(j) for j in jobs]
         else:
@@ -260,6 +273,11 @@ def main():
                     results.append(r)
                     print(f"plan_bench: {len(results)}/{count} instances",
                           file=sys.stderr, flush=True)
+                    if args.output and len(results) < count:
+                        # A long run can be stopped with the table so far.
+                        done = sorted(results, key=lambda x: x["index"])
+                        write_atomically(args.output, f"PARTIAL: {len(done)} of {count} instances\n\n"
+                                         + tables(done, strategies, rule, args, time.time() - start))
         results.sort(key=lambda r: r["index"])
         text = tables(results, strategies, rule, args, time.time() - start)
         missing = [(r["index"], s, j) for r in results for s in strategies
@@ -275,10 +293,7 @@ def main():
                 sys.exit(1)
     sys.stdout.write(text)
     if args.output:
-        tmp = args.output + ".tmp"
-        with open(tmp, "w") as f:
-            f.write(text)
-        os.replace(tmp, args.output)
+        write_atomically(args.output, text)
 
 
 if __name__ == "__main__":

@@ -54,7 +54,7 @@ def criterion_pick(kind, theta, runs, cands, inst):
 # ---------------------------------------------------------------------------
 # One strategy on one instance
 
-def run_strategy(name, inst, cli, initial, rng):
+def run_strategy(name, inst, cli, initial, rng, honour_stop=True):
     pool = inst["pool"]
     total = sum(c["cost"] for c in pool)
     cap = max(LEVELS) * total
@@ -112,10 +112,13 @@ def run_strategy(name, inst, cli, initial, rng):
             sub, child, out = cli.plan_next(inst, [pool[i] for i in revealed],
                                             [pool[i] for i in open_])
             if out is not None and out.get("stop") and stopped_at is None:
-                # plan says "train the target now"; the benchmark goes on
-                # picking plan's best run so that every budget level is
-                # scored, and notes where plan would have stopped.
+                # plan says "train the target now": by default the
+                # strategy stops there and every later level keeps that
+                # decision; with honour_stop off it goes on with plan's
+                # best pick and only notes where plan would have stopped.
                 stopped_at = len(revealed)
+                if honour_stop:
+                    break
             if sub is None:
                 if out is not None:
                     break          # plan has nothing to pick
