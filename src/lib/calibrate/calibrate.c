@@ -349,9 +349,15 @@ enum ha_status ha_calibrate(const struct ha_run *runs, size_t count,
 		goto fail_oom;
 	if (cal_least_squares(runs, &data, o->huber_delta, solver, n, c) != HA_OK)
 		goto fail_oom;
-	if ((o->compare || o->law_count) &&
-	    cal_compare(runs, &data, o, solver, n, c) != HA_OK)
-		goto fail_oom;
+	if (o->compare || o->law_count) {
+		st = cal_compare(runs, &data, o, solver, n, c);
+		if (st == HA_ECANCELED) {
+			ha_fail(err, st, "the comparison was cancelled");
+			goto fail_quiet;
+		}
+		if (st != HA_OK)
+			goto fail_oom;
+	}
 	cal_data_free(&data);
 	ha_solver_free(solver);
 	*out = c;

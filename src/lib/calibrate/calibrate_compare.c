@@ -386,12 +386,20 @@ enum ha_status cal_compare(const struct ha_run *runs, const struct cal_data *dat
 			                                  &c->comparison[q].law))
 				c->comparison[l].contains[c->comparison[l].contains_count++] = q;
 	fit_order(c, order);
+	const struct ha_progress *progress = &o->progress;
 	for (size_t i = 0; i < total; i++) {
 		st = fit_row(runs, data, o->huber_delta, solver, samples, &c->fit, c,
 		             order[i], ls_values, huber_values, ls_fitted,
 		             huber_fitted);
 		if (st != HA_OK)
 			goto done;
+		/* A law's fits and leave-one-out sets take a fraction of a
+		 * second: the caller hears after each, and may stop here. */
+		if (progress->fn &&
+		    progress->fn(progress->ctx, "laws", i + 1, total) != 0) {
+			st = HA_ECANCELED;
+			goto done;
+		}
 	}
 	cal_weights_and_verdict(c);
 	st = cal_compare_bootstrap(runs, data, o, solver, samples, c, order,

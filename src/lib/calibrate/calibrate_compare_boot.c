@@ -49,8 +49,10 @@ struct job {
 	const int *ls_fitted;
 	size_t resamples, n;
 	struct slot *out; /* resamples x n */
+	const struct ha_progress *progress; /* called by the calling thread */
 	atomic_size_t next;
-	atomic_int nomem;
+	atomic_size_t done;
+	atomic_int nomem;    /* 1: out of memory; 2: the caller's progress stopped it */
 };
 
 /* A thread's workspace. */
@@ -127,7 +129,7 @@ static enum ha_status refit_row(const struct job *job, struct space *s,
 	return HA_OK;
 }
 
-static void work(struct job *job, struct space *s)
+static void work(struct job *job, struct space *s, int caller)
 {
 	for (;;) {
 		if (atomic_load(&job->nomem))
@@ -147,6 +149,11 @@ static void work(struct job *job, struct space *s)
 				return;
 			}
 		}
+		size_t done = atomic_fetch_add(&job->done, 1) + 1;
+		const struct ha_progress *p = job->progress;
+		if (caller && p->fn &&
+		    p->fn(p->ctx, "resamples", done, job->resamples) != 0)
+			atomic_store(&job->nomem, 2);
 	}
 }
 
@@ -160,7 +167,7 @@ struct worker {
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
-	work(w->job, &w->space);
+	work(w->job, &w->space, 0);
 	return NULL;
 }
 
@@ -177,7 +184,8 @@ static size_t threads_for(size_t wanted, size_t resamples)
 	return wanted ? wanted : 1;
 }
 
-/* Refit every resample under every law into job->out: HA_OK or HA_ENOMEM. */
+/* Refit every resample under every law into job->out: HA_OK, HA_ENOMEM
+ * or HA_ECANCELED. */
 static enum ha_status run_job(struct job *job, size_t threads)
 {
 	struct worker workers[COMPARE_MAX_THREADS];
@@ -193,7 +201,7 @@ static enum ha_status run_job(struct job *job, size_t threads)
 		                                    worker_main, &workers[t]) == 0;
 		/* a thread that could not start leaves its share to the others */
 	}
-	work(job, &mine);
+	work(job, &mine, 1);
 	for (size_t t = 0; t < extra; t++) {
 		if (workers[t].started)
 			pthread_join(workers[t].thread, NULL);
@@ -201,7 +209,8 @@ static enum ha_status run_job(struct job *job, size_t threads)
 			space_free(&workers[t].space);
 	}
 	space_free(&mine);
-	return atomic_load(&job->nomem) ? HA_ENOMEM : HA_OK;
+	int stopped = atomic_load(&job->nomem);
+	return stopped == 2 ? HA_ECANCELED : stopped ? HA_ENOMEM : HA_OK;
 }
 
 /* Slot s of row into its distribution. */
@@ -245,8 +254,10 @@ enum ha_status cal_compare_bootstrap(const struct ha_run *runs,
 		.runs = runs, .data = data, .seed = o->seed, .solver = solver,
 		.samples = samples, .c = c, .order = order, .ls_values = ls_values,
 		.ls_fitted = ls_fitted, .resamples = resamples, .n = n,
+		.progress = &o->progress,
 	};
 	atomic_init(&job.next, 0);
+	atomic_init(&job.done, 0);
 	atomic_init(&job.nomem, 0);
 	job.out = calloc(resamples * n, sizeof *job.out);
 	size_t *cap = calloc(n, sizeof *cap);

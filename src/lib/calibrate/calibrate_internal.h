@@ -208,8 +208,10 @@ enum ha_status cal_bootstrap(const struct ha_run *runs, const struct cal_data *d
  * from o->law, then o->laws; each row fitted by least squares and under
  * o->huber_delta, nested laws seeded from the laws they contain; the
  * weights, the verdict, each law's bootstrap and the averaged
- * distribution.  HA_ENOMEM only: a law that cannot be fitted is a row
- * with its status. (calibrate_compare.c) */
+ * distribution.  o->progress hears of the laws fitted, then of the
+ * comparison's resamples, and may stop the work: HA_ECANCELED.  Else
+ * HA_ENOMEM only: a law that cannot be fitted is a row with its status.
+ * (calibrate_compare.c) */
 enum ha_status cal_compare(const struct ha_run *runs, const struct cal_data *data,
                            const struct ha_cal_options *o,
                            const struct ha_solver *solver, double samples,
@@ -233,7 +235,8 @@ enum ha_status cal_average(struct ha_calibration *c);
 
 /* The rows' bootstrap (calibrate_compare_boot.c), then cal_average;
  * order is the fitting order, ls_values the rows' least-squares optima
- * (ls_fitted: which exist).  HA_ENOMEM only. */
+ * (ls_fitted: which exist).  HA_ENOMEM, or HA_ECANCELED when
+ * o->progress, told of the resamples refitted, stops it. */
 enum ha_status cal_compare_bootstrap(const struct ha_run *runs,
                                      const struct cal_data *data,
                                      const struct ha_cal_options *o,
