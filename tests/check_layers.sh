@@ -105,6 +105,15 @@ for file in src/lib/*.[ch]; do
 	[ -e "$file" ] && complain "$file: library sources live in a layer's folder"
 done
 
+# The writer of output files (src/atomic), linked by the CLI and the
+# Python extension, stands apart from the library: it includes none of
+# headalloc's headers.
+for file in src/atomic/*.[ch]; do
+	if grep -qE '^#include [<"](headalloc/|base/|fit/|alloc/|input/|hdi/|calibrate/|report/|plot/)' "$file"; then
+		complain "$file: the output writer includes a headalloc header; it stands apart"
+	fi
+done
+
 for file in src/cli/*.[ch]; do
 	if grep -qE '^#include "(base|fit|alloc|input|hdi|calibrate|report|plot)/' "$file"; then
 		complain "$file: the CLI includes a library-internal header; use the public API"
