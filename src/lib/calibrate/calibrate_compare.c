@@ -277,15 +277,32 @@ static void predict_row(const struct ha_solver *solver, double samples,
 	}
 }
 
+/* Where the comparison stands, for the progress callback: `done` laws of
+ * `total` fitted. */
+struct tally {
+	const struct ha_progress *progress;
+	size_t done, total;
+};
+
+/* Tell the callback (again, between a law's stages: the refits of one
+ * law take up to seconds); 0 when it stops the work. */
+static int go_on(const struct tally *t)
+{
+	const struct ha_progress *p = t->progress;
+	return !p->fn || p->fn(p->ctx, "laws", t->done, t->total) == 0;
+}
+
 /* Row r's least-squares fit (seeded) with its statistics and, when δ is
- * finite, its Huber fit (seeded likewise). */
+ * finite, its Huber fit (seeded likewise); HA_ECANCELED when the
+ * callback, told between the stages, stops the work. */
 static enum ha_status fit_row(const struct ha_run *runs,
                               const struct cal_data *data, double delta,
                               const struct ha_solver *solver, double samples,
                               const struct ha_cal_fit *main_fit,
                               struct ha_calibration *c, size_t r,
                               double *ls_values, double *huber_values,
-                              int *ls_fitted, int *huber_fitted)
+                              int *ls_fitted, int *huber_fitted,
+                              const struct tally *tally)
 {
 	struct ha_cal_comparison *row = &c->comparison[r];
 	double seeds[(HA_CAL_COMPARE_MAX + 1) * HA_CAL_PARAMS];
@@ -313,12 +330,18 @@ static enum ha_status fit_row(const struct ha_run *runs,
 	row->aicc = fit.aicc;
 	row->bic_defined = fit.bic_defined;
 	row->bic = fit.bic;
+	if (!go_on(tally)) {
+		ha_cal_fit_finish(&fit);
+		return HA_ECANCELED;
+	}
 	enum ha_status oom;
 	row->loo_defined = leave_one_out(runs, data, &fit, INFINITY, &row->loo_rmse,
 	                                 &row->loo_unconverged, &oom);
 	ha_cal_fit_finish(&fit);
 	if (oom == HA_ENOMEM)
 		return HA_ENOMEM;
+	if (!go_on(tally))
+		return HA_ECANCELED;
 	predict_row(solver, samples, row->law.value, &row->has_prediction,
 	            &row->heads, &row->head_dim, &row->loss);
 	if (isinf(delta)) {
@@ -386,17 +409,15 @@ enum ha_status cal_compare(const struct ha_run *runs, const struct cal_data *dat
 			                                  &c->comparison[q].law))
 				c->comparison[l].contains[c->comparison[l].contains_count++] = q;
 	fit_order(c, order);
-	const struct ha_progress *progress = &o->progress;
+	struct tally tally = {&o->progress, 0, total};
 	for (size_t i = 0; i < total; i++) {
 		st = fit_row(runs, data, o->huber_delta, solver, samples, &c->fit, c,
 		             order[i], ls_values, huber_values, ls_fitted,
-		             huber_fitted);
+		             huber_fitted, &tally);
 		if (st != HA_OK)
 			goto done;
-		/* A law's fits and leave-one-out sets take a fraction of a
-		 * second: the caller hears after each, and may stop here. */
-		if (progress->fn &&
-		    progress->fn(progress->ctx, "laws", i + 1, total) != 0) {
+		tally.done = i + 1;
+		if (!go_on(&tally)) {
 			st = HA_ECANCELED;
 			goto done;
 		}
