@@ -227,9 +227,11 @@ struct ha_cal_options {
 	/* calboot: the honest bootstrap (see the block at the end). */
 	enum ha_cal_bootstrap_kind bootstrap_kind; /* cases (default) or residuals */
 	size_t threads;             /* bootstrap refits, full fits' starts, leave-one-out: 0 = online CPUs (<= 8); 1 = the caller alone */
-	/* Told of the resamples done of B ("resamples"), then with compare
-	 * of the laws fitted ("laws") and of the comparison's resamples;
-	 * any of them cancels with HA_ECANCELED. */
+	/* Told during the main fit ("fits", 0 of 1, between its starts),
+	 * of the resamples done of B ("resamples"), then with compare of
+	 * the laws fitted ("laws", told again between a law's stages and
+	 * starts) and of the comparison's resamples; always from the
+	 * calling thread; a non-zero return cancels with HA_ECANCELED. */
 	struct ha_progress progress;
 	/* The user's laws, fitted in the comparison after the ladder
 	 * (compare = 1 then): each a distinct name, none a rung's, with its

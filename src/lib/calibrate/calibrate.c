@@ -305,7 +305,13 @@ enum ha_status ha_calibrate(const struct ha_run *runs, size_t count,
 		return oom(err);
 	}
 	data.threads = o->threads; /* 0: the online processors (cal_threads_for) */
+	/* The main fit may be stopped between its starts; the bootstrap
+	 * and the comparison are told of their own work. */
+	struct cal_poll poll;
+	cal_poll_init(&poll, &o->progress, "fits", 1);
+	data.poll = o->progress.fn ? &poll : NULL;
 	st = cal_fit_data(runs, &data, &o->law, o->huber_delta, &c->fit, err);
+	data.poll = NULL;
 	if (st != HA_OK)
 		goto fail_quiet;
 

@@ -277,32 +277,17 @@ static void predict_row(const struct ha_solver *solver, double samples,
 	}
 }
 
-/* Where the comparison stands, for the progress callback: `done` laws of
- * `total` fitted. */
-struct tally {
-	const struct ha_progress *progress;
-	size_t done, total;
-};
-
-/* Tell the callback (again, between a law's stages: the refits of one
- * law take up to seconds); 0 when it stops the work. */
-static int go_on(const struct tally *t)
-{
-	const struct ha_progress *p = t->progress;
-	return !p->fn || p->fn(p->ctx, "laws", t->done, t->total) == 0;
-}
-
 /* Row r's least-squares fit (seeded) with its statistics and, when δ is
  * finite, its Huber fit (seeded likewise); HA_ECANCELED when the
- * callback, told between the stages, stops the work. */
+ * callback (data->poll: told between the stages and inside the fits)
+ * stops the work. */
 static enum ha_status fit_row(const struct ha_run *runs,
                               const struct cal_data *data, double delta,
                               const struct ha_solver *solver, double samples,
                               const struct ha_cal_fit *main_fit,
                               struct ha_calibration *c, size_t r,
                               double *ls_values, double *huber_values,
-                              int *ls_fitted, int *huber_fitted,
-                              const struct tally *tally)
+                              int *ls_fitted, int *huber_fitted)
 {
 	struct ha_cal_comparison *row = &c->comparison[r];
 	double seeds[(HA_CAL_COMPARE_MAX + 1) * HA_CAL_PARAMS];
@@ -314,8 +299,8 @@ static enum ha_status fit_row(const struct ha_run *runs,
 	                      isinf(delta) ? main_law : NULL, seeds);
 	row->status = cal_fit_data_seeded(runs, data, &row->law, INFINITY, seeds,
 	                                  ns, &fit, &err);
-	if (row->status == HA_ENOMEM)
-		return HA_ENOMEM;
+	if (row->status == HA_ENOMEM || row->status == HA_ECANCELED)
+		return row->status;
 	if (row->status != HA_OK) {
 		snprintf(row->message, sizeof row->message, "%s", err.message);
 		row->huber_status = row->status;
@@ -330,7 +315,7 @@ static enum ha_status fit_row(const struct ha_run *runs,
 	row->aicc = fit.aicc;
 	row->bic_defined = fit.bic_defined;
 	row->bic = fit.bic;
-	if (!go_on(tally)) {
+	if (data->poll && !cal_poll_tell(data->poll)) {
 		ha_cal_fit_finish(&fit);
 		return HA_ECANCELED;
 	}
@@ -340,8 +325,8 @@ static enum ha_status fit_row(const struct ha_run *runs,
 	ha_cal_fit_finish(&fit);
 	if (oom == HA_ENOMEM)
 		return HA_ENOMEM;
-	if (!go_on(tally))
-		return HA_ECANCELED;
+	if (data->poll && !cal_poll_tell(data->poll))
+		return HA_ECANCELED; /* (a leave-one-out refit stopped too) */
 	predict_row(solver, samples, row->law.value, &row->has_prediction,
 	            &row->heads, &row->head_dim, &row->loss);
 	if (isinf(delta)) {
@@ -357,8 +342,8 @@ static enum ha_status fit_row(const struct ha_run *runs,
 	memcpy(seeds + HA_CAL_PARAMS * ns++, row->law.value, sizeof row->law.value);
 	row->huber_status = cal_fit_data_seeded(runs, data, &row->law, delta,
 	                                        seeds, ns, &fit, &err);
-	if (row->huber_status == HA_ENOMEM)
-		return HA_ENOMEM;
+	if (row->huber_status == HA_ENOMEM || row->huber_status == HA_ECANCELED)
+		return row->huber_status;
 	if (row->huber_status != HA_OK)
 		return HA_OK;
 	huber_fitted[r] = 1;
@@ -409,15 +394,20 @@ enum ha_status cal_compare(const struct ha_run *runs, const struct cal_data *dat
 			                                  &c->comparison[q].law))
 				c->comparison[l].contains[c->comparison[l].contains_count++] = q;
 	fit_order(c, order);
-	struct tally tally = {&o->progress, 0, total};
+	/* The rows' fits hear the callback (the laws done so far) between
+	 * their stages and their starts: one law's fits take up to seconds. */
+	struct cal_poll poll;
+	cal_poll_init(&poll, &o->progress, "laws", total);
+	struct cal_data polled = *data;
+	polled.poll = o->progress.fn ? &poll : NULL;
 	for (size_t i = 0; i < total; i++) {
-		st = fit_row(runs, data, o->huber_delta, solver, samples, &c->fit, c,
+		st = fit_row(runs, &polled, o->huber_delta, solver, samples, &c->fit, c,
 		             order[i], ls_values, huber_values, ls_fitted,
-		             huber_fitted, &tally);
+		             huber_fitted);
 		if (st != HA_OK)
 			goto done;
-		tally.done = i + 1;
-		if (!go_on(&tally)) {
+		poll.done = i + 1;
+		if (polled.poll && !cal_poll_tell(&poll)) {
 			st = HA_ECANCELED;
 			goto done;
 		}

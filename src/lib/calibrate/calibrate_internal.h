@@ -2,11 +2,39 @@
 #ifndef HEADALLOC_CALIBRATE_INTERNAL_H
 #define HEADALLOC_CALIBRATE_INTERNAL_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include <headalloc/calibrate.h>
 
 #include "base/error_internal.h"
+
+/* The caller's progress callback heard inside long fits (a full fit's
+ * grid of starts takes up to seconds): told again where the work stands
+ * (what, done of total), on the thread that made the call only, at most
+ * every CAL_POLL_SECONDS; once it returns non-zero the fits stop at their
+ * next start and return HA_ECANCELED (calibrate_parallel.c). */
+#define CAL_POLL_SECONDS 0.05
+struct cal_data;
+struct cal_poll {
+	const struct ha_progress *progress;
+	const char *what;   /* static: the unit, as the callback takes it */
+	size_t done, total;
+	pthread_t caller;
+	double last;        /* when the callback was last told (monotonic) */
+	atomic_int stopped;
+};
+void cal_poll_init(struct cal_poll *p, const struct ha_progress *progress,
+                   const char *what, size_t total);
+/* Tell the callback now (from the calling thread): 0 when it stops the
+ * work, or stopped it before. */
+int cal_poll_tell(struct cal_poll *p);
+/* From any thread: the callback told when on the calling thread and
+ * CAL_POLL_SECONDS have passed; 0 once the work is stopped. */
+int cal_poll_check(struct cal_poll *p);
+/* 1 when data's fits were stopped (data->poll set and stopped). */
+int cal_poll_stopped(const struct cal_data *data);
 
 /* The runs reduced to what the objective needs, once. */
 struct cal_data {
@@ -32,6 +60,8 @@ struct cal_data {
 	size_t distinct;   /* distinct configurations */
 	size_t threads;    /* the full fits' and leave-one-out's threads
 	                      (cal_parallel; 1 from cal_data_init) */
+	struct cal_poll *poll; /* a cancellation point inside the fits'
+	                          searches; NULL (cal_data_init): none */
 };
 
 /* Fill data->config and data->distinct (calibrate_design.c); HA_ENOMEM. */

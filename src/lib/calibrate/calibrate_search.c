@@ -303,7 +303,8 @@ static int search_start(void *ctx, size_t worker, size_t task)
 		x->converged[s] = l->lm.converged;
 	}
 	x->ends[s] = f;
-	return 1;
+	/* 0 stops the pass (cal_parallel): minimise then says HA_ECANCELED */
+	return !x->data->poll || cal_poll_check(x->data->poll);
 }
 
 /* How far above the best objective best a start's end may lie and still
@@ -400,6 +401,10 @@ static enum ha_status minimise(const struct cal_data *data,
 	if (first_pass) {
 		cal_parallel(first_pass, cal_threads_for(threads, first_pass),
 		             search_start, &x);
+		if (cal_poll_stopped(data)) {
+			st = HA_ECANCELED;
+			goto done;
+		}
 		double bar = INFINITY;
 		for (size_t t = 0; t < first_pass; t++)
 			bar = ends[tasks[t]] < bar ? ends[tasks[t]] : bar;
@@ -414,6 +419,10 @@ static enum ha_status minimise(const struct cal_data *data,
 			tasks[done++] = s;
 	x.tasks = tasks + first_pass;
 	cal_parallel(done - first_pass, threads, search_start, &x);
+	if (cal_poll_stopped(data)) {
+		st = HA_ECANCELED;
+		goto done;
+	}
 	double best_f = INFINITY, best[HA_CAL_PARAMS];
 	int unconverged = 0;
 	for (size_t s = 0; s < count; s++) {
