@@ -46,7 +46,7 @@ from __future__ import annotations
 import math as _math
 import os as _os
 import warnings as _warnings
-from typing import Any, Callable, Optional, Sequence, Union
+from typing import Any, Optional, Sequence, Union
 
 if _os.environ.get("HEADALLOC_EXTENSION_DIR"):
     # The test suite runs against a build tree: the extension is there.

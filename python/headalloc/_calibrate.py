@@ -6,7 +6,7 @@ import math
 import operator
 import os
 import warnings
-from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Mapping, Optional, Sequence, Tuple, Union
 
 if TYPE_CHECKING:
     import pandas

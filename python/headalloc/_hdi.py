@@ -6,7 +6,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import sys
-from typing import Any, Optional, Union
+from typing import Any, Optional
 
 import numpy as np
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Dict, Tuple, Union
+from typing import Any, Dict
 
 from . import _ext
 from ._errors import InputError
