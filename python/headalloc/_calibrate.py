@@ -87,9 +87,12 @@ class Calibration(_Result):
         Returns
         -------
         pandas.DataFrame
-            One row a run: heads, head_dim, samples, loss (and kv_heads,
-            loss_se where the runs have them), fitted (the calibrated
-            model's loss) and residual (ln loss - ln fitted).
+            One row a run, in the runs' order: heads, head_dim, samples,
+            loss, loss_se (NaN where a run has none), fitted (the
+            calibrated model's loss; inf beyond a double), log_fitted (its
+            natural log, exact), residual (ln loss - ln fitted) and
+            standardised (the residual over se / loss: the residual the
+            fit weighs; the residual itself without loss_se).
 
         Raises
         ------
@@ -97,7 +100,7 @@ class Calibration(_Result):
             pandas is not installed.
         """
         import pandas
-        return pandas.DataFrame(self.residuals or [])
+        return pandas.DataFrame(_ext.calibration_runs(self._capsule))
 
     def comparison_to_pandas(self) -> "pandas.DataFrame":
         """The comparison of laws, one row a law.

@@ -93,6 +93,10 @@ PyObject *ha_py_head_weights_values(PyObject *self, PyObject *args);
 int ha_py_cal_options(PyObject *tuple, struct ha_cal_options *o,
                       struct ha_cal_law laws[HA_CAL_USER_LAWS_MAX]);
 
+/* ---- cal_frame.c: a calibration's runs as NumPy columns ----------------- */
+
+PyObject *ha_py_calibration_runs(PyObject *self, PyObject *args);
+
 /* ---- grouped.c: the allocation over (H, G, d) ---------------------------- */
 
 /* The KV options (kv_heads, max_kv_dim, min_kv_heads, max_kv_heads,

@@ -20,6 +20,7 @@ static PyMethodDef methods[] = {
 	METHOD("grouped_values", ha_py_grouped_values, "grouped_values(capsule) -> tuple"),
 	METHOD("calibrate", ha_py_calibrate, "calibrate(runs, free, fixed, target, constraints, huber, bootstrap, seed, compare, progress[, (kind, threads, laws)]) -> capsule"),
 	METHOD("calibration_model", ha_py_calibration_model, "calibration_model(capsule) -> (model, samples)"),
+	METHOD("calibration_runs", ha_py_calibration_runs, "calibration_runs(capsule) -> {column: ndarray}"),
 	METHOD("head_weights", ha_py_head_weights, "head_weights(covariance) -> capsule"),
 	METHOD("head_weights_values", ha_py_head_weights_values, "head_weights_values(capsule) -> tuple"),
 	METHOD("hdi_path", ha_py_hdi_path, "hdi_path(path, pattern, heads, layout) -> capsule"),

@@ -207,13 +207,24 @@ def test_calibration_to_pandas_is_the_runs_with_fits_and_residuals():
     cal = quiet_calibrate(RUNS, bootstrap=0)
     frame = cal.to_pandas()
     assert isinstance(frame, pandas.DataFrame)
-    runs = pandas.DataFrame(cal.residuals)
-    assert len(frame) == cal.goodness.get("runs", len(runs)) == len(runs)
-    for col in ("heads", "head_dim", "samples", "loss", "fitted", "residual"):
-        assert col in frame.columns
-    # the residual is ln loss - ln fitted, and fitted the model's loss at the run
-    assert np.allclose(frame["residual"], np.log(frame["loss"] / frame["fitted"]),
-                       rtol=1e-6, atol=1e-9)
+    assert frame.columns.tolist() == ["heads", "head_dim", "samples", "loss", "loss_se",
+                                      "fitted", "log_fitted", "residual", "standardised"]
+    # the report's rows (its decimals round-trip): the same runs and fits
+    report = pandas.DataFrame(cal.residuals)
+    for col in report.columns:
+        assert frame[col].tolist() == report[col].tolist(), col
+    # the residual is ln loss - ln fitted, and without loss_se the standardised
+    # residual is the residual
+    assert np.allclose(frame["residual"], np.log(frame["loss"]) - frame["log_fitted"],
+                       rtol=0, atol=1e-12)
+    assert np.allclose(np.exp(frame["log_fitted"]), frame["fitted"], rtol=1e-12)
+    assert frame["loss_se"].isna().all()
+    assert frame["standardised"].tolist() == frame["residual"].tolist()
+    # with loss_se the standardised residual is the residual over se / loss
+    runs = report[["heads", "head_dim", "samples", "loss"]].assign(
+        loss_se=0.02 * report["loss"])
+    weighted = quiet_calibrate(runs, bootstrap=0).to_pandas()
+    assert np.allclose(weighted["standardised"], weighted["residual"] / 0.02, rtol=1e-12)
     with pytest.raises(headalloc.InputError, match="no comparison"):
         cal.comparison_to_pandas()
 
