@@ -29,13 +29,18 @@ def run_python(code, timeout=600, **kwargs):
 
 
 @needs_plot
-def test_pictures_from_eight_threads_at_once():
+def test_pictures_from_eight_threads_at_once(tmp_path):
     """8 threads each draw several kinds of picture at once, the GIL
     released around each: no crash, no prompt for a device on stdin, and
-    every picture the same bytes as the one drawn alone."""
+    every picture the same bytes as the one drawn alone; each also writes
+    its pictures to files (the writer's refusals are per thread)."""
+    locked = tmp_path / "locked.png"
+    locked.write_bytes(b"keep")
+    os.chmod(locked, 0o444)
     out = run_python("""
-        import threading, warnings, sys
+        import os, threading, warnings, sys
         import headalloc
+        directory, locked = %r, %r
         warnings.simplefilter("ignore")
         cal = headalloc.calibrate(%r, bootstrap=20, target=(512, 1e8), progress=False)
         results = [headalloc.allocate(512, 1e8), headalloc.allocate(4096, 1e12),
@@ -54,16 +59,30 @@ def test_pictures_from_eight_threads_at_once():
                         n = names[(k + i + round) %% 2]
                         if r._picture(n) != alone[(i, n)]:
                             bad.append((k, i, n))
+                    path = os.path.join(directory, "t%%d-%%d.png" %% (k, round))
+                    results[k %% len(results)].plot(path)
+                    with open(path, "rb") as f:
+                        if f.read() != alone[(k %% len(results), "p.png")]:
+                            bad.append((k, round, path))
+                    try:
+                        results[0].plot(locked)
+                        bad.append((k, round, "replaced a read-only file"))
+                    except headalloc.FileError as e:
+                        if "it is read-only" not in str(e):
+                            bad.append((k, round, str(e)))
             except BaseException as e:
                 errors.append(repr(e))
         threads = [threading.Thread(target=work, args=(k,)) for k in range(8)]
         for t in threads: t.start()
         for t in threads: t.join()
         print("pictures", 8 * 3 * len(results), "differ", len(bad), "errors", errors)
-    """ % RUNS)
+    """ % (str(tmp_path), str(locked), RUNS))
     assert out.returncode == 0, out.stderr
     assert "pictures 144 differ 0 errors []" in out.stdout, out.stdout + out.stderr
     assert "device" not in (out.stdout + out.stderr).lower()
+    assert len(list(tmp_path.glob("t*-*.png"))) == 24
+    assert locked.read_bytes() == b"keep"
+    assert no_temporary_files(tmp_path)
 
 
 def no_temporary_files(directory):
