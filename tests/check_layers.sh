@@ -117,6 +117,16 @@ cli_internal_headers=" base/number.h base/text.h base/format_internal.h
 	alloc/divisors.h alloc/model_internal.h alloc/grouped_internal.h
 	input/checkpoint_internal.h input/runs_internal.h input/sweep_values.h
 	hdi/hdi_internal.h calibrate/calibrate_internal.h "
+
+# The writer of output files (src/atomic), linked by the CLI and the
+# Python extension, stands apart from the library: it includes none of
+# headalloc's headers.
+for file in src/atomic/*.[ch]; do
+	if grep -qE '^#include [<"](headalloc/|base/|fit/|alloc/|input/|hdi/|calibrate/|report/|plot/)' "$file"; then
+		complain "$file: the output writer includes a headalloc header; it stands apart"
+	fi
+done
+
 for file in src/cli/*.[ch]; do
 	while IFS= read -r target; do
 		case $cli_internal_headers in

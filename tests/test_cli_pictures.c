@@ -14,7 +14,7 @@
 
 #include <criterion/criterion.h>
 
-#include "../src/cli/atomic_file.h"
+#include "atomic_file.h"
 #include "../src/cli/pictures.h"
 
 #if defined(__SANITIZE_ADDRESS__)

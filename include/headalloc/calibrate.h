@@ -201,7 +201,12 @@ struct ha_cal_options {
 	size_t threads;             /* bootstrap refits, full fits' starts, leave-one-out, the calling
 	                               thread one of them: 0 = one per online processor; 1 = the
 	                               calling thread alone; N = N threads; at most 8 (as a sweep's) */
-	struct ha_progress progress; /* resamples done of B; cancels with HA_ECANCELED */
+	/* Told during the main fit ("fits", 0 of 1, between its starts),
+	 * of the resamples done of B ("resamples"), then with compare of
+	 * the laws fitted ("laws", told again between a law's stages and
+	 * starts) and of the comparison's resamples; always from the
+	 * calling thread; a non-zero return cancels with HA_ECANCELED. */
+	struct ha_progress progress;
 	/* The user's laws, fitted in the comparison after the ladder
 	 * (compare = 1 then): each a distinct name, none a rung's, with its
 	 * free set; the parameters it fixes keep the values of `law`.  At

@@ -27,8 +27,12 @@
  * colour-blind safe: viridis for continuous values, Okabe–Ito for
  * categories.
  *
- * PLplot is process-wide state: these functions are not thread-safe and
- * must not run while the caller draws with PLplot itself.  While one
+ * PLplot is process-wide state: these functions take one lock of the
+ * library's around every use of it, so any number of threads may draw
+ * at once (the pictures are drawn one after another; what each computes
+ * first, and the writing of each finished picture to its stream, run in
+ * parallel).  They must not run while the caller draws with PLplot
+ * itself.  While one
  * runs, PLplot's exit and abort handlers are headalloc's (so that PLplot
  * neither prints nor exits; its failures become statuses) and they are
  * reset to PLplot's defaults afterwards.  A build without PLplot (meson

@@ -1,15 +1,22 @@
 """headalloc.calibrate: fit the error model to measured training runs."""
 
+from __future__ import annotations
+
 import math
+import operator
 import os
 import warnings
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Mapping, Optional, Sequence, Tuple, Union
+
+if TYPE_CHECKING:
+    import pandas
 
 import numpy as np
 
 from . import _ext
-from ._errors import HeadallocWarning, InputError
+from ._errors import HeadallocWarning, InputError, bad_value
 from ._model import Model, constraints_tuple
-from ._progress import progress_callback
+from ._progress import Progress, progress_callback
 from ._results import _Result
 
 # enum ha_cal_param's order (include/headalloc/calibrate.h).
@@ -18,23 +25,45 @@ _LOG = {"bias_coef", "var_coef"}
 # The CLI's default free set (headalloc-calibrate(1)): the seeds' law.
 DEFAULT_FREE = ("irreducible", "bias_coef", "var_coef")
 RUN_FIELDS = ("heads", "head_dim", "samples", "loss", "loss_se", "kv_heads")
+# The command line's limits (headalloc-calibrate(1)).
+BOOTSTRAP_MAX = 1000000
+SEED_MAX = 2 ** 64 - 1
+THREADS_MAX = 1024
+LAW_NAME_MAX = 31
+LAWS_MAX = 16
+BOOTSTRAP_KINDS = ("cases", "residuals", "wild")  # enum ha_cal_bootstrap_kind's order
+_PARAM_LIST = ("irreducible, bias_coef, smoothness, var_coef, var_rate, var_power, hdi, "
+               "data_coef, data_power, var_samples_power or group_hdi")
 
 
 class Calibration(_Result):
-    """A calibration (``headalloc calibrate``).
+    """A calibration: the error model fitted to measured runs.
 
-    Attributes: ``model`` (the calibrated headalloc.Model, usable by
-    :func:`allocate`), ``samples`` (its n: the target's, else the runs'
-    largest), ``parameters`` (each parameter's value, se, ci95, free,
-    at_bound; the coefficients as ln c, scale "log"), ``prediction`` (the
-    optimum at the target and the bootstrap's distribution of it, or
-    None), ``comparison`` (the ladder of laws with ``compare=True``, or
-    None), ``goodness`` (objective, rss, rms, aicc, bic, ...),
-    ``bootstrap``, ``residuals`` and ``warnings`` (each also issued as a
-    HeadallocWarning).
+    Attributes
+    ----------
+    model : Model
+        The calibrated model, usable by :func:`allocate`.
+    samples : float
+        Its n: the target's, else the runs' largest.
+    parameters : list of dict
+        Each parameter's value, se, ci95, free, at_bound (the coefficients
+        as ln c, scale "log").
+    prediction : dict or None
+        The optimum at the target and the bootstrap's distribution of it.
+    comparison : dict or None
+        The ladder of laws (``compare=True`` or ``laws``); as a DataFrame
+        by :meth:`comparison_to_pandas`.
+    goodness : dict
+        objective, rss, rms, aicc, bic, ...
+    bootstrap : dict or None
+    residuals : list of dict
+        Each run with its fitted loss and log residual; as a DataFrame by
+        :meth:`to_pandas`.
+    warnings : list of str
+        Each also issued as a HeadallocWarning.
     """
 
-    def __init__(self, capsule):
+    def __init__(self, capsule: Any) -> None:
         self._capsule = capsule
         values, self.samples = _ext.calibration_model(capsule)
         self.model = Model._from_tuple(values)
@@ -52,47 +81,156 @@ class Calibration(_Result):
         for w in self.warnings:
             warnings.warn(w, HeadallocWarning, stacklevel=3)
 
-    def _report(self):
+    def to_pandas(self) -> "pandas.DataFrame":
+        """The runs with their fitted values and residuals.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row a run, in the runs' order: heads, head_dim, samples,
+            loss, loss_se (NaN where a run has none), fitted (the
+            calibrated model's loss; inf beyond a double), log_fitted (its
+            natural log, exact), residual (ln loss - ln fitted) and
+            standardised (the residual over se / loss: the residual the
+            fit weighs; the residual itself without loss_se).
+
+        Raises
+        ------
+        ImportError
+            pandas is not installed.
+        """
+        import pandas
+        return pandas.DataFrame(_ext.calibration_runs(self._capsule))
+
+    def comparison_to_pandas(self) -> "pandas.DataFrame":
+        """The comparison of laws, one row a law.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The columns of the report's laws (law, free, k, rss, aicc, bic,
+            loo_rmse, weight, heads, head_dim, share, ...), a nested map
+            flattened into prefixed columns (huber_objective, ...).
+
+        Raises
+        ------
+        InputError
+            The calibration was made without a comparison.
+        ImportError
+            pandas is not installed.
+        """
+        import pandas
+        if not self.comparison:
+            raise InputError("comparison_to_pandas: the calibration has no comparison "
+                             "(calibrate(..., compare=True) or laws=)")
+        rows = []
+        for law in self.comparison.get("laws", []):
+            row = {}
+            for key, value in law.items():
+                if isinstance(value, dict):
+                    row.update({"%s_%s" % (key, k): v for k, v in value.items()})
+                else:
+                    row[key] = value
+            rows.append(row)
+        return pandas.DataFrame(rows)
+
+    def _report(self) -> bytes:
         return _ext.report_calibration(self._capsule)
 
-    def _picture(self, name):
+    def _picture(self, name: str) -> bytes:
         return _ext.plot_calibration(name, self._capsule)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         p = self.prediction
         at = (" -> %d heads x head_dim %d at D=%d, n=%g" % (
             p["heads"], p["head_dim"], p["budget"], p["samples"])) if p else ""
         return "Calibration(%s%s)" % (self.model, at)
 
 
-def calibrate(runs, free=None, fix=None, target=None, huber_delta=math.inf, bootstrap=1000,
-              seed=None, compare=False, columns=None, progress=None, **constraints):
+RunsLike = Union[str, bytes, "os.PathLike[str]", Mapping[str, Sequence[Any]],
+                 Iterable[Mapping[str, Any]], Any]
+
+
+def calibrate(runs: RunsLike, free: Union[str, Sequence[str], None] = None,
+              fix: Optional[Mapping[str, float]] = None,
+              target: Optional[Tuple[int, float]] = None, huber_delta: float = math.inf,
+              bootstrap: int = 1000, seed: Optional[int] = None, compare: bool = False,
+              columns: Optional[Mapping[str, str]] = None, progress: Progress = None, *,
+              bootstrap_kind: str = "cases",
+              laws: Optional[Mapping[str, Sequence[str]]] = None,
+              threads: Union[int, str, None] = None,
+              **constraints: int) -> Calibration:
     """Fit the error model to measured runs (headalloc-model(7), CALIBRATION).
 
-    runs: a runs file (YAML or CSV, headalloc-runs(5)), a list of dicts,
-    a mapping of columns or a pandas DataFrame, each run with heads,
-    head_dim, samples, loss and optionally loss_se (NaN or None: absent)
-    and kv_heads (G, the key/value heads of grouped-query attention,
-    dividing heads; NaN or None: heads, as a runs file without it).
-    columns maps those names (and model_dim, the width H * d_k, from which
-    head_dim = model_dim / heads where there is no head_dim column in a
-    CSV file) to the source's own ({"heads": "n_head", "loss": "val/loss"},
-    a W&B export; {"loss": "metrics.val_loss"}, MLflow's), for in-memory
-    runs and CSV runs files alike (headalloc-runs(5)).
+    Parameters
+    ----------
+    runs : path, DataFrame, mapping of columns or list of dicts
+        A runs file (YAML or CSV, headalloc-runs(5)), a pandas DataFrame
+        (a tracker's export), a mapping of columns or a list of dicts, each
+        run with heads, head_dim, samples, loss and optionally loss_se
+        (NaN or None: absent) and kv_heads (G dividing heads; NaN or None:
+        heads).
+    free : str or sequence of str, optional
+        The parameters to fit (default irreducible, bias_coef, var_coef);
+        "group_hdi" needs a run with kv_heads < heads.
+    fix : mapping, optional
+        {name: value} held fixed (bias_coef and var_coef as values, or
+        log_bias_coef / log_var_coef exactly); the others keep the
+        defaults of headalloc-model(7).
+    target : (int, float), optional
+        (budget, samples): predict the optimal allocation there, under the
+        keyword constraints.
+    huber_delta : float
+        Huber's delta, > 0 (math.inf, the default: least squares).
+    bootstrap : int
+        Resamples, from 0 (none) to 1000000.
+    seed : int, optional
+        The bootstrap's seed, from 0 to 2**64 - 1 (None: 1).
+    compare : bool
+        Also fit the ladder of laws.
+    columns : mapping, optional
+        The source's own names of the fields ({"heads": "n_head", "loss":
+        "val/loss"}; model_dim for head_dim = model_dim / heads in a CSV
+        file), for in-memory runs and CSV files alike.
+    progress : None, bool or callable
+        None (tqdm when installed), False, or a callable(what, done, total)
+        told of the resamples, then with a comparison of the laws fitted
+        and their resamples; raising in it (or Ctrl-C) stops the fit.
+    bootstrap_kind : {"cases", "residuals", "wild"}
+        Resample the runs, the log residuals of the fitted curve
+        (leverage-modified), or give each run's own residual a random sign
+        (headalloc-calibrate(1)).
+    laws : mapping of str to sequence of str, optional
+        Laws of your own for the comparison, {name: free parameters}
+        (at most 16; names of at most 31 characters, none a ladder law's);
+        the parameters a law leaves fixed keep the main fit's values.
+    threads : int or "auto", optional
+        Threads for the refits, 1 to 1024 (at most 8 are used; None or
+        "auto": one per processor); the result is the same whatever the
+        count.
+    **constraints : int
+        head_dim_multiple, min_head_dim, ... for the target's allocation.
 
-    free: the parameters to fit (default irreducible, bias_coef, var_coef,
-    as the CLI; "group_hdi" fits the diversity within a key/value group,
-    which needs a run with kv_heads < heads); fix: {name: value} held fixed (bias_coef and var_coef as
-    values, or log_bias_coef / log_var_coef exactly); the others keep
-    headalloc-model(7)'s defaults.  target=(budget, samples) predicts the
-    optimal allocation there, under the keyword constraints
-    (head_dim_multiple, min_head_dim, ...).  huber_delta: Huber's δ
-    (math.inf, the default: least squares); bootstrap: resamples (0: none); seed: the
-    bootstrap's seed (None: the library's default, 1); compare: also fit
-    the ladder of laws.  progress: None (tqdm when installed), False, or a
-    callable(what, done, total).  The call releases the GIL and refits on
-    one thread per online processor (at most 8, the library's threads = 0,
-    as the CLI's --threads auto), the result the same for any count.
+    Returns
+    -------
+    Calibration
+
+    Raises
+    ------
+    InputError
+        A bad value, or runs the fit cannot use.
+    FileError
+        The runs file cannot be read.
+    InfeasibleError
+        No allocation at the target meets the constraints.
+    KeyboardInterrupt
+        Ctrl-C during the fit (or the progress callback's exception).
+
+    Notes
+    -----
+    The call releases the GIL and refits on the threads asked for (None:
+    one per online processor, at most 8, the library's threads = 0), the
+    result the same for any count.
     """
     cols = _runs_input(runs, columns)
     free_flags = _free_flags(free, fix)
@@ -102,20 +240,23 @@ def calibrate(runs, free=None, fix=None, target=None, huber_delta=math.inf, boot
             budget, samples = target
         except (TypeError, ValueError):
             raise InputError("target: expected (budget, samples), found %r" % (target,)) from None
-        target = (budget, float(samples))
+        target = (budget, _number("target samples", samples))
     elif constraints:
         raise InputError("constraints need a target=(budget, samples)")
     cons = constraints_tuple(constraints)
-    if seed is None:
-        seed = 1
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise InputError("seed: expected a whole number >= 0, found %r" % (seed,))
-    if isinstance(bootstrap, bool) or not isinstance(bootstrap, int) or bootstrap < 0:
-        raise InputError("bootstrap: expected a whole number >= 0, found %r" % (bootstrap,))
+    seed = 1 if seed is None else _whole("seed", seed, 0, SEED_MAX)
+    bootstrap = _whole("bootstrap", bootstrap, 0, BOOTSTRAP_MAX)
+    try:
+        delta = float(huber_delta)
+    except (TypeError, ValueError, OverflowError):
+        delta = math.nan
+    if isinstance(huber_delta, bool) or not delta > 0:
+        bad_value("huber_delta", huber_delta, "a finite number > 0, or inf")
+    options = (_bootstrap_kind(bootstrap_kind), _threads(threads), _laws(laws))
     callback = progress_callback(progress)
     try:
-        capsule = _ext.calibrate(cols, free_flags, fixed, target, cons, float(huber_delta),
-                                 bootstrap, seed, bool(compare), callback)
+        capsule = _ext.calibrate(cols, free_flags, fixed, target, cons, delta,
+                                 bootstrap, seed, bool(compare), callback, options)
     finally:
         close = getattr(callback, "close", None)
         if close:
@@ -123,23 +264,93 @@ def calibrate(runs, free=None, fix=None, target=None, huber_delta=math.inf, boot
     return Calibration(capsule)
 
 
-def _free_flags(free, fix):
+def _whole(name: str, value: Any, lo: int, hi: int) -> int:
+    try:
+        v = operator.index(value)
+    except TypeError:
+        v = None
+    if isinstance(value, bool) or v is None or not lo <= v <= hi:
+        bad_value(name, value, "a whole number from %d to %d" % (lo, hi))
+    return v
+
+
+def _number(name: str, value: Any) -> float:
+    """A number (NaN included: the library names its domain)."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError, OverflowError):
+        bad_value(name, value, "a number")
+    if isinstance(value, bool):
+        bad_value(name, value, "a number")
+    return v
+
+
+def _bootstrap_kind(kind: Any) -> int:
+    if kind not in BOOTSTRAP_KINDS:
+        bad_value("bootstrap_kind", kind, "cases, residuals or wild")
+    return BOOTSTRAP_KINDS.index(kind)
+
+
+def _threads(threads: Any) -> int:
+    """0 for one per processor, as struct ha_cal_options takes it."""
+    if threads is None or threads == "auto":
+        return 0
+    try:
+        v = operator.index(threads)
+    except TypeError:
+        v = None
+    if isinstance(threads, bool) or v is None or not 1 <= v <= THREADS_MAX:
+        bad_value("threads", threads, "auto or a whole number from 1 to %d" % THREADS_MAX)
+    return v
+
+
+def _laws(laws: Optional[Mapping[str, Sequence[str]]]) -> Tuple[Tuple[str, Tuple[int, ...]], ...]:
+    """((name, free flags), ...) of the user's laws; the library checks the
+    names against the ladder's and each other."""
+    if laws is None:
+        return ()
+    if not isinstance(laws, Mapping):
+        raise TypeError("laws: expected a mapping {name: [parameter, ...]}")
+    if len(laws) > LAWS_MAX:
+        bad_value("laws", list(laws), "at most %d laws of your own" % LAWS_MAX)
+    out = []
+    for name, params in laws.items():
+        if not isinstance(name, str):
+            raise TypeError("laws: a law's name must be a str, found %r" % (name,))
+        names = [params] if isinstance(params, str) else list(params)
+        if not name or len(name.encode()) > LAW_NAME_MAX or not names:
+            bad_value("laws", {name: params},
+                      "{NAME: [PARAM, ...]} with a name of at most %d characters and "
+                      "at least one PARAM" % LAW_NAME_MAX)
+        if len(set(names)) != len(names) or not all(p in PARAMETERS for p in names):
+            bad_value("laws", {name: params},
+                      "{NAME: [PARAM, ...]} with each PARAM once, one of " + _PARAM_LIST)
+        out.append((name, tuple(int(p in names) for p in PARAMETERS)))
+    return tuple(out)
+
+
+def _free_flags(free: Union[str, Sequence[str], None],
+                fix: Optional[Mapping[str, float]]) -> Tuple[int, ...]:
     names = DEFAULT_FREE if free is None else ([free] if isinstance(free, str) else list(free))
     for n in names:
         if n not in PARAMETERS:
             raise InputError("free: unknown parameter %r (expected one of %s)"
                              % (n, ", ".join(PARAMETERS)))
+    if not names:
+        bad_value("free", free, "one or more of " + _PARAM_LIST)
+    if len(set(names)) != len(names):
+        bad_value("free", free, "each name once")
     fixed_names = {_base(n) for n in (fix or {})}
     if free is not None and fixed_names & set(names):
         raise InputError("%s is in free and in fix" % sorted(fixed_names & set(names))[0])
     return tuple(int(p in names and p not in fixed_names) for p in PARAMETERS)
 
 
-def _base(name):
+def _base(name: str) -> str:
     return name[4:] if name.startswith("log_") and name[4:] in _LOG else name
 
 
-def _fixed(fix):
+def _fixed(fix: Optional[Mapping[str, float]]) -> Dict[int, float]:
     out = {}
     for name, value in (fix or {}).items():
         base = _base(name)
@@ -149,7 +360,7 @@ def _fixed(fix):
         k = PARAMETERS.index(base)
         if k in out:
             raise InputError("fix: %s given twice" % base)
-        v = float(value)
+        v = _number("fix: " + name, value)
         if base in _LOG and base == name:
             if not v > 0:
                 raise InputError("fix: %s = %r: expected a number > 0" % (name, value))
@@ -158,7 +369,7 @@ def _fixed(fix):
     return out
 
 
-def _runs_input(runs, columns):
+def _runs_input(runs: Any, columns: Optional[Mapping[str, str]]) -> Any:
     """A path (str) or the five columns the extension reads."""
     if isinstance(runs, (str, bytes, os.PathLike)):
         if columns:

@@ -3,24 +3,36 @@
 Every failure of the library arrives as a :class:`Error` subclass chosen
 by its status, carrying the library's one-line message and, for a failure
 in a file's contents, the file, line and column (1-based; 0 when not
-applicable).
+applicable).  A bad value of an argument is an :class:`InputError` with
+the words the command line uses for the same value; an argument of the
+wrong type is a :class:`TypeError`, as in NumPy.
 """
 
-__all__ = ["Error", "InputError", "InfeasibleError", "IOError",
-           "NumericError", "UnsupportedError", "HeadallocWarning"]
+from __future__ import annotations
 
-_builtin_oserror = OSError
+from typing import NoReturn, Optional
+
+__all__ = ["Error", "InputError", "InfeasibleError", "FileError",
+           "NumericError", "UnsupportedError", "HeadallocWarning"]
 
 
 class Error(Exception):
     """A failure reported by headalloc.
 
-    Attributes: ``status`` (the library's status name, e.g. ``"invalid"``),
-    ``message``, ``file`` (or None), ``line`` and ``column`` (0 when not
-    applicable).
+    Attributes
+    ----------
+    status : str or None
+        The library's status name (``"invalid"``, ``"io"``, ...).
+    message : str
+        The one-line message.
+    file : str or None
+        The file at fault, when the failure is in a file's contents.
+    line, column : int
+        1-based position in that file; 0 when not applicable.
     """
 
-    def __init__(self, message, file=None, line=0, column=0, status=None):
+    def __init__(self, message: str, file: Optional[str] = None, line: int = 0,
+                 column: int = 0, status: Optional[str] = None) -> None:
         self.message = message
         self.file = file
         self.line = line
@@ -28,7 +40,7 @@ class Error(Exception):
         self.status = status
         super().__init__(message)
 
-    def __str__(self):
+    def __str__(self) -> str:
         where = ""
         if self.file:
             where = self.file
@@ -42,7 +54,7 @@ class Error(Exception):
 
 class InputError(Error, ValueError):
     """Invalid input: an argument out of its domain or malformed file
-    contents (exit status 2 of the CLI)."""
+    contents (the command line's usage errors)."""
 
 
 class UnsupportedError(InputError):
@@ -50,11 +62,12 @@ class UnsupportedError(InputError):
 
 
 class InfeasibleError(Error):
-    """No allocation meets the constraints (exit status 3 of the CLI)."""
+    """No allocation meets the constraints."""
 
 
-class IOError(Error, _builtin_oserror):
-    """Reading or writing a file failed."""
+class FileError(Error, OSError):
+    """Reading or writing a file failed, or replacing a file was refused
+    (it is read-only, or another user's)."""
 
 
 class NumericError(Error, ArithmeticError):
@@ -71,7 +84,7 @@ _BY_STATUS = {
     1: ("invalid", InputError),
     3: ("infeasible", InfeasibleError),
     4: ("numeric", NumericError),
-    5: ("io", IOError),
+    5: ("io", FileError),
     6: ("format", InputError),
     7: ("unsupported", UnsupportedError),
     8: ("degenerate", InputError),
@@ -79,7 +92,14 @@ _BY_STATUS = {
 }
 
 
-def from_status(status, message, file=None, line=0, column=0):
+def from_status(status: int, message: str, file: Optional[str] = None, line: int = 0,
+                column: int = 0) -> Error:
     """The exception for a library status (used by the extension)."""
     name, cls = _BY_STATUS.get(status, ("error", Error))
     return cls(message, file=file, line=line, column=column, status=name)
+
+
+def bad_value(name: str, value: object, expected: str) -> NoReturn:
+    """Raise the InputError of the command line's words for a bad value:
+    ``"NAME: invalid value VALUE: expected EXPECTED"``."""
+    raise InputError("%s: invalid value %r: expected %s" % (name, value, expected))

@@ -1,11 +1,16 @@
 """Grouped-query attention (headalloc-model(7), GROUPED-QUERY ATTENTION):
 H query heads in G key/value groups, the allocation over (H, G, d), its
-KV cache and the trade-off front of error against cache
-(``headalloc --kv-heads ... --max-kv-dim ... --pareto``)."""
+KV cache and the trade-off front of error against cache."""
+
+from __future__ import annotations
 
 import collections
 import math
 import operator
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas
 
 from . import _ext
 from ._errors import InputError, UnsupportedError
@@ -141,8 +146,8 @@ class GroupedCandidate(_Erred):
 
 
 class GroupedAllocation(GroupedCandidate, _Result):
-    """The optimal grouped-query allocation of one budget at one n
-    (``headalloc --budget D --samples n --kv-heads ...``): the optimum's
+    """The optimal grouped-query allocation of one budget at one n: the
+    optimum's
     fields (those of GroupedCandidate) under every constraint;
     ``unconstrained``, the optimum without the KV constraints (every
     loss_ratio's reference); ``relaxed`` (GroupedRelaxed), the
@@ -200,9 +205,15 @@ class GroupedAllocation(GroupedCandidate, _Result):
         from ._model import _CONSTRAINTS
         return {k: v for k, v in zip(_CONSTRAINTS, self._constraints) if v}
 
-    def candidates(self):
-        """Not for the grouped allocation (the CLI's --all is refused with
-        it): its candidates are the front (pareto=True)."""
+    def candidates(self) -> list:
+        """Not for the grouped allocation: its candidates are the front
+        (pareto=True).
+
+        Raises
+        ------
+        UnsupportedError
+            Always.
+        """
         raise UnsupportedError("candidates(): the grouped allocation lists its "
                                "trade-off front instead (allocate(..., pareto=True))")
 
@@ -229,31 +240,57 @@ class GroupedAllocation(GroupedCandidate, _Result):
 class Front(list):
     """The trade-off front of a grouped allocation: its non-dominated
     (error, KV cache) triples as GroupedCandidate objects, from the best
-    error to the smallest cache (``--pareto``).  ``allocation`` is the
+    error to the smallest cache.  ``allocation`` is the
     GroupedAllocation it belongs to, ``chosen`` the entry within
     max_loss_ratio (or None); ``to_pandas()`` gives the report's columns;
-    ``plot(path)`` and a notebook draw the picture of ``--pareto --plot``."""
+    ``plot(path)`` and a notebook draw the front's picture."""
 
     def __init__(self, items, allocation):
         super().__init__(items)
         self.allocation = allocation
         self.chosen = None
 
-    def to_dict(self):
-        """The front as the YAML report writes it: a list of maps."""
+    def to_dict(self) -> list:  # type: ignore[override]
+        """The front as the report writes it.
+
+        Returns
+        -------
+        list of dict
+        """
         return self.allocation.to_dict()["front"]
 
-    def to_pandas(self):
-        """The front as a pandas.DataFrame, one row an entry, the
-        report's keys as columns (pandas must be installed)."""
+    def to_pandas(self) -> "pandas.DataFrame":
+        """The front as a DataFrame.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row an entry, the report's keys as columns.
+
+        Raises
+        ------
+        ImportError
+            pandas is not installed.
+        """
         import pandas
         return pandas.DataFrame(self.to_dict())
 
-    def plot(self, path):
-        """Draw the front into path (.png, .svg or .pdf)."""
+    def plot(self, path: Any) -> None:
+        """Draw the front into a file, as :meth:`GroupedAllocation.plot`.
+
+        Parameters
+        ----------
+        path : path-like
+            Ending in .png, .svg or .pdf.
+
+        Raises
+        ------
+        InputError, FileError
+            As :meth:`GroupedAllocation.plot`.
+        """
         self.allocation.plot(path)
 
-    def _repr_png_(self):
+    def _repr_png_(self) -> Any:
         return self.allocation._repr_png_()
 
     def __repr__(self):

@@ -1,55 +1,77 @@
 """headalloc.hdi: the Head Diversity Index of key projections given as a
 file, a model directory, arrays, a state dict or a PyTorch module."""
 
+from __future__ import annotations
+
 import fnmatch
 import os
 import sys
+from typing import Any, Optional
 
 import numpy as np
 
 from . import _ext
 from ._errors import InputError, UnsupportedError
-from ._progress import progress_callback
+from ._progress import Progress, progress_callback
 from ._results import HDI
 
 
-def hdi(source, heads=None, tensor=None, layout=None, progress=None):
-    """The HDI of key projections (``headalloc hdi``).
+def hdi(source: Any, heads: Optional[int] = None, tensor: Optional[str] = None,
+        layout: Optional[str] = None, progress: Progress = None) -> HDI:
+    """The Head Diversity Index (HDI) of key projections.
 
-    source is one of:
+    Parameters
+    ----------
+    source : path, array, dict of arrays or torch.nn.Module
+        * a path: a weights file (.safetensors or .npy; ``heads``
+          required, ``tensor`` a name or fnmatch pattern selecting
+          tensors) or a Hugging Face model directory (config.json: its
+          key projections are found by the model type; ``heads`` re-cuts
+          each key block, ``tensor`` selects tensors by name instead, with
+          ``heads`` then required);
+        * a 2-D NumPy array or torch.Tensor (float16, bfloat16, float32,
+          float64, either byte order) of one key projection, ``heads``
+          required; a C-contiguous native float64 array is read where it
+          lies, without a copy;
+        * a dict of arrays or tensors (a state dict): the tensors whose
+          names match ``tensor`` (all when None), ``heads`` required;
+        * a torch.nn.Module: the key block of every
+          nn.MultiheadAttention's in_proj_weight (or its k_proj_weight)
+          with its num_heads, and the key projections of Hugging Face
+          attention modules (k_proj, key, k or GPT-2's c_attn) found by
+          walking the module, with their key heads.
+    heads : int, optional
+        The key heads of each tensor.
+    tensor : str, optional
+        A tensor's name or an fnmatch pattern.
+    layout : {"out-in", "in-out"}, optional
+        "out-in" ([H d_k, d_model], PyTorch's nn.Linear; the default) or
+        "in-out" ([d_model, H d_k], GPT-2's Conv1D, JAX).  Modules are
+        read in their own layouts.
+    progress : None, bool or callable
+        None (a tqdm bar when tqdm is installed, shown once the work has
+        taken a second), False (none), or a callable(what, done, total)
+        told after each layer measured (what is "layers"); raising in it
+        stops the call with that exception, as Ctrl-C does.
 
-    * a path: a weights file (.safetensors or .npy; ``heads`` required,
-      ``tensor`` a name or fnmatch pattern selecting tensors) or a Hugging
-      Face model directory (config.json: its key projections are found by
-      the model type; ``heads`` re-cuts each key block, ``tensor`` selects
-      tensors by name instead, with ``heads`` then required);
-    * a 2-D NumPy array or torch.Tensor (float16, bfloat16, float32,
-      float64) of one key projection, ``heads`` required; a C-contiguous
-      float64 array is read where it lies, without a copy;
-    * a dict of arrays or tensors (a state dict): the tensors whose names
-      match ``tensor`` (all when None), ``heads`` required;
-    * a torch.nn.Module: the key block of every nn.MultiheadAttention's
-      in_proj_weight (or its k_proj_weight) with its num_heads, and the key
-      projections of Hugging Face attention modules (k_proj, key, k or
-      GPT-2's c_attn) found by walking the module, with their key heads.
+    Returns
+    -------
+    HDI
+        Per layer ``hdi``, ``baseline`` (the expected HDI of random heads
+        of the same shape) and ``overlaps`` as NumPy arrays; zero or
+        lower-rank heads in ``warnings``, each also issued as a
+        HeadallocWarning.
 
-    layout: "out-in" ([H d_k, d_model], PyTorch's nn.Linear; the default)
-    or "in-out" ([d_model, H d_k], GPT-2's Conv1D, JAX).  Modules are read
-    in their own layouts.
-
-    progress: None (a tqdm bar when tqdm is installed, shown once the work
-    has taken a second), False (none), or a callable(what, done, total)
-    told after each layer measured (what is "layers"); raising in it stops
-    the call with that exception, as Ctrl-C does.
-
-    The library's limits apply to every source alike: a tensor whose
-    pairwise overlaps cost more than a 4096 x 4096 layer's is refused
-    (UnsupportedError), one whose heads are all zero too (InputError), and
-    zero or lower-rank heads come back in the result's ``warnings``, each
-    also issued as a :class:`HeadallocWarning`.
-
-    Returns an :class:`HDI`: per layer ``hdi``, ``baseline`` (the expected
-    HDI of random heads of the same shape) and ``overlaps`` as NumPy arrays.
+    Raises
+    ------
+    InputError
+        A bad value: heads that do not divide the tensor, a tensor whose
+        heads are all zero, an unknown layout.
+    UnsupportedError
+        A dtype that is not floating point, or a tensor whose pairwise
+        overlaps cost more than a 4096 x 4096 layer's.
+    FileError
+        A file cannot be read.
     """
     layout = layout or "out-in"
     callback = progress_callback(progress)
@@ -92,7 +114,7 @@ def _heads(heads, default=None):
         return default
     try:
         h = int(heads)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise InputError("heads: expected a whole number >= 1, found %r" % (heads,)) from None
     if h != heads or h < 1:
         raise InputError("heads: expected a whole number >= 1, found %r" % (heads,))
@@ -117,13 +139,19 @@ def _buffer(x, name):
             raise UnsupportedError("tensor '%s': dtype %s is not floating point (float16, "
                                    "bfloat16, float32, float64)" % (name, t.dtype))
         x = t.numpy()
-    a = np.asarray(x)
-    kind = _KINDS.get(a.dtype)
+    try:
+        a = np.asarray(x)
+    except (TypeError, ValueError):
+        raise InputError("tensor '%s': expected an array of numbers" % name) from None
+    # A byte order other than the machine's is the same dtype, swapped:
+    # read as the machine's (a copy), never refused as another type.
+    native = a.dtype.newbyteorder("=") if a.dtype.kind == "f" else a.dtype
+    kind = _KINDS.get(native)
     if kind is None:
         raise UnsupportedError("tensor '%s': dtype %s is not floating point (float16, "
                                "bfloat16, float32, float64)" % (name, a.dtype))
-    if a.dtype.byteorder == ">":
-        a = a.astype(a.dtype.newbyteorder("="))
+    if a.dtype != native:
+        a = a.astype(native)
     return np.ascontiguousarray(a), kind
 
 

@@ -1,6 +1,9 @@
 """headalloc.Model: the parameters of the error model (headalloc-model(7))."""
 
+from __future__ import annotations
+
 import math
+from typing import Any, Dict
 
 from . import _ext
 from ._errors import InputError
@@ -28,24 +31,34 @@ class Model:
     (``allocate(..., kv_heads=G)``) the last factor is
     F = (1 + (g − 1) ρ_g + (H − g) ρ) / H, ρ_g = 1 − group_hdi.
 
-    Give any parameter by its scenario-file name: ``smoothness`` (s),
-    ``bias_coef`` (c_b) or ``log_bias_coef`` (ln c_b), ``var_coef`` (c_v)
-    or ``log_var_coef`` (ln c_v), ``hdi``, ``irreducible`` (E),
-    ``var_rate`` (γ), ``var_power`` (κ), ``data_coef`` (A),
-    ``data_power`` (α), ``var_samples_power`` (β), ``group_hdi`` (the
-    diversity of query heads that share a key/value head, in [0, 1], used
-    by the grouped allocation); the others keep the defaults of
-    headalloc-model(7) (s = 2, c_b = c_v = 1, hdi = 1, E = 0, γ = 1/2,
-    κ = 0, A = 0, β = 1, group_hdi = 0).  A coefficient given by its logarithm is kept exactly, however
-    far beyond a double it lies (a calibrated ln c_v of −1598 is real).
+    Parameters
+    ----------
+    **params : float
+        Any parameter by its scenario-file name: ``smoothness`` (s),
+        ``bias_coef`` (c_b) or ``log_bias_coef`` (ln c_b), ``var_coef`` (c_v)
+        or ``log_var_coef`` (ln c_v), ``hdi``, ``irreducible`` (E),
+        ``var_rate`` (γ), ``var_power`` (κ), ``data_coef`` (A),
+        ``data_power`` (α), ``var_samples_power`` (β), ``group_hdi`` (the
+        diversity of query heads that share a key/value head, in [0, 1], used
+        by the grouped allocation); the others keep the defaults of
+        headalloc-model(7) (s = 2, c_b = c_v = 1, hdi = 1, E = 0, γ = 1/2,
+        κ = 0, A = 0, β = 1, group_hdi = 0).  A coefficient given by its logarithm is kept exactly, however
+        far beyond a double it lies (a calibrated ln c_v of −1598 is real).
 
+    Raises
+    ------
+    InputError
+        An unknown name, or a value outside its domain.
+
+    Examples
+    --------
     >>> Model(smoothness=1.5, hdi=0.8).smoothness
     1.5
     """
 
     __slots__ = ("_values",)
 
-    def __init__(self, **params):
+    def __init__(self, **params: float) -> None:
         self._values = _values_of(params)
         if not _ext.model_valid(self._values):
             # Name the parameter at fault: each alone on the defaults.
@@ -62,9 +75,25 @@ class Model:
         return self
 
     @classmethod
-    def from_yaml(cls, path):
-        """The model of a scenario file or of a calibration report
-        (``headalloc calibrate --format yaml``), read exactly."""
+    def from_yaml(cls, path: Any) -> "Model":
+        """The model of a scenario file or of a calibration's YAML report,
+        read exactly.
+
+        Parameters
+        ----------
+        path : path-like
+
+        Returns
+        -------
+        Model
+
+        Raises
+        ------
+        InputError
+            The file's model is malformed or out of its domain.
+        FileError
+            The file cannot be read.
+        """
         return cls._from_tuple(_ext.model_from_yaml(str(path)))
 
     # -- the parameters ---------------------------------------------------
@@ -99,9 +128,13 @@ class Model:
         """c_v (inf when beyond a double, 0.0 below: see log_var_coef)."""
         return _exp(self.log_var_coef)
 
-    def to_dict(self):
-        """The model as the YAML report writes it (the ``model`` map of
-        ``headalloc --format yaml``): a scenario file's model."""
+    def to_dict(self) -> Dict[str, Any]:
+        """The model as the report writes it: a scenario file's model.
+
+        Returns
+        -------
+        dict
+        """
         return _ext.yaml_load(_ext.report_model(None, None, self._values,
                                                 (0, 0, 0, 0, 0)))["model"]
 

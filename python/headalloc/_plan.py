@@ -2,14 +2,18 @@
 
 import math
 import os
+from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional, Sequence, Union
+
+if TYPE_CHECKING:
+    import pandas
 
 import numpy as np
 
 from . import _ext
-from ._calibrate import _fixed, _free_flags, _runs_input
+from ._calibrate import RunsLike, _fixed, _free_flags, _runs_input
 from ._errors import InputError
 from ._model import constraints_tuple
-from ._progress import progress_callback
+from ._progress import Progress, progress_callback
 from ._results import _Result
 
 _COSTS = ("params-tokens", "tokens")
@@ -53,15 +57,20 @@ class Plan(_Result):
         self.stop = d["stop"]
         self.method = d["method"]
 
-    def to_dict(self):
+    def to_dict(self) -> Dict[str, Any]:
         """The plan as Python objects, read from the library's result: the
-        keys of ``headalloc plan --format yaml`` (``plan`` is the picks)
-        and ``candidates``."""
+        keys of the command's YAML report (``plan`` is the picks) and
+        ``candidates``."""
         return self._dict
 
-    def to_pandas(self, which="plan"):
-        """The picks (``which="plan"``) or every candidate
-        (``which="candidates"``) as a pandas DataFrame."""
+    def to_pandas(self, which: str = "plan") -> "pandas.DataFrame":
+        """The picks or every candidate as a pandas DataFrame.
+
+        Parameters
+        ----------
+        which : {"plan", "candidates"}
+            The picks, in order, or every candidate of the pool.
+        """
         import pandas as pd
         if which not in ("plan", "candidates"):
             raise InputError("which: expected 'plan' or 'candidates', found %r" % (which,))
@@ -70,7 +79,7 @@ class Plan(_Result):
     def _picture(self, name):
         return _ext.plot_plan(name, self._capsule)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         d = self.decision
         if "undefined" in d:
             head = "initial design of %d runs" % len(self.picks)
@@ -133,11 +142,15 @@ def _pool_input(pool):
     return tuple(out)
 
 
-def plan(runs=None, budget=None, samples=None, *, pool=None, pool_samples=None,
-         cost="params-tokens", model_dim=0, next=1, spend=0.0, stop_below=0.01,
-         outcomes=256, resamples=50, kv_heads=None, free=None, fix=None,
-         huber_delta=math.inf, seed=1, threads=0, columns=None, progress=None,
-         **constraints):
+def plan(runs: Optional[RunsLike] = None, budget: Optional[int] = None,
+         samples: Optional[float] = None, *, pool: Optional[RunsLike] = None,
+         pool_samples: Optional[Sequence[float]] = None, cost: str = "params-tokens",
+         model_dim: int = 0, next: int = 1, spend: float = 0.0, stop_below: float = 0.01,
+         outcomes: int = 256, resamples: int = 50, kv_heads: Union[int, str, None] = None,
+         free: Union[str, Sequence[str], None] = None,
+         fix: Optional[Mapping[str, float]] = None, huber_delta: float = math.inf,
+         seed: int = 1, threads: int = 0, columns: Optional[Mapping[str, str]] = None,
+         progress: Progress = None, **constraints: int) -> "Plan":
     """Which run to train next to decide the allocation at a target.
 
     Parameters
@@ -157,6 +170,8 @@ def plan(runs=None, budget=None, samples=None, *, pool=None, pool_samples=None,
     cost : {"params-tokens", "tokens"}
         A candidate's cost: 6 P n (P the attention's parameters for
         ``model_dim``, else D) or n.
+    model_dim : int
+        The model width for the params-tokens cost (0: none).
     next : int
         How many runs to pick (greedily, each conditioned on simulated
         outcomes of the ones before); 0 with ``spend=0``: the decision alone.

@@ -1,12 +1,18 @@
 """The results of headalloc: allocations, sweeps, regimes, HDIs and head
 weights.  Each has ``to_dict()`` (the YAML report's keys and structure,
-rendered by the library), ``plot(path)`` (the picture of ``--plot``) and
-``_repr_png_()`` (so that a notebook shows that picture)."""
+rendered by the library), ``plot(path)`` (the command line's picture of
+it) and ``_repr_png_()`` (so that a notebook shows that picture)."""
+
+from __future__ import annotations
 
 import collections
 import math
 import os
 import warnings
+from typing import TYPE_CHECKING, Any, Dict, KeysView, List, Optional, Union
+
+if TYPE_CHECKING:
+    import pandas
 
 import numpy as np
 
@@ -32,7 +38,7 @@ Terms.__doc__ = """The error's additive parts (struct ha_terms): natural
 logs (-inf for an exact zero) and plain values (inf beyond a double)."""
 
 
-def _exp(x):
+def _exp(x: float) -> float:
     try:
         return math.exp(x)
     except OverflowError:
@@ -44,22 +50,48 @@ class _Result:
 
     _plot_fn = None
 
-    def to_dict(self):
-        """The YAML report of this result (``--format yaml``) as Python
-        objects: the same keys and structure; ``.inf`` is ``float('inf')``."""
+    def to_dict(self) -> Dict[str, Any]:
+        """The report of this result as Python objects.
+
+        Returns
+        -------
+        dict
+            The keys and structure of the command line's YAML report;
+            ``.inf`` is ``float('inf')``.
+        """
         return _ext.yaml_load(self._report())
 
-    def plot(self, path):
-        """Draw the picture ``--plot`` draws into path (.png, .svg or .pdf);
-        the file is written only when the whole picture is drawn."""
-        path = os.fspath(path)
-        data = self._picture(path)
-        tmp = path + ".tmp-%d" % os.getpid()
-        with open(tmp, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
+    def plot(self, path: Union[str, bytes, "os.PathLike[str]"]) -> None:
+        """Draw the picture of this result into a file.
 
-    def _repr_png_(self):
+        The file is written as the command line writes its pictures: the
+        whole picture is drawn first, then written to a temporary file
+        beside the target that replaces it only once complete (no failure
+        leaves it behind); a symbolic link is followed and kept, a device
+        or FIFO written in place, the replaced file's mode kept.
+
+        Parameters
+        ----------
+        path : path-like
+            Ending in .png, .svg or .pdf (the format).
+
+        Raises
+        ------
+        InputError
+            Another extension; or path has other hard links, which would
+            keep the old picture.
+        FileError
+            Writing failed (a full disk, no such directory), or path is
+            read-only or another user's: the file is left as it was.
+        UnsupportedError
+            This build draws no pictures.
+        """
+        name = os.fsdecode(path)
+        _ext.write_file(name, self._picture(name), "plot")
+
+    def _repr_png_(self) -> Optional[bytes]:
+        """The picture as PNG bytes, for a notebook (None in a build
+        without pictures)."""
         if not _ext.plot_available:
             return None
         return self._picture("picture.png")
@@ -83,8 +115,18 @@ class _Erred:
 
 
 class Candidate(_Erred):
-    """One divisor pair of a budget with its error: heads, head_dim, mse,
-    log_mse (natural log) and terms."""
+    """One divisor pair of a budget with its error.
+
+    Attributes
+    ----------
+    heads, head_dim : int
+    mse : float
+        The error (inf beyond a double).
+    log_mse : float
+        Its natural log, always finite.
+    terms : Terms
+        The error's additive parts.
+    """
 
     __slots__ = ("heads", "head_dim", "terms")
 
@@ -99,10 +141,24 @@ class Candidate(_Erred):
 
 
 class Allocation(Candidate, _Result):
-    """The optimal allocation of one budget at one n (``headalloc
-    --budget D --samples n``): heads, head_dim, mse, log_mse, terms, the
-    continuous relaxation ``relaxed`` and the ``certificate``; the
-    problem is kept in budget, samples, model and constraints."""
+    """The optimal allocation of one budget at one n.
+
+    Attributes
+    ----------
+    heads, head_dim : int
+        The optimum.
+    mse, log_mse : float
+        Its error and the error's natural log.
+    terms : Terms
+    relaxed : Relaxed
+        The continuous relaxation.
+    certificate : Certificate
+        How the optimum is known to be optimal.
+    budget : int
+    samples : float
+    model : Model
+    constraints : dict
+    """
 
     __slots__ = ("budget", "samples", "relaxed", "certificate", "_model",
                  "_constraints")
@@ -129,9 +185,13 @@ class Allocation(Candidate, _Result):
         from ._model import _CONSTRAINTS
         return {k: v for k, v in zip(_CONSTRAINTS, self._constraints) if v}
 
-    def candidates(self):
-        """Every feasible (heads, head_dim) of the budget, best first
-        (``--all``), as Candidate objects."""
+    def candidates(self) -> List[Candidate]:
+        """Every feasible (heads, head_dim) of the budget, best first.
+
+        Returns
+        -------
+        list of Candidate
+        """
         return [Candidate(*row) for row in _ext.candidates(
             self.budget, self.samples, self._model, self._constraints)]
 
@@ -170,12 +230,28 @@ class _Columns(_Result):
     def __len__(self):
         return len(next(iter(self.columns.values()))) if self.columns else 0
 
-    def keys(self):
-        """The column names (the report's keys)."""
+    def keys(self) -> KeysView[str]:
+        """The column names (the report's keys).
+
+        Returns
+        -------
+        KeysView of str
+        """
         return self.columns.keys()
 
-    def to_pandas(self):
-        """The columns as a pandas.DataFrame (pandas must be installed)."""
+    def to_pandas(self) -> "pandas.DataFrame":
+        """The table as a DataFrame.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One column an array, by the report's names.
+
+        Raises
+        ------
+        ImportError
+            pandas is not installed.
+        """
         import pandas
         return pandas.DataFrame(self.columns)
 
@@ -184,12 +260,19 @@ class _Columns(_Result):
 
 
 class Sweep(_Columns):
-    """Every (budget, n) solved (``headalloc --budget ... --samples ...``):
-    the table's columns as NumPy arrays (budget, samples, heads, head_dim,
-    mse, log10_mse, relaxed_head_dim, relaxed_heads, and of a grouped
-    sweep kv_heads, kv_dim, kv_cache_bytes_per_token), by ``sweep["heads"]``
-    or ``sweep.heads``, and ``fits``, the scaling-law fits of the report
-    (a dict)."""
+    """Every (budget, n) solved, n outer.
+
+    Attributes
+    ----------
+    columns : dict of numpy.ndarray
+        The table's columns (budget, samples, heads, head_dim, mse,
+        log10_mse, relaxed_head_dim, relaxed_heads; of a grouped sweep also
+        kv_heads, kv_dim and kv_cache_bytes_per_token), also as
+        ``sweep["heads"]`` or ``sweep.heads``; ``to_pandas()`` for a
+        DataFrame.
+    fits : dict
+        The scaling-law fits of the report.
+    """
 
     def __init__(self, budgets, samples, model, constraints, progress=None, kv=None):
         self._args = (list(budgets), list(samples), model, constraints)
@@ -210,11 +293,18 @@ class Sweep(_Columns):
 
 
 class Regimes(_Columns):
-    """The exact regimes in n of each budget (``--regimes``): columns
-    budget, heads, head_dim, samples_from, samples_to, log10_samples_from,
-    log10_samples_to (inf beyond a double, the log10 exact), one row a
-    regime; over (H, G, d) with the KV options (``--regimes --kv-heads
-    ...``) also kv_heads (each regime's G) and kv_dim (G d)."""
+    """The exact regimes in n of each budget.
+
+    Attributes
+    ----------
+    columns : dict of numpy.ndarray
+        budget, heads, head_dim, samples_from, samples_to,
+        log10_samples_from, log10_samples_to (inf beyond a double, the
+        log10 exact), one row a regime; over (H, G, d) also kv_heads (each
+        regime's G) and kv_dim (G d).  ``to_pandas()`` for a DataFrame.
+    table : list of dict
+        The same, one dict a regime.
+    """
 
     def __init__(self, budgets, model, constraints, kv=None):
         self._args = (list(budgets), None, model, constraints, kv)
@@ -241,19 +331,28 @@ how many heads are rank-deficient."""
 
 
 class HDI(_Result):
-    """The Head Diversity Index of each layer (``headalloc hdi``):
-    ``layers`` (Layer tuples), and as NumPy arrays ``hdi`` and
-    ``baseline`` (one value a layer) and ``overlaps`` (a list of H x H
-    matrices); ``mean_hdi``, ``mean_baseline_hdi``.
+    """The Head Diversity Index of each layer.
 
-    ``warnings``: the library's word on heads whose weights are all zero
-    (each counts as overlapping no other head, which raises the HDI) or
-    of lower rank (their overlaps are taken over the rank they have), the
-    lines ``headalloc hdi`` prints on stderr; each is also issued once as
-    a :class:`HeadallocWarning` when the result is made, so a notebook
-    shows it and ``warnings.catch_warnings`` or ``-W error`` can act on
-    it.  ``warning_details``: the same as (kind, layer index, message)
-    tuples, kind "zero heads" or "low rank"."""
+    Attributes
+    ----------
+    layers : list of Layer
+    hdi, baseline : numpy.ndarray
+        One value a layer: the HDI and the expected HDI of random heads of
+        the same shape.
+    overlaps : list of numpy.ndarray
+        The H x H overlap matrices.
+    mean_hdi, mean_baseline_hdi : float
+    warnings : list of str
+        The library's word on heads whose weights are all zero (each
+        counts as overlapping no other head, which raises the HDI) or of
+        lower rank (their overlaps are taken over the rank they have);
+        each is also issued once as a HeadallocWarning when the result is
+        made, so that ``warnings.catch_warnings`` or ``-W error`` can act
+        on it.
+    warning_details : list of tuple
+        The same as (kind, layer index, message), kind "zero heads" or
+        "low rank".
+    """
 
     def __init__(self, capsule):
         self._capsule = capsule
@@ -284,9 +383,21 @@ class HDI(_Result):
 
 
 class HeadWeights(_Result):
-    """Optimal head weights for a covariance Σ (``headalloc weights``):
-    alpha (sums to 1), error_optimal = αᵀΣα, error_uniform, gain,
-    pseudo_inverse (Σ singular), null_space, rank, min_eigenvalue."""
+    """Optimal head weights for a covariance S of the heads' outputs.
+
+    Attributes
+    ----------
+    alpha : numpy.ndarray
+        The weights (they sum to 1).
+    error_optimal, error_uniform, gain : float
+        alpha' S alpha, the uniform weights' error, and their ratio.
+    pseudo_inverse, null_space : bool
+        S is singular (the pseudo-inverse was used), and whether 1 lies in
+        its null space.
+    rank : int
+    min_eigenvalue : float
+    covariance : numpy.ndarray
+    """
 
     def __init__(self, capsule):
         self._capsule = capsule

@@ -265,16 +265,20 @@ PyObject *ha_py_calibrate(PyObject *self, PyObject *args)
 {
 	(void)self;
 	PyObject *runs_obj, *free_obj, *fixed_obj, *target_obj, *cons_obj, *progress;
+	PyObject *options = NULL;
 	double huber;
 	Py_ssize_t bootstrap;
 	unsigned long long seed;
 	int compare;
-	if (!PyArg_ParseTuple(args, "OOO!OOdnKpO", &runs_obj, &free_obj, &PyDict_Type,
+	if (!PyArg_ParseTuple(args, "OOO!OOdnKpO|O!", &runs_obj, &free_obj, &PyDict_Type,
 	                      &fixed_obj, &target_obj, &cons_obj, &huber, &bootstrap,
-	                      &seed, &compare, &progress))
+	                      &seed, &compare, &progress, &PyTuple_Type, &options))
 		return NULL;
 	struct ha_cal_options o;
+	struct ha_cal_law user_laws[HA_CAL_USER_LAWS_MAX];
 	ha_cal_options_defaults(&o);
+	if (options && !ha_py_cal_options(options, &o, user_laws))
+		return NULL;
 	o.huber_delta = huber;
 	if (bootstrap < 0)
 		return ha_py_input_error("bootstrap: expected a whole number >= 0, found %zd", bootstrap);

@@ -93,6 +93,17 @@ PyObject *ha_py_calibration_model(PyObject *self, PyObject *args);
 PyObject *ha_py_head_weights(PyObject *self, PyObject *args);
 PyObject *ha_py_head_weights_values(PyObject *self, PyObject *args);
 
+/* ---- cal_options.c: bootstrap_kind, threads, laws ----------------------- */
+
+/* (kind, threads, ((name, free flags), ...)) into o; the laws' storage is
+ * the caller's, alive while o is used.  0 and an exception on failure. */
+int ha_py_cal_options(PyObject *tuple, struct ha_cal_options *o,
+                      struct ha_cal_law laws[HA_CAL_USER_LAWS_MAX]);
+
+/* ---- cal_frame.c: a calibration's runs as NumPy columns ----------------- */
+
+PyObject *ha_py_calibration_runs(PyObject *self, PyObject *args);
+
 /* ---- grouped.c: the allocation over (H, G, d) ---------------------------- */
 
 /* The KV options (kv_heads, max_kv_dim, min_kv_heads, max_kv_heads,
@@ -158,6 +169,10 @@ PyObject *ha_py_plot_hdi(PyObject *self, PyObject *args);
 PyObject *ha_py_plot_head_weights(PyObject *self, PyObject *args);
 PyObject *ha_py_plot_calibration(PyObject *self, PyObject *args);
 PyObject *ha_py_plot_grouped(PyObject *self, PyObject *args);
+
+/* ---- write_file.c: bytes into a file by the CLI's rules ----------------- */
+
+PyObject *ha_py_write_file(PyObject *self, PyObject *args);
 
 /* ---- yaml_load.c ----------------------------------------------------------- */
 

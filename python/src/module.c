@@ -18,11 +18,12 @@ static PyMethodDef methods[] = {
 	METHOD("sweep_values", ha_py_sweep_values, "sweep_values(from, to, points) -> ndarray"),
 	METHOD("grouped", ha_py_grouped, "grouped(budget, samples, model, constraints, kv, front, max_loss_ratio) -> capsule"),
 	METHOD("grouped_values", ha_py_grouped_values, "grouped_values(capsule) -> tuple"),
-	METHOD("calibrate", ha_py_calibrate, "calibrate(runs, free, fixed, target, constraints, huber, bootstrap, seed, compare, progress) -> capsule"),
+	METHOD("calibrate", ha_py_calibrate, "calibrate(runs, free, fixed, target, constraints, huber, bootstrap, seed, compare, progress[, (kind, threads, laws)]) -> capsule"),
 	METHOD("calibration_model", ha_py_calibration_model, "calibration_model(capsule) -> (model, samples)"),
 	METHOD("plan", ha_py_plan, "plan(runs, free, fixed, budget, samples, constraints, huber, resamples, seed, threads, kv_heads, pool, pool_samples, cost, model_dim, next, spend, stop_below, outcomes, progress) -> capsule"),
 	METHOD("plan_dict", ha_py_plan_dict, "plan_dict(capsule) -> dict"),
 	METHOD("plot_plan", ha_py_plot_plan, "plot_plan(name, capsule) -> bytes"),
+	METHOD("calibration_runs", ha_py_calibration_runs, "calibration_runs(capsule) -> {column: ndarray}"),
 	METHOD("head_weights", ha_py_head_weights, "head_weights(covariance) -> capsule"),
 	METHOD("head_weights_values", ha_py_head_weights_values, "head_weights_values(capsule) -> tuple"),
 	METHOD("hdi_path", ha_py_hdi_path, "hdi_path(path, pattern, heads, layout) -> capsule"),
@@ -44,6 +45,7 @@ static PyMethodDef methods[] = {
 	METHOD("plot_head_weights", ha_py_plot_head_weights, "plot_head_weights(name, capsule) -> bytes"),
 	METHOD("plot_calibration", ha_py_plot_calibration, "plot_calibration(name, capsule) -> bytes"),
 	METHOD("yaml_load", ha_py_yaml_load, "yaml_load(bytes) -> object"),
+	METHOD("write_file", ha_py_write_file, "write_file(path, data, what) -> None"),
 	{NULL, NULL, 0, NULL},
 };
 

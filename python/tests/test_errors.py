@@ -59,10 +59,10 @@ def test_infeasible():
 
 def test_io_error_names_the_file(tmp_path):
     missing = str(tmp_path / "nothing.safetensors")
-    with pytest.raises(headalloc.IOError) as e:
+    with pytest.raises(headalloc.FileError) as e:
         headalloc.hdi(missing, heads=2)
     assert isinstance(e.value, OSError) and e.value.file == missing
-    with pytest.raises(headalloc.IOError):
+    with pytest.raises(headalloc.FileError):
         headalloc.calibrate(str(tmp_path / "runs.csv"))
 
 

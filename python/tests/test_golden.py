@@ -70,7 +70,7 @@ def test_model_parameters_match_cli(cli):
 def test_sweep_matches_cli(cli):
     golden("sweep-yaml")
     want = cli("--budget", "512,1024", "--samples", "1e4:1e12:9")
-    s = headalloc.sweep([512, 1024], headalloc.logspace(1e4, 1e12, 9))
+    s = headalloc.sweep([512, 1024], headalloc.geomspace(1e4, 1e12, 9))
     same(s.to_dict(), want)
     for key in want["table"][0]:
         np.testing.assert_array_equal(s[key], [row[key] for row in want["table"]])

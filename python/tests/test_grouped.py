@@ -170,7 +170,7 @@ def test_grouped_sweep_matches_cli(cli):
 def test_grouped_sweep_fixed_kv_heads_and_shape_match_cli(cli):
     want = cli("--budget", "1024,4096", "--samples", "1e8:1e12:5", "--kv-heads", 8,
                "--layers", 32, "--kv-bytes", 1, "--hdi", 0.7)
-    s = headalloc.sweep([1024, 4096], headalloc.logspace(1e8, 1e12, 5),
+    s = headalloc.sweep([1024, 4096], headalloc.geomspace(1e8, 1e12, 5),
                         headalloc.Model(hdi=0.7), kv_heads=8, layers=32, kv_bytes=1)
     same(s.to_dict(), want)
     assert set(s.kv_heads) == {8}
@@ -183,7 +183,7 @@ def test_grouped_sweep_and_regimes_pictures_are_the_clis(cli, tmp_path):
     import subprocess
     from conftest import CLI
     runs = [
-        (headalloc.sweep([768, 4096], headalloc.logspace(1e4, 1e16, 7), max_kv_dim=512),
+        (headalloc.sweep([768, 4096], headalloc.geomspace(1e4, 1e16, 7), max_kv_dim=512),
          ["--budget", "768,4096", "--samples", "1e4:1e16:7", "--max-kv-dim", "512"]),
         (headalloc.regimes([768, 4544], min_kv_heads=4, max_kv_dim=512),
          ["--budget", "768,4544", "--min-kv-heads", "4", "--max-kv-dim", "512",

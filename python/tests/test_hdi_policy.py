@@ -147,7 +147,7 @@ def test_raising_progress_stops_hdi(source):
 def test_sweep_progress_counts_rows():
     log = []
     budgets = [256, 512, 1024]
-    samples = headalloc.logspace(1e4, 1e12, 50)
+    samples = headalloc.geomspace(1e4, 1e12, 50)
     s = headalloc.sweep(budgets, samples, progress=recorder(log))
     assert len(s) == 150
     assert log and all(w == "rows" and t == 150 for w, _, t, _ in log)
@@ -162,7 +162,7 @@ def test_raising_progress_stops_sweep():
         pass
     log = []
     with pytest.raises(Stop):
-        headalloc.sweep(list(range(64, 4096 + 1, 64)), headalloc.logspace(1e4, 1e12, 200),
+        headalloc.sweep(list(range(64, 4096 + 1, 64)), headalloc.geomspace(1e4, 1e12, 200),
                         progress=recorder(log, stop_at=1, exc=Stop))
     assert len(log) == 1
 
@@ -175,7 +175,7 @@ def test_progress_from_two_threads_at_once():
     def work(key):
         try:
             log = []
-            headalloc.sweep([128, 256, 512, 1024], headalloc.logspace(1e4, 1e12, 400),
+            headalloc.sweep([128, 256, 512, 1024], headalloc.geomspace(1e4, 1e12, 400),
                             progress=recorder(log))
             results[key] = log[-1][1]
         except Exception as e:   # pragma: no cover - reported below

@@ -324,7 +324,13 @@ enum ha_status ha_calibrate(const struct ha_run *runs, size_t count,
 		return oom(err);
 	}
 	data.threads = o->threads; /* as pool_threads reads it (base/pool.h) */
+	/* The main fit may be stopped between its starts; the bootstrap
+	 * and the comparison are told of their own work. */
+	struct cal_poll poll;
+	cal_poll_init(&poll, &o->progress, "fits", 1);
+	data.poll = o->progress.fn ? &poll : NULL;
 	st = cal_fit_data(runs, &data, &o->law, o->huber_delta, &c->fit, err);
+	data.poll = NULL;
 	if (st != HA_OK)
 		goto fail_quiet;
 
@@ -368,9 +374,15 @@ enum ha_status ha_calibrate(const struct ha_run *runs, size_t count,
 		goto fail_oom;
 	if (cal_least_squares(runs, &data, o->huber_delta, solver, n, c) != HA_OK)
 		goto fail_oom;
-	if ((o->compare || o->law_count) &&
-	    cal_compare(runs, &data, o, solver, n, c) != HA_OK)
-		goto fail_oom;
+	if (o->compare || o->law_count) {
+		st = cal_compare(runs, &data, o, solver, n, c);
+		if (st == HA_ECANCELED) {
+			ha_fail(err, st, "the comparison was cancelled");
+			goto fail_quiet;
+		}
+		if (st != HA_OK)
+			goto fail_oom;
+	}
 	cal_data_free(&data);
 	ha_solver_free(solver);
 	*out = c;

@@ -288,7 +288,9 @@ static void predict_row(const struct ha_solver *solver, double samples,
 }
 
 /* Row r's least-squares fit (seeded) with its statistics and, when δ is
- * finite, its Huber fit (seeded likewise). */
+ * finite, its Huber fit (seeded likewise); HA_ECANCELED when the
+ * callback (data->poll: told between the stages and inside the fits)
+ * stops the work. */
 static enum ha_status fit_row(const struct ha_run *runs,
                               const struct cal_data *data, double delta,
                               int lean,
@@ -308,8 +310,8 @@ static enum ha_status fit_row(const struct ha_run *runs,
 	                      isinf(delta) ? main_law : NULL, seeds);
 	row->status = cal_fit_data_seeded(runs, data, &row->law, INFINITY, seeds,
 	                                  ns, &fit, &err);
-	if (row->status == HA_ENOMEM)
-		return HA_ENOMEM;
+	if (row->status == HA_ENOMEM || row->status == HA_ECANCELED)
+		return row->status;
 	if (row->status != HA_OK) {
 		snprintf(row->message, sizeof row->message, "%s", err.message);
 		row->huber_status = row->status;
@@ -324,6 +326,10 @@ static enum ha_status fit_row(const struct ha_run *runs,
 	row->aicc = fit.aicc;
 	row->bic_defined = fit.bic_defined;
 	row->bic = fit.bic;
+	if (data->poll && !cal_poll_tell(data->poll)) {
+		ha_cal_fit_finish(&fit);
+		return HA_ECANCELED;
+	}
 	enum ha_status oom = HA_OK;
 	if (!lean)
 		row->loo_defined = leave_one_out(runs, data, &fit, INFINITY,
@@ -332,6 +338,8 @@ static enum ha_status fit_row(const struct ha_run *runs,
 	ha_cal_fit_finish(&fit);
 	if (oom == HA_ENOMEM)
 		return HA_ENOMEM;
+	if (data->poll && !cal_poll_tell(data->poll))
+		return HA_ECANCELED; /* (a leave-one-out refit stopped too) */
 	predict_row(solver, samples, row->law.value, &row->has_prediction,
 	            &row->heads, &row->head_dim, &row->loss);
 	if (isinf(delta)) {
@@ -351,8 +359,8 @@ static enum ha_status fit_row(const struct ha_run *runs,
 	memcpy(seeds + HA_CAL_PARAMS * ns++, row->law.value, sizeof row->law.value);
 	row->huber_status = cal_fit_data_seeded(runs, data, &row->law, delta,
 	                                        seeds, ns, &fit, &err);
-	if (row->huber_status == HA_ENOMEM)
-		return HA_ENOMEM;
+	if (row->huber_status == HA_ENOMEM || row->huber_status == HA_ECANCELED)
+		return row->huber_status;
 	if (row->huber_status != HA_OK)
 		return HA_OK;
 	huber_fitted[r] = 1;
@@ -403,13 +411,24 @@ enum ha_status cal_compare(const struct ha_run *runs, const struct cal_data *dat
 			                                  &c->comparison[q].law))
 				c->comparison[l].contains[c->comparison[l].contains_count++] = q;
 	fit_order(c, order);
+	/* The rows' fits hear the callback (the laws done so far) between
+	 * their stages and their starts: one law's fits take up to seconds. */
+	struct cal_poll poll;
+	cal_poll_init(&poll, &o->progress, "laws", total);
+	struct cal_data polled = *data;
+	polled.poll = o->progress.fn ? &poll : NULL;
 	for (size_t i = 0; i < total; i++) {
-		st = fit_row(runs, data, o->huber_delta, o->compare_lean,
+		st = fit_row(runs, &polled, o->huber_delta, o->compare_lean,
 		             solver, samples, &c->fit, c,
 		             order[i], ls_values, huber_values, ls_fitted,
 		             huber_fitted);
 		if (st != HA_OK)
 			goto done;
+		poll.done = i + 1;
+		if (polled.poll && !cal_poll_tell(&poll)) {
+			st = HA_ECANCELED;
+			goto done;
+		}
 	}
 	cal_weights_and_verdict(c);
 	st = cal_compare_bootstrap(runs, data, o, solver, samples, c, order,

@@ -47,6 +47,7 @@ struct job {
 	size_t resamples, n;
 	struct slot *out; /* resamples x n */
 	struct space *spaces; /* one a worker */
+	const struct ha_progress *progress; /* told by pool_for on the calling thread */
 };
 
 /* A thread's workspace. */
@@ -146,7 +147,8 @@ static enum ha_status refit_resample(void *ctx, size_t worker, size_t b)
 	return HA_OK;
 }
 
-/* Refit every resample under every law into job->out: HA_OK or HA_ENOMEM. */
+/* Refit every resample under every law into job->out: HA_OK, HA_ENOMEM
+ * or HA_ECANCELED. */
 static enum ha_status run_job(struct job *job, size_t threads)
 {
 	struct space spaces[POOL_MAX_THREADS];
@@ -158,7 +160,7 @@ static enum ha_status run_job(struct job *job, size_t threads)
 		return HA_ENOMEM;
 	job->spaces = spaces;
 	enum ha_status st = pool_for(job->resamples, ready, refit_resample, job,
-	                             NULL, NULL);
+	                             job->progress, "resamples");
 	for (size_t t = 0; t < ready; t++)
 		space_free(&spaces[t]);
 	return st;
@@ -226,6 +228,7 @@ enum ha_status cal_compare_bootstrap(const struct ha_run *runs,
 		.runs = runs, .data = data, .seed = o->seed, .solver = solver,
 		.samples = samples, .c = c, .order = order, .ls_values = ls_values,
 		.ls_fitted = ls_fitted, .resamples = resamples, .n = n,
+		.progress = &o->progress,
 	};
 	job.out = calloc(resamples * n, sizeof *job.out);
 	size_t *cap = calloc(n, sizeof *cap);

@@ -359,6 +359,8 @@ enum ha_status cal_fit_data_seeded(const struct ha_run *runs,
 	                                        NULL);
 	if (st == HA_ENOMEM)
 		return ha_fail(err, st, "out of memory");
+	if (st == HA_ECANCELED)
+		return ha_fail(err, st, "the fit was cancelled");
 	if (st == HA_ENUMERIC && cal_trace_nonfinite(data, law, NULL, msg))
 		return ha_fail(err, HA_EINVAL, "%s", msg);
 	if (st == HA_OK && cal_trace_nonfinite(data, law, th, msg))

@@ -2,12 +2,40 @@
 #ifndef HEADALLOC_CALIBRATE_INTERNAL_H
 #define HEADALLOC_CALIBRATE_INTERNAL_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include <headalloc/calibrate.h>
 
 #include "base/error_internal.h"
 #include "base/pool.h"
+
+/* The caller's progress callback heard inside long fits (a full fit's
+ * grid of starts takes up to seconds): told again where the work stands
+ * (what, done of total), on the thread that made the call only, at most
+ * every CAL_POLL_SECONDS; once it returns non-zero the fits stop at their
+ * next start and return HA_ECANCELED (calibrate_poll.c). */
+#define CAL_POLL_SECONDS 0.05
+struct cal_data;
+struct cal_poll {
+	const struct ha_progress *progress;
+	const char *what;   /* static: the unit, as the callback takes it */
+	size_t done, total;
+	pthread_t caller;
+	double last;        /* when the callback was last told (monotonic) */
+	atomic_int stopped;
+};
+void cal_poll_init(struct cal_poll *p, const struct ha_progress *progress,
+                   const char *what, size_t total);
+/* Tell the callback now (from the calling thread): 0 when it stops the
+ * work, or stopped it before. */
+int cal_poll_tell(struct cal_poll *p);
+/* From any thread: the callback told when on the calling thread and
+ * CAL_POLL_SECONDS have passed; 0 once the work is stopped. */
+int cal_poll_check(struct cal_poll *p);
+/* 1 when data's fits were stopped (data->poll set and stopped). */
+int cal_poll_stopped(const struct cal_data *data);
 
 /* The runs reduced to what the objective needs, once. */
 struct cal_data {
@@ -33,6 +61,8 @@ struct cal_data {
 	size_t distinct;   /* distinct configurations */
 	size_t threads;    /* the full fits' and leave-one-out's threads
 	                      (base/pool.h; 1 from cal_data_init) */
+	struct cal_poll *poll; /* a cancellation point inside the fits'
+	                          searches; NULL (cal_data_init): none */
 };
 
 /* Fill data->config and data->distinct (calibrate_design.c); HA_ENOMEM. */
@@ -224,8 +254,10 @@ enum ha_status cal_bootstrap(const struct ha_run *runs, const struct cal_data *d
  * from o->law, then o->laws; each row fitted by least squares and under
  * o->huber_delta, nested laws seeded from the laws they contain; the
  * weights, the verdict, each law's bootstrap and the averaged
- * distribution.  HA_ENOMEM only: a law that cannot be fitted is a row
- * with its status. (calibrate_compare.c) */
+ * distribution.  o->progress hears of the laws fitted, then of the
+ * comparison's resamples, and may stop the work: HA_ECANCELED.  Else
+ * HA_ENOMEM only: a law that cannot be fitted is a row with its status.
+ * (calibrate_compare.c) */
 enum ha_status cal_compare(const struct ha_run *runs, const struct cal_data *data,
                            const struct ha_cal_options *o,
                            const struct ha_solver *solver, double samples,
@@ -249,7 +281,8 @@ enum ha_status cal_average(struct ha_calibration *c);
 
 /* The rows' bootstrap (calibrate_compare_boot.c), then cal_average;
  * order is the fitting order, ls_values the rows' least-squares optima
- * (ls_fitted: which exist).  HA_ENOMEM only. */
+ * (ls_fitted: which exist).  HA_ENOMEM, or HA_ECANCELED when
+ * o->progress, told of the resamples refitted, stops it. */
 enum ha_status cal_compare_bootstrap(const struct ha_run *runs,
                                      const struct cal_data *data,
                                      const struct ha_cal_options *o,

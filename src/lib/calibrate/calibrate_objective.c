@@ -46,6 +46,7 @@ enum ha_status cal_data_init(struct cal_data *data, const struct ha_run *runs,
 	data->loss_min = INFINITY;
 	data->log_n_min = INFINITY;
 	data->threads = 1;
+	data->poll = NULL;
 	for (size_t i = 0; i < count; i++) {
 		double d = (double)runs[i].head_dim;
 		data->log_d[i] = log(d);

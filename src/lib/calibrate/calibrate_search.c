@@ -303,7 +303,8 @@ static enum ha_status search_start(void *ctx, size_t worker, size_t task)
 		x->converged[s] = l->lm.converged;
 	}
 	x->ends[s] = f;
-	return HA_OK;
+	/* HA_ECANCELED stops the pass (pool_for); minimise then says so */
+	return !x->data->poll || cal_poll_check(x->data->poll) ? HA_OK : HA_ECANCELED;
 }
 
 /* How far above the best objective best a start's end may lie and still
@@ -399,6 +400,10 @@ static enum ha_status minimise(const struct cal_data *data,
 	                   end_th, end_converged, locals};
 	if (first_pass) {
 		pool_for(first_pass, threads, search_start, &x, NULL, NULL);
+		if (cal_poll_stopped(data)) {
+			st = HA_ECANCELED;
+			goto done;
+		}
 		double bar = INFINITY;
 		for (size_t t = 0; t < first_pass; t++)
 			bar = ends[tasks[t]] < bar ? ends[tasks[t]] : bar;
@@ -413,6 +418,10 @@ static enum ha_status minimise(const struct cal_data *data,
 			tasks[done++] = s;
 	x.tasks = tasks + first_pass;
 	pool_for(done - first_pass, threads, search_start, &x, NULL, NULL);
+	if (cal_poll_stopped(data)) {
+		st = HA_ECANCELED;
+		goto done;
+	}
 	double best_f = INFINITY, best[HA_CAL_PARAMS];
 	int unconverged = 0;
 	for (size_t s = 0; s < count; s++) {

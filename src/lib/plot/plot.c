@@ -2,6 +2,7 @@
  * or exiting, the colour maps, and the in-memory output that is checked,
  * made deterministic and only then written. */
 #define _GNU_SOURCE /* fopencookie: to know whether PLplot closed the stream */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,13 @@ static int sink_close(void *cookie)
 
 static jmp_buf *guard_jump;
 static char guard_message[256];
+
+/* PLplot keeps its streams, its current stream and the guard's handlers
+ * in process-wide state: two pictures drawn at once from two threads
+ * would draw into each other's stream, or make plinit() prompt for a
+ * device.  Every use of PLplot (the driver query included) and of the
+ * guard's state happens with this lock held. */
+static pthread_mutex_t plplot_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void keep_message(const char *message)
 {
@@ -263,14 +271,12 @@ enum ha_status plot_check_target(const struct ha_plot_target *t,
 	return HA_OK;
 }
 
-enum ha_status plot_render(struct ha_plot_target *t, unsigned width,
-                           unsigned height, plot_draw_fn draw,
-                           const void *data, struct ha_error *err)
+/* Draw into sink with plplot_lock held (plot_render). */
+static enum ha_status render_locked(struct ha_plot_target *t, const char *device,
+                                    unsigned width, unsigned height,
+                                    plot_draw_fn draw, const void *data,
+                                    struct sink *sink, struct ha_error *err)
 {
-	enum ha_status st = plot_check_target(t, err);
-	if (st != HA_OK)
-		return st;
-	const char *device = device_of(t->format);
 	int have = have_device(device);
 	if (have < 0)
 		return ha_fail(err, HA_ENOMEM, "drawing: %s", ha_status_str(HA_ENOMEM));
@@ -281,9 +287,8 @@ enum ha_status plot_render(struct ha_plot_target *t, unsigned width,
 		               t->format == HA_PLOT_SVG ? "libplplot17"
 		                                        : "plplot-driver-cairo");
 	struct run *run = calloc(1, sizeof *run);
-	struct sink sink = {0};
 	cookie_io_functions_t io = {NULL, sink_write, NULL, sink_close};
-	FILE *file = run ? fopencookie(&sink, "w", io) : NULL;
+	FILE *file = run ? fopencookie(sink, "w", io) : NULL;
 	if (!file) {
 		free(run);
 		return ha_fail(err, HA_ENOMEM, "drawing: %s", ha_status_str(HA_ENOMEM));
@@ -297,20 +302,38 @@ enum ha_status plot_render(struct ha_plot_target *t, unsigned width,
 	run->draw = draw;
 	run->data = data;
 	guarded(run);
-	if (!sink.closed)
+	if (!sink->closed)
 		fclose(file);
 
-	if (sink.out_of_memory)
+	enum ha_status st = HA_OK;
+	if (sink->out_of_memory)
 		st = ha_fail(err, HA_ENOMEM, "drawing: %s", ha_status_str(HA_ENOMEM));
 	else if (run->exited || !run->started || run->errcode)
 		st = ha_fail(err, HA_EIO, "drawing with PLplot failed: %s",
 		             guard_message[0] ? guard_message
 		                              : run->started ? "unknown error"
 		                                             : "no PLplot stream left");
-	else if (!has_magic(&sink, t->format))
+	else if (!has_magic(sink, t->format))
 		st = ha_fail(err, HA_EIO, "drawing with PLplot failed: its %s driver wrote no %s",
 		             device, ha_plot_format_str(t->format));
 	free(run);
+	return st;
+}
+
+enum ha_status plot_render(struct ha_plot_target *t, unsigned width,
+                           unsigned height, plot_draw_fn draw,
+                           const void *data, struct ha_error *err)
+{
+	enum ha_status st = plot_check_target(t, err);
+	if (st != HA_OK)
+		return st;
+	const char *device = device_of(t->format);
+	struct sink sink = {0};
+	pthread_mutex_lock(&plplot_lock);
+	st = render_locked(t, device, width, height, draw, data, &sink, err);
+	pthread_mutex_unlock(&plplot_lock);
+	/* The caller's stream may be slow (a pipe): written without the
+	 * lock, so that other threads draw meanwhile. */
 	if (st == HA_OK && t->format == HA_PLOT_PDF)
 		blank_creation_date(&sink);
 	if (st == HA_OK && (fwrite(sink.data, 1, sink.size, t->stream) != sink.size ||

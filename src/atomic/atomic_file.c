@@ -25,7 +25,8 @@ struct input {
 };
 static struct input *inputs;
 static size_t input_count, input_room;
-static char refusal[PATH_MAX + 128]; /* the words of the last refusal */
+/* The words of the calling thread's last refusal. */
+static _Thread_local char refusal[PATH_MAX + 128];
 
 int atomic_file_add_input(const char *path, const char *what)
 {
@@ -353,11 +354,12 @@ static int track(const char *temp, int add)
 
 static void release(struct atomic_file *f)
 {
-	if (f->temp)
+	if (f->temp && f->watched)
 		track(f->temp, 0);
 	free(f->target);
 	free(f->temp);
 	f->target = f->temp = NULL;
+	f->watched = 0;
 	f->stream = NULL;
 }
 
@@ -386,7 +388,7 @@ static int set_mode(int fd, enum kind kind, const struct stat *st)
 	return fchmod(fd, 0666 & ~mask);
 }
 
-int atomic_file_open(struct atomic_file *f, const char *path)
+static int open_file(struct atomic_file *f, const char *path, int watch)
 {
 	static const char suffix[] = ".tmp-XXXXXX";
 	memset(f, 0, sizeof *f);
@@ -414,12 +416,13 @@ int atomic_file_open(struct atomic_file *f, const char *path)
 	memcpy(f->temp + len, suffix, sizeof suffix);
 
 	/* Watched from before it exists, so that no signal can leave it. */
-	if (!track(f->temp, 1)) {
+	if (watch && !track(f->temp, 1)) {
 		free(f->temp);
 		f->temp = NULL;
 		release(f);
 		return ENOMEM;
 	}
+	f->watched = watch;
 	int fd = mkstemp(f->temp);
 	if (fd < 0) {
 		e = errno;
@@ -434,6 +437,16 @@ int atomic_file_open(struct atomic_file *f, const char *path)
 		return e;
 	}
 	return 0;
+}
+
+int atomic_file_open(struct atomic_file *f, const char *path)
+{
+	return open_file(f, path, 1);
+}
+
+int atomic_file_open_unwatched(struct atomic_file *f, const char *path)
+{
+	return open_file(f, path, 0);
 }
 
 /* Flush, sync and close the stream of a temporary file: 0 or an errno

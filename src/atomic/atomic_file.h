@@ -1,5 +1,8 @@
 /* Output files that are never seen half-written, and that never destroy
- * what they should not.
+ * what they should not: the rules of every file headalloc writes, the
+ * CLI's reports and pictures and the Python package's pictures alike (a
+ * small static library of its own, linked by both; not part of
+ * libheadalloc, which never writes a file it was not handed).
  *
  * A regular file (or a new one) is written to a temporary file beside it,
  * which replaces it only when complete (rename(2) is atomic within a file
@@ -8,6 +11,10 @@
  * SIGQUIT, SIGPIPE, SIGXFSZ, SIGXCPU, SIGALRM, SIGVTALRM, SIGPROF,
  * SIGUSR1 and SIGUSR2 (only while a temporary file exists; a signal the
  * process was started with ignored, as under nohup, stays ignored).
+ * atomic_file_open_unwatched() leaves the signals to a caller that has
+ * handlers of its own (an interpreter): its temporary file is removed on
+ * failure and abort, and the caller must not die between open and
+ * commit.
  *
  * What the path IS decides how it is written, never its name: a
  * character or block device, a FIFO or a socket (a terminal, /dev/null,
@@ -21,8 +28,8 @@
  * write bit off), a file owned by someone else (rename(2) would
  * silently hand it to us), or a file with other hard links (they would
  * silently keep the old contents). */
-#ifndef HEADALLOC_CLI_ATOMIC_FILE_H
-#define HEADALLOC_CLI_ATOMIC_FILE_H
+#ifndef HEADALLOC_ATOMIC_FILE_H
+#define HEADALLOC_ATOMIC_FILE_H
 
 #include <stdio.h>
 
@@ -30,6 +37,7 @@ struct atomic_file {
 	FILE *stream;
 	char *target;
 	char *temp;
+	int watched; /* temp is in the signal handler's table */
 };
 
 /* Refusals: negative, so that they never collide with an errno value. */
@@ -69,6 +77,12 @@ const char *atomic_file_strerror(int code);
 /* Open a temporary file next to path (or path itself, in place).  Returns
  * 0, an errno value, or an enum atomic_refusal. */
 int atomic_file_open(struct atomic_file *f, const char *path);
+
+/* atomic_file_open without the signal handlers.  Files opened so, and
+ * atomic_file_check, may be used from several threads at once (each
+ * thread its own files; the registered inputs are the CLI's, read only);
+ * a refusal's words are the calling thread's. */
+int atomic_file_open_unwatched(struct atomic_file *f, const char *path);
 
 /* Flush, sync and close a temporary file without renaming it: it waits,
  * closed (no descriptor held), for atomic_file_commit or

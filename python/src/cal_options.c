@@ -1,0 +1,62 @@
+/* _headalloc — the calibration's keyword options that map one to one onto
+ * struct ha_cal_options (include/headalloc/calibrate.h): the bootstrap's
+ * kind, the threads, and the user's laws of the comparison.  The Python
+ * layer checks each value with the command line's words; the library
+ * checks the laws' names against the ladder and each other. */
+#include "ha_py.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* One law (name, free flags) into law, its fixed values those of the main
+ * fit (the library takes them from the main law). */
+static int law_of(PyObject *item, struct ha_cal_law *law)
+{
+	const char *name;
+	PyObject *flags;
+	if (!PyArg_ParseTuple(item, "sO!", &name, &PyTuple_Type, &flags))
+		return 0;
+	if (PyTuple_GET_SIZE(flags) != HA_CAL_PARAMS) {
+		PyErr_SetString(PyExc_TypeError, "laws: expected a flag a parameter");
+		return 0;
+	}
+	memset(law, 0, sizeof *law);
+	if (strlen(name) >= sizeof law->name)
+		return ha_py_input_error("laws: '%s': a name of at most %zu characters", name,
+		                         sizeof law->name - 1) != NULL;
+	snprintf(law->name, sizeof law->name, "%s", name);
+	for (int k = 0; k < HA_CAL_PARAMS; k++) {
+		int on = PyObject_IsTrue(PyTuple_GET_ITEM(flags, k));
+		if (on < 0)
+			return 0;
+		law->free[k] = on;
+	}
+	return 1;
+}
+
+int ha_py_cal_options(PyObject *tuple, struct ha_cal_options *o,
+                      struct ha_cal_law laws[HA_CAL_USER_LAWS_MAX])
+{
+	int kind;
+	Py_ssize_t threads;
+	PyObject *law_list;
+	if (!PyArg_ParseTuple(tuple, "inO!", &kind, &threads, &PyTuple_Type, &law_list))
+		return 0;
+	if (kind != HA_CAL_BOOT_CASES && kind != HA_CAL_BOOT_RESIDUALS &&
+	    kind != HA_CAL_BOOT_WILD)
+		return ha_py_input_error("bootstrap_kind: no kind %d", kind) != NULL;
+	if (threads < 0)
+		return ha_py_input_error("threads: expected a whole number >= 0") != NULL;
+	Py_ssize_t count = PyTuple_GET_SIZE(law_list);
+	if (count > HA_CAL_USER_LAWS_MAX)
+		return ha_py_input_error("laws: at most %d laws of your own",
+		                         HA_CAL_USER_LAWS_MAX) != NULL;
+	for (Py_ssize_t i = 0; i < count; i++)
+		if (!law_of(PyTuple_GET_ITEM(law_list, i), &laws[i]))
+			return 0;
+	o->bootstrap_kind = (enum ha_cal_bootstrap_kind)kind;
+	o->threads = (size_t)threads;
+	o->laws = count ? laws : NULL;
+	o->law_count = (size_t)count;
+	return 1;
+}
