@@ -184,7 +184,7 @@ def test_ctrl_c_during_the_comparison():
         def progress(what, done, total):
             if what == "laws" and not seen:
                 seen.append(1)
-                threading.Timer(0.3, interrupt).start()
+                threading.Timer(0.02, interrupt).start()
         t0 = time.monotonic()
         try:
             headalloc.calibrate(%(runs)r, compare=True, target=(512, 1e8),
