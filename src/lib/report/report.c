@@ -36,6 +36,32 @@ enum ha_status ha_report_new(FILE *stream, enum ha_report_format format,
 	return HA_OK;
 }
 
+enum ha_status ha_report_new_events(const struct ha_report_events *events,
+                                    void *ctx, struct ha_report **out)
+{
+	if (out)
+		*out = NULL;
+	if (!events || !out || !events->begin || !events->end || !events->key ||
+	    !events->string || !events->uint || !events->integer || !events->real ||
+	    !events->boolean || !events->null)
+		return HA_EINVAL;
+	struct ha_report *r = calloc(1, sizeof *r);
+	if (!r)
+		return HA_ENOMEM;
+	/* No stream: every section writes through the events (yaml_text 0,
+	 * so no section formats text of its own). */
+	r->format = HA_FORMAT_YAML;
+	ha_error_init(&r->failure);
+	enum ha_status st = yaml_writer_new_events(events, ctx, &r->yaml);
+	if (st != HA_OK) {
+		free(r);
+		return st;
+	}
+	ha_yaml_begin_map(r->yaml, 0);
+	*out = r;
+	return HA_OK;
+}
+
 enum ha_status ha_report_end(struct ha_report *r)
 {
 	if (!r)
