@@ -102,8 +102,7 @@ class Model:
     def to_dict(self):
         """The model as the YAML report writes it (the ``model`` map of
         ``headalloc --format yaml``): a scenario file's model."""
-        return _ext.yaml_load(_ext.report_model(None, None, self._values,
-                                                (0, 0, 0, 0, 0)))["model"]
+        return _ext.report_model(None, None, self._values, (0, 0, 0, 0, 0))["model"]
 
     def __eq__(self, other):
         return isinstance(other, Model) and self._values == other._values

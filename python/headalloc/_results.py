@@ -1,7 +1,9 @@
 """The results of headalloc: allocations, sweeps, regimes, HDIs and head
-weights.  Each has ``to_dict()`` (the YAML report's keys and structure,
-rendered by the library), ``plot(path)`` (the picture of ``--plot``) and
-``_repr_png_()`` (so that a notebook shows that picture)."""
+weights.  Each keeps the library's result it was made from, and reads
+it: ``to_dict()`` (the YAML report's keys and structure, built by the
+library's report from that result, with no text in between),
+``plot(path)`` (the picture of ``--plot``) and ``_repr_png_()`` (so that
+a notebook shows that picture); none solves again."""
 
 import collections
 import math
@@ -47,7 +49,7 @@ class _Result:
     def to_dict(self):
         """The YAML report of this result (``--format yaml``) as Python
         objects: the same keys and structure; ``.inf`` is ``float('inf')``."""
-        return _ext.yaml_load(self._report())
+        return self._report()
 
     def plot(self, path):
         """Draw the picture ``--plot`` draws into path (.png, .svg or .pdf);
@@ -105,10 +107,10 @@ class Allocation(Candidate, _Result):
     problem is kept in budget, samples, model and constraints."""
 
     __slots__ = ("budget", "samples", "relaxed", "certificate", "_model",
-                 "_constraints")
+                 "_constraints", "_capsule")
 
     def __init__(self, budget, samples, model, constraints, raw):
-        heads, head_dim, terms, relaxed, certificate = raw
+        heads, head_dim, terms, relaxed, certificate, self._capsule = raw
         super().__init__(heads, head_dim, terms)
         self.budget = int(budget)
         self.samples = float(samples)
@@ -132,17 +134,13 @@ class Allocation(Candidate, _Result):
     def candidates(self):
         """Every feasible (heads, head_dim) of the budget, best first
         (``--all``), as Candidate objects."""
-        return [Candidate(*row) for row in _ext.candidates(
-            self.budget, self.samples, self._model, self._constraints)]
-
-    def _problem(self):
-        return ([self.budget], [self.samples], self._model, self._constraints)
+        return [Candidate(*row) for row in _ext.candidates(self._capsule)]
 
     def _report(self):
-        return _ext.report_allocation(*self._problem(), True)
+        return _ext.report_allocation(self._capsule)
 
     def _picture(self, name):
-        return _ext.plot_allocation(name, self._problem())
+        return _ext.plot_allocation(name, self._capsule)
 
     def __repr__(self):
         return ("Allocation(budget=%d, samples=%g: heads=%d, head_dim=%d, mse=%r)"
@@ -184,26 +182,33 @@ class _Columns(_Result):
 
 
 class Sweep(_Columns):
-    """Every (budget, n) solved (``headalloc --budget ... --samples ...``):
-    the table's columns as NumPy arrays (budget, samples, heads, head_dim,
-    mse, log10_mse, relaxed_head_dim, relaxed_heads, and of a grouped
-    sweep kv_heads, kv_dim, kv_cache_bytes_per_token), by ``sweep["heads"]``
-    or ``sweep.heads``, and ``fits``, the scaling-law fits of the report
-    (a dict)."""
+    """Every (budget, n) solved (``headalloc --budget ... --samples ...``,
+    at most 10^6 rows as there): the table's columns as NumPy arrays
+    (budget, samples, heads, head_dim, mse, log10_mse, relaxed_head_dim,
+    relaxed_heads, and of a grouped sweep kv_heads, kv_dim,
+    kv_cache_bytes_per_token), filled from the library's rows, by
+    ``sweep["heads"]`` or ``sweep.heads``, and ``fits``, the scaling-law
+    fits of the report (a dict)."""
 
     def __init__(self, budgets, samples, model, constraints, progress=None, kv=None):
-        self._args = (list(budgets), list(samples), model, constraints)
-        self._kv = kv
-        self._yaml = _ext.report_sweep(*self._args, progress, kv)
-        d = _ext.yaml_load(self._yaml)
-        super().__init__(d.get("table", []))
-        self.fits = d.get("fits")
+        super().__init__([])
+        self._capsule, self.columns = _ext.sweep(budgets, samples, model, constraints,
+                                                 progress, kv)
+        self._fits = None
+
+    @property
+    def fits(self):
+        """The report's fits (``fits`` of ``to_dict()``): by_budget and
+        by_samples."""
+        if self._fits is None:
+            self._fits = _ext.report_sweep(self._capsule, True).get("fits")
+        return self._fits
 
     def _report(self):
-        return self._yaml
+        return _ext.report_sweep(self._capsule)
 
     def _picture(self, name):
-        return _ext.plot_sweep(name, self._args + (self._kv,))
+        return _ext.plot_sweep(name, self._capsule)
 
     def __repr__(self):
         return "Sweep(%d rows: %s)" % (len(self), ", ".join(self.columns))
@@ -217,16 +222,15 @@ class Regimes(_Columns):
     ...``) also kv_heads (each regime's G) and kv_dim (G d)."""
 
     def __init__(self, budgets, model, constraints, kv=None):
-        self._args = (list(budgets), None, model, constraints, kv)
-        self._yaml = _ext.report_regimes(*self._args)
-        self.table = _ext.yaml_load(self._yaml).get("regimes", [])
+        self._capsule = _ext.regimes(list(budgets), None, model, constraints, kv)
+        self.table = self._report().get("regimes", [])
         super().__init__(self.table)
 
     def _report(self):
-        return self._yaml
+        return _ext.report_regimes(self._capsule)
 
     def _picture(self, name):
-        return _ext.plot_regimes(name, self._args)
+        return _ext.plot_regimes(name, self._capsule)
 
     def __repr__(self):
         return "Regimes(%d regimes)" % len(self)
