@@ -99,11 +99,10 @@ static enum ha_status table_run(size_t points, size_t budgets,
 			.model = &m, .budgets = four, .budget_count = budgets,
 			.samples = {points, sweep_at, &points},
 			.threads = 1}; /* per CPU second: the calling thread alone */
-		ha_report_table_hooks(r, &problem);
-		struct ha_sweep *sweep = NULL;
-		if (ha_sweep_new(&problem, &sweep, NULL) == HA_OK)
-			ha_report_table(r, &(struct ha_table_request){.sweep = sweep}, NULL);
-		ha_sweep_free(sweep);
+		struct ha_sweep_result *result = NULL;
+		if (ha_sweep_run(&problem, NULL, &result, NULL) == HA_OK)
+			ha_report_table(r, &(struct ha_table_request){.result = result}, NULL);
+		ha_sweep_result_free(result);
 		st = ha_report_end(r);
 		ha_report_free(r);
 	}
@@ -301,8 +300,10 @@ void sweep_bench_run(struct sweep_bench *b, const char *cli, int quick)
 		for (size_t k = 0; k < b->repeats; k++)
 			run_cli(r, cli);
 	}
+	/* A sweep's result holds at most HA_SWEEP_MAX_ROWS rows. */
 	b->four_full = (struct sweep_run){.format = "yaml", .budgets = 4,
-	                                  .points = b->points, .exit_status = -1};
+	                                  .points = HA_SWEEP_MAX_ROWS / 4,
+	                                  .exit_status = -1};
 	run_library(&b->four_full);
 	run_scipy(b, quick ? 5000 : 20000);
 }

@@ -37,8 +37,8 @@ struct sweep_bench {
 	/* The CLI: 1 budget x points values of n, and 4 budgets x points/4
 	 * (the CLI's limit is 10^6 rows), YAML and text. */
 	struct sweep_run cli[4];
-	/* The library in a child process: 4 budgets x points values of n
-	 * (4 x 10^6 rows, past the CLI's limit), YAML. */
+	/* The library in a child process: 4 budgets x 250,000 values of n
+	 * (a sweep result's limit of 10^6 rows), YAML. */
 	struct sweep_run four_full;
 	int scipy_ran;            /* 0: see scipy_note */
 	char scipy_note[160];

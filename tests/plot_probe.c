@@ -52,16 +52,28 @@ enum ha_status probe_landscape(struct ha_plot_target *t, const void *req,
 	return st;
 }
 
-/* The picture of a sweep's problem (a struct ha_sweep_request): its data
- * made (ha_sweep_picture_new), drawn and freed, as the CLI draws it. */
+/* The picture of a sweep's problem (a struct ha_sweep_request): the
+ * sweep run, its regimes made, its picture data made
+ * (ha_sweep_picture_new), drawn and freed, as the CLI draws it. */
 enum ha_status probe_sweep(struct ha_plot_target *t, const void *req,
                            struct ha_error *err)
 {
+	const struct ha_sweep_request *problem = req;
+	struct ha_sweep_result *result = NULL;
+	struct ha_regimes *regimes = NULL;
 	struct ha_sweep_picture *picture = NULL;
-	enum ha_status st = ha_sweep_picture_new(req, &picture, err);
+	enum ha_status st = ha_sweep_run(problem, NULL, &result, err);
+	if (st == HA_OK && problem->samples.count > 1)
+		st = ha_regimes_new(problem->model, problem->constraints, problem->budgets,
+		                    problem->budget_count, NULL, &regimes, err);
+	if (st == HA_OK)
+		st = ha_sweep_picture_new(&(struct ha_sweep_picture_request){
+			.result = result, .regimes = regimes}, &picture, err);
 	if (st == HA_OK)
 		st = ha_plot_sweep(t, &(struct ha_plot_sweep_request){.picture = picture}, err);
 	ha_sweep_picture_free(picture);
+	ha_regimes_free(regimes);
+	ha_sweep_result_free(result);
 	return st;
 }
 

@@ -1,6 +1,6 @@
-/* The sweep table as a caller writes it (ha_report_table renders a sweep
- * it is given): the sweep of problem made with the report's hooks (so
- * that its threads format the rows), written, freed.  For the tests. */
+/* The sweep table as a caller writes it (ha_report_table renders a
+ * sweep's result): the sweep of problem run, written, freed.  For the
+ * tests. */
 #ifndef HEADALLOC_TESTS_SWEEP_TABLE_H
 #define HEADALLOC_TESTS_SWEEP_TABLE_H
 
@@ -11,13 +11,11 @@ static inline enum ha_status sweep_table_progress(struct ha_report *r,
                                                   struct ha_progress progress,
                                                   struct ha_error *err)
 {
-	ha_report_table_hooks(r, &problem);
-	struct ha_sweep *sweep = NULL;
-	enum ha_status st = ha_sweep_new(&problem, &sweep, err);
+	struct ha_sweep_result *result = NULL;
+	enum ha_status st = ha_sweep_run(&problem, &progress, &result, err);
 	if (st == HA_OK)
-		st = ha_report_table(r, &(struct ha_table_request){
-			.sweep = sweep, .progress = progress}, err);
-	ha_sweep_free(sweep);
+		st = ha_report_table(r, &(struct ha_table_request){.result = result}, err);
+	ha_sweep_result_free(result);
 	return st;
 }
 

@@ -1,5 +1,5 @@
-/* A sweep's picture data (sweep_picture.h) against independent
- * computations: every row and every curve point is the single query of
+/* A sweep's picture data (sweep_picture.h), made from the sweep's result,
+ * against independent computations: every row and every curve point is the single query of
  * its point (ha_solve), the steps are ha_regimes_new's, the fits those of
  * ha_fit over the single queries' relaxed optima, and the claimed line's
  * intercept the centroid's (mean ln y - claimed mean x); a grouped
@@ -22,13 +22,67 @@ static double decade(const void *ctx, size_t i)
 	return pow(10.0, 4.0 + (double)i);
 }
 
+/* A picture borrows its sweep's result and regimes: all made by
+ * picture_new (the regimes as the CLI makes them), all freed by
+ * picture_free. */
+static struct {
+	struct ha_sweep_picture *picture;
+	struct ha_sweep_result *result;
+	struct ha_regimes *regimes;
+} held[8];
+
+static enum ha_status picture_new(const struct ha_sweep_request *req,
+                                  struct ha_sweep_picture **out,
+                                  struct ha_error *err)
+{
+	struct ha_sweep_result *result = NULL;
+	struct ha_regimes *regimes = NULL;
+	*out = NULL;
+	enum ha_status st = req ? ha_sweep_run(req, NULL, &result, err) : HA_OK;
+	if (st == HA_OK && req && req->samples.count > 1)
+		st = req->kv ? ha_regimes_new_grouped(req->model, req->constraints, req->kv,
+		                                      req->budgets, req->budget_count,
+		                                      NULL, &regimes, err)
+		             : ha_regimes_new(req->model, req->constraints, req->budgets,
+		                              req->budget_count, NULL, &regimes, err);
+	if (st == HA_OK)
+		st = ha_sweep_picture_new(&(struct ha_sweep_picture_request){
+			.result = result, .regimes = regimes}, out, err);
+	if (st != HA_OK) {
+		ha_regimes_free(regimes);
+		ha_sweep_result_free(result);
+		return st;
+	}
+	size_t k = 0;
+	while (held[k].picture)
+		k++;
+	cr_assert_lt(k, 8);
+	held[k].picture = *out;
+	held[k].result = result;
+	held[k].regimes = regimes;
+	return st;
+}
+
+static void picture_free(struct ha_sweep_picture *p)
+{
+	ha_sweep_picture_free(p);
+	for (size_t k = 0; p && k < 8; k++)
+		if (held[k].picture == p) {
+			ha_sweep_result_free(held[k].result);
+			ha_regimes_free(held[k].regimes);
+			held[k].picture = NULL;
+			held[k].result = NULL;
+			held[k].regimes = NULL;
+		}
+}
+
 static struct ha_sweep_picture *picture_of(const struct ha_model *m,
                                            const uint64_t *budgets, size_t count,
                                            size_t samples)
 {
 	struct ha_sweep_picture *p = NULL;
 	struct ha_error err;
-	cr_assert_eq(ha_sweep_picture_new(&(struct ha_sweep_request){
+	cr_assert_eq(picture_new(&(struct ha_sweep_request){
 		.model = m, .budgets = budgets, .budget_count = count,
 		.samples = {samples, decade, NULL},
 	}, &p, &err), HA_OK, "%s", err.message);
@@ -106,7 +160,7 @@ Test(sweep_picture, against_n_every_number_is_the_single_query)
 		}
 	}
 	ha_regimes_free(want_regimes);
-	ha_sweep_picture_free(p);
+	picture_free(p);
 }
 
 Test(sweep_picture, against_d_rows_ascend_and_the_heads_law_fits_them)
@@ -142,7 +196,7 @@ Test(sweep_picture, against_d_rows_ascend_and_the_heads_law_fits_them)
 	cr_assert_eq(s->claimed, HA_FIT_SEED_BUDGET_EXPONENT);
 	cr_assert(fabs(s->claim_intercept - (y_sum / 4 - x_sum / 4)) < 1e-12);
 	ha_fit_free(heads);
-	ha_sweep_picture_free(p);
+	picture_free(p);
 }
 
 Test(sweep_picture, many_points_keep_no_rows_but_fit_them_all)
@@ -150,13 +204,13 @@ Test(sweep_picture, many_points_keep_no_rows_but_fit_them_all)
 	struct ha_model m = ha_model_defaults();
 	const uint64_t budgets[] = {512};
 	struct ha_sweep_picture *p = NULL;
-	cr_assert_eq(ha_sweep_picture_new(&(struct ha_sweep_request){
+	cr_assert_eq(picture_new(&(struct ha_sweep_request){
 		.model = &m, .budgets = budgets, .budget_count = 1,
 		.samples = {HA_SWEEP_PICTURE_MARK_LIMIT + 1, decade, NULL},
 	}, &p, NULL), HA_OK);
 	cr_assert_eq(p->series[0].row_count, 0);
 	cr_assert_eq(p->series[0].power.count, HA_SWEEP_PICTURE_MARK_LIMIT + 1);
-	ha_sweep_picture_free(p);
+	picture_free(p);
 }
 
 Test(sweep_picture, refuses_what_has_no_picture)
@@ -165,21 +219,21 @@ Test(sweep_picture, refuses_what_has_no_picture)
 	const uint64_t one[] = {512};
 	struct ha_sweep_picture *p = (struct ha_sweep_picture *)1;
 	struct ha_error err;
-	cr_assert_eq(ha_sweep_picture_new(NULL, &p, &err), HA_EINVAL);
+	cr_assert_eq(picture_new(NULL, &p, &err), HA_EINVAL);
 	cr_assert_null(p);
 	struct ha_sweep_request point = {.model = &m, .budgets = one, .budget_count = 1,
 	                                 .samples = {1, decade, NULL}};
-	cr_assert_eq(ha_sweep_picture_new(&point, &p, &err), HA_EINVAL);
+	cr_assert_eq(picture_new(&point, &p, &err), HA_EINVAL);
 	cr_assert_str_eq(err.message, "a sweep needs several budgets or several values of n");
 	const uint64_t infeasible[] = {7};
 	struct ha_constraints none_fit = {.min_head_dim = 64};
 	struct ha_sweep_request hard = {.model = &m, .constraints = &none_fit,
 	                                .budgets = infeasible, .budget_count = 1,
 	                                .samples = {3, decade, NULL}};
-	cr_assert_eq(ha_sweep_picture_new(&hard, &p, &err), HA_EINFEASIBLE);
+	cr_assert_eq(picture_new(&hard, &p, &err), HA_EINFEASIBLE);
 	cr_assert_str_eq(err.message, "no (heads, head_dim) pair of budget 7 meets the constraints");
 	cr_assert_null(p);
-	ha_sweep_picture_free(NULL);
+	picture_free(NULL);
 }
 
 /* The single grouped query of (D, n) under kv. */
@@ -208,7 +262,7 @@ Test(sweep_picture, grouped_rows_curve_and_steps_are_the_single_grouped_queries)
 	for (size_t k = 0; k < 2; k++) {
 		struct ha_sweep_picture *p = NULL;
 		struct ha_error err;
-		cr_assert_eq(ha_sweep_picture_new(&(struct ha_sweep_request){
+		cr_assert_eq(picture_new(&(struct ha_sweep_request){
 			.model = &m, .budgets = budgets, .budget_count = 2,
 			.samples = {POINTS, decade, NULL}, .kv = &kvs[k], .shape = &shape,
 		}, &p, &err), HA_OK, "%s", err.message);
@@ -254,7 +308,7 @@ Test(sweep_picture, grouped_rows_curve_and_steps_are_the_single_grouped_queries)
 		}
 		/* the KV constraint binds: these are not the ungrouped rows */
 		cr_assert_gt(grouped, 0);
-		ha_sweep_picture_free(p);
+		picture_free(p);
 	}
 }
 
@@ -267,7 +321,7 @@ Test(sweep_picture, grouped_against_d_rows_are_the_single_grouped_queries)
 	const uint64_t ascending[] = {256, 1024, 4096};
 	const struct ha_kv_constraints kv = {.max_kv_dim = 512};
 	struct ha_sweep_picture *p = NULL;
-	cr_assert_eq(ha_sweep_picture_new(&(struct ha_sweep_request){
+	cr_assert_eq(picture_new(&(struct ha_sweep_request){
 		.model = &m, .budgets = budgets, .budget_count = 3,
 		.samples = {1, decade, NULL}, .kv = &kv,
 	}, &p, NULL), HA_OK);
@@ -284,5 +338,5 @@ Test(sweep_picture, grouped_against_d_rows_are_the_single_grouped_queries)
 		cr_assert_eq(s->rows[i].relaxed_head_dim, want.relaxed.head_dim);
 		ha_grouped_solution_finish(&want);
 	}
-	ha_sweep_picture_free(p);
+	picture_free(p);
 }

@@ -1,8 +1,8 @@
 /* The sweep table's own machinery (report_table*.c, the sweep's journal
  * and pool): rows written past the emitter must be the bytes the emitter
  * writes, on any number of threads, and the fits' second pass must give
- * the same report whether it reads the relaxed optima back from memory,
- * from a temporary file, or solves again; progress counts every row.  The
+ * the same report whether it reads the rows back from memory or from a
+ * temporary file; progress counts every row.  The
  * numbers themselves are checked in test_report.c, the way the table
  * spells them in test_table_numbers.c. */
 #include <dirent.h>
@@ -236,10 +236,9 @@ static size_t entries(const char *dir)
 	return n;
 }
 
-/* Past a megabyte of relaxed optima (3 x 43,691 > 2^17 values) the
- * journal is a temporary file in $TMPDIR, removed at once; where none can
- * be made the fits solve again.  Both give the same report, in both
- * formats, to the byte. */
+/* Past a megabyte of kept values the journal is a temporary file in
+ * $TMPDIR, removed at once; where none can be made it is kept in memory.
+ * Both give the same report, in both formats, to the byte. */
 Test(table, a_long_table_reads_its_fits_back_or_solves_again_alike,
      .timeout = 600)
 {
@@ -405,75 +404,4 @@ Test(table, progress_cancels_the_table)
 	cr_assert_eq(table_with_progress(4, &seen), HA_ECANCELED);
 	cr_assert_eq(seen.calls, 1, "not told again once it asked to stop");
 	cr_assert_lt(seen.last, 6000);
-}
-
-/* The report's hooks put the formatting on the sweep's threads: a sweep
- * made with them hands out each batch's text with its rows, and the
- * table's bytes are those of a sweep made without them (formatted by the
- * calling thread, as with another report's hooks); a grouped sweep takes
- * none. */
-Test(table, hooks_format_on_the_sweeps_threads_with_the_same_bytes)
-{
-	struct sweep k = long_sweep(1000);
-	struct ha_report *r;
-	FILE *null = fopen("/dev/null", "w");
-	cr_assert_not_null(null);
-	cr_assert_eq(ha_report_new(null, HA_FORMAT_YAML, &r), HA_OK);
-	struct ha_sweep_request problem = {
-		.model = &k.model, .budgets = k.budgets, .budget_count = k.budget_count,
-		.samples = {k.sample_count, sample_of, &k}, .threads = 2,
-	};
-	struct ha_sweep_request hooked = problem;
-	ha_report_table_hooks(r, &hooked);
-	cr_assert_not_null(hooked.on_batch);
-	cr_assert_gt(hooked.scratch_size, 0);
-	struct ha_sweep *s = NULL;
-	cr_assert_eq(ha_sweep_new(&hooked, &s, NULL), HA_OK);
-	const struct ha_sweep_row *rows;
-	size_t count = 0, used = 0, batches = 0;
-	cr_assert_eq(ha_sweep_rows(s, &rows, &count, NULL), HA_OK);
-	cr_assert_gt(count, 1);
-	cr_assert_not_null(ha_sweep_batch_scratch(s, &used));
-	cr_assert_gt(used, 0, "the rows after the first come formatted");
-	for (batches = 1; ha_sweep_rows(s, &rows, &count, NULL) == HA_OK && count; batches++)
-		;
-	cr_assert_gt(batches, 1);
-	ha_sweep_free(s);
-	struct ha_kv_constraints kv = {0};
-	struct ha_sweep_request grouped = problem;
-	grouped.kv = &kv;
-	ha_report_table_hooks(r, &grouped);
-	cr_assert_null(grouped.on_batch);
-	ha_report_free(r);
-	fclose(null);
-	/* the same table with and without the hooks, text and YAML */
-	for (int f = 0; f < 2; f++) {
-		enum ha_report_format format = f ? HA_FORMAT_YAML : HA_FORMAT_TEXT;
-		char *with = render_threads(&k, format, 2);
-		char *text = NULL;
-		size_t size = 0;
-		FILE *mem = open_memstream(&text, &size);
-		cr_assert_not_null(mem);
-		cr_assert_eq(ha_report_new(mem, format, &r), HA_OK);
-		/* hooks of a report of the other format: this one formats alone */
-		struct ha_report *other;
-		FILE *elsewhere = fopen("/dev/null", "w");
-		cr_assert_not_null(elsewhere);
-		cr_assert_eq(ha_report_new(elsewhere, f ? HA_FORMAT_TEXT : HA_FORMAT_YAML,
-		                           &other), HA_OK);
-		struct ha_sweep_request foreign = problem;
-		ha_report_table_hooks(other, &foreign);
-		cr_assert_eq(ha_sweep_new(&foreign, &s, NULL), HA_OK);
-		cr_assert_eq(ha_report_table(r, &(struct ha_table_request){.sweep = s}, NULL), HA_OK);
-		ha_sweep_free(s);
-		ha_report_free(other);
-		fclose(elsewhere);
-		cr_assert_eq(ha_report_end(r), HA_OK);
-		ha_report_free(r);
-		cr_assert_eq(fclose(mem), 0);
-		cr_assert(strcmp(with, text) == 0, "the hooks change the bytes");
-		free(with);
-		free(text);
-	}
-	free(k.samples);
 }

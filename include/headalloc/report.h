@@ -18,9 +18,9 @@
  * keep their default) and returns an enum ha_status.  Errors are sticky:
  * after a section fails, later sections and ha_report_end() write
  * nothing and return the first failure.  Sections only write: what they
- * write is computed by the layers below (the sweep table takes a sweep,
- * sweep.h, whose rows it writes as they are solved, so that a sweep of a
- * million points streams in constant memory; the regimes take
+ * write is computed by the layers below (the sweep table takes a sweep's
+ * result, sweep.h, whose rows it reads back in batches, so that a sweep of
+ * a million points is written in constant memory; the regimes take
  * ha_regimes_new's result, the allocation ha_allocation_result_new's).
  * The caller makes each result: no section computes.
  *
@@ -138,8 +138,8 @@ HA_API enum ha_status ha_report_header(struct ha_report *report,
 /* The values of n of a sweep (struct ha_samples) and its threads are in
  * sweep.h. */
 
-/* The sweep table: stream one row for each (n, D) of a sweep (sweep.h),
- * n outer, as it hands them out (YAML: key table, a list of flow maps
+/* The sweep table: one row for each (n, D) of a sweep's result
+ * (ha_sweep_run, sweep.h), n outer (YAML: key table, a list of flow maps
  * {budget, samples, heads, head_dim, mse, log10_mse, relaxed_head_dim,
  * relaxed_heads}), then the scaling-law fits of headalloc-model(7),
  * SCALING LAWS the sweep computed (YAML: key fits {by_budget,
@@ -147,35 +147,18 @@ HA_API enum ha_status ha_report_header(struct ha_report *report,
  * per n (with several budgets) ln H* = ln c + e ln D, each with its
  * interval, R^2, largest residual and the seeds' claimed slope.  A fit
  * of fewer than three distinct points is reported in words.  The section
- * computes nothing: the sweep solves and fits (its memory does not grow
- * with its rows).  Write ha_report_header() first.  Errors besides the
- * common ones: the sweep's (ha_sweep_rows: HA_EINFEASIBLE, HA_ENOMEM,
- * HA_ENUMERIC); HA_EINVAL without a sweep. */
+ * reads the result and computes nothing (its memory does not grow with
+ * the rows).  Write ha_report_header() first.  Errors besides the common
+ * ones: HA_EIO when the result's rows cannot be read back; HA_EINVAL
+ * without a result. */
 struct ha_table_request {
-	/* Required: a sweep made with ha_sweep_new (sweep.h) and not yet
-	 * begun, borrowed (freed by the caller): the table writes its rows
-	 * and fits as it hands them out.  With ha_report_table_hooks() set on
-	 * its request the sweep's threads format the rows; the bytes are the
-	 * same without. */
-	struct ha_sweep *sweep;
-	/* Optional: told of the rows written so far ("rows", of the sweep's
-	 * row count), on the calling thread, after each batch; a non-zero
-	 * return stops the table with HA_ECANCELED (the rows written stay
-	 * written).  Zero: none. */
-	struct ha_progress progress;
+	/* Required: the result of ha_sweep_run, borrowed (freed by the
+	 * caller; read, so not shared with another thread meanwhile). */
+	struct ha_sweep_result *result;
 };
 HA_API enum ha_status ha_report_table(struct ha_report *report,
                                       const struct ha_table_request *req,
                                       struct ha_error *err);
-
-/* Set the hooks by which the threads of a sweep format this report's
- * table rows (req->on_batch, batch_ctx and scratch_size), on the request
- * of a sweep to give ha_report_table(report, ...) before ha_sweep_new:
- * formatting then runs in parallel with the solving.  They are this
- * report's only (another report's table formats its rows itself); a
- * grouped sweep's request (req->kv) or a NULL argument is left as it is. */
-HA_API void ha_report_table_hooks(struct ha_report *report,
-                                  struct ha_sweep_request *req);
 
 /* The exact regimes in n of each budget (headalloc-model(7), EXACT REGIMES IN N): YAML key regimes, a
  * list of flow maps {budget, heads, head_dim, samples_from, samples_to,

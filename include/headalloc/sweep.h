@@ -2,12 +2,23 @@
  * of rows at a time, with the scaling-law fits of headalloc-model(7),
  * SCALING LAWS over its relaxed optima.
  *
- * The sweep computes; a renderer (ha_report_table) writes what it hands
- * out.  Its memory does not grow with its rows: rows come in batches (a
- * batch is valid until the next call), the relaxed optima the fits need
- * twice are kept in memory while they take at most 1 MiB, else in an
- * unlinked temporary file in $TMPDIR (or /tmp) of 8 bytes a row, else
- * (no file could be made) solved again, with the same result.
+ * ha_sweep_run() solves every row and returns an owned result
+ * (struct ha_sweep_result) that the renderers read (ha_report_table,
+ * ha_sweep_picture_new, the Python package): they never solve, fit or
+ * start threads.  Its memory does not grow with its rows: the rows and
+ * the relaxed optima the fits need twice are kept in memory while they
+ * take at most 1 MiB, else in an unlinked temporary file in $TMPDIR (or
+ * /tmp), else (no file could be made) in memory.
+ *
+ *     struct ha_sweep_result *res;
+ *     ha_sweep_run(&(struct ha_sweep_request){...}, NULL, &res, &err);
+ *     ha_sweep_result_rows(res, first, count, rows, &err);
+ *     ha_sweep_result_budget_fits(res, b, &power, &logarithmic);
+ *     ha_sweep_result_samples_fits(res, first, count, fits, &err);
+ *     ha_sweep_result_free(res);
+ *
+ * Beneath it, the sweep itself hands its rows out in batches (a batch is
+ * valid until the next call):
  *
  *     struct ha_sweep *s;
  *     ha_sweep_new(&(struct ha_sweep_request){...}, &s, &err);
@@ -32,6 +43,7 @@
 #include "fit.h"
 #include "grouped.h"
 #include "model.h"
+#include "progress.h"
 #include "solver.h"
 #include "status.h"
 
@@ -72,19 +84,6 @@ struct ha_sweep_request {
 	 * of fewer than 2048 rows or more than 64 budgets use the calling
 	 * thread alone.  samples.at is called on the calling thread only. */
 	size_t threads;
-	/* Optional: a renderer's work on each batch of rows, done by the
-	 * thread that solved the batch, right after (a worker or the calling
-	 * thread), so that formatting runs in parallel too:
-	 * on_batch(batch_ctx, rows, count, first, scratch, &used) gets the
-	 * batch's rows (first is the first one's index in the sweep) and
-	 * scratch_size bytes of the batch's own (NULL when scratch_size is
-	 * 0), and says how many it used; ha_sweep_batch_scratch() hands them
-	 * to the calling thread with the batch.  It must not call back into
-	 * the sweep.  NULL: none. */
-	void (*on_batch)(void *batch_ctx, const struct ha_sweep_row *rows,
-	                 size_t count, size_t first, char *scratch, size_t *used);
-	void *batch_ctx;
-	size_t scratch_size;
 	/* Optional: the grouped-query allocation (grouped.h) of every row
 	 * under these KV constraints (validated; NULL: rows over (H, d) as
 	 * without it).  Each row is then the optimum over (H, G, d) that
@@ -153,12 +152,6 @@ HA_API enum ha_status ha_sweep_rows(struct ha_sweep *sweep,
                                     const struct ha_sweep_row **rows,
                                     size_t *count, struct ha_error *err);
 
-/* The scratch of the batch ha_sweep_rows handed out last, as its
- * on_batch left it (*used bytes; NULL and 0 without on_batch).  Valid
- * until the next ha_sweep_rows. */
-HA_API const char *ha_sweep_batch_scratch(const struct ha_sweep *sweep,
-                                          size_t *used);
-
 /* The rows' total: budget_count x samples.count. */
 HA_API size_t ha_sweep_row_count(const struct ha_sweep *sweep);
 
@@ -180,6 +173,65 @@ HA_API enum ha_status ha_sweep_budget_fits(struct ha_sweep *sweep, size_t b,
 HA_API enum ha_status ha_sweep_samples_fits(struct ha_sweep *sweep,
                                             const struct ha_sweep_samples_fit **fits,
                                             size_t *count, struct ha_error *err);
+
+/* ---- the result -------------------------------------------------------- */
+
+/* A finished sweep, owned: its request (model, constraints, budgets, KV
+ * constraints and shape copied), its rows, its fits.  Nothing in it is
+ * borrowed; one result may be read by one thread at a time. */
+struct ha_sweep_result;
+
+/* The most rows a sweep result holds (the CLI's limit). */
+#define HA_SWEEP_MAX_ROWS ((size_t)1000000)
+
+/* Solve every row of req (as ha_sweep_new and ha_sweep_rows) and its
+ * fits into *out, to free with ha_sweep_result_free().  progress (NULL:
+ * none) is told of the rows solved ("rows") after each batch; a nonzero
+ * return stops the sweep with HA_ECANCELED ("the table was cancelled
+ * after R of T rows").  HA_EINVAL as ha_sweep_new, and for more than
+ * HA_SWEEP_MAX_ROWS rows; a failed row's status (its words in err);
+ * HA_ENOMEM; HA_EIO when the rows could not be kept (the temporary file
+ * failed and memory was short).  On failure *out is NULL. */
+HA_API enum ha_status ha_sweep_run(const struct ha_sweep_request *req,
+                                   const struct ha_progress *progress,
+                                   struct ha_sweep_result **out,
+                                   struct ha_error *err);
+
+/* Free a result (NULL accepted). */
+HA_API void ha_sweep_result_free(struct ha_sweep_result *result);
+
+/* The request the result answers, its pointers into the result's own
+ * copies (valid until ha_sweep_result_free; samples.at reads the kept n;
+ * solvers and threads unset). */
+HA_API const struct ha_sweep_request *ha_sweep_result_request(
+	const struct ha_sweep_result *result);
+
+/* The rows' total, budget_count x samples.count. */
+HA_API size_t ha_sweep_result_row_count(const struct ha_sweep_result *result);
+
+/* Rows [first, first + count) in the sweep's order (n outer, budget
+ * inner) into rows[0 .. count).  HA_EINVAL past the last row; HA_EIO
+ * when the temporary file cannot be read back. */
+HA_API enum ha_status ha_sweep_result_rows(struct ha_sweep_result *result,
+                                           size_t first, size_t count,
+                                           struct ha_sweep_row *rows,
+                                           struct ha_error *err);
+
+/* Budget b's fits, as ha_sweep_budget_fits gave them.  HA_EINVAL for b
+ * out of range (both fits then carry it). */
+HA_API enum ha_status ha_sweep_result_budget_fits(const struct ha_sweep_result *result,
+                                                  size_t b,
+                                                  struct ha_sweep_fit *power,
+                                                  struct ha_sweep_fit *logarithmic);
+
+/* The per-n fits of points [first, first + count) into fits[0 .. count),
+ * as ha_sweep_samples_fits gives them: with two or more budgets only
+ * (with one, HA_EINVAL, as past the last point); HA_EIO as
+ * ha_sweep_result_rows. */
+HA_API enum ha_status ha_sweep_result_samples_fits(struct ha_sweep_result *result,
+                                                   size_t first, size_t count,
+                                                   struct ha_sweep_samples_fit *fits,
+                                                   struct ha_error *err);
 
 #ifdef __cplusplus
 }

@@ -1,15 +1,16 @@
-/* headalloc — what a sweep's picture shows, computed once in the
- * allocation layer so that the picture (ha_plot_sweep) only draws.
+/* headalloc — what a sweep's picture shows, made once in the allocation
+ * layer so that the picture (ha_plot_sweep) only draws.
  *
- * From a sweep's problem (ha_sweep_request: model, constraints, budgets,
- * samples; solvers borrowed when given) ha_sweep_picture_new computes,
- * with several n, for each budget: its exact regimes (the integer steps),
- * the integer optimum at the request's n, the relaxed optimum on a curve
- * of log-spaced n, and the scaling laws of headalloc-model(7), SCALING
- * LAWS fitted over the request's n as the report fits them, with the
- * seeds' claimed exponent.  With one n and several budgets: the optimum
- * at each budget and the per-n law ln H* = ln c + e ln D.  The axes, the
- * window and the drawing are the picture's. */
+ * From a sweep's result (ha_sweep_run, sweep.h) ha_sweep_picture_new
+ * takes, with several n, for each budget: the integer optimum at the
+ * request's n and the scaling laws of headalloc-model(7), SCALING LAWS
+ * the sweep fitted over them, with the seeds' claimed exponent; the
+ * budget's exact regimes (the integer steps) from the caller's
+ * ha_regimes_new; and adds what neither holds: the relaxed optimum on a
+ * curve of log-spaced n.  With one n
+ * and several budgets: the optimum at each budget and the per-n law ln H*
+ * = ln c + e ln D, both the result's.  The axes, the window and the
+ * drawing are the picture's. */
 #ifndef HEADALLOC_SWEEP_PICTURE_H
 #define HEADALLOC_SWEEP_PICTURE_H
 
@@ -62,28 +63,40 @@ struct ha_sweep_picture_series {
 };
 
 struct ha_sweep_picture {
-	/* The problem as requested (pointers borrowed, as in ha_sweep_new). */
+	/* The result's request (pointers into the result) with the solvers
+	 * given. */
 	struct ha_sweep_request request;
 	int against_budget;                 /* one n, several budgets */
 	double samples_low, samples_high;   /* the request's least and largest n */
 	struct ha_sweep_picture_series *series; /* a budget each, or one */
 	size_t count;
-	struct ha_regimes *regimes;         /* against n: of every budget */
+	const struct ha_regimes *regimes;   /* against n: the request's */
 };
 
-/* Compute a sweep's picture data.  req's on_batch, batch_ctx,
- * scratch_size and threads are not read.  With req->kv (a grouped
- * sweep) every row is the grouped sweep's (the optimum over (H, G, d)
- * of its point, kv_* set), the curve the relaxation's over (d, G) and
- * the regimes ha_regimes_new_grouped's (each regime's kv_heads its G).
- * On HA_OK *out is a
+/* What a sweep's picture is made of. */
+struct ha_sweep_picture_request {
+	/* Required: the sweep's result (ha_sweep_run), read, borrowed until
+	 * ha_sweep_picture_free (request points into it). */
+	struct ha_sweep_result *result;
+	/* With several n, required: the regimes of the result's budgets, in
+	 * its order (ha_regimes_new under its model and constraints, or
+	 * ha_regimes_new_grouped under its KV constraints for a grouped
+	 * result), borrowed until ha_sweep_picture_free.  Unread with one n. */
+	const struct ha_regimes *regimes;
+	/* Optional: solvers[i] made for the result's budgets[i] under its
+	 * constraints, borrowed for the curve. */
+	struct ha_solver *const *solvers;
+};
+
+/* A sweep's picture data.  With a grouped result (request.kv) every row
+ * is the grouped sweep's (the optimum over (H, G, d) of its point, kv_*
+ * set) and the curve the relaxation's over (d, G).  On HA_OK *out is a
  * picture to free with ha_sweep_picture_free().  HA_EINVAL for a NULL
- * argument, an invalid model or constraints, no budget, no sample, a
- * NULL samples.at, one budget and one n, or an n outside (1, 1e300];
- * HA_ENOMEM; the statuses of ha_sweep_new and ha_regimes_new (or
- * ha_regimes_new_grouped).  err, when
- * not NULL, says what failed in words. */
-HA_API enum ha_status ha_sweep_picture_new(const struct ha_sweep_request *req,
+ * argument or result, one budget and one n, an n outside (1, 1e300], or
+ * regimes missing or not of the result's budgets; HA_ENOMEM; HA_EIO as
+ * ha_sweep_result_rows; the statuses of ha_sweep_new.  err, when not
+ * NULL, says what failed in words. */
+HA_API enum ha_status ha_sweep_picture_new(const struct ha_sweep_picture_request *req,
                                            struct ha_sweep_picture **out,
                                            struct ha_error *err);
 

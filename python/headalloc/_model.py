@@ -135,8 +135,7 @@ class Model:
         -------
         dict
         """
-        return _ext.yaml_load(_ext.report_model(None, None, self._values,
-                                                (0, 0, 0, 0, 0)))["model"]
+        return _ext.report_model(None, None, self._values, (0, 0, 0, 0, 0))["model"]
 
     def __eq__(self, other):
         return isinstance(other, Model) and self._values == other._values

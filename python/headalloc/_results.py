@@ -1,7 +1,9 @@
 """The results of headalloc: allocations, sweeps, regimes, HDIs and head
-weights.  Each has ``to_dict()`` (the YAML report's keys and structure,
-rendered by the library), ``plot(path)`` (the command line's picture of
-it) and ``_repr_png_()`` (so that a notebook shows that picture)."""
+weights.  Each keeps the library's result it was made from, and reads
+it: ``to_dict()`` (the report's keys and structure, built by the
+library's report from that result, with no text in between),
+``plot(path)`` (the command line's picture of it) and ``_repr_png_()``
+(so that a notebook shows that picture); none solves again."""
 
 from __future__ import annotations
 
@@ -59,7 +61,7 @@ class _Result:
             The keys and structure of the command line's YAML report;
             ``.inf`` is ``float('inf')``.
         """
-        return _ext.yaml_load(self._report())
+        return self._report()
 
     def plot(self, path: Union[str, bytes, "os.PathLike[str]"]) -> None:
         """Draw the picture of this result into a file.
@@ -161,10 +163,10 @@ class Allocation(Candidate, _Result):
     """
 
     __slots__ = ("budget", "samples", "relaxed", "certificate", "_model",
-                 "_constraints")
+                 "_constraints", "_capsule")
 
     def __init__(self, budget, samples, model, constraints, raw):
-        heads, head_dim, terms, relaxed, certificate = raw
+        heads, head_dim, terms, relaxed, certificate, self._capsule = raw
         super().__init__(heads, head_dim, terms)
         self.budget = int(budget)
         self.samples = float(samples)
@@ -192,17 +194,13 @@ class Allocation(Candidate, _Result):
         -------
         list of Candidate
         """
-        return [Candidate(*row) for row in _ext.candidates(
-            self.budget, self.samples, self._model, self._constraints)]
-
-    def _problem(self):
-        return ([self.budget], [self.samples], self._model, self._constraints)
+        return [Candidate(*row) for row in _ext.candidates(self._capsule)]
 
     def _report(self):
-        return _ext.report_allocation(*self._problem(), True)
+        return _ext.report_allocation(self._capsule)
 
     def _picture(self, name):
-        return _ext.plot_allocation(name, self._problem())
+        return _ext.plot_allocation(name, self._capsule)
 
     def __repr__(self):
         return ("Allocation(budget=%d, samples=%g: heads=%d, head_dim=%d, mse=%r)"
@@ -260,7 +258,8 @@ class _Columns(_Result):
 
 
 class Sweep(_Columns):
-    """Every (budget, n) solved, n outer.
+    """Every (budget, n) solved, n outer, at most 10^6 rows; the columns
+    are filled from the library's rows.
 
     Attributes
     ----------
@@ -275,18 +274,24 @@ class Sweep(_Columns):
     """
 
     def __init__(self, budgets, samples, model, constraints, progress=None, kv=None):
-        self._args = (list(budgets), list(samples), model, constraints)
-        self._kv = kv
-        self._yaml = _ext.report_sweep(*self._args, progress, kv)
-        d = _ext.yaml_load(self._yaml)
-        super().__init__(d.get("table", []))
-        self.fits = d.get("fits")
+        super().__init__([])
+        self._capsule, self.columns = _ext.sweep(budgets, samples, model, constraints,
+                                                 progress, kv)
+        self._fits = None
+
+    @property
+    def fits(self):
+        """The report's fits (``fits`` of ``to_dict()``): by_budget and
+        by_samples."""
+        if self._fits is None:
+            self._fits = _ext.report_sweep(self._capsule, True).get("fits")
+        return self._fits
 
     def _report(self):
-        return self._yaml
+        return _ext.report_sweep(self._capsule)
 
     def _picture(self, name):
-        return _ext.plot_sweep(name, self._args + (self._kv,))
+        return _ext.plot_sweep(name, self._capsule)
 
     def __repr__(self):
         return "Sweep(%d rows: %s)" % (len(self), ", ".join(self.columns))
@@ -307,16 +312,15 @@ class Regimes(_Columns):
     """
 
     def __init__(self, budgets, model, constraints, kv=None):
-        self._args = (list(budgets), None, model, constraints, kv)
-        self._yaml = _ext.report_regimes(*self._args)
-        self.table = _ext.yaml_load(self._yaml).get("regimes", [])
+        self._capsule = _ext.regimes(list(budgets), None, model, constraints, kv)
+        self.table = self._report().get("regimes", [])
         super().__init__(self.table)
 
     def _report(self):
-        return self._yaml
+        return _ext.report_regimes(self._capsule)
 
     def _picture(self, name):
-        return _ext.plot_regimes(name, self._args)
+        return _ext.plot_regimes(name, self._capsule)
 
     def __repr__(self):
         return "Regimes(%d regimes)" % len(self)

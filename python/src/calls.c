@@ -39,8 +39,17 @@ int ha_py_valid_model(PyObject *tuple, double samples, struct ha_model *m)
 	return 1;
 }
 
+static void allocation_destroy(PyObject *capsule)
+{
+	struct ha_py_allocation *a = PyCapsule_GetPointer(capsule, HA_PY_ALLOCATION_CAPSULE);
+	if (a)
+		ha_allocation_result_free(a->result);
+	PyMem_Free(a);
+}
+
 /* _allocate(budget, samples, model, constraints) -> (heads, head_dim,
- * terms, relaxed, certificate). */
+ * terms, relaxed, certificate, capsule): the capsule owns the result
+ * that the report, the candidates and the picture read. */
 PyObject *ha_py_allocate(PyObject *self, PyObject *args)
 {
 	(void)self;
@@ -49,52 +58,57 @@ PyObject *ha_py_allocate(PyObject *self, PyObject *args)
 	if (!PyArg_ParseTuple(args, "OdOO", &budget_obj, &samples, &model_obj, &cons_obj))
 		return NULL;
 	uint64_t budget;
-	struct ha_model m;
-	struct ha_constraints c;
+	struct ha_py_allocation *a = PyMem_Calloc(1, sizeof *a);
+	if (!a)
+		return PyErr_NoMemory();
 	if (!ha_py_budget(budget_obj, "budget", &budget) ||
-	    !ha_py_valid_model(model_obj, samples, &m) || !ha_py_constraints(cons_obj, &c))
+	    !ha_py_valid_model(model_obj, samples, &a->model) ||
+	    !ha_py_constraints(cons_obj, &a->constraints)) {
+		PyMem_Free(a);
 		return NULL;
-	struct ha_solution s;
-	enum ha_status st = ha_solve(budget, &c, &m, &s);
-	if (st != HA_OK)
-		return ha_py_raise(st, NULL);
-	return Py_BuildValue("(KKN(ddd)(snnn))", (unsigned long long)s.optimum.heads,
-	                     (unsigned long long)s.optimum.head_dim,
-	                     ha_py_terms_tuple(&s.optimum.terms), s.relaxed.head_dim,
-	                     s.relaxed.heads, s.relaxed.log_mse,
-	                     ha_certificate_method_str(s.certificate.method),
-	                     (Py_ssize_t)s.certificate.divisors,
-	                     (Py_ssize_t)s.certificate.feasible,
-	                     (Py_ssize_t)s.certificate.evaluated);
+	}
+	/* The candidates (to_dict, candidates()) and the landscape (plot())
+	 * with the optimum, once. */
+	struct ha_error err;
+	ha_error_init(&err);
+	enum ha_status st;
+	Py_BEGIN_ALLOW_THREADS
+	st = ha_allocation_result_new(budget, &a->constraints, NULL, &a->model,
+	                              HA_ALLOCATION_CANDIDATES | HA_ALLOCATION_DIVISORS,
+	                              &a->result, &err);
+	Py_END_ALLOW_THREADS
+	PyObject *capsule = st == HA_OK
+		? PyCapsule_New(a, HA_PY_ALLOCATION_CAPSULE, allocation_destroy) : NULL;
+	if (!capsule) {
+		ha_allocation_result_free(a->result);
+		PyMem_Free(a);
+		return st == HA_OK ? NULL : ha_py_raise(st, NULL);
+	}
+	const struct ha_solution *s = &a->result->solution;
+	return Py_BuildValue("(KKN(ddd)(snnn)N)", (unsigned long long)s->optimum.heads,
+	                     (unsigned long long)s->optimum.head_dim,
+	                     ha_py_terms_tuple(&s->optimum.terms), s->relaxed.head_dim,
+	                     s->relaxed.heads, s->relaxed.log_mse,
+	                     ha_certificate_method_str(s->certificate.method),
+	                     (Py_ssize_t)s->certificate.divisors,
+	                     (Py_ssize_t)s->certificate.feasible,
+	                     (Py_ssize_t)s->certificate.evaluated, capsule);
 }
 
-/* _candidates(budget, samples, model, constraints) -> [(heads, head_dim,
- * terms)], best first. */
+/* _candidates(capsule) -> [(heads, head_dim, terms)], best first: the
+ * allocation's own. */
 PyObject *ha_py_candidates(PyObject *self, PyObject *args)
 {
 	(void)self;
-	PyObject *budget_obj, *model_obj, *cons_obj;
-	double samples;
-	if (!PyArg_ParseTuple(args, "OdOO", &budget_obj, &samples, &model_obj, &cons_obj))
+	PyObject *capsule;
+	if (!PyArg_ParseTuple(args, "O", &capsule))
 		return NULL;
-	uint64_t budget;
-	struct ha_model m;
-	struct ha_constraints c;
-	if (!ha_py_budget(budget_obj, "budget", &budget) ||
-	    !ha_py_valid_model(model_obj, samples, &m) || !ha_py_constraints(cons_obj, &c))
+	const struct ha_py_allocation *a = PyCapsule_GetPointer(capsule,
+	                                                        HA_PY_ALLOCATION_CAPSULE);
+	if (!a)
 		return NULL;
-	struct ha_solver *solver = NULL;
-	struct ha_allocation *all = NULL;
-	size_t count = 0;
-	enum ha_status st;
-	Py_BEGIN_ALLOW_THREADS
-	st = ha_solver_new(budget, &c, &solver);
-	if (st == HA_OK)
-		st = ha_solver_enumerate(solver, &m, &all, &count);
-	ha_solver_free(solver);
-	Py_END_ALLOW_THREADS
-	if (st != HA_OK)
-		return ha_py_raise(st, NULL);
+	const struct ha_allocation *all = a->result->candidates;
+	size_t count = a->result->candidate_count;
 	PyObject *list = PyList_New((Py_ssize_t)count);
 	for (size_t i = 0; list && i < count; i++) {
 		PyObject *row = Py_BuildValue("(KKN)", (unsigned long long)all[i].heads,
@@ -106,7 +120,6 @@ PyObject *ha_py_candidates(PyObject *self, PyObject *args)
 		}
 		PyList_SET_ITEM(list, (Py_ssize_t)i, row);
 	}
-	free(all);
 	return list;
 }
 

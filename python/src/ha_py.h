@@ -152,11 +152,64 @@ struct ha_py_head_weights {
 };
 #define HA_PY_WEIGHTS_CAPSULE "headalloc.head_weights"
 
+/* ---- problem.c ------------------------------------------------------------- */
+
+/* The problem as the Python layer passes it: budgets, samples, model,
+ * constraints. */
+struct ha_py_problem {
+	struct ha_model model;
+	struct ha_constraints constraints;
+	uint64_t *budgets;
+	size_t budget_count;
+	double *samples;
+	size_t sample_count;
+	int all;
+	int grouped;                     /* over (H, G, d): kv, shape */
+	struct ha_kv_constraints kv;
+	struct ha_kv_shape shape;
+};
+
+/* samples[i] of a problem (ctx), for struct ha_samples. */
+double ha_py_problem_sample(const void *ctx, size_t i);
+/* Free what a problem holds. */
+void ha_py_problem_release(struct ha_py_problem *p);
+/* (budgets, samples, model, constraints[, all]): budgets and samples
+ * sequences (either may be None).  0 with the error set. */
+int ha_py_problem_of(PyObject *args, struct ha_py_problem *p);
+/* kv None (over (H, d)) or the KV options (grouped.c): p then over (H,
+ * G, d), its shape checked at every budget.  0 with the error set (p
+ * released). */
+int ha_py_problem_grouped(PyObject *kv, struct ha_py_problem *p);
+/* (budgets, samples, model, constraints[, kv]): both of the above. */
+int ha_py_problem_kv_of(PyObject *args, struct ha_py_problem *p);
+
+/* ---- sweep.c ---------------------------------------------------------------- */
+
+/* The capsule of a sweep: its result (which owns a copy of the problem)
+ * and the constraints it was asked under (for the report's header). */
+struct ha_py_sweep {
+	struct ha_sweep_result *result;
+	struct ha_constraints constraints;
+};
+#define HA_PY_SWEEP_CAPSULE "headalloc.sweep"
+
+PyObject *ha_py_sweep(PyObject *self, PyObject *args);
+
+/* The capsule of an allocation: its problem and its result (with its
+ * candidates and divisors). */
+struct ha_py_allocation {
+	struct ha_model model; /* with its samples */
+	struct ha_constraints constraints;
+	struct ha_allocation_result *result;
+};
+#define HA_PY_ALLOCATION_CAPSULE "headalloc.allocation"
+
 /* ---- render.c: every call to the report and plot API -------------------- */
 
 PyObject *ha_py_report_model(PyObject *self, PyObject *args);
 PyObject *ha_py_report_allocation(PyObject *self, PyObject *args);
 PyObject *ha_py_report_sweep(PyObject *self, PyObject *args);
+PyObject *ha_py_regimes(PyObject *self, PyObject *args);
 PyObject *ha_py_report_regimes(PyObject *self, PyObject *args);
 PyObject *ha_py_report_hdi(PyObject *self, PyObject *args);
 PyObject *ha_py_report_head_weights(PyObject *self, PyObject *args);
@@ -174,12 +227,16 @@ PyObject *ha_py_plot_grouped(PyObject *self, PyObject *args);
 
 PyObject *ha_py_write_file(PyObject *self, PyObject *args);
 
-/* ---- yaml_load.c ----------------------------------------------------------- */
+/* ---- events.c -------------------------------------------------------------- */
 
-/* Python objects of one YAML document (bytes): maps are dicts in order,
- * sequences lists, plain scalars int, float (.inf, -.inf, .nan), bool,
- * None or str, quoted scalars str. */
-PyObject *ha_py_yaml_load(PyObject *self, PyObject *args);
-PyObject *ha_py_yaml_load_bytes(const char *text, size_t len);
+/* A report's sections, written to r. */
+typedef enum ha_status (*ha_py_sections_fn)(struct ha_report *r, const void *ctx,
+                                            struct ha_error *err);
+
+/* The report fn writes, as Python objects built from its events (maps
+ * dicts in order, sequences lists, scalars of their types): a new
+ * reference, or NULL with the error set.  skip, when not NULL, names a
+ * top-level key whose value is left out (no objects made for it). */
+PyObject *ha_py_report_dict(ha_py_sections_fn fn, const void *ctx, const char *skip);
 
 #endif

@@ -2,11 +2,12 @@
  * one file (the request structs change with the library; only this file
  * follows them).
  *
- * A report is rendered in YAML into memory (open_memstream) and handed to
- * Python as bytes, which yaml_load.c turns into Python objects: the keys
- * of to_dict() are the report's own by construction.  A picture is drawn
- * into memory the same way and returned as bytes for the Python layer to
- * write or show. */
+ * A report is rendered into Python objects through the report's events
+ * (events.c): the keys of to_dict() are the report's own by construction,
+ * and no text is made.  Each report and picture reads the result its
+ * Python object owns (a capsule): nothing is solved again.  A picture is
+ * drawn into memory and returned as bytes for the Python layer to write
+ * or show. */
 #include "ha_py.h"
 
 #include <headalloc/plot.h>
@@ -50,289 +51,180 @@ static PyObject *render(render_fn fn, const void *ctx)
 
 /* ---- reports -------------------------------------------------------------- */
 
-struct sections {
-	enum ha_status (*fn)(struct ha_report *r, const void *ctx, struct ha_error *err);
-	const void *ctx;
-};
-
-static enum ha_status yaml_report(FILE *stream, const void *ctx, struct ha_error *err)
+static PyObject *report(ha_py_sections_fn fn, const void *ctx)
 {
-	const struct sections *s = ctx;
-	struct ha_report *r = NULL;
-	enum ha_status st = ha_report_new(stream, HA_FORMAT_YAML, &r);
-	if (st == HA_OK)
-		st = s->fn(r, s->ctx, err);
-	enum ha_status fin = r ? ha_report_end(r) : st;
-	ha_report_free(r);
-	return st != HA_OK ? st : fin;
-}
-
-static PyObject *report(enum ha_status (*fn)(struct ha_report *, const void *,
-                                             struct ha_error *),
-                        const void *ctx)
-{
-	struct sections s = {fn, ctx};
-	return render(yaml_report, &s);
-}
-
-/* The problem as the Python layer passes it: budgets, samples, model,
- * constraints. */
-struct problem {
-	struct ha_model model;
-	struct ha_constraints constraints;
-	uint64_t *budgets;
-	size_t budget_count;
-	double *samples;
-	size_t sample_count;
-	int all;
-	struct ha_py_progress *progress; /* a sweep's rows, or NULL */
-	int grouped;                     /* a sweep over (H, G, d): kv, shape */
-	struct ha_kv_constraints kv;
-	struct ha_kv_shape shape;
-};
-
-static double sample_at(const void *ctx, size_t i)
-{
-	return ((const struct problem *)ctx)->samples[i];
-}
-
-static void problem_release(struct problem *p)
-{
-	PyMem_Free(p->budgets);
-	PyMem_Free(p->samples);
-}
-
-/* (budgets, samples, model, constraints): budgets and samples sequences
- * (either may be None). */
-static int problem_of(PyObject *args, struct problem *p)
-{
-	PyObject *budgets, *samples, *model, *cons;
-	memset(p, 0, sizeof *p);
-	if (!PyArg_ParseTuple(args, "OOOO|p", &budgets, &samples, &model, &cons, &p->all))
-		return 0;
-	if (!ha_py_model(model, ha_model_defaults().samples, &p->model) ||
-	    !ha_py_constraints(cons, &p->constraints))
-		return 0;
-	if (ha_model_validate(&p->model) != HA_OK) {
-		ha_py_input_error("model: a parameter is outside its domain");
-		return 0;
-	}
-	if (budgets != Py_None && !ha_py_budgets(budgets, &p->budgets, &p->budget_count))
-		return 0;
-	if (samples != Py_None &&
-	    !ha_py_doubles(samples, "samples", &p->samples, &p->sample_count)) {
-		problem_release(p);
-		return 0;
-	}
-	return 1;
-}
-
-/* kv None (over (H, d)) or the KV options (grouped.c): p then over (H,
- * G, d), its shape checked at every budget.  0 with the error set (p
- * released). */
-static int problem_grouped(PyObject *kv, struct problem *p)
-{
-	if (kv == Py_None)
-		return 1;
-	p->grouped = 1;
-	int ok = ha_py_kv(kv, &p->kv, &p->shape);
-	for (size_t i = 0; ok && i < p->budget_count; i++)
-		ok = ha_py_kv_shape_check(&p->shape, p->budgets[i]);
-	if (!ok)
-		problem_release(p);
-	return ok;
-}
-
-/* (budgets, samples, model, constraints[, kv]): problem_of, then
- * problem_grouped. */
-static int problem_kv_of(PyObject *args, struct problem *p)
-{
-	Py_ssize_t n = PyTuple_Check(args) ? PyTuple_GET_SIZE(args) : 0;
-	if (n != 4 && n != 5) {
-		PyErr_SetString(PyExc_TypeError, "expected (budgets, samples, model, "
-		                "constraints[, kv])");
-		return 0;
-	}
-	PyObject *head = PyTuple_GetSlice(args, 0, 4);
-	if (!head)
-		return 0;
-	int ok = problem_of(head, p);
-	Py_DECREF(head);
-	return ok && problem_grouped(n == 5 ? PyTuple_GET_ITEM(args, 4) : Py_None, p);
+	return ha_py_report_dict(fn, ctx, NULL);
 }
 
 static enum ha_status header_section(struct ha_report *r, const void *ctx,
                                      struct ha_error *err)
 {
-	const struct problem *p = ctx;
+	const struct ha_py_problem *p = ctx;
 	struct ha_header_request req = {.model = &p->model, .constraints = &p->constraints};
 	return ha_report_header(r, &req, err);
 }
 
-/* _report_model(None, None, model, constraints) -> YAML bytes. */
+/* _report_model(None, None, model, constraints) -> dict. */
 PyObject *ha_py_report_model(PyObject *self, PyObject *args)
 {
 	(void)self;
-	struct problem p;
-	if (!problem_of(args, &p))
+	struct ha_py_problem p;
+	if (!ha_py_problem_of(args, &p))
 		return NULL;
 	PyObject *result = report(header_section, &p);
-	problem_release(&p);
+	ha_py_problem_release(&p);
 	return result;
 }
 
 static enum ha_status allocation_section(struct ha_report *r, const void *ctx,
                                          struct ha_error *err)
 {
-	const struct problem *p = ctx;
-	struct ha_model m = p->model;
-	m.samples = p->samples[0];
-	struct ha_allocation_result *a = NULL;
-	enum ha_status st = ha_allocation_result_new(
-		p->budgets[0], &p->constraints, NULL, &m,
-		p->all ? HA_ALLOCATION_CANDIDATES : 0, &a, NULL);
-	if (st == HA_OK) {
-		struct ha_allocation_request req = {.model = &m, .solution = &a->solution,
-		                                    .candidates = a->candidates,
-		                                    .candidate_count = a->candidate_count};
-		st = ha_report_allocation(r, &req, err);
-	}
-	ha_allocation_result_free(a);
-	return st;
+	const struct ha_py_allocation *a = ctx;
+	return ha_report_allocation(r, &(struct ha_allocation_request){
+		.model = &a->model, .solution = &a->result->solution,
+		.candidates = a->result->candidates,
+		.candidate_count = a->result->candidate_count,
+	}, err);
 }
 
-/* _report_allocation([budget], [samples], model, constraints, all). */
+/* _report_allocation(capsule) -> dict: the allocation with its candidates
+ * (--all). */
 PyObject *ha_py_report_allocation(PyObject *self, PyObject *args)
 {
 	(void)self;
-	struct problem p;
-	if (!problem_of(args, &p))
+	PyObject *capsule;
+	if (!PyArg_ParseTuple(args, "O", &capsule))
 		return NULL;
-	PyObject *result = p.budget_count == 1 && p.sample_count == 1
-	                           ? report(allocation_section, &p)
-	                           : ha_py_input_error("allocation: one budget and one n");
-	problem_release(&p);
-	return result;
+	const struct ha_py_allocation *a = PyCapsule_GetPointer(capsule,
+	                                                        HA_PY_ALLOCATION_CAPSULE);
+	return a ? report(allocation_section, a) : NULL;
 }
 
-/* The sweep of the problem. */
-static void sweep_request(const struct problem *p, struct ha_sweep_request *req)
-{
-	*req = (struct ha_sweep_request){
-		.model = &p->model,
-		.constraints = &p->constraints,
-		.budgets = p->budgets,
-		.budget_count = p->budget_count,
-		.samples = {p->sample_count, sample_at, p},
-	};
-	if (p->grouped) {
-		req->kv = &p->kv;
-		req->shape = &p->shape;
-	}
-}
+/* ---- sweeps ---------------------------------------------------------------- */
 
 static enum ha_status sweep_sections(struct ha_report *r, const void *ctx,
                                      struct ha_error *err)
 {
-	const struct problem *p = ctx;
-	struct ha_sweep_request problem;
-	sweep_request(p, &problem);
-	ha_report_table_hooks(r, &problem);
-	struct ha_sweep *sweep = NULL;
-	enum ha_status st = header_section(r, ctx, err);
+	const struct ha_py_sweep *s = ctx;
+	const struct ha_sweep_request *req = ha_sweep_result_request(s->result);
+	enum ha_status st = ha_report_header(r, &(struct ha_header_request){
+		.model = req->model, .constraints = &s->constraints}, err);
 	if (st == HA_OK)
-		st = ha_sweep_new(&problem, &sweep, err);
-	if (st != HA_OK)
-		return st;
-	struct ha_table_request req = {.sweep = sweep};
-	if (p->progress)
-		req.progress = (struct ha_progress){ha_py_progress_fn, p->progress};
-	st = ha_report_table(r, &req, err);
-	ha_sweep_free(sweep);
+		st = ha_report_table(r, &(struct ha_table_request){.result = s->result}, err);
 	return st;
 }
 
-/* _report_sweep(budgets, samples, model, constraints[, progress[, kv]]):
- * progress None (Ctrl-C only) or callable(what, done, total), told of the
- * rows solved (ha_table_request.progress), on this thread with the GIL
- * taken back for the call (ha_py_progress_fn); kv None (rows over (H,
- * d)) or the KV options (grouped.c), each row then the optimum over (H,
- * G, d) with the kv columns. */
+/* _report_sweep(capsule[, fits_only]) -> dict: the report of the sweep
+ * (with fits_only true, without its table: the fits at the cost of
+ * their own objects alone). */
 PyObject *ha_py_report_sweep(PyObject *self, PyObject *args)
 {
 	(void)self;
-	struct problem p;
-	PyObject *progress = Py_None, *kv = Py_None;
-	Py_ssize_t n = PyTuple_GET_SIZE(args);
-	if (n >= 5)
-		progress = PyTuple_GET_ITEM(args, 4);
-	if (n >= 6)
-		kv = PyTuple_GET_ITEM(args, 5);
-	PyObject *head = PyTuple_GetSlice(args, 0, 4);
-	if (!head)
+	PyObject *capsule;
+	int fits_only = 0;
+	if (!PyArg_ParseTuple(args, "O|p", &capsule, &fits_only))
 		return NULL;
-	int ok = problem_of(head, &p);
-	Py_DECREF(head);
-	if (!ok)
-		return NULL;
-	if (!problem_grouped(kv, &p))
-		return NULL;
-	struct ha_py_progress state = {progress, NULL, 0};
-	p.progress = &state;
-	PyObject *result = report(sweep_sections, &p);
-	problem_release(&p);
-	return result;
+	const struct ha_py_sweep *s = PyCapsule_GetPointer(capsule, HA_PY_SWEEP_CAPSULE);
+	return s ? ha_py_report_dict(sweep_sections, s, fits_only ? "table" : NULL) : NULL;
 }
 
-static void regimes_request(const struct problem *p, struct ha_regimes_request *req)
+/* ---- regimes --------------------------------------------------------------- */
+
+/* Regimes of budgets: over (H, G, d) under kv when given
+ * (ha_regimes_new_grouped, as the CLI's --regimes with the KV options),
+ * else over (H, d). */
+static enum ha_status regimes_new(const struct ha_model *model,
+                                  const struct ha_constraints *constraints,
+                                  const struct ha_kv_constraints *kv,
+                                  const uint64_t *budgets, size_t count,
+                                  struct ha_regimes **out, struct ha_error *err)
 {
+	if (kv)
+		return ha_regimes_new_grouped(model, constraints, kv, budgets, count,
+		                              NULL, out, err);
+	return ha_regimes_new(model, constraints, budgets, count, NULL, out, err);
+}
+
+/* The capsule of regimes: the problem and its regimes. */
+struct ha_py_regimes {
+	struct ha_py_problem problem;
+	struct ha_regimes *regimes;
+};
+#define HA_PY_REGIMES_CAPSULE "headalloc.regimes"
+
+static void regimes_destroy(PyObject *capsule)
+{
+	struct ha_py_regimes *g = PyCapsule_GetPointer(capsule, HA_PY_REGIMES_CAPSULE);
+	if (!g)
+		return;
+	ha_regimes_free(g->regimes);
+	ha_py_problem_release(&g->problem);
+	PyMem_Free(g);
+}
+
+/* _regimes(budgets, None, model, constraints[, kv]) -> capsule: kv None
+ * or the KV options (grouped.c), the regimes then over (H, G, d) with
+ * kv_heads and kv_dim. */
+PyObject *ha_py_regimes(PyObject *self, PyObject *args)
+{
+	(void)self;
+	struct ha_py_regimes *g = PyMem_Calloc(1, sizeof *g);
+	if (!g)
+		return PyErr_NoMemory();
+	if (!ha_py_problem_kv_of(args, &g->problem)) {
+		PyMem_Free(g);
+		return NULL;
+	}
+	const struct ha_py_problem *p = &g->problem;
+	struct ha_error err;
+	ha_error_init(&err);
+	enum ha_status st;
+	Py_BEGIN_ALLOW_THREADS
+	st = regimes_new(&p->model, &p->constraints, p->grouped ? &p->kv : NULL,
+	                 p->budgets, p->budget_count, &g->regimes, &err);
+	Py_END_ALLOW_THREADS
+	PyObject *capsule = st == HA_OK
+		? PyCapsule_New(g, HA_PY_REGIMES_CAPSULE, regimes_destroy) : NULL;
+	if (!capsule) {
+		ha_regimes_free(g->regimes);
+		ha_py_problem_release(&g->problem);
+		PyMem_Free(g);
+		return st == HA_OK ? NULL : ha_py_raise(st, &err);
+	}
+	return capsule;
+}
+
+static void regimes_request(const struct ha_py_regimes *g, struct ha_regimes_request *req)
+{
+	const struct ha_py_problem *p = &g->problem;
 	*req = (struct ha_regimes_request){.model = &p->model,
 	                                   .constraints = &p->constraints,
 	                                   .budgets = p->budgets,
-	                                   .budget_count = p->budget_count};
-}
-
-/* The problem's regimes: over (H, G, d) under its KV constraints when
- * grouped (ha_regimes_new_grouped, as the CLI's --regimes with the KV
- * options), else over (H, d). */
-static enum ha_status regimes_of(const struct problem *p, struct ha_regimes **out,
-                                 struct ha_error *err)
-{
-	if (p->grouped)
-		return ha_regimes_new_grouped(&p->model, &p->constraints, &p->kv,
-		                              p->budgets, p->budget_count, NULL, out, err);
-	return ha_regimes_new(&p->model, &p->constraints, p->budgets, p->budget_count,
-	                      NULL, out, err);
+	                                   .budget_count = p->budget_count,
+	                                   .regimes = g->regimes};
 }
 
 static enum ha_status regimes_sections(struct ha_report *r, const void *ctx,
                                        struct ha_error *err)
 {
+	const struct ha_py_regimes *g = ctx;
 	struct ha_regimes_request req;
-	regimes_request(ctx, &req);
-	struct ha_regimes *regimes = NULL;
-	enum ha_status st = regimes_of(ctx, &regimes, err);
-	req.regimes = regimes;
-	if (st == HA_OK)
-		st = header_section(r, ctx, err);
+	regimes_request(g, &req);
+	enum ha_status st = header_section(r, &g->problem, err);
 	if (st == HA_OK)
 		st = ha_report_regimes(r, &req, err);
-	ha_regimes_free(regimes);
 	return st;
 }
 
-/* _report_regimes(budgets, None, model, constraints[, kv]): kv None or
- * the KV options (grouped.c), the regimes then over (H, G, d) with
- * kv_heads and kv_dim. */
+/* _report_regimes(capsule) -> dict. */
 PyObject *ha_py_report_regimes(PyObject *self, PyObject *args)
 {
 	(void)self;
-	struct problem p;
-	if (!problem_kv_of(args, &p))
+	PyObject *capsule;
+	if (!PyArg_ParseTuple(args, "O", &capsule))
 		return NULL;
-	PyObject *result = report(regimes_sections, &p);
-	problem_release(&p);
-	return result;
+	const struct ha_py_regimes *g = PyCapsule_GetPointer(capsule, HA_PY_REGIMES_CAPSULE);
+	return g ? report(regimes_sections, g) : NULL;
 }
 
 static enum ha_status hdi_section(struct ha_report *r, const void *ctx,
@@ -441,36 +333,74 @@ static PyObject *picture(const char *name,
 	return render(draw_picture, &p);
 }
 
+/* _plot_*(name, capsule): the picture of a result. */
+static PyObject *plot_capsule(PyObject *args, const char *capsule_name,
+                              enum ha_status (*draw)(struct ha_plot_target *, const void *,
+                                                     struct ha_error *))
+{
+	const char *name;
+	PyObject *capsule;
+	if (!PyArg_ParseTuple(args, "sO", &name, &capsule))
+		return NULL;
+	const void *ctx = PyCapsule_GetPointer(capsule, capsule_name);
+	return ctx ? picture(name, draw, ctx) : NULL;
+}
+
 static enum ha_status draw_allocation(struct ha_plot_target *t, const void *ctx,
                                       struct ha_error *err)
 {
-	const struct problem *p = ctx;
-	struct ha_model m = p->model;
-	m.samples = p->samples[0];
-	struct ha_allocation_result *a = NULL;
-	enum ha_status st = ha_allocation_result_new(p->budgets[0], &p->constraints,
-	                                             NULL, &m, HA_ALLOCATION_DIVISORS,
-	                                             &a, err);
-	struct ha_plot_allocation_request req = {.model = &m, .constraints = &p->constraints,
-	                                         .budget = p->budgets[0],
-	                                         .allocation = a};
-	if (st == HA_OK)
-		st = ha_plot_allocation(t, &req, err);
-	ha_allocation_result_free(a);
-	return st;
+	const struct ha_py_allocation *a = ctx;
+	return ha_plot_allocation(t, &(struct ha_plot_allocation_request){
+		.model = &a->model, .constraints = &a->constraints,
+		.budget = a->result->budget, .allocation = a->result,
+	}, err);
+}
+
+/* _plot_allocation(name, capsule): the landscape of the allocation's
+ * budget, from its divisors. */
+PyObject *ha_py_plot_allocation(PyObject *self, PyObject *args)
+{
+	(void)self;
+	return plot_capsule(args, HA_PY_ALLOCATION_CAPSULE, draw_allocation);
 }
 
 static enum ha_status draw_sweep(struct ha_plot_target *t, const void *ctx,
                                  struct ha_error *err)
 {
-	struct ha_sweep_request problem;
-	sweep_request(ctx, &problem);
-	struct ha_sweep_picture *picture = NULL;
-	enum ha_status st = ha_sweep_picture_new(&problem, &picture, err);
+	return ha_plot_sweep(t, &(struct ha_plot_sweep_request){.picture = ctx}, err);
+}
+
+/* _plot_sweep(name, capsule): the picture data made from the result with
+ * the GIL held (the result is read by one thread at a time), with the
+ * regimes of its budgets and its relaxed curve (what the table does not
+ * hold), then drawn. */
+PyObject *ha_py_plot_sweep(PyObject *self, PyObject *args)
+{
+	(void)self;
+	const char *name;
+	PyObject *capsule;
+	if (!PyArg_ParseTuple(args, "sO", &name, &capsule))
+		return NULL;
+	const struct ha_py_sweep *s = PyCapsule_GetPointer(capsule, HA_PY_SWEEP_CAPSULE);
+	if (!s)
+		return NULL;
+	const struct ha_sweep_request *req = ha_sweep_result_request(s->result);
+	struct ha_regimes *regimes = NULL;
+	struct ha_sweep_picture *data = NULL;
+	struct ha_error err;
+	ha_error_init(&err);
+	enum ha_status st = HA_OK;
+	if (req->samples.count > 1)
+		st = regimes_new(req->model, req->constraints, req->kv, req->budgets,
+		                 req->budget_count, &regimes, &err);
 	if (st == HA_OK)
-		st = ha_plot_sweep(t, &(struct ha_plot_sweep_request){.picture = picture}, err);
-	ha_sweep_picture_free(picture);
-	return st;
+		st = ha_sweep_picture_new(&(struct ha_sweep_picture_request){
+			.result = s->result, .regimes = regimes}, &data, &err);
+	PyObject *bytes = st == HA_OK ? picture(name, draw_sweep, data)
+	                              : ha_py_raise(st, &err);
+	ha_sweep_picture_free(data);
+	ha_regimes_free(regimes);
+	return bytes;
 }
 
 static enum ha_status draw_regimes(struct ha_plot_target *t, const void *ctx,
@@ -478,54 +408,14 @@ static enum ha_status draw_regimes(struct ha_plot_target *t, const void *ctx,
 {
 	struct ha_regimes_request req;
 	regimes_request(ctx, &req);
-	struct ha_regimes *regimes = NULL;
-	enum ha_status st = regimes_of(ctx, &regimes, err);
-	req.regimes = regimes;
-	if (st == HA_OK)
-		st = ha_plot_regimes(t, &req, err);
-	ha_regimes_free(regimes);
-	return st;
+	return ha_plot_regimes(t, &req, err);
 }
 
-/* _plot_problem(kind, name, (budgets, samples, model, constraints[,
- * kv])) for the three pictures of a problem: kind "allocation", "sweep"
- * or "regimes"; kv (a sweep's or the regimes') the KV options or None. */
-static PyObject *plot_problem(PyObject *args,
-                              enum ha_status (*draw)(struct ha_plot_target *, const void *,
-                                                     struct ha_error *))
-{
-	const char *name;
-	PyObject *rest;
-	if (!PyArg_ParseTuple(args, "sO!", &name, &PyTuple_Type, &rest))
-		return NULL;
-	struct problem p;
-	if (!problem_kv_of(rest, &p))
-		return NULL;
-	PyObject *result;
-	if (p.budget_count == 0 || (draw != draw_regimes && p.sample_count == 0))
-		result = ha_py_input_error("plot: no budget or no n");
-	else
-		result = picture(name, draw, &p);
-	problem_release(&p);
-	return result;
-}
-
-PyObject *ha_py_plot_allocation(PyObject *self, PyObject *args)
-{
-	(void)self;
-	return plot_problem(args, draw_allocation);
-}
-
-PyObject *ha_py_plot_sweep(PyObject *self, PyObject *args)
-{
-	(void)self;
-	return plot_problem(args, draw_sweep);
-}
-
+/* _plot_regimes(name, capsule). */
 PyObject *ha_py_plot_regimes(PyObject *self, PyObject *args)
 {
 	(void)self;
-	return plot_problem(args, draw_regimes);
+	return plot_capsule(args, HA_PY_REGIMES_CAPSULE, draw_regimes);
 }
 
 static enum ha_status draw_hdi(struct ha_plot_target *t, const void *ctx,
@@ -555,19 +445,6 @@ static enum ha_status draw_calibration(struct ha_plot_target *t, const void *ctx
 	}
 	ha_cal_picture_free(data);
 	return st;
-}
-
-/* _plot_hdi(name, capsule) and the two below: the picture of a result. */
-static PyObject *plot_capsule(PyObject *args, const char *capsule_name,
-                              enum ha_status (*draw)(struct ha_plot_target *, const void *,
-                                                     struct ha_error *))
-{
-	const char *name;
-	PyObject *capsule;
-	if (!PyArg_ParseTuple(args, "sO", &name, &capsule))
-		return NULL;
-	const void *ctx = PyCapsule_GetPointer(capsule, capsule_name);
-	return ctx ? picture(name, draw, ctx) : NULL;
 }
 
 PyObject *ha_py_plot_hdi(PyObject *self, PyObject *args)

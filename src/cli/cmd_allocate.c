@@ -1,5 +1,5 @@
 /* The allocation command.  A single (budget, n) gives the full account of
- * one allocation; anything more gives a table, streamed row by row,
+ * one allocation; anything more gives a table, solved before it is written,
  * followed by the scaling-law fits of headalloc-model(7), SCALING LAWS.  Regimes (headalloc-model(7), EXACT REGIMES IN N) and the
  * public-model comparison are added when asked for.  Everything that can
  * fail for the problem's sake (infeasible constraints, a failed solve) is
@@ -7,7 +7,6 @@
  * too.  The report layer writes every line. */
 #include <inttypes.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "commands.h"
 #include "common.h"
@@ -34,6 +33,7 @@ struct allocation {
 	struct ha_model_comparison *comparisons; /* the scenario's models */
 	size_t comparison_count;
 	struct ha_regimes *regimes;        /* --regimes: for report and picture */
+	struct ha_sweep_result *sweep;     /* a table: for report and picture */
 	struct ha_sweep_picture *sweep_picture; /* --plot of a sweep */
 	struct ha_grouped_solution grouped; /* a single point over (H, G, d) */
 };
@@ -270,20 +270,43 @@ static struct ha_sweep_request sweep_problem(const struct allocation *a)
 	};
 }
 
+/* A grouped sweep's budget of too many triples (H, G, d). */
+static int too_many_triples(const struct ha_error *err)
+{
+	fprintf(stderr, "headalloc: --budget %s (see LIMITS in headalloc(1))\n",
+	        err->message);
+	return EXIT_USAGE;
+}
+
+/* The table (values of n and budgets, not one point): solved before the
+ * report, which reads it, as does its picture. */
+static int compute_sweep(struct allocation *a)
+{
+	const struct cli_options *o = a->o;
+	struct ha_error err;
+	ha_error_init(&err);
+	struct cli_progress line;
+	struct ha_sweep_request problem = sweep_problem(a);
+	problem.threads = o->threads;
+	struct ha_progress progress = cli_progress_begin(&line, o->progress, "sweep");
+	enum ha_status st = ha_sweep_run(&problem, &progress, &a->sweep, &err);
+	cli_progress_end(&line);
+	if (st == HA_EUNSUPPORTED)
+		return too_many_triples(&err);
+	return st == HA_OK ? EXIT_OK : cli_library_failure(NULL, NULL, st, &err);
+}
+
 /* The picture of a sweep (--plot without --regimes, more than one
- * point): its data computed before the report. */
+ * point): its data made from the table before the report. */
 static int compute_sweep_picture(struct allocation *a)
 {
 	struct ha_error err;
 	ha_error_init(&err);
-	struct ha_sweep_request problem = sweep_problem(a);
-	enum ha_status st = ha_sweep_picture_new(&problem, &a->sweep_picture, &err);
-	if (st == HA_EUNSUPPORTED) {
-		/* a grouped sweep's budget of too many triples (H, G, d) */
-		fprintf(stderr, "headalloc: --budget %s (see LIMITS in headalloc(1))\n",
-		        err.message);
-		return EXIT_USAGE;
-	}
+	enum ha_status st = ha_sweep_picture_new(&(struct ha_sweep_picture_request){
+		.result = a->sweep, .regimes = a->regimes, .solvers = a->s.of_budget,
+	}, &a->sweep_picture, &err);
+	if (st == HA_EUNSUPPORTED)
+		return too_many_triples(&err);
 	return st == HA_OK ? EXIT_OK
 	                   : cli_library_failure("--plot", NULL, st, &err);
 }
@@ -343,28 +366,10 @@ static enum ha_status write_report(struct ha_report *r, const void *ctx,
 			.constraints = &o->constraints,
 			.hdi_source = source,
 		}, err);
-		if (o->have_samples && o->budget_count) {
-			/* The rows stream to stdout as they are solved: on the same
-			 * terminal a progress line would land among them. */
-			enum cli_progress_mode mode = o->progress;
-			if (mode == CLI_PROGRESS_AUTO && !o->output && isatty(STDOUT_FILENO))
-				mode = CLI_PROGRESS_OFF;
-			struct cli_progress line;
-			struct ha_sweep_request problem = sweep_problem(a);
-			problem.threads = o->threads;
-			ha_report_table_hooks(r, &problem);
-			struct ha_sweep *sweep = NULL;
-			if (st == HA_OK)
-				st = ha_sweep_new(&problem, &sweep, err);
-			if (st != HA_OK)
-				return st;
+		if (st == HA_OK && a->sweep)
 			st = ha_report_table(r, &(struct ha_table_request){
-				.sweep = sweep,
-				.progress = cli_progress_begin(&line, mode, "sweep"),
+				.result = a->sweep,
 			}, err);
-			ha_sweep_free(sweep);
-			cli_progress_end(&line);
-		}
 	}
 	if (o->regimes)
 		st = ha_report_regimes(r, &(struct ha_regimes_request){
@@ -450,10 +455,16 @@ int cli_allocate_main(int argc, char **argv)
 			status = solve_single(&a);
 		if (status == EXIT_OK && has_models(&o))
 			status = compare_models(&a);
-		if (status == EXIT_OK && o.regimes)
+		int sweep_picture = o.plot.path && !o.regimes &&
+		                    !(o.budget_count == 1 && sample_count(&o.samples) == 1);
+		/* The regimes for the report, or for the picture's steps. */
+		if (status == EXIT_OK &&
+		    (o.regimes || (sweep_picture && sample_count(&o.samples) > 1)))
 			status = compute_regimes(&a);
-		if (status == EXIT_OK && o.plot.path && !o.regimes &&
-		    !(o.budget_count == 1 && sample_count(&o.samples) == 1))
+		if (status == EXIT_OK && !single_point(&o) && o.have_samples &&
+		    o.budget_count)
+			status = compute_sweep(&a);
+		if (status == EXIT_OK && sweep_picture)
 			status = compute_sweep_picture(&a);
 		if (status == EXIT_OK)
 			status = cli_emit_with_pictures(o.output, o.format, write_report, &a,
@@ -462,6 +473,7 @@ int cli_allocate_main(int argc, char **argv)
 		free(a.comparisons);
 		ha_regimes_free(a.regimes);
 		ha_sweep_picture_free(a.sweep_picture);
+		ha_sweep_result_free(a.sweep);
 		ha_grouped_solution_finish(&a.grouped);
 		free_solvers(&a.s);
 	}

@@ -38,7 +38,7 @@ enum ha_status sweep_relaxed_dim_at(struct ha_sweep *s, size_t b, size_t i,
                                     double *x)
 {
 	if (journal_kept(s->journal) &&
-	    journal_get(s->journal, b * SWEEP_JOURNAL_COLUMNS, i, x) == HA_OK)
+	    journal_get(s->journal, sweep_column(s->columns, b) + SWEEP_X, i, x) == HA_OK)
 		return HA_OK;
 	struct ha_model m = s->model;
 	struct ha_relaxed r;
@@ -62,6 +62,57 @@ void sweep_finish_fit(struct ha_sweep_fit *out, const struct ha_fit *fit,
 	out->points = ha_fit_count(fit);
 	out->claimed = NAN;
 	out->status = ha_fit_result(fit, replay, ctx, &out->result);
+}
+
+static double bits_of(uint64_t value)
+{
+	double d;
+	memcpy(&d, &value, sizeof d);
+	return d;
+}
+
+static uint64_t uint_of(double bits)
+{
+	uint64_t value;
+	memcpy(&value, &bits, sizeof value);
+	return value;
+}
+
+void sweep_row_to_columns(const struct ha_sweep_row *row, const double coords[3],
+                          double *v)
+{
+	v[SWEEP_X] = row->relaxed_head_dim;
+	v[SWEEP_LNLN_N] = coords[0];
+	v[SWEEP_LN_X] = coords[1];
+	v[SWEEP_LN_N] = coords[2];
+	v[SWEEP_HEADS] = bits_of(row->heads);
+	v[SWEEP_HEAD_DIM] = bits_of(row->head_dim);
+	v[SWEEP_MSE] = row->mse;
+	v[SWEEP_LOG_MSE] = row->log_mse;
+	v[SWEEP_RELAXED_HEADS] = row->relaxed_heads;
+	v[SWEEP_KV_HEADS] = bits_of(row->kv_heads);
+	v[SWEEP_KV_DIM] = bits_of(row->kv_dim);
+	v[SWEEP_KV_CACHE] = bits_of(row->kv_cache_bytes_per_token);
+}
+
+void sweep_row_of_columns(const double *v, size_t columns, uint64_t budget,
+                          double samples, struct ha_sweep_row *row)
+{
+	*row = (struct ha_sweep_row){
+		.budget = budget,
+		.samples = samples,
+		.heads = uint_of(v[SWEEP_HEADS]),
+		.head_dim = uint_of(v[SWEEP_HEAD_DIM]),
+		.mse = v[SWEEP_MSE],
+		.log_mse = v[SWEEP_LOG_MSE],
+		.relaxed_head_dim = v[SWEEP_X],
+		.relaxed_heads = v[SWEEP_RELAXED_HEADS],
+	};
+	if (columns == SWEEP_GROUPED_COLUMNS) {
+		row->kv_heads = uint_of(v[SWEEP_KV_HEADS]);
+		row->kv_dim = uint_of(v[SWEEP_KV_DIM]);
+		row->kv_cache_bytes_per_token = uint_of(v[SWEEP_KV_CACHE]);
+	}
 }
 
 void ha_sweep_free(struct ha_sweep *s)
@@ -103,14 +154,15 @@ static enum ha_status prepare(struct ha_sweep *s, struct ha_error *err)
 	const struct ha_sweep_request *req = &s->req;
 	size_t nb = req->budget_count, ns = req->samples.count;
 	s->model = *req->model;
+	s->columns = req->kv ? SWEEP_GROUPED_COLUMNS : SWEEP_ROW_COLUMNS;
 	s->own_solvers = req->solvers == NULL;
 	s->solvers = calloc(nb, sizeof *s->solvers);
 	s->relaxed = calloc(nb, sizeof *s->relaxed);
 	s->dim_power = calloc(nb, sizeof *s->dim_power);
 	s->dim_log = calloc(nb, sizeof *s->dim_log);
 	if (!s->solvers || !s->relaxed || !s->dim_power || !s->dim_log ||
-	    nb > SIZE_MAX / SWEEP_JOURNAL_COLUMNS ||
-	    journal_new(nb * SWEEP_JOURNAL_COLUMNS, ns, &s->journal) != HA_OK)
+	    nb > (SIZE_MAX - 1) / s->columns ||
+	    journal_new(sweep_column(s->columns, nb), ns, &s->journal) != HA_OK)
 		return out_of_memory(err, "preparing the table");
 	if (req->kv) {
 		enum ha_status st = ha_grouped_sweep_check(req->budgets, nb, ns, err);
@@ -183,12 +235,6 @@ enum ha_status ha_sweep_new(const struct ha_sweep_request *req,
 	return HA_OK;
 }
 
-const char *ha_sweep_batch_scratch(const struct ha_sweep *s, size_t *used)
-{
-	size_t none = 0;
-	return sweep_rows_scratch(s ? s->rows : NULL, used ? used : &none);
-}
-
 size_t ha_sweep_row_count(const struct ha_sweep *s)
 {
 	return s ? s->req.budget_count * s->req.samples.count : 0;
@@ -232,17 +278,17 @@ enum ha_status ha_sweep_rows(struct ha_sweep *s, const struct ha_sweep_row **row
 static enum ha_status journaled_coords(void *ctx, size_t i, double c[FIT_PAIR_COORDS])
 {
 	struct ha_sweep *s = ctx;
-	size_t column = s->replay_budget * SWEEP_JOURNAL_COLUMNS;
-	double v[SWEEP_JOURNAL_COLUMNS];
-	enum ha_status st = journal_get_columns(s->journal, column,
-	                                        SWEEP_JOURNAL_COLUMNS, i, v);
+	size_t column = sweep_column(s->columns, s->replay_budget);
+	double v[SWEEP_LN_N + 1];
+	enum ha_status st = journal_get_columns(s->journal, column, SWEEP_LN_N + 1,
+	                                        i, v);
 	if (st != HA_OK)
 		return st;
 	/* the columns: x*, then the coordinates c[0], c[1], c[2] */
-	c[0] = v[1];
-	c[1] = v[2];
-	c[2] = v[3];
-	c[3] = v[0];
+	c[0] = v[SWEEP_LNLN_N];
+	c[1] = v[SWEEP_LN_X];
+	c[2] = v[SWEEP_LN_N];
+	c[3] = v[SWEEP_X];
 	return HA_OK;
 }
 

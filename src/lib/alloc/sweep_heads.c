@@ -43,24 +43,24 @@ struct sweep_heads {
 /* Point b of a job's fit: (D_b, H*) with H* = D_b / x*, as the journal's
  * replay makes it. */
 struct job_point {
-	const struct ha_sweep *s;
+	const struct ha_sweep_request *req;
 	const double *dims;
 };
 
 static enum ha_status replay_job(void *ctx, size_t b, double *x, double *y)
 {
 	const struct job_point *jp = ctx;
-	*x = (double)jp->s->req.budgets[b];
+	*x = (double)jp->req->budgets[b];
 	*y = *x / jp->dims[b];
 	return HA_OK;
 }
 
-static void fit_point(const struct ha_sweep *s, struct ha_fit *fit,
-                      const double *dims, struct ha_sweep_fit *f)
+void sweep_fit_point(const struct ha_sweep_request *req, struct ha_fit *fit,
+                     const double *dims, struct ha_sweep_fit *f)
 {
-	struct job_point jp = {s, dims};
+	struct job_point jp = {req, dims};
 	ha_fit_reset(fit);
-	for (size_t b = 0; b < s->req.budget_count; b++) {
+	for (size_t b = 0; b < req->budget_count; b++) {
 		double x, y;
 		replay_job(&jp, b, &x, &y);
 		ha_fit_add(fit, x, y);
@@ -68,7 +68,7 @@ static void fit_point(const struct ha_sweep *s, struct ha_fit *fit,
 	sweep_finish_fit(f, fit, replay_job, &jp);
 	f->claimed = HA_FIT_SEED_BUDGET_EXPONENT;
 	if (f->status == HA_OK)
-		f->largest_budget = s->req.budgets[f->result.max_residual_index];
+		f->largest_budget = req->budgets[f->result.max_residual_index];
 }
 
 /* The work of a job: fit its points. */
@@ -78,8 +78,8 @@ static void fit_points(void *ctx, size_t worker, size_t number)
 	struct heads_job *job = &hs->jobs[number % hs->slots];
 	size_t nb = hs->s->req.budget_count;
 	for (size_t k = 0; k < job->count; k++)
-		fit_point(hs->s, hs->fits[worker], job->dims + k * nb,
-		          &job->fits[k].heads_law);
+		sweep_fit_point(&hs->s->req, hs->fits[worker], job->dims + k * nb,
+		                &job->fits[k].heads_law);
 }
 
 /* Fill the next job: n and every budget's x* of its points. */

@@ -7,6 +7,7 @@
 #define HEADALLOC_SWEEP_INTERNAL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <headalloc/fit.h>
 #include <headalloc/solver.h>
@@ -29,7 +30,8 @@ struct ha_sweep {
 	struct ha_fit **dim_power;    /* per budget: ln d* vs ln ln n */
 	struct ha_fit **dim_log;      /* per budget: d* vs ln n */
 	struct ha_fit *heads_power;   /* per n, over the budgets; NULL: one budget */
-	struct journal *journal;      /* of every row, SWEEP_JOURNAL_COLUMNS values */
+	struct journal *journal;      /* of every row (sweep_column) */
+	size_t columns;               /* the journal's columns a budget */
 	int fit_refused;              /* a per-budget fit refused a row's point */
 	size_t replay_budget;         /* which budget a replay regenerates */
 	struct sweep_rows *rows;      /* while rows are handed out */
@@ -40,11 +42,38 @@ struct ha_sweep {
 	int heads_done;
 };
 
-/* The journal's columns a budget: x*(n, D), then the coordinates the
- * per-budget fits took of the row (ln ln n and ln x* of the power law,
- * ln n of the log law, whose Y is x* itself), which their second pass
- * reads back. */
-#define SWEEP_JOURNAL_COLUMNS 4
+/* The journal's columns: n first, then a budget's SWEEP_ROW_COLUMNS
+ * (with ha_sweep_request.kv, SWEEP_GROUPED_COLUMNS): x*(n, D), then the
+ * coordinates the per-budget fits took of the row (ln ln n and ln x* of
+ * the power law, ln n of the log law, whose Y is x* itself), which their
+ * second pass reads back, then the rest of the row (its integers kept as
+ * their bits), so that a result (sweep_result.c) hands the rows out. */
+enum sweep_column {
+	SWEEP_X, SWEEP_LNLN_N, SWEEP_LN_X, SWEEP_LN_N,
+	SWEEP_HEADS, SWEEP_HEAD_DIM, SWEEP_MSE, SWEEP_LOG_MSE, SWEEP_RELAXED_HEADS,
+	SWEEP_ROW_COLUMNS,
+	SWEEP_KV_HEADS = SWEEP_ROW_COLUMNS, SWEEP_KV_DIM, SWEEP_KV_CACHE,
+	SWEEP_GROUPED_COLUMNS
+};
+
+/* Budget b's first column in a sweep of `columns` columns a budget. */
+static inline size_t sweep_column(size_t columns, size_t b)
+{
+	return 1 + b * columns;
+}
+
+/* A row's values as the journal keeps them (SWEEP_GROUPED_COLUMNS at
+ * most), and back. */
+void sweep_row_to_columns(const struct ha_sweep_row *row, const double coords[3],
+                          double *values);
+void sweep_row_of_columns(const double *values, size_t columns, uint64_t budget,
+                          double samples, struct ha_sweep_row *row);
+
+/* Fit ln H* = ln c + e ln D over the budgets at one n, dims[b] the x* of
+ * budget b there, into *f (fit reset first: a POWER fit with room for
+ * every budget, or none). */
+void sweep_fit_point(const struct ha_sweep_request *req, struct ha_fit *fit,
+                     const double *dims, struct ha_sweep_fit *f);
 
 /* n_i, from the request's samples (on the calling thread only). */
 double sweep_sample_at(const struct ha_sweep *s, size_t i);
@@ -69,7 +98,6 @@ enum ha_status sweep_rows_new(struct ha_sweep *s, struct sweep_rows **out);
 void sweep_rows_free(struct sweep_rows *rows);
 enum ha_status sweep_rows_next(struct ha_sweep *s, const struct ha_sweep_row **rows,
                                size_t *count, struct ha_error *err);
-const char *sweep_rows_scratch(const struct sweep_rows *rows, size_t *used);
 
 /* sweep_heads.c: the per-n fits' workers and jobs, the next batch, their
  * end. */

@@ -14,8 +14,9 @@
 
 struct journal {
 	size_t budgets, points;
+	size_t block;          /* points a block: JOURNAL_BLOCK, or fewer */
 	size_t put;            /* values put so far */
-	size_t put_point, put_budget; /* where the next one goes (no division a value) */
+	size_t put_in_block, put_budget; /* where the next one goes (no division a value) */
 	int kept;              /* 0 once values are lost */
 	double *memory;        /* every value, row by row (memory journals) */
 	int fd;                /* the temporary file (file journals), or -1 */
@@ -97,25 +98,26 @@ enum ha_status journal_new(size_t budgets, size_t points, struct journal **out)
 	j->points = points;
 	j->kept = 1;
 	j->fd = -1;
-	if (budgets * points <= JOURNAL_MEMORY_VALUES) {
-		j->memory = malloc((budgets * points + 1) * sizeof *j->memory);
-		if (!j->memory) {
-			free(j);
-			return HA_ENOMEM;
-		}
+	j->block = points < JOURNAL_BLOCK ? points : JOURNAL_BLOCK;
+	size_t values = budgets * points;
+	/* A file's group and cache would take as much as the values. */
+	if (values > JOURNAL_MEMORY_VALUES && values > 2 * budgets * j->block)
+		j->fd = temporary_file();
+	if (j->fd < 0) {
+		/* Few values, or no file: all of them in memory. */
+		j->memory = malloc((values + 1) * sizeof *j->memory);
+		if (!j->memory)
+			j->kept = 0;
 		*out = j;
 		return HA_OK;
 	}
-	j->group = malloc(budgets * JOURNAL_BLOCK * sizeof *j->group);
-	j->cache = malloc(budgets * JOURNAL_BLOCK * sizeof *j->cache);
+	j->group = malloc(budgets * j->block * sizeof *j->group);
+	j->cache = malloc(budgets * j->block * sizeof *j->cache);
 	j->cached = calloc(budgets, sizeof *j->cached);
 	if (!j->group || !j->cache || !j->cached) {
 		journal_free(j);
 		return HA_ENOMEM;
 	}
-	j->fd = temporary_file();
-	if (j->fd < 0)
-		j->kept = 0;
 	*out = j;
 	return HA_OK;
 }
@@ -138,40 +140,86 @@ int journal_kept(const struct journal *j)
 	return j->kept;
 }
 
-static inline void put_one(struct journal *j, double value)
+/* Group g's values, block by block, into memory's rows. */
+static void group_to_rows(const struct journal *j, const double *group, size_t g,
+                          double *memory)
 {
-	if (!j->kept)
-		return;
-	if (j->memory) {
-		j->memory[j->put++] = value;
+	for (size_t b = 0; b < j->budgets; b++)
+		for (size_t k = 0; k < j->block; k++)
+			memory[(g * j->block + k) * j->budgets + b] = group[b * j->block + k];
+}
+
+/* The file cannot take the full group being filled (no room, a size
+ * limit): every value put goes to memory, the groups written read back,
+ * and the journal goes on there; else it keeps nothing. */
+static void move_to_memory(struct journal *j)
+{
+	double *memory = malloc((j->budgets * j->points + 1) * sizeof *memory);
+	size_t values = j->budgets * j->block;
+	for (size_t g = 0; memory && g < j->groups_written; g++) {
+		off_t offset = (off_t)(g * values * sizeof(double));
+		if (!read_all(j->fd, j->cache, values, offset)) {
+			free(memory);
+			memory = NULL;
+			break;
+		}
+		group_to_rows(j, j->cache, g, memory);
+	}
+	if (!memory) {
+		lose(j);
 		return;
 	}
-	size_t point = j->put_point, budget = j->put_budget;
-	size_t in_block = point % JOURNAL_BLOCK;
-	j->group[budget * JOURNAL_BLOCK + in_block] = value;
-	j->put++;
-	if (++j->put_budget == j->budgets) {
-		j->put_budget = 0;
-		j->put_point++;
-	}
-	if (budget + 1 == j->budgets && in_block + 1 == JOURNAL_BLOCK) {
-		size_t values = j->budgets * JOURNAL_BLOCK;
-		off_t offset = (off_t)(j->groups_written * values * sizeof(double));
-		if (!write_all(j->fd, j->group, values, offset))
-			lose(j);
+	group_to_rows(j, j->group, j->groups_written, memory);
+	close(j->fd);
+	j->fd = -1;
+	free(j->group);
+	free(j->cache);
+	free(j->cached);
+	j->group = j->cache = NULL;
+	j->cached = NULL;
+	j->memory = memory;
+}
+
+/* A full group into the file. */
+static void write_group(struct journal *j)
+{
+	size_t values = j->budgets * j->block;
+	off_t offset = (off_t)(j->groups_written * values * sizeof(double));
+	if (!write_all(j->fd, j->group, values, offset))
+		move_to_memory(j);
+	else
 		j->groups_written++;
-	}
 }
 
 void journal_put_values(struct journal *j, const double *values, size_t count)
 {
-	if (j->kept && j->memory) {
+	if (!j->kept)
+		return;
+	if (j->memory) {
 		memcpy(j->memory + j->put, values, count * sizeof *values);
 		j->put += count;
 		return;
 	}
-	for (size_t c = 0; c < count; c++)
-		put_one(j, values[c]);
+	while (count > 0 && j->kept && !j->memory) {
+		size_t room = j->budgets - j->put_budget;
+		size_t n = count < room ? count : room;
+		double *to = j->group + j->put_budget * j->block + j->put_in_block;
+		for (size_t c = 0; c < n; c++)
+			to[c * j->block] = values[c];
+		j->put += n;
+		j->put_budget += n;
+		values += n;
+		count -= n;
+		if (j->put_budget < j->budgets)
+			continue;
+		j->put_budget = 0;
+		if (++j->put_in_block == j->block) {
+			j->put_in_block = 0;
+			write_group(j);
+		}
+	}
+	if (count > 0 && j->kept)
+		journal_put_values(j, values, count); /* moved to memory */
 }
 
 /* Read budget b's block of `group` (written to the file) into its cache;
@@ -181,9 +229,9 @@ __attribute__((noinline, cold))
 #endif
 static int load_block(struct journal *j, size_t b, size_t group)
 {
-	off_t offset = (off_t)((group * j->budgets + b) * JOURNAL_BLOCK *
+	off_t offset = (off_t)((group * j->budgets + b) * j->block *
 	                       sizeof(double));
-	if (!read_all(j->fd, j->cache + b * JOURNAL_BLOCK, JOURNAL_BLOCK, offset)) {
+	if (!read_all(j->fd, j->cache + b * j->block, j->block, offset)) {
 		lose(j);
 		return 0;
 	}
@@ -203,7 +251,7 @@ enum ha_status journal_get_columns(struct journal *j, size_t first, size_t count
 		       count * sizeof *values);
 		return HA_OK;
 	}
-	size_t group = point / JOURNAL_BLOCK, in_block = point % JOURNAL_BLOCK;
+	size_t group = point / j->block, in_block = point % j->block;
 	/* not written yet: still in the group being filled */
 	const double *from = group < j->groups_written ? j->cache : j->group;
 	for (size_t c = 0; c < count; c++) {
@@ -211,7 +259,7 @@ enum ha_status journal_get_columns(struct journal *j, size_t first, size_t count
 		if (from == j->cache && j->cached[b] != group + 1 &&
 		    !load_block(j, b, group))
 			return HA_EIO;
-		values[c] = from[b * JOURNAL_BLOCK + in_block];
+		values[c] = from[b * j->block + in_block];
 	}
 	return HA_OK;
 }

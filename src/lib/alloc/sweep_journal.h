@@ -1,6 +1,6 @@
 /* The relaxed optima of a sweep, and the coordinates the fits took of
  * them, kept for the fits' second pass (library-internal; a sweep's
- * columns, SWEEP_JOURNAL_COLUMNS a budget, are in sweep_internal.h).
+ * columns are in sweep_internal.h).
  *
  * The fits of headalloc-model(7), SCALING LAWS need every point twice: once for the line, once
  * for the largest residual and the directly summed squared residuals.
@@ -14,8 +14,10 @@
  * solved) and read back by (budget, point) in any order; reading a budget's
  * points in order, or every budget of one point after another, costs one
  * block read per JOURNAL_BLOCK values.  When no temporary file can be
- * made (or writing it fails), the journal keeps nothing and says so: the
- * caller then solves again, with the same result. */
+ * made, or it takes no more, the values are kept in memory; when that
+ * memory cannot be had the journal keeps nothing and says so: the caller
+ * then solves again, with the same result (or, keeping a result's rows,
+ * fails). */
 #ifndef HEADALLOC_SWEEP_JOURNAL_H
 #define HEADALLOC_SWEEP_JOURNAL_H
 
@@ -23,7 +25,7 @@
 
 #include <headalloc/status.h>
 
-/* Values in one block: 4 KiB. */
+/* Values in one block: 4 KiB (fewer for fewer points). */
 #define JOURNAL_BLOCK ((size_t)512)
 
 /* Journals of up to this many values (1 MiB) stay in memory. */

@@ -1,8 +1,8 @@
-/* A sweep's picture data (sweep_picture.h): the regimes, rows, relaxed
- * curve and fits that ha_plot_sweep draws, computed here once, through
- * the sweep (sweep.h) and the regimes (regime.h) as the report has them;
- * a grouped sweep's (req->kv) through the same sweep under its KV
- * constraints and ha_regimes_new_grouped. */
+/* A sweep's picture data (sweep_picture.h): the rows and fits that
+ * ha_plot_sweep draws, read from the sweep's result (sweep.h) as the
+ * report reads them, the regimes (regime.h) the caller made, and the one
+ * thing neither holds, computed here once: the relaxed curve (a sweep of
+ * its own; a grouped result's under its KV constraints). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +21,6 @@ void ha_sweep_picture_free(struct ha_sweep_picture *p)
 	for (size_t i = 0; p->series && i < p->count; i++)
 		free(p->series[i].rows);
 	free(p->series);
-	ha_regimes_free(p->regimes);
 	free(p);
 }
 
@@ -68,34 +67,33 @@ static enum ha_status sweep_of(const struct ha_sweep_request *req,
 	}, out, err);
 }
 
-/* One budget against n: the rows at the request's n (kept up to the mark
- * limit), the fits over all of them, the relaxed curve. */
+/* One budget (the result's b) against n: the rows at the request's n
+ * (kept up to the mark limit), the fits over all of them, the relaxed
+ * curve. */
 static enum ha_status budget_series(const struct ha_sweep_picture *p,
+                                    struct ha_sweep_result *result, size_t b,
                                     struct ha_sweep_picture_series *s,
                                     struct ha_solver *const *solver,
                                     struct ha_error *err)
 {
 	const struct ha_sweep_request *req = &p->request;
-	struct ha_sweep *points = NULL, *curve = NULL;
+	struct ha_sweep *curve = NULL;
 	struct curve_samples cs = {p->samples_low, p->samples_high};
-	enum ha_status st = sweep_of(req, &s->budget, 1, solver, req->samples, &points, err);
-	size_t ns = req->samples.count;
+	enum ha_status st = HA_OK;
+	size_t ns = req->samples.count, nb = req->budget_count;
 	int marked = ns <= HA_SWEEP_PICTURE_MARK_LIMIT;
-	if (st == HA_OK && marked && !(s->rows = malloc(ns * sizeof *s->rows)))
+	if (marked && !(s->rows = malloc(ns * sizeof *s->rows)))
 		st = ha_fail(err, HA_ENOMEM, "drawing the sweep: %s", ha_status_str(HA_ENOMEM));
 	double x_sum = 0.0;
-	const struct ha_sweep_row *rows;
-	size_t count = 0;
-	while (st == HA_OK &&
-	       (st = ha_sweep_rows(points, &rows, &count, err)) == HA_OK && count)
-		for (size_t k = 0; k < count; k++) {
-			x_sum += log(log(rows[k].samples));
-			if (marked)
-				s->rows[s->row_count++] = rows[k];
-		}
+	for (size_t i = 0; st == HA_OK && i < ns; i++) {
+		x_sum += log(log(sample(req, i)));
+		if (marked)
+			st = ha_sweep_result_rows(result, i * nb + b, 1,
+			                          &s->rows[s->row_count++], err);
+	}
 	if (st == HA_OK) {
 		struct ha_sweep_fit power, logarithmic;
-		ha_sweep_budget_fits(points, 0, &power, &logarithmic);
+		ha_sweep_result_budget_fits(result, b, &power, &logarithmic);
 		s->power = power.result;
 		s->log_law = logarithmic.result;
 		s->fit_status = power.status;
@@ -108,7 +106,8 @@ static enum ha_status budget_series(const struct ha_sweep_picture *p,
 		st = sweep_of(req, &s->budget, 1, solver,
 		              (struct ha_samples){CURVE_POINTS, curve_sample, &cs}, &curve, err);
 	}
-	size_t i = 0;
+	const struct ha_sweep_row *rows;
+	size_t i = 0, count = 0;
 	while (st == HA_OK &&
 	       (st = ha_sweep_rows(curve, &rows, &count, err)) == HA_OK && count)
 		for (size_t k = 0; k < count && i < CURVE_POINTS; k++, i++) {
@@ -116,62 +115,49 @@ static enum ha_status budget_series(const struct ha_sweep_picture *p,
 			s->curve_relaxed_head_dim[i] = rows[k].relaxed_head_dim;
 		}
 	ha_sweep_free(curve);
-	ha_sweep_free(points);
 	return st;
 }
 
+/* Rows by budget (rows of one budget at one n are the same row). */
 static int by_budget(const void *a, const void *b)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return (x > y) - (x < y);
+	const struct ha_sweep_row *x = a, *y = b;
+	return (x->budget > y->budget) - (x->budget < y->budget);
 }
 
-/* One n, several budgets: the optima at each D in ascending order and
- * the sweep's per-n fit ln H* = ln c + e ln D over them. */
+/* One n, several budgets: the optima at each D in ascending order
+ * (duplicates kept) and the per-n fit ln H* = ln c +
+ * e ln D over them. */
 static enum ha_status budget_line(const struct ha_sweep_picture *p,
+                                  struct ha_sweep_result *result,
                                   struct ha_sweep_picture_series *s,
                                   struct ha_error *err)
 {
 	const struct ha_sweep_request *req = &p->request;
 	size_t nb = req->budget_count;
-	uint64_t *budgets = malloc(nb * sizeof *budgets);
 	s->rows = malloc(nb * sizeof *s->rows);
-	struct ha_sweep *line = NULL;
-	enum ha_status st = budgets && s->rows ? HA_OK
+	enum ha_status st = s->rows ? HA_OK
 	                    : ha_fail(err, HA_ENOMEM, "drawing the sweep: %s",
 	                              ha_status_str(HA_ENOMEM));
-	if (st == HA_OK) {
-		memcpy(budgets, req->budgets, nb * sizeof *budgets);
-		qsort(budgets, nb, sizeof *budgets, by_budget);
-		st = sweep_of(req, budgets, nb, NULL,
-		              (struct ha_samples){1, req->samples.at, req->samples.ctx}, &line,
-		              err);
-	}
-	double x_sum = 0.0;
-	const struct ha_sweep_row *rows;
-	size_t count = 0;
-	while (st == HA_OK &&
-	       (st = ha_sweep_rows(line, &rows, &count, err)) == HA_OK && count)
-		for (size_t k = 0; k < count && s->row_count < nb; k++) {
-			x_sum += log((double)budgets[s->row_count]);
-			s->rows[s->row_count++] = rows[k];
-		}
-	const struct ha_sweep_samples_fit *fits = NULL;
 	if (st == HA_OK)
-		st = ha_sweep_samples_fits(line, &fits, &count, err);
-	if (st == HA_OK && count != 1)
-		st = ha_fail(err, HA_ENUMERIC, "drawing the sweep: %zu per-n fits of one n",
-		             count);
+		st = ha_sweep_result_rows(result, 0, nb, s->rows, err);
+	if (st != HA_OK)
+		return st;
+	s->row_count = nb;
+	qsort(s->rows, nb, sizeof *s->rows, by_budget);
+	double x_sum = 0.0;
+	for (size_t b = 0; b < nb; b++)
+		x_sum += log((double)s->rows[b].budget);
+	struct ha_sweep_samples_fit fit;
+	st = ha_sweep_result_samples_fits(result, 0, 1, &fit, err);
 	if (st == HA_OK) {
-		s->power = fits[0].heads_law.result;
-		s->fit_status = fits[0].heads_law.status;
+		s->power = fit.heads_law.result;
+		s->fit_status = fit.heads_law.status;
 		s->claimed = HA_FIT_SEED_BUDGET_EXPONENT;
 		if (s->fit_status == HA_OK)
 			s->claim_intercept = intercept_at_slope(&s->power, x_sum / (double)nb,
 			                                        s->claimed);
 	}
-	ha_sweep_free(line);
-	free(budgets);
 	return st;
 }
 
@@ -198,24 +184,46 @@ static enum ha_status check_request(const struct ha_sweep_request *req,
 	return HA_OK;
 }
 
-enum ha_status ha_sweep_picture_new(const struct ha_sweep_request *req,
+/* The regimes given for the picture against n: one a budget of the
+ * result, in its order, over (H, G, d) for a grouped result. */
+static enum ha_status check_regimes(const struct ha_sweep_request *req,
+                                    const struct ha_regimes *regimes,
+                                    struct ha_error *err)
+{
+	int fits = regimes && regimes->count == req->budget_count &&
+	           regimes->grouped == (req->kv != NULL);
+	for (size_t b = 0; fits && b < req->budget_count; b++)
+		fits = regimes->budgets[b].budget == req->budgets[b];
+	return fits ? HA_OK
+	            : ha_fail(err, HA_EINVAL, "a sweep picture against n needs the "
+	                      "regimes of the sweep's budgets");
+}
+
+enum ha_status ha_sweep_picture_new(const struct ha_sweep_picture_request *preq,
                                     struct ha_sweep_picture **out,
                                     struct ha_error *err)
 {
 	if (out)
 		*out = NULL;
+	struct ha_sweep_request given;
+	const struct ha_sweep_request *req = NULL;
+	if (preq && preq->result) {
+		given = *ha_sweep_result_request(preq->result);
+		given.solvers = preq->solvers;
+		req = &given;
+	}
+	struct ha_sweep_result *result = req ? preq->result : NULL;
 	double lo = 0.0, hi = 0.0;
 	enum ha_status st = out ? check_request(req, &lo, &hi, err)
 	                        : ha_fail(err, HA_EINVAL, "a sweep picture needs somewhere to go");
+	if (st == HA_OK && req->samples.count > 1)
+		st = check_regimes(req, preq->regimes, err);
 	if (st != HA_OK)
 		return st;
 	struct ha_sweep_picture *p = calloc(1, sizeof *p);
 	if (!p)
 		return ha_fail(err, HA_ENOMEM, "drawing the sweep: %s", ha_status_str(HA_ENOMEM));
 	p->request = *req;
-	p->request.on_batch = NULL;
-	p->request.batch_ctx = NULL;
-	p->request.scratch_size = 0;
 	p->against_budget = req->samples.count == 1;
 	p->samples_low = lo;
 	p->samples_high = hi;
@@ -225,26 +233,17 @@ enum ha_status ha_sweep_picture_new(const struct ha_sweep_request *req,
 		ha_sweep_picture_free(p);
 		return ha_fail(err, HA_ENOMEM, "drawing the sweep: %s", ha_status_str(HA_ENOMEM));
 	}
-	if (!p->against_budget) {
-		st = req->kv
-		     ? ha_regimes_new_grouped(req->model, req->constraints, req->kv,
-		                              req->budgets, req->budget_count,
-		                              req->solvers, &p->regimes, err)
-		     : ha_regimes_new(req->model, req->constraints, req->budgets,
-		                      req->budget_count, req->solvers, &p->regimes, err);
-		if (st != HA_OK) {
-			ha_sweep_picture_free(p);
-			return st;
-		}
-	}
+	if (!p->against_budget)
+		p->regimes = preq->regimes;
 	for (size_t b = 0; st == HA_OK && b < p->count; b++) {
 		struct ha_sweep_picture_series *s = &p->series[b];
 		if (p->against_budget) {
-			st = budget_line(p, s, err);
+			st = budget_line(p, result, s, err);
 		} else {
 			s->budget = req->budgets[b];
 			s->regimes = &p->regimes->budgets[b];
-			st = budget_series(p, s, req->solvers ? &req->solvers[b] : NULL, err);
+			st = budget_series(p, result, b, s,
+			                   req->solvers ? &req->solvers[b] : NULL, err);
 		}
 	}
 	if (st != HA_OK) {

@@ -32,8 +32,6 @@ struct rows_job {
 	size_t first, count;           /* rows [first, first + count) */
 	size_t solved;                 /* rows solved: count, or the failing one */
 	enum ha_status status;         /* HA_OK, or the failure of row `solved` */
-	char *scratch;                 /* on_batch's, scratch_size bytes */
-	size_t scratch_used;
 	struct ha_sweep_row rows[CHUNK_ROWS];
 	/* ln n and ln x* of each row, as its solves took them, for the fits
 	 * (NaN where a solve does not give them: the fits take their own) */
@@ -49,7 +47,6 @@ struct sweep_rows {
 	size_t slots;
 	struct pool *pool;
 	int held;                            /* a job handed out, to release */
-	const struct rows_job *current;      /* the job handed out last */
 	size_t next, point;                  /* the next row; the last n asked */
 	double samples;                      /* that n */
 };
@@ -133,12 +130,9 @@ static void solve_rows(void *ctx, size_t worker, size_t number)
 		row->log_mse = optimum.terms.log_mse;
 		row->relaxed_head_dim = relaxation.head_dim;
 		row->relaxed_heads = relaxation.heads;
+		row->kv_heads = row->kv_dim = row->kv_cache_bytes_per_token = 0;
 	}
 	job->solved = k;
-	job->scratch_used = 0;
-	if (s->req.on_batch)
-		s->req.on_batch(s->req.batch_ctx, job->rows, job->solved, job->first,
-		                job->scratch, &job->scratch_used);
 }
 
 void sweep_rows_free(struct sweep_rows *rs)
@@ -160,11 +154,8 @@ void sweep_rows_free(struct sweep_rows *rs)
 	}
 	free(rs->relaxed);
 	free(rs->memos);
-	for (size_t i = 0; rs->jobs && i < rs->slots; i++) {
-		if (rs->jobs[i])
-			free(rs->jobs[i]->scratch);
+	for (size_t i = 0; rs->jobs && i < rs->slots; i++)
 		free(rs->jobs[i]);
-	}
 	free(rs->jobs);
 	free(rs);
 }
@@ -199,14 +190,9 @@ static enum ha_status prepare_rows(struct sweep_rows *rs, struct ha_sweep *s,
 				return st;
 		}
 	}
-	for (size_t i = 0; i < rs->slots; i++) {
+	for (size_t i = 0; i < rs->slots; i++)
 		if (!(rs->jobs[i] = malloc(sizeof *rs->jobs[i])))
 			return HA_ENOMEM;
-		rs->jobs[i]->scratch = NULL;
-		if (s->req.scratch_size &&
-		    !(rs->jobs[i]->scratch = malloc(s->req.scratch_size)))
-			return HA_ENOMEM;
-	}
 	return pool_new(threads, rs->slots, solve_rows, rs, &rs->pool);
 }
 
@@ -257,7 +243,6 @@ enum ha_status sweep_rows_next(struct ha_sweep *s, const struct ha_sweep_row **r
 	if (rs->held) {
 		pool_release(rs->pool);
 		rs->held = 0;
-		rs->current = NULL;
 	}
 	while (rs->next < total && pool_can_submit(rs->pool)) {
 		fill_job(rs, rs->jobs[pool_next(rs->pool) % rs->slots], total);
@@ -268,7 +253,6 @@ enum ha_status sweep_rows_next(struct ha_sweep *s, const struct ha_sweep_row **r
 		return HA_OK;
 	const struct rows_job *job = rs->jobs[number % rs->slots];
 	rs->held = 1;
-	rs->current = job;
 	for (size_t k = 0; k < job->solved; k++) {
 		size_t b = (job->first + k) % nb;
 		const struct ha_sweep_row *row = &job->rows[k];
@@ -278,9 +262,12 @@ enum ha_status sweep_rows_next(struct ha_sweep *s, const struct ha_sweep_row **r
 		                  row->relaxed_head_dim, job->log_samples[k],
 		                  job->log_relaxed[k], &power_st, &log_st, c);
 		s->fit_refused |= power_st != HA_OK || log_st != HA_OK;
-		/* x*, then the fits' coordinates but the log law's Y (x* itself) */
-		double put[SWEEP_JOURNAL_COLUMNS] = {row->relaxed_head_dim, c[0], c[1], c[2]};
-		journal_put_values(s->journal, put, SWEEP_JOURNAL_COLUMNS);
+		/* The point's n before its first budget's row (sweep_column). */
+		if (b == 0)
+			journal_put_values(s->journal, &row->samples, 1);
+		double put[SWEEP_GROUPED_COLUMNS];
+		sweep_row_to_columns(row, c, put);
+		journal_put_values(s->journal, put, s->columns);
 	}
 	*rows = job->rows;
 	*count = job->solved;
@@ -292,11 +279,4 @@ enum ha_status sweep_rows_next(struct ha_sweep *s, const struct ha_sweep_row **r
 		return sweep_solve_failed(err, job->status,
 		                          s->req.budgets[(job->first + job->solved) % nb]);
 	return HA_OK;
-}
-
-const char *sweep_rows_scratch(const struct sweep_rows *rs, size_t *used)
-{
-	const struct rows_job *job = rs ? rs->current : NULL;
-	*used = job ? job->scratch_used : 0;
-	return job ? job->scratch : NULL;
 }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report_events.h"
 #include "report_internal.h"
 
 enum ha_status ha_report_new(FILE *stream, enum ha_report_format format,
@@ -32,6 +33,32 @@ enum ha_status ha_report_new(FILE *stream, enum ha_report_format format,
 		ha_yaml_begin_map(r->yaml, 0);
 		r->yaml_text = format == HA_FORMAT_YAML;
 	}
+	*out = r;
+	return HA_OK;
+}
+
+enum ha_status ha_report_new_events(const struct ha_report_events *events,
+                                    void *ctx, struct ha_report **out)
+{
+	if (out)
+		*out = NULL;
+	if (!events || !out || !events->begin || !events->end || !events->key ||
+	    !events->string || !events->uint || !events->integer || !events->real ||
+	    !events->boolean || !events->null)
+		return HA_EINVAL;
+	struct ha_report *r = calloc(1, sizeof *r);
+	if (!r)
+		return HA_ENOMEM;
+	/* No stream: every section writes through the events (yaml_text 0,
+	 * so no section formats text of its own). */
+	r->format = HA_FORMAT_YAML;
+	ha_error_init(&r->failure);
+	enum ha_status st = yaml_writer_new_events(events, ctx, &r->yaml);
+	if (st != HA_OK) {
+		free(r);
+		return st;
+	}
+	ha_yaml_begin_map(r->yaml, 0);
 	*out = r;
 	return HA_OK;
 }

@@ -13,12 +13,6 @@
 #include "base/error_internal.h"
 #include "report/yaml_writer_internal.h"
 
-/* How a sweep's threads format the table's rows for one report
- * (ha_report_table_hooks; report_table.h): YAML, JSON, else text. */
-struct table_format {
-	int yaml, json;
-};
-
 struct ha_report {
 	FILE *stream;
 	enum ha_report_format format;
@@ -26,7 +20,6 @@ struct ha_report {
 	int yaml_text;               /* YAML: long sections may write their
 	                                items as YAML text past the emitter */
 	struct ha_error failure;     /* the first failure; status HA_OK while none */
-	struct table_format table_format; /* the batch_ctx of its table hooks */
 };
 
 /* ---- the life of a section ----------------------------------------------

@@ -1,6 +1,6 @@
-/* The sweep table: every row of a sweep (sweep.h) written as the sweep
- * hands it out, then the scaling-law fits of headalloc-model(7), SCALING
- * LAWS the sweep computed.  The rows' writer is report_table_rows.c, the
+/* The sweep table: every row of a sweep's result (sweep.h), then the
+ * scaling-law fits of headalloc-model(7), SCALING LAWS the sweep
+ * computed.  The rows' writer is report_table_rows.c, the
  * per-n fits' report_table_heads.c; this file calls both, they call
  * nothing back.  Nothing here solves or fits. */
 #include <inttypes.h>
@@ -11,13 +11,13 @@
 #include "report_internal.h"
 #include "report/report_table.h"
 
-static void write_budget_fits(struct ha_sweep *sweep, struct ha_report *r,
-                              size_t b)
+static void write_budget_fits(const struct ha_sweep_result *result,
+                              struct ha_report *r, size_t b)
 {
-	const struct ha_sweep_request *req = ha_sweep_request(sweep);
+	const struct ha_sweep_request *req = ha_sweep_result_request(result);
 	struct ha_sweep_fit fit_power, fit_log;
 	struct report_law_fit power, logarithmic;
-	ha_sweep_budget_fits(sweep, b, &fit_power, &fit_log);
+	ha_sweep_result_budget_fits(result, b, &fit_power, &fit_log);
 	report_law_fit_of(&power, LAW_DIM_POWER, &fit_power);
 	report_law_fit_of(&logarithmic, LAW_DIM_LOG, &fit_log);
 	if (!r->yaml) {
@@ -37,7 +37,7 @@ static void write_budget_fits(struct ha_sweep *sweep, struct ha_report *r,
 	ha_yaml_end_map(r->yaml);
 }
 
-static void write_fits(struct ha_sweep *sweep, struct ha_report *r)
+static void write_fits(struct ha_sweep_result *result, struct ha_report *r)
 {
 	if (r->yaml) {
 		ha_yaml_key(r->yaml, "fits");
@@ -47,29 +47,18 @@ static void write_fits(struct ha_sweep *sweep, struct ha_report *r)
 	} else {
 		fputc('\n', r->stream);
 	}
-	for (size_t b = 0; b < ha_sweep_request(sweep)->budget_count; b++)
-		write_budget_fits(sweep, r, b);
+	for (size_t b = 0; b < ha_sweep_result_request(result)->budget_count; b++)
+		write_budget_fits(result, r, b);
 	if (r->yaml) {
 		ha_yaml_end_seq(r->yaml);
 		ha_yaml_key(r->yaml, "by_samples");
 		ha_yaml_begin_seq(r->yaml, 0);
 	}
-	table_write_samples_fits(sweep, r);
+	table_write_samples_fits(result, r);
 	if (r->yaml) {
 		ha_yaml_end_seq(r->yaml);
 		ha_yaml_end_map(r->yaml);
 	}
-}
-
-void ha_report_table_hooks(struct ha_report *r, struct ha_sweep_request *req)
-{
-	if (!r || !req || req->kv)
-		return; /* the grouped rows are written by the calling thread */
-	r->table_format = (struct table_format){r->yaml != NULL,
-	                                        r->yaml != NULL && !r->yaml_text};
-	req->on_batch = table_format_batch;
-	req->batch_ctx = &r->table_format;
-	req->scratch_size = TABLE_SCRATCH;
 }
 
 enum ha_status ha_report_table(struct ha_report *r,
@@ -79,12 +68,13 @@ enum ha_status ha_report_table(struct ha_report *r,
 	enum ha_status st = report_start(r, req, err);
 	if (st != HA_OK)
 		return st;
-	if (!req->sweep)
-		return report_fail(r, err, HA_EINVAL, "a table needs its sweep (ha_sweep_new)");
-	st = table_write_rows(req->sweep, &req->progress, r, err);
+	if (!req->result)
+		return report_fail(r, err, HA_EINVAL, "a table needs its sweep's result "
+		                   "(ha_sweep_run)");
+	st = table_write_rows(req->result, r, err);
 	if (st == HA_OK)
-		write_fits(req->sweep, r);
+		write_fits(req->result, r);
 	if (st == HA_OK && !r->yaml)
-		report_text_caution(r->stream, ha_sweep_request(req->sweep)->model);
+		report_text_caution(r->stream, ha_sweep_result_request(req->result)->model);
 	return st != HA_OK ? st : report_end(r, err);
 }

@@ -1,6 +1,7 @@
 /* The sweep's per-n fits, ln H* = ln c + e ln D over the budgets at each
- * n (headalloc-model(7), SCALING LAWS), written as the sweep (sweep.h)
- * hands them out: one a value of n, so as many as the table has points.
+ * n (headalloc-model(7), SCALING LAWS), written as the sweep's result
+ * (sweep.h) makes them: one a value of n, so as many as the table has
+ * points.
  *
  * A fit's YAML after the first is written past the emitter, as raw text:
  * an item of the block sequence by_samples, "\n  - samples: N\n
@@ -49,29 +50,34 @@ static void flush(struct ha_report *r, const char *text, char **p)
 	*p = (char *)text;
 }
 
-void table_write_samples_fits(struct ha_sweep *sweep, struct ha_report *r)
+/* Per-n fits read from the result at a time. */
+#define FITS_BATCH ((size_t)128)
+
+void table_write_samples_fits(struct ha_sweep_result *result, struct ha_report *r)
 {
 	int yaml = r->yaml != NULL, json = yaml && !r->yaml_text;
 	size_t item = (yaml ? REPORT_RAW_FIT_MAX : REPORT_TEXT_FIT_MAX) + ITEM_EXTRA;
+	const struct ha_sweep_request *req = ha_sweep_result_request(result);
+	size_t points = req->budget_count > 1 ? req->samples.count : 0;
 	char *text = malloc(TEXT_ITEMS * item);
-	if (!text) {
+	struct ha_sweep_samples_fit *fits = malloc(FITS_BATCH * sizeof *fits);
+	if (!text || !fits) {
 		report_fail(r, NULL, HA_ENOMEM, "writing the fits: %s",
 		            ha_status_str(HA_ENOMEM));
+		free(text);
+		free(fits);
 		return;
 	}
 	size_t at = 0;
-	while (!report_write_failed(r)) {
-		const struct ha_sweep_samples_fit *fits = NULL;
-		size_t count = 0;
+	while (at < points && !report_write_failed(r)) {
+		size_t count = points - at < FITS_BATCH ? points - at : FITS_BATCH;
 		struct ha_error why;
 		ha_error_init(&why);
-		enum ha_status st = ha_sweep_samples_fits(sweep, &fits, &count, &why);
+		enum ha_status st = ha_sweep_result_samples_fits(result, at, count, fits, &why);
 		if (st != HA_OK) {
 			report_fail(r, NULL, st, "%s", why.message);
 			break;
 		}
-		if (count == 0)
-			break;
 		char *p = text;
 		for (size_t k = 0; k < count; k++, at++) {
 			struct report_law_fit f;
@@ -99,4 +105,5 @@ void table_write_samples_fits(struct ha_sweep *sweep, struct ha_report *r)
 		flush(r, text, &p);
 	}
 	free(text);
+	free(fits);
 }

@@ -1,5 +1,5 @@
-/* The sweep table's rows: written as the sweep (sweep.h) hands them out,
- * a batch at a time, formatted here without printf.
+/* The sweep table's rows: read from the sweep's result (sweep.h) a batch
+ * at a time, formatted here without printf.
  *
  * YAML rows after the first are formatted by the writer's fast path for
  * flat rows (yaml_flat_item: a new line, "- ", a flow map of plain
@@ -184,61 +184,19 @@ static void write_batch(struct ha_report *r, const struct ha_sweep_row *rows,
 	}
 }
 
-void table_format_batch(void *format_, const struct ha_sweep_row *rows,
-                        size_t count, size_t at, char *scratch, size_t *used)
-{
-	const struct table_format *format = format_;
-	double samples_of_text = NAN;
-	char samples_text[HA_FD_BUFSIZE + 2];
-	size_t samples_length = 0;
-	char *p = scratch;
-	for (size_t k = 0; k < count; k++, at++) {
-		const struct ha_sweep_row *row = &rows[k];
-		if (!format->yaml) {
-			p = put_text_row(p, row->budget, row->samples, row);
-		} else if (at > 0 && !format->json) {
-			if (!(samples_of_text == row->samples)) {
-				samples_length = (size_t)(yaml_flat_double(samples_text, row->samples) -
-				                          samples_text);
-				samples_of_text = row->samples;
-			}
-			p = put_yaml_row(p, row->budget, samples_text, samples_length, row);
-		}
-	}
-	*used = (size_t)(p - scratch);
-}
-
-/* A batch formatted by the sweep's threads: the rows the emitter writes,
- * then the text. */
-static void write_formatted(struct ha_report *r, const struct ha_sweep_row *rows,
-                            size_t count, size_t at, const char *text,
-                            size_t used)
-{
-	int json = r->yaml && !r->yaml_text;
-	for (size_t k = 0; r->yaml && k < count; k++)
-		if (at + k == 0 || json)
-			emit_first_row(r->yaml, &rows[k]);
-	if (used && r->yaml)
-		yaml_writer_raw(r->yaml, text, used);
-	else if (used)
-		fwrite(text, 1, used, r->stream);
-}
-
-enum ha_status table_write_rows(struct ha_sweep *sweep,
-                                const struct ha_progress *progress,
+enum ha_status table_write_rows(struct ha_sweep_result *result,
                                 struct ha_report *r, struct ha_error *err)
 {
-	size_t total = ha_sweep_row_count(sweep);
+	size_t total = ha_sweep_result_row_count(result);
 	char *text = malloc(TEXT_ROWS * ROW_MAX);
-	if (!text)
+	struct ha_sweep_row *rows = malloc(HA_SWEEP_BATCH_MAX * sizeof *rows);
+	if (!text || !rows) {
+		free(text);
+		free(rows);
 		return report_fail(r, err, HA_ENOMEM, "preparing the table: %s",
 		                   ha_status_str(HA_ENOMEM));
-	const struct ha_sweep_request *req = ha_sweep_request(sweep);
-	int grouped = req->kv != NULL;
-	/* The scratch is this report's rows only when the sweep took this
-	 * report's hooks (ha_report_table_hooks). */
-	int own_hooks = req->on_batch == table_format_batch &&
-	                req->batch_ctx == &r->table_format;
+	}
+	int grouped = ha_sweep_result_request(result)->kv != NULL;
 	if (r->yaml) {
 		ha_yaml_key(r->yaml, "table");
 		ha_yaml_begin_seq(r->yaml, 0);
@@ -249,42 +207,26 @@ enum ha_status table_write_rows(struct ha_sweep *sweep,
 		        "budget", "samples", "heads", "head_dim", "mse", "log10_mse",
 		        "relaxed_head_dim", "relaxed_heads");
 	}
-	size_t written = 0;
 	enum ha_status st = HA_OK;
-	for (;;) {
-		const struct ha_sweep_row *rows = NULL;
-		size_t count = 0;
+	/* A closed pipe need not cost the rest of a long table. */
+	for (size_t written = 0; written < total && !report_write_failed(r);) {
+		size_t count = total - written < HA_SWEEP_BATCH_MAX
+		               ? total - written : HA_SWEEP_BATCH_MAX;
 		struct ha_error why;
 		ha_error_init(&why);
-		enum ha_status solved = ha_sweep_rows(sweep, &rows, &count, &why);
-		size_t used = 0;
-		const char *formatted = ha_sweep_batch_scratch(sweep, &used);
-		if (!own_hooks)
-			formatted = NULL;
+		enum ha_status read = ha_sweep_result_rows(result, written, count, rows, &why);
+		if (read != HA_OK) {
+			st = report_fail(r, err, read, "%s", why.message);
+			break;
+		}
 		if (grouped)
 			table_grouped_rows(r, rows, count);
-		else if (formatted)
-			write_formatted(r, rows, count, written, formatted, used);
 		else
 			write_batch(r, rows, count, written, text);
 		written += count;
-		if (solved != HA_OK) {
-			st = report_fail(r, err, solved, "%s", why.message);
-			break;
-		}
-		if (count == 0)
-			break;
-		if (progress->fn &&
-		    progress->fn(progress->ctx, "rows", written, total))
-			st = report_fail(r, err, HA_ECANCELED, "the table was cancelled "
-			                 "after %zu of %zu rows", written, total);
-		/* A closed pipe need not cost the rest of a long sweep. */
-		if (st == HA_OK && report_write_failed(r))
-			st = report_end(r, err);
-		if (st != HA_OK)
-			break;
 	}
 	free(text);
+	free(rows);
 	if (st == HA_OK && r->yaml)
 		ha_yaml_end_seq(r->yaml);
 	return st;

@@ -1,8 +1,11 @@
 /* The one writer of every machine-readable report, error-sticky, in two
- * syntaxes of the same events (maps, sequences, keys, scalars):
+ * syntaxes of the same events (maps, sequences, keys, scalars), or as the
+ * events themselves:
  *
- *   YAML  a thin layer over libyaml's emitter;
- *   JSON  written here, event by event, straight to the stream (RFC 8259).
+ *   YAML    a thin layer over libyaml's emitter;
+ *   JSON    written here, event by event, straight to the stream (RFC 8259);
+ *   events  each handed to a caller's callbacks (ha_report_new_events),
+ *           scalars typed, for a front end that builds its own objects.
  *
  * JSON is written by hand rather than through json-c: json-c builds a
  * tree of objects and prints it whole, and a sweep of a million rows
@@ -16,6 +19,7 @@
 
 #include <yaml.h>
 
+#include "report_events.h"
 
 #include "format_double.h"
 #include "yaml_writer_internal.h"
@@ -34,6 +38,8 @@ struct ha_yaml_writer {
 	FILE *stream;
 	enum ha_status status;
 	int json;                                /* the JSON syntax */
+	const struct ha_report_events *events;   /* events: the callbacks */
+	void *events_ctx;
 	size_t depth;                            /* JSON: open containers */
 	int after_key;                           /* JSON: a key awaits its value */
 	size_t top_values;                       /* JSON: values outside any container */
@@ -69,6 +75,23 @@ enum ha_status ha_yaml_writer_new_json(FILE *stream, struct ha_yaml_writer **out
 		return HA_ENOMEM;
 	w->stream = stream;
 	w->json = 1;
+	*out = w;
+	return HA_OK;
+}
+
+enum ha_status yaml_writer_new_events(const struct ha_report_events *events,
+                                      void *ctx, struct ha_yaml_writer **out)
+{
+	if (!out)
+		return HA_EINVAL;
+	*out = NULL;
+	if (!events)
+		return HA_EINVAL;
+	struct ha_yaml_writer *w = calloc(1, sizeof *w);
+	if (!w)
+		return HA_ENOMEM;
+	w->events = events;
+	w->events_ctx = ctx;
 	*out = w;
 	return HA_OK;
 }
@@ -111,6 +134,8 @@ enum ha_status ha_yaml_writer_end(struct ha_yaml_writer *w)
 {
 	if (!w)
 		return HA_EINVAL;
+	if (w->events)
+		return w->status;
 	if (w->json) {
 		if (w->status == HA_OK && (w->depth != 0 || w->after_key))
 			w->status = HA_EINVAL;
@@ -140,7 +165,7 @@ void ha_yaml_writer_free(struct ha_yaml_writer *w)
 {
 	if (!w)
 		return;
-	if (!w->json)
+	if (!w->json && !w->events)
 		yaml_emitter_delete(&w->emitter);
 	free(w);
 }
@@ -274,6 +299,18 @@ static void json_plain(struct ha_yaml_writer *w, const char *text)
 
 /* ---- the events ----------------------------------------------------------- */
 
+/* An event handed to the callbacks: failed != 0 fails the writer.  Every
+ * writer function below first asks whether it is an events writer. */
+static int handed(struct ha_yaml_writer *w, int failed)
+{
+	if (failed && w->status == HA_OK)
+		w->status = HA_EIO;
+	return 1;
+}
+
+#define EVENT(w, call) \
+	((w)->events && ((w)->status != HA_OK || handed((w), (w)->events->call)))
+
 static yaml_char_t *ustr(const char *s)
 {
 	return (yaml_char_t *)(uintptr_t)s;
@@ -281,6 +318,8 @@ static yaml_char_t *ustr(const char *s)
 
 void ha_yaml_begin_map(struct ha_yaml_writer *w, int flow)
 {
+	if (EVENT(w, begin(w->events_ctx, 1)))
+		return;
 	yaml_event_t event;
 	if (w->status != HA_OK)
 		return;
@@ -295,6 +334,8 @@ void ha_yaml_begin_map(struct ha_yaml_writer *w, int flow)
 
 void ha_yaml_end_map(struct ha_yaml_writer *w)
 {
+	if (EVENT(w, end(w->events_ctx)))
+		return;
 	yaml_event_t event;
 	if (w->status != HA_OK)
 		return;
@@ -308,6 +349,8 @@ void ha_yaml_end_map(struct ha_yaml_writer *w)
 
 void ha_yaml_begin_seq(struct ha_yaml_writer *w, int flow)
 {
+	if (EVENT(w, begin(w->events_ctx, 0)))
+		return;
 	yaml_event_t event;
 	if (w->status != HA_OK)
 		return;
@@ -322,6 +365,8 @@ void ha_yaml_begin_seq(struct ha_yaml_writer *w, int flow)
 
 void ha_yaml_end_seq(struct ha_yaml_writer *w)
 {
+	if (EVENT(w, end(w->events_ctx)))
+		return;
 	yaml_event_t event;
 	if (w->status != HA_OK)
 		return;
@@ -361,6 +406,8 @@ static void plain_scalar(struct ha_yaml_writer *w, const char *text)
 
 void ha_yaml_key(struct ha_yaml_writer *w, const char *key)
 {
+	if (EVENT(w, key(w->events_ctx, key)))
+		return;
 	if (w->json) {
 		json_before(w, 1);
 		json_string(w, key);
@@ -392,6 +439,8 @@ static int safe_plain(const char *s)
 
 void ha_yaml_string(struct ha_yaml_writer *w, const char *value)
 {
+	if (EVENT(w, string(w->events_ctx, value)))
+		return;
 	if (w->json) {
 		json_before(w, 0);
 		json_string(w, value);
@@ -402,6 +451,8 @@ void ha_yaml_string(struct ha_yaml_writer *w, const char *value)
 
 void ha_yaml_uint(struct ha_yaml_writer *w, uint64_t value)
 {
+	if (EVENT(w, uint(w->events_ctx, value)))
+		return;
 	char buf[32];
 	snprintf(buf, sizeof buf, "%" PRIu64, value);
 	plain_scalar(w, buf);
@@ -409,6 +460,8 @@ void ha_yaml_uint(struct ha_yaml_writer *w, uint64_t value)
 
 void ha_yaml_int(struct ha_yaml_writer *w, int64_t value)
 {
+	if (EVENT(w, integer(w->events_ctx, value)))
+		return;
 	char buf[32];
 	snprintf(buf, sizeof buf, "%" PRId64, value);
 	plain_scalar(w, buf);
@@ -427,6 +480,8 @@ const char *ha_yaml_double_text(double value, char buf[32])
  * write the exact log10_* of a value beyond a double beside it). */
 void ha_yaml_double(struct ha_yaml_writer *w, double value)
 {
+	if (EVENT(w, real(w->events_ctx, value)))
+		return;
 	char buf[32];
 	if (w->json && !isfinite(value))
 		plain_scalar(w, "null");
@@ -438,7 +493,7 @@ void yaml_writer_raw(struct ha_yaml_writer *w, const char *text, size_t length)
 {
 	if (w->status != HA_OK)
 		return;
-	if (w->json) {
+	if (w->json || w->events) {
 		w->status = HA_EINVAL; /* YAML text has no place in JSON */
 		return;
 	}
@@ -449,11 +504,15 @@ void yaml_writer_raw(struct ha_yaml_writer *w, const char *text, size_t length)
 
 void ha_yaml_bool(struct ha_yaml_writer *w, int value)
 {
+	if (EVENT(w, boolean(w->events_ctx, value)))
+		return;
 	plain_scalar(w, value ? "true" : "false");
 }
 
 void ha_yaml_null(struct ha_yaml_writer *w)
 {
+	if (EVENT(w, null(w->events_ctx)))
+		return;
 	plain_scalar(w, "null");
 }
 

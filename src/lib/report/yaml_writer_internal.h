@@ -16,6 +16,15 @@
 
 #include "report/format_double.h"
 
+struct ha_report_events;
+
+/* A writer whose events go to the callbacks of events (report.h) with
+ * ctx, in place of a syntax: ha_report_new_events's.  Errors as
+ * ha_yaml_writer_new's; a callback's nonzero return is a sticky
+ * HA_EIO, as a failed write.  yaml_writer_raw fails in it as in JSON. */
+enum ha_status yaml_writer_new_events(const struct ha_report_events *events,
+                                      void *ctx, struct ha_yaml_writer **out);
+
 /* Write length bytes of text as they are, after everything emitted so
  * far, bypassing the emitter (which is flushed first and never learns of
  * them).  For long runs of items a caller formats itself, such as the

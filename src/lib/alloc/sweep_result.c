@@ -1,0 +1,237 @@
+/* A sweep's result (sweep.h): every row solved by the sweep, then kept
+ * in its journal (n, and each row's columns, sweep_internal.h) with its
+ * per-budget fits, so that renderers read rows and fits and never solve.
+ * The per-n fits are made on demand from the kept x*, in the order asked,
+ * on the calling thread: one a value of n, they would take memory that
+ * grows with the sweep if they were kept. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error_internal.h"
+#include "alloc/sweep_internal.h"
+#include "fit/fit_internal.h"
+
+struct ha_sweep_result {
+	struct ha_sweep_request req;   /* its pointers into the copies below */
+	struct ha_model model;
+	struct ha_constraints constraints;
+	struct ha_kv_constraints kv;
+	struct ha_kv_shape shape;
+	uint64_t *budgets;
+	struct journal *journal;       /* the sweep's, taken over */
+	size_t columns;                /* the journal's columns a budget */
+	struct ha_sweep_fit *power, *logarithmic; /* per budget */
+	struct ha_fit *heads_fit;      /* the per-n fits' (NULL: one budget) */
+	double *dims;                  /* one n's x* a budget */
+};
+
+void ha_sweep_result_free(struct ha_sweep_result *r)
+{
+	if (!r)
+		return;
+	journal_free(r->journal);
+	ha_fit_free(r->heads_fit);
+	free(r->budgets);
+	free(r->power);
+	free(r->logarithmic);
+	free(r->dims);
+	free(r);
+}
+
+/* n_i as the journal kept it (NaN where it cannot be read back). */
+static double kept_sample(const void *ctx, size_t i)
+{
+	/* The journal's reads move its cache: the result is read by one
+	 * thread at a time. */
+	struct ha_sweep_result *r = (struct ha_sweep_result *)ctx;
+	double n;
+	return journal_get(r->journal, 0, i, &n) == HA_OK ? n : NAN;
+}
+
+/* The result's own copies of what the request borrowed. */
+static enum ha_status copy_request(struct ha_sweep_result *r,
+                                   const struct ha_sweep_request *req)
+{
+	size_t nb = req->budget_count;
+	r->model = *req->model;
+	r->req = (struct ha_sweep_request){
+		.model = &r->model,
+		.budget_count = nb,
+		.samples = {req->samples.count, kept_sample, r},
+	};
+	if (req->constraints) {
+		r->constraints = *req->constraints;
+		r->req.constraints = &r->constraints;
+	}
+	if (req->kv) {
+		r->kv = *req->kv;
+		r->req.kv = &r->kv;
+		r->shape = req->shape ? *req->shape : ha_kv_shape_defaults();
+		r->req.shape = &r->shape;
+	}
+	r->budgets = malloc(nb * sizeof *r->budgets);
+	r->power = calloc(nb, sizeof *r->power);
+	r->logarithmic = calloc(nb, sizeof *r->logarithmic);
+	r->dims = malloc(nb * sizeof *r->dims);
+	if (!r->budgets || !r->power || !r->logarithmic || !r->dims)
+		return HA_ENOMEM;
+	memcpy(r->budgets, req->budgets, nb * sizeof *r->budgets);
+	r->req.budgets = r->budgets;
+	if (nb > 1 && ha_fit_new(HA_FIT_POWER, nb <= HA_FIT_STORE_DEFAULT ? nb : 0,
+	                         &r->heads_fit) != HA_OK)
+		return HA_ENOMEM;
+	return HA_OK;
+}
+
+/* Every row of the sweep, progress told after each batch. */
+static enum ha_status solve_rows(struct ha_sweep *s, const struct ha_progress *progress,
+                                 struct ha_error *err)
+{
+	size_t done = 0, total = ha_sweep_row_count(s);
+	for (;;) {
+		const struct ha_sweep_row *rows;
+		size_t count = 0;
+		enum ha_status st = ha_sweep_rows(s, &rows, &count, err);
+		if (st != HA_OK || count == 0)
+			return st;
+		done += count;
+		if (progress && progress->fn &&
+		    progress->fn(progress->ctx, "rows", done, total))
+			return ha_fail(err, HA_ECANCELED, "the table was cancelled after "
+			               "%zu of %zu rows", done, total);
+	}
+}
+
+static enum ha_status keep(struct ha_sweep_result *r, struct ha_sweep *s,
+                           const struct ha_sweep_request *req, struct ha_error *err)
+{
+	if (copy_request(r, req) != HA_OK)
+		return ha_fail(err, HA_ENOMEM, "keeping the table: %s",
+		               ha_status_str(HA_ENOMEM));
+	for (size_t b = 0; b < req->budget_count; b++)
+		ha_sweep_budget_fits(s, b, &r->power[b], &r->logarithmic[b]);
+	if (!journal_kept(s->journal))
+		return ha_fail(err, HA_EIO, "keeping the table's rows: no temporary "
+		               "file in $TMPDIR (or /tmp) and no memory for them");
+	r->journal = s->journal;
+	r->columns = s->columns;
+	s->journal = NULL;
+	return HA_OK;
+}
+
+enum ha_status ha_sweep_run(const struct ha_sweep_request *req,
+                            const struct ha_progress *progress,
+                            struct ha_sweep_result **out, struct ha_error *err)
+{
+	if (out)
+		*out = NULL;
+	if (!out)
+		return ha_fail(err, HA_EINVAL, "a table needs somewhere to go");
+	if (req && req->budget_count > 0 &&
+	    req->samples.count > HA_SWEEP_MAX_ROWS / req->budget_count)
+		return ha_fail(err, HA_EINVAL, "a table of %zu budgets x %zu values "
+		               "of n: at most %zu rows", req->budget_count,
+		               req->samples.count, HA_SWEEP_MAX_ROWS);
+	struct ha_sweep *s = NULL;
+	enum ha_status st = ha_sweep_new(req, &s, err);
+	if (st == HA_OK)
+		st = solve_rows(s, progress, err);
+	struct ha_sweep_result *r = NULL;
+	if (st == HA_OK && !(r = calloc(1, sizeof *r)))
+		st = ha_fail(err, HA_ENOMEM, "keeping the table: %s",
+		             ha_status_str(HA_ENOMEM));
+	if (st == HA_OK)
+		st = keep(r, s, req, err);
+	ha_sweep_free(s);
+	if (st != HA_OK) {
+		ha_sweep_result_free(r);
+		return st;
+	}
+	*out = r;
+	return HA_OK;
+}
+
+const struct ha_sweep_request *ha_sweep_result_request(const struct ha_sweep_result *r)
+{
+	return r ? &r->req : NULL;
+}
+
+size_t ha_sweep_result_row_count(const struct ha_sweep_result *r)
+{
+	return r ? r->req.budget_count * r->req.samples.count : 0;
+}
+
+static enum ha_status lost(struct ha_error *err)
+{
+	return ha_fail(err, HA_EIO, "reading the table's rows back: %s",
+	               ha_status_str(HA_EIO));
+}
+
+enum ha_status ha_sweep_result_rows(struct ha_sweep_result *r, size_t first,
+                                    size_t count, struct ha_sweep_row *rows,
+                                    struct ha_error *err)
+{
+	size_t total = ha_sweep_result_row_count(r);
+	if (!r || (count && !rows) || first > total || count > total - first)
+		return ha_fail(err, HA_EINVAL, "rows %zu to %zu of a table of %zu",
+		               first, first + count, total);
+	size_t nb = r->req.budget_count;
+	size_t i = first / nb, b = first % nb;
+	double n = NAN, v[SWEEP_GROUPED_COLUMNS];
+	for (size_t k = 0; k < count; k++) {
+		if ((k == 0 || b == 0) && journal_get(r->journal, 0, i, &n) != HA_OK)
+			return lost(err);
+		if (journal_get_columns(r->journal, sweep_column(r->columns, b),
+		                        r->columns, i, v) != HA_OK)
+			return lost(err);
+		sweep_row_of_columns(v, r->columns, r->budgets[b], n, &rows[k]);
+		if (++b == nb) {
+			b = 0;
+			i++;
+		}
+	}
+	return HA_OK;
+}
+
+enum ha_status ha_sweep_result_budget_fits(const struct ha_sweep_result *r, size_t b,
+                                           struct ha_sweep_fit *power,
+                                           struct ha_sweep_fit *logarithmic)
+{
+	if (!power || !logarithmic)
+		return HA_EINVAL;
+	if (!r || b >= r->req.budget_count) {
+		*power = *logarithmic = (struct ha_sweep_fit){.status = HA_EINVAL,
+		                                              .claimed = NAN};
+		return HA_EINVAL;
+	}
+	*power = r->power[b];
+	*logarithmic = r->logarithmic[b];
+	return HA_OK;
+}
+
+enum ha_status ha_sweep_result_samples_fits(struct ha_sweep_result *r,
+                                            size_t first, size_t count,
+                                            struct ha_sweep_samples_fit *fits,
+                                            struct ha_error *err)
+{
+	size_t points = r ? r->req.samples.count : 0;
+	if (!r || !r->heads_fit || (count && !fits) || first > points ||
+	    count > points - first)
+		return ha_fail(err, HA_EINVAL, "the per-n fits %zu to %zu of a table "
+		               "of %zu values of n and %zu budgets", first, first + count,
+		               points, r ? r->req.budget_count : 0);
+	size_t nb = r->req.budget_count;
+	for (size_t k = 0; k < count; k++) {
+		size_t i = first + k;
+		if (journal_get(r->journal, 0, i, &fits[k].samples) != HA_OK)
+			return lost(err);
+		for (size_t b = 0; b < nb; b++)
+			if (journal_get(r->journal, sweep_column(r->columns, b) + SWEEP_X,
+			                i, &r->dims[b]) != HA_OK)
+				return lost(err);
+		sweep_fit_point(&r->req, r->heads_fit, r->dims, &fits[k].heads_law);
+	}
+	return HA_OK;
+}
