@@ -454,17 +454,19 @@ enum ha_cal_warning_kind {
 	HA_CAL_WARN_LACK_OF_FIT = 10,  /* the law misfits the runs */
 	HA_CAL_WARN_UNSUPPORTED = 11,  /* a check of the prediction's support failed */
 	HA_CAL_WARN_COVERAGE = 12,     /* the kind's intervals were measured to
-	                                  hold less than HA_CAL_COVERAGE_LEVEL on
-	                                  a design like the runs' */
+	                                  fall short of 95% on a design like
+	                                  the runs' (HA_CAL_COVERAGE_SETS) */
 	/* calladder */
 	HA_CAL_WARN_HUBER_SCALE = 20,  /* δ below the residual scale */
 	HA_CAL_WARN_LEAST_SQUARES = 21 /* least squares predicts otherwise */
 };
 
-/* The share of data sets below which a bootstrap's measured 95%
- * intervals are said to fall short (headalloc-calibrate(1), COVERAGE):
- * 2 binomial sd (200 data sets) below 0.95. */
-#define HA_CAL_COVERAGE_LEVEL 0.93
+/* A bootstrap kind's 95% intervals are said to fall short on a measured
+ * design (headalloc-calibrate(1), COVERAGE) when the design's lowest
+ * share lies more than 2 binomial standard deviations of its
+ * HA_CAL_COVERAGE_SETS data sets below 0.95: a shortfall the
+ * measurement cannot put down to its own sampling. */
+#define HA_CAL_COVERAGE_SETS 200
 
 struct ha_cal_warning {
 	enum ha_cal_warning_kind kind;

@@ -8,8 +8,12 @@
  * has at least, or with the fewest when it has fewer than every design:
  * coverage grows with spare runs, so the design read errs towards
  * warning (and of two as near, the lower is read: runs10 and runs10-het
- * differ in noise the runs do not state).  Where that design's intervals held the truth in less than
- * HA_CAL_COVERAGE_LEVEL of the data sets, the calibration warns. */
+ * differ in noise the runs do not state).  Where that design's lowest
+ * share lies more than 2 binomial standard deviations (of its
+ * HA_CAL_COVERAGE_SETS data sets) below 0.95, the calibration warns: the
+ * lowest of a design's three or four shares is itself low by chance, by
+ * about one standard deviation at a true 95%, so a plain bar would warn
+ * on designs whose intervals hold. */
 #include <math.h>
 
 #include "calibrate_internal.h"
@@ -84,7 +88,10 @@ int cal_coverage_warning(struct ha_calibration *c, int unequal_se)
 	if (b->fitted < 2 || k == 0)
 		return 1; /* no interval */
 	const struct measured *t = design_for(b->kind, unequal_se, m > k ? m - k : 0);
-	if (!t || !(t->lowest < HA_CAL_COVERAGE_LEVEL))
+	if (!t)
+		return 1;
+	double sd = sqrt(t->lowest * (1.0 - t->lowest) / HA_CAL_COVERAGE_SETS);
+	if (!(t->lowest + 2.0 * sd < 0.95))
 		return 1;
 	return cal_warn(c, HA_CAL_WARN_COVERAGE,
 	            "the %s bootstrap's 95%% intervals held the truth in only "
