@@ -216,31 +216,42 @@ static void calibration_destroy(PyObject *capsule)
  * kv_heads uint64, samples, loss and loss_se float64, loss_se NaN where
  * absent; kv_heads in the sixth place, 0 where absent: heads), as the
  * Python layer makes them. */
-int ha_py_runs_of_columns(PyObject *cols, struct ha_run **out, size_t *count)
+int ha_py_columns(PyObject *cols, int want, const char *what, Py_buffer *b,
+                  Py_ssize_t *count)
 {
-	if (!PyTuple_Check(cols) || PyTuple_GET_SIZE(cols) != 6) {
-		PyErr_SetString(PyExc_TypeError, "runs: expected six columns");
+	if (!PyTuple_Check(cols) || PyTuple_GET_SIZE(cols) != want) {
+		PyErr_Format(PyExc_TypeError, "%s: expected %d columns", what, want);
 		return 0;
 	}
-	Py_buffer b[6];
-	int got = 0, ok = 1;
 	Py_ssize_t n = -1;
-	for (; got < 6; got++) {
-		if (PyObject_GetBuffer(PyTuple_GET_ITEM(cols, got), &b[got],
-		                       PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
-			ok = 0;
-			break;
-		}
-		Py_ssize_t len = b[got].len / 8;
-		if (b[got].itemsize != 8 || (n >= 0 && len != n)) {
+	for (int got = 0; got < want; got++) {
+		int ok = PyObject_GetBuffer(PyTuple_GET_ITEM(cols, got), &b[got],
+		                            PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) == 0;
+		Py_ssize_t len = ok ? b[got].len / 8 : 0;
+		if (ok && (b[got].itemsize != 8 || (n >= 0 && len != n))) {
 			PyBuffer_Release(&b[got]);
-			PyErr_SetString(PyExc_TypeError, "runs: columns of 8-byte items and one length");
+			PyErr_Format(PyExc_TypeError, "%s: columns of 8-byte items and one length", what);
 			ok = 0;
-			break;
+		}
+		if (!ok) {
+			while (got-- > 0)
+				PyBuffer_Release(&b[got]);
+			return 0;
 		}
 		n = len;
 	}
-	if (ok && n == 0) {
+	*count = n;
+	return 1;
+}
+
+int ha_py_runs_of_columns(PyObject *cols, struct ha_run **out, size_t *count)
+{
+	Py_buffer b[6];
+	Py_ssize_t n;
+	if (!ha_py_columns(cols, 6, "runs", b, &n))
+		return 0;
+	int got = 6, ok = 1;
+	if (n == 0) {
 		ha_py_input_error("runs: no runs");
 		ok = 0;
 	}

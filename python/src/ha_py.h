@@ -82,6 +82,12 @@ PyObject *ha_py_calibration_parameters(PyObject *self, PyObject *args);
 PyObject *ha_py_model_from_yaml(PyObject *self, PyObject *args);
 PyObject *ha_py_sweep_values(PyObject *self, PyObject *args);
 PyObject *ha_py_calibrate(PyObject *self, PyObject *args);
+/* Borrow the `want` buffers of a tuple of contiguous columns of 8-byte
+ * items and one length (calls.c): b[0 .. want) to release, *count their
+ * length; 0 with the error set (`what` names the input) and nothing
+ * held. */
+int ha_py_columns(PyObject *cols, int want, const char *what, Py_buffer *b,
+                  Py_ssize_t *count);
 /* The runs of _calibrate's six columns (calls.c), into *out (malloc'd). */
 int ha_py_runs_of_columns(PyObject *cols, struct ha_run **out, size_t *count);
 

@@ -20,29 +20,12 @@ static void plan_destroy(PyObject *capsule)
 static int pool_of_columns(PyObject *cols, struct ha_plan_candidate **out,
                            size_t *count)
 {
-	if (!PyTuple_Check(cols) || PyTuple_GET_SIZE(cols) != 5) {
-		PyErr_SetString(PyExc_TypeError, "pool: expected five columns");
-		return 0;
-	}
 	Py_buffer b[5];
-	int got = 0, ok = 1;
-	Py_ssize_t n = -1;
-	for (; got < 5; got++) {
-		if (PyObject_GetBuffer(PyTuple_GET_ITEM(cols, got), &b[got],
-		                       PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
-			ok = 0;
-			break;
-		}
-		Py_ssize_t len = b[got].len / 8;
-		if (b[got].itemsize != 8 || (n >= 0 && len != n)) {
-			PyBuffer_Release(&b[got]);
-			PyErr_SetString(PyExc_TypeError, "pool: columns of 8-byte items and one length");
-			ok = 0;
-			break;
-		}
-		n = len;
-	}
-	if (ok && n == 0) {
+	Py_ssize_t n;
+	if (!ha_py_columns(cols, 5, "pool", b, &n))
+		return 0;
+	int got = 5, ok = 1;
+	if (n == 0) {
 		ha_py_input_error("pool: no candidates");
 		ok = 0;
 	}
