@@ -20,6 +20,7 @@
 
 #include <headalloc/headalloc.h>
 #include "alloc/divisors.h"
+#include "alloc/grouped_internal.h"
 
 static char dir[64];
 
