@@ -216,6 +216,30 @@ static void calibration_destroy(PyObject *capsule)
  * kv_heads uint64, samples, loss and loss_se float64, loss_se NaN where
  * absent; kv_heads in the sixth place, 0 where absent: heads), as the
  * Python layer makes them. */
+int ha_py_law(PyObject *free_obj, PyObject *fixed_obj, struct ha_cal_law *law)
+{
+	for (int k = 0; k < HA_CAL_PARAMS; k++) {
+		PyObject *f = PyTuple_GetItem(free_obj, k);
+		if (!f)
+			return 0;
+		law->free[k] = PyObject_IsTrue(f);
+	}
+	PyObject *key, *value;
+	Py_ssize_t pos = 0;
+	while (PyDict_Next(fixed_obj, &pos, &key, &value)) {
+		long k = PyLong_AsLong(key);
+		double v = PyFloat_AsDouble(value);
+		if (PyErr_Occurred())
+			return 0;
+		if (k < 0 || k >= HA_CAL_PARAMS) {
+			ha_py_input_error("fix: no parameter %ld", k);
+			return 0;
+		}
+		law->value[k] = v;
+	}
+	return 1;
+}
+
 int ha_py_columns(PyObject *cols, int want, const char *what, Py_buffer *b,
                   Py_ssize_t *count)
 {
@@ -309,23 +333,8 @@ PyObject *ha_py_calibrate(PyObject *self, PyObject *args)
 	o.bootstrap = (size_t)bootstrap;
 	o.seed = seed;
 	o.compare = compare;
-	for (int k = 0; k < HA_CAL_PARAMS; k++) {
-		PyObject *f = PyTuple_GetItem(free_obj, k);
-		if (!f)
-			return NULL;
-		o.law.free[k] = PyObject_IsTrue(f);
-	}
-	PyObject *key, *value;
-	Py_ssize_t pos = 0;
-	while (PyDict_Next(fixed_obj, &pos, &key, &value)) {
-		long k = PyLong_AsLong(key);
-		double v = PyFloat_AsDouble(value);
-		if (PyErr_Occurred())
-			return NULL;
-		if (k < 0 || k >= HA_CAL_PARAMS)
-			return ha_py_input_error("fix: no parameter %ld", k);
-		o.law.value[k] = v;
-	}
+	if (!ha_py_law(free_obj, fixed_obj, &o.law))
+		return NULL;
 	if (target_obj != Py_None) {
 		PyObject *b;
 		if (!PyArg_ParseTuple(target_obj, "Od", &b, &o.target.samples))

@@ -82,6 +82,10 @@ PyObject *ha_py_calibration_parameters(PyObject *self, PyObject *args);
 PyObject *ha_py_model_from_yaml(PyObject *self, PyObject *args);
 PyObject *ha_py_sweep_values(PyObject *self, PyObject *args);
 PyObject *ha_py_calibrate(PyObject *self, PyObject *args);
+/* The law's free set (an HA_CAL_PARAMS-tuple of truths) and fixed
+ * values (a dict {index: fit-scale value}) into *law (calls.c); 0 with
+ * the error set. */
+int ha_py_law(PyObject *free_obj, PyObject *fixed_obj, struct ha_cal_law *law);
 /* Borrow the `want` buffers of a tuple of contiguous columns of 8-byte
  * items and one length (calls.c): b[0 .. want) to release, *count their
  * length; 0 with the error set (`what` names the input) and nothing

@@ -120,23 +120,8 @@ PyObject *ha_py_plan(PyObject *self, PyObject *args)
 	o.model_dim = model_dim;
 	o.cost = cost ? HA_PLAN_COST_TOKENS : HA_PLAN_COST_PARAMS_TOKENS;
 	o.kv_heads = kv_heads < 0 ? HA_PLAN_KV_ALL : (uint64_t)kv_heads;
-	for (int k = 0; k < HA_CAL_PARAMS; k++) {
-		PyObject *f = PyTuple_GetItem(free_obj, k);
-		if (!f)
-			return NULL;
-		o.cal.law.free[k] = PyObject_IsTrue(f);
-	}
-	PyObject *key, *value;
-	Py_ssize_t pos = 0;
-	while (PyDict_Next(fixed_obj, &pos, &key, &value)) {
-		long k = PyLong_AsLong(key);
-		double v = PyFloat_AsDouble(value);
-		if (PyErr_Occurred())
-			return NULL;
-		if (k < 0 || k >= HA_CAL_PARAMS)
-			return ha_py_input_error("fix: no parameter %ld", k);
-		o.cal.law.value[k] = v;
-	}
+	if (!ha_py_law(free_obj, fixed_obj, &o.cal.law))
+		return NULL;
 	if (!ha_py_budget(budget_obj, "budget", &o.cal.target.budget))
 		return NULL;
 	o.cal.target.samples = samples;
