@@ -17,6 +17,7 @@ orientation, measured with getrusage(RUSAGE_CHILDREN) around each child.
 """
 
 import argparse
+import json
 import math
 import multiprocessing
 import os
@@ -35,6 +36,9 @@ from plan_truths import (BUDGET, IN_LADDER, LEVELS, OUTSIDE, POOL_HEAD_DIMS, STR
 # --quick checks that the benchmark runs, not what it measures: a smaller
 # posterior and simulation in every plan call.
 QUICK_PLAN_ARGS = ["--bootstrap", "10", "--outcomes", "32"]
+# With --plan-stop ignore, plan's sequence cut at its first stop: the row
+# --plan-stop honour would have given, from the same run.
+PLAN_STOPPING = "plan, stopping"
 
 
 def evaluate_instance(args):
@@ -61,10 +65,7 @@ def evaluate_instance(args):
                    initial=len(initial), initial_from=initial_from,
                    initial_share=sum(pool[i]["cost"] for i in initial) / total,
                    strategies={})
-        for k, name in enumerate(strategies):
-            rng = np.random.default_rng([inst["seed"], k])
-            seq, step_cpu, fallbacks, stopped_at = run_strategy(name, inst, cli, initial, rng,
-                                                                 honour_stop)
+        def levels_of(seq):
             levels = []
             for f in LEVELS:
                 prefix, spent = [], 0.0
@@ -80,13 +81,26 @@ def evaluate_instance(args):
                 levels.append(dict(head_dim=d, correct=(d == inst["d_opt"]),
                                    regret=true_regret(inst, d), runs=len(prefix),
                                    spent=spent / total))
+            return levels
+
+        for k, name in enumerate(strategies):
+            rng = np.random.default_rng([inst["seed"], k])
+            seq, step_cpu, fallbacks, stopped_at = run_strategy(name, inst, cli, initial, rng,
+                                                                 honour_stop)
             stop = None
             if stopped_at is not None:
                 d = decide(seq[:stopped_at])
                 stop = dict(runs=stopped_at, correct=(d == inst["d_opt"]),
                             spent=sum(pool[i]["cost"] for i in seq[:stopped_at]) / total)
-            out["strategies"][name] = dict(levels=levels, step_cpu=step_cpu,
+            out["strategies"][name] = dict(levels=levels_of(seq), step_cpu=step_cpu,
                                            fallbacks=fallbacks, sequence=seq, stop=stop)
+            if name == "plan" and not honour_stop:
+                # The picks before plan's first stop are the same whether
+                # the stop is honoured or not, so one run scores both.
+                cut = seq if stopped_at is None else seq[:stopped_at]
+                out["strategies"][PLAN_STOPPING] = dict(
+                    levels=levels_of(cut), step_cpu=[c for c in step_cpu if c[1] < len(cut)],
+                    fallbacks=fallbacks, sequence=cut, stop=stop)
         out["decision_cpu"] = decision_cpu
         out["failures"] = cli.failures
         return out
@@ -197,6 +211,50 @@ def write_atomically(path, text):
     os.replace(tmp, path)
 
 
+def numpy_scalar(o):
+    if hasattr(o, "item"):
+        return o.item()
+    raise TypeError(f"{type(o).__name__} is not JSON")
+
+
+class Journal:
+    """--results FILE: one JSON line per finished instance after a header
+    line naming what was run, so that a long run stopped (or split across
+    sittings) goes on where it stopped instead of starting again."""
+
+    def __init__(self, path, config):
+        self.path, self.done = path, {}
+        header = json.dumps(dict(plan_bench=config), sort_keys=True)
+        if os.path.exists(path):
+            with open(path) as f:
+                lines = f.read().splitlines()
+            if not lines or lines[0] != header:
+                sys.exit(f"plan_bench: --results {path}: written by another configuration"
+                         f" (first line {lines[0][:120] if lines else 'missing'!r});"
+                         " name a new file")
+            for k, line in enumerate(lines[1:], 2):
+                try:
+                    r = json.loads(line)
+                except ValueError:
+                    # A line cut by a stop mid-write: that instance runs again.
+                    print(f"plan_bench: {path}:{k}: unfinished line dropped", file=sys.stderr)
+                    continue
+                self.done[r["index"]] = r
+            with open(path, "w") as f:
+                f.write("\n".join([header] + [json.dumps(r, default=numpy_scalar)
+                                              for r in self.done.values()]) + "\n")
+        else:
+            with open(path, "w") as f:
+                f.write(header + "\n")
+
+    def add(self, r):
+        with open(self.path, "a") as f:
+            f.write(json.dumps(r, default=numpy_scalar) + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+        self.done[r["index"]] = r
+
+
 def has_plan(exe):
     if not os.access(exe, os.X_OK):
         return False
@@ -211,6 +269,8 @@ def main():
                     help="a smoke run: 3 instances")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--output", help="also write the table as Markdown to this file")
+    ap.add_argument("--results", metavar="FILE.jsonl",
+                    help="keep each finished instance here and skip those already in it")
     ap.add_argument("--headalloc", default=os.environ.get("HEADALLOC", "build/src/cli/headalloc"))
     ap.add_argument("--workers", type=int, default=2, help="at most 2")
     ap.add_argument("--decision", choices=("auto", "plan", "calibrate"), default="auto",
@@ -260,27 +320,44 @@ def main():
         text = replay(args, rule)
     else:
         count = 3 if args.quick else args.instances
-        insts = [make_instance(i, args.seed) for i in range(count)]
         plan_args = QUICK_PLAN_ARGS if args.quick else []
+        journal = Journal(args.results, dict(
+            seed=args.seed, rule=rule, strategies=strategies, plan_stop=args.plan_stop,
+            plan_args=plan_args)) if args.results else None
+        results = list(journal.done.values()) if journal else []
+        results = [r for r in results if r["index"] < count]
+        insts = [make_instance(i, args.seed) for i in range(count)
+                 if not any(r["index"] == i for r in results)]
+        if results:
+            print(f"plan_bench: {len(results)} of {count} instances from {args.results}",
+                  file=sys.stderr)
         jobs = [(inst, args.headalloc, rule, strategies, plan_args, args.plan_stop == "honour")
                 for inst in insts]
-        if args.workers == 1 or count == 1:
-            results = [evaluate_instance(j) for j in jobs]
+
+        def finished(r):
+            results.append(r)
+            if journal:
+                journal.add(r)
+            print(f"plan_bench: {len(results)}/{count} instances", file=sys.stderr, flush=True)
+            if args.output and len(results) < count:
+                # A long run can be stopped with the table so far.
+                done = sorted(results, key=lambda x: x["index"])
+                write_atomically(args.output, f"PARTIAL: {len(done)} of {count} instances\n\n"
+                                 + tables(done, shown, rule, args, time.time() - start))
+
+        shown = list(strategies)
+        if "plan" in shown and args.plan_stop == "ignore":
+            shown.insert(shown.index("plan") + 1, PLAN_STOPPING)
+        if args.workers == 1 or len(jobs) <= 1:
+            for j in jobs:
+                finished(evaluate_instance(j))
         else:
             with multiprocessing.Pool(args.workers) as p:
-                results = []
                 for r in p.imap_unordered(evaluate_instance, jobs):
-                    results.append(r)
-                    print(f"plan_bench: {len(results)}/{count} instances",
-                          file=sys.stderr, flush=True)
-                    if args.output and len(results) < count:
-                        # A long run can be stopped with the table so far.
-                        done = sorted(results, key=lambda x: x["index"])
-                        write_atomically(args.output, f"PARTIAL: {len(done)} of {count} instances\n\n"
-                                         + tables(done, strategies, rule, args, time.time() - start))
+                    finished(r)
         results.sort(key=lambda r: r["index"])
-        text = tables(results, strategies, rule, args, time.time() - start)
-        missing = [(r["index"], s, j) for r in results for s in strategies
+        text = tables(results, shown, rule, args, time.time() - start)
+        missing = [(r["index"], s, j) for r in results for s in shown
                    for j, lv in enumerate(r["strategies"][s]["levels"]) if lv["head_dim"] is None]
         if missing:
             # A missing decision is a failure of the command line, counted
