@@ -131,6 +131,47 @@ Test(plan, picks_chain_and_candidates_exclude_runs_done)
 	ha_plan_free(p);
 }
 
+/* The runs above test head dims 8 to 32 only: every answer outside that
+ * range is flagged, every one inside is not. */
+Test(plan, answers_outside_the_measured_head_dims_are_flagged)
+{
+	struct ha_plan_options o;
+	small(&o);
+	o.next = 2;
+	struct ha_plan *p = make(runs, RUNS, &o);
+	uint64_t lo = UINT64_MAX, hi = 0;
+	for (size_t r = 0; r < RUNS; r++) {
+		lo = runs[r].head_dim < lo ? runs[r].head_dim : lo;
+		hi = runs[r].head_dim > hi ? runs[r].head_dim : hi;
+	}
+	cr_assert_eq(p->measured_head_dims[0], lo);
+	cr_assert_eq(p->measured_head_dims[1], hi);
+	size_t inside = 0, outside = 0;
+	for (size_t i = 0; i < p->candidate_count; i++) {
+		uint64_t d = p->candidates[i].run.head_dim;
+		int out = d < 8 || d > 32;
+		cr_assert_eq(p->candidates[i].extrapolated, out, "head_dim %llu",
+		             (unsigned long long)d);
+		out ? outside++ : inside++;
+	}
+	cr_assert(inside > 0 && outside > 0, "the pool spans both sides");
+	for (size_t k = 0; k < p->pick_count; k++) {
+		uint64_t d = p->picks[k].run.head_dim;
+		cr_assert_eq(p->picks[k].extrapolated, d < 8 || d > 32);
+	}
+	uint64_t d = p->decision.head_dim;
+	cr_assert_eq(p->decision.extrapolated, d < 8 || d > 32);
+	ha_plan_free(p);
+	/* without runs nothing is measured and nothing flagged */
+	struct ha_plan *q = make(NULL, 0, &o);
+	cr_assert(q->initial);
+	cr_assert_eq(q->measured_head_dims[0], 0);
+	cr_assert_eq(q->measured_head_dims[1], 0);
+	for (size_t k = 0; k < q->pick_count; k++)
+		cr_assert_eq(q->picks[k].extrapolated, 0);
+	ha_plan_free(q);
+}
+
 Test(plan, the_decision_alone)
 {
 	struct ha_plan_options o;

@@ -131,6 +131,7 @@ struct ha_plan_value {
 	double ess_mean;       /* mean effective sample size over outcomes */
 	size_t degenerate;     /* outcomes whose ESS fell below the bar */
 	size_t picked;         /* 0, or its 1-based place in the plan */
+	int extrapolated;      /* head_dim outside the runs' head dims */
 };
 
 /* One pick of the plan (or of the initial design). */
@@ -145,6 +146,7 @@ struct ha_plan_pick {
 	double p_correct_after;
 	double expected_regret_after;
 	size_t degenerate;
+	int extrapolated;        /* head_dim outside the runs' head dims */
 	char reason[HA_PLAN_REASON_MAX]; /* the initial design's; "" else */
 };
 
@@ -183,6 +185,7 @@ struct ha_plan_decision {
 	uint64_t heads, head_dim, kv_heads;
 	double p_correct;
 	double expected_regret; /* in loss units */
+	int extrapolated;       /* head_dim outside the runs' head dims */
 	char undefined_reason[HA_CAL_MESSAGE_MAX];
 };
 
@@ -190,6 +193,11 @@ struct ha_plan {
 	uint64_t budget;
 	double samples;
 	size_t runs;                 /* the runs given */
+	/* The runs' smallest and largest head_dim (0, 0 without runs).  No
+	 * run has tested a head_dim outside them: there the laws' values are
+	 * extrapolations in d (the variance term grows as d^(d/2)), and a
+	 * decision, pick or candidate there says so (extrapolated). */
+	uint64_t measured_head_dims[2];
 	int initial;                 /* an initial design, not a plan */
 	struct ha_plan_decision decision;
 	struct ha_plan_pick *picks;

@@ -28,12 +28,17 @@ class Plan(_Result):
     decision : dict
         ``heads``, ``head_dim``, ``kv_heads``, ``p_correct`` (the
         posterior probability that it is the optimum) and
-        ``expected_regret``; or ``{"undefined": reason}`` for an initial
-        design.
+        ``expected_regret``, and ``extrapolated`` (its head_dim lies
+        outside ``measured_head_dims``); or ``{"undefined": reason}`` for
+        an initial design.
+    measured_head_dims : tuple of int or None
+        The runs' smallest and largest head_dim (None without runs).  A
+        decision, pick or candidate outside them is ``extrapolated``: its
+        value rests on the laws' extrapolation in d.
     picks : list of dict
         The runs to train, in order: the run, its ``cost``, ``value``
         (the expected rise of ``p_correct``), ``value_per_cost``,
-        ``p_correct_before``, ``p_correct_after`` and, for an initial
+        ``p_correct_before``, ``p_correct_after``, ``extrapolated`` and, for an initial
         design, its ``reason``.
     candidates : list of dict
         Every candidate of the pool, valued alone.
@@ -52,6 +57,7 @@ class Plan(_Result):
         self.samples = d["samples"]
         self.initial = d["initial"]
         self.decision = d["decision"]
+        self.measured_head_dims = d["measured_head_dims"]
         self.picks = d["plan"]
         self.candidates = d["candidates"]
         self.stop = d["stop"]

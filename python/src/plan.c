@@ -243,7 +243,7 @@ static PyObject *merged(PyObject *a, PyObject *b)
 static PyObject *pick_dict(const struct ha_plan_pick *p)
 {
 	return merged(run_dict(&p->run),
-	              Py_BuildValue("{s:d,s:d,s:d,s:d,s:d,s:d,s:d,s:n,s:s}",
+	              Py_BuildValue("{s:d,s:d,s:d,s:d,s:d,s:d,s:d,s:n,s:O,s:s}",
 	                            "value", p->value, "value_se", p->value_se,
 	                            "value_per_cost", p->value_per_cost,
 	                            "batch_cost", p->batch_cost,
@@ -251,17 +251,21 @@ static PyObject *pick_dict(const struct ha_plan_pick *p)
 	                            "p_correct_after", p->p_correct_after,
 	                            "expected_regret_after", p->expected_regret_after,
 	                            "degenerate", (Py_ssize_t)p->degenerate,
+	                            "extrapolated",
+	                            p->extrapolated ? Py_True : Py_False,
 	                            "reason", p->reason));
 }
 
 static PyObject *candidate_dict(const struct ha_plan_value *v)
 {
 	return merged(run_dict(&v->run),
-	              Py_BuildValue("{s:d,s:d,s:d,s:d,s:n,s:n}", "value", v->value,
+	              Py_BuildValue("{s:d,s:d,s:d,s:d,s:n,s:n,s:O}", "value", v->value,
 	                            "value_se", v->value_se, "value_per_cost",
 	                            v->value_per_cost, "ess_mean", v->ess_mean,
 	                            "degenerate", (Py_ssize_t)v->degenerate,
-	                            "picked", (Py_ssize_t)v->picked));
+	                            "picked", (Py_ssize_t)v->picked,
+	                            "extrapolated",
+	                            v->extrapolated ? Py_True : Py_False));
 }
 
 /* A list of f(item) for count items of size `size` from base. */
@@ -342,12 +346,13 @@ PyObject *ha_py_plan_dict(PyObject *self, PyObject *args)
 		return NULL;
 	const struct ha_plan_decision *d = &p->decision;
 	PyObject *decision =
-		d->defined ? Py_BuildValue("{s:K,s:K,s:K,s:d,s:d}", "heads",
+		d->defined ? Py_BuildValue("{s:K,s:K,s:K,s:d,s:d,s:O}", "heads",
 		                           (unsigned long long)d->heads, "head_dim",
 		                           (unsigned long long)d->head_dim, "kv_heads",
 		                           (unsigned long long)d->kv_heads, "p_correct",
 		                           d->p_correct, "expected_regret",
-		                           d->expected_regret)
+		                           d->expected_regret, "extrapolated",
+		                           d->extrapolated ? Py_True : Py_False)
 		           : Py_BuildValue("{s:s}", "undefined", d->undefined_reason);
 	PyObject *picks = list_of(p->picks, p->pick_count, sizeof *p->picks, pick_item);
 	PyObject *candidates = list_of(p->candidates, p->candidate_count,
@@ -360,9 +365,22 @@ PyObject *ha_py_plan_dict(PyObject *self, PyObject *args)
 		Py_XDECREF(method);
 		return NULL;
 	}
-	return Py_BuildValue("{s:K,s:d,s:n,s:O,s:N,s:N,s:N,s:O,s:d,s:N}", "budget",
+	PyObject *measured =
+		p->runs ? Py_BuildValue("(KK)",
+		                        (unsigned long long)p->measured_head_dims[0],
+		                        (unsigned long long)p->measured_head_dims[1])
+		        : (Py_INCREF(Py_None), Py_None);
+	if (!measured) {
+		Py_DECREF(decision);
+		Py_DECREF(picks);
+		Py_DECREF(candidates);
+		Py_DECREF(method);
+		return NULL;
+	}
+	return Py_BuildValue("{s:K,s:d,s:n,s:N,s:O,s:N,s:N,s:N,s:O,s:d,s:N}", "budget",
 	                     (unsigned long long)p->budget, "samples", p->samples,
-	                     "runs", (Py_ssize_t)p->runs, "initial",
+	                     "runs", (Py_ssize_t)p->runs, "measured_head_dims",
+	                     measured, "initial",
 	                     p->initial ? Py_True : Py_False, "decision", decision,
 	                     "plan", picks, "candidates", candidates, "stop",
 	                     p->stop ? Py_True : Py_False, "stop_below",

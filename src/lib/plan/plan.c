@@ -208,6 +208,32 @@ static enum ha_status plan_from(const struct ha_calibration *c,
 	return st;
 }
 
+static int outside(uint64_t head_dim, const uint64_t range[2])
+{
+	return head_dim < range[0] || head_dim > range[1];
+}
+
+/* The runs' head-dim range, and which answers lie outside it. */
+static void mark_extrapolation(struct ha_plan *plan, const struct ha_run *runs,
+                               size_t count)
+{
+	if (count == 0)
+		return;
+	uint64_t *r = plan->measured_head_dims;
+	r[0] = r[1] = runs[0].head_dim;
+	for (size_t i = 1; i < count; i++) {
+		r[0] = runs[i].head_dim < r[0] ? runs[i].head_dim : r[0];
+		r[1] = runs[i].head_dim > r[1] ? runs[i].head_dim : r[1];
+	}
+	plan->decision.extrapolated =
+		plan->decision.defined && outside(plan->decision.head_dim, r);
+	for (size_t i = 0; i < plan->pick_count; i++)
+		plan->picks[i].extrapolated = outside(plan->picks[i].run.head_dim, r);
+	for (size_t i = 0; i < plan->candidate_count; i++)
+		plan->candidates[i].extrapolated =
+			outside(plan->candidates[i].run.head_dim, r);
+}
+
 static enum ha_status calibrate(const struct ha_run *runs, size_t count,
                                 const struct ha_plan_options *o,
                                 struct ha_calibration **c, struct ha_error *err)
@@ -306,6 +332,7 @@ out:
 		ha_plan_free(plan);
 		return st;
 	}
+	mark_extrapolation(plan, runs, count);
 	*out = plan;
 	return HA_OK;
 }

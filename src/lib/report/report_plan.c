@@ -61,6 +61,8 @@ static void yaml_picks(struct ha_yaml_writer *w, const struct ha_plan *p)
 		if (valued) {
 			ha_yaml_key(w, "degenerate_outcomes");
 			ha_yaml_uint(w, k->degenerate);
+			ha_yaml_key(w, "extrapolated");
+			ha_yaml_bool(w, k->extrapolated);
 		} else {
 			ha_yaml_key(w, "reason");
 			ha_yaml_string(w, k->reason);
@@ -85,7 +87,10 @@ static void yaml_decision(struct ha_yaml_writer *w, const struct ha_plan_decisio
 	}
 	yaml_maybe(w, "p_correct", d->defined, d->p_correct);
 	yaml_maybe(w, "expected_regret", d->defined, d->expected_regret);
-	if (!d->defined) {
+	if (d->defined) {
+		ha_yaml_key(w, "extrapolated");
+		ha_yaml_bool(w, d->extrapolated);
+	} else {
 		ha_yaml_key(w, "undefined");
 		ha_yaml_string(w, d->undefined_reason);
 	}
@@ -106,6 +111,10 @@ static void yaml_candidates(struct ha_yaml_writer *w, const struct ha_plan *p)
 		yaml_maybe(w, "ess", !p->initial, v->ess_mean);
 		ha_yaml_key(w, "picked");
 		ha_yaml_uint(w, v->picked);
+		if (!p->initial) {
+			ha_yaml_key(w, "extrapolated");
+			ha_yaml_bool(w, v->extrapolated);
+		}
 		ha_yaml_end_map(w);
 	}
 	ha_yaml_end_seq(w);
@@ -179,6 +188,15 @@ static void yaml_plan(struct ha_yaml_writer *w, const struct ha_plan *p)
 	ha_yaml_double(w, p->samples);
 	ha_yaml_key(w, "runs");
 	ha_yaml_uint(w, p->runs);
+	ha_yaml_key(w, "measured_head_dims");
+	if (p->runs) {
+		ha_yaml_begin_seq(w, 1);
+		ha_yaml_uint(w, p->measured_head_dims[0]);
+		ha_yaml_uint(w, p->measured_head_dims[1]);
+		ha_yaml_end_seq(w);
+	} else {
+		ha_yaml_null(w);
+	}
 	ha_yaml_end_map(w);
 	yaml_picks(w, p);
 	yaml_decision(w, &p->decision);
@@ -216,6 +234,11 @@ static void text_decision(FILE *f, const struct ha_plan *p)
 		fprintf(f, ", %" PRIu64 " kv heads", d->kv_heads);
 	fprintf(f, ": optimal with probability %.1f%%, expected regret %s\n",
 	        100.0 * d->p_correct, report_human(d->expected_regret, b));
+	if (d->extrapolated)
+		fprintf(f, "             head_dim %" PRIu64 " lies outside the "
+		        "measured head dims [%" PRIu64 ", %" PRIu64 "]: an "
+		        "extrapolation in d\n", d->head_dim, p->measured_head_dims[0],
+		        p->measured_head_dims[1]);
 }
 
 static void text_picks(FILE *f, const struct ha_plan *p)
@@ -238,18 +261,27 @@ static void text_picks(FILE *f, const struct ha_plan *p)
 	else
 		fprintf(f, " %9s %9s %11s %9s %9s\n", "value", "se", "value/cost",
 		        "p_before", "p_after");
+	int marked = 0;
 	for (size_t i = 0; i < p->pick_count; i++) {
 		const struct ha_plan_pick *k = &p->picks[i];
 		char b[32];
 		fprintf(f, "%3zu ", i + 1);
 		text_run(f, &k->run);
-		if (p->initial)
+		if (p->initial) {
 			fprintf(f, "  %s\n", k->reason);
-		else
-			fprintf(f, " %9.4f %9.4f %11s %8.1f%% %8.1f%%\n", k->value,
-			        k->value_se, report_human(k->value_per_cost, b),
-			        100.0 * k->p_correct_before, 100.0 * k->p_correct_after);
+			continue;
+		}
+		fprintf(f, " %9.4f %9.4f %11s %8.1f%% %8.1f%%%s\n", k->value,
+		        k->value_se, report_human(k->value_per_cost, b),
+		        100.0 * k->p_correct_before, 100.0 * k->p_correct_after,
+		        k->extrapolated ? " *" : "");
+		marked |= k->extrapolated;
 	}
+	if (marked)
+		fprintf(f, "  * head_dim outside the measured head dims [%" PRIu64
+		        ", %" PRIu64 "]: its value rests on the laws' extrapolation "
+		        "in d (--min-head-dim, --max-head-dim bound the pool)\n",
+		        p->measured_head_dims[0], p->measured_head_dims[1]);
 }
 
 static void text_method(FILE *f, const struct ha_plan *p)
