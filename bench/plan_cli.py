@@ -54,7 +54,8 @@ class Cli:
         return path
 
     def target_args(self, inst):
-        return ["--budget", str(inst["budget"]), "--samples", repr(inst["n_target"])]
+        return (["--budget", str(inst["budget"]), "--samples", repr(inst["n_target"])]
+                + inst.get("constraints", []))
 
     def decide(self, inst, runs, pool):
         """The decision at the target from the runs revealed: plan's

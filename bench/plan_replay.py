@@ -39,8 +39,15 @@ def replay(args, rule):
     at_target = [r for r in runs if r["samples"] == n_target and
                  r["heads"] * r["head_dim"] == args.replay_budget]
     best = min(at_target, key=lambda r: r["loss"])
-    inst = dict(n_target=n_target, seed=args.seed, budget=args.replay_budget)
+    # The decision and the picks stay within the head dims the ablation
+    # measured, as bench/README.md advises a user: beyond them no logged
+    # loss could say whether a decision there was right.
+    lo = min(r["head_dim"] for r in runs)
+    hi = max(r["head_dim"] for r in runs)
+    inst = dict(n_target=n_target, seed=args.seed, budget=args.replay_budget,
+                constraints=["--min-head-dim", str(lo), "--max-head-dim", str(hi)])
     lines = [f"Replay of {args.replay}: {len(runs)} runs; target D = {args.replay_budget}, N = {n_target:g};"
+             f" head dims {lo} to {hi};"
              f" measured best at the target {best['heads']} x {best['head_dim']}"
              f" (loss {best['loss']})."]
     with tempfile.TemporaryDirectory(prefix="plan_bench.") as tmp:
