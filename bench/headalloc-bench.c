@@ -8,7 +8,7 @@
  *
  * Every figure is measured here and now; ratios are against the brute-force
  * baseline of the same run, so they do not depend on the machine's speed.
- * --sweeps-only measures the sweep section alone (issue 13's figures).
+ * --sweeps-only measures the sweep section alone.
  * --cli names the headalloc binary for the end-to-end sweep (default: the
  * one built beside this program). */
 #include <inttypes.h>

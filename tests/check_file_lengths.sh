@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# No source file over 650 lines (issue 16: a file is one thing): every
-# .c and .h of the library, the command line, the Python extension, the
-# headers, the benches and the tests' helpers.  Prints each file over the
-# limit; fails when there is one.
+# A file is one thing; this is only a safety cap: no source file over
+# 1000 lines (every .c and .h of the library, the command line, the
+# Python extension, the headers, the benches and the tests' helpers).
+# Prints each file over the limit; fails when there is one.
 #   tests/check_file_lengths.sh SOURCE_ROOT
 set -u
 root=${1:-.}
-limit=650
+limit=1000
 over=0
 while IFS= read -r -d '' file; do
 	lines=$(wc -l < "$file")

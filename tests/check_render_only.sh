@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The report and plot layer only render results (issue 16, item 1): no
+# The report and plot layer only render results: no
 # file of it (src/lib/report/*.c, src/lib/plot/*.c) calls a function that
 # solves, fits, finds regimes, calibrates, compares or measures.  The
 # forbidden calls, by name:

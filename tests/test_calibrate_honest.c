@@ -1,5 +1,5 @@
 /* The honest bootstrap, the goodness of fit, the prediction's support and
- * the calibration's limits (issue 17 items 2-4, issue 18 item 3). */
+ * the calibration's limits. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdint.h>

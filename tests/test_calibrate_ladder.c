@@ -394,7 +394,7 @@ Test(ladder, the_comparison_bootstrap_does_not_depend_on_the_threads)
 }
 
 /* The full fits' grids of starts and the leave-one-out refits run on
- * worker threads too (issue 17): the thread count changes no double of
+ * worker threads too: the thread count changes no double of
  * the main fit, of any law's least-squares and Huber fit, or of its
  * leave-one-out error. */
 Test(ladder, the_full_fits_do_not_depend_on_the_threads)

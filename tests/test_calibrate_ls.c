@@ -1,4 +1,4 @@
-/* Least-squares refits end at an optimum (calibrate_lm.c, issue 17).
+/* Least-squares refits end at an optimum (calibrate_lm.c).
  * Every law of the ladder, fitted by least squares on two sets of runs,
  * is refitted without each run in turn from its full-data optimum, as
  * --compare's leave-one-out does (cal_minimise from a start: the

@@ -1,5 +1,5 @@
 /* The bootstrap refit's early stopping (calibrate_lm.c, headalloc-calibrate(1)
- * --bootstrap; issue 17 item 2), against Levenberg–Marquardt run to its
+ * --bootstrap), against Levenberg–Marquardt run to its
  * step cap from the same starts (the independent method: the refit as it
  * was before the rule).  Every law of the ladder, case resamples of
  * twelve noisy runs, random starts in each law's box (far harsher than

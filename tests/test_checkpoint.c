@@ -130,7 +130,6 @@ static const char *const ARCHS[] = {
 	"llama", "mistral", "qwen2", "gemma", "gpt2", "gpt_neox",
 	"falcon", "falcon-mq", "falcon-rw", "bert", "t5",
 	"llama-groups", "falcon-groups", "falcon-mq-groups",
-	/* issue 20 */
 	"distilbert", "phi", "phi3", "qwen3", "gemma3", "opt", "bloom",
 	"gptj", "starcoder2", "olmo", "mpt",
 	/* configurations nesting the fields a preset reads */

@@ -147,7 +147,7 @@ static uint64_t prime_from(uint64_t start)
 	}
 }
 
-/* issue 18: semiprimes near 2^63, both primes near 2^31.5 (the hardest
+/* Semiprimes near 2^63, both primes near 2^31.5 (the hardest
  * case of the rho: it takes ~2^16 steps each), factorised exactly: the
  * primes built, found again.  (The speed of the Montgomery products is
  * measured by bench/headalloc-limits, not here.) */

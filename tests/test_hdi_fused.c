@@ -1,4 +1,4 @@
-/* The tensors a weights file's HDI measures (issue 20): the keys cut out
+/* The tensors a weights file's HDI measures: the keys cut out
  * of fused q|k|v and k|v tensors, in both orders and layouts, against the
  * HDI of the plain key matrix; the default choice of key projections by
  * name; patterns passing by tensors that are not 2-D. */

@@ -322,7 +322,7 @@ Test(relaxed, x_star_is_within_ulps_of_the_old_per_point_solve, .timeout = 600)
 	cr_assert_gt(compared, 1000);
 }
 
-/* issue 18: with s = 1e300 the bias falls from c_b at x = 1 to nothing
+/* With s = 1e300 the bias falls from c_b at x = 1 to nothing
  * at the next double; the relaxed mse is the one attained at the x*
  * printed (1 + 2^-52), not the infimum at x -> 1+ that no head
  * dimension attains (the old answer: x* printed 1, whose bias alone is

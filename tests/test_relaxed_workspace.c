@@ -86,7 +86,7 @@ Test(relaxed, a_workspace_answers_as_the_one_shot_solve_bit_for_bit,
 	             sweep_evaluations, swept);
 }
 
-/* issue 18: a sweep to n = 1e300 (x* grows like ln n) costs a bounded
+/* A sweep to n = 1e300 (x* grows like ln n) costs a bounded
  * number of evaluations a point, however far n goes. */
 Test(relaxed, a_sweep_to_1e300_costs_few_evaluations_a_point)
 {

@@ -497,7 +497,7 @@ Test(report, models_report_the_comparison)
 	cr_assert_eq(ha_compare_model(&m, NULL, 0, 64, &cmp), HA_EINVAL);
 }
 
-/* ---- solvers made once (issue 9) ------------------------------------------ */
+/* ---- solvers made once -------------------------------------------------- */
 
 /* A table and the regimes given solvers made beforehand (so that a budget
  * is factorised once) print exactly what they print with their own, and

@@ -292,7 +292,7 @@ Test(scenario, bad_budgets)
 	         "budgets[1]: expected an integer budget from 1");
 }
 
-/* Issue 9: a budget given twice cannot mean anything but a slip; the
+/* A budget given twice cannot mean anything but a slip; the
  * table of budgets x sample sizes has a bounded number of rows. */
 Test(scenario, repeated_budgets_and_the_row_limit)
 {

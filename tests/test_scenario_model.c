@@ -80,7 +80,7 @@ Test(scenario_model, the_generalised_model_keys)
 	ha_scenario_free(sc);
 }
 
-/* hdi: -0 reads as 0, as --hdi -0 does (issue 18, round 1's leftover):
+/* hdi: -0 reads as 0, as --hdi -0 does:
  * the report prints 0, not -0. */
 Test(scenario_model, negative_zero_reads_as_zero)
 {

@@ -1,5 +1,5 @@
 /* headalloc — what a calibration's picture shows, computed once in the
- * calibration layer (ha_plot_calibration only draws it; issue 16, item 1).
+ * calibration layer (ha_plot_calibration only draws it).
  *
  * From a calibration (ha_calibrate) ha_cal_picture_new computes: the runs
  * in groups of one (D, n) and which of them get a curve, the window of

@@ -1,4 +1,4 @@
-"""calibrate() on runs with kv_heads (issue 21 item 5): grouped runs as
+"""calibrate() on runs with kv_heads: grouped runs as
 dicts, columns or a DataFrame give the CLI's calibration of the same runs
 in a CSV file bit for bit, group_hdi can be freed, and the fit recovers
 the group_hdi the runs were made with."""

@@ -111,7 +111,7 @@ def test_progress_callable_and_interrupt(runs):
     rows, _ = runs
     if not headalloc._ext.bootstrap_progress:
         pytest.skip("the library's bootstrap takes no progress callback yet "
-                    "(struct ha_cal_options.progress: issue 19 item 3, calboot)")
+                    "(struct ha_cal_options.progress)")
     calls = []
 
     def stop(what, done, total):

@@ -1,4 +1,4 @@
-"""Model.group_hdi (issue 21 item 5): the diversity of query heads that
+"""Model.group_hdi: the diversity of query heads that
 share a key/value head, carried to the library and back exactly."""
 
 import pytest

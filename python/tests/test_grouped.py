@@ -1,4 +1,4 @@
-"""Grouped-query attention in Python (issue 21): allocate(kv_heads=...,
+"""Grouped-query attention in Python: allocate(kv_heads=...,
 max_kv_dim=..., pareto=...), pareto(), grouped sweeps and the refusals.
 Each result is compared with the CLI's YAML (read by PyYAML) bit for
 bit, and the optimum and the front with a brute force over every (H, G,

@@ -3,11 +3,10 @@
  * Why: libheadalloc links GSL over OpenBLAS (meson.build), for the HDI's
  * matrix products.  OpenBLAS's pthread build starts its worker threads
  * when it is loaded, before main, and each spins on sched_yield for about
- * 2^28 clock ticks (its THREAD_TIMEOUT) before it sleeps: about 0.12 s of
- * CPU per worker on every run, measured on a 2-core machine, for a query
- * or a sweep that never calls BLAS (issue 16: it was a tenth of the
- * 10^6-row sweep's CPU).  openblas_set_num_threads(1) leaves them
- * spinning; blas_thread_shutdown_ stops them, and OpenBLAS starts them
+ * 2^28 clock ticks (its THREAD_TIMEOUT) before it sleeps: CPU spent by
+ * every worker on every run, for a query or a sweep that never calls
+ * BLAS.  openblas_set_num_threads(1) leaves them spinning;
+ * blas_thread_shutdown_ stops them, and OpenBLAS starts them
  * again at its next threaded call (exec_blas_async re-initialises the
  * server), so the HDI keeps its threads.  The function is exported by
  * OpenBLAS but not declared in its header, so it is looked up by name:

@@ -16,7 +16,7 @@
  * and the absolute values of the others), so the steps decide as they
  * did on GSL; written out here because on 9 x 9 matrices GSL's calls
  * into BLAS (views, a permutation object, BLAS's buffer locks) cost more
- * than the arithmetic (issue 17: a quarter of the bootstrap's time). */
+ * than the arithmetic. */
 #include <math.h>
 #include <float.h>
 
@@ -31,8 +31,8 @@ static double larger(double a, double b)
 }
 
 /* The solve for one n; cal_cholesky_solve calls it with n a constant
- * (issue 17: the loops then unroll; each entry's arithmetic, and its
- * order, is the same). */
+ * so that the loops unroll (each entry's arithmetic, and its order, is
+ * the same as with a variable n). */
 static inline __attribute__((always_inline)) int factor(double *a, int *perm,
                                                         const int n)
 {
@@ -183,9 +183,9 @@ int cal_cholesky_apply(const double *a, const int *perm, double *b, int n)
 /* ---- plain Cholesky, for a matrix scaled to a unit-sized diagonal ----
  * The least-squares step's Hessian in variables scaled by the damping
  * scales (calibrate_lm.c): no pivoting, and positive definiteness is
- * tested by each pivot against the largest diagonal entry.  Its
- * operations are a third of the pivoted factorisation's (issue 17: the
- * least-squares solves took 1,740 instructions a factorisation). */
+ * tested by each pivot against the largest diagonal entry: the step's
+ * matrix is factored at every iteration, and this needs a third of the
+ * pivoted factorisation's operations. */
 
 #define LLT_PIVOT_MIN 1e-13
 

@@ -186,9 +186,9 @@ enum ha_status cal_minimise(const struct cal_data *data,
  * (calibrate_start.c).  work (3 + 4 m doubles) holds the fit's columns,
  * which depend on th's other parameters but not on E, c_b or c_v: filled
  * by cal_linear_columns at th, they serve every start that differs from
- * it in those three alone (issue 17: computed in each of up to nine
- * passes over the runs, for each of a grid point's four values of E,
- * they took 1.1 G of the calibration bench's 19.5 G instructions). */
+ * it in those three alone, instead of being computed again in each of
+ * up to nine passes over the runs for each of a grid point's four values
+ * of E. */
 void cal_linear_columns(const struct cal_data *data, const double *th,
                         double *work);
 void cal_linear_start(const struct cal_data *data, const int *free, int e_free,

@@ -24,8 +24,8 @@
  * minimised by one solve with J'WJ + μD² (solve_least_squares).
  *
  * Neither model keeps the residuals' second derivatives C = sum w psi(r)
- * Hess r.  Both did until issue 17, and needed C + μD² positive
- * definite, raising μ until it was: μ was then held at the size of C's
+ * Hess r.  With it they needed C + μD² positive definite, raising μ
+ * until it was: μ was then held at the size of C's
  * most negative curvature, which along the curved, nearly flat valleys
  * of a law its runs hardly constrain shrank every step to a crawl (a
  * trace: ratio 1.000 for dozens of steps, μ raised x4 before each).
@@ -34,7 +34,7 @@
  * main bootstrap (B = 1000) took 302 k steps with C and 175 k without,
  * its 1000 best ends the same to 1e-9 in 993, lower in 2 (one by 3.8%),
  * higher in 5 (by at most 1e-4: another of the L1-like objective's nearly
- * equal local minima), and 23% fewer instructions.  The
+ * equal local minima).  The
  * least-squares step is solved in variables scaled by D and retried
  * shorter where the box cuts it to no predicted gain: see there. */
 #include <math.h>
@@ -76,9 +76,9 @@
  * becomes a step in d, c_v -> 0 as κ -> inf), every start rides the same
  * ridge towards the same infimum at 1e-9 of the objective a step, to the
  * step cap; the first rule, rightly, cannot tell them from a start about
- * to descend.  On the bench's --compare (issue 17) such crawls were most
- * of power+data's steps; the rule takes 9% of the bench's instructions
- * and moves none of its 1320 refits' best ends by 1e-9. */
+ * to descend.  On the calibration bench's --compare such crawls were
+ * most of power+data's steps; the rule moves none of its 1320 refits'
+ * best ends by 1e-9. */
 #define CATCH_WINDOW 10
 #define CATCH_SAFETY 10.0
 
@@ -114,7 +114,7 @@ static double psi(double r, double delta)
 /* The hot loops are written for a constant k (K_ONLY: model_k and
  * solve_model_k are inlined into a copy per k from 1 to 7, so that the
  * loops over the free parameters unroll); each sum's terms and their
- * order are those of the loops over a variable k (issue 17). */
+ * order are those of the loops over a variable k. */
 #define K_ONLY static inline __attribute__((always_inline))
 #define BY_K(k, call_k)                                                     \
 	switch (k) {                                                        \
@@ -187,8 +187,8 @@ K_ONLY int solve_model_k(const struct cal_lm *lm, double mu, const double *dd,
 	double q = damped_k(lm, d, mu, dd, at, k);
 	/* The Newton matrix depends on d only through the runs in the band
 	 * (|r + J d| <= δ): where that set is the one of the last iteration
-	 * the matrix is the same doubles, and its factorisation is kept
-	 * (issue 17); only the right-hand side changes.  The set is tracked
+	 * the matrix is the same doubles, and its factorisation is kept;
+	 * only the right-hand side changes.  The set is tracked
 	 * for up to BAND_RUNS runs.  (Least squares, one band everywhere,
 	 * takes solve_least_squares instead.) */
 	const int tracked = data->m <= BAND_RUNS;
@@ -384,9 +384,8 @@ static int solve_model(const struct cal_lm *lm, double mu, const double *dd,
  * least-squares shift c that puts them back, J_S c = -(r(th + d) - r - J_S d),
  * with the Jacobian at th.  r(th + d) comes from the parts the trial's
  * objective kept (kept, at trial: th + d clamped into the box, which
- * rounding can put an ulp from th + d itself): not computing them again
- * saves 7% of the calibration bench's instructions.  0 when there is
- * nothing to correct. */
+ * rounding can put an ulp from th + d itself), not computed again.  0
+ * when there is nothing to correct. */
 static int correction(const struct cal_lm *lm, const double *trial,
                       const double *kept, const double *d, const double *dd,
                       const int *held, double *c)

@@ -102,8 +102,8 @@ static double log_add(double a, double b)
 /* The parts of run i: ln B, ln V, q, ln R = ln(B + V), ln L̂, and ln of
  * the data term A n^-α (-inf when A = 0); where every term is an
  * ordinary double (inv_l > 0), also B, V, A n^-α and 1 / L̂ themselves,
- * so that the gradient's shares are products, not exponentials of
- * differences of logs (issue 17: five exp a run and step). */
+ * so that the gradient's shares are products, not five exponentials of
+ * differences of logs a run and step. */
 struct parts {
 	double log_b, log_v, q, log_r, log_l, log_a;
 	double b, v, a_term, inv_l;

@@ -339,10 +339,10 @@ static int in_list(const size_t *list, size_t count, size_t value)
  * with the refits' stopping rule against the seeds' best end (lm.bar,
  * calibrate_lm.c), beyond the margin that counts a start as having
  * reached the best: a grid start crawling along a flat valley far above
- * it no longer runs out its SEARCH_STEPS (issue 17: on the bench's
+ * it no longer runs out its SEARCH_STEPS (on the calibration bench's
  * --compare, 271 of the full fits' 876 grid starts did, 230 of them to
- * end more than 0.1% above the best; the comparison without its
- * bootstrap fell from 0.64 to 0.27 s of CPU, its table unchanged).
+ * end more than 0.1% above the best; the table is unchanged by the
+ * rule).
  * The bar depends only on the seeds, so the result does not depend on
  * the thread count either. */
 static enum ha_status minimise(const struct cal_data *data,
