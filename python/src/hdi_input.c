@@ -97,9 +97,14 @@ PyObject *ha_py_hdi_path(PyObject *self, PyObject *args)
 		return PyErr_NoMemory();
 	}
 	h->file = file;
-	struct ha_hdi_path_request req = {
-		path,          (size_t)heads, pattern, layout, layout_text != NULL, HA_FUSED_NONE,
-		HA_FUSED_CONCAT, 0,           0,       &python_words};
+	struct ha_hdi_path_request req = {.path = path,
+	                                  .heads = (size_t)heads,
+	                                  .tensor = pattern,
+	                                  .layout = layout,
+	                                  .have_layout = layout_text != NULL,
+	                                  .fused = HA_FUSED_NONE,
+	                                  .fused_order = HA_FUSED_CONCAT,
+	                                  .words = &python_words};
 	struct ha_hdi_path src;
 	struct ha_error err;
 	ha_error_init(&err);

@@ -54,7 +54,7 @@ static enum ha_status fail_with(struct ha_hdi_path *s, enum ha_status st,
 /* Reading a directory's tensors as the heads given: an HA_EINVAL in no
  * file is about those heads. */
 static enum ha_hdi_path_fault heads_or_files(enum ha_status st,
-                                               const struct ha_error *err)
+                                             const struct ha_error *err)
 {
 	return st == HA_EINVAL && err && !err->file ? HA_HDI_PATH_FAULT_HEADS
 	                                            : HA_HDI_PATH_FAULT_FILES;
@@ -139,8 +139,8 @@ static enum ha_status plan_preset(struct ha_hdi_path *s,
 }
 
 enum ha_status ha_hdi_path_resolve(struct ha_hdi_path *s,
-                                     const struct ha_hdi_path_request *req,
-                                     struct ha_error *err)
+                                   const struct ha_hdi_path_request *req,
+                                   struct ha_error *err)
 {
 	memset(s, 0, sizeof *s);
 	if (!req || !req->path || !req->words)
@@ -186,8 +186,8 @@ static enum ha_status measure_directory(struct ha_hdi_path *s,
 }
 
 enum ha_status ha_hdi_path_measure(struct ha_hdi_path *s,
-                                     const struct ha_progress *progress,
-                                     struct ha_error *err)
+                                   const struct ha_progress *progress,
+                                   struct ha_error *err)
 {
 	if (!s || (!s->weights && !s->checkpoint) || s->hdi)
 		return ha_fail(err, HA_EINVAL, "hdi: a source not resolved, or "

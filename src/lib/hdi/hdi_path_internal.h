@@ -95,8 +95,8 @@ enum ha_status ha_hdi_path_directory(const char *path, char **dir);
  * the status, release *s with ha_hdi_path_close; err->file may point
  * into it until then. */
 enum ha_status ha_hdi_path_resolve(struct ha_hdi_path *s,
-                                     const struct ha_hdi_path_request *req,
-                                     struct ha_error *err);
+                                   const struct ha_hdi_path_request *req,
+                                   struct ha_error *err);
 
 /* Measure a resolved source into s->hdi (and s->groups when asked, the
  * groups first so that a directory that is not grouped is refused
@@ -105,8 +105,8 @@ enum ha_status ha_hdi_path_resolve(struct ha_hdi_path *s,
  * keys_by_name says.  Errors: those of ha_hdi_measure_weights,
  * ha_hdi_measure_groups and ha_hdi_measure_checkpoint, with s->fault. */
 enum ha_status ha_hdi_path_measure(struct ha_hdi_path *s,
-                                     const struct ha_progress *progress,
-                                     struct ha_error *err);
+                                   const struct ha_progress *progress,
+                                   struct ha_error *err);
 
 /* Free what *s holds and zero it; a zeroed *s is accepted. */
 void ha_hdi_path_close(struct ha_hdi_path *s);
