@@ -23,12 +23,16 @@ def hdi(source: Any, heads: Optional[int] = None, tensor: Optional[str] = None,
     Parameters
     ----------
     source : path, array, dict of arrays or torch.nn.Module
-        * a path: a weights file (.safetensors or .npy; ``heads``
-          required, ``tensor`` a name or fnmatch pattern selecting
-          tensors) or a Hugging Face model directory (config.json: its
-          key projections are found by the model type; ``heads`` re-cuts
-          each key block, ``tensor`` selects tensors by name instead, with
-          ``heads`` then required);
+        * a path, read by the same rules and with the same messages as
+          ``headalloc hdi PATH``: a weights file (.safetensors, .npy or
+          ONNX; ``heads`` required; ``tensor`` a name or fnmatch pattern
+          selecting tensors, else the tensors whose names say they are
+          key projections, or a file's one tensor) or a Hugging Face
+          model directory, given as the directory, its config.json or
+          its model.safetensors.index.json (its key projections are
+          found by the model type; ``heads`` re-cuts each key block;
+          ``tensor`` selects tensors by name instead, with ``heads`` then
+          required, and ``layout`` applies only with ``tensor``);
         * a 2-D NumPy array or torch.Tensor (float16, bfloat16, float32,
           float64, either byte order) of one key projection, ``heads``
           required; a C-contiguous native float64 array is read where it
@@ -73,7 +77,6 @@ def hdi(source: Any, heads: Optional[int] = None, tensor: Optional[str] = None,
     FileError
         A file cannot be read.
     """
-    layout = layout or "out-in"
     callback = progress_callback(progress)
     try:
         return _measure(source, heads, tensor, layout, callback)
@@ -84,8 +87,11 @@ def hdi(source: Any, heads: Optional[int] = None, tensor: Optional[str] = None,
 
 def _measure(source, heads, tensor, layout, callback):
     if isinstance(source, (str, bytes, os.PathLike)):
+        # the library's resolver, as the command line's: it is told
+        # whether a layout was given (a model directory's preset knows it)
         return HDI(_ext.hdi_path(os.fsdecode(source), tensor, _heads(heads, 0), layout,
                                  callback))
+    layout = layout or "out-in"
     if _is_module(source):
         items = _module_keys(source)
         if not items:

@@ -347,15 +347,19 @@ class HDI(_Result):
         The H x H overlap matrices.
     mean_hdi, mean_baseline_hdi : float
     warnings : list of str
-        The library's word on heads whose weights are all zero (each
-        counts as overlapping no other head, which raises the HDI) or of
-        lower rank (their overlaps are taken over the rank they have);
+        The library's word on a model directory (both model.safetensors
+        and its index there, tensors a pattern passed by), on heads whose
+        weights are all zero (each counts as overlapping no other head,
+        which raises the HDI) or of lower rank (their overlaps are taken
+        over the rank they have);
         each is also issued once as a HeadallocWarning when the result is
         made, so that ``warnings.catch_warnings`` or ``-W error`` can act
         on it.
     warning_details : list of tuple
-        The same as (kind, layer index, message), kind "zero heads" or
-        "low rank".
+        The same as (kind, layer index, message), kind "directory",
+        "zero heads", "low rank" or "skipped" (tensors a pattern passed
+        by for not being 2-D); the layer index is None for "directory"
+        and "skipped".
     """
 
     def __init__(self, capsule):

@@ -145,12 +145,14 @@ PyObject *ha_py_hdi_arrays(PyObject *self, PyObject *args);
 PyObject *ha_py_hdi_values(PyObject *self, PyObject *args);
 
 /* The capsule of an HDI: the report, the plan of a directory (or NULL),
- * and the name of what was measured. */
+ * the name of what was measured, and why the heads when not the plan's
+ * ("" then). */
 struct ha_py_hdi {
 	struct ha_hdi_report *report;
 	struct ha_checkpoint *checkpoint;
 	enum ha_layout layout;
 	char *file;
+	char heads_reason[384];
 };
 #define HA_PY_HDI_CAPSULE "headalloc.hdi"
 #define HA_PY_CALIBRATION_CAPSULE "headalloc.calibration"

@@ -9,8 +9,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include "hdi/hdi_internal.h"
+#include "hdi/hdi_path_internal.h"
 #include "input/weights_internal.h"
 
 static void hdi_destroy(PyObject *capsule)
@@ -45,46 +45,48 @@ static int layout_of(const char *text, enum ha_layout *out)
 	return 1;
 }
 
-/* A weights file measured by the library's policy (ha_hdi_measure_weights:
- * the work limit, the zero and lower-rank warnings), with progress. */
-static enum ha_status measure_file(const char *file, const char *pattern, size_t heads,
-                                   enum ha_layout layout, const struct ha_hdi_options *opt,
-                                   struct ha_hdi_report **out, struct ha_error *err)
+/* How Python's hdi() names its arguments in the resolver's messages. */
+static const struct ha_hdi_path_words python_words = {"heads", "tensor", "layout",
+                                                      "fused", "groups"};
+
+/* Resolve and measure path as the CLI does (hdi/hdi_path_internal.h), the
+ * GIL released; the callback takes it back (ha_py_progress_fn) to call
+ * it. */
+static enum ha_status measure_path(const struct ha_hdi_path_request *req,
+                                   struct ha_py_progress *state, struct ha_hdi_path *src,
+                                   struct ha_error *err)
 {
-	struct ha_weights *w = NULL;
-	enum ha_status st = ha_weights_open(file, &w, err);
+	struct ha_progress progress = {ha_py_progress_fn, state};
+	enum ha_status st;
+	Py_BEGIN_ALLOW_THREADS
+	st = ha_hdi_path_resolve(src, req, err);
 	if (st == HA_OK)
-		st = ha_hdi_measure_weights(w, pattern, heads, layout, opt, out, err);
-	ha_weights_free(w);
+		st = ha_hdi_path_measure(src, &progress, err);
+	Py_END_ALLOW_THREADS
 	return st;
 }
 
-/* _hdi_path(path, pattern or None, heads (0: the plan's), layout[,
- * progress]) -> capsule.  A directory is a model directory
- * (checkpoint.h).  progress: None (Ctrl-C only) or callable(what, done,
- * total), told of each layer. */
+/* _hdi_path(path, pattern or None, heads (0: not given), layout or None[,
+ * progress]) -> capsule.  A weights file, or a model directory given as
+ * the directory, its config.json or its index (checkpoint.h), resolved by
+ * the CLI's rules and in its words.  progress: None (Ctrl-C only) or
+ * callable(what, done, total), told of each layer. */
 PyObject *ha_py_hdi_path(PyObject *self, PyObject *args)
 {
 	(void)self;
 	PyObject *path_obj, *progress = Py_None;
 	const char *pattern, *layout_text;
 	Py_ssize_t heads;
-	if (!PyArg_ParseTuple(args, "O&zns|O", PyUnicode_FSConverter, &path_obj, &pattern,
+	if (!PyArg_ParseTuple(args, "O&znz|O", PyUnicode_FSConverter, &path_obj, &pattern,
 	                      &heads, &layout_text, &progress))
 		return NULL;
 	const char *path = PyBytes_AS_STRING(path_obj);
-	enum ha_layout layout;
-	if (!layout_of(layout_text, &layout) || heads < 0) {
+	enum ha_layout layout = HA_LAYOUT_OUT_IN;
+	if ((layout_text && !layout_of(layout_text, &layout)) || heads < 0) {
 		if (!PyErr_Occurred())
 			ha_py_input_error("heads: expected a whole number >= 1");
 		Py_DECREF(path_obj);
 		return NULL;
-	}
-	struct stat sb;
-	int directory = stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
-	if (!directory && heads == 0) {
-		Py_DECREF(path_obj);
-		return ha_py_input_error("heads: required for a weights file");
 	}
 	struct ha_py_hdi *h = calloc(1, sizeof *h);
 	char *file = strdup(path);
@@ -95,46 +97,39 @@ PyObject *ha_py_hdi_path(PyObject *self, PyObject *args)
 		return PyErr_NoMemory();
 	}
 	h->file = file;
-	h->layout = layout;
+	struct ha_hdi_path_request req = {.path = path,
+	                                  .heads = (size_t)heads,
+	                                  .tensor = pattern,
+	                                  .layout = layout,
+	                                  .have_layout = layout_text != NULL,
+	                                  .fused = HA_FUSED_NONE,
+	                                  .fused_order = HA_FUSED_CONCAT,
+	                                  .words = &python_words};
+	struct ha_hdi_path src;
 	struct ha_error err;
 	ha_error_init(&err);
-	enum ha_status st;
-	/* The callback takes the GIL back (ha_py_progress_fn) to call it. */
 	struct ha_py_progress state = {progress, NULL, 0};
-	struct ha_hdi_options opt = HA_HDI_OPTIONS_INIT;
-	opt.progress.fn = ha_py_progress_fn;
-	opt.progress.ctx = &state;
-	Py_BEGIN_ALLOW_THREADS
-	if (directory) {
-		st = pattern ? ha_checkpoint_open_tensors(file, pattern, (size_t)heads, layout,
-		                                          &h->checkpoint, &err)
-		             : ha_checkpoint_open(file, &h->checkpoint, &err);
-		if (st == HA_OK) {
-			h->layout = h->checkpoint->layout;
-			opt.heads = pattern ? 0 : (size_t)heads;
-			st = ha_hdi_measure_checkpoint(h->checkpoint, &opt, &h->report, &err);
-		}
-	} else {
-		st = measure_file(file, pattern, (size_t)heads, layout, &opt, &h->report, &err);
-	}
-	Py_END_ALLOW_THREADS
-	PyObject *result;
-	if (st == HA_ECANCELED && state.failed) {
-		result = NULL; /* the callback's exception (KeyboardInterrupt) */
-		ha_checkpoint_free(h->checkpoint);
-		free(h->file);
-		free(h);
-	} else if (st != HA_OK) {
-		/* err->file may point into the plan: raise before freeing it. */
-		if (!err.file)
-			err.file = file; /* what could not be read: the path given */
-		result = ha_py_raise(st, &err);
-		ha_checkpoint_free(h->checkpoint);
-		ha_hdi_report_free(h->report);
-		free(h->file);
-		free(h);
-	} else {
+	enum ha_status st = measure_path(&req, &state, &src, &err);
+	PyObject *result = NULL; /* on HA_ECANCELED with state.failed: the
+	                            callback's exception (KeyboardInterrupt) */
+	if (st != HA_OK && !(st == HA_ECANCELED && state.failed)) {
+		/* err.file may point into src: raise before closing it. */
+		ha_py_raise(st, &err);
+	} else if (st == HA_OK) {
+		h->report = src.hdi;
+		h->checkpoint = src.checkpoint;
+		h->layout = src.layout;
+		if (src.heads_reason)
+			snprintf(h->heads_reason, sizeof h->heads_reason, "%s", src.heads_reason);
+		src.hdi = NULL;
+		src.checkpoint = NULL;
 		result = hdi_capsule(h);
+		h = NULL;
+	}
+	ha_hdi_path_close(&src);
+	if (h) {
+		free(h->file);
+		free(h);
 	}
 	Py_DECREF(path_obj);
 	return result;
@@ -265,26 +260,43 @@ fail:
 	return NULL;
 }
 
-/* The report's warnings: [(kind, tensor index, message)], kind "zero
- * heads" or "low rank". */
-static PyObject *warnings_of(const struct ha_hdi_report *r)
+/* One warning as (kind, tensor index or None, message). */
+static PyObject *warning_item(const char *kind, Py_ssize_t tensor, const char *message)
 {
-	PyObject *list = PyList_New((Py_ssize_t)r->warning_count);
+	PyObject *text = PyUnicode_DecodeUTF8(message, (Py_ssize_t)strlen(message), "replace");
+	if (!text)
+		return NULL;
+	return tensor < 0 ? Py_BuildValue("(sON)", kind, Py_None, text)
+	                  : Py_BuildValue("(snN)", kind, tensor, text);
+}
+
+/* The warnings: [(kind, tensor index, message)], kind "directory" (the
+ * plan's word about a model directory, index None, first), "zero heads",
+ * "low rank" or "skipped" (tensors a pattern passed by, index None). */
+static PyObject *warnings_of(const struct ha_py_hdi *h)
+{
+	const struct ha_hdi_report *r = h->report;
+	int plan = h->checkpoint && h->checkpoint->warning[0];
+	PyObject *list = PyList_New((Py_ssize_t)r->warning_count + plan);
+	if (list && plan) {
+		PyObject *item = warning_item("directory", -1, h->checkpoint->warning);
+		if (!item)
+			Py_CLEAR(list);
+		else
+			PyList_SET_ITEM(list, 0, item);
+	}
 	for (size_t i = 0; list && i < r->warning_count; i++) {
 		const struct ha_hdi_warning *w = &r->warnings[i];
-		PyObject *text = PyUnicode_DecodeUTF8(w->message, (Py_ssize_t)strlen(w->message),
-		                                      "replace");
-		PyObject *item = text ? Py_BuildValue("(snN)",
-		                                      w->kind == HA_HDI_WARN_ZERO_HEADS
-		                                              ? "zero heads"
-		                                              : "low rank",
-		                                      (Py_ssize_t)w->tensor, text)
-		                      : NULL;
+		const char *kind = w->kind == HA_HDI_WARN_ZERO_HEADS ? "zero heads"
+		                   : w->kind == HA_HDI_WARN_LOW_RANK ? "low rank"
+		                                                     : "skipped";
+		PyObject *item = warning_item(kind, w->tensor == SIZE_MAX ? -1 : (Py_ssize_t)w->tensor,
+		                              w->message);
 		if (!item) {
 			Py_CLEAR(list);
 			break;
 		}
-		PyList_SET_ITEM(list, (Py_ssize_t)i, item);
+		PyList_SET_ITEM(list, (Py_ssize_t)i + plan, item);
 	}
 	return list;
 }
@@ -325,7 +337,7 @@ PyObject *ha_py_hdi_values(PyObject *self, PyObject *args)
 	}
 	if (!layers)
 		return NULL;
-	PyObject *warnings = warnings_of(r);
+	PyObject *warnings = warnings_of(h);
 	if (!warnings) {
 		Py_DECREF(layers);
 		return NULL;

@@ -232,7 +232,10 @@ static enum ha_status hdi_section(struct ha_report *r, const void *ctx,
 {
 	const struct ha_py_hdi *h = ctx;
 	struct ha_hdi_request req = {.file = h->file, .layout = h->layout,
-	                             .hdi = h->report, .checkpoint = h->checkpoint};
+	                             .hdi = h->report, .checkpoint = h->checkpoint,
+	                             .heads_reason = h->heads_reason[0]
+	                                                     ? h->heads_reason
+	                                                     : NULL};
 	return ha_report_hdi(r, &req, err);
 }
 

@@ -204,7 +204,7 @@ int cli_hdi_main(int argc, char **argv)
 	struct cli_progress line;
 	struct ha_progress progress = cli_progress_begin(&line, o.progress, "hdi");
 	choice.progress = &progress;
-	struct hdi_measured m;
+	struct ha_hdi_path m;
 	status = hdi_source_measure(&choice, &m);
 	cli_progress_end(&line);
 	if (status != EXIT_OK)
@@ -222,7 +222,7 @@ int cli_hdi_main(int argc, char **argv)
 	 * of the same shapes. */
 	double *baseline = malloc(m.hdi->count * sizeof *baseline);
 	if (!baseline) {
-		hdi_measured_free(&m);
+		ha_hdi_path_close(&m);
 		return cli_library_failure(NULL, NULL, HA_ENOMEM, NULL);
 	}
 	for (size_t i = 0; i < m.hdi->count; i++)
@@ -241,6 +241,6 @@ int cli_hdi_main(int argc, char **argv)
 	status = cli_emit_with_pictures(o.c.output, o.c.format, write_hdi, &req,
 	                                &o.plot, m.hdi->count, draw_hdi, &picture);
 	free(baseline);
-	hdi_measured_free(&m);
+	ha_hdi_path_close(&m);
 	return status;
 }

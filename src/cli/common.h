@@ -152,25 +152,6 @@ bool cli_parse_file_command(const struct cli_command *cmd, int argc,
                             void *options, cli_apply_fn apply,
                             int *exit_status);
 
-/* ---- measuring the HDI (measure_hdi.c) ----------------------------------- */
-
-/* The HDI of the tensors of path matching pattern (NULL: those whose
- * names say they are keys, ha_hdi_options.keys_by_name), with heads heads
- * each, for the hdi command (subject NULL) and --hdi-from (subject
- * "--hdi-from"), as opt says (may be NULL: its progress told of each
- * tensor, --fused).  What the
- * library refuses (the cost limit, all-zero heads: hdi.h) is one line on
- * stderr; its warnings are printed (cli_print_hdi_warnings).  Returns
- * EXIT_OK with *out to free with ha_hdi_report_free(), or the exit status
- * after one line on stderr. */
-int cli_measure_hdi(const char *subject, const char *path,
-                    const char *pattern, size_t heads, enum ha_layout layout,
-                    const struct ha_hdi_options *opt,
-                    struct ha_hdi_report **out);
-
-/* "headalloc: warning: PATH: MESSAGE" for each warning of r. */
-void cli_print_hdi_warnings(const char *path, const struct ha_hdi_report *r);
-
 /* ---- writing a report ---------------------------------------------------- */
 
 /* Write the sections of a report into r (ha_report_*); returns the status

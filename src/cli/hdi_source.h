@@ -1,14 +1,17 @@
-/* What `headalloc hdi PATH` measures: a weights file (.safetensors,
- * .npy), or a Hugging Face model directory given as the directory, its
- * config.json or its model.safetensors.index.json.  This file decides
- * which, applies --heads, --tensor and --layout to it and measures
- * through the library; cmd_hdi.c parses the options and reports. */
+/* What `headalloc hdi PATH` and --hdi-from measure: a weights file
+ * (.safetensors, .npy, ONNX), or a Hugging Face model directory given as
+ * the directory, its config.json or its model.safetensors.index.json.
+ * The library decides which and applies --heads, --tensor, --layout,
+ * --fused and --groups to it (ha_hdi_path_resolve); this file names
+ * the options in its messages; cmd_hdi.c parses them and reports. */
 #ifndef HEADALLOC_CLI_HDI_SOURCE_H
 #define HEADALLOC_CLI_HDI_SOURCE_H
 
 #include <stddef.h>
 
 #include <headalloc/headalloc.h>
+
+#include "hdi/hdi_path_internal.h"
 
 #include "pictures.h"
 
@@ -34,27 +37,16 @@ struct hdi_choice {
 	                          neither heads nor tensor is given; else not */
 };
 
-/* What was measured: owned, free with hdi_measured_free(). */
-struct hdi_measured {
-	struct ha_hdi_report *hdi;
-	struct ha_checkpoint *checkpoint; /* the directory's plan, or NULL */
-	enum ha_layout layout;            /* the layout read */
-	const char *heads_reason;         /* NULL (the plan's), or why */
-	struct ha_hdi_groups *groups;     /* with --groups, else NULL */
-	char reason_buf[384];
-};
-
 /* Measure what choice says.  For a weights file --heads is required;
  * for a model directory nothing is: the preset of its model_type finds
  * the key projections and their key heads, --heads cuts each layer's key
  * block into that many heads instead, and --tensor PATTERN (with
  * --heads, and --layout) reads the tensors it names instead of the
- * preset's.  Returns EXIT_OK with *out filled, or an exit status after
- * printing one line on stderr (then *out holds nothing to free). */
+ * preset's.  Returns EXIT_OK with *out filled (release it with
+ * ha_hdi_path_close), or an exit status after printing one line on
+ * stderr (then *out holds nothing to free). */
 int hdi_source_measure(const struct hdi_choice *choice,
-                       struct hdi_measured *out);
-
-void hdi_measured_free(struct hdi_measured *m);
+                       struct ha_hdi_path *out);
 
 /* 1 when path stands for a model directory (the directory, its
  * config.json or its index), as hdi_source_measure takes it. */

@@ -415,54 +415,39 @@ static int load_config(struct cli_options *o)
  * takes it, a model directory) into model.hdi and describe its source. */
 static int measure_hdi(struct cli_options *o)
 {
-	struct ha_hdi_report *report = NULL;
-	enum ha_layout layout = o->hdi_layout;
 	const char *pattern = o->hdi_tensor ? o->hdi_tensor
 	                                    : "the tensors named as keys";
-	int rc;
-	if (hdi_source_is_directory(o->hdi_from)) {
-		struct hdi_choice ch = {o->hdi_from, (size_t)o->hdi_heads,
-		                        o->hdi_tensor, o->hdi_layout,
-		                        o->hdi_have_layout, o->output, NULL, NULL,
-		                        HA_FUSED_NONE, HA_FUSED_CONCAT,
-		                        "--hdi-from", 0,
-		                        o->grouped.active && !o->grouped.have_group_hdi};
-		struct hdi_measured m;
-		rc = hdi_source_measure(&ch, &m);
-		if (rc != EXIT_OK)
-			return rc;
-		if (m.groups) { /* group_hdi from the query heads within each group */
-			o->model.group_hdi = m.groups->mean_group_hdi;
-			o->hdi_source.group_layers = m.groups->count;
-			o->hdi_source.key_heads = m.groups->key_heads;
-			o->hdi_source.query_heads = m.groups->query_heads;
-		}
-		report = m.hdi;
-		m.hdi = NULL;
-		layout = m.layout;
-		if (!o->hdi_tensor)
-			pattern = "every layer's keys";
-		hdi_measured_free(&m);
-	} else {
-		rc = cli_measure_hdi("--hdi-from", o->hdi_from, o->hdi_tensor,
-		                     (size_t)o->hdi_heads, o->hdi_layout, NULL,
-		                     &report);
-		if (rc != EXIT_OK)
-			return rc;
+	struct hdi_choice ch = {o->hdi_from, (size_t)o->hdi_heads, o->hdi_tensor,
+	                        o->hdi_layout, o->hdi_have_layout, o->output,
+	                        NULL, NULL, HA_FUSED_NONE, HA_FUSED_CONCAT,
+	                        "--hdi-from", 0,
+	                        o->grouped.active && !o->grouped.have_group_hdi};
+	struct ha_hdi_path m;
+	int rc = hdi_source_measure(&ch, &m);
+	if (rc != EXIT_OK)
+		return rc;
+	if (m.groups) { /* group_hdi from the query heads within each group */
+		o->model.group_hdi = m.groups->mean_group_hdi;
+		o->hdi_source.group_layers = m.groups->count;
+		o->hdi_source.key_heads = m.groups->key_heads;
+		o->hdi_source.query_heads = m.groups->query_heads;
 	}
+	if (m.directory && !o->hdi_tensor)
+		pattern = "every layer's keys";
+	const struct ha_hdi_report *report = m.hdi;
 	o->model.hdi = report->mean_hdi;
 	struct ha_hdi_source groups = o->hdi_source; /* as set above, or none */
 	o->hdi_source = (struct ha_hdi_source){
 		.file = o->hdi_from,
 		.pattern = pattern,
 		.heads = report->tensors[0].heads,
-		.layout = layout,
+		.layout = m.layout,
 		.tensors = report->count,
 		.group_layers = groups.group_layers,
 		.key_heads = groups.key_heads,
 		.query_heads = groups.query_heads,
 	};
-	ha_hdi_report_free(report);
+	ha_hdi_path_close(&m);
 	return EXIT_OK;
 }
 
