@@ -50,6 +50,12 @@ def replay(args, rule):
              f" head dims {lo} to {hi};"
              f" measured best at the target {best['heads']} x {best['head_dim']}"
              f" (loss {best['loss']})."]
+    total = sum(r["cost"] for r in runs)
+
+    def spent(order, k):
+        """The share of the whole log's cost in the first k runs of order."""
+        return sum(runs[i]["cost"] for i in order[:k]) / total
+
     with tempfile.TemporaryDirectory(prefix="plan_bench.") as tmp:
         cli = Cli(args.headalloc, tmp, rule)
         rng = np.random.default_rng(args.seed)
@@ -86,21 +92,26 @@ def replay(args, rule):
                 f"{runs[i]['heads']}x{runs[i]['head_dim']}@{runs[i]['samples']:g}" for i in order))
             lines.append("plan's decisions (revealed runs: head_dim): "
                          + ", ".join(f"{k}: {d}" for k, d in trail))
-            lines.append(f"plan reaches the measured best after {k_plan} revealed runs.")
-        ks = []
+            lines.append(f"plan reaches the measured best after {k_plan} revealed runs"
+                         + (f", {100 * spent(order, k_plan):.1f}% of the log's cost."
+                            if k_plan is not None else "."))
+        ks, costs = [], []
         for j in range(args.replay_orders):
             order = [int(i) for i in rng.permutation(len(runs))]
             k, trail = reached(order, fit_from)
             ks.append(k if k is not None else len(runs) + 1)
+            costs.append(spent(order, k if k is not None else len(runs)))
             if j < 3:
                 lines.append(f"random order {j + 1}: " + ", ".join(
                     f"{runs[i]['heads']}x{runs[i]['head_dim']}@{runs[i]['samples']:g}"
                     for i in order) + "; decisions " + ", ".join(
                     f"{kk}: {d}" for kk, d in trail))
         m, se, _ = mean_se(ks)
+        cm, cse, _ = mean_se(costs)
         lines.append(f"Random orders ({args.replay_orders}): reach the measured best after"
-                     f" {m:.2f} ± {se:.2f} revealed runs on average (never reached counts as"
-                     f" {len(runs) + 1}); decision rule "
+                     f" {m:.2f} ± {se:.2f} revealed runs and {100 * cm:.1f}% ± {100 * cse:.1f}"
+                     f" of the log's cost on average (never reached counts as"
+                     f" {len(runs) + 1} runs and the whole cost); decision rule "
                      + ("plan --next 0" if rule == "plan" else "STAND-IN (calibrate --compare)") + ".")
     return "\n".join(lines) + "\n"
 
