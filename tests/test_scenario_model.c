@@ -135,7 +135,7 @@ Test(scenario_model, report_model_maps_read_back_exactly)
 	uint64_t s = 7;
 	for (int trial = 0; trial < 300; trial++) {
 		struct ha_model m = ha_model_defaults();
-		m.samples = 1e9;
+		double n_samples = 1e9;
 		m.smoothness = random_real(&s, 0.1, 4.0);
 		m.hdi = random_real(&s, 0.0, 1.0);
 		if (next_random(&s) % 2)
@@ -163,7 +163,7 @@ Test(scenario_model, report_model_maps_read_back_exactly)
 		struct ha_solver *solver = NULL;
 		struct ha_solution sol, back_sol;
 		cr_assert_eq(ha_solver_new(720, NULL, &solver), HA_OK);
-		cr_assert_eq(ha_solver_solve(solver, &m, &sol), HA_OK);
+		cr_assert_eq(ha_solver_solve(solver, &m, n_samples, &sol), HA_OK);
 
 		char *text = NULL;
 		size_t size = 0;
@@ -183,7 +183,6 @@ Test(scenario_model, report_model_maps_read_back_exactly)
 		snprintf(scenario, sizeof scenario, "%sbudgets: 720\n", start);
 		struct ha_scenario *sc = read_ok(scenario);
 		struct ha_model back = sc->model;
-		back.samples = m.samples;
 		cr_assert_eq(back.smoothness, m.smoothness);
 		cr_assert_eq(back.hdi, m.hdi);
 		cr_assert_eq(back.irreducible, m.irreducible);
@@ -206,7 +205,7 @@ Test(scenario_model, report_model_maps_read_back_exactly)
 		             m.var_samples_power != 1.0);
 		cr_assert_eq(strstr(scenario, "log_var_coef") != NULL,
 		             m.var_log_scale != 0.0);
-		cr_assert_eq(ha_solver_solve(solver, &back, &back_sol), HA_OK);
+		cr_assert_eq(ha_solver_solve(solver, &back, n_samples, &back_sol), HA_OK);
 		cr_assert_eq(back_sol.optimum.head_dim, sol.optimum.head_dim);
 		cr_assert_eq(back_sol.optimum.terms.log_mse, sol.optimum.terms.log_mse);
 		ha_solver_free(solver);

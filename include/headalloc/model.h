@@ -20,7 +20,10 @@ extern "C" {
 #define HA_BUDGET_MAX UINT64_C(9223372036854775807)
 
 /* The parameters of the error model.  Fill with ha_model_defaults() and
- * override what you need; check with ha_model_validate().
+ * override what you need; check with ha_model_validate().  The number of
+ * samples n is not a parameter but a problem input: every function that
+ * evaluates the model takes it beside the model (check it with
+ * ha_samples_validate()).
  *
  * The error of H heads of dimension d at n samples (headalloc-model(7), CALIBRATION (The parameters)):
  *
@@ -42,7 +45,6 @@ extern "C" {
  * L.  Every evaluation uses ln c = ln(plain factor) + log scale; the scales default to 0, so code that assigns bias_coef or
  * var_coef directly keeps working and computes exactly what it did. */
 struct ha_model {
-	double samples;    /* n, training-set size, 1 < n <= 1e300 (finite) */
 	double smoothness; /* s > 0: squared bias falls as d^-s */
 	double bias_coef;  /* plain factor of c_b, > 0 and finite */
 	double var_coef;   /* plain factor of c_v, > 0 and finite */
@@ -93,7 +95,10 @@ struct ha_terms {
 	double reducible;     /* bias2 + variance + covariance (+inf beyond a double) */
 };
 
-/* Defaults of headalloc-model(7), THE OBJECTS: s = 2, c_b = c_v = 1, hdi = 1, samples = 1e8;
+/* The n of headalloc-model(7), THE OBJECTS when none is given. */
+#define HA_SAMPLES_DEFAULT 1e8
+
+/* Defaults of headalloc-model(7), THE OBJECTS: s = 2, c_b = c_v = 1, hdi = 1;
  * and of headalloc-model(7), CALIBRATION (The parameters): E = 0, γ = 1/2, κ = 0 (log scales 0),
  * A = 0, α = 0.28, β = 1. */
 HA_API struct ha_model ha_model_defaults(void);
@@ -102,11 +107,16 @@ HA_API struct ha_model ha_model_defaults(void);
  * HA_EINVAL.  NaN and infinities are rejected. */
 HA_API enum ha_status ha_model_validate(const struct ha_model *model);
 
-/* Evaluate the model at budget D and head dimension d (d must divide D,
- * 1 <= D <= HA_BUDGET_MAX).  Returns HA_EINVAL for a NULL pointer, d = 0,
- * d not dividing D or D out of range.  The model is assumed validated. */
-HA_API enum ha_status ha_model_eval(const struct ha_model *model, uint64_t budget,
-                             uint64_t head_dim, struct ha_terms *out);
+/* HA_OK if n is in its domain (1 < n <= 1e300, finite), else HA_EINVAL. */
+HA_API enum ha_status ha_samples_validate(double samples);
+
+/* Evaluate the model at n samples, budget D and head dimension d (d must
+ * divide D, 1 <= D <= HA_BUDGET_MAX).  Returns HA_EINVAL for a NULL
+ * pointer, n out of its domain, d = 0, d not dividing D or D out of
+ * range.  The model is assumed validated. */
+HA_API enum ha_status ha_model_eval(const struct ha_model *model, double samples,
+                                    uint64_t budget, uint64_t head_dim,
+                                    struct ha_terms *out);
 
 #ifdef __cplusplus
 }

@@ -89,7 +89,7 @@ int ha_py_budget(PyObject *obj, const char *name, uint64_t *out)
 	return as_u64(obj, name, 1, HA_BUDGET_MAX, out);
 }
 
-int ha_py_model(PyObject *tuple, double samples, struct ha_model *out)
+int ha_py_model(PyObject *tuple, struct ha_model *out)
 {
 	if (!PyTuple_Check(tuple) || PyTuple_GET_SIZE(tuple) != 13) {
 		PyErr_SetString(PyExc_TypeError, "model: expected the 13-tuple of headalloc.Model");
@@ -100,7 +100,6 @@ int ha_py_model(PyObject *tuple, double samples, struct ha_model *out)
 		if (!as_double(PyTuple_GET_ITEM(tuple, i), "model", &v[i]))
 			return 0;
 	*out = ha_model_defaults();
-	out->samples = samples;
 	out->smoothness = v[0];
 	out->bias_coef = v[1];
 	out->var_coef = v[2];

@@ -376,9 +376,7 @@ static int load_config(struct cli_options *o)
 	if (st != HA_OK)
 		return cli_library_failure("--config", o->config, st, &err);
 	const struct ha_scenario *sc = o->scenario;
-	double default_samples = o->model.samples;
 	o->model = sc->model;
-	o->model.samples = default_samples;
 	o->constraints = sc->constraints;
 	for (int i = 0; i < CLI_CONSTRAINTS; i++)
 		if (cli_constraint(o, i))
@@ -617,8 +615,8 @@ static bool parse(int argc, char **argv, struct cli_options *o, int *status)
 	o->hdi_heads = p.h.heads;
 	o->hdi_layout = p.h.layout;
 	o->hdi_have_layout = p.h.have_layout;
-	if (sample_count(&o->samples) == 1)
-		o->model.samples = sample_at(&o->samples, 0);
+	o->first_samples = sample_count(&o->samples) ? sample_at(&o->samples, 0)
+	                                             : HA_SAMPLES_DEFAULT;
 	return true;
 }
 

@@ -17,7 +17,6 @@
 struct ha_model ha_model_defaults(void)
 {
 	struct ha_model m = {
-		.samples = 1e8,
 		.smoothness = 2.0,
 		.bias_coef = 1.0,
 		.var_coef = 1.0,
@@ -65,16 +64,19 @@ static int positive_finite(double x)
 	return isfinite(x) && x > 0.0;
 }
 
-int ha_model_samples_valid(double samples)
+int ha_samples_valid(double samples)
 {
 	return isfinite(samples) && samples > 1.0 && !(samples > 1e300);
+}
+
+enum ha_status ha_samples_validate(double samples)
+{
+	return ha_samples_valid(samples) ? HA_OK : HA_EINVAL;
 }
 
 enum ha_status ha_model_validate(const struct ha_model *m)
 {
 	if (!m)
-		return HA_EINVAL;
-	if (!ha_model_samples_valid(m->samples))
 		return HA_EINVAL;
 	if (!positive_finite(m->smoothness) || !positive_finite(m->bias_coef) ||
 	    !positive_finite(m->var_coef))
@@ -124,25 +126,25 @@ double ha_exp_or_inf(double log_value)
 }
 
 /* β ln n: exactly ln n for β = 1. */
-static double log_samples_power(const struct ha_model *m)
+static double log_samples_power(const struct ha_model *m, double samples)
 {
-	return m->var_samples_power * log(m->samples);
+	return m->var_samples_power * log(samples);
 }
 
 /* n^β: exactly n for β = 1 (+inf beyond a double, 0 below). */
-static double samples_power(const struct ha_model *m)
+static double samples_power(const struct ha_model *m, double samples)
 {
-	return m->var_samples_power == 1.0 ? m->samples
-	                                   : pow(m->samples, m->var_samples_power);
+	return m->var_samples_power == 1.0 ? samples
+	                                   : pow(samples, m->var_samples_power);
 }
 
-double ha_model_log_constant(const struct ha_model *m)
+double ha_model_log_constant(const struct ha_model *m, double samples)
 {
 	double log_e = m->irreducible == 0.0 ? -INFINITY : log(m->irreducible);
 	if (m->data_coef == 0.0)
 		return log_e;
 	return ha_log_add(log_e, log(m->data_coef) -
-	                         m->data_power * log(m->samples));
+	                         m->data_power * log(samples));
 }
 
 /* ln(E + e^log_r) for E >= 0. */
@@ -161,7 +163,7 @@ static double plain(double direct, double log_value, int *all_direct)
 	return ha_exp_or_inf(log_value);
 }
 
-void ha_model_eval_parts(const struct ha_model *m, uint64_t budget,
+void ha_model_eval_parts(const struct ha_model *m, double samples, uint64_t budget,
                          uint64_t head_dim, struct ha_eval_parts *p)
 {
 	uint64_t heads = budget / head_dim;
@@ -177,24 +179,27 @@ void ha_model_eval_parts(const struct ha_model *m, uint64_t budget,
 	p->pow_var = pow(d, m->var_rate * d + m->var_power);
 	p->log_bias_coef = ha_model_log_bias_coef(m);
 	p->log_var_coef = ha_model_log_var_coef(m);
-	p->log_samples_power = log_samples_power(m);
-	p->samples_power = samples_power(m);
+	p->log_samples_power = log_samples_power(m, samples);
+	p->samples_power = samples_power(m, samples);
 }
 
-enum ha_status ha_model_eval(const struct ha_model *m, uint64_t budget,
-                             uint64_t head_dim, struct ha_terms *out)
+enum ha_status ha_model_eval(const struct ha_model *m, double samples,
+                             uint64_t budget, uint64_t head_dim,
+                             struct ha_terms *out)
 {
 	if (!m || !out || head_dim == 0 || budget == 0 ||
-	    budget > HA_BUDGET_MAX || budget % head_dim != 0)
+	    budget > HA_BUDGET_MAX || budget % head_dim != 0 ||
+	    !ha_samples_valid(samples))
 		return HA_EINVAL;
 	struct ha_eval_parts parts;
-	ha_model_eval_parts(m, budget, head_dim, &parts);
-	ha_model_eval_from(m, budget, head_dim, &parts, out);
+	ha_model_eval_parts(m, samples, budget, head_dim, &parts);
+	ha_model_eval_from(m, samples, budget, head_dim, &parts, out);
 	return HA_OK;
 }
 
-void ha_model_eval_from(const struct ha_model *m, uint64_t budget, uint64_t head_dim,
-                        const struct ha_eval_parts *p, struct ha_terms *out)
+void ha_model_eval_from(const struct ha_model *m, double samples, uint64_t budget,
+                        uint64_t head_dim, const struct ha_eval_parts *p,
+                        struct ha_terms *out)
 {
 	uint64_t heads = budget / head_dim;
 	double d = (double)head_dim;
@@ -234,8 +239,9 @@ void ha_model_eval_from(const struct ha_model *m, uint64_t budget, uint64_t head
 	if (m->data_coef != 0.0) {
 		/* A n^-α: a plain value (it may underflow to 0; the log of the
 		 * sum below keeps it whatever its size). */
-		out->data = m->data_coef * pow(m->samples, -m->data_power);
-		out->log_mse = ha_log_add(ha_model_log_constant(m), out->log_reducible);
+		out->data = m->data_coef * pow(samples, -m->data_power);
+		out->log_mse = ha_log_add(ha_model_log_constant(m, samples),
+		                          out->log_reducible);
 		out->mse = m->irreducible + out->data + out->reducible;
 	} else if (m->irreducible == 0.0) {
 		out->log_mse = out->log_reducible;
@@ -246,8 +252,8 @@ void ha_model_eval_from(const struct ha_model *m, uint64_t budget, uint64_t head
 	}
 }
 
-double ha_model_log_relative_mse(const struct ha_model *m, uint64_t budget,
-                                 uint64_t head_dim)
+double ha_model_log_relative_mse(const struct ha_model *m, double samples,
+                                 uint64_t budget, uint64_t head_dim)
 {
 	double d = (double)head_dim;
 	double H = (double)(budget / head_dim);
@@ -258,25 +264,26 @@ double ha_model_log_relative_mse(const struct ha_model *m, uint64_t budget,
 	double log_bias = -m->smoothness * log(d);
 	double log_var = ha_model_log_var_coef(m) - ha_model_log_bias_coef(m) +
 	                 (m->var_rate * d + m->var_power) * log(d) -
-	                 log_samples_power(m) + log(rho + (1.0 - rho) / H);
+	                 log_samples_power(m, samples) + log(rho + (1.0 - rho) / H);
 	return ha_log_add(log_bias, log_var);
 }
 
-double ha_model_log_relaxed(const struct ha_model *m, double budget, double x,
-                            double *grad)
+double ha_model_log_relaxed(const struct ha_model *m, double samples,
+                            double budget, double x, double *grad)
 {
 	double grad_u;
-	double log_f = ha_model_log_relaxed_ln(m, budget, log(x), grad ? &grad_u : NULL);
+	double log_f = ha_model_log_relaxed_ln(m, samples, budget, log(x),
+	                                       grad ? &grad_u : NULL);
 	if (grad)
 		*grad = grad_u / x;
 	return log_f;
 }
 
 void ha_relaxed_fn_init(struct ha_relaxed_fn *f, const struct ha_model *m,
-                        double budget)
+                        double samples, double budget)
 {
 	f->log_bias_coef = ha_model_log_bias_coef(m);
-	f->log_var_scale = ha_model_log_var_coef(m) - log_samples_power(m);
+	f->log_var_scale = ha_model_log_var_coef(m) - log_samples_power(m, samples);
 	f->smoothness = m->smoothness;
 	f->rho = 1.0 - m->hdi;
 	f->budget = budget;
@@ -313,16 +320,16 @@ double ha_relaxed_fn_eval(const struct ha_relaxed_fn *f, double log_x,
 	return log_f;
 }
 
-double ha_model_log_relaxed_ln(const struct ha_model *m, double budget,
-                               double log_x, double *grad)
+double ha_model_log_relaxed_ln(const struct ha_model *m, double samples,
+                               double budget, double log_x, double *grad)
 {
 	struct ha_relaxed_fn f;
-	ha_relaxed_fn_init(&f, m, budget);
+	ha_relaxed_fn_init(&f, m, samples, budget);
 	double log_r = ha_relaxed_fn_eval(&f, log_x, grad);
 	if (m->irreducible == 0.0 && m->data_coef == 0.0)
 		return log_r;
 	double log_f = m->data_coef == 0.0 ? log_shift(m->irreducible, log_r)
-	                                   : ha_log_add(ha_model_log_constant(m), log_r);
+	                                   : ha_log_add(ha_model_log_constant(m, samples), log_r);
 	/* d ln f/du = (R/f) d ln R/du, R/f = e^(ln R - ln f). */
 	if (grad)
 		*grad *= exp(log_r - log_f);

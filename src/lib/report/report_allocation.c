@@ -145,7 +145,7 @@ static void yaml_solution(struct ha_yaml_writer *w,
 	ha_yaml_key(w, "budget");
 	ha_yaml_uint(w, sol->budget);
 	ha_yaml_key(w, "samples");
-	ha_yaml_double(w, req->model->samples);
+	ha_yaml_double(w, sol->samples);
 
 	report_yaml_model(w, req->model);
 
@@ -234,7 +234,7 @@ static void text_solution(FILE *f, const struct ha_allocation_request *req)
 	const struct ha_certificate *c = &sol->certificate;
 
 	fprintf(f, "budget D = %" PRIu64 ", samples n = %.6g (", sol->budget,
-	        model->samples);
+	        sol->samples);
 	report_text_model(f, model);
 	fputs(")\n\n", f);
 	fprintf(f, "optimum      %" PRIu64 " heads x head_dim %" PRIu64 "\n",
