@@ -1,6 +1,7 @@
 /* The error model against values computed by hand from headalloc-model(7), THE ERROR MODEL. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <criterion/criterion.h>
 
@@ -194,8 +195,8 @@ Test(model, new_parameters_default_to_the_seeds_model)
 	cr_assert_eq(m.irreducible, 0.0);
 	cr_assert_eq(m.var_rate, 0.5);
 	cr_assert_eq(m.var_power, 0.0);
-	cr_assert_eq(m.bias_log_scale, 0.0);
-	cr_assert_eq(m.var_log_scale, 0.0);
+	cr_assert_eq(m.bias_coef_is_log, 0);
+	cr_assert_eq(m.var_coef_is_log, 0);
 	cr_assert_eq(ha_model_log_bias_coef(&m), 0.0);
 	cr_assert_eq(ha_model_log_var_coef(&m), 0.0);
 }
@@ -209,12 +210,22 @@ Test(model, validate_rejects_bad_new_fields)
 		m.irreducible = not_finite[i];
 		cr_assert_eq(ha_model_validate(&m), HA_EINVAL);
 		m = good;
-		m.bias_log_scale = not_finite[i];
+		ha_model_set_log_bias_coef(&m, not_finite[i]);
 		cr_assert_eq(ha_model_validate(&m), HA_EINVAL);
 		m = good;
-		m.var_log_scale = not_finite[i];
+		ha_model_set_log_var_coef(&m, not_finite[i]);
 		cr_assert_eq(ha_model_validate(&m), HA_EINVAL);
 	}
+	/* A log may be any finite number, zero and negatives included; a
+	 * plain coefficient must be positive; a form is 0 or 1. */
+	struct ha_model f = good;
+	ha_model_set_log_var_coef(&f, -1598.0);
+	cr_assert_eq(ha_model_validate(&f), HA_OK);
+	f.var_coef_is_log = 0;
+	cr_assert_eq(ha_model_validate(&f), HA_EINVAL);
+	f = good;
+	f.bias_coef_is_log = 2;
+	cr_assert_eq(ha_model_validate(&f), HA_EINVAL);
 	double bad_rate[] = {-1e-300, -1.0, NAN, INFINITY};
 	for (size_t i = 0; i < 4; i++) {
 		struct ha_model m = good;
@@ -302,18 +313,23 @@ Test(model, coefficients_beyond_a_double_are_carried_as_logs)
 	assert_rel(t.log_bias2, 800.5 - 2.0 * log(512.0), 1e-15);
 	cr_assert(isinf(t.bias2) && isinf(t.mse));
 	cr_assert(isfinite(t.log_mse));
-	/* A log scale on top of a plain factor multiplies them. */
+	/* A coefficient is one number in one form: the plain 5 e^2 and its
+	 * log give the same error; a log of 0 is the plain 1, bit for bit. */
 	struct ha_model p = ha_model_defaults();
-	p.var_coef = 5.0;
-	p.var_log_scale = 2.0;
+	ha_model_set_var_coef(&p, 5.0 * exp(2.0));
 	assert_rel(ha_model_log_var_coef(&p), log(5.0) + 2.0, 1e-15);
 	struct ha_model q = ha_model_defaults();
 	ha_model_set_log_var_coef(&q, log(5.0) + 2.0);
+	cr_assert_eq(q.var_coef_is_log, 1);
+	cr_assert_eq(ha_model_log_var_coef(&q), log(5.0) + 2.0);
 	struct ha_terms tp, tq;
 	cr_assert_eq(ha_model_eval(&p, HA_SAMPLES_DEFAULT, 64, 8, &tp), HA_OK);
 	cr_assert_eq(ha_model_eval(&q, HA_SAMPLES_DEFAULT, 64, 8, &tq), HA_OK);
 	assert_rel(tp.mse, tq.mse, 1e-14);
 	assert_rel(tp.variance, 5.0 * exp(2.0) * pow(8, 4) / 1e8 / 8.0, 1e-14);
+	struct ha_model z = ha_model_defaults(), one = ha_model_defaults();
+	ha_model_set_log_bias_coef(&z, 0.0);
+	cr_assert(memcmp(&z, &one, sizeof z) == 0);
 }
 
 Test(model, generalised_relaxed_objective_and_its_gradient)

@@ -15,6 +15,7 @@
 #include <headalloc/grouped.h>
 #include <headalloc/regime.h>
 #include "alloc/grouped_internal.h"
+#include "alloc/model_internal.h"
 #include "alloc/regime_internal.h"
 
 static double uniform(double lo, double hi)
@@ -43,8 +44,8 @@ static double key(const struct ha_model *m, uint64_t budget, uint64_t d,
 	double x = (double)d, H = (double)(budget / d), g = H / (double)G;
 	double rho = 1.0 - m->hdi, rho_g = 1.0 - m->group_hdi;
 	double F = (1.0 + (g - 1.0) * rho_g + (H - g) * rho) / H;
-	double la = log(m->bias_coef) + m->bias_log_scale - m->smoothness * log(x);
-	double lb = log(m->var_coef) + m->var_log_scale +
+	double la = ha_model_log_bias_coef(m) - m->smoothness * log(x);
+	double lb = ha_model_log_var_coef(m) +
 	            (m->var_rate * x + m->var_power) * log(x) + log(F) -
 	            m->var_samples_power * log_n;
 	return log_add(la, lb);

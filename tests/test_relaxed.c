@@ -239,8 +239,8 @@ static long double q_long(const struct ha_model *m, double samples, double budge
 {
 	long double u = logl(x), rho = 1.0L - m->hdi;
 	long double a = (1.0L - rho) * x / budget;
-	long double log_b = logl(m->bias_coef) + m->bias_log_scale - m->smoothness * u;
-	long double log_v = logl(m->var_coef) + m->var_log_scale - logl(samples) +
+	long double log_b = ha_model_log_bias_coef(m) - m->smoothness * u;
+	long double log_v = ha_model_log_var_coef(m) - logl(samples) +
 	                    (m->var_rate * x + m->var_power) * u + logl(rho + a);
 	long double dv = m->var_rate * x * (u + 1.0L) + m->var_power + a / (rho + a);
 	return log_v + logl(dv) - logl(m->smoothness) - log_b;

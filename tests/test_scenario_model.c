@@ -53,6 +53,8 @@ Test(scenario_model, the_generalised_model_keys)
 	cr_assert_eq(m->var_power, 2.5);
 	cr_assert_eq(ha_model_log_bias_coef(m), 3.25);
 	cr_assert_eq(ha_model_log_var_coef(m), -1578.125, "beyond a double, exact");
+	cr_assert(m->bias_coef_is_log && m->var_coef_is_log, "held as given: logs");
+	cr_assert_eq(m->var_coef, -1578.125);
 	cr_assert_eq(m->smoothness, 2.0);
 	cr_assert_eq(m->hdi, 1.0);
 	m = NULL;
@@ -64,7 +66,7 @@ Test(scenario_model, the_generalised_model_keys)
 	cr_assert_eq(sc->model.irreducible, d.irreducible);
 	cr_assert_eq(sc->model.var_rate, d.var_rate);
 	cr_assert_eq(sc->model.var_power, d.var_power);
-	cr_assert_eq(sc->model.bias_log_scale, 0.0);
+	cr_assert_eq(sc->model.bias_coef_is_log, 0);
 	cr_assert_eq(sc->model.bias_coef, 2.0);
 	cr_assert_eq(sc->model.data_coef, d.data_coef);
 	cr_assert_eq(sc->model.data_power, d.data_power);
@@ -204,7 +206,7 @@ Test(scenario_model, report_model_maps_read_back_exactly)
 		cr_assert_eq(strstr(scenario, "var_samples_power") != NULL,
 		             m.var_samples_power != 1.0);
 		cr_assert_eq(strstr(scenario, "log_var_coef") != NULL,
-		             m.var_log_scale != 0.0);
+		             m.var_coef_is_log);
 		cr_assert_eq(ha_solver_solve(solver, &back, n_samples, &back_sol), HA_OK);
 		cr_assert_eq(back_sol.optimum.head_dim, sol.optimum.head_dim);
 		cr_assert_eq(back_sol.optimum.terms.log_mse, sol.optimum.terms.log_mse);

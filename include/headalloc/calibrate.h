@@ -146,8 +146,8 @@ struct ha_cal_law {
 	double value[HA_CAL_PARAMS]; /* fit scale (ln c for the coefficients) */
 };
 
-/* The model of fit-scale values (ln c set exactly: plain factor 1, log
- * scale ln c). */
+/* The model of fit-scale values (each coefficient held as its ln c,
+ * exactly). */
 HA_API struct ha_model ha_cal_model_of(const double value[HA_CAL_PARAMS]);
 
 /* The ladder of headalloc-model(7), CALIBRATION (Comparing laws), each rung from `base` (its fixed values

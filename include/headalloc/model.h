@@ -35,25 +35,28 @@ extern "C" {
  * how the variance scales with n, nothing in d.
  *
  * With the defaults (E = 0, γ = 1/2, κ = 0) it is the seeds' model of
- * headalloc-model(7), THE ERROR MODEL.  Each coefficient is the product of a plain factor and the
- * exponential of a log scale,
+ * headalloc-model(7), THE ERROR MODEL.  Each coefficient is one number,
+ * held in the form it was given: the coefficient itself, or, with its
+ * *_is_log flag set, its natural logarithm,
  *
- *   c_b = bias_coef * exp(bias_log_scale),  c_v = var_coef * exp(var_log_scale)
+ *   c_b = bias_coef             (bias_coef_is_log = 0)
+ *   c_b = exp(bias_coef)        (bias_coef_is_log = 1), and so for c_v,
  *
  * so that a coefficient beyond a double (a calibrated ln c_v ~ -1598) is
- * representable: for c_v = exp(L) set var_coef = 1 and var_log_scale =
- * L.  Every evaluation uses ln c = ln(plain factor) + log scale; the scales default to 0, so code that assigns bias_coef or
- * var_coef directly keeps working and computes exactly what it did. */
+ * representable and a given one (--bias-coef 0.3) is kept to the bit:
+ * the solver works with ln c either way, and the plain parts of an
+ * error (ha_terms' bias2, variance, ...) are products of the plain
+ * coefficient where there is one, as the reports print them. */
 struct ha_model {
 	double smoothness; /* s > 0: squared bias falls as d^-s */
-	double bias_coef;  /* plain factor of c_b, > 0 and finite */
-	double var_coef;   /* plain factor of c_v, > 0 and finite */
+	double bias_coef;  /* c_b > 0 and finite, or ln c_b (finite) */
+	double var_coef;   /* c_v > 0 and finite, or ln c_v (finite) */
 	double hdi;        /* Head Diversity Index in [0, 1]; rho = 1 - hdi */
 	double irreducible;    /* E >= 0, finite (default 0): moves no argmin */
 	double var_rate;       /* γ >= 0, finite (default 1/2) */
 	double var_power;      /* κ >= 0, finite (default 0) */
-	double bias_log_scale; /* finite (default 0): ln c_b = ln bias_coef + this */
-	double var_log_scale;  /* finite (default 0): ln c_v = ln var_coef + this */
+	int bias_coef_is_log;  /* 1: bias_coef holds ln c_b (default 0) */
+	int var_coef_is_log;   /* 1: var_coef holds ln c_v (default 0) */
 	double data_coef;      /* A >= 0, finite (default 0): the data term A n^-α */
 	double data_power;     /* α > 0, finite (default 0.28) */
 	double var_samples_power; /* β > 0, finite (default 1): variance / n^β */
@@ -99,7 +102,7 @@ struct ha_terms {
 #define HA_SAMPLES_DEFAULT 1e8
 
 /* Defaults of headalloc-model(7), THE OBJECTS: s = 2, c_b = c_v = 1, hdi = 1;
- * and of headalloc-model(7), CALIBRATION (The parameters): E = 0, γ = 1/2, κ = 0 (log scales 0),
+ * and of headalloc-model(7), CALIBRATION (The parameters): E = 0, γ = 1/2, κ = 0 (plain coefficients),
  * A = 0, α = 0.28, β = 1. */
 HA_API struct ha_model ha_model_defaults(void);
 

@@ -34,10 +34,12 @@ PyObject *ha_py_raise(enum ha_status status, const struct ha_error *err);
 PyObject *ha_py_input_error(const char *format, ...)
 	__attribute__((format(printf, 1, 2)));
 
-/* The model tuple of the Python layer, in struct ha_model's order:
- * (smoothness, bias_coef, var_coef, hdi, irreducible, var_rate,
- * var_power, bias_log_scale, var_log_scale); n is not a model
- * parameter and travels apart.  0 and an exception on failure. */
+/* The model tuple of the Python layer: (smoothness, bias_coef, var_coef,
+ * hdi, irreducible, var_rate, var_power, bias_log_scale, var_log_scale,
+ * data_coef, data_power, var_samples_power, group_hdi), each coefficient
+ * c = coef * exp(log_scale), held by the library in one form (plain when
+ * the scale is 0, else ln c); n is not a model parameter and travels
+ * apart.  0 and an exception on failure. */
 int ha_py_model(PyObject *tuple, struct ha_model *out);
 PyObject *ha_py_model_tuple(const struct ha_model *m);
 /* (head_dim_multiple, min_head_dim, max_head_dim, min_heads, max_heads). */

@@ -276,10 +276,10 @@ static int apply_option(struct cli_options *o, struct hdi_request *h, int code,
 	case 's':
 		return parse_positive_real(code, arg, &m->smoothness);
 	case OPT_BIAS_COEF:
-		m->bias_log_scale = 0.0; /* over a file's log_bias_coef */
+		m->bias_coef_is_log = 0; /* over a file's log_bias_coef */
 		return parse_positive_real(code, arg, &m->bias_coef);
 	case OPT_VAR_COEF:
-		m->var_log_scale = 0.0;
+		m->var_coef_is_log = 0;
 		return parse_positive_real(code, arg, &m->var_coef);
 	case OPT_IRREDUCIBLE:
 	case OPT_VAR_RATE:

@@ -59,7 +59,7 @@ struct ha_integer_memo {
 	double log_samples;     /* β ln n of this solve */
 	/* ln c_b and ln c_v, kept while the coefficients stay (coefs). */
 	int has_coefs;
-	double coefs[4];        /* bias_coef, bias_log_scale, var_coef, var_log_scale */
+	double coefs[4];        /* bias_coef, its form, var_coef, its form */
 	double log_bias_coef, log_var_coef;
 	/* ha_model_eval's parts of each index (parts_made[i]), kept while
 	 * s, γ, κ and hdi stay (shape). */
@@ -211,7 +211,8 @@ static void memo_start(struct ha_integer_memo *w, const struct ha_model *m,
 		}
 		w->share_rho = rho;
 	}
-	double coefs[4] = {m->bias_coef, m->bias_log_scale, m->var_coef, m->var_log_scale};
+	double coefs[4] = {m->bias_coef, m->bias_coef_is_log, m->var_coef,
+	                   m->var_coef_is_log};
 	if (!w->has_coefs || memcmp(coefs, w->coefs, sizeof coefs) != 0) {
 		memcpy(w->coefs, coefs, sizeof coefs);
 		w->log_bias_coef = ha_model_log_bias_coef(m);

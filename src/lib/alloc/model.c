@@ -1,7 +1,7 @@
 /* The error model of headalloc-model(7), THE ERROR MODEL and headalloc-model(7), CALIBRATION (The parameters), entirely in natural
  * logs.
  *
- * Byte-identical defaults: with E = 0, γ = 1/2, κ = 0 and log scales 0
+ * Byte-identical defaults: with E = 0, γ = 1/2, κ = 0 and plain coefficients
  * every expression below rounds exactly as the seeds' model did (x + 0.0
  * and 0.5 d + 0.0 are exact, and E = 0 takes the old path), so no printed
  * digit of an existing answer moves.  The data term keeps that too: A = 0
@@ -24,8 +24,8 @@ struct ha_model ha_model_defaults(void)
 		.irreducible = 0.0,
 		.var_rate = 0.5,
 		.var_power = 0.0,
-		.bias_log_scale = 0.0,
-		.var_log_scale = 0.0,
+		.bias_coef_is_log = 0,
+		.var_coef_is_log = 0,
 		.data_coef = 0.0,
 		/* α: the data exponent of Chinchilla's fit (Hoffmann et al.
 		 * 2022, L = E + A/N^0.34 + B/D^0.28): a realistic start for a
@@ -39,24 +39,44 @@ struct ha_model ha_model_defaults(void)
 
 double ha_model_log_bias_coef(const struct ha_model *m)
 {
-	return log(m->bias_coef) + m->bias_log_scale;
+	return m->bias_coef_is_log ? m->bias_coef : log(m->bias_coef);
 }
 
 double ha_model_log_var_coef(const struct ha_model *m)
 {
-	return log(m->var_coef) + m->var_log_scale;
+	return m->var_coef_is_log ? m->var_coef : log(m->var_coef);
 }
 
+/* A log of exactly 0 is the plain 1 (e^0 = 1 exactly), so that a
+ * coefficient set from its log of 0 computes and prints as the default. */
 void ha_model_set_log_bias_coef(struct ha_model *m, double log_coef)
 {
-	m->bias_coef = 1.0;
-	m->bias_log_scale = log_coef;
+	m->bias_coef_is_log = log_coef != 0.0;
+	m->bias_coef = log_coef != 0.0 ? log_coef : 1.0;
 }
 
 void ha_model_set_log_var_coef(struct ha_model *m, double log_coef)
 {
-	m->var_coef = 1.0;
-	m->var_log_scale = log_coef;
+	m->var_coef_is_log = log_coef != 0.0;
+	m->var_coef = log_coef != 0.0 ? log_coef : 1.0;
+}
+
+void ha_model_set_bias_coef(struct ha_model *m, double coef)
+{
+	m->bias_coef_is_log = 0;
+	m->bias_coef = coef;
+}
+
+void ha_model_set_var_coef(struct ha_model *m, double coef)
+{
+	m->var_coef_is_log = 0;
+	m->var_coef = coef;
+}
+
+/* A coefficient in its form: a positive finite c, or a finite ln c. */
+static int coef_valid(double value, int is_log)
+{
+	return is_log ? isfinite(value) : isfinite(value) && value > 0.0;
 }
 
 static int positive_finite(double x)
@@ -78,8 +98,9 @@ enum ha_status ha_model_validate(const struct ha_model *m)
 {
 	if (!m)
 		return HA_EINVAL;
-	if (!positive_finite(m->smoothness) || !positive_finite(m->bias_coef) ||
-	    !positive_finite(m->var_coef))
+	if (!positive_finite(m->smoothness) ||
+	    !coef_valid(m->bias_coef, m->bias_coef_is_log) ||
+	    !coef_valid(m->var_coef, m->var_coef_is_log))
 		return HA_EINVAL;
 	if (!(m->hdi >= 0.0 && m->hdi <= 1.0))
 		return HA_EINVAL;
@@ -87,7 +108,8 @@ enum ha_status ha_model_validate(const struct ha_model *m)
 	 * negative error (headalloc-model(7), CALIBRATION measures errors that are
 	 * positive), and ln MSE would be undefined where it does. */
 	if (!isfinite(m->irreducible) || !(m->irreducible >= 0.0) ||
-	    !isfinite(m->bias_log_scale) || !isfinite(m->var_log_scale))
+	    (m->bias_coef_is_log != 0 && m->bias_coef_is_log != 1) ||
+	    (m->var_coef_is_log != 0 && m->var_coef_is_log != 1))
 		return HA_EINVAL;
 	if (!isfinite(m->var_rate) || !(m->var_rate >= 0.0) ||
 	    !isfinite(m->var_power) || !(m->var_power >= 0.0))
@@ -99,11 +121,6 @@ enum ha_status ha_model_validate(const struct ha_model *m)
 	    !positive_finite(m->var_samples_power))
 		return HA_EINVAL;
 	if (!(m->group_hdi >= 0.0 && m->group_hdi <= 1.0))
-		return HA_EINVAL;
-	/* ln c = ln(factor) + scale must itself be finite (it is when the
-	 * scale is 0: the factor is a positive finite double). */
-	if ((m->bias_log_scale != 0.0 && !isfinite(ha_model_log_bias_coef(m))) ||
-	    (m->var_log_scale != 0.0 && !isfinite(ha_model_log_var_coef(m))))
 		return HA_EINVAL;
 	return HA_OK;
 }
@@ -220,11 +237,11 @@ void ha_model_eval_from(const struct ha_model *m, double samples, uint64_t budge
 	/* Plain values straight from the formulas where every intermediate is
 	 * a normal double (exp of a log would lose the last bits); from the
 	 * logs where a power under- or overflows on the way, or where a
-	 * coefficient is carried as a log scale (its plain value need not be
-	 * a double: NaN sends plain() to the log). */
+	 * coefficient is held as its log (its plain value need not be a
+	 * double: NaN sends plain() to the log). */
 	int direct = 1;
-	double c_b = m->bias_log_scale == 0.0 ? m->bias_coef : NAN;
-	double c_v = m->var_log_scale == 0.0 ? m->var_coef : NAN;
+	double c_b = m->bias_coef_is_log ? NAN : m->bias_coef;
+	double c_v = m->var_coef_is_log ? NAN : m->var_coef;
 	out->bias2 = plain(c_b * p->pow_bias, out->log_bias2, &direct);
 	double var = c_v * (p->pow_var / p->samples_power);
 	out->variance = plain(var / H, out->log_variance, &direct);

@@ -47,16 +47,19 @@ void ha_model_eval_from(const struct ha_model *m, double samples, uint64_t budge
                         uint64_t head_dim, const struct ha_eval_parts *parts,
                         struct ha_terms *out);
 
-/* ln c_b and ln c_v: ln(plain factor) + log scale.  Finite for a
+/* ln c_b and ln c_v, from the form each is held in.  Finite for a
  * validated model. */
 double ha_model_log_bias_coef(const struct ha_model *model);
 double ha_model_log_var_coef(const struct ha_model *model);
 
-/* Set c_b (c_v) to exp(log_coef), exactly: the plain factor becomes 1 and
- * the log scale log_coef, so ha_model_log_bias_coef() returns log_coef
- * bit for bit whatever its size. */
+/* Set c_b (c_v) to exp(log_coef), exactly: held as its log, so
+ * ha_model_log_bias_coef() returns log_coef bit for bit whatever its
+ * size (a log of 0 is held as the plain 1). */
 void ha_model_set_log_bias_coef(struct ha_model *model, double log_coef);
 void ha_model_set_log_var_coef(struct ha_model *model, double log_coef);
+/* Set c_b (c_v) to the plain coef (> 0, finite), held as given. */
+void ha_model_set_bias_coef(struct ha_model *model, double coef);
+void ha_model_set_var_coef(struct ha_model *model, double coef);
 
 /* ln(E + A n^-α), the part of the error common to every head dimension
  * at this n; -inf when E = A = 0.  The model is assumed validated. */

@@ -145,7 +145,8 @@ static double relaxed_objective(unsigned n, const double *u, double *grad,
 static double starting_log_x(const struct ha_model *m, double samples,
                              double budget, double lo, double hi)
 {
-	double rhs = log(m->smoothness * m->bias_coef / m->var_coef) +
+	double rhs = log(m->smoothness) + ha_model_log_bias_coef(m) -
+	             ha_model_log_var_coef(m) +
 	             m->var_samples_power * log(samples) + log(budget);
 	double u = 1.0;
 	for (int i = 0; i < START_NEWTON_STEPS; i++) {

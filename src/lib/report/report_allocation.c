@@ -30,7 +30,7 @@ void report_yaml_terms(struct ha_yaml_writer *w, const struct ha_allocation *a)
 }
 
 /* The model's parameters as written: the four of headalloc-model(7), THE OBJECTS always, each
- * coefficient plain while its log scale is 0 and else as its exact
+ * coefficient in the form it is held: plain, or as its exact
  * logarithm (so that a calibrated c_v beyond a double reads back bit for
  * bit), then E, γ and κ only where they differ from the defaults (so that
  * every report of the seeds' model stays as it was). */
@@ -46,11 +46,11 @@ static struct model_items model_items(const struct ha_model *m)
 	const struct ha_model defaults = ha_model_defaults();
 #define ITEM(k, v) (it.key[it.count] = (k), it.value[it.count++] = (v))
 	ITEM("smoothness", m->smoothness);
-	if (m->bias_log_scale == 0.0)
+	if (!m->bias_coef_is_log)
 		ITEM("bias_coef", m->bias_coef);
 	else
 		ITEM("log_bias_coef", ha_model_log_bias_coef(m));
-	if (m->var_log_scale == 0.0)
+	if (!m->var_coef_is_log)
 		ITEM("var_coef", m->var_coef);
 	else
 		ITEM("log_var_coef", ha_model_log_var_coef(m));
