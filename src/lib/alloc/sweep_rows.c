@@ -52,7 +52,7 @@ struct sweep_rows {
 };
 
 /* A row of a grouped sweep: the optimum over (H, G, d) of budget b at
- * m->samples, as ha_grouped_solve gives it alone. */
+ * the row's n, as ha_grouped_solve gives it alone. */
 static enum ha_status solve_grouped_row(const struct ha_sweep *s, size_t b,
                                         struct ha_sweep_row *row)
 {
