@@ -60,9 +60,9 @@ struct design {
 
 static double loss_of(const double *th, uint64_t heads, uint64_t dim, double n)
 {
-	struct ha_model model = ha_cal_model_of(th, n);
+	struct ha_model model = ha_cal_model_of(th);
 	struct ha_terms t;
-	if (ha_model_eval(&model, heads * dim, dim, &t) != HA_OK) {
+	if (ha_model_eval(&model, n, heads * dim, dim, &t) != HA_OK) {
 		fprintf(stderr, "the model has no loss at %llu x %llu\n",
 		        (unsigned long long)heads, (unsigned long long)dim);
 		exit(1);

@@ -32,6 +32,7 @@
 struct problem {
 	uint64_t budget;
 	struct ha_model model;
+	double samples;           /* n */
 	struct ha_solver *solver; /* shared per budget */
 };
 
@@ -68,9 +69,9 @@ static uint64_t brute_force(const struct problem *p)
 	size_t count;
 	const uint64_t *d = ha_solver_feasible(p->solver, &count);
 	uint64_t best = d[0];
-	double best_log = ha_model_log_relative_mse(&p->model, p->budget, d[0]);
+	double best_log = ha_model_log_relative_mse(&p->model, p->samples, p->budget, d[0]);
 	for (size_t i = 1; i < count; i++) {
-		double v = ha_model_log_relative_mse(&p->model, p->budget, d[i]);
+		double v = ha_model_log_relative_mse(&p->model, p->samples, p->budget, d[i]);
 		if (v < best_log) {
 			best_log = v;
 			best = d[i];
@@ -87,7 +88,7 @@ static uint64_t naive(const struct problem *p)
 	for (uint64_t d = 1; d <= p->budget; d++) {
 		if (p->budget % d)
 			continue;
-		double v = ha_model_log_relative_mse(&p->model, p->budget, d);
+		double v = ha_model_log_relative_mse(&p->model, p->samples, p->budget, d);
 		if (v < best_log) {
 			best_log = v;
 			best = d;
@@ -120,7 +121,7 @@ static struct rate measure(const char *name, enum method method,
 			struct ha_solution s;
 			switch (method) {
 			case SHIPPED_INTEGER:
-				ha_solver_solve_integer(p->solver, &p->model, &a, NULL);
+				ha_solver_solve_integer(p->solver, &p->model, p->samples, &a, NULL);
 				sink += a.head_dim;
 				break;
 			case BRUTE_FORCE:
@@ -130,11 +131,11 @@ static struct rate measure(const char *name, enum method method,
 				sink += naive(p);
 				break;
 			case SHIPPED_FULL:
-				ha_solver_solve(p->solver, &p->model, &s);
+				ha_solver_solve(p->solver, &p->model, p->samples, &s);
 				sink += s.optimum.head_dim;
 				break;
 			case FROM_SCRATCH:
-				ha_solve(p->budget, NULL, &p->model, &s);
+				ha_solve(p->budget, NULL, &p->model, p->samples, &s);
 				sink += s.optimum.head_dim;
 				break;
 			}
@@ -472,12 +473,13 @@ int main(int argc, char **argv)
 		problems[i].budget = budgets[k];
 		problems[i].solver = solvers[k];
 		problems[i].model = ha_model_defaults();
-		problems[i].model.samples = exp(uniform(log(1e3), log(1e15)));
+		problems[i].samples = exp(uniform(log(1e3), log(1e15)));
 	}
 	/* The methods must agree before their speeds mean anything. */
 	for (size_t i = 0; i < PROBLEMS; i++) {
 		struct ha_allocation a;
-		ha_solver_solve_integer(problems[i].solver, &problems[i].model, &a, NULL);
+		ha_solver_solve_integer(problems[i].solver, &problems[i].model,
+		                        problems[i].samples, &a, NULL);
 		if (a.head_dim != brute_force(&problems[i]) || a.head_dim != naive(&problems[i])) {
 			fprintf(stderr, "headalloc-bench: methods disagree on D=%" PRIu64 "\n",
 			        problems[i].budget);

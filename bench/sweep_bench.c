@@ -67,9 +67,9 @@ static double solve_rate(size_t points)
 	for (size_t i = 0; i < points; i++) {
 		struct ha_allocation a;
 		struct ha_relaxed r;
-		m.samples = sweep_at(&points, i);
-		ha_solver_solve_integer(s, &m, &a, NULL);
-		ha_relaxed_solver_solve(w, &m, &r);
+		double n = sweep_at(&points, i);
+		ha_solver_solve_integer(s, &m, n, &a, NULL);
+		ha_relaxed_solver_solve(w, &m, n, &r);
 		sweep_sink += r.head_dim + (double)a.head_dim;
 	}
 	double elapsed = cpu_now() - start;
@@ -204,8 +204,7 @@ static void check_scipy(struct sweep_bench *b, FILE *p)
 	while (fscanf(p, "%lf %llu %lf", &n, &d, &x) == 3) {
 		struct ha_model m = ha_model_defaults();
 		struct ha_solution sol;
-		m.samples = n;
-		if (ha_solver_solve(s, &m, &sol) != HA_OK || sol.optimum.head_dim != d)
+		if (ha_solver_solve(s, &m, n, &sol) != HA_OK || sol.optimum.head_dim != d)
 			b->scipy_agree = 0;
 		double diff = fabs(x - sol.relaxed.head_dim) / sol.relaxed.head_dim;
 		if (diff > b->scipy_max_rel_diff)

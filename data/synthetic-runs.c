@@ -85,10 +85,10 @@ int main(int argc, char **argv)
 	uint64_t state = SEED;
 	for (size_t i = 0; i < sizeof design / sizeof *design; i++) {
 		double samples = pow(10.0, design[i].exponent); /* exact */
-		struct ha_model model = ha_cal_model_of(truth, samples);
+		struct ha_model model = ha_cal_model_of(truth);
 		struct ha_terms t;
 		uint64_t budget = design[i].heads * design[i].head_dim;
-		if (ha_model_eval(&model, budget, design[i].head_dim, &t) != HA_OK)
+		if (ha_model_eval(&model, samples, budget, design[i].head_dim, &t) != HA_OK)
 			return 1;
 		double loss = t.mse * exp(NOISE * normal(&state));
 		if (csv)

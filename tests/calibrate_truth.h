@@ -37,10 +37,10 @@ static inline double gauss(void)
 /* The loss of (H, d, n) under th, through the allocator's model. */
 static inline double loss_of(const double *th, uint64_t heads, uint64_t dim, double n)
 {
-	struct ha_model m = ha_cal_model_of(th, n);
+	struct ha_model m = ha_cal_model_of(th);
 	cr_assert_eq(ha_model_validate(&m), HA_OK);
 	struct ha_terms t;
-	cr_assert_eq(ha_model_eval(&m, heads * dim, dim, &t), HA_OK);
+	cr_assert_eq(ha_model_eval(&m, n, heads * dim, dim, &t), HA_OK);
 	cr_assert(isfinite(t.mse) && t.mse > 0);
 	return t.mse;
 }
@@ -93,9 +93,9 @@ static inline void assert_recovers(const struct ha_cal_fit *fit, const double *t
 /* The optimum at the target under th, by the allocator (the oracle). */
 static inline struct ha_allocation oracle(const double *th, const struct ha_cal_target *t)
 {
-	struct ha_model m = ha_cal_model_of(th, t->samples);
+	struct ha_model m = ha_cal_model_of(th);
 	struct ha_solution sol;
-	cr_assert_eq(ha_solve(t->budget, &t->constraints, &m, &sol), HA_OK);
+	cr_assert_eq(ha_solve(t->budget, &t->constraints, &m, t->samples, &sol), HA_OK);
 	return sol.optimum;
 }
 

@@ -32,17 +32,20 @@ void picture_free(struct picture *p)
 	p->data = NULL;
 }
 
-/* With the request's allocation, or else one made from the request
- * (ha_allocation_result_new with the divisors), as the CLI draws it. */
+/* With the request's allocation, or else one made from the request at
+ * its n (ha_allocation_result_new with the divisors), as the CLI draws
+ * it. */
 enum ha_status probe_landscape(struct ha_plot_target *t, const void *req,
                                struct ha_error *err)
 {
-	const struct ha_plot_allocation_request *r = req;
+	const struct probe_landscape_request *lr = req;
+	const struct ha_plot_allocation_request *r = lr ? &lr->plot : NULL;
 	if (!r || r->allocation || !r->model)
-		return ha_plot_allocation(t, req, err);
+		return ha_plot_allocation(t, r, err);
 	struct ha_allocation_result *a = NULL;
 	enum ha_status st = ha_allocation_result_new(r->budget, r->constraints, NULL, r->model,
-	                                             HA_ALLOCATION_DIVISORS, &a, err);
+	                                             lr->samples, HA_ALLOCATION_DIVISORS,
+	                                             &a, err);
 	if (st == HA_OK) {
 		struct ha_plot_allocation_request with = *r;
 		with.allocation = a;

@@ -28,7 +28,14 @@ void picture_draw(struct picture *p, enum ha_plot_format format,
                   probe_draw_fn draw, const void *req);
 void picture_free(struct picture *p);
 
-/* The five pictures behind one signature. */
+/* The landscape's request, and the n its allocation is made at. */
+struct probe_landscape_request {
+	struct ha_plot_allocation_request plot;
+	double samples;
+};
+
+/* The five pictures behind one signature (the landscape's request a
+ * struct probe_landscape_request). */
 enum ha_status probe_landscape(struct ha_plot_target *t, const void *req,
                                struct ha_error *err);
 enum ha_status probe_sweep(struct ha_plot_target *t, const void *req,

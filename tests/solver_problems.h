@@ -63,10 +63,11 @@ static inline struct ha_constraints pick_constraints(uint64_t *rng, uint64_t D)
 	return c;
 }
 
-static inline struct ha_model pick_model(uint64_t *rng)
+/* A model, and in *samples the n it is solved at (drawn first). */
+static inline struct ha_model pick_model(uint64_t *rng, double *samples)
 {
 	struct ha_model m = ha_model_defaults();
-	m.samples = log_uniform(rng, 1.001, 1e300);
+	*samples = log_uniform(rng, 1.001, 1e300);
 	m.smoothness = log_uniform(rng, 0.05, 8);
 	m.bias_coef = log_uniform(rng, 1e-6, 1e6);
 	m.var_coef = log_uniform(rng, 1e-6, 1e6);

@@ -24,9 +24,10 @@ static size_t make_runs(struct ha_run *runs)
 	double th[HA_CAL_PARAMS] = {1.8, log(40.0), 2.0, -40.8, 0.5, 0.0, 1.0, 0.0, 0.28, 1.0};
 	size_t m = sizeof spec / sizeof *spec;
 	for (size_t i = 0; i < m; i++) {
-		struct ha_model model = ha_cal_model_of(th, spec[i].n);
+		double n_samples = spec[i].n;
+		struct ha_model model = ha_cal_model_of(th);
 		struct ha_terms t;
-		cr_assert_eq(ha_model_eval(&model, spec[i].budget, spec[i].d, &t), HA_OK);
+		cr_assert_eq(ha_model_eval(&model, n_samples, spec[i].budget, spec[i].d, &t), HA_OK);
 		double loss = t.mse * spec[i].noise;
 		runs[i] = (struct ha_run){spec[i].budget / spec[i].d, spec[i].d, spec[i].n, loss,
 		                          i == 1 || i == 6 ? 0.03 * loss : NAN, 0};
@@ -115,7 +116,8 @@ Test(cal_picture, groups_window_curves_and_marks)
 
 	/* the marks: the divisors of 4096 on the window, by brute force;
 	 * feasible ones multiples of 8; losses the allocator's model's */
-	struct ha_model model = ha_cal_model_of(c->fit.law.value, c->prediction.samples);
+	double n_samples = c->prediction.samples;
+	struct ha_model model = ha_cal_model_of(c->fit.law.value);
 	size_t on = 0, feasible_on = 0, feasible = 0, optimum = 0;
 	for (uint64_t d = 1; d <= 4096; d++) {
 		if (4096 % d)
@@ -133,7 +135,7 @@ Test(cal_picture, groups_window_curves_and_marks)
 		if (mk->optimum)
 			cr_assert_eq(d, c->prediction.head_dim);
 		struct ha_terms t;
-		cr_assert_eq(ha_model_eval(&model, 4096, d, &t), HA_OK);
+		cr_assert_eq(ha_model_eval(&model, n_samples, 4096, d, &t), HA_OK);
 		cr_assert_float_eq(mk->y, log10(t.mse), 1e-9 * fabs(log10(t.mse)) + 1e-12,
 		                   "d = %llu: %.17g, the model %.17g", (unsigned long long)d,
 		                   mk->y, log10(t.mse));

@@ -35,7 +35,7 @@ static void check_noise_free(const double *th, const int *free,
 	/* The calibrated model carries the fitted coefficients exactly. */
 	cr_assert_eq(ha_model_log_var_coef(&c->model), c->fit.param[HA_CAL_VAR_COEF].value);
 	cr_assert_eq(ha_model_log_bias_coef(&c->model), c->fit.param[HA_CAL_BIAS_COEF].value);
-	cr_assert_eq(c->model.samples, target->samples);
+	cr_assert_eq(c->samples, target->samples);
 	/* ... and predicts the oracle's optimum. */
 	struct ha_allocation want = oracle(th, target);
 	cr_assert(c->prediction.defined);

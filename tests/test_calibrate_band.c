@@ -27,9 +27,10 @@ static size_t noisy_runs(struct ha_run *runs)
 			for (size_t k = 0; k < 5; k++) {
 				if ((b + s + k) % 2)
 					continue;
-				struct ha_model model = ha_cal_model_of(th, samples[s]);
+				double n_samples = samples[s];
+				struct ha_model model = ha_cal_model_of(th);
 				struct ha_terms t;
-				cr_assert_eq(ha_model_eval(&model, budgets[b], dims[k], &t), HA_OK);
+				cr_assert_eq(ha_model_eval(&model, n_samples, budgets[b], dims[k], &t), HA_OK);
 				state = state * UINT64_C(6364136223846793005) + 1;
 				double u = (double)(state >> 11) / 9007199254740992.0 - 0.5;
 				runs[m++] = (struct ha_run){budgets[b] / dims[k], dims[k], samples[s],
@@ -95,10 +96,11 @@ Test(band, the_curve_is_the_allocators_model)
 	double th[HA_CAL_PARAMS] = {0.25, 3.0, 1.5, -1578.0, 0.5, 0.7, 0.6, 0.0, 0.28, 1.0};
 	static const double samples[] = {1e3, 1e9};
 	for (size_t s = 0; s < 2; s++) {
-		struct ha_model m = ha_cal_model_of(th, samples[s]);
+		double n_samples = samples[s];
+		struct ha_model m = ha_cal_model_of(th);
 		for (uint64_t d = 1; d <= 4096; d *= 2) {
 			struct ha_terms t;
-			cr_assert_eq(ha_model_eval(&m, 4096, d, &t), HA_OK);
+			cr_assert_eq(ha_model_eval(&m, n_samples, 4096, d, &t), HA_OK);
 			struct ha_cal_point pt = {4096.0, (double)d, samples[s]};
 			double got = ha_cal_log_loss(th, &pt);
 			cr_assert(isfinite(got));
@@ -109,7 +111,7 @@ Test(band, the_curve_is_the_allocators_model)
 			pt.head_dim = 1.37 * (double)d;
 			if (pt.head_dim > 4096.0)
 				continue;
-			double want = ha_model_log_relaxed(&m, 4096.0, pt.head_dim, NULL);
+			double want = ha_model_log_relaxed(&m, n_samples, 4096.0, pt.head_dim, NULL);
 			got = ha_cal_log_loss(th, &pt);
 			cr_assert(fabs(got - want) <= 1e-12 * fmax(1.0, fabs(want)), "d = %g", pt.head_dim);
 		}
@@ -181,9 +183,9 @@ Test(band, each_point_is_the_quantile_of_every_refits_value)
 		for (size_t i = 0; i < P; i++) {
 			/* every refit through the allocator's model */
 			for (size_t r = 0; r < b->fitted; r++) {
-				struct ha_model model = ha_cal_model_of(b->refits + r * HA_CAL_PARAMS,
-				                                        pts[i].samples);
-				v[r] = ha_model_log_relaxed(&model, pts[i].budget, pts[i].head_dim, NULL);
+				struct ha_model model = ha_cal_model_of(b->refits + r * HA_CAL_PARAMS);
+				v[r] = ha_model_log_relaxed(&model, pts[i].samples, pts[i].budget,
+				                            pts[i].head_dim, NULL);
 			}
 			qsort(v, b->fitted, sizeof *v, ascending);
 			double want_lo = sorted_quantile(v, b->fitted, levels[q][0]);

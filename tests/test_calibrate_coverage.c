@@ -57,9 +57,10 @@ static void coverage(enum ha_cal_bootstrap_kind kind, const char *label)
 		for (size_t a = 0; a < 8; a++)
 			for (size_t b = 0; b < 2; b++)
 				for (size_t c = 0; c < 6; c++) {
-					struct ha_model model = ha_cal_model_of(th, samples[c]);
+					double n_samples = samples[c];
+					struct ha_model model = ha_cal_model_of(th);
 					struct ha_terms t;
-					cr_assert_eq(ha_model_eval(&model, heads[b] * dims[a], dims[a], &t), HA_OK);
+					cr_assert_eq(ha_model_eval(&model, n_samples, heads[b] * dims[a], dims[a], &t), HA_OK);
 					runs[m++] = (struct ha_run){heads[b], dims[a], samples[c],
 					                            t.mse * exp(SIGMA * gauss()), NAN, 0};
 				}

@@ -42,9 +42,10 @@ static size_t make_runs(struct ha_run *runs, const double *th, double sigma)
 	for (size_t a = 0; a < 6; a++)
 		for (size_t b = 0; b < 2; b++)
 			for (size_t c = 0; c < 2; c++) {
-				struct ha_model model = ha_cal_model_of(th, n[c]);
+				double n_samples = n[c];
+				struct ha_model model = ha_cal_model_of(th);
 				struct ha_terms t;
-				cr_assert_eq(ha_model_eval(&model, heads[b] * dims[a], dims[a], &t),
+				cr_assert_eq(ha_model_eval(&model, n_samples, heads[b] * dims[a], dims[a], &t),
 				             HA_OK);
 				runs[m++] = (struct ha_run){heads[b], dims[a], n[c],
 				                            t.mse * exp(sigma * gauss()), NAN, 0};

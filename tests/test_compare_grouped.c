@@ -18,7 +18,7 @@ static double uniform(double lo, double hi)
 }
 
 /* ln MSE of (D/d, G, d) from the formula, in long double. */
-static long double log_mse(const struct ha_model *m, uint64_t budget,
+static long double log_mse(const struct ha_model *m, double samples, uint64_t budget,
                            uint64_t d, uint64_t G)
 {
 	long double x = d, H = (long double)(budget / d), g = H / (long double)G;
@@ -26,7 +26,7 @@ static long double log_mse(const struct ha_model *m, uint64_t budget,
 	long double F = (1.0L + (g - 1.0L) * rho_g + (H - g) * rho) / H;
 	long double bias = m->bias_coef * powl(x, -m->smoothness);
 	long double var = m->var_coef * powl(x, m->var_rate * x + m->var_power) /
-	                  powl(m->samples, m->var_samples_power);
+	                  powl(samples, m->var_samples_power);
 	return logl(m->irreducible + bias + var * F);
 }
 
@@ -37,7 +37,7 @@ Test(compare_grouped, against_brute_force)
 	for (int trial = 0; trial < 120; trial++) {
 		uint64_t budget = budgets[trial % 6];
 		struct ha_model m = ha_model_defaults();
-		m.samples = exp(uniform(log(1e3), log(1e13)));
+		double n_samples = exp(uniform(log(1e3), log(1e13)));
 		m.smoothness = uniform(0.5, 3.0);
 		m.bias_coef = exp(uniform(-2.0, 2.0));
 		m.var_coef = exp(uniform(-2.0, 2.0));
@@ -56,7 +56,7 @@ Test(compare_grouped, against_brute_force)
 		struct ha_solver *s = NULL;
 		cr_assert_eq(ha_solver_new(budget, NULL, &s), HA_OK);
 		struct ha_model_comparison cmp = {0};
-		cr_assert_eq(ha_compare_model_grouped_solver(s, &m, heads, G, d, &cmp),
+		cr_assert_eq(ha_compare_model_grouped_solver(s, &m, n_samples, heads, G, d, &cmp),
 		             HA_OK);
 		cr_assert_eq(cmp.kv_heads, G);
 		/* at its G; an ungrouped model (G = H) against G = H at every d */
@@ -64,8 +64,8 @@ Test(compare_grouped, against_brute_force)
 		for (uint64_t e = 1; e <= budget; e++) {
 			uint64_t at = G == heads ? budget / e : G;
 			if (budget % e == 0 && (budget / e) % at == 0 &&
-			    log_mse(&m, budget, e, at) < best)
-				best = log_mse(&m, budget, e, at);
+			    log_mse(&m, n_samples, budget, e, at) < best)
+				best = log_mse(&m, n_samples, budget, e, at);
 		}
 		double tol = 1e-12;
 		cr_assert(fabsl(cmp.theory.optimum.terms.log_mse - best) <=
@@ -75,14 +75,14 @@ Test(compare_grouped, against_brute_force)
 			cr_assert_eq(cmp.theory.optimum.heads % G, 0);
 		cr_assert_eq(cmp.theory.optimum.heads * cmp.theory.optimum.head_dim,
 		             budget);
-		long double act = log_mse(&m, budget, d, G);
+		long double act = log_mse(&m, n_samples, budget, d, G);
 		cr_assert(fabsl(cmp.actual.terms.log_mse - act) <=
 		          tol * fmaxl(1.0L, fabsl(act)));
 		cr_assert(cmp.log10_ratio >= 0.0);
 		cr_assert(fabsl(cmp.log10_ratio - (act - best) / logl(10.0L)) <= 1e-10);
 		if (G == heads) {
 			struct ha_model_comparison plain = {0};
-			cr_assert_eq(ha_compare_model_solver(s, &m, heads, d, &plain), HA_OK);
+			cr_assert_eq(ha_compare_model_solver(s, &m, n_samples, heads, d, &plain), HA_OK);
 			cr_assert_eq(plain.log10_ratio, cmp.log10_ratio);
 			cr_assert_eq(plain.theory.optimum.head_dim,
 			             cmp.theory.optimum.head_dim);
@@ -93,23 +93,24 @@ Test(compare_grouped, against_brute_force)
 
 Test(compare_grouped, refusals)
 {
+	double n_samples = HA_SAMPLES_DEFAULT;
 	struct ha_model m = ha_model_defaults();
 	struct ha_solver *s = NULL;
 	cr_assert_eq(ha_solver_new(4096, NULL, &s), HA_OK);
 	struct ha_model_comparison cmp;
-	cr_assert_eq(ha_compare_model_grouped_solver(s, &m, 32, 0, 128, &cmp),
+	cr_assert_eq(ha_compare_model_grouped_solver(s, &m, n_samples, 32, 0, 128, &cmp),
 	             HA_EINVAL);
-	cr_assert_eq(ha_compare_model_grouped_solver(s, &m, 32, 3, 128, &cmp),
+	cr_assert_eq(ha_compare_model_grouped_solver(s, &m, n_samples, 32, 3, 128, &cmp),
 	             HA_EINVAL);
-	cr_assert_eq(ha_compare_model_grouped_solver(s, &m, 16, 8, 128, &cmp),
+	cr_assert_eq(ha_compare_model_grouped_solver(s, &m, n_samples, 16, 8, 128, &cmp),
 	             HA_EINVAL); /* budget 2048, not the solver's */
-	cr_assert_eq(ha_compare_model_grouped_solver(NULL, &m, 32, 8, 128, &cmp),
+	cr_assert_eq(ha_compare_model_grouped_solver(NULL, &m, n_samples, 32, 8, 128, &cmp),
 	             HA_EINVAL);
 	ha_solver_free(s);
 	/* Mistral-7B's row: 32 x 128 with 8 key heads, at n = 1e12 */
-	m.samples = 1e12;
+	n_samples = 1e12;
 	cr_assert_eq(ha_solver_new(4096, NULL, &s), HA_OK);
-	cr_assert_eq(ha_compare_model_grouped_solver(s, &m, 32, 8, 128, &cmp), HA_OK);
+	cr_assert_eq(ha_compare_model_grouped_solver(s, &m, n_samples, 32, 8, 128, &cmp), HA_OK);
 	cr_assert_eq(cmp.theory.optimum.heads, 256);
 	cr_assert_eq(cmp.theory.optimum.head_dim, 16);
 	ha_solver_free(s);

@@ -283,11 +283,11 @@ Test(fit, relaxed_sweep_reproduces_known_discrepancy)
 	struct ha_fit *lg = make(HA_FIT_LOG, HA_FIT_STORE_DEFAULT);
 	struct ha_model m = ha_model_defaults();
 	for (size_t i = 0; i < 81; i++) {
-		m.samples = log_spaced(1e4, 1e12, i, 81);
+		double n_samples = log_spaced(1e4, 1e12, i, 81);
 		struct ha_relaxed x;
-		cr_assert_eq(ha_solver_solve_relaxed(solver, &m, &x), HA_OK);
-		cr_assert_eq(ha_fit_add(pl, m.samples, x.head_dim), HA_OK);
-		cr_assert_eq(ha_fit_add(lg, m.samples, x.head_dim), HA_OK);
+		cr_assert_eq(ha_solver_solve_relaxed(solver, &m, n_samples, &x), HA_OK);
+		cr_assert_eq(ha_fit_add(pl, n_samples, x.head_dim), HA_OK);
+		cr_assert_eq(ha_fit_add(lg, n_samples, x.head_dim), HA_OK);
 	}
 	struct ha_fit_result r;
 	cr_assert_eq(ha_fit_result(pl, NULL, NULL, &r), HA_OK);

@@ -28,10 +28,10 @@ static double uniform(uint64_t *state, double lo, double hi)
 	return lo + (hi - lo) * (double)(next_random(state) >> 11) / 9007199254740992.0;
 }
 
-static struct ha_model random_model(uint64_t *s)
+static struct ha_model random_model(uint64_t *s, double *samples)
 {
 	struct ha_model m = ha_model_defaults();
-	m.samples = exp(uniform(s, log(10.0), log(1e14)));
+	*samples = exp(uniform(s, log(10.0), log(1e14)));
 	m.smoothness = uniform(s, 0.5, 4.0);
 	m.bias_coef = exp(uniform(s, -3.0, 3.0));
 	m.var_coef = exp(uniform(s, -3.0, 3.0));
@@ -60,17 +60,18 @@ Test(grouped, ungrouped_is_the_model_bit_for_bit)
 {
 	uint64_t s = 11;
 	for (int k = 0; k < 2000; k++) {
-		struct ha_model m = random_model(&s);
+		double n_samples;
+		struct ha_model m = random_model(&s, &n_samples);
 		uint64_t D = 1 + next_random(&s) % 5000, d = 1 + next_random(&s) % D;
 		while (D % d)
 			d--;
 		struct ha_terms a, b;
-		cr_assert_eq(ha_model_eval(&m, D, d, &a), HA_OK);
-		cr_assert_eq(ha_model_eval_grouped(&m, D, d, D / d, &b), HA_OK);
+		cr_assert_eq(ha_model_eval(&m, n_samples, D, d, &a), HA_OK);
+		cr_assert_eq(ha_model_eval_grouped(&m, n_samples, D, d, D / d, &b), HA_OK);
 		cr_assert(memcmp(&a, &b, sizeof a) == 0, "D %lu d %lu", (unsigned long)D,
 		          (unsigned long)d);
-		double x = ha_model_log_relative_mse(&m, D, d);
-		double y = ha_model_log_relative_mse_grouped(&m, D, d, D / d);
+		double x = ha_model_log_relative_mse(&m, n_samples, D, d);
+		double y = ha_model_log_relative_mse_grouped(&m, n_samples, D, d, D / d);
 		cr_assert(memcmp(&x, &y, sizeof x) == 0);
 	}
 }
@@ -79,7 +80,8 @@ Test(grouped, factor_is_the_mean_pair_correlation)
 {
 	uint64_t s = 12;
 	for (int k = 0; k < 400; k++) {
-		struct ha_model m = random_model(&s);
+		double n_samples;
+		struct ha_model m = random_model(&s, &n_samples);
 		uint64_t D = 64 * (1 + next_random(&s) % 16);
 		uint64_t d = 1 + next_random(&s) % 8;
 		while (D % d)
@@ -88,10 +90,10 @@ Test(grouped, factor_is_the_mean_pair_correlation)
 		while (H % G)
 			G--;
 		struct ha_terms t;
-		cr_assert_eq(ha_model_eval_grouped(&m, D, d, G, &t), HA_OK);
+		cr_assert_eq(ha_model_eval_grouped(&m, n_samples, D, d, G, &t), HA_OK);
 		long double F = pair_mean(1.0L - m.hdi, 1.0L - m.group_hdi, H, G);
 		long double var = (long double)m.var_coef *
-		                  powl((long double)d, 0.5L * d) / m.samples;
+		                  powl((long double)d, 0.5L * d) / n_samples;
 		long double want = (long double)m.bias_coef * powl((long double)d, -m.smoothness) +
 		                   var * F;
 		cr_assert(fabsl(t.mse - want) <= 1e-12L * want, "mse %.17g want %.17Lg",
@@ -103,8 +105,8 @@ Test(grouped, factor_is_the_mean_pair_correlation)
 	/* Not a divisor: refused. */
 	struct ha_model m = ha_model_defaults();
 	struct ha_terms t;
-	cr_assert_eq(ha_model_eval_grouped(&m, 64, 8, 3, &t), HA_EINVAL);
-	cr_assert_eq(ha_model_eval_grouped(&m, 64, 8, 0, &t), HA_EINVAL);
+	cr_assert_eq(ha_model_eval_grouped(&m, HA_SAMPLES_DEFAULT, 64, 8, 3, &t), HA_EINVAL);
+	cr_assert_eq(ha_model_eval_grouped(&m, HA_SAMPLES_DEFAULT, 64, 8, 0, &t), HA_EINVAL);
 	m.group_hdi = 1.5;
 	cr_assert_eq(ha_model_validate(&m), HA_EINVAL);
 }
@@ -116,7 +118,7 @@ struct cand {
 	long double key;
 };
 
-static long double ref_key(const struct ha_model *m, uint64_t D, uint64_t d,
+static long double ref_key(const struct ha_model *m, double samples, uint64_t D, uint64_t d,
                            uint64_t G)
 {
 	long double dd = d, H = (long double)(D / d), g = H / G;
@@ -124,7 +126,7 @@ static long double ref_key(const struct ha_model *m, uint64_t D, uint64_t d,
 	long double F = (1.0L + (g - 1.0L) * rho_g + (H - g) * rho) / H;
 	long double b = -(long double)m->smoothness * logl(dd);
 	long double v = logl((long double)m->var_coef) - logl((long double)m->bias_coef) +
-	                0.5L * dd * logl(dd) - logl((long double)m->samples) + logl(F);
+	                0.5L * dd * logl(dd) - logl((long double)samples) + logl(F);
 	long double hi = b > v ? b : v, lo = b > v ? v : b;
 	return hi + log1pl(expl(lo - hi));
 }
@@ -192,7 +194,8 @@ Test(grouped, brute_force_agrees_with_the_solver)
 	struct cand *all = malloc(20000 * sizeof *all);
 	cr_assert(all);
 	for (int k = 0; k < 600; k++) {
-		struct ha_model m = random_model(&s);
+		double n_samples;
+		struct ha_model m = random_model(&s, &n_samples);
 		struct problem p = random_problem(&s);
 		size_t n = 0, nf = 0, cands = 0;
 		struct cand best = {0, 0, 0}, unc = {0, 0, 0};
@@ -203,7 +206,7 @@ Test(grouped, brute_force_agrees_with_the_solver)
 			for (uint64_t G = 1; G <= p.D / d; G++) {
 				if ((p.D / d) % G)
 					continue;
-				struct cand c = {d, G, ref_key(&m, p.D, d, G)};
+				struct cand c = {d, G, ref_key(&m, n_samples, p.D, d, G)};
 				cands++;
 				if (!have_unc || better(&c, &unc))
 					unc = c, have_unc = 1;
@@ -222,7 +225,7 @@ Test(grouped, brute_force_agrees_with_the_solver)
 		}
 		struct ha_grouped_solution sol;
 		enum ha_status st = ha_grouped_solve(&(struct ha_grouped_request){
-			.solver = solver, .model = &m, .kv = &p.kv, .front = 1}, &sol);
+			.solver = solver, .model = &m, .samples = n_samples, .kv = &p.kv, .front = 1}, &sol);
 		if (!have) {
 			cr_assert_eq(st, HA_EINFEASIBLE);
 			infeasible++;
@@ -290,24 +293,24 @@ Test(grouped, max_loss_ratio_picks_the_smallest_cache_within)
 	struct ha_solver *solver;
 	cr_assert_eq(ha_solver_new(4096, NULL, &solver), HA_OK);
 	struct ha_model m = ha_model_defaults();
-	m.samples = 1e12;
+	double n_samples = 1e12;
 	m.hdi = 0.9;
 	struct ha_grouped_solution sol;
 	cr_assert_eq(ha_grouped_solve(&(struct ha_grouped_request){
-		.solver = solver, .model = &m, .max_loss_ratio = 1.5}, &sol), HA_OK);
+		.solver = solver, .model = &m, .samples = n_samples, .max_loss_ratio = 1.5}, &sol), HA_OK);
 	cr_assert(sol.chosen < sol.front_count);
 	cr_assert(sol.front[sol.chosen].loss_ratio <= 1.5);
 	for (size_t i = sol.chosen + 1; i < sol.front_count; i++)
 		cr_assert(sol.front[i].loss_ratio > 1.5);
 	ha_grouped_solution_finish(&sol);
 	cr_assert_eq(ha_grouped_solve(&(struct ha_grouped_request){
-		.solver = solver, .model = &m, .max_loss_ratio = 0.5}, &sol), HA_EINVAL);
+		.solver = solver, .model = &m, .samples = n_samples, .max_loss_ratio = 0.5}, &sol), HA_EINVAL);
 	ha_solver_free(solver);
 }
 
 /* The relaxation against a dense grid in (ln x, ln G), zoomed ten times
  * around its best point: every grid point meeting the constraints. */
-static void grid_minimum(const struct ha_model *m, double D, double ulo,
+static void grid_minimum(const struct ha_model *m, double samples, double D, double ulo,
                          double uhi, double wlo, double whi, double top,
                          double *bu, double *bw, double *bf)
 {
@@ -322,7 +325,7 @@ static void grid_minimum(const struct ha_model *m, double D, double ulo,
 					w = top - u;
 				if (w < wlo || w > whi)
 					continue;
-				double f = ha_model_log_relaxed_grouped(m, D, exp(u), exp(w));
+				double f = ha_model_log_relaxed_grouped(m, samples, D, exp(u), exp(w));
 				if (f < *bf)
 					*bf = f, *bu = u, *bw = w;
 			}
@@ -337,7 +340,8 @@ Test(grouped, relaxation_agrees_with_a_dense_grid)
 	uint64_t s = 31;
 	int checked = 0;
 	for (int k = 0; k < 60; k++) {
-		struct ha_model m = random_model(&s);
+		double n_samples;
+		struct ha_model m = random_model(&s, &n_samples);
 		uint64_t D = UINT64_C(1) << (6 + next_random(&s) % 9);
 		struct ha_kv_constraints kv = {0, 0, 0, 0};
 		if (next_random(&s) % 2)
@@ -347,14 +351,14 @@ Test(grouped, relaxation_agrees_with_a_dense_grid)
 		struct ha_solver *solver;
 		cr_assert_eq(ha_solver_new(D, NULL, &solver), HA_OK);
 		struct ha_grouped_relaxed r;
-		cr_assert_eq(ha_grouped_solve_relaxed(solver, &m, &kv, &r), HA_OK);
+		cr_assert_eq(ha_grouped_solve_relaxed(solver, &m, n_samples, &kv, &r), HA_OK);
 		double top = log((double)D);
 		if (kv.max_kv_dim)
 			top = fmin(top, log((double)kv.max_kv_dim));
 		double whi = kv.max_kv_heads ? log((double)kv.max_kv_heads) : log((double)D);
 		double bu = 0.0, bw = 0.0, bf;
-		grid_minimum(&m, (double)D, 0.0, log((double)D), 0.0, whi, top, &bu, &bw, &bf);
-		double f = ha_model_log_relaxed_grouped(&m, (double)D, r.head_dim, r.kv_heads);
+		grid_minimum(&m, n_samples, (double)D, 0.0, log((double)D), 0.0, whi, top, &bu, &bw, &bf);
+		double f = ha_model_log_relaxed_grouped(&m, n_samples, (double)D, r.head_dim, r.kv_heads);
 		cr_assert(fabs(r.log_mse - f) <= 1e-12 * fmax(1.0, fabs(f)));
 		/* The error within a relative 1e-6, and no better than the grid's
 		 * by more than rounding; the point within 1e-6 too. */

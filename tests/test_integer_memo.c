@@ -12,10 +12,11 @@
 
 #include "alloc/solver_internal.h"
 
-static struct ha_model random_model(uint64_t *rng)
+/* A model, and in *samples an n to solve it at (drawn first). */
+static struct ha_model random_model(uint64_t *rng, double *samples)
 {
 	struct ha_model m = ha_model_defaults();
-	m.samples = log_uniform(rng, 1.0001, 1e300);
+	*samples = log_uniform(rng, 1.0001, 1e300);
 	if (next_random(rng) % 4 == 0)
 		return m;
 	m.smoothness = log_uniform(rng, 0.05, 8);
@@ -60,19 +61,23 @@ Test(integer_memo, the_integer_memo_finds_the_plain_optimum, .timeout = 600)
 		size_t feasible;
 		ha_solver_feasible(s, &feasible);
 		cr_assert_eq(memo == NULL, feasible > HA_INTEGER_MEMO_MAX);
-		struct ha_model base = random_model(&rng);
+		double base_samples;
+		struct ha_model base = random_model(&rng, &base_samples);
 		for (int k = 0; k < 50; k++) {
-			struct ha_model m = k % 10 == 9 ? random_model(&rng) : base;
-			if (k % 10 != 9)
-				m.samples = log_uniform(&rng, 1.0001, 1e300);
+			double n_samples = base_samples;
+			struct ha_model m = base;
+			if (k % 10 == 9)
+				m = random_model(&rng, &n_samples);
+			else
+				n_samples = log_uniform(&rng, 1.0001, 1e300);
 			struct ha_allocation plain, memoised;
 			struct ha_certificate cert;
-			cr_assert_eq(ha_solver_solve_integer(s, &m, &plain, &cert), HA_OK);
-			cr_assert_eq(ha_solver_solve_integer_memo(s, memo, &m, log(m.samples), &memoised),
+			cr_assert_eq(ha_solver_solve_integer(s, &m, n_samples, &plain, &cert), HA_OK);
+			cr_assert_eq(ha_solver_solve_integer_memo(s, memo, &m, n_samples, log(n_samples), &memoised),
 			             HA_OK);
 			cr_assert(memcmp(&plain, &memoised, sizeof plain) == 0,
 			          "D=%llu n=%.17g: d %llu / %llu",
-			          (unsigned long long)D, m.samples,
+			          (unsigned long long)D, n_samples,
 			          (unsigned long long)memoised.head_dim,
 			          (unsigned long long)plain.head_dim);
 			/* The terms of the optimum are ha_model_eval's, bit for bit
@@ -80,11 +85,11 @@ Test(integer_memo, the_integer_memo_finds_the_plain_optimum, .timeout = 600)
 			 * without a memo takes the solver's logarithms where hdi = 1),
 			 * and its value is ha_model_log_relative_mse's minimum. */
 			struct ha_terms t;
-			cr_assert_eq(ha_model_eval(&m, D, memoised.head_dim, &t), HA_OK);
+			cr_assert_eq(ha_model_eval(&m, n_samples, D, memoised.head_dim, &t), HA_OK);
 			cr_assert(memcmp(&t, &memoised.terms, sizeof t) == 0 &&
 			          memcmp(&t, &plain.terms, sizeof t) == 0,
 			          "D=%llu n=%.17g d=%llu: the terms differ",
-			          (unsigned long long)D, m.samples,
+			          (unsigned long long)D, n_samples,
 			          (unsigned long long)memoised.head_dim);
 			compared++;
 			hdi_one += m.hdi == 1.0;
@@ -121,36 +126,35 @@ Test(integer_memo, a_sweeps_next_rows_are_the_plain_solves, .timeout = 600)
 			ha_solver_free(s);
 			continue;
 		}
-		struct ha_model m = random_model(&rng);
+		double first_samples; /* drawn, not used: each row draws its own */
+		struct ha_model m = random_model(&rng, &first_samples);
 		for (int k = 0; k < 40; k++) {
-			m.samples = log_uniform(&rng, 1.0001, 1e300);
-			double ln = log(m.samples);
+			double n_samples = log_uniform(&rng, 1.0001, 1e300);
+			double ln = log(n_samples);
 			struct ha_allocation plain, next;
-			cr_assert_eq(ha_solver_solve_integer(s, &m, &plain, NULL), HA_OK);
-			cr_assert_eq(ha_solver_solve_integer_next(s, memo, &m, ln, &next), HA_OK);
+			cr_assert_eq(ha_solver_solve_integer(s, &m, n_samples, &plain, NULL), HA_OK);
+			cr_assert_eq(ha_solver_solve_integer_next(s, memo, &m, n_samples, ln, &next), HA_OK);
 			cr_assert(memcmp(&plain, &next, sizeof plain) == 0,
 			          "D=%llu n=%.17g: d %llu / %llu", (unsigned long long)D,
-			          m.samples, (unsigned long long)next.head_dim,
+			          n_samples, (unsigned long long)next.head_dim,
 			          (unsigned long long)plain.head_dim);
 			struct ha_relaxed r_plain, r_next;
 			double u;
-			cr_assert_eq(ha_relaxed_solver_solve_optimum(plain_w, &m, &r_plain), HA_OK);
-			cr_assert_eq(ha_relaxed_solver_solve_next(next_w, &m, ln, &r_next, &u),
+			cr_assert_eq(ha_relaxed_solver_solve_optimum(plain_w, &m, n_samples, &r_plain), HA_OK);
+			cr_assert_eq(ha_relaxed_solver_solve_next(next_w, &m, n_samples, ln, &r_next, &u),
 			             HA_OK);
 			cr_assert(r_plain.head_dim == r_next.head_dim &&
 			          r_plain.heads == r_next.heads && u == log(r_next.head_dim),
 			          "D=%llu n=%.17g: x* %.17g / %.17g", (unsigned long long)D,
-			          m.samples, r_next.head_dim, r_plain.head_dim);
+			          n_samples, r_next.head_dim, r_plain.head_dim);
 			compared++;
 		}
 		/* n is still checked */
-		struct ha_model bad = m;
-		bad.samples = 0.5;
 		struct ha_allocation a;
 		struct ha_relaxed r;
-		cr_assert_eq(ha_solver_solve_integer_next(s, memo, &bad, log(0.5), &a),
+		cr_assert_eq(ha_solver_solve_integer_next(s, memo, &m, 0.5, log(0.5), &a),
 		             HA_EINVAL);
-		cr_assert_eq(ha_relaxed_solver_solve_next(next_w, &bad, log(0.5), &r, NULL),
+		cr_assert_eq(ha_relaxed_solver_solve_next(next_w, &m, 0.5, log(0.5), &r, NULL),
 		             HA_EINVAL);
 		ha_integer_memo_free(memo);
 		ha_relaxed_solver_free(next_w);

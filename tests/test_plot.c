@@ -27,13 +27,6 @@ static const enum ha_plot_format formats[] = {HA_PLOT_SVG, HA_PLOT_PNG, HA_PLOT_
 
 /* ---- independent answers ------------------------------------------------------ */
 
-static struct ha_model model_at(double n)
-{
-	struct ha_model m = ha_model_defaults();
-	m.samples = n;
-	return m;
-}
-
 static int feasible(uint64_t budget, uint64_t d, const struct ha_constraints *c)
 {
 	uint64_t h = budget / d;
@@ -45,7 +38,7 @@ static int feasible(uint64_t budget, uint64_t d, const struct ha_constraints *c)
 
 /* The feasible divisor of least MSE, by trying every one (ties: the
  * smaller), and log10 of its MSE. */
-static uint64_t brute_optimum(const struct ha_model *m, uint64_t budget,
+static uint64_t brute_optimum(const struct ha_model *m, double samples, uint64_t budget,
                               const struct ha_constraints *c, double *log10_mse)
 {
 	uint64_t best = 0;
@@ -54,7 +47,7 @@ static uint64_t brute_optimum(const struct ha_model *m, uint64_t budget,
 		struct ha_terms t;
 		if (budget % d || !feasible(budget, d, c))
 			continue;
-		cr_assert_eq(ha_model_eval(m, budget, d, &t), HA_OK);
+		cr_assert_eq(ha_model_eval(m, samples, budget, d, &t), HA_OK);
 		if (t.log_mse < best_log) {
 			best_log = t.log_mse;
 			best = d;
@@ -64,10 +57,11 @@ static uint64_t brute_optimum(const struct ha_model *m, uint64_t budget,
 	return best;
 }
 
-static double log10_mse(const struct ha_model *m, uint64_t budget, uint64_t d)
+static double log10_mse(const struct ha_model *m, double samples, uint64_t budget,
+                        uint64_t d)
 {
 	struct ha_terms t;
-	cr_assert_eq(ha_model_eval(m, budget, d, &t), HA_OK);
+	cr_assert_eq(ha_model_eval(m, samples, budget, d, &t), HA_OK);
 	return t.log_mse / log(10.0);
 }
 
@@ -75,31 +69,33 @@ static double log10_mse(const struct ha_model *m, uint64_t budget, uint64_t d)
 
 Test(landscape, valid_and_deterministic)
 {
-	struct ha_model m = model_at(1e8);
-	probe_check_valid(probe_landscape, &(struct ha_plot_allocation_request){&m, NULL, 512, NULL, NULL});
+	double n_samples = 1e8;
+	struct ha_model m = ha_model_defaults();
+	probe_check_valid(probe_landscape, &(struct probe_landscape_request){{&m, NULL, 512, NULL, NULL}, n_samples});
 }
 
 Test(landscape, optimum_and_divisors_where_the_axes_put_them)
 {
-	struct ha_model m = model_at(1e8);
+	double n_samples = 1e8;
+	struct ha_model m = ha_model_defaults();
 	struct ha_constraints none = {0};
 	struct image im;
 	struct picture p = probe_png(probe_landscape,
-	                       &(struct ha_plot_allocation_request){&m, NULL, 512, NULL, NULL}, &im);
+	                       &(struct probe_landscape_request){{&m, NULL, 512, NULL, NULL}, n_samples}, &im);
 	cr_assert_eq(p.target.axes_count, 1);
 	cr_assert(p.axes[0].x_log && !p.axes[0].y_log);
 	double best_log;
-	uint64_t best = brute_optimum(&m, 512, &none, &best_log);
+	uint64_t best = brute_optimum(&m, n_samples, 512, &none, &best_log);
 	cr_assert_eq(best, 8);
 	EXPECT_NEAR(&im, &p, 0, log10(8.0), best_log, 1, VERMILION, "the integer optimum");
-	EXPECT_NEAR(&im, &p, 0, log10(16.0), log10_mse(&m, 512, 16), 1, BLUE, "divisor 16");
-	EXPECT_NEAR(&im, &p, 0, log10(2.0), log10_mse(&m, 512, 2), 1, BLUE, "divisor 2");
+	EXPECT_NEAR(&im, &p, 0, log10(16.0), log10_mse(&m, n_samples, 512, 16), 1, BLUE, "divisor 16");
+	EXPECT_NEAR(&im, &p, 0, log10(2.0), log10_mse(&m, n_samples, 512, 2), 1, BLUE, "divisor 2");
 	/* d = 64 is 10^49.8, beyond the axis: an arrowhead at the top edge */
-	cr_assert_gt(log10_mse(&m, 512, 64), p.axes[0].y_max);
+	cr_assert_gt(log10_mse(&m, n_samples, 512, 64), p.axes[0].y_max);
 	EXPECT_NEAR(&im, &p, 0, log10(64.0), p.axes[0].y_max, 8, BLUE, "d = 64's mark at the edge");
 	/* the relaxed optimum: a dashed vertical line low in the window */
 	struct ha_solution sol;
-	cr_assert_eq(ha_solve(512, NULL, &m, &sol), HA_OK);
+	cr_assert_eq(ha_solve(512, NULL, &m, n_samples, &sol), HA_OK);
 	double low = p.axes[0].y_min + 0.04 * (p.axes[0].y_max - p.axes[0].y_min);
 	EXPECT_NEAR(&im, &p, 0, log10(sol.relaxed.head_dim), low, 8, VERMILION, "the relaxed optimum");
 	/* nothing up and left, where the error never is */
@@ -112,35 +108,37 @@ Test(landscape, optimum_and_divisors_where_the_axes_put_them)
 
 Test(landscape, infeasible_divisors_are_grey)
 {
-	struct ha_model m = model_at(3e9);
+	double n_samples = 3e9;
+	struct ha_model m = ha_model_defaults();
 	struct ha_constraints c = {.min_head_dim = 16};
 	struct image im;
 	struct picture p = probe_png(probe_landscape,
-	                       &(struct ha_plot_allocation_request){&m, &c, 768, NULL, NULL}, &im);
+	                       &(struct probe_landscape_request){{&m, &c, 768, NULL, NULL}, n_samples}, &im);
 	double best_log;
-	uint64_t best = brute_optimum(&m, 768, &c, &best_log);
+	uint64_t best = brute_optimum(&m, n_samples, 768, &c, &best_log);
 	cr_assert_eq(best, 16);
 	EXPECT_NEAR(&im, &p, 0, log10(16.0), best_log, 1, VERMILION, "the constrained optimum");
-	EXPECT_NEAR(&im, &p, 0, log10(4.0), log10_mse(&m, 768, 4), 1, GREY, "divisor 4");
-	EXPECT_NEAR(&im, &p, 0, log10(12.0), log10_mse(&m, 768, 12), 1, GREY, "divisor 12");
-	EXPECT_NEAR(&im, &p, 0, log10(24.0), log10_mse(&m, 768, 24), 1, BLUE, "divisor 24");
+	EXPECT_NEAR(&im, &p, 0, log10(4.0), log10_mse(&m, n_samples, 768, 4), 1, GREY, "divisor 4");
+	EXPECT_NEAR(&im, &p, 0, log10(12.0), log10_mse(&m, n_samples, 768, 12), 1, GREY, "divisor 12");
+	EXPECT_NEAR(&im, &p, 0, log10(24.0), log10_mse(&m, n_samples, 768, 24), 1, BLUE, "divisor 24");
 	image_free(&im);
 	picture_free(&p);
 }
 
 Test(landscape, caption_counts_what_is_beyond_the_axis)
 {
-	struct ha_model m = model_at(1e8);
+	double n_samples = 1e8;
+	struct ha_model m = ha_model_defaults();
 	struct picture p;
 	char *text0;
 	picture_draw(&p, HA_PLOT_SVG, probe_landscape,
-	             &(struct ha_plot_allocation_request){&m, NULL, 512, NULL, NULL});
+	             &(struct probe_landscape_request){{&m, NULL, 512, NULL, NULL}, n_samples});
 	cr_assert_eq(p.status, HA_OK);
 	/* every value of the four curves above the window, counted here */
 	size_t above = 0;
 	for (uint64_t d = 1; d <= 512; d *= 2) {
 		struct ha_terms t;
-		ha_model_eval(&m, 512, d, &t);
+		ha_model_eval(&m, n_samples, 512, d, &t);
 		double v[4] = {t.log_mse, t.log_bias2, t.log_variance, t.log_covariance};
 		for (int k = 0; k < 4; k++)
 			above += isfinite(v[k]) && v[k] / log(10.0) > p.axes[0].y_max;
@@ -162,10 +160,11 @@ Test(landscape, caption_counts_what_is_beyond_the_axis)
 Test(landscape, the_most_divisors_of_any_budget)
 {
 	/* 161,280 divisors: curves at the picture's resolution, no marks */
-	struct ha_model m = model_at(1e12);
+	double n_samples = 1e12;
+	struct ha_model m = ha_model_defaults();
 	struct picture p;
 	picture_draw(&p, HA_PLOT_SVG, probe_landscape,
-	             &(struct ha_plot_allocation_request){&m, NULL, UINT64_C(9200527969062830400), NULL, NULL});
+	             &(struct probe_landscape_request){{&m, NULL, UINT64_C(9200527969062830400), NULL, NULL}, n_samples});
 	cr_assert_eq(p.status, HA_OK, "%s", p.err.message);
 	cr_assert_lt(p.size, 4u << 20, "%zu bytes", p.size);
 	char *text = svg_text(p.data, p.size);
@@ -206,19 +205,21 @@ Test(sweep, each_budget_steps_where_its_optimum_is)
 	double at[] = {5.5, 7.5, 9.5, 10.3, 11.5};
 	for (size_t i = 0; i < sizeof at / sizeof *at; i++)
 		for (size_t b = 0; b < 2; b++) {
-			struct ha_model mn = model_at(pow(10.0, at[i]));
+			double n_mn = pow(10.0, at[i]);
+			struct ha_model mn = ha_model_defaults();
 			double unused;
-			uint64_t d = brute_optimum(&mn, budgets[b], &none, &unused);
+			uint64_t d = brute_optimum(&mn, n_mn, budgets[b], &none, &unused);
 			char what[64];
 			snprintf(what, sizeof what, "D = %llu at n = 10^%g (d* = %llu)",
 			         (unsigned long long)budgets[b], at[i], (unsigned long long)d);
 			EXPECT_NEAR(&im, &p, 0, at[i], (double)d, 3, colour[b], what);
 		}
 	/* at 2e10 D = 512 has switched to 16 and D = 128 not: no blue there */
-	struct ha_model mn = model_at(pow(10.0, 10.3));
+	double n_mn = pow(10.0, 10.3);
+	struct ha_model mn = ha_model_defaults();
 	double unused;
-	cr_assert_eq(brute_optimum(&mn, 512, &none, &unused), 16);
-	cr_assert_eq(brute_optimum(&mn, 128, &none, &unused), 8);
+	cr_assert_eq(brute_optimum(&mn, n_mn, 512, &none, &unused), 16);
+	cr_assert_eq(brute_optimum(&mn, n_mn, 128, &none, &unused), 8);
 	EXPECT_NOT_NEAR(&im, &p, 0, 10.3, 16.0, 2, BLUE, "D = 128 is not at 16 yet");
 	image_free(&im);
 	picture_free(&p);
@@ -525,11 +526,12 @@ static enum ha_status regimes_as_given(struct ha_plot_target *t, const void *req
 
 Test(plot, failures_are_statuses_and_write_nothing)
 {
-	struct ha_model m = model_at(1e8);
+	double n_samples = 1e8;
+	struct ha_model m = ha_model_defaults();
 	struct ha_error err;
-	struct ha_plot_allocation_request ok = {&m, NULL, 512, NULL, NULL};
-	cr_assert_eq(ha_plot_allocation(NULL, &ok, &err), HA_EINVAL);
-	cr_assert_eq(ha_plot_allocation(&(struct ha_plot_target){0}, &ok, &err), HA_EINVAL);
+	struct probe_landscape_request ok = {{&m, NULL, 512, NULL, NULL}, n_samples};
+	cr_assert_eq(ha_plot_allocation(NULL, &ok.plot, &err), HA_EINVAL);
+	cr_assert_eq(ha_plot_allocation(&(struct ha_plot_target){0}, &ok.plot, &err), HA_EINVAL);
 
 	struct picture p;
 	picture_draw(&p, (enum ha_plot_format)7, probe_landscape, &ok);
@@ -538,13 +540,13 @@ Test(plot, failures_are_statuses_and_write_nothing)
 	picture_free(&p);
 
 	struct ha_constraints c = {.min_head_dim = 1000};
-	picture_draw(&p, HA_PLOT_PNG, probe_landscape, &(struct ha_plot_allocation_request){&m, &c, 512, NULL, NULL});
+	picture_draw(&p, HA_PLOT_PNG, probe_landscape, &(struct probe_landscape_request){{&m, &c, 512, NULL, NULL}, n_samples});
 	cr_assert_eq(p.status, HA_EINFEASIBLE);
 	cr_assert_str_eq(p.err.message, "no (heads, head_dim) pair of budget 512 meets the constraints");
 	cr_assert_eq(p.size, 0);
 	picture_free(&p);
 
-	picture_draw(&p, HA_PLOT_SVG, probe_landscape, &(struct ha_plot_allocation_request){&m, NULL, 0, NULL, NULL});
+	picture_draw(&p, HA_PLOT_SVG, probe_landscape, &(struct probe_landscape_request){{&m, NULL, 0, NULL, NULL}, n_samples});
 	cr_assert_eq(p.status, HA_EINVAL);
 	picture_free(&p);
 	uint64_t one[] = {512};
@@ -579,14 +581,14 @@ Test(plot, failures_are_statuses_and_write_nothing)
 	cr_assert_not_null(full);
 	struct ha_plot_target t = {.stream = full, .format = HA_PLOT_SVG};
 	/* the picture only draws: without the allocation it refuses */
-	cr_assert_eq(ha_plot_allocation(&t, &ok, &err), HA_EINVAL);
+	cr_assert_eq(ha_plot_allocation(&t, &ok.plot, &err), HA_EINVAL);
 	cr_assert_str_eq(err.message, "drawing the landscape: the allocation is not of "
 	                              "budget 512 with its divisors");
 	struct ha_allocation_result *a = NULL;
-	cr_assert_eq(ha_allocation_result_new(512, NULL, NULL, &m, HA_ALLOCATION_DIVISORS, &a,
+	cr_assert_eq(ha_allocation_result_new(512, NULL, NULL, &m, n_samples, HA_ALLOCATION_DIVISORS, &a,
 	                                      &err), HA_OK);
-	ok.allocation = a;
-	cr_assert_eq(ha_plot_allocation(&t, &ok, &err), HA_EIO);
+	ok.plot.allocation = a;
+	cr_assert_eq(ha_plot_allocation(&t, &ok.plot, &err), HA_EIO);
 	cr_assert_str_eq(err.message, "writing the picture failed");
 	ha_allocation_result_free(a);
 	fclose(full);
@@ -596,7 +598,8 @@ Test(plot, failures_are_statuses_and_write_nothing)
 Test(plot, drawing_prints_nothing, .init = cr_redirect_stdout)
 {
 	cr_redirect_stderr();
-	struct ha_model m = model_at(1e8);
+	double n_samples = 1e8;
+	struct ha_model m = ha_model_defaults();
 	uint64_t budgets[] = {128, 512};
 	double sigma[4] = {1.0, 0.2, 0.2, 1.0};
 	struct ha_head_weights hw;
@@ -604,7 +607,7 @@ Test(plot, drawing_prints_nothing, .init = cr_redirect_stdout)
 	struct ha_hdi_report *r = two_layers();
 	for (size_t f = 0; f < sizeof formats / sizeof *formats; f++) {
 		struct picture p;
-		picture_draw(&p, formats[f], probe_landscape, &(struct ha_plot_allocation_request){&m, NULL, 512, NULL, NULL});
+		picture_draw(&p, formats[f], probe_landscape, &(struct probe_landscape_request){{&m, NULL, 512, NULL, NULL}, n_samples});
 		picture_free(&p);
 		picture_draw(&p, formats[f], probe_sweep, &(struct ha_sweep_request){.model = &m, .constraints = NULL, .budgets = budgets, .budget_count = 2, .samples = {9, decade, NULL}});
 		picture_free(&p);
@@ -628,14 +631,15 @@ Test(plot, drawing_prints_nothing, .init = cr_redirect_stdout)
  * pictures once captioned a calibrated model as the default one). */
 Test(landscape, caption_gives_the_model_as_given)
 {
-	struct ha_model m = model_at(1e10);
+	double n_samples = 1e10;
+	struct ha_model m = ha_model_defaults();
 	ha_model_set_log_var_coef(&m, -40.8546);
 	m.irreducible = 1.80081;
 	m.var_rate = 0.75;
 	m.var_power = 0.25;
 	struct picture p;
 	picture_draw(&p, HA_PLOT_SVG, probe_landscape,
-	             &(struct ha_plot_allocation_request){&m, NULL, 4096, NULL, NULL});
+	             &(struct probe_landscape_request){{&m, NULL, 4096, NULL, NULL}, n_samples});
 	cr_assert_eq(p.status, HA_OK);
 	char *text = svg_text(p.data, p.size);
 	static const char *const words[] = {

@@ -37,9 +37,10 @@ static size_t make_runs(struct ha_run *runs)
 	double th[HA_CAL_PARAMS] = {1.8, log(40.0), 2.0, -40.8, 0.5, 0.0, 1.0, 0.0, 0.28, 1.0};
 	size_t m = sizeof spec / sizeof *spec;
 	for (size_t i = 0; i < m; i++) {
-		struct ha_model model = ha_cal_model_of(th, spec[i].n);
+		double n_samples = spec[i].n;
+		struct ha_model model = ha_cal_model_of(th);
 		struct ha_terms t;
-		cr_assert_eq(ha_model_eval(&model, spec[i].budget, spec[i].d, &t), HA_OK);
+		cr_assert_eq(ha_model_eval(&model, n_samples, spec[i].budget, spec[i].d, &t), HA_OK);
 		double loss = t.mse * spec[i].noise;
 		runs[i] = (struct ha_run){spec[i].budget / spec[i].d, spec[i].d, spec[i].n, loss,
 		                          i == 1 || i == 6 ? 0.03 * loss : NAN, 0};
@@ -185,7 +186,7 @@ Test(calibration, the_optimum_where_the_allocator_puts_it_and_its_bar)
 	const struct ha_cal_prediction *pr = &c->prediction;
 	/* the optimum, by the allocator on the calibrated model */
 	struct ha_solution sol;
-	cr_assert_eq(ha_solve(4096, NULL, &c->model, &sol), HA_OK);
+	cr_assert_eq(ha_solve(4096, NULL, &c->model, c->samples, &sol), HA_OK);
 	cr_assert_eq(sol.optimum.head_dim, pr->head_dim);
 	struct image im;
 	struct picture p = probe_png(probe_calibration,
@@ -360,7 +361,7 @@ Test(calibration, the_caption_counts_the_marks_beyond_the_axis)
 		if (x < p.axes[0].x_min || x > p.axes[0].x_max)
 			continue;
 		struct ha_terms t;
-		cr_assert_eq(ha_model_eval(&c->model, 4096, d, &t), HA_OK);
+		cr_assert_eq(ha_model_eval(&c->model, c->samples, 4096, d, &t), HA_OK);
 		double y = p.axes[0].y_log ? t.log_mse / log(10.0) : exp(t.log_mse);
 		above += y > p.axes[0].y_max;
 		below += y < p.axes[0].y_min;
@@ -369,9 +370,10 @@ Test(calibration, the_caption_counts_the_marks_beyond_the_axis)
 		const struct ha_cal_comparison *row = &c->comparison[k];
 		if (row->status != HA_OK || !row->has_prediction)
 			continue;
-		struct ha_model law = ha_cal_model_of(row->law.value, 1e10);
+		double n_samples = 1e10;
+		struct ha_model law = ha_cal_model_of(row->law.value);
 		struct ha_terms t;
-		cr_assert_eq(ha_model_eval(&law, 4096, row->head_dim, &t), HA_OK);
+		cr_assert_eq(ha_model_eval(&law, n_samples, 4096, row->head_dim, &t), HA_OK);
 		double y = p.axes[0].y_log ? t.log_mse / log(10.0) : exp(t.log_mse);
 		above += y > p.axes[0].y_max;
 		below += y < p.axes[0].y_min;
@@ -409,9 +411,10 @@ Test(calibration, coefficients_beyond_a_double_are_drawn_from_their_logs)
 	size_t m = 0;
 	for (size_t s = 0; s < 2; s++)
 		for (size_t k = 0; k < 5; k++) {
-			struct ha_model model = ha_cal_model_of(th, samples[s]);
+			double n_samples = samples[s];
+			struct ha_model model = ha_cal_model_of(th);
 			struct ha_terms t;
-			cr_assert_eq(ha_model_eval(&model, 8192, dims[k], &t), HA_OK);
+			cr_assert_eq(ha_model_eval(&model, n_samples, 8192, dims[k], &t), HA_OK);
 			runs[m++] = (struct ha_run){8192 / dims[k], dims[k], samples[s], t.mse, NAN, 0};
 		}
 	struct ha_calibration *c = calibrate(runs, m, 40, 0, 16384, 1e10);

@@ -27,12 +27,12 @@ static struct drawing draw(uint64_t budget, double samples, enum ha_plot_format 
 {
 	struct drawing d = {NULL, 0, HA_ENOMEM};
 	struct ha_model m = ha_model_defaults();
-	m.samples = samples;
+	double n_samples = samples;
 	struct ha_allocation_result *a = NULL;
 	FILE *mem = open_memstream(&d.data, &d.size);
 	if (!mem)
 		return d;
-	d.status = ha_allocation_result_new(budget, NULL, NULL, &m, HA_ALLOCATION_DIVISORS,
+	d.status = ha_allocation_result_new(budget, NULL, NULL, &m, n_samples, HA_ALLOCATION_DIVISORS,
 	                                    &a, NULL);
 	struct ha_plot_target t = {.stream = mem, .format = format};
 	if (d.status == HA_OK)

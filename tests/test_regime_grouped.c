@@ -15,6 +15,7 @@
 #include <headalloc/grouped.h>
 #include <headalloc/regime.h>
 #include "alloc/grouped_internal.h"
+#include "alloc/model_internal.h"
 #include "alloc/regime_internal.h"
 
 static double uniform(double lo, double hi)
@@ -43,8 +44,8 @@ static double key(const struct ha_model *m, uint64_t budget, uint64_t d,
 	double x = (double)d, H = (double)(budget / d), g = H / (double)G;
 	double rho = 1.0 - m->hdi, rho_g = 1.0 - m->group_hdi;
 	double F = (1.0 + (g - 1.0) * rho_g + (H - g) * rho) / H;
-	double la = log(m->bias_coef) + m->bias_log_scale - m->smoothness * log(x);
-	double lb = log(m->var_coef) + m->var_log_scale +
+	double la = ha_model_log_bias_coef(m) - m->smoothness * log(x);
+	double lb = ha_model_log_var_coef(m) +
 	            (m->var_rate * x + m->var_power) * log(x) + log(F) -
 	            m->var_samples_power * log_n;
 	return log_add(la, lb);
@@ -113,15 +114,14 @@ static void check_point(const struct ha_model *m, uint64_t budget,
 		          (unsigned long)b.G);
 	if (log_n > 1.0 && log_n < 680.0) {
 		/* The grouped solver at this n, through its own code. */
-		struct ha_model point = *m;
-		point.samples = exp(log_n);
+		double n_at = exp(log_n);
 		struct ha_solver *solver = NULL;
 		cr_assert_eq(ha_solver_new(budget, NULL, &solver), HA_OK);
 		struct ha_grouped_solution s;
 		cr_assert_eq(ha_grouped_solve(&(struct ha_grouped_request){
-			.solver = solver, .model = &point, .kv = kv}, &s), HA_OK);
+			.solver = solver, .model = m, .samples = n_at, .kv = kv}, &s), HA_OK);
 		struct ha_terms t;
-		cr_assert_eq(ha_model_eval_grouped(&point, budget, at->head_dim,
+		cr_assert_eq(ha_model_eval_grouped(m, n_at, budget, at->head_dim,
 		                                   at->kv_heads, &t), HA_OK);
 		cr_assert(t.log_mse <= s.optimum.terms.log_mse + 1e-10 *
 		          fmax(1.0, fabs(s.optimum.terms.log_mse)));

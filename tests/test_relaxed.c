@@ -93,11 +93,11 @@ static double old_polish(const struct old_problem *p, double u, double lo,
 	return fabs(ga) < fabs(gb) ? a : b;
 }
 
-static double old_start(const struct ha_model *m, double budget, double lo,
+static double old_start(const struct ha_model *m, double samples, double budget, double lo,
                         double hi)
 {
 	double rhs = log(m->smoothness * m->bias_coef / m->var_coef) +
-	             log(m->samples) + log(budget);
+	             log(samples) + log(budget);
 	double u = 1.0;
 	for (int i = 0; i < 6; i++) {
 		double x = exp(u);
@@ -162,20 +162,21 @@ static void old_interval(uint64_t budget, const struct ha_constraints *c,
 }
 
 static enum ha_status old_solve(uint64_t budget, const struct ha_constraints *c,
-                                const struct ha_model *m, struct ha_relaxed *out)
+                                const struct ha_model *m, double n_samples,
+                                struct ha_relaxed *out)
 {
 	double x_lo, x_hi;
 	old_interval(budget, c, &x_lo, &x_hi);
 	struct old_problem problem;
 	double D = (double)budget;
-	ha_relaxed_fn_init(&problem.fn, m, D);
+	ha_relaxed_fn_init(&problem.fn, m, n_samples, D);
 	double lo = log(x_lo), hi = log(x_hi), u;
 	if (!(hi > lo) || old_slope(&problem, lo) >= 0) {
 		u = lo;
 	} else if (old_slope(&problem, hi) <= 0) {
 		u = hi;
 	} else {
-		u = old_start(m, D, lo, hi);
+		u = old_start(m, n_samples, D, lo, hi);
 		enum ha_status st = old_nlopt(&problem, lo, hi, &u);
 		if (st == HA_ENOMEM)
 			return st;
@@ -187,7 +188,7 @@ static enum ha_status old_solve(uint64_t budget, const struct ha_constraints *c,
 	if (out->head_dim > x_hi)
 		out->head_dim = x_hi;
 	out->heads = D / out->head_dim;
-	out->log_mse = ha_model_log_relaxed_ln(m, D, u, NULL);
+	out->log_mse = ha_model_log_relaxed_ln(m, n_samples, D, u, NULL);
 	if (!isfinite(out->head_dim) || !isfinite(out->log_mse))
 		return HA_ENUMERIC;
 	return HA_OK;
@@ -206,9 +207,10 @@ Test(relaxed, the_shortcut_answers_as_the_definition_from_any_estimate,
 		struct ha_constraints c = pick_constraints(&rng, D);
 		double x_lo, x_hi;
 		old_interval(D, &c, &x_lo, &x_hi);
-		struct ha_model m = pick_model(&rng);
+		double n_samples;
+		struct ha_model m = pick_model(&rng, &n_samples);
 		struct ha_relaxed_fn fn;
-		ha_relaxed_fn_init(&fn, &m, (double)D);
+		ha_relaxed_fn_init(&fn, &m, n_samples, (double)D);
 		struct ha_relaxed_root root;
 		ha_relaxed_root_init(&root, &fn, x_lo, x_hi);
 		double want = ha_relaxed_root_reference(&root);
@@ -221,7 +223,7 @@ Test(relaxed, the_shortcut_answers_as_the_definition_from_any_estimate,
 			cr_assert(memcmp(&got, &want, sizeof got) == 0,
 			          "D=%llu n=%.17g s=%.17g γ=%.17g κ=%.17g hdi=%.17g "
 			          "from %.17g: %.17g, defined %.17g",
-			          (unsigned long long)D, m.samples, m.smoothness,
+			          (unsigned long long)D, n_samples, m.smoothness,
 			          m.var_rate, m.var_power, m.hdi, estimates[e], got, want);
 			compared++;
 		}
@@ -233,12 +235,12 @@ Test(relaxed, the_shortcut_answers_as_the_definition_from_any_estimate,
 
 /* The computed Q in long double, independently of relaxed_root.c: the
  * sign of f'(x) from its terms, as ln(V' x) - ln(s B). */
-static long double q_long(const struct ha_model *m, double budget, long double x)
+static long double q_long(const struct ha_model *m, double samples, double budget, long double x)
 {
 	long double u = logl(x), rho = 1.0L - m->hdi;
 	long double a = (1.0L - rho) * x / budget;
-	long double log_b = logl(m->bias_coef) + m->bias_log_scale - m->smoothness * u;
-	long double log_v = logl(m->var_coef) + m->var_log_scale - logl(m->samples) +
+	long double log_b = ha_model_log_bias_coef(m) - m->smoothness * u;
+	long double log_v = ha_model_log_var_coef(m) - logl(samples) +
 	                    (m->var_rate * x + m->var_power) * u + logl(rho + a);
 	long double dv = m->var_rate * x * (u + 1.0L) + m->var_power + a / (rho + a);
 	return log_v + logl(dv) - logl(m->smoothness) - log_b;
@@ -257,20 +259,21 @@ Test(relaxed, x_star_brackets_the_long_double_root, .timeout = 600)
 		struct ha_solver *s;
 		if (ha_solver_new(D, &c, &s) != HA_OK)
 			continue;
-		struct ha_model m = pick_model(&rng);
+		double n_samples;
+		struct ha_model m = pick_model(&rng, &n_samples);
 		struct ha_relaxed r;
-		cr_assert_eq(ha_solver_solve_relaxed(s, &m, &r), HA_OK);
+		cr_assert_eq(ha_solver_solve_relaxed(s, &m, n_samples, &r), HA_OK);
 		double x_lo, x_hi;
 		old_interval(D, &c, &x_lo, &x_hi);
 		ha_solver_free(s);
 		long double lo = x_lo, hi = x_hi;
-		if (!(hi > lo) || q_long(&m, (double)D, lo) >= 0 || q_long(&m, (double)D, hi) < 0)
+		if (!(hi > lo) || q_long(&m, n_samples, (double)D, lo) >= 0 || q_long(&m, n_samples, (double)D, hi) < 0)
 			continue;
 		for (int i = 0; i < 200; i++) {
 			long double mid = 0.5L * (lo + hi);
 			if (mid == lo || mid == hi)
 				break;
-			if (q_long(&m, (double)D, mid) >= 0)
+			if (q_long(&m, n_samples, (double)D, mid) >= 0)
 				hi = mid;
 			else
 				lo = mid;
@@ -279,9 +282,9 @@ Test(relaxed, x_star_brackets_the_long_double_root, .timeout = 600)
 		double tol = 1e-12 * (1.0 + log(r.head_dim)) * r.head_dim;
 		cr_assert(hi >= below - tol && hi <= r.head_dim + tol,
 		          "D=%llu n=%.17g s=%.17g: x* %.17g, long double root %.20Lg",
-		          (unsigned long long)D, m.samples, m.smoothness, r.head_dim, hi);
+		          (unsigned long long)D, n_samples, m.smoothness, r.head_dim, hi);
 		/* And the mse printed is the one at x*: attained there. */
-		double at = ha_model_log_relaxed_ln(&m, (double)D, log(r.head_dim), NULL);
+		double at = ha_model_log_relaxed_ln(&m, n_samples, (double)D, log(r.head_dim), NULL);
 		cr_assert(fabs(at - r.log_mse) <= 1e-12 * fmax(1.0, fabs(at)));
 		checked++;
 	}
@@ -301,13 +304,14 @@ Test(relaxed, x_star_is_within_ulps_of_the_old_per_point_solve, .timeout = 600)
 		struct ha_solver *s;
 		if (ha_solver_new(D, &c, &s) != HA_OK)
 			continue;
-		struct ha_model m = pick_model(&rng);
+		double n_samples;
+		struct ha_model m = pick_model(&rng, &n_samples);
 		m.var_rate = 0.5; /* the old solve's starting point */
 		m.var_power = 0.0;
 		m.irreducible = 0.0;
 		struct ha_relaxed got, old = {0, 0, 0};
-		enum ha_status st = ha_solver_solve_relaxed(s, &m, &got);
-		cr_assert_eq(st, old_solve(D, &c, &m, &old));
+		enum ha_status st = ha_solver_solve_relaxed(s, &m, n_samples, &got);
+		cr_assert_eq(st, old_solve(D, &c, &m, n_samples, &old));
 		ha_solver_free(s);
 		if (st != HA_OK || m.smoothness > 4)
 			continue;
@@ -315,7 +319,7 @@ Test(relaxed, x_star_is_within_ulps_of_the_old_per_point_solve, .timeout = 600)
 		double tol = 64 * DBL_EPSILON * (1.0 + log(old.head_dim)) * old.head_dim;
 		cr_assert(fabs(got.head_dim - old.head_dim) <= tol,
 		          "D=%llu n=%.17g s=%.17g hdi=%.17g: %.17g, old %.17g",
-		          (unsigned long long)D, m.samples, m.smoothness, m.hdi,
+		          (unsigned long long)D, n_samples, m.smoothness, m.hdi,
 		          got.head_dim, old.head_dim);
 		compared++;
 	}
@@ -330,13 +334,13 @@ Test(relaxed, x_star_is_within_ulps_of_the_old_per_point_solve, .timeout = 600)
 Test(relaxed, with_a_huge_smoothness_the_relaxed_mse_is_attained)
 {
 	struct ha_model m = ha_model_defaults();
-	m.samples = 1e12;
+	double n_samples = 1e12;
 	m.smoothness = 1e300;
 	struct ha_solution sol;
-	cr_assert_eq(ha_solve(4096, NULL, &m, &sol), HA_OK);
+	cr_assert_eq(ha_solve(4096, NULL, &m, n_samples, &sol), HA_OK);
 	cr_assert_eq(sol.relaxed.head_dim, nextafter(1.0, 2.0));
-	double at = ha_model_log_relaxed_ln(&m, 4096, log(sol.relaxed.head_dim), NULL);
+	double at = ha_model_log_relaxed_ln(&m, n_samples, 4096, log(sol.relaxed.head_dim), NULL);
 	cr_assert_eq(sol.relaxed.log_mse, at);
 	/* The bias at 1 is c_b = 1: x = 1 is worse than x*. */
-	cr_assert_gt(ha_model_log_relaxed_ln(&m, 4096, 0.0, NULL), sol.relaxed.log_mse);
+	cr_assert_gt(ha_model_log_relaxed_ln(&m, n_samples, 4096, 0.0, NULL), sol.relaxed.log_mse);
 }

@@ -43,9 +43,10 @@ Test(relaxed_bound, the_computed_q_lies_within_its_bound, .timeout = 600)
 	double worst = 0.0; /* the largest |Q_c - Q| / E seen */
 	for (int problem = 0; problem < 2000; problem++) {
 		uint64_t D = pick_budget(&rng);
-		struct ha_model m = pick_model(&rng);
+		double n_samples;
+		struct ha_model m = pick_model(&rng, &n_samples);
 		struct ha_relaxed_fn fn;
-		ha_relaxed_fn_init(&fn, &m, (double)D);
+		ha_relaxed_fn_init(&fn, &m, n_samples, (double)D);
 		struct ha_relaxed_root root;
 		ha_relaxed_root_init(&root, &fn, 1.0, (double)D);
 		double root_x = ha_relaxed_root_reference(&root);
@@ -74,7 +75,7 @@ Test(relaxed_bound, the_computed_q_lies_within_its_bound, .timeout = 600)
 			double error = (double)fabsl((long double)q - exact);
 			cr_assert(error <= e, "D=%llu n=%.17g s=%.17g γ=%.17g κ=%.17g hdi=%.17g "
 			          "x=%.17g: |Q_c - Q| = %.3g above E = %.3g",
-			          (unsigned long long)D, m.samples, m.smoothness, m.var_rate,
+			          (unsigned long long)D, n_samples, m.smoothness, m.var_rate,
 			          m.var_power, m.hdi, x, error, e);
 			if (error / e > worst)
 				worst = error / e;

@@ -38,21 +38,21 @@ Test(relaxed_path, a_root_after_any_other_n_answers_as_a_fresh_one, .timeout = 6
 		m.bias_coef = log_uniform(&rng, 1e-6, 1e6);
 		m.var_coef = log_uniform(&rng, 1e-6, 1e6);
 		m.hdi = next_random(&rng) % 2 ? 1.0 : (double)(next_random(&rng) % 1000) / 1000;
-		m.samples = log_uniform(&rng, 1.001, 1e300);
+		double n_samples = log_uniform(&rng, 1.001, 1e300);
 		struct ha_relaxed_fn fn;
-		ha_relaxed_fn_init(&fn, &m, (double)D);
+		ha_relaxed_fn_init(&fn, &m, n_samples, (double)D);
 		struct ha_relaxed_root shared;
 		ha_relaxed_root_init(&shared, &fn, 1.0, (double)D);
 		double last = NAN;
 		for (int k = 0; k < 60; k++) {
 			uint64_t r = next_random(&rng) % 4;
-			m.samples = r == 0 ? log_uniform(&rng, 1.001, 1e300)
-			          : r == 1 ? nextafter(m.samples, INFINITY)
-			          : r == 2 ? m.samples * (1.0 + 1e-6 * (double)(next_random(&rng) % 100))
-			          : m.samples;
-			if (!(m.samples <= 1e300))
-				m.samples = 1e300;
-			ha_relaxed_fn_init(&fn, &m, (double)D);
+			n_samples = r == 0 ? log_uniform(&rng, 1.001, 1e300)
+			          : r == 1 ? nextafter(n_samples, INFINITY)
+			          : r == 2 ? n_samples * (1.0 + 1e-6 * (double)(next_random(&rng) % 100))
+			          : n_samples;
+			if (!(n_samples <= 1e300))
+				n_samples = 1e300;
+			ha_relaxed_fn_init(&fn, &m, n_samples, (double)D);
 			struct ha_relaxed_root fresh;
 			ha_relaxed_root_init(&fresh, &fn, 1.0, (double)D);
 			double want = ha_relaxed_root_reference(&fresh);
@@ -62,7 +62,7 @@ Test(relaxed_path, a_root_after_any_other_n_answers_as_a_fresh_one, .timeout = 6
 			double got = ha_relaxed_root_solve(&shared, estimate);
 			cr_assert(memcmp(&got, &want, sizeof got) == 0,
 			          "D=%llu n=%.17g s=%.17g hdi=%.17g: %.17g, defined %.17g",
-			          (unsigned long long)D, m.samples, m.smoothness, m.hdi, got, want);
+			          (unsigned long long)D, n_samples, m.smoothness, m.hdi, got, want);
 			interior += got > 1.0 && got < (double)D;
 			compared++;
 			last = got;

@@ -21,14 +21,14 @@
 #include "input/sweep_values.h"
 
 static void assert_same(const struct ha_relaxed *got, const struct ha_relaxed *want,
-                        uint64_t budget, const struct ha_model *m)
+                        uint64_t budget, const struct ha_model *m, double samples)
 {
 	cr_assert(memcmp(&got->head_dim, &want->head_dim, sizeof(double)) == 0 &&
 	          memcmp(&got->heads, &want->heads, sizeof(double)) == 0 &&
 	          memcmp(&got->log_mse, &want->log_mse, sizeof(double)) == 0,
 	          "D=%llu n=%.17g s=%.17g c_b=%.17g c_v=%.17g hdi=%.17g: "
 	          "x* %.17g / %.17g, H* %.17g / %.17g, ln f %.17g / %.17g",
-	          (unsigned long long)budget, m->samples, m->smoothness,
+	          (unsigned long long)budget, samples, m->smoothness,
 	          m->bias_coef, m->var_coef, m->hdi, got->head_dim, want->head_dim,
 	          got->heads, want->heads, got->log_mse, want->log_mse);
 }
@@ -50,7 +50,8 @@ Test(relaxed, a_workspace_answers_as_the_one_shot_solve_bit_for_bit,
 			continue;
 		struct ha_relaxed_solver *w;
 		cr_assert_eq(ha_relaxed_solver_new(s, &w), HA_OK);
-		struct ha_model base = pick_model(&rng);
+		double n_samples;
+		struct ha_model base = pick_model(&rng, &n_samples);
 		double from = log_uniform(&rng, 1.001, 1e20);
 		double to = from * log_uniform(&rng, 1.0, 1e40);
 		for (int k = 0; k < 100; k++) {
@@ -58,15 +59,15 @@ Test(relaxed, a_workspace_answers_as_the_one_shot_solve_bit_for_bit,
 			int sweep = k < 40 || k >= 60;
 			int i = k < 40 ? k : 99 - k;
 			if (sweep)
-				m.samples = exp(log(from) + (log(to) - log(from)) * i / 39.0);
+				n_samples = exp(log(from) + (log(to) - log(from)) * i / 39.0);
 			else
-				m = pick_model(&rng);
+				m = pick_model(&rng, &n_samples);
 			struct ha_relaxed got, one_shot;
-			enum ha_status st = ha_relaxed_solver_solve(w, &m, &got);
-			cr_assert_eq(st, ha_solver_solve_relaxed(s, &m, &one_shot));
+			enum ha_status st = ha_relaxed_solver_solve(w, &m, n_samples, &got);
+			cr_assert_eq(st, ha_solver_solve_relaxed(s, &m, n_samples, &one_shot));
 			if (st != HA_OK)
 				continue;
-			assert_same(&got, &one_shot, D, &m);
+			assert_same(&got, &one_shot, D, &m, n_samples);
 			compared++;
 			size_t evaluations, nlopt;
 			ha_relaxed_solver_last_cost(w, &evaluations, &nlopt);
@@ -97,9 +98,9 @@ Test(relaxed, a_sweep_to_1e300_costs_few_evaluations_a_point)
 	struct ha_model m = ha_model_defaults();
 	size_t total = 0, points = 20000, worst = 0;
 	for (size_t i = 0; i < points; i++) {
-		m.samples = exp(log(1e3) + (log(1e300) - log(1e3)) * (double)i / (double)(points - 1));
+		double n_samples = exp(log(1e3) + (log(1e300) - log(1e3)) * (double)i / (double)(points - 1));
 		struct ha_relaxed r;
-		cr_assert_eq(ha_relaxed_solver_solve(w, &m, &r), HA_OK);
+		cr_assert_eq(ha_relaxed_solver_solve(w, &m, n_samples, &r), HA_OK);
 		size_t evaluations, nlopt;
 		ha_relaxed_solver_last_cost(w, &evaluations, &nlopt);
 		if (i > 0) {
@@ -130,23 +131,25 @@ Test(relaxed, a_predicted_sweep_answers_as_the_definition, .timeout = 600)
 			continue;
 		struct ha_relaxed_solver *w;
 		cr_assert_eq(ha_relaxed_solver_new(s, &w), HA_OK);
-		struct ha_model m = problem == 0 ? ha_model_defaults() : pick_model(&rng);
+		double drawn; /* pick_model's n: each point has its own */
+		struct ha_model m = problem == 0 ? ha_model_defaults()
+		                                 : pick_model(&rng, &drawn);
 		double from = problem == 0 ? 1e4 : log_uniform(&rng, 1.001, 1e20);
 		double to = problem == 0 ? 1e12 : from * log_uniform(&rng, 1e3, 1e40);
 		size_t count = problem == 0 ? 20000 : 400;
 		for (size_t i = 0; i < count; i++) {
-			m.samples = ha_scenario_sweep_value(from, to, count, i);
+			double n_samples = ha_scenario_sweep_value(from, to, count, i);
 			struct ha_relaxed got;
-			if (ha_relaxed_solver_solve(w, &m, &got) != HA_OK)
+			if (ha_relaxed_solver_solve(w, &m, n_samples, &got) != HA_OK)
 				continue;
 			struct ha_relaxed_fn fn;
-			ha_relaxed_fn_init(&fn, &m, (double)D);
+			ha_relaxed_fn_init(&fn, &m, n_samples, (double)D);
 			struct ha_relaxed_root root;
 			ha_relaxed_root_init(&root, &fn, 1.0, (double)D);
 			double want = ha_relaxed_root_reference(&root);
 			cr_assert(memcmp(&got.head_dim, &want, sizeof want) == 0,
 			          "D=%llu n=%.17g s=%.17g hdi=%.17g: %.17g, defined %.17g",
-			          (unsigned long long)D, m.samples, m.smoothness, m.hdi,
+			          (unsigned long long)D, n_samples, m.smoothness, m.hdi,
 			          got.head_dim, want);
 			size_t e, nlopt;
 			ha_relaxed_solver_last_cost(w, &e, &nlopt);
@@ -172,11 +175,10 @@ Test(relaxed, a_workspace_refuses_bad_arguments)
 	cr_assert_eq(ha_relaxed_solver_new(s, &w), HA_OK);
 	struct ha_model m = ha_model_defaults();
 	struct ha_relaxed r;
-	cr_assert_eq(ha_relaxed_solver_solve(NULL, &m, &r), HA_EINVAL);
-	cr_assert_eq(ha_relaxed_solver_solve(w, NULL, &r), HA_EINVAL);
-	cr_assert_eq(ha_relaxed_solver_solve(w, &m, NULL), HA_EINVAL);
-	m.samples = 1.0;
-	cr_assert_eq(ha_relaxed_solver_solve(w, &m, &r), HA_EINVAL);
+	cr_assert_eq(ha_relaxed_solver_solve(NULL, &m, HA_SAMPLES_DEFAULT, &r), HA_EINVAL);
+	cr_assert_eq(ha_relaxed_solver_solve(w, NULL, HA_SAMPLES_DEFAULT, &r), HA_EINVAL);
+	cr_assert_eq(ha_relaxed_solver_solve(w, &m, HA_SAMPLES_DEFAULT, NULL), HA_EINVAL);
+	cr_assert_eq(ha_relaxed_solver_solve(w, &m, 1.0, &r), HA_EINVAL);
 	ha_relaxed_solver_free(w);
 	ha_relaxed_solver_free(NULL);
 	ha_solver_free(s);
@@ -213,7 +215,8 @@ Test(relaxed, every_table_row_is_the_single_query_of_its_point, .timeout = 600)
 		uint64_t budgets[3];
 		for (int b = 0; b < 3; b++)
 			budgets[b] = pick_budget(&rng);
-		struct ha_model m = pick_model(&rng);
+		double drawn; /* pick_model's n: the sweep has its own */
+		struct ha_model m = pick_model(&rng, &drawn);
 		m.irreducible = 0.0;
 		/* At least 2048 rows: shorter tables use one thread. */
 		size_t count = 700 + next_random(&rng) % 300;
@@ -239,10 +242,8 @@ Test(relaxed, every_table_row_is_the_single_query_of_its_point, .timeout = 600)
 		const char *at = text;
 		for (size_t i = 0; i < count; i++)
 			for (int b = 0; b < 3; b++) {
-				struct ha_model point = m;
-				point.samples = samples[i];
 				struct ha_solution want;
-				cr_assert_eq(ha_solve(budgets[b], NULL, &point, &want), HA_OK);
+				cr_assert_eq(ha_solve(budgets[b], NULL, &m, samples[i], &want), HA_OK);
 				double x = number_after(&at, "relaxed_head_dim: ");
 				double h = number_after(&at, "relaxed_heads: ");
 				cr_assert(memcmp(&x, &want.relaxed.head_dim, sizeof x) == 0 &&

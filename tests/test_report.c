@@ -24,7 +24,8 @@
 
 /* Every divisor d of budget evaluated; the smallest MSE wins, ties
  * (relative 1e-12) to the smaller d, as the solver promises. */
-static uint64_t brute_force_head_dim(const struct ha_model *m, uint64_t budget)
+static uint64_t brute_force_head_dim(const struct ha_model *m, double samples,
+                                     uint64_t budget)
 {
 	uint64_t best = 0;
 	double best_log = INFINITY;
@@ -32,20 +33,13 @@ static uint64_t brute_force_head_dim(const struct ha_model *m, uint64_t budget)
 		if (budget % d)
 			continue;
 		struct ha_terms t;
-		cr_assert_eq(ha_model_eval(m, budget, d, &t), HA_OK);
+		cr_assert_eq(ha_model_eval(m, samples, budget, d, &t), HA_OK);
 		if (t.log_mse < best_log - 1e-12) {
 			best = d;
 			best_log = t.log_mse;
 		}
 	}
 	return best;
-}
-
-static struct ha_model model_at(double samples)
-{
-	struct ha_model m = ha_model_defaults();
-	m.samples = samples;
-	return m;
 }
 
 /* ---- formats ------------------------------------------------------------------- */
@@ -84,12 +78,12 @@ struct solved {
 static void solve(struct solved *s, uint64_t budget, double samples, int all)
 {
 	memset(s, 0, sizeof *s);
-	s->model = model_at(samples);
+	s->model = ha_model_defaults();
 	struct ha_solver *solver;
 	cr_assert_eq(ha_solver_new(budget, NULL, &solver), HA_OK);
-	cr_assert_eq(ha_solver_solve(solver, &s->model, &s->solution), HA_OK);
+	cr_assert_eq(ha_solver_solve(solver, &s->model, samples, &s->solution), HA_OK);
 	if (all)
-		cr_assert_eq(ha_solver_enumerate(solver, &s->model, &s->candidates,
+		cr_assert_eq(ha_solver_enumerate(solver, &s->model, samples, &s->candidates,
 		                                 &s->count), HA_OK);
 	ha_solver_free(solver);
 }
@@ -122,7 +116,7 @@ Test(report, allocation_yaml_reads_back_as_the_solution)
 	cr_assert_eq(num_at(&doc, "model.hdi"), s.model.hdi);
 	/* The optimum is the brute-force one, and every float reads back as
 	 * the very double solved. */
-	cr_assert_eq(uint_at(&doc, "optimum.head_dim"), brute_force_head_dim(&s.model, 512));
+	cr_assert_eq(uint_at(&doc, "optimum.head_dim"), brute_force_head_dim(&s.model, s.solution.samples, 512));
 	cr_assert_eq(uint_at(&doc, "optimum.heads"), sol->optimum.heads);
 	cr_assert_eq(uint_at(&doc, "optimum.head_dim") * uint_at(&doc, "optimum.heads"), 512);
 	cr_assert_eq(num_at(&doc, "optimum.mse"), sol->optimum.terms.mse);
@@ -159,7 +153,7 @@ Test(report, allocation_candidates_are_every_pair_best_first)
 		snprintf(path, sizeof path, "candidates.%zu.head_dim", i);
 		uint64_t d = uint_at(&doc, path);
 		struct ha_terms t;
-		cr_assert_eq(ha_model_eval(&s.model, 4096, d, &t), HA_OK);
+		cr_assert_eq(ha_model_eval(&s.model, s.solution.samples, 4096, d, &t), HA_OK);
 		cr_assert_eq(mse, t.mse);
 	}
 	cr_assert_eq(uint_at(&doc, "candidates.0.head_dim"), uint_at(&doc, "optimum.head_dim"));
@@ -316,9 +310,10 @@ Test(report, table_rows_are_the_optima_and_the_fits_fit_them)
 			cr_assert_eq(uint_at(&doc, path), budgets[1 + b], "n is the outer loop");
 			snprintf(path, sizeof path, "table.%zu.samples", row);
 			cr_assert_eq(num_at(&doc, path), sweep[i]);
-			struct ha_model m = model_at(sweep[i]);
+			double n_samples = sweep[i];
+	struct ha_model m = ha_model_defaults();
 			snprintf(path, sizeof path, "table.%zu.head_dim", row);
-			cr_assert_eq(uint_at(&doc, path), brute_force_head_dim(&m, budgets[1 + b]),
+			cr_assert_eq(uint_at(&doc, path), brute_force_head_dim(&m, n_samples, budgets[1 + b]),
 			             "budget %" PRIu64 ", n %g", budgets[1 + b], sweep[i]);
 			snprintf(path, sizeof path, "table.%zu.relaxed_head_dim", row);
 			lnd[b][i] = log(num_at(&doc, path));
@@ -441,9 +436,10 @@ Test(report, each_regime_holds_inside_its_range)
 		double mid = isinf(to) ? from + 1 : (from + to) / 2;
 		if (mid > 300)
 			continue; /* n beyond a double */
-		struct ha_model m = model_at(pow(10.0, mid));
+		double n_samples = pow(10.0, mid);
+	struct ha_model m = ha_model_defaults();
 		snprintf(path, sizeof path, "regimes.%zu.head_dim", i);
-		cr_assert_eq(uint_at(&doc, path), brute_force_head_dim(&m, budget),
+		cr_assert_eq(uint_at(&doc, path), brute_force_head_dim(&m, n_samples, budget),
 		             "regime %zu at n = 10^%g", i, mid);
 	}
 	yaml_document_delete(&doc);
@@ -460,16 +456,17 @@ static enum ha_status models_sections(struct ha_report *r, const void *ctx,
 
 Test(report, models_report_the_comparison)
 {
-	struct ha_model m = model_at(3.3e9);
+	double n_samples = 3.3e9;
+	struct ha_model m = ha_model_defaults();
 	struct ha_model_comparison cmp;
-	cr_assert_eq(ha_compare_model(&m, NULL, 12, 64, &cmp), HA_OK);
+	cr_assert_eq(ha_compare_model(&m, n_samples, NULL, 12, 64, &cmp), HA_OK);
 	cmp.name = "BERT-base";
 	cmp.note = "3.3B words";
 	cmp.samples_assumed = 0;
 	/* Independently: the actual pair's error against the best divisor's. */
 	struct ha_terms actual, best;
-	cr_assert_eq(ha_model_eval(&m, 768, 64, &actual), HA_OK);
-	cr_assert_eq(ha_model_eval(&m, 768, brute_force_head_dim(&m, 768), &best), HA_OK);
+	cr_assert_eq(ha_model_eval(&m, n_samples, 768, 64, &actual), HA_OK);
+	cr_assert_eq(ha_model_eval(&m, n_samples, 768, brute_force_head_dim(&m, n_samples, 768), &best), HA_OK);
 	double ratio = (actual.log_mse - best.log_mse) / log(10.0);
 	cr_assert_float_eq(cmp.log10_ratio, ratio, 1e-12);
 	cr_assert_geq(cmp.log10_ratio, 0.0, "no pair beats the optimum");
@@ -494,7 +491,7 @@ Test(report, models_report_the_comparison)
 	cr_assert_not_null(strstr(text, "BERT-base"), "%s", text);
 	cr_assert_not_null(strstr(text, "12 x 64"), "%s", text);
 	free(text);
-	cr_assert_eq(ha_compare_model(&m, NULL, 0, 64, &cmp), HA_EINVAL);
+	cr_assert_eq(ha_compare_model(&m, n_samples, NULL, 0, 64, &cmp), HA_EINVAL);
 }
 
 /* ---- solvers made once -------------------------------------------------- */
@@ -552,15 +549,16 @@ Test(report, borrowed_solvers_give_the_same_report)
  * solver of another budget. */
 Test(report, comparison_with_a_solver_made_once)
 {
-	struct ha_model m = model_at(3.3e9);
+	double n_samples = 3.3e9;
+	struct ha_model m = ha_model_defaults();
 	struct ha_solver *s = NULL;
 	cr_assert_eq(ha_solver_new(768, NULL, &s), HA_OK);
 	struct ha_model_comparison a, b;
-	cr_assert_eq(ha_compare_model(&m, NULL, 12, 64, &a), HA_OK);
-	cr_assert_eq(ha_compare_model_solver(s, &m, 12, 64, &b), HA_OK);
+	cr_assert_eq(ha_compare_model(&m, n_samples, NULL, 12, 64, &a), HA_OK);
+	cr_assert_eq(ha_compare_model_solver(s, &m, n_samples, 12, 64, &b), HA_OK);
 	cr_expect_eq(a.theory.optimum.head_dim, b.theory.optimum.head_dim);
 	cr_expect_eq(a.log10_ratio, b.log10_ratio);
 	cr_expect_eq(a.actual.terms.log_mse, b.actual.terms.log_mse);
-	cr_expect_eq(ha_compare_model_solver(s, &m, 8, 64, &b), HA_EINVAL);
+	cr_expect_eq(ha_compare_model_solver(s, &m, n_samples, 8, 64, &b), HA_EINVAL);
 	ha_solver_free(s);
 }

@@ -29,9 +29,9 @@ static size_t make_runs(struct ha_run *runs, size_t m, double noise)
 	for (size_t i = 0; i < m; i++) {
 		uint64_t d = dims[i % 5], heads = 4u << (i % 3);
 		double n = pow(10.0, 6.0 + (double)(i % 3));
-		struct ha_model model = ha_cal_model_of(th, n);
+		struct ha_model model = ha_cal_model_of(th);
 		struct ha_terms t;
-		cr_assert_eq(ha_model_eval(&model, heads * d, d, &t), HA_OK);
+		cr_assert_eq(ha_model_eval(&model, n, heads * d, d, &t), HA_OK);
 		double pattern = (double)((int)(i * 7 % 5) - 2);
 		runs[i] = (struct ha_run){heads, d, n, t.mse * exp(noise * pattern), NAN, 0};
 	}
@@ -104,7 +104,7 @@ static void load(const char *text, yaml_document_t *doc)
 }
 
 /* Every divisor of budget; the least MSE, ties to the smaller d. */
-static uint64_t brute_force_head_dim(const struct ha_model *m, uint64_t budget)
+static uint64_t brute_force_head_dim(const struct ha_model *m, double samples, uint64_t budget)
 {
 	uint64_t best = 0;
 	double best_log = INFINITY;
@@ -112,7 +112,7 @@ static uint64_t brute_force_head_dim(const struct ha_model *m, uint64_t budget)
 		struct ha_terms t;
 		if (budget % d)
 			continue;
-		cr_assert_eq(ha_model_eval(m, budget, d, &t), HA_OK);
+		cr_assert_eq(ha_model_eval(m, samples, budget, d, &t), HA_OK);
 		if (t.log_mse < best_log - 1e-12) {
 			best = d;
 			best_log = t.log_mse;
@@ -185,8 +185,8 @@ Test(report_calibration, yaml_reads_back_as_the_calibration)
 
 	/* The prediction is the brute-force optimum of the calibrated model. */
 	struct ha_model model = c->model;
-	model.samples = 1e10;
-	uint64_t d = brute_force_head_dim(&model, 4096);
+	double n_samples = 1e10;
+	uint64_t d = brute_force_head_dim(&model, n_samples, 4096);
 	cr_assert_eq(num_at(&doc, "prediction.head_dim"), (double)d);
 	cr_assert_eq(num_at(&doc, "prediction.heads"), (double)(4096 / d));
 	size_t shares = length_at(&doc, "prediction.distribution");
@@ -252,11 +252,11 @@ Test(report_calibration, the_report_is_a_scenario_of_the_calibrated_model)
 	cr_assert_eq(sc->budget_count, 0);
 	/* Allocating with it gives the prediction, error and all. */
 	struct ha_model model = *a;
-	model.samples = 1e10;
+	double n_samples = 1e10;
 	struct ha_solver *solver = NULL;
 	struct ha_solution sol;
 	cr_assert_eq(ha_solver_new(4096, NULL, &solver), HA_OK);
-	cr_assert_eq(ha_solver_solve(solver, &model, &sol), HA_OK);
+	cr_assert_eq(ha_solver_solve(solver, &model, n_samples, &sol), HA_OK);
 	ha_solver_free(solver);
 	cr_assert_eq(sol.optimum.heads, c->prediction.heads);
 	cr_assert_eq(sol.optimum.head_dim, c->prediction.head_dim);

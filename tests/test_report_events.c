@@ -178,7 +178,6 @@ static enum ha_status allocation_sections(struct ha_report *r, const void *ctx)
 {
 	const struct ha_allocation_result *a = ctx;
 	struct ha_model m = ha_model_defaults();
-	m.samples = 1e9;
 	return ha_report_allocation(r, &(struct ha_allocation_request){
 		.model = &m, .solution = &a->solution, .candidates = a->candidates,
 		.candidate_count = a->candidate_count}, NULL);
@@ -187,9 +186,9 @@ static enum ha_status allocation_sections(struct ha_report *r, const void *ctx)
 Test(report_events, an_allocation_is_its_yaml)
 {
 	struct ha_model m = ha_model_defaults();
-	m.samples = 1e9;
+	double n_samples = 1e9;
 	struct ha_allocation_result *a;
-	cr_assert_eq(ha_allocation_result_new(720720, NULL, NULL, &m,
+	cr_assert_eq(ha_allocation_result_new(720720, NULL, NULL, &m, n_samples,
 	                                      HA_ALLOCATION_CANDIDATES, &a, NULL), HA_OK);
 	check_against_yaml(allocation_sections, a);
 	ha_allocation_result_free(a);
@@ -222,9 +221,9 @@ Test(report_events, a_table_is_its_yaml, .timeout = 600)
 Test(report_events, a_refused_event_fails_the_report)
 {
 	struct ha_model m = ha_model_defaults();
-	m.samples = 1e9;
+	double n_samples = 1e9;
 	struct ha_allocation_result *a;
-	cr_assert_eq(ha_allocation_result_new(512, NULL, NULL, &m,
+	cr_assert_eq(ha_allocation_result_new(512, NULL, NULL, &m, n_samples,
 	                                      HA_ALLOCATION_CANDIDATES, &a, NULL), HA_OK);
 	struct record rec = {.refuse_at = 7};
 	struct ha_report *r;

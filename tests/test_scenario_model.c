@@ -53,6 +53,8 @@ Test(scenario_model, the_generalised_model_keys)
 	cr_assert_eq(m->var_power, 2.5);
 	cr_assert_eq(ha_model_log_bias_coef(m), 3.25);
 	cr_assert_eq(ha_model_log_var_coef(m), -1578.125, "beyond a double, exact");
+	cr_assert(m->bias_coef_is_log && m->var_coef_is_log, "held as given: logs");
+	cr_assert_eq(m->var_coef, -1578.125);
 	cr_assert_eq(m->smoothness, 2.0);
 	cr_assert_eq(m->hdi, 1.0);
 	m = NULL;
@@ -64,7 +66,7 @@ Test(scenario_model, the_generalised_model_keys)
 	cr_assert_eq(sc->model.irreducible, d.irreducible);
 	cr_assert_eq(sc->model.var_rate, d.var_rate);
 	cr_assert_eq(sc->model.var_power, d.var_power);
-	cr_assert_eq(sc->model.bias_log_scale, 0.0);
+	cr_assert_eq(sc->model.bias_coef_is_log, 0);
 	cr_assert_eq(sc->model.bias_coef, 2.0);
 	cr_assert_eq(sc->model.data_coef, d.data_coef);
 	cr_assert_eq(sc->model.data_power, d.data_power);
@@ -135,7 +137,7 @@ Test(scenario_model, report_model_maps_read_back_exactly)
 	uint64_t s = 7;
 	for (int trial = 0; trial < 300; trial++) {
 		struct ha_model m = ha_model_defaults();
-		m.samples = 1e9;
+		double n_samples = 1e9;
 		m.smoothness = random_real(&s, 0.1, 4.0);
 		m.hdi = random_real(&s, 0.0, 1.0);
 		if (next_random(&s) % 2)
@@ -163,7 +165,7 @@ Test(scenario_model, report_model_maps_read_back_exactly)
 		struct ha_solver *solver = NULL;
 		struct ha_solution sol, back_sol;
 		cr_assert_eq(ha_solver_new(720, NULL, &solver), HA_OK);
-		cr_assert_eq(ha_solver_solve(solver, &m, &sol), HA_OK);
+		cr_assert_eq(ha_solver_solve(solver, &m, n_samples, &sol), HA_OK);
 
 		char *text = NULL;
 		size_t size = 0;
@@ -183,7 +185,6 @@ Test(scenario_model, report_model_maps_read_back_exactly)
 		snprintf(scenario, sizeof scenario, "%sbudgets: 720\n", start);
 		struct ha_scenario *sc = read_ok(scenario);
 		struct ha_model back = sc->model;
-		back.samples = m.samples;
 		cr_assert_eq(back.smoothness, m.smoothness);
 		cr_assert_eq(back.hdi, m.hdi);
 		cr_assert_eq(back.irreducible, m.irreducible);
@@ -205,8 +206,8 @@ Test(scenario_model, report_model_maps_read_back_exactly)
 		cr_assert_eq(strstr(scenario, "var_samples_power") != NULL,
 		             m.var_samples_power != 1.0);
 		cr_assert_eq(strstr(scenario, "log_var_coef") != NULL,
-		             m.var_log_scale != 0.0);
-		cr_assert_eq(ha_solver_solve(solver, &back, &back_sol), HA_OK);
+		             m.var_coef_is_log);
+		cr_assert_eq(ha_solver_solve(solver, &back, n_samples, &back_sol), HA_OK);
 		cr_assert_eq(back_sol.optimum.head_dim, sol.optimum.head_dim);
 		cr_assert_eq(back_sol.optimum.terms.log_mse, sol.optimum.terms.log_mse);
 		ha_solver_free(solver);

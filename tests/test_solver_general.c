@@ -14,7 +14,7 @@
 
 /* ln((MSE - E)/c_b) of the generalised model in long double, apart from
  * the library (E moves no argmin: the solver leaves it out). */
-static long double reference_general(const struct ha_model *m, uint64_t D,
+static long double reference_general(const struct ha_model *m, double samples, uint64_t D,
                                      uint64_t d)
 {
 	long double x = (long double)d, H = (long double)(D / d);
@@ -23,7 +23,7 @@ static long double reference_general(const struct ha_model *m, uint64_t D,
 	long double b = (long double)ha_model_log_var_coef(m) -
 	                (long double)ha_model_log_bias_coef(m) +
 	                ((long double)m->var_rate * x + (long double)m->var_power) * logl(x) -
-	                logl((long double)m->samples) + logl(rho + (1.0L - rho) / H);
+	                logl((long double)samples) + logl(rho + (1.0L - rho) / H);
 	long double hi = a > b ? a : b, lo = a > b ? b : a;
 	return hi + log1pl(expl(lo - hi));
 }
@@ -31,7 +31,7 @@ static long double reference_general(const struct ha_model *m, uint64_t D,
 /* Every feasible divisor by trial division (D <= 1e6 here); the smallest
  * d within 1e-12 of the minimum.  *count gets the feasible count. */
 static uint64_t brute_general(uint64_t D, const struct ha_constraints *c,
-                              const struct ha_model *m, size_t *count,
+                              const struct ha_model *m, double samples, size_t *count,
                               uint64_t *smallest)
 {
 	long double min = INFINITY;
@@ -39,22 +39,22 @@ static uint64_t brute_general(uint64_t D, const struct ha_constraints *c,
 	*smallest = 0;
 	for (uint64_t d = 1; d <= D; d++)
 		if (D % d == 0 && feasible(D, d, c)) {
-			long double v = reference_general(m, D, d);
+			long double v = reference_general(m, samples, D, d);
 			min = v < min ? v : min;
 			if (!(*count)++)
 				*smallest = d;
 		}
 	for (uint64_t d = 1; d <= D; d++)
 		if (D % d == 0 && feasible(D, d, c) &&
-		    reference_general(m, D, d) <= min + 1e-12L)
+		    reference_general(m, samples, D, d) <= min + 1e-12L)
 			return d;
 	return 0;
 }
 
-static struct ha_model pick_general_model(uint64_t *rng)
+static struct ha_model pick_general_model(uint64_t *rng, double *samples)
 {
 	struct ha_model m = ha_model_defaults();
-	m.samples = log_uniform(rng, 1.001, 1e30);
+	*samples = log_uniform(rng, 1.001, 1e30);
 	m.smoothness = log_uniform(rng, 0.05, 8);
 	uint64_t shape = next_random(rng) % 5;
 	/* γ = 0 with 0 < κ < 1 (variance concave in d, not log-convex), the
@@ -83,12 +83,13 @@ Test(solver, generalised_model_agrees_with_brute_force, .timeout = 600)
 	for (int i = 0; i < 3000; i++) {
 		uint64_t D = 1 + next_random(&rng) % (i % 10 == 0 ? 1000000 : 20000);
 		struct ha_constraints c = pick_constraints(&rng, D);
-		struct ha_model m = pick_general_model(&rng);
+		double n_samples;
+		struct ha_model m = pick_general_model(&rng, &n_samples);
 		size_t count;
 		uint64_t smallest;
-		uint64_t want = brute_general(D, &c, &m, &count, &smallest);
+		uint64_t want = brute_general(D, &c, &m, n_samples, &count, &smallest);
 		struct ha_solution sol;
-		enum ha_status st = ha_solve(D, &c, &m, &sol);
+		enum ha_status st = ha_solve(D, &c, &m, n_samples, &sol);
 		if (!want) {
 			cr_assert_eq(st, HA_EINFEASIBLE);
 			continue;
@@ -108,11 +109,11 @@ Test(solver, generalised_model_agrees_with_brute_force, .timeout = 600)
 		bracket += sol.certificate.method == HA_CERT_BRACKET;
 		/* The reported error is the model's, E included. */
 		struct ha_terms t;
-		cr_assert_eq(ha_model_eval(&m, D, want, &t), HA_OK);
+		cr_assert_eq(ha_model_eval(&m, n_samples, D, want, &t), HA_OK);
 		cr_assert_eq(sol.optimum.terms.mse, t.mse);
 		/* The relaxation is a lower bound of the reducible part. */
 		struct ha_relaxed_fn fn;
-		ha_relaxed_fn_init(&fn, &m, (double)D);
+		ha_relaxed_fn_init(&fn, &m, n_samples, (double)D);
 		cr_assert_leq(ha_relaxed_fn_eval(&fn, log(sol.relaxed.head_dim), NULL),
 		              t.log_reducible + 1e-9 * (1 + fabs(t.log_reducible)),
 		              "case %d", i);
@@ -127,11 +128,12 @@ Test(solver, generalised_relaxation_is_a_minimum)
 	uint64_t rng = 99;
 	for (int i = 0; i < 500; i++) {
 		uint64_t D = 1 + next_random(&rng) % 1000000;
-		struct ha_model m = pick_general_model(&rng);
+		double n_samples;
+		struct ha_model m = pick_general_model(&rng, &n_samples);
 		struct ha_solution sol;
-		cr_assert_eq(ha_solve(D, NULL, &m, &sol), HA_OK);
+		cr_assert_eq(ha_solve(D, NULL, &m, n_samples, &sol), HA_OK);
 		struct ha_relaxed_fn fn;
-		ha_relaxed_fn_init(&fn, &m, (double)D);
+		ha_relaxed_fn_init(&fn, &m, n_samples, (double)D);
 		double u = log(sol.relaxed.head_dim), g;
 		double here = ha_relaxed_fn_eval(&fn, u, &g);
 		double lo = 0.0, hi = log((double)D);

@@ -51,22 +51,22 @@ Test(solver, relaxation_is_the_root_of_the_stationarity_equation)
 	for (int i = 0; i < 2000; i++) {
 		uint64_t D = UINT64_C(1) << (1 + next_random(&rng) % 62);
 		struct ha_model m = ha_model_defaults();
-		m.samples = log_uniform(&rng, 1.01, 1e300);
+		double n_samples = log_uniform(&rng, 1.01, 1e300);
 		m.smoothness = log_uniform(&rng, 0.1, 6);
 		m.bias_coef = log_uniform(&rng, 1e-3, 1e3);
 		m.var_coef = log_uniform(&rng, 1e-3, 1e3);
 		struct stationarity p = {m.smoothness, m.bias_coef, m.var_coef,
-		                         m.samples, (double)D};
+		                         n_samples, (double)D};
 		/* Only interior optima: the residual changes sign on [1, D]. */
 		if (stationarity_residual(1.0, &p) >= 0 ||
 		    stationarity_residual((double)D, &p) <= 0)
 			continue;
 		double root = brent_root(&p, 1.0, (double)D);
 		struct ha_solution sol;
-		cr_assert_eq(ha_solve(D, NULL, &m, &sol), HA_OK);
+		cr_assert_eq(ha_solve(D, NULL, &m, n_samples, &sol), HA_OK);
 		cr_assert(fabs(sol.relaxed.head_dim - root) <= 1e-10 * root,
 		          "D=%llu n=%g s=%g: NLopt %.17g, Brent %.17g",
-		          (unsigned long long)D, m.samples, m.smoothness,
+		          (unsigned long long)D, n_samples, m.smoothness,
 		          sol.relaxed.head_dim, root);
 		/* The integer optimum is one of the two divisors around x*. */
 		cr_assert(sol.optimum.head_dim <= 2 * ceil(root) &&
@@ -82,6 +82,7 @@ Test(solver, relaxation_is_the_root_of_the_stationarity_equation)
  * B/f each from their own logistic, so neither loses digits. */
 struct relaxed_reference {
 	const struct ha_model *m;
+	double samples;
 	double D;
 };
 
@@ -94,7 +95,7 @@ static double reference_relaxed_slope(double xd, void *data)
 	long double la = logl((long double)m->bias_coef) -
 	                 (long double)m->smoothness * logl(x);
 	long double lb = logl((long double)m->var_coef) + 0.5L * x * logl(x) +
-	                 logl(g) - logl((long double)m->samples);
+	                 logl(g) - logl((long double)p->samples);
 	long double wa = 1.0L / (1.0L + expl(lb - la));
 	long double wb = 1.0L / (1.0L + expl(la - lb));
 	return (double)(wa * (-(long double)m->smoothness / x) +
@@ -132,17 +133,18 @@ Test(solver, relaxed_optimum_under_constraints_and_any_hdi)
 	for (int i = 0; i < 3000; i++) {
 		uint64_t D = pick_budget(&rng);
 		struct ha_constraints c = pick_constraints(&rng, D);
-		struct ha_model m = pick_model(&rng);
+		double n_samples;
+		struct ha_model m = pick_model(&rng, &n_samples);
 		struct ha_solver *s;
 		if (ha_solver_new(D, &c, &s) != HA_OK)
 			continue;
 		struct ha_relaxed r;
-		cr_assert_eq(ha_solver_solve_relaxed(s, &m, &r), HA_OK);
+		cr_assert_eq(ha_solver_solve_relaxed(s, &m, n_samples, &r), HA_OK);
 		ha_solver_free(s);
 
 		double lo, hi, want;
 		reference_interval(D, &c, &lo, &hi);
-		struct relaxed_reference p = {&m, (double)D};
+		struct relaxed_reference p = {&m, n_samples, (double)D};
 		if (!(hi > lo) || reference_relaxed_slope(lo, &p) >= 0) {
 			want = lo;
 			at_lo++;
@@ -171,7 +173,7 @@ Test(solver, relaxed_optimum_under_constraints_and_any_hdi)
 		          lo, hi);
 		cr_assert(fabs(r.head_dim - want) <= 1e-9 * want,
 		          "case %d D=%llu n=%g s=%g hdi=%g [%.17g, %.17g]: x* %.17g, "
-		          "reference %.17g", i, (unsigned long long)D, m.samples,
+		          "reference %.17g", i, (unsigned long long)D, n_samples,
 		          m.smoothness, m.hdi, lo, hi, r.head_dim, want);
 		cr_assert(fabs(r.heads * r.head_dim - (double)D) <= 1e-12 * (double)D);
 		cr_assert(isfinite(r.log_mse));
@@ -185,7 +187,7 @@ Test(solver, relaxed_optimum_under_constraints_and_any_hdi)
 	struct ha_constraints point = {.min_head_dim = 64, .max_head_dim = 64};
 	struct ha_model m = ha_model_defaults();
 	struct ha_solution sol;
-	cr_assert_eq(ha_solve(4096, &point, &m, &sol), HA_OK);
+	cr_assert_eq(ha_solve(4096, &point, &m, HA_SAMPLES_DEFAULT, &sol), HA_OK);
 	cr_assert_eq(sol.relaxed.head_dim, 64.0);
 	cr_assert_eq(sol.relaxed.heads, 64.0);
 	cr_assert_eq(sol.optimum.head_dim, 64);

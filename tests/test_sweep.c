@@ -50,10 +50,10 @@ static void check_rows(struct ha_sweep *s)
 		for (size_t k = 0; k < count; k++, at++) {
 			size_t i = at / BUDGETS, b = at % BUDGETS;
 			struct ha_solution want;
-			m.samples = log_spaced(NULL, i);
-			cr_assert_eq(ha_solve(budgets[b], NULL, &m, &want), HA_OK);
+			double n_samples = log_spaced(NULL, i);
+			cr_assert_eq(ha_solve(budgets[b], NULL, &m, n_samples, &want), HA_OK);
 			cr_assert_eq(rows[k].budget, budgets[b]);
-			cr_assert_eq(rows[k].samples, m.samples);
+			cr_assert_eq(rows[k].samples, n_samples);
 			cr_assert_eq(rows[k].heads, want.optimum.heads);
 			cr_assert_eq(rows[k].head_dim, want.optimum.head_dim);
 			cr_assert_eq(rows[k].mse, want.optimum.terms.mse);

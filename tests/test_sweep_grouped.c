@@ -76,11 +76,9 @@ static void check_random_sweep(size_t threads, int fixed)
 	while (ha_sweep_rows(s, &rows, &count, NULL) == HA_OK && count) {
 		for (size_t k = 0; k < count; k++, at++) {
 			size_t i = at / BUDGETS, b = at % BUDGETS;
-			struct ha_model mi = m;
-			mi.samples = samples[i];
 			struct ha_grouped_solution want;
 			cr_assert_eq(ha_grouped_solve(&(struct ha_grouped_request){
-				.solver = solvers[b], .model = &mi, .kv = &kv,
+				.solver = solvers[b], .model = &m, .samples = samples[i], .kv = &kv,
 				.shape = &shape}, &want), HA_OK);
 			const struct ha_sweep_row *r = &rows[k];
 			cr_assert_eq(r->budget, budgets[b]);

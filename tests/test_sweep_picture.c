@@ -92,9 +92,9 @@ static struct ha_sweep_picture *picture_of(const struct ha_model *m,
 static struct ha_solution solved(uint64_t budget, double n)
 {
 	struct ha_model m = ha_model_defaults();
-	m.samples = n;
+	double n_samples = n;
 	struct ha_solution s;
-	cr_assert_eq(ha_solve(budget, NULL, &m, &s), HA_OK);
+	cr_assert_eq(ha_solve(budget, NULL, &m, n_samples, &s), HA_OK);
 	return s;
 }
 
@@ -166,7 +166,6 @@ Test(sweep_picture, against_n_every_number_is_the_single_query)
 Test(sweep_picture, against_d_rows_ascend_and_the_heads_law_fits_them)
 {
 	struct ha_model m = ha_model_defaults();
-	m.samples = 1e8;
 	const uint64_t budgets[] = {1024, 128, 4096, 256};
 	const uint64_t ascending[] = {128, 256, 1024, 4096};
 	struct ha_sweep_picture *p = picture_of(&m, budgets, 4, 1);
@@ -244,11 +243,11 @@ static void solved_grouped(uint64_t budget, double n,
 {
 	struct ha_model m = ha_model_defaults();
 	m.group_hdi = 0.2;
-	m.samples = n;
+	double n_samples = n;
 	struct ha_solver *solver = NULL;
 	cr_assert_eq(ha_solver_new(budget, NULL, &solver), HA_OK);
 	cr_assert_eq(ha_grouped_solve(&(struct ha_grouped_request){
-		.solver = solver, .model = &m, .kv = kv, .shape = shape}, out), HA_OK);
+		.solver = solver, .model = &m, .samples = n_samples, .kv = kv, .shape = shape}, out), HA_OK);
 	ha_solver_free(solver);
 }
 
@@ -316,7 +315,6 @@ Test(sweep_picture, grouped_against_d_rows_are_the_single_grouped_queries)
 {
 	struct ha_model m = ha_model_defaults();
 	m.group_hdi = 0.2;
-	m.samples = 1e10;
 	const uint64_t budgets[] = {4096, 256, 1024};
 	const uint64_t ascending[] = {256, 1024, 4096};
 	const struct ha_kv_constraints kv = {.max_kv_dim = 512};

@@ -136,13 +136,13 @@ static void check_against_sweep(const uint64_t *budgets, size_t nb, size_t point
 		struct ha_sweep_row last;
 		cr_assert_eq(ha_sweep_result_rows(r, nb * points - 1, 1, &last, NULL), HA_OK);
 		struct ha_model m = ha_model_defaults();
-		m.samples = log_spaced(&points, points - 1);
+		double n_samples = log_spaced(&points, points - 1);
 		struct ha_solution want;
-		cr_assert_eq(ha_solve(budgets[nb - 1], NULL, &m, &want), HA_OK);
+		cr_assert_eq(ha_solve(budgets[nb - 1], NULL, &m, n_samples, &want), HA_OK);
 		cr_assert_eq(last.heads, want.optimum.heads);
 		cr_assert_eq(last.head_dim, want.optimum.head_dim);
 		cr_assert_eq(last.mse, want.optimum.terms.mse);
-		cr_assert_eq(last.samples, m.samples);
+		cr_assert_eq(last.samples, n_samples);
 	}
 	ha_sweep_result_free(r);
 	free(again.budgets);

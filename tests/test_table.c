@@ -87,15 +87,15 @@ static char *emitted_rows(const struct sweep *k)
 	ha_yaml_begin_seq(w, 0);
 	for (size_t i = 0; i < k->sample_count; i++) {
 		struct ha_model m = k->model;
-		m.samples = k->samples[i];
+		double n_samples = k->samples[i];
 		for (size_t b = 0; b < k->budget_count; b++) {
 			struct ha_solution s;
-			cr_assert_eq(ha_solve(k->budgets[b], &k->constraints, &m, &s), HA_OK);
+			cr_assert_eq(ha_solve(k->budgets[b], &k->constraints, &m, n_samples, &s), HA_OK);
 			ha_yaml_begin_map(w, 1);
 			ha_yaml_key(w, "budget");
 			ha_yaml_uint(w, s.budget);
 			ha_yaml_key(w, "samples");
-			ha_yaml_double(w, m.samples);
+			ha_yaml_double(w, n_samples);
 			ha_yaml_key(w, "heads");
 			ha_yaml_uint(w, s.optimum.heads);
 			ha_yaml_key(w, "head_dim");

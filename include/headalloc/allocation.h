@@ -43,19 +43,19 @@ struct ha_allocation_result {
 };
 
 /* Solve budget D (1 <= D <= HA_BUDGET_MAX) under constraints (NULL: none)
- * for model (model->samples is n), with solver when not NULL (made for D
+ * for model at n = samples, with solver when not NULL (made for D
  * under the same constraints, only read), and add the parts asked for
  * (HA_ALLOCATION_* or'ed).  On HA_OK *out is a result to free with
  * ha_allocation_result_free().  The statuses of ha_solver_new and
  * ha_solver_solve (HA_EINFEASIBLE: no pair meets the constraints),
- * HA_EINVAL for a NULL model or out, HA_ENOMEM; err (when not NULL) in
+ * HA_EINVAL for a NULL model or out (or an invalid model or n), HA_ENOMEM; err (when not NULL) in
  * words: "no (heads, head_dim) pair of budget 7 meets the constraints",
  * "solving: ...". */
 HA_API enum ha_status ha_allocation_result_new(uint64_t budget,
                                                const struct ha_constraints *constraints,
                                                const struct ha_solver *solver,
                                                const struct ha_model *model,
-                                               unsigned parts,
+                                               double samples, unsigned parts,
                                                struct ha_allocation_result **out,
                                                struct ha_error *err);
 

@@ -146,10 +146,9 @@ struct ha_cal_law {
 	double value[HA_CAL_PARAMS]; /* fit scale (ln c for the coefficients) */
 };
 
-/* The model of fit-scale values (ln c set exactly: plain factor 1, log
- * scale ln c) at n = samples. */
-HA_API struct ha_model ha_cal_model_of(const double value[HA_CAL_PARAMS],
-                                       double samples);
+/* The model of fit-scale values (each coefficient held as its ln c,
+ * exactly). */
+HA_API struct ha_model ha_cal_model_of(const double value[HA_CAL_PARAMS]);
 
 /* The ladder of headalloc-model(7), CALIBRATION (Comparing laws), each rung from `base` (its fixed values
  * and its free hdi, if any), in this order:
@@ -495,9 +494,10 @@ struct ha_cal_goodness {
 
 struct ha_calibration {
 	struct ha_cal_fit fit;
-	/* The calibrated model, usable by the allocator: samples = the
+	/* The calibrated model, usable by the allocator at n = samples: the
 	 * target's n, or without a target the largest n of the runs. */
 	struct ha_model model;
+	double samples;
 	struct ha_cal_bootstrap bootstrap;
 	struct ha_cal_prediction prediction;
 	struct ha_cal_comparison *comparison; /* the ladder, then the user's

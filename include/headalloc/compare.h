@@ -26,7 +26,7 @@ extern "C" {
 struct ha_model_comparison {
 	const char *name;        /* not owned */
 	const char *note;        /* not owned; may be NULL */
-	double samples;          /* the n compared at (model->samples) */
+	double samples;          /* the n compared at */
 	int samples_assumed;     /* 1: the source gave no size; samples is assumed */
 	struct ha_allocation actual;
 	struct ha_solution theory;
@@ -36,14 +36,15 @@ struct ha_model_comparison {
 };
 
 /* Compare the allocation heads x head_dim (budget heads * head_dim, at most
- * HA_BUDGET_MAX) with the optimum of the same budget for model (its
- * samples is the n) under constraints c (NULL for none).  The actual
+ * HA_BUDGET_MAX) with the optimum of the same budget for model at n =
+ * samples under constraints c (NULL for none).  The actual
  * allocation need not meet c.  On HA_OK *out holds the comparison.
  * Errors: HA_EINVAL for a NULL model or out, a zero heads or head_dim, a
- * budget beyond HA_BUDGET_MAX, or an invalid model; HA_EINFEASIBLE when
+ * budget beyond HA_BUDGET_MAX, or an invalid model or n; HA_EINFEASIBLE when
  * no pair of the budget meets c; HA_ENOMEM and HA_ENUMERIC as ha_solve.
  * On failure *out is unspecified. */
 HA_API enum ha_status ha_compare_model(const struct ha_model *model,
+                                       double samples,
                                        const struct ha_constraints *c,
                                        uint64_t heads, uint64_t head_dim,
                                        struct ha_model_comparison *out);
@@ -54,6 +55,7 @@ HA_API enum ha_status ha_compare_model(const struct ha_model *model,
  * above, when the solver's budget is not heads * head_dim. */
 HA_API enum ha_status ha_compare_model_solver(const struct ha_solver *solver,
                                               const struct ha_model *model,
+                                              double samples,
                                               uint64_t heads,
                                               uint64_t head_dim,
                                               struct ha_model_comparison *out);
@@ -71,6 +73,7 @@ HA_API enum ha_status ha_compare_model_solver(const struct ha_solver *solver,
  * statuses of ha_grouped_solve. */
 HA_API enum ha_status ha_compare_model_grouped_solver(const struct ha_solver *solver,
                                                       const struct ha_model *model,
+                                                      double samples,
                                                       uint64_t heads,
                                                       uint64_t kv_heads,
                                                       uint64_t head_dim,

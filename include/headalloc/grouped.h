@@ -96,6 +96,7 @@ struct ha_grouped_relaxed {
 struct ha_grouped_request {
 	const struct ha_solver *solver;        /* required */
 	const struct ha_model *model;          /* required, validated */
+	double samples;                        /* n, 1 < n <= 1e300 */
 	const struct ha_kv_constraints *kv;    /* NULL: none (kv_heads auto) */
 	const struct ha_kv_shape *shape;       /* NULL: the defaults */
 	int front;
@@ -104,6 +105,7 @@ struct ha_grouped_request {
 
 struct ha_grouped_solution {
 	uint64_t budget;
+	double samples; /* the n solved at */
 	struct ha_grouped_allocation optimum;       /* under every constraint */
 	struct ha_grouped_allocation unconstrained; /* without the KV constraints */
 	struct ha_grouped_relaxed relaxed;

@@ -20,7 +20,10 @@ extern "C" {
 #define HA_BUDGET_MAX UINT64_C(9223372036854775807)
 
 /* The parameters of the error model.  Fill with ha_model_defaults() and
- * override what you need; check with ha_model_validate().
+ * override what you need; check with ha_model_validate().  The number of
+ * samples n is not a parameter but a problem input: every function that
+ * evaluates the model takes it beside the model (check it with
+ * ha_samples_validate()).
  *
  * The error of H heads of dimension d at n samples (headalloc-model(7), CALIBRATION (The parameters)):
  *
@@ -32,26 +35,28 @@ extern "C" {
  * how the variance scales with n, nothing in d.
  *
  * With the defaults (E = 0, γ = 1/2, κ = 0) it is the seeds' model of
- * headalloc-model(7), THE ERROR MODEL.  Each coefficient is the product of a plain factor and the
- * exponential of a log scale,
+ * headalloc-model(7), THE ERROR MODEL.  Each coefficient is one number,
+ * held in the form it was given: the coefficient itself, or, with its
+ * *_is_log flag set, its natural logarithm,
  *
- *   c_b = bias_coef * exp(bias_log_scale),  c_v = var_coef * exp(var_log_scale)
+ *   c_b = bias_coef             (bias_coef_is_log = 0)
+ *   c_b = exp(bias_coef)        (bias_coef_is_log = 1), and so for c_v,
  *
  * so that a coefficient beyond a double (a calibrated ln c_v ~ -1598) is
- * representable: for c_v = exp(L) set var_coef = 1 and var_log_scale =
- * L.  Every evaluation uses ln c = ln(plain factor) + log scale; the scales default to 0, so code that assigns bias_coef or
- * var_coef directly keeps working and computes exactly what it did. */
+ * representable and a given one (--bias-coef 0.3) is kept to the bit:
+ * the solver works with ln c either way, and the plain parts of an
+ * error (ha_terms' bias2, variance, ...) are products of the plain
+ * coefficient where there is one, as the reports print them. */
 struct ha_model {
-	double samples;    /* n, training-set size, 1 < n <= 1e300 (finite) */
 	double smoothness; /* s > 0: squared bias falls as d^-s */
-	double bias_coef;  /* plain factor of c_b, > 0 and finite */
-	double var_coef;   /* plain factor of c_v, > 0 and finite */
+	double bias_coef;  /* c_b > 0 and finite, or ln c_b (finite) */
+	double var_coef;   /* c_v > 0 and finite, or ln c_v (finite) */
 	double hdi;        /* Head Diversity Index in [0, 1]; rho = 1 - hdi */
 	double irreducible;    /* E >= 0, finite (default 0): moves no argmin */
 	double var_rate;       /* γ >= 0, finite (default 1/2) */
 	double var_power;      /* κ >= 0, finite (default 0) */
-	double bias_log_scale; /* finite (default 0): ln c_b = ln bias_coef + this */
-	double var_log_scale;  /* finite (default 0): ln c_v = ln var_coef + this */
+	int bias_coef_is_log;  /* 1: bias_coef holds ln c_b (default 0) */
+	int var_coef_is_log;   /* 1: var_coef holds ln c_v (default 0) */
 	double data_coef;      /* A >= 0, finite (default 0): the data term A n^-α */
 	double data_power;     /* α > 0, finite (default 0.28) */
 	double var_samples_power; /* β > 0, finite (default 1): variance / n^β */
@@ -93,8 +98,11 @@ struct ha_terms {
 	double reducible;     /* bias2 + variance + covariance (+inf beyond a double) */
 };
 
-/* Defaults of headalloc-model(7), THE OBJECTS: s = 2, c_b = c_v = 1, hdi = 1, samples = 1e8;
- * and of headalloc-model(7), CALIBRATION (The parameters): E = 0, γ = 1/2, κ = 0 (log scales 0),
+/* The n of headalloc-model(7), THE OBJECTS when none is given. */
+#define HA_SAMPLES_DEFAULT 1e8
+
+/* Defaults of headalloc-model(7), THE OBJECTS: s = 2, c_b = c_v = 1, hdi = 1;
+ * and of headalloc-model(7), CALIBRATION (The parameters): E = 0, γ = 1/2, κ = 0 (plain coefficients),
  * A = 0, α = 0.28, β = 1. */
 HA_API struct ha_model ha_model_defaults(void);
 
@@ -102,11 +110,16 @@ HA_API struct ha_model ha_model_defaults(void);
  * HA_EINVAL.  NaN and infinities are rejected. */
 HA_API enum ha_status ha_model_validate(const struct ha_model *model);
 
-/* Evaluate the model at budget D and head dimension d (d must divide D,
- * 1 <= D <= HA_BUDGET_MAX).  Returns HA_EINVAL for a NULL pointer, d = 0,
- * d not dividing D or D out of range.  The model is assumed validated. */
-HA_API enum ha_status ha_model_eval(const struct ha_model *model, uint64_t budget,
-                             uint64_t head_dim, struct ha_terms *out);
+/* HA_OK if n is in its domain (1 < n <= 1e300, finite), else HA_EINVAL. */
+HA_API enum ha_status ha_samples_validate(double samples);
+
+/* Evaluate the model at n samples, budget D and head dimension d (d must
+ * divide D, 1 <= D <= HA_BUDGET_MAX).  Returns HA_EINVAL for a NULL
+ * pointer, n out of its domain, d = 0, d not dividing D or D out of
+ * range.  The model is assumed validated. */
+HA_API enum ha_status ha_model_eval(const struct ha_model *model, double samples,
+                                    uint64_t budget, uint64_t head_dim,
+                                    struct ha_terms *out);
 
 #ifdef __cplusplus
 }

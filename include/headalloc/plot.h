@@ -126,7 +126,7 @@ struct ha_plot_target {
  * integer optimum marked, the relaxed optimum a vertical line.  Panel 0
  * (the only one): x is log10 head_dim, y is log10 of the error. */
 struct ha_plot_allocation_request {
-	const struct ha_model *model;             /* required; model->samples is n */
+	const struct ha_model *model;             /* required */
 	const struct ha_constraints *constraints; /* NULL: none */
 	uint64_t budget;                          /* 1 <= D <= HA_BUDGET_MAX */
 	const struct ha_hdi_source *hdi_source;   /* NULL: the HDI was given */

@@ -59,7 +59,7 @@ struct ha_regimes {
 };
 
 /* The regimes of budgets[0..budget_count) under constraints (NULL: none)
- * for the model's s, c_b, c_v and hdi (its samples is ignored); solvers,
+ * for the model's s, c_b, c_v and hdi over every n; solvers,
  * when not NULL, holds a solver made for each budget under constraints,
  * borrowed (only read).  On HA_OK *out is a result to free with
  * ha_regimes_free().  HA_EINVAL for a NULL model or out, or budgets NULL

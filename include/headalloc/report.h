@@ -104,7 +104,7 @@ struct ha_hdi_source {
 	size_t query_heads;
 };
 
-/* One solved allocation.  YAML keys: budget, samples, model {smoothness,
+/* One solved allocation.  YAML keys: budget, samples (the solution's n), model {smoothness,
  * bias_coef, var_coef, hdi}, optimum {heads, head_dim, mse, log10_mse,
  * bias2, variance, covariance}, relaxed {head_dim, heads, mse, log10_mse},
  * certificate {method, divisors, feasible, evaluated}, then candidates (a
@@ -112,7 +112,7 @@ struct ha_hdi_source {
  * NULL, then hdi_source when hdi_source is not NULL.  Text: the same
  * account in lines, the candidates as an aligned table. */
 struct ha_allocation_request {
-	const struct ha_model *model;          /* required; model->samples is n */
+	const struct ha_model *model;          /* required */
 	const struct ha_solution *solution;    /* required */
 	const struct ha_allocation *candidates; /* NULL: none */
 	size_t candidate_count;
@@ -127,7 +127,7 @@ HA_API enum ha_status ha_report_allocation(struct ha_report *report,
  * fields left out, so that it reads back as a scenario file's); text: a
  * "model:" line and the HDI's source. */
 struct ha_header_request {
-	const struct ha_model *model;             /* required; samples unused */
+	const struct ha_model *model;             /* required */
 	const struct ha_constraints *constraints; /* NULL: none */
 	const struct ha_hdi_source *hdi_source;   /* NULL: the HDI was given */
 };
@@ -166,7 +166,7 @@ HA_API enum ha_status ha_report_table(struct ha_report *report,
  * while their log10 is exact); text: one table per budget.  Errors besides
  * the common ones: those of ha_solver_new and ha_regime_compute_solver. */
 struct ha_regimes_request {
-	const struct ha_model *model;             /* required; samples unused */
+	const struct ha_model *model;             /* required */
 	const struct ha_constraints *constraints; /* NULL: none */
 	const uint64_t *budgets;
 	size_t budget_count;

@@ -112,7 +112,7 @@ enum ha_scenario_kv_key {
 /* A scenario read from a file.  Arrays and strings are owned by it and
  * freed by ha_scenario_free(). */
 struct ha_scenario {
-	struct ha_model model;             /* samples keeps its default */
+	struct ha_model model;
 	struct ha_constraints constraints; /* zero fields: no constraint */
 	uint64_t *budgets;                 /* in file order */
 	size_t budget_count;

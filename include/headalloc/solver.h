@@ -2,7 +2,7 @@
  *
  * A solver is made once per (D, constraints): it factors D and keeps the
  * ascending list of feasible head dimensions, so every later solve for a
- * new model (n, s, ...) costs a handful of evaluations. */
+ * new model or n costs a handful of evaluations. */
 #ifndef HEADALLOC_SOLVER_H
 #define HEADALLOC_SOLVER_H
 
@@ -55,6 +55,7 @@ struct ha_certificate {
 
 struct ha_solution {
 	uint64_t budget;
+	double samples; /* the n solved at */
 	struct ha_allocation optimum;
 	struct ha_relaxed relaxed;
 	struct ha_certificate certificate;
@@ -72,7 +73,8 @@ HA_API enum ha_status ha_solver_new(uint64_t budget, const struct ha_constraints
 /* Free a solver; NULL is accepted. */
 HA_API void ha_solver_free(struct ha_solver *solver);
 
-/* Solve for a validated model (HA_EINVAL otherwise) into *out: the
+/* Solve for a validated model at n = samples (HA_EINVAL for an invalid
+ * model or n) into *out: the
  * integer optimum over the feasible pairs with its certificate (ties
  * within a relative 1e-12 in MSE go to the smaller head dimension), and
  * the optimum of the continuous relaxation over the feasible interval
@@ -80,18 +82,21 @@ HA_API void ha_solver_free(struct ha_solver *solver);
  * double head_dim itself).  HA_ENOMEM when NLopt cannot allocate,
  * HA_ENUMERIC if no finite relaxed optimum results. */
 HA_API enum ha_status ha_solver_solve(const struct ha_solver *solver,
-                               const struct ha_model *model,
-                               struct ha_solution *out);
+                                      const struct ha_model *model, double samples,
+                                      struct ha_solution *out);
 
-/* Every feasible pair, best first (ties: smaller d first), in a new array
- * the caller frees with free(). */
+/* Every feasible pair at n = samples, best first (ties: smaller d
+ * first), in a new array the caller frees with free(). */
 HA_API enum ha_status ha_solver_enumerate(const struct ha_solver *solver,
-                                   const struct ha_model *model,
-                                   struct ha_allocation **out, size_t *count);
+                                          const struct ha_model *model,
+                                          double samples,
+                                          struct ha_allocation **out,
+                                          size_t *count);
 
 /* One-shot convenience: ha_solver_new + ha_solver_solve + ha_solver_free. */
 HA_API enum ha_status ha_solve(uint64_t budget, const struct ha_constraints *c,
-                        const struct ha_model *model, struct ha_solution *out);
+                               const struct ha_model *model, double samples,
+                               struct ha_solution *out);
 
 #ifdef __cplusplus
 }

@@ -68,7 +68,7 @@ struct ha_sweep_row;
 /* The grid: n outer (samples), D inner (budgets).  Pointers are borrowed
  * until ha_sweep_free. */
 struct ha_sweep_request {
-	const struct ha_model *model;             /* required; samples unused */
+	const struct ha_model *model;             /* required */
 	const struct ha_constraints *constraints; /* NULL: none */
 	const uint64_t *budgets;                  /* budget_count >= 1 */
 	size_t budget_count;

@@ -20,7 +20,6 @@ static double now(void)
 static int grouped(void)
 {
 	struct ha_model m = ha_model_defaults();
-	m.samples = 1e12;
 	const struct ha_constraints none = {0};
 	const struct ha_kv_constraints kv = {.max_kv_dim = 1024};
 	const struct ha_kv_shape shape = ha_kv_shape_defaults();
@@ -35,7 +34,8 @@ static int grouped(void)
 			memset(&s, 0, sizeof s);
 			if (ha_solver_new(4096, &none, &solver) != HA_OK ||
 			    ha_grouped_solve(&(struct ha_grouped_request){
-				    .solver = solver, .model = &m, .kv = &kv, .shape = &shape,
+				    .solver = solver, .model = &m, .samples = 1e12, .kv = &kv,
+				    .shape = &shape,
 				    .front = 1}, &s) != HA_OK)
 				return 1;
 			sink += s.optimum.kv_heads + s.front_count;
@@ -55,7 +55,6 @@ int main(int argc, char **argv)
 	if (argc > 1 && strcmp(argv[1], "grouped") == 0)
 		return grouped();
 	struct ha_model m = ha_model_defaults();
-	m.samples = 1e8;
 	volatile unsigned long long sink = 0;
 	double best = 1e30;
 	for (int round = 0; round < 5; round++) {
@@ -63,7 +62,7 @@ int main(int argc, char **argv)
 		double start = now();
 		for (int i = 0; i < n; i++) {
 			struct ha_solution s;
-			if (ha_solve(512, NULL, &m, &s) != HA_OK)
+			if (ha_solve(512, NULL, &m, 1e8, &s) != HA_OK)
 				return 1;
 			sink += s.optimum.head_dim;
 		}

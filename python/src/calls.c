@@ -20,18 +20,17 @@ PyObject *ha_py_terms_tuple(const struct ha_terms *t)
 	                     t->log_reducible, t->reducible);
 }
 
-/* The model of (tuple, samples), validated: the message names the
- * samples when they alone are out of their domain. */
+/* The model of tuple and n = samples, each validated, the message
+ * naming which is out of its domain. */
 int ha_py_valid_model(PyObject *tuple, double samples, struct ha_model *m)
 {
-	if (!ha_py_model(tuple, ha_model_defaults().samples, m))
+	if (!ha_py_model(tuple, m))
 		return 0;
 	if (ha_model_validate(m) != HA_OK) {
 		ha_py_input_error("model: a parameter is outside its domain");
 		return 0;
 	}
-	m->samples = samples;
-	if (ha_model_validate(m) != HA_OK) {
+	if (ha_samples_validate(samples) != HA_OK) {
 		ha_py_input_error("samples: expected a finite number > 1 and <= 1e300, found %.17g",
 		                  samples);
 		return 0;
@@ -74,7 +73,7 @@ PyObject *ha_py_allocate(PyObject *self, PyObject *args)
 	enum ha_status st;
 	Py_BEGIN_ALLOW_THREADS
 	st = ha_allocation_result_new(budget, &a->constraints, NULL, &a->model,
-	                              HA_ALLOCATION_CANDIDATES | HA_ALLOCATION_DIVISORS,
+	                              samples, HA_ALLOCATION_CANDIDATES | HA_ALLOCATION_DIVISORS,
 	                              &a->result, &err);
 	Py_END_ALLOW_THREADS
 	PyObject *capsule = st == HA_OK
@@ -123,7 +122,7 @@ PyObject *ha_py_candidates(PyObject *self, PyObject *args)
 	return list;
 }
 
-/* _model_valid(model) -> bool: ha_model_validate at the default n. */
+/* _model_valid(model) -> bool: ha_model_validate. */
 PyObject *ha_py_model_validate(PyObject *self, PyObject *args)
 {
 	(void)self;
@@ -131,7 +130,7 @@ PyObject *ha_py_model_validate(PyObject *self, PyObject *args)
 	if (!PyArg_ParseTuple(args, "O", &model_obj))
 		return NULL;
 	struct ha_model m;
-	if (!ha_py_model(model_obj, ha_model_defaults().samples, &m))
+	if (!ha_py_model(model_obj, &m))
 		return NULL;
 	return PyBool_FromLong(ha_model_validate(&m) == HA_OK);
 }
@@ -421,7 +420,7 @@ PyObject *ha_py_calibration_model(PyObject *self, PyObject *args)
 	const struct ha_calibration *cal = PyCapsule_GetPointer(capsule, HA_PY_CALIBRATION_CAPSULE);
 	if (!cal)
 		return NULL;
-	return Py_BuildValue("(Nd)", ha_py_model_tuple(&cal->model), cal->model.samples);
+	return Py_BuildValue("(Nd)", ha_py_model_tuple(&cal->model), cal->samples);
 }
 
 /* ---- head weights --------------------------------------------------------- */

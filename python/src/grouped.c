@@ -125,7 +125,7 @@ PyObject *ha_py_grouped(PyObject *self, PyObject *args)
 	st = solver_st = ha_solver_new(g->budget, &g->constraints, &solver);
 	if (st == HA_OK)
 		st = ha_grouped_solve(&(struct ha_grouped_request){
-			.solver = solver, .model = &g->model, .kv = &g->kv,
+			.solver = solver, .model = &g->model, .samples = samples, .kv = &g->kv,
 			.shape = &g->shape, .front = front, .max_loss_ratio = ratio,
 		}, &g->solution);
 	ha_solver_free(solver);

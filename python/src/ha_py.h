@@ -34,11 +34,13 @@ PyObject *ha_py_raise(enum ha_status status, const struct ha_error *err);
 PyObject *ha_py_input_error(const char *format, ...)
 	__attribute__((format(printf, 1, 2)));
 
-/* The model tuple of the Python layer, in struct ha_model's order:
- * (smoothness, bias_coef, var_coef, hdi, irreducible, var_rate,
- * var_power, bias_log_scale, var_log_scale); samples is given apart.
- * 0 and an exception on failure. */
-int ha_py_model(PyObject *tuple, double samples, struct ha_model *out);
+/* The model tuple of the Python layer: (smoothness, bias_coef, var_coef,
+ * hdi, irreducible, var_rate, var_power, bias_log_scale, var_log_scale,
+ * data_coef, data_power, var_samples_power, group_hdi), each coefficient
+ * c = coef * exp(log_scale), held by the library in one form (plain when
+ * the scale is 0, else ln c); n is not a model parameter and travels
+ * apart.  0 and an exception on failure. */
+int ha_py_model(PyObject *tuple, struct ha_model *out);
 PyObject *ha_py_model_tuple(const struct ha_model *m);
 /* (head_dim_multiple, min_head_dim, max_head_dim, min_heads, max_heads). */
 int ha_py_constraints(PyObject *tuple, struct ha_constraints *out);
@@ -70,8 +72,8 @@ int ha_py_progress_fn(void *ctx, const char *what, uint64_t done, uint64_t total
 
 /* The terms tuple of the Python layer (Terms, _results.py). */
 PyObject *ha_py_terms_tuple(const struct ha_terms *t);
-/* The model of (tuple, samples), validated; the message names the
- * samples when they alone are out of their domain. */
+/* The model of tuple and n = samples, each validated; the message
+ * names which is out of its domain. */
 int ha_py_valid_model(PyObject *tuple, double samples, struct ha_model *m);
 
 PyObject *ha_py_allocate(PyObject *self, PyObject *args);
@@ -126,7 +128,7 @@ int ha_py_kv_shape_check(const struct ha_kv_shape *shape, uint64_t budget);
 /* The capsule of a grouped allocation: the problem and its solution. */
 struct ha_py_grouped {
 	uint64_t budget;
-	struct ha_model model; /* with its samples */
+	struct ha_model model; /* n is the solution's */
 	struct ha_constraints constraints;
 	struct ha_kv_constraints kv;
 	struct ha_kv_shape shape;
@@ -210,7 +212,7 @@ PyObject *ha_py_sweep(PyObject *self, PyObject *args);
 /* The capsule of an allocation: its problem and its result (with its
  * candidates and divisors). */
 struct ha_py_allocation {
-	struct ha_model model; /* with its samples */
+	struct ha_model model; /* n is the result's */
 	struct ha_constraints constraints;
 	struct ha_allocation_result *result;
 };

@@ -24,7 +24,7 @@ int ha_py_problem_of(PyObject *args, struct ha_py_problem *p)
 	memset(p, 0, sizeof *p);
 	if (!PyArg_ParseTuple(args, "OOOO|p", &budgets, &samples, &model, &cons, &p->all))
 		return 0;
-	if (!ha_py_model(model, ha_model_defaults().samples, &p->model) ||
+	if (!ha_py_model(model, &p->model) ||
 	    !ha_py_constraints(cons, &p->constraints))
 		return 0;
 	if (ha_model_validate(&p->model) != HA_OK) {

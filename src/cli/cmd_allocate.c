@@ -153,6 +153,7 @@ static int solve_grouped(struct allocation *a)
 	enum ha_status st = ha_grouped_solve(&(struct ha_grouped_request){
 		.solver = a->s.of_budget[0],
 		.model = &o->model,
+		.samples = o->first_samples,
 		.kv = &g->kv,
 		.shape = &g->shape,
 		.front = g->pareto,
@@ -201,7 +202,8 @@ static int solve_single(struct allocation *a)
 	                 (o->plot.path && !o->regimes ? HA_ALLOCATION_DIVISORS : 0);
 	enum ha_status st = ha_allocation_result_new(o->budgets[0], &o->constraints,
 	                                             a->s.of_budget[0], &o->model,
-	                                             parts, &a->single, NULL);
+	                                             o->first_samples, parts,
+	                                             &a->single, NULL);
 	return st == HA_OK ? EXIT_OK : solve_failure(st, o->budgets[0], o);
 }
 
@@ -211,11 +213,7 @@ static double model_samples(const struct cli_options *o,
                             const struct ha_scenario_entry *e, int *assumed)
 {
 	*assumed = !e->has_samples;
-	if (e->has_samples)
-		return e->samples;
-	if (sample_count(&o->samples))
-		return sample_at(&o->samples, 0);
-	return ha_model_defaults().samples;
+	return e->has_samples ? e->samples : o->first_samples;
 }
 
 static int compare_models(struct allocation *a)
@@ -228,16 +226,15 @@ static int compare_models(struct allocation *a)
 	for (size_t i = 0; i < sc->model_count; i++) {
 		const struct ha_scenario_entry *e = &sc->models[i];
 		struct ha_model_comparison *cmp = &a->comparisons[i];
-		struct ha_model model = o->model;
-		model.samples = model_samples(o, e, &cmp->samples_assumed);
+		double samples = model_samples(o, e, &cmp->samples_assumed);
 		/* A model of grouped key/value heads: its own G, both sides. */
 		enum ha_status st =
 			e->kv_heads && e->kv_heads < e->heads
 			? ha_compare_model_grouped_solver(solver_of(&a->s, e->budget),
-			                                  &model, e->heads, e->kv_heads,
-			                                  e->head_dim, cmp)
-			: ha_compare_model_solver(solver_of(&a->s, e->budget), &model,
-			                          e->heads, e->head_dim, cmp);
+			                                  &o->model, samples, e->heads,
+			                                  e->kv_heads, e->head_dim, cmp)
+			: ha_compare_model_solver(solver_of(&a->s, e->budget), &o->model,
+			                          samples, e->heads, e->head_dim, cmp);
 		if (st != HA_OK)
 			return solve_failure(st, e->budget, o);
 		cmp->name = e->name;
@@ -424,7 +421,8 @@ static enum ha_status draw_picture(struct ha_plot_target *t, const void *ctx,
 		enum ha_status st = HA_OK;
 		if (!single || !single->divisors) {
 			st = ha_allocation_result_new(o->budgets[0], &o->constraints, NULL,
-			                              &o->model, HA_ALLOCATION_DIVISORS, &own, err);
+			                              &o->model, o->first_samples,
+			                              HA_ALLOCATION_DIVISORS, &own, err);
 			single = own;
 		}
 		if (st == HA_OK)

@@ -276,10 +276,10 @@ static int apply_option(struct cli_options *o, struct hdi_request *h, int code,
 	case 's':
 		return parse_positive_real(code, arg, &m->smoothness);
 	case OPT_BIAS_COEF:
-		m->bias_log_scale = 0.0; /* over a file's log_bias_coef */
+		m->bias_coef_is_log = 0; /* over a file's log_bias_coef */
 		return parse_positive_real(code, arg, &m->bias_coef);
 	case OPT_VAR_COEF:
-		m->var_log_scale = 0.0;
+		m->var_coef_is_log = 0;
 		return parse_positive_real(code, arg, &m->var_coef);
 	case OPT_IRREDUCIBLE:
 	case OPT_VAR_RATE:
@@ -376,9 +376,7 @@ static int load_config(struct cli_options *o)
 	if (st != HA_OK)
 		return cli_library_failure("--config", o->config, st, &err);
 	const struct ha_scenario *sc = o->scenario;
-	double default_samples = o->model.samples;
 	o->model = sc->model;
-	o->model.samples = default_samples;
 	o->constraints = sc->constraints;
 	for (int i = 0; i < CLI_CONSTRAINTS; i++)
 		if (cli_constraint(o, i))
@@ -602,8 +600,8 @@ static bool parse(int argc, char **argv, struct cli_options *o, int *status)
 	o->hdi_heads = p.h.heads;
 	o->hdi_layout = p.h.layout;
 	o->hdi_have_layout = p.h.have_layout;
-	if (sample_count(&o->samples) == 1)
-		o->model.samples = sample_at(&o->samples, 0);
+	o->first_samples = sample_count(&o->samples) ? sample_at(&o->samples, 0)
+	                                             : HA_SAMPLES_DEFAULT;
 	return true;
 }
 

@@ -31,6 +31,10 @@ struct cli_options {
 	size_t budget_count;
 	struct sample_source samples;
 	int have_samples;
+	/* The n of one allocation, and the one assumed for a model row
+	 * without its own: the first of the samples, else
+	 * HA_SAMPLES_DEFAULT. */
+	double first_samples;
 	int all;
 	int regimes;
 	enum ha_report_format format;

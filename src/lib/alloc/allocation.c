@@ -30,7 +30,7 @@ static enum ha_status solve_failed(struct ha_error *err, enum ha_status st,
 /* Every divisor's error, the feasible ones marked. */
 static enum ha_status landscape(struct ha_allocation_result *a,
                                 const struct ha_solver *solver,
-                                const struct ha_model *model)
+                                const struct ha_model *model, double samples)
 {
 	uint64_t *divisors = NULL;
 	size_t n = 0, nfeasible = 0;
@@ -48,7 +48,7 @@ static enum ha_status landscape(struct ha_allocation_result *a,
 		struct ha_divisor_error *e = &a->divisors[i];
 		e->head_dim = divisors[i];
 		e->heads = a->budget / divisors[i];
-		st = ha_model_eval(model, a->budget, divisors[i], &e->terms);
+		st = ha_model_eval(model, samples, a->budget, divisors[i], &e->terms);
 		e->feasible = j < nfeasible && feasible[j] == divisors[i];
 		j += (size_t)e->feasible;
 	}
@@ -62,7 +62,7 @@ enum ha_status ha_allocation_result_new(uint64_t budget,
                                         const struct ha_constraints *constraints,
                                         const struct ha_solver *lent,
                                         const struct ha_model *model,
-                                        unsigned parts,
+                                        double samples, unsigned parts,
                                         struct ha_allocation_result **out,
                                         struct ha_error *err)
 {
@@ -81,14 +81,14 @@ enum ha_status ha_allocation_result_new(uint64_t budget,
 		return ha_fail(err, HA_ENOMEM, "solving: %s", ha_status_str(HA_ENOMEM));
 	}
 	a->budget = ha_solver_budget(solver);
-	st = ha_solver_solve(solver, model, &a->solution);
+	st = ha_solver_solve(solver, model, samples, &a->solution);
 	if (st == HA_OK && (parts & HA_ALLOCATION_CANDIDATES))
-		st = ha_solver_enumerate(solver, model, &a->candidates,
+		st = ha_solver_enumerate(solver, model, samples, &a->candidates,
 		                         &a->candidate_count);
 	if (st != HA_OK) {
 		solve_failed(err, st, budget);
 	} else if (parts & HA_ALLOCATION_DIVISORS) {
-		st = landscape(a, solver, model);
+		st = landscape(a, solver, model, samples);
 		if (st != HA_OK)
 			ha_fail(err, st, "drawing the landscape: %s", ha_status_str(st));
 	}

@@ -8,6 +8,7 @@
 
 enum ha_status ha_compare_model_solver(const struct ha_solver *solver,
                                        const struct ha_model *model,
+                                       double samples,
                                        uint64_t heads, uint64_t head_dim,
                                        struct ha_model_comparison *out)
 {
@@ -16,13 +17,13 @@ enum ha_status ha_compare_model_solver(const struct ha_solver *solver,
 	    ha_solver_budget(solver) != heads * head_dim)
 		return HA_EINVAL;
 	uint64_t budget = heads * head_dim;
-	enum ha_status st = ha_solver_solve(solver, model, &out->theory);
+	enum ha_status st = ha_solver_solve(solver, model, samples, &out->theory);
 	if (st != HA_OK)
 		return st;
-	out->samples = model->samples;
+	out->samples = samples;
 	out->actual.heads = heads;
 	out->actual.head_dim = head_dim;
-	st = ha_model_eval(model, budget, head_dim, &out->actual.terms);
+	st = ha_model_eval(model, samples, budget, head_dim, &out->actual.terms);
 	if (st != HA_OK)
 		return st;
 	/* A difference of logs: finite even where either MSE overflows. */
@@ -31,7 +32,7 @@ enum ha_status ha_compare_model_solver(const struct ha_solver *solver,
 	return HA_OK;
 }
 
-enum ha_status ha_compare_model(const struct ha_model *model,
+enum ha_status ha_compare_model(const struct ha_model *model, double samples,
                                 const struct ha_constraints *c,
                                 uint64_t heads, uint64_t head_dim,
                                 struct ha_model_comparison *out)
@@ -42,13 +43,15 @@ enum ha_status ha_compare_model(const struct ha_model *model,
 	struct ha_solver *solver = NULL;
 	enum ha_status st = ha_solver_new(heads * head_dim, c, &solver);
 	if (st == HA_OK)
-		st = ha_compare_model_solver(solver, model, heads, head_dim, out);
+		st = ha_compare_model_solver(solver, model, samples, heads, head_dim,
+		                             out);
 	ha_solver_free(solver);
 	return st;
 }
 
 enum ha_status ha_compare_model_grouped_solver(const struct ha_solver *solver,
                                                const struct ha_model *model,
+                                               double samples,
                                                uint64_t heads, uint64_t kv_heads,
                                                uint64_t head_dim,
                                                struct ha_model_comparison *out)
@@ -59,8 +62,8 @@ enum ha_status ha_compare_model_grouped_solver(const struct ha_solver *solver,
 	    ha_solver_budget(solver) != heads * head_dim)
 		return HA_EINVAL;
 	if (kv_heads == heads) {
-		enum ha_status st = ha_compare_model_solver(solver, model, heads,
-		                                            head_dim, out);
+		enum ha_status st = ha_compare_model_solver(solver, model, samples,
+		                                            heads, head_dim, out);
 		out->kv_heads = kv_heads;
 		return st;
 	}
@@ -68,20 +71,21 @@ enum ha_status ha_compare_model_grouped_solver(const struct ha_solver *solver,
 	struct ha_kv_constraints kv = {.kv_heads = kv_heads};
 	struct ha_grouped_solution g;
 	enum ha_status st = ha_grouped_solve(&(struct ha_grouped_request){
-		.solver = solver, .model = model, .kv = &kv}, &g);
+		.solver = solver, .model = model, .samples = samples, .kv = &kv}, &g);
 	if (st == HA_OK)
-		st = ha_model_eval_grouped(model, budget, head_dim, kv_heads,
+		st = ha_model_eval_grouped(model, samples, budget, head_dim, kv_heads,
 		                           &out->actual.terms);
 	if (st != HA_OK) {
 		ha_grouped_solution_finish(&g);
 		return st;
 	}
-	out->samples = model->samples;
+	out->samples = samples;
 	out->kv_heads = kv_heads;
 	out->actual.heads = heads;
 	out->actual.head_dim = head_dim;
 	out->theory = (struct ha_solution){
 		.budget = budget,
+		.samples = samples,
 		.optimum = {g.optimum.heads, g.optimum.head_dim, g.optimum.terms},
 		.relaxed = {g.relaxed.head_dim, g.relaxed.heads, g.relaxed.log_mse},
 		.certificate = {HA_CERT_EXHAUSTIVE, g.certificate.divisors,

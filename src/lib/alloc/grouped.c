@@ -150,8 +150,8 @@ static enum ha_status list_triples(const struct ha_grouped_request *req,
 	for (size_t i = 0; i < p->count; i++) {
 		t[i].head_dim = p->head_dim[i];
 		t[i].kv_heads = p->kv_heads[i];
-		t[i].key = ha_model_log_relative_mse_grouped(req->model, budget,
-		                                             p->head_dim[i],
+		t[i].key = ha_model_log_relative_mse_grouped(req->model, req->samples,
+		                                             budget, p->head_dim[i],
 		                                             p->kv_heads[i]);
 		t[i].feasible = ha_kv_allows(req->kv, p->head_dim[i], p->kv_heads[i]);
 	}
@@ -216,8 +216,8 @@ static enum ha_status describe(const struct ha_grouped_request *req,
 	a->attention_params = 2 * shape.model_dim * (budget + a->kv_dim);
 	a->log_relative_mse = t->key;
 	a->loss_ratio = 1.0;
-	return ha_model_eval_grouped(req->model, budget, t->head_dim, t->kv_heads,
-	                             &a->terms);
+	return ha_model_eval_grouped(req->model, req->samples, budget, t->head_dim,
+	                             t->kv_heads, &a->terms);
 }
 
 static int compare_kv_dim(const void *pa, const void *pb)
@@ -316,6 +316,7 @@ static enum ha_status check_request(const struct ha_grouped_request *req,
 {
 	static const struct ha_kv_constraints none = {0, 0, 0, 0};
 	if (!req || !req->solver || ha_model_validate(req->model) != HA_OK ||
+	    ha_samples_validate(req->samples) != HA_OK ||
 	    ha_kv_constraints_validate(req->kv) != HA_OK ||
 	    (req->max_loss_ratio != 0.0 && !(req->max_loss_ratio >= 1.0 &&
 	                                     isfinite(req->max_loss_ratio))))
@@ -346,7 +347,8 @@ static enum ha_status solve_checked(const struct ha_grouped_request *r,
 	st = solve_triples(r, t, p->count, out);
 	free(t);
 	if (st == HA_OK)
-		st = ha_grouped_solve_relaxed(r->solver, r->model, r->kv, &out->relaxed);
+		st = ha_grouped_solve_relaxed(r->solver, r->model, r->samples, r->kv,
+		                              &out->relaxed);
 	if (st != HA_OK)
 		ha_grouped_solution_finish(out);
 	return st;
@@ -364,6 +366,7 @@ enum ha_status grouped_solve_listed(const struct ha_grouped_request *req,
 	if (!p || check_request(req, &r, &shape) != HA_OK)
 		return HA_EINVAL;
 	out->budget = ha_solver_budget(r.solver);
+	out->samples = r.samples;
 	return solve_checked(&r, p, out);
 }
 
@@ -378,6 +381,7 @@ enum ha_status ha_grouped_solve(const struct ha_grouped_request *req,
 	if (check_request(req, &r, &shape) != HA_OK)
 		return HA_EINVAL;
 	out->budget = ha_solver_budget(r.solver);
+	out->samples = r.samples;
 	struct grouped_pairs p;
 	enum ha_status st = grouped_pairs_list(r.solver, &p);
 	if (st == HA_OK)

@@ -26,7 +26,7 @@ enum ha_status ha_kv_shape_validate(const struct ha_kv_shape *shape,
  * it is ha_model_eval itself.  HA_EINVAL for the preconditions of
  * ha_model_eval or a kv_heads that does not divide H. */
 enum ha_status ha_model_eval_grouped(const struct ha_model *model,
-                                     uint64_t budget, uint64_t head_dim,
+                                     double samples, uint64_t budget, uint64_t head_dim,
                                      uint64_t kv_heads,
                                      struct ha_terms *out);
 
@@ -34,7 +34,7 @@ enum ha_status ha_model_eval_grouped(const struct ha_model *model,
  * grouped solver compares (ha_model_log_relative_mse at kv_heads = H,
  * bit for bit).  The caller checks the preconditions. */
 double ha_model_log_relative_mse_grouped(const struct ha_model *model,
-                                         uint64_t budget,
+                                         double samples, uint64_t budget,
                                          uint64_t head_dim,
                                          uint64_t kv_heads);
 
@@ -51,13 +51,14 @@ uint64_t ha_grouped_triple_bound(uint64_t budget);
  * NLopt fails. */
 enum ha_status ha_grouped_solve_relaxed(const struct ha_solver *solver,
                                         const struct ha_model *model,
+                                        double samples,
                                         const struct ha_kv_constraints *kv,
                                         struct ha_grouped_relaxed *out);
 
 /* ln f(x, G) - the reducible part, ln(c_b x^-s + c_v x^(γx+κ)/n^β F) with
  * F = rho + (1 - rho_g) x/D + (rho_g - rho)/G - of real (x, G). */
 double ha_model_log_relaxed_grouped(const struct ha_model *model,
-                                    double budget, double x,
+                                    double samples, double budget, double x,
                                     double kv_heads);
 
 /* A grouped sweep (sweep.h, with kv) lists each budget's triples once and

@@ -40,6 +40,7 @@
 struct evaluator {
 	const struct ha_solver *s;
 	const struct ha_model *m;
+	double samples;               /* n */
 	struct ha_integer_memo *memo; /* NULL: plain */
 	size_t *evaluations;
 	int count_every; /* count values taken from the memo too (as plain) */
@@ -54,10 +55,11 @@ struct ha_integer_memo {
 	uint32_t *stamp;        /* ... where stamp[i] == generation */
 	uint32_t generation;
 	double log_coef_ratio;  /* ln c_v - ln c_b of this solve */
-	double log_samples;     /* ln n of this solve */
+	double samples;         /* n of this solve */
+	double log_samples;     /* β ln n of this solve */
 	/* ln c_b and ln c_v, kept while the coefficients stay (coefs). */
 	int has_coefs;
-	double coefs[4];        /* bias_coef, bias_log_scale, var_coef, var_log_scale */
+	double coefs[4];        /* bias_coef, its form, var_coef, its form */
 	double log_bias_coef, log_var_coef;
 	/* ha_model_eval's parts of each index (parts_made[i]), kept while
 	 * s, γ, κ and hdi stay (shape). */
@@ -79,7 +81,7 @@ static double log_mse_at(const struct evaluator *e, size_t i)
 	struct ha_integer_memo *w = e->memo;
 	if (!w) {
 		(*e->evaluations)++;
-		return ha_model_log_relative_mse(m, s->budget, s->feasible[i]);
+		return ha_model_log_relative_mse(m, e->samples, s->budget, s->feasible[i]);
 	}
 	if (w->stamp[i] == w->generation) {
 		if (e->count_every)
@@ -193,11 +195,12 @@ void ha_integer_memo_free(struct ha_integer_memo *w)
 }
 
 static void memo_next(struct ha_integer_memo *w, const struct ha_model *m,
-                      double log_samples);
+                      double samples, double log_samples);
 
-/* Make the memo ready for a solve of m (validated). */
+/* Make the memo ready for a solve of m (validated) at n = samples, ln n
+ * = log_samples. */
 static void memo_start(struct ha_integer_memo *w, const struct ha_model *m,
-                       double log_samples)
+                       double samples, double log_samples)
 {
 	const struct ha_solver *s = w->solver;
 	double rho = 1.0 - m->hdi;
@@ -208,7 +211,8 @@ static void memo_start(struct ha_integer_memo *w, const struct ha_model *m,
 		}
 		w->share_rho = rho;
 	}
-	double coefs[4] = {m->bias_coef, m->bias_log_scale, m->var_coef, m->var_log_scale};
+	double coefs[4] = {m->bias_coef, m->bias_coef_is_log, m->var_coef,
+	                   m->var_coef_is_log};
 	if (!w->has_coefs || memcmp(coefs, w->coefs, sizeof coefs) != 0) {
 		memcpy(w->coefs, coefs, sizeof coefs);
 		w->log_bias_coef = ha_model_log_bias_coef(m);
@@ -225,15 +229,16 @@ static void memo_start(struct ha_integer_memo *w, const struct ha_model *m,
 	w->log_coef_ratio = w->log_var_coef - w->log_bias_coef;
 	w->started = 1;
 	w->unimodal = ha_model_unimodal_on(m, (double)s->feasible[0]);
-	memo_next(w, m, log_samples);
+	memo_next(w, m, samples, log_samples);
 }
 
 /* The part of memo_start that depends on n: ln n, and a new generation
  * of values. */
 static void memo_next(struct ha_integer_memo *w, const struct ha_model *m,
-                      double log_samples)
+                      double samples, double log_samples)
 {
 	const struct ha_solver *s = w->solver;
+	w->samples = samples;
 	w->log_samples = m->var_samples_power * log_samples; /* β ln n */
 	if (++w->generation == 0) {
 		/* Once in 2^32 solves: no stamp may look current. */
@@ -250,7 +255,7 @@ static void memo_eval(struct ha_integer_memo *w, const struct ha_model *m, size_
 	const struct ha_solver *s = w->solver;
 	struct ha_eval_parts *p = &w->parts[i];
 	if (!w->parts_made[i]) {
-		ha_model_eval_parts(m, s->budget, s->feasible[i], p);
+		ha_model_eval_parts(m, w->samples, s->budget, s->feasible[i], p);
 		w->parts_made[i] = 1;
 	}
 	/* The parts of the model and of n, as ha_model_eval_parts makes them. */
@@ -258,8 +263,8 @@ static void memo_eval(struct ha_integer_memo *w, const struct ha_model *m, size_
 	p->log_var_coef = w->log_var_coef;
 	p->log_samples_power = w->log_samples;
 	p->samples_power = m->var_samples_power == 1.0
-		? m->samples : pow(m->samples, m->var_samples_power);
-	ha_model_eval_from(m, s->budget, s->feasible[i], p, out);
+		? w->samples : pow(w->samples, m->var_samples_power);
+	ha_model_eval_from(m, w->samples, s->budget, s->feasible[i], p, out);
 }
 
 /* Evaluate every feasible divisor; the answer is the smallest d within
@@ -334,11 +339,13 @@ static void search(const struct ha_solver *s, const struct evaluator *e,
 
 static enum ha_status solve_integer(const struct ha_solver *s,
                                     struct ha_integer_memo *memo,
-                                    const struct ha_model *m, double log_samples,
+                                    const struct ha_model *m, double samples,
+                                    double log_samples,
                                     struct ha_allocation *optimum,
                                     struct ha_certificate *certificate)
 {
-	if (!s || !optimum || ha_model_validate(m) != HA_OK)
+	if (!s || !optimum || ha_model_validate(m) != HA_OK ||
+	    !ha_samples_valid(samples))
 		return HA_EINVAL;
 	struct ha_certificate cert = {
 		.divisors = s->divisor_count,
@@ -360,15 +367,15 @@ static enum ha_status solve_integer(const struct ha_solver *s,
 		local.share_rho = 0.0;
 		local.value = value;
 		local.stamp = stamp;
-		memo_start(&local, m, log(m->samples));
+		memo_start(&local, m, samples, log(samples));
 		memo = &local;
 	} else if (memo) {
-		memo_start(memo, m, log_samples);
+		memo_start(memo, m, samples, log_samples);
 	}
 	/* The certificate counts evaluations as the plain search makes them
 	 * (the reports print the count): the stack's memo saves their cost,
 	 * not their number. */
-	struct evaluator e = {s, m, memo, &cert.evaluated, memo == &local};
+	struct evaluator e = {s, m, samples, memo, &cert.evaluated, memo == &local};
 	/* `bracket` only where unimodality is proven for this model
 	 * (ha_model_unimodal_on; the proof is in model.c). */
 	search(s, &e, ha_model_unimodal_on(m, (double)s->feasible[0]), &cert, optimum);
@@ -395,44 +402,45 @@ static void search(const struct ha_solver *s, const struct evaluator *e,
 	if (e->memo && e->memo->parts)
 		memo_eval(e->memo, e->m, best, &optimum->terms);
 	else
-		ha_model_eval(e->m, s->budget, optimum->head_dim, &optimum->terms);
+		ha_model_eval(e->m, e->samples, s->budget, optimum->head_dim,
+		              &optimum->terms);
 }
 
 enum ha_status ha_solver_solve_integer(const struct ha_solver *s,
-                                       const struct ha_model *m,
+                                       const struct ha_model *m, double samples,
                                        struct ha_allocation *optimum,
                                        struct ha_certificate *certificate)
 {
-	return solve_integer(s, NULL, m, NAN, optimum, certificate);
+	return solve_integer(s, NULL, m, samples, NAN, optimum, certificate);
 }
 
 enum ha_status ha_solver_solve_integer_memo(const struct ha_solver *s,
                                             struct ha_integer_memo *memo,
                                             const struct ha_model *m,
-                                            double log_samples,
+                                            double samples, double log_samples,
                                             struct ha_allocation *optimum)
 {
 	if (memo && memo->solver != s)
 		return HA_EINVAL;
-	return solve_integer(s, memo, m, log_samples, optimum, NULL);
+	return solve_integer(s, memo, m, samples, log_samples, optimum, NULL);
 }
 
 enum ha_status ha_solver_solve_integer_next(const struct ha_solver *s,
                                             struct ha_integer_memo *memo,
                                             const struct ha_model *m,
-                                            double log_samples,
+                                            double samples, double log_samples,
                                             struct ha_allocation *optimum)
 {
 	if (!memo || memo->solver != s)
 		return HA_EINVAL;
 	if (!memo->started)
-		return solve_integer(s, memo, m, log_samples, optimum, NULL);
-	if (!optimum || !ha_model_samples_valid(m->samples))
+		return solve_integer(s, memo, m, samples, log_samples, optimum, NULL);
+	if (!optimum || !ha_samples_valid(samples))
 		return HA_EINVAL;
-	memo_next(memo, m, log_samples);
+	memo_next(memo, m, samples, log_samples);
 	struct ha_certificate cert = {0};
 	size_t evaluated = 0;
-	struct evaluator e = {s, m, memo, &evaluated, 0};
+	struct evaluator e = {s, m, samples, memo, &evaluated, 0};
 	search(s, &e, memo->unimodal, &cert, optimum);
 	return HA_OK;
 }

@@ -1,7 +1,7 @@
 /* The error model of headalloc-model(7), THE ERROR MODEL and headalloc-model(7), CALIBRATION (The parameters), entirely in natural
  * logs.
  *
- * Byte-identical defaults: with E = 0, γ = 1/2, κ = 0 and log scales 0
+ * Byte-identical defaults: with E = 0, γ = 1/2, κ = 0 and plain coefficients
  * every expression below rounds exactly as the seeds' model did (x + 0.0
  * and 0.5 d + 0.0 are exact, and E = 0 takes the old path), so no printed
  * digit of an existing answer moves.  The data term keeps that too: A = 0
@@ -17,7 +17,6 @@
 struct ha_model ha_model_defaults(void)
 {
 	struct ha_model m = {
-		.samples = 1e8,
 		.smoothness = 2.0,
 		.bias_coef = 1.0,
 		.var_coef = 1.0,
@@ -25,8 +24,8 @@ struct ha_model ha_model_defaults(void)
 		.irreducible = 0.0,
 		.var_rate = 0.5,
 		.var_power = 0.0,
-		.bias_log_scale = 0.0,
-		.var_log_scale = 0.0,
+		.bias_coef_is_log = 0,
+		.var_coef_is_log = 0,
 		.data_coef = 0.0,
 		/* α: the data exponent of Chinchilla's fit (Hoffmann et al.
 		 * 2022, L = E + A/N^0.34 + B/D^0.28): a realistic start for a
@@ -40,24 +39,44 @@ struct ha_model ha_model_defaults(void)
 
 double ha_model_log_bias_coef(const struct ha_model *m)
 {
-	return log(m->bias_coef) + m->bias_log_scale;
+	return m->bias_coef_is_log ? m->bias_coef : log(m->bias_coef);
 }
 
 double ha_model_log_var_coef(const struct ha_model *m)
 {
-	return log(m->var_coef) + m->var_log_scale;
+	return m->var_coef_is_log ? m->var_coef : log(m->var_coef);
 }
 
+/* A log of exactly 0 is the plain 1 (e^0 = 1 exactly), so that a
+ * coefficient set from its log of 0 computes and prints as the default. */
 void ha_model_set_log_bias_coef(struct ha_model *m, double log_coef)
 {
-	m->bias_coef = 1.0;
-	m->bias_log_scale = log_coef;
+	m->bias_coef_is_log = log_coef != 0.0;
+	m->bias_coef = log_coef != 0.0 ? log_coef : 1.0;
 }
 
 void ha_model_set_log_var_coef(struct ha_model *m, double log_coef)
 {
-	m->var_coef = 1.0;
-	m->var_log_scale = log_coef;
+	m->var_coef_is_log = log_coef != 0.0;
+	m->var_coef = log_coef != 0.0 ? log_coef : 1.0;
+}
+
+void ha_model_set_bias_coef(struct ha_model *m, double coef)
+{
+	m->bias_coef_is_log = 0;
+	m->bias_coef = coef;
+}
+
+void ha_model_set_var_coef(struct ha_model *m, double coef)
+{
+	m->var_coef_is_log = 0;
+	m->var_coef = coef;
+}
+
+/* A coefficient in its form: a positive finite c, or a finite ln c. */
+static int coef_valid(double value, int is_log)
+{
+	return is_log ? isfinite(value) : isfinite(value) && value > 0.0;
 }
 
 static int positive_finite(double x)
@@ -65,19 +84,23 @@ static int positive_finite(double x)
 	return isfinite(x) && x > 0.0;
 }
 
-int ha_model_samples_valid(double samples)
+int ha_samples_valid(double samples)
 {
 	return isfinite(samples) && samples > 1.0 && !(samples > 1e300);
+}
+
+enum ha_status ha_samples_validate(double samples)
+{
+	return ha_samples_valid(samples) ? HA_OK : HA_EINVAL;
 }
 
 enum ha_status ha_model_validate(const struct ha_model *m)
 {
 	if (!m)
 		return HA_EINVAL;
-	if (!ha_model_samples_valid(m->samples))
-		return HA_EINVAL;
-	if (!positive_finite(m->smoothness) || !positive_finite(m->bias_coef) ||
-	    !positive_finite(m->var_coef))
+	if (!positive_finite(m->smoothness) ||
+	    !coef_valid(m->bias_coef, m->bias_coef_is_log) ||
+	    !coef_valid(m->var_coef, m->var_coef_is_log))
 		return HA_EINVAL;
 	if (!(m->hdi >= 0.0 && m->hdi <= 1.0))
 		return HA_EINVAL;
@@ -85,7 +108,8 @@ enum ha_status ha_model_validate(const struct ha_model *m)
 	 * negative error (headalloc-model(7), CALIBRATION measures errors that are
 	 * positive), and ln MSE would be undefined where it does. */
 	if (!isfinite(m->irreducible) || !(m->irreducible >= 0.0) ||
-	    !isfinite(m->bias_log_scale) || !isfinite(m->var_log_scale))
+	    (m->bias_coef_is_log != 0 && m->bias_coef_is_log != 1) ||
+	    (m->var_coef_is_log != 0 && m->var_coef_is_log != 1))
 		return HA_EINVAL;
 	if (!isfinite(m->var_rate) || !(m->var_rate >= 0.0) ||
 	    !isfinite(m->var_power) || !(m->var_power >= 0.0))
@@ -97,11 +121,6 @@ enum ha_status ha_model_validate(const struct ha_model *m)
 	    !positive_finite(m->var_samples_power))
 		return HA_EINVAL;
 	if (!(m->group_hdi >= 0.0 && m->group_hdi <= 1.0))
-		return HA_EINVAL;
-	/* ln c = ln(factor) + scale must itself be finite (it is when the
-	 * scale is 0: the factor is a positive finite double). */
-	if ((m->bias_log_scale != 0.0 && !isfinite(ha_model_log_bias_coef(m))) ||
-	    (m->var_log_scale != 0.0 && !isfinite(ha_model_log_var_coef(m))))
 		return HA_EINVAL;
 	return HA_OK;
 }
@@ -124,25 +143,25 @@ double ha_exp_or_inf(double log_value)
 }
 
 /* β ln n: exactly ln n for β = 1. */
-static double log_samples_power(const struct ha_model *m)
+static double log_samples_power(const struct ha_model *m, double samples)
 {
-	return m->var_samples_power * log(m->samples);
+	return m->var_samples_power * log(samples);
 }
 
 /* n^β: exactly n for β = 1 (+inf beyond a double, 0 below). */
-static double samples_power(const struct ha_model *m)
+static double samples_power(const struct ha_model *m, double samples)
 {
-	return m->var_samples_power == 1.0 ? m->samples
-	                                   : pow(m->samples, m->var_samples_power);
+	return m->var_samples_power == 1.0 ? samples
+	                                   : pow(samples, m->var_samples_power);
 }
 
-double ha_model_log_constant(const struct ha_model *m)
+double ha_model_log_constant(const struct ha_model *m, double samples)
 {
 	double log_e = m->irreducible == 0.0 ? -INFINITY : log(m->irreducible);
 	if (m->data_coef == 0.0)
 		return log_e;
 	return ha_log_add(log_e, log(m->data_coef) -
-	                         m->data_power * log(m->samples));
+	                         m->data_power * log(samples));
 }
 
 /* ln(E + e^log_r) for E >= 0. */
@@ -161,7 +180,7 @@ static double plain(double direct, double log_value, int *all_direct)
 	return ha_exp_or_inf(log_value);
 }
 
-void ha_model_eval_parts(const struct ha_model *m, uint64_t budget,
+void ha_model_eval_parts(const struct ha_model *m, double samples, uint64_t budget,
                          uint64_t head_dim, struct ha_eval_parts *p)
 {
 	uint64_t heads = budget / head_dim;
@@ -177,24 +196,27 @@ void ha_model_eval_parts(const struct ha_model *m, uint64_t budget,
 	p->pow_var = pow(d, m->var_rate * d + m->var_power);
 	p->log_bias_coef = ha_model_log_bias_coef(m);
 	p->log_var_coef = ha_model_log_var_coef(m);
-	p->log_samples_power = log_samples_power(m);
-	p->samples_power = samples_power(m);
+	p->log_samples_power = log_samples_power(m, samples);
+	p->samples_power = samples_power(m, samples);
 }
 
-enum ha_status ha_model_eval(const struct ha_model *m, uint64_t budget,
-                             uint64_t head_dim, struct ha_terms *out)
+enum ha_status ha_model_eval(const struct ha_model *m, double samples,
+                             uint64_t budget, uint64_t head_dim,
+                             struct ha_terms *out)
 {
 	if (!m || !out || head_dim == 0 || budget == 0 ||
-	    budget > HA_BUDGET_MAX || budget % head_dim != 0)
+	    budget > HA_BUDGET_MAX || budget % head_dim != 0 ||
+	    !ha_samples_valid(samples))
 		return HA_EINVAL;
 	struct ha_eval_parts parts;
-	ha_model_eval_parts(m, budget, head_dim, &parts);
-	ha_model_eval_from(m, budget, head_dim, &parts, out);
+	ha_model_eval_parts(m, samples, budget, head_dim, &parts);
+	ha_model_eval_from(m, samples, budget, head_dim, &parts, out);
 	return HA_OK;
 }
 
-void ha_model_eval_from(const struct ha_model *m, uint64_t budget, uint64_t head_dim,
-                        const struct ha_eval_parts *p, struct ha_terms *out)
+void ha_model_eval_from(const struct ha_model *m, double samples, uint64_t budget,
+                        uint64_t head_dim, const struct ha_eval_parts *p,
+                        struct ha_terms *out)
 {
 	uint64_t heads = budget / head_dim;
 	double d = (double)head_dim;
@@ -215,11 +237,11 @@ void ha_model_eval_from(const struct ha_model *m, uint64_t budget, uint64_t head
 	/* Plain values straight from the formulas where every intermediate is
 	 * a normal double (exp of a log would lose the last bits); from the
 	 * logs where a power under- or overflows on the way, or where a
-	 * coefficient is carried as a log scale (its plain value need not be
-	 * a double: NaN sends plain() to the log). */
+	 * coefficient is held as its log (its plain value need not be a
+	 * double: NaN sends plain() to the log). */
 	int direct = 1;
-	double c_b = m->bias_log_scale == 0.0 ? m->bias_coef : NAN;
-	double c_v = m->var_log_scale == 0.0 ? m->var_coef : NAN;
+	double c_b = m->bias_coef_is_log ? NAN : m->bias_coef;
+	double c_v = m->var_coef_is_log ? NAN : m->var_coef;
 	out->bias2 = plain(c_b * p->pow_bias, out->log_bias2, &direct);
 	double var = c_v * (p->pow_var / p->samples_power);
 	out->variance = plain(var / H, out->log_variance, &direct);
@@ -234,8 +256,9 @@ void ha_model_eval_from(const struct ha_model *m, uint64_t budget, uint64_t head
 	if (m->data_coef != 0.0) {
 		/* A n^-α: a plain value (it may underflow to 0; the log of the
 		 * sum below keeps it whatever its size). */
-		out->data = m->data_coef * pow(m->samples, -m->data_power);
-		out->log_mse = ha_log_add(ha_model_log_constant(m), out->log_reducible);
+		out->data = m->data_coef * pow(samples, -m->data_power);
+		out->log_mse = ha_log_add(ha_model_log_constant(m, samples),
+		                          out->log_reducible);
 		out->mse = m->irreducible + out->data + out->reducible;
 	} else if (m->irreducible == 0.0) {
 		out->log_mse = out->log_reducible;
@@ -246,8 +269,8 @@ void ha_model_eval_from(const struct ha_model *m, uint64_t budget, uint64_t head
 	}
 }
 
-double ha_model_log_relative_mse(const struct ha_model *m, uint64_t budget,
-                                 uint64_t head_dim)
+double ha_model_log_relative_mse(const struct ha_model *m, double samples,
+                                 uint64_t budget, uint64_t head_dim)
 {
 	double d = (double)head_dim;
 	double H = (double)(budget / head_dim);
@@ -258,25 +281,26 @@ double ha_model_log_relative_mse(const struct ha_model *m, uint64_t budget,
 	double log_bias = -m->smoothness * log(d);
 	double log_var = ha_model_log_var_coef(m) - ha_model_log_bias_coef(m) +
 	                 (m->var_rate * d + m->var_power) * log(d) -
-	                 log_samples_power(m) + log(rho + (1.0 - rho) / H);
+	                 log_samples_power(m, samples) + log(rho + (1.0 - rho) / H);
 	return ha_log_add(log_bias, log_var);
 }
 
-double ha_model_log_relaxed(const struct ha_model *m, double budget, double x,
-                            double *grad)
+double ha_model_log_relaxed(const struct ha_model *m, double samples,
+                            double budget, double x, double *grad)
 {
 	double grad_u;
-	double log_f = ha_model_log_relaxed_ln(m, budget, log(x), grad ? &grad_u : NULL);
+	double log_f = ha_model_log_relaxed_ln(m, samples, budget, log(x),
+	                                       grad ? &grad_u : NULL);
 	if (grad)
 		*grad = grad_u / x;
 	return log_f;
 }
 
 void ha_relaxed_fn_init(struct ha_relaxed_fn *f, const struct ha_model *m,
-                        double budget)
+                        double samples, double budget)
 {
 	f->log_bias_coef = ha_model_log_bias_coef(m);
-	f->log_var_scale = ha_model_log_var_coef(m) - log_samples_power(m);
+	f->log_var_scale = ha_model_log_var_coef(m) - log_samples_power(m, samples);
 	f->smoothness = m->smoothness;
 	f->rho = 1.0 - m->hdi;
 	f->budget = budget;
@@ -313,16 +337,16 @@ double ha_relaxed_fn_eval(const struct ha_relaxed_fn *f, double log_x,
 	return log_f;
 }
 
-double ha_model_log_relaxed_ln(const struct ha_model *m, double budget,
-                               double log_x, double *grad)
+double ha_model_log_relaxed_ln(const struct ha_model *m, double samples,
+                               double budget, double log_x, double *grad)
 {
 	struct ha_relaxed_fn f;
-	ha_relaxed_fn_init(&f, m, budget);
+	ha_relaxed_fn_init(&f, m, samples, budget);
 	double log_r = ha_relaxed_fn_eval(&f, log_x, grad);
 	if (m->irreducible == 0.0 && m->data_coef == 0.0)
 		return log_r;
 	double log_f = m->data_coef == 0.0 ? log_shift(m->irreducible, log_r)
-	                                   : ha_log_add(ha_model_log_constant(m), log_r);
+	                                   : ha_log_add(ha_model_log_constant(m, samples), log_r);
 	/* d ln f/du = (R/f) d ln R/du, R/f = e^(ln R - ln f). */
 	if (grad)
 		*grad *= exp(log_r - log_f);

@@ -65,26 +65,26 @@ static double log_group_factor(const struct ha_model *m, uint64_t heads,
 }
 
 double ha_model_log_relative_mse_grouped(const struct ha_model *m,
-                                         uint64_t budget, uint64_t head_dim,
-                                         uint64_t kv_heads)
+                                         double samples, uint64_t budget,
+                                         uint64_t head_dim, uint64_t kv_heads)
 {
 	uint64_t heads = budget / head_dim;
 	if (kv_heads == heads)
-		return ha_model_log_relative_mse(m, budget, head_dim);
+		return ha_model_log_relative_mse(m, samples, budget, head_dim);
 	double d = (double)head_dim;
 	double log_bias = -m->smoothness * log(d);
 	double log_var = ha_model_log_var_coef(m) - ha_model_log_bias_coef(m) +
 	                 (m->var_rate * d + m->var_power) * log(d) -
-	                 m->var_samples_power * log(m->samples) +
+	                 m->var_samples_power * log(samples) +
 	                 log_group_factor(m, heads, kv_heads);
 	return ha_log_add(log_bias, log_var);
 }
 
-enum ha_status ha_model_eval_grouped(const struct ha_model *m, uint64_t budget,
-                                     uint64_t head_dim, uint64_t kv_heads,
-                                     struct ha_terms *out)
+enum ha_status ha_model_eval_grouped(const struct ha_model *m, double samples,
+                                     uint64_t budget, uint64_t head_dim,
+                                     uint64_t kv_heads, struct ha_terms *out)
 {
-	enum ha_status st = ha_model_eval(m, budget, head_dim, out);
+	enum ha_status st = ha_model_eval(m, samples, budget, head_dim, out);
 	if (st != HA_OK)
 		return st;
 	uint64_t heads = budget / head_dim;
@@ -108,21 +108,21 @@ enum ha_status ha_model_eval_grouped(const struct ha_model *m, uint64_t budget,
 	out->reducible = isnormal(sum) && isnormal(out->bias2) &&
 	                 isnormal(out->variance)
 	                 ? sum : ha_exp_or_inf(out->log_reducible);
-	double log_c = ha_model_log_constant(m);
+	double log_c = ha_model_log_constant(m, samples);
 	out->log_mse = ha_log_add(log_c, out->log_reducible);
 	out->mse = m->irreducible + out->data + out->reducible;
 	return HA_OK;
 }
 
-double ha_model_log_relaxed_grouped(const struct ha_model *m, double budget,
-                                    double x, double kv_heads)
+double ha_model_log_relaxed_grouped(const struct ha_model *m, double samples,
+                                    double budget, double x, double kv_heads)
 {
 	double rho = 1.0 - m->hdi, rho_g = 1.0 - m->group_hdi;
 	double factor = rho + (1.0 - rho_g) * x / budget + (rho_g - rho) / kv_heads;
 	double lx = log(x);
 	double log_bias = ha_model_log_bias_coef(m) - m->smoothness * lx;
 	double log_var = ha_model_log_var_coef(m) -
-	                 m->var_samples_power * log(m->samples) +
+	                 m->var_samples_power * log(samples) +
 	                 (m->var_rate * x + m->var_power) * lx + log(factor);
 	return ha_log_add(log_bias, log_var);
 }

@@ -36,31 +36,34 @@ struct ha_eval_parts {
 	double samples_power;             /* n^β */
 };
 
-/* For a valid model and budget % head_dim == 0 (ha_model_eval checks). */
-/* The check of ha_model_validate on the sample size alone: a model that
- * passed it and differs from this one in samples alone is valid exactly
- * when this holds. */
-int ha_model_samples_valid(double samples);
+/* 1 when n is in its domain: 1 < n <= 1e300, finite. */
+int ha_samples_valid(double samples);
 
-void ha_model_eval_parts(const struct ha_model *m, uint64_t budget,
+/* For a valid model, valid n and budget % head_dim == 0 (ha_model_eval
+ * checks). */
+void ha_model_eval_parts(const struct ha_model *m, double samples, uint64_t budget,
                          uint64_t head_dim, struct ha_eval_parts *parts);
-void ha_model_eval_from(const struct ha_model *m, uint64_t budget, uint64_t head_dim,
-                        const struct ha_eval_parts *parts, struct ha_terms *out);
+void ha_model_eval_from(const struct ha_model *m, double samples, uint64_t budget,
+                        uint64_t head_dim, const struct ha_eval_parts *parts,
+                        struct ha_terms *out);
 
-/* ln c_b and ln c_v: ln(plain factor) + log scale.  Finite for a
+/* ln c_b and ln c_v, from the form each is held in.  Finite for a
  * validated model. */
 double ha_model_log_bias_coef(const struct ha_model *model);
 double ha_model_log_var_coef(const struct ha_model *model);
 
-/* Set c_b (c_v) to exp(log_coef), exactly: the plain factor becomes 1 and
- * the log scale log_coef, so ha_model_log_bias_coef() returns log_coef
- * bit for bit whatever its size. */
+/* Set c_b (c_v) to exp(log_coef), exactly: held as its log, so
+ * ha_model_log_bias_coef() returns log_coef bit for bit whatever its
+ * size (a log of 0 is held as the plain 1). */
 void ha_model_set_log_bias_coef(struct ha_model *model, double log_coef);
 void ha_model_set_log_var_coef(struct ha_model *model, double log_coef);
+/* Set c_b (c_v) to the plain coef (> 0, finite), held as given. */
+void ha_model_set_bias_coef(struct ha_model *model, double coef);
+void ha_model_set_var_coef(struct ha_model *model, double coef);
 
 /* ln(E + A n^-α), the part of the error common to every head dimension
  * at this n; -inf when E = A = 0.  The model is assumed validated. */
-double ha_model_log_constant(const struct ha_model *model);
+double ha_model_log_constant(const struct ha_model *model, double samples);
 
 /* ln((MSE - E - A n^-α) / c_b), for comparing head dimensions: it differs from
  * ha_model_eval's log_reducible by the constant ln c_b, which changes no
@@ -70,23 +73,23 @@ double ha_model_log_constant(const struct ha_model *model);
  * so every allocation, independent of E (with E in, a large E would widen
  * the relative tie band); the data term A n^-α is left out likewise.
  * The caller checks the preconditions of ha_model_eval. */
-double ha_model_log_relative_mse(const struct ha_model *model, uint64_t budget,
-                                 uint64_t head_dim);
+double ha_model_log_relative_mse(const struct ha_model *model, double samples,
+                                 uint64_t budget, uint64_t head_dim);
 
 /* The relaxed objective of headalloc-model(7), THE CONTINUOUS RELAXATION, at a real head dimension x >= 1 with
  * H = D/x: ln f(x), f(x) = E + A n^-α + c_b x^-s + c_v x^(γx+κ)/n^β (rho + (1-rho) x/D).
  * Also stores d ln f / dx in *grad when grad is not NULL. */
-double ha_model_log_relaxed(const struct ha_model *model, double budget,
-                            double x, double *grad);
+double ha_model_log_relaxed(const struct ha_model *model, double samples,
+                            double budget, double x, double *grad);
 
 /* The same in u = ln x: ln f(e^u), and d ln f / du in *grad when grad is
  * not NULL.  Exact where x rounds to 1 or e^u loses digits. */
-double ha_model_log_relaxed_ln(const struct ha_model *model, double budget,
-                               double log_x, double *grad);
+double ha_model_log_relaxed_ln(const struct ha_model *model, double samples,
+                               double budget, double log_x, double *grad);
 
-/* Prepare *f for model (validated) and budget D. */
+/* Prepare *f for model (validated), n and budget D. */
 void ha_relaxed_fn_init(struct ha_relaxed_fn *f, const struct ha_model *model,
-                        double budget);
+                        double samples, double budget);
 
 /* ln(f(e^u) - E - A n^-α) with the prepared constants, and its derivative
  * in u in *grad when grad is not NULL.  With E = A = 0 this is

@@ -38,15 +38,6 @@ static double log_factor(const struct ha_model *m, uint64_t budget,
 	return log(rho + (1.0 - rho) / (double)(budget / d));
 }
 
-int ha_regime_model_ok(const struct ha_model *m)
-{
-	if (!m)
-		return 0;
-	struct ha_model copy = *m;
-	copy.samples = 2.0; /* the regimes span every n */
-	return ha_model_validate(&copy) == HA_OK;
-}
-
 /* The switch point of d1 < d2, both dividing D, for a validated model.
  *   β ln n = ln(b2 - b1) - ln(a1 - a2)
  *        = ln b1 + ln(e^db - 1) - ln a2 - ln(e^da - 1)
@@ -79,7 +70,7 @@ static double log_switch(const struct ha_model *m, uint64_t budget,
 double ha_regime_log_switch(const struct ha_model *model, uint64_t budget,
                             uint64_t d1, uint64_t d2)
 {
-	if (!ha_regime_model_ok(model) || budget == 0 || budget > HA_BUDGET_MAX ||
+	if (ha_model_validate(model) != HA_OK || budget == 0 || budget > HA_BUDGET_MAX ||
 	    d1 == 0 || d2 <= d1 || budget % d1 != 0 || budget % d2 != 0)
 		return INFINITY;
 	return log_switch(model, budget, d1, d2);
@@ -125,7 +116,7 @@ enum ha_status ha_regime_compute(const struct ha_model *model, uint64_t budget,
 		*out = NULL;
 	if (regimes)
 		*regimes = 0;
-	if (!out || !regimes || !ha_regime_model_ok(model) || budget == 0 ||
+	if (!out || !regimes || ha_model_validate(model) != HA_OK || budget == 0 ||
 	    budget > HA_BUDGET_MAX || (count > 0 && !head_dims))
 		return HA_EINVAL;
 	if (count == 0)

@@ -180,7 +180,7 @@ enum ha_status ha_regime_compute_grouped(const struct ha_solver *solver,
 		*out = NULL;
 	if (regimes)
 		*regimes = 0;
-	if (!solver || !out || !regimes || !ha_regime_model_ok(model) ||
+	if (!solver || !out || !regimes || ha_model_validate(model) != HA_OK ||
 	    ha_kv_constraints_validate(kv) != HA_OK)
 		return HA_EINVAL;
 	uint64_t bound = ha_grouped_triple_bound(ha_solver_budget(solver));

@@ -23,9 +23,6 @@ static inline double log_ratio(uint64_t d1, uint64_t d2)
 	return log1p((double)(d2 - d1) / (double)d1);
 }
 
-/* 1 when m is a valid model at some n (its samples field is ignored). */
-int ha_regime_model_ok(const struct ha_model *m);
-
 /* The lines of an envelope, in ascending d (so descending intercept and
  * strictly ascending slope in n^-β): their count, the ln n at which line
  * k takes over from line j < k (log_switch), and the triple of line k
@@ -45,7 +42,7 @@ enum ha_status ha_regime_envelope(const struct ha_regime_lines *lines,
 
 /* The regime table of budget D over the given feasible head dimensions
  * (ascending, each dividing D; e.g. ha_solver_feasible()), for the model's
- * s, c_b, c_v and hdi (its samples field is ignored).  On HA_OK *out is a
+ * s, c_b, c_v and hdi (over every n).  On HA_OK *out is a
  * new array of *count regimes sorted by n, which the caller frees with
  * free().  HA_EINVAL for NULL pointers, an invalid model, D out of range,
  * or head dimensions that are zero, unsorted, repeated or not divisors;
@@ -71,8 +68,8 @@ double ha_regime_log_switch(const struct ha_model *model, uint64_t budget,
 
 /* The regimes over the triples (H, G, d) of headalloc-model(7),
  * GROUPED-QUERY ATTENTION, under the KV constraints kv (NULL: none, G
- * auto), for the model's s, c_b, c_v, hdi and group_hdi (its samples is
- * ignored).  Every triple's error is still a_d + b_(d,G) n^-β with a_d =
+ * auto), for the model's s, c_b, c_v, hdi and group_hdi (over every
+ * n).  Every triple's error is still a_d + b_(d,G) n^-β with a_d =
  * c_b d^-s and b_(d,G) = c_v d^(γd+κ) F(H, G): for one d the G of the
  * least F wins at every n (ties to the larger G), a d whose b is no
  * smaller than that of a larger d never wins, and the envelope of the

@@ -97,7 +97,7 @@ struct ha_relaxed_solver {
 	int has_hint;                   /* a previous answer, */
 	double hint;                    /* the estimate of the next solve */
 	struct prediction prediction;   /* the last interior answers */
-	int has_model;                  /* model: the last one, n set to 0 */
+	int has_model;                  /* model: the last one */
 	struct ha_model model;
 	double log_var_coef;            /* its ln c_v */
 	size_t nlopt_evaluations;       /* NLopt's, in the last solve */
@@ -142,11 +142,12 @@ static double relaxed_objective(unsigned n, const double *u, double *grad,
 /* A starting point for NLopt: the root of the leading terms of the hdi = 1
  * stationarity equation (headalloc-model(7), THE CONTINUOUS RELAXATION), (x/2 + s + 2) ln x = ln(s c_b n D / c_v),
  * by a few Newton steps in u = ln x from x = e; clamped into [lo, hi]. */
-static double starting_log_x(const struct ha_model *m, double budget,
-                             double lo, double hi)
+static double starting_log_x(const struct ha_model *m, double samples,
+                             double budget, double lo, double hi)
 {
-	double rhs = log(m->smoothness * m->bias_coef / m->var_coef) +
-	             m->var_samples_power * log(m->samples) + log(budget);
+	double rhs = log(m->smoothness) + ha_model_log_bias_coef(m) -
+	             ha_model_log_var_coef(m) +
+	             m->var_samples_power * log(samples) + log(budget);
 	double u = 1.0;
 	for (int i = 0; i < START_NEWTON_STEPS; i++) {
 		double x = exp(u);
@@ -298,20 +299,20 @@ void ha_relaxed_solver_free(struct ha_relaxed_solver *w)
 	free(w);
 }
 
-/* m is w's kept model but for n, bit for bit. */
-static int kept_but_samples(const struct ha_relaxed_solver *w, const struct ha_model *m)
+/* m is w's kept model, bit for bit (n may differ: it is not a model
+ * parameter). */
+static int kept_model(const struct ha_relaxed_solver *w, const struct ha_model *m)
 {
-	struct ha_model key = *m;
-	key.samples = 0.0;
-	return memcmp(&key, &w->model, sizeof key) == 0;
+	return memcmp(m, &w->model, sizeof *m) == 0;
 }
 
-/* log_samples: log(m->samples), or NaN to take it here; *log_head_dim
+/* log_samples: log(samples), or NaN to take it here; *log_head_dim
  * (when not NULL) log(relaxed->head_dim) on HA_OK; next_row: the caller
  * says m is the kept model but for n (ha_relaxed_solver_solve_next), so
  * it is not compared. */
 static enum ha_status solve(struct ha_relaxed_solver *w, const struct ha_model *m,
-                            double log_samples, struct ha_relaxed *relaxed,
+                            double samples, double log_samples,
+                            struct ha_relaxed *relaxed,
                             double *log_head_dim, int with_mse, int next_row)
 {
 	if (!w || !relaxed || !m)
@@ -322,20 +323,19 @@ static enum ha_status solve(struct ha_relaxed_solver *w, const struct ha_model *
 	 * by the same arithmetic as ha_relaxed_fn_init's and
 	 * ha_relaxed_root_init's (the other logarithms kept), and only n is
 	 * checked again (the kept model passed ha_model_validate). */
-	int same = w->has_model && (next_row || kept_but_samples(w, m));
-	if (same ? !ha_model_samples_valid(m->samples) : ha_model_validate(m) != HA_OK)
+	int same = w->has_model && (next_row || kept_model(w, m));
+	if (!ha_samples_valid(samples) || (!same && ha_model_validate(m) != HA_OK))
 		return HA_EINVAL;
 	if (same) {
 		if (isnan(log_samples))
-			log_samples = log(m->samples);
+			log_samples = log(samples);
 		problem->fn.log_var_scale = w->log_var_coef -
 		                            m->var_samples_power * log_samples;
 		ha_relaxed_root_move(&w->root, &problem->fn);
 	} else {
-		ha_relaxed_fn_init(&problem->fn, m, problem->budget);
+		ha_relaxed_fn_init(&problem->fn, m, samples, problem->budget);
 		ha_relaxed_root_init(&w->root, &problem->fn, s->x_lo, s->x_hi);
 		w->model = *m;
-		w->model.samples = 0.0;
 		w->log_var_coef = ha_model_log_var_coef(m);
 		w->has_model = 1;
 	}
@@ -348,7 +348,7 @@ static enum ha_status solve(struct ha_relaxed_solver *w, const struct ha_model *
 	 * bisection are evaluated, never its answer. */
 	double estimate = w->hint;
 	if (!w->has_hint && s->x_hi > s->x_lo) {
-		double u = starting_log_x(m, problem->budget, w->lo, w->hi);
+		double u = starting_log_x(m, samples, problem->budget, w->lo, w->hi);
 		enum ha_status st = nlopt_minimise(w, &u);
 		if (st == HA_ENOMEM)
 			return st;
@@ -375,7 +375,7 @@ static enum ha_status solve(struct ha_relaxed_solver *w, const struct ha_model *
 	relaxed->log_mse = !with_mse ? NAN
 		: m->irreducible == 0.0 && m->data_coef == 0.0
 		? ha_relaxed_fn_eval(&problem->fn, u, NULL)
-		: ha_model_log_relaxed_ln(m, problem->budget, u, NULL);
+		: ha_model_log_relaxed_ln(m, samples, problem->budget, u, NULL);
 	if (!isfinite(relaxed->head_dim) || (with_mse && !isfinite(relaxed->log_mse)))
 		return HA_ENUMERIC;
 	w->hint = x;
@@ -386,35 +386,37 @@ static enum ha_status solve(struct ha_relaxed_solver *w, const struct ha_model *
 }
 
 enum ha_status ha_relaxed_solver_solve(struct ha_relaxed_solver *w,
-                                       const struct ha_model *m,
+                                       const struct ha_model *m, double samples,
                                        struct ha_relaxed *relaxed)
 {
-	return solve(w, m, NAN, relaxed, NULL, 1, 0);
+	return solve(w, m, samples, NAN, relaxed, NULL, 1, 0);
 }
 
 enum ha_status ha_relaxed_solver_solve_optimum(struct ha_relaxed_solver *w,
                                                const struct ha_model *m,
+                                               double samples,
                                                struct ha_relaxed *relaxed)
 {
-	return solve(w, m, NAN, relaxed, NULL, 0, 0);
+	return solve(w, m, samples, NAN, relaxed, NULL, 0, 0);
 }
 
 enum ha_status ha_relaxed_solver_solve_optimum_ln(struct ha_relaxed_solver *w,
                                                   const struct ha_model *m,
+                                                  double samples,
                                                   double log_samples,
                                                   struct ha_relaxed *relaxed,
                                                   double *log_head_dim)
 {
-	return solve(w, m, log_samples, relaxed, log_head_dim, 0, 0);
+	return solve(w, m, samples, log_samples, relaxed, log_head_dim, 0, 0);
 }
 
 enum ha_status ha_relaxed_solver_solve_next(struct ha_relaxed_solver *w,
                                             const struct ha_model *m,
-                                            double log_samples,
+                                            double samples, double log_samples,
                                             struct ha_relaxed *relaxed,
                                             double *log_head_dim)
 {
-	return solve(w, m, log_samples, relaxed, log_head_dim, 0, 1);
+	return solve(w, m, samples, log_samples, relaxed, log_head_dim, 0, 1);
 }
 
 void ha_relaxed_solver_last_cost(const struct ha_relaxed_solver *w,
@@ -426,15 +428,16 @@ void ha_relaxed_solver_last_cost(const struct ha_relaxed_solver *w,
 }
 
 enum ha_status ha_solver_solve_relaxed(const struct ha_solver *s,
-                                       const struct ha_model *m,
+                                       const struct ha_model *m, double samples,
                                        struct ha_relaxed *relaxed)
 {
-	if (!s || !relaxed || ha_model_validate(m) != HA_OK)
+	if (!s || !relaxed || ha_model_validate(m) != HA_OK ||
+	    !ha_samples_valid(samples))
 		return HA_EINVAL;
 	struct ha_relaxed_solver *w;
 	enum ha_status st = ha_relaxed_solver_new(s, &w);
 	if (st == HA_OK)
-		st = ha_relaxed_solver_solve(w, m, relaxed);
+		st = ha_relaxed_solver_solve(w, m, samples, relaxed);
 	ha_relaxed_solver_free(w);
 	return st;
 }

@@ -51,7 +51,7 @@ static double coupling(unsigned n, const double *v, double *grad, void *data)
 
 /* The answer at (u, w) = v. */
 static enum ha_status finish(struct objective *o, const struct ha_model *m,
-                             double D, const double *v,
+                             double samples, double D, const double *v,
                              struct ha_grouped_relaxed *out)
 {
 	double f = reducible(2, v, NULL, o);
@@ -62,17 +62,17 @@ static enum ha_status finish(struct objective *o, const struct ha_model *m,
 	out->kv_heads = G;
 	out->heads = D / x;
 	out->kv_dim = G * x;
-	out->log_mse = ha_log_add(ha_model_log_constant(m), f);
+	out->log_mse = ha_log_add(ha_model_log_constant(m, samples), f);
 	return HA_OK;
 }
 
 enum ha_status ha_grouped_solve_relaxed(const struct ha_solver *s,
-                                        const struct ha_model *m,
+                                        const struct ha_model *m, double samples,
                                         const struct ha_kv_constraints *kv,
                                         struct ha_grouped_relaxed *out)
 {
 	static const struct ha_kv_constraints none = {0, 0, 0, 0};
-	if (!s || !out || ha_model_validate(m) != HA_OK ||
+	if (!s || !out || ha_model_validate(m) != HA_OK || !ha_samples_valid(samples) ||
 	    ha_kv_constraints_validate(kv) != HA_OK)
 		return HA_EINVAL;
 	if (!kv)
@@ -93,13 +93,13 @@ enum ha_status ha_grouped_solve_relaxed(const struct ha_solver *s,
 	struct objective o = {
 		.log_bias = ha_model_log_bias_coef(m),
 		.log_var = ha_model_log_var_coef(m) -
-		           m->var_samples_power * log(m->samples),
+		           m->var_samples_power * log(samples),
 		.s = m->smoothness, .rate = m->var_rate, .power = m->var_power,
 		.rho = 1.0 - m->hdi, .rho_g = 1.0 - m->group_hdi, .budget = D,
 	};
 	/* Start where the ungrouped relaxation lies, G as large as allowed. */
 	struct ha_relaxed r1;
-	enum ha_status st = ha_solver_solve_relaxed(s, m, &r1);
+	enum ha_status st = ha_solver_solve_relaxed(s, m, samples, &r1);
 	if (st != HA_OK)
 		return st;
 	double v[2] = {log(r1.head_dim), 0.0};
@@ -113,7 +113,7 @@ enum ha_status ha_grouped_solve_relaxed(const struct ha_solver *s,
 	if (lo[0] == hi[0] || lo[0] + lo[1] >= top) {
 		v[0] = lo[0];
 		v[1] = o.rho_g < o.rho ? lo[1] : fmax(lo[1], fmin(hi[1], top - v[0]));
-		return finish(&o, m, D, v, out);
+		return finish(&o, m, samples, D, v, out);
 	}
 	nlopt_opt opt = nlopt_create(NLOPT_LD_SLSQP, 2);
 	if (!opt)
@@ -149,5 +149,5 @@ enum ha_status ha_grouped_solve_relaxed(const struct ha_solver *s,
 	 * larger G, as large as the constraints allow at x*. */
 	if (o.rho_g == o.rho)
 		v[1] = fmax(lo[1], fmin(hi[1], top - v[0]));
-	return finish(&o, m, D, v, out);
+	return finish(&o, m, samples, D, v, out);
 }

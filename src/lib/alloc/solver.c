@@ -148,16 +148,17 @@ const uint64_t *ha_solver_feasible(const struct ha_solver *solver,
 }
 
 enum ha_status ha_solver_solve(const struct ha_solver *s,
-                               const struct ha_model *m,
+                               const struct ha_model *m, double samples,
                                struct ha_solution *out)
 {
 	if (!s || !out)
 		return HA_EINVAL;
 	out->budget = s->budget;
-	enum ha_status st = ha_solver_solve_integer(s, m, &out->optimum,
+	out->samples = samples;
+	enum ha_status st = ha_solver_solve_integer(s, m, samples, &out->optimum,
 	                                            &out->certificate);
 	if (st == HA_OK)
-		st = ha_solver_solve_relaxed(s, m, &out->relaxed);
+		st = ha_solver_solve_relaxed(s, m, samples, &out->relaxed);
 	return st;
 }
 
@@ -182,10 +183,11 @@ static int by_index(const void *a, const void *b)
 }
 
 enum ha_status ha_solver_enumerate(const struct ha_solver *s,
-                                   const struct ha_model *m,
+                                   const struct ha_model *m, double samples,
                                    struct ha_allocation **out, size_t *count)
 {
-	if (!s || !out || !count || ha_model_validate(m) != HA_OK)
+	if (!s || !out || !count || ha_model_validate(m) != HA_OK ||
+	    !ha_samples_valid(samples))
 		return HA_EINVAL;
 	*out = NULL;
 	*count = 0;
@@ -200,7 +202,8 @@ enum ha_status ha_solver_enumerate(const struct ha_solver *s,
 	/* Sorted on the same values the solver compares, so that the first
 	 * row is always its optimum. */
 	for (size_t i = 0; i < n; i++) {
-		order[i].key = ha_model_log_relative_mse(m, s->budget, s->feasible[i]);
+		order[i].key = ha_model_log_relative_mse(m, samples, s->budget,
+		                                         s->feasible[i]);
 		order[i].index = i;
 	}
 	qsort(order, n, sizeof *order, by_key_then_index);
@@ -213,7 +216,7 @@ enum ha_status ha_solver_enumerate(const struct ha_solver *s,
 		uint64_t d = s->feasible[order[i].index];
 		rows[i].head_dim = d;
 		rows[i].heads = s->budget / d;
-		ha_model_eval(m, s->budget, d, &rows[i].terms);
+		ha_model_eval(m, samples, s->budget, d, &rows[i].terms);
 	}
 	free(order);
 	*out = rows;
@@ -222,13 +225,14 @@ enum ha_status ha_solver_enumerate(const struct ha_solver *s,
 }
 
 enum ha_status ha_solve(uint64_t budget, const struct ha_constraints *c,
-                        const struct ha_model *model, struct ha_solution *out)
+                        const struct ha_model *model, double samples,
+                        struct ha_solution *out)
 {
 	struct ha_solver *s;
 	enum ha_status st = ha_solver_new(budget, c, &s);
 	if (st != HA_OK)
 		return st;
-	st = ha_solver_solve(s, model, out);
+	st = ha_solver_solve(s, model, samples, out);
 	ha_solver_free(s);
 	return st;
 }

@@ -51,22 +51,22 @@ enum ha_status ha_integer_memo_new(const struct ha_solver *s,
 void ha_integer_memo_free(struct ha_integer_memo *memo);
 
 /* ha_solver_solve_integer without a certificate, with memo (made for s;
- * NULL: none).  log_samples is log(m->samples), which a sweep's row
+ * NULL: none).  log_samples is log(samples), which a sweep's row
  * takes once for both of its solves and its fits (the same double). */
 enum ha_status ha_solver_solve_integer_memo(const struct ha_solver *s,
                                             struct ha_integer_memo *memo,
                                             const struct ha_model *m,
-                                            double log_samples,
+                                            double samples, double log_samples,
                                             struct ha_allocation *optimum);
 /* The same for a sweep's next row: m is the model of the memo's earlier
- * solves but for samples (checked here), so the model is not validated
+ * solves, at a new n (checked here), so the model is not validated
  * again nor compared with the memo's kept parts (a row's checks were a
  * fifth of its integer search).  The memo's first solve takes the whole
  * path.  The same optimum, to the bit. */
 enum ha_status ha_solver_solve_integer_next(const struct ha_solver *s,
                                             struct ha_integer_memo *memo,
                                             const struct ha_model *m,
-                                            double log_samples,
+                                            double samples, double log_samples,
                                             struct ha_allocation *optimum);
 
 /* The canonical relaxed optimum (relaxed_root.c): the bisection over the
@@ -124,21 +124,23 @@ double ha_relaxed_root_bound(struct ha_relaxed_root *root, double x);
  * functions of the ~25 a point costs). */
 enum ha_status ha_relaxed_solver_solve_optimum(struct ha_relaxed_solver *w,
                                                const struct ha_model *m,
+                                               double samples,
                                                struct ha_relaxed *relaxed);
-/* The same, with log_samples = log(m->samples) given (see
+/* The same, with log_samples = log(samples) given (see
  * ha_solver_solve_integer_memo), and *log_head_dim = log(relaxed->head_dim)
  * on HA_OK (the solve has it: the same double). */
 enum ha_status ha_relaxed_solver_solve_optimum_ln(struct ha_relaxed_solver *w,
                                                   const struct ha_model *m,
+                                                  double samples,
                                                   double log_samples,
                                                   struct ha_relaxed *relaxed,
                                                   double *log_head_dim);
-/* The same for a sweep's next row: m is the model of w's earlier solves
- * but for samples (checked here), so it is not compared with the kept
- * one (ha_solver_solve_integer_next's contract). */
+/* The same for a sweep's next row: m is the model of w's earlier solves,
+ * at a new n (checked here), so it is not compared with the kept one
+ * (ha_solver_solve_integer_next's contract). */
 enum ha_status ha_relaxed_solver_solve_next(struct ha_relaxed_solver *w,
                                             const struct ha_model *m,
-                                            double log_samples,
+                                            double samples, double log_samples,
                                             struct ha_relaxed *relaxed,
                                             double *log_head_dim);
 
@@ -172,10 +174,11 @@ const uint64_t *ha_solver_feasible(const struct ha_solver *solver,
                                    size_t *count);
 
 /* The integer optimum over the feasible pairs, with its certificate, for a
- * validated model (HA_EINVAL otherwise).  Ties within a relative 1e-12 in
- * MSE go to the smaller head dimension. */
+ * validated model at a valid n (HA_EINVAL otherwise).  Ties within a
+ * relative 1e-12 in MSE go to the smaller head dimension. */
 enum ha_status ha_solver_solve_integer(const struct ha_solver *solver,
                                        const struct ha_model *model,
+                                       double samples,
                                        struct ha_allocation *optimum,
                                        struct ha_certificate *certificate);
 
@@ -189,6 +192,7 @@ enum ha_status ha_solver_solve_integer(const struct ha_solver *solver,
  * when NLopt cannot allocate, HA_ENUMERIC if no finite optimum results. */
 enum ha_status ha_solver_solve_relaxed(const struct ha_solver *solver,
                                        const struct ha_model *model,
+                                       double samples,
                                        struct ha_relaxed *relaxed);
 
 /* Make a workspace for solver.  HA_EINVAL for NULL arguments, HA_ENOMEM;
@@ -203,6 +207,7 @@ void ha_relaxed_solver_free(struct ha_relaxed_solver *relaxed_solver);
  * the same statuses. */
 enum ha_status ha_relaxed_solver_solve(struct ha_relaxed_solver *relaxed_solver,
                                        const struct ha_model *model,
+                                       double samples,
                                        struct ha_relaxed *relaxed);
 
 #endif

@@ -40,17 +40,17 @@ enum ha_status sweep_relaxed_dim_at(struct ha_sweep *s, size_t b, size_t i,
 	if (journal_kept(s->journal) &&
 	    journal_get(s->journal, sweep_column(s->columns, b) + SWEEP_X, i, x) == HA_OK)
 		return HA_OK;
-	struct ha_model m = s->model;
 	struct ha_relaxed r;
-	m.samples = sweep_sample_at(s, i);
+	double samples = sweep_sample_at(s, i);
 	if (s->req.kv) {
 		struct ha_grouped_relaxed g;
-		enum ha_status st = ha_grouped_solve_relaxed(s->solvers[b], &m,
-		                                             s->req.kv, &g);
+		enum ha_status st = ha_grouped_solve_relaxed(s->solvers[b], &s->model,
+		                                             samples, s->req.kv, &g);
 		*x = g.head_dim;
 		return st;
 	}
-	enum ha_status st = ha_relaxed_solver_solve_optimum(s->relaxed[b], &m, &r);
+	enum ha_status st = ha_relaxed_solver_solve_optimum(s->relaxed[b], &s->model,
+	                                                    samples, &r);
 	*x = r.head_dim;
 	return st;
 }

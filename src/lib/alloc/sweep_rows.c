@@ -52,15 +52,15 @@ struct sweep_rows {
 };
 
 /* A row of a grouped sweep: the optimum over (H, G, d) of budget b at
- * m->samples, as ha_grouped_solve gives it alone. */
+ * the row's n, as ha_grouped_solve gives it alone. */
 static enum ha_status solve_grouped_row(const struct ha_sweep *s, size_t b,
-                                        const struct ha_model *m,
                                         struct ha_sweep_row *row)
 {
 	struct ha_grouped_solution g;
 	enum ha_status st = grouped_solve_listed(&(struct ha_grouped_request){
 		.solver = s->solvers[b],
-		.model = m,
+		.model = &s->model,
+		.samples = row->samples,
 		.kv = s->req.kv,
 		.shape = s->req.shape,
 	}, &s->pairs[b], &g);
@@ -90,16 +90,15 @@ static void solve_rows(void *ctx, size_t worker, size_t number)
 	struct ha_relaxed_solver **relaxed = rs->relaxed[worker];
 	struct ha_integer_memo **memos = rs->memos[worker];
 	size_t nb = s->req.budget_count;
-	struct ha_model m = s->model;
+	const struct ha_model *m = &s->model;
 	size_t k;
 	job->status = HA_OK;
 	for (k = 0; k < job->count; k++) {
 		size_t b = (job->first + k) % nb;
 		struct ha_sweep_row *row = &job->rows[k];
-		m.samples = row->samples;
 		if (s->req.kv) {
 			job->log_samples[k] = job->log_relaxed[k] = NAN;
-			enum ha_status st = solve_grouped_row(s, b, &m, row);
+			enum ha_status st = solve_grouped_row(s, b, row);
 			if (st != HA_OK) {
 				job->status = st;
 				break;
@@ -110,15 +109,16 @@ static void solve_rows(void *ctx, size_t worker, size_t number)
 		struct ha_relaxed relaxation;
 		double log_samples = log(row->samples);
 		job->log_samples[k] = log_samples;
-		/* every row's model is the sweep's but for samples */
+		/* every row solves the sweep's model, at its own n */
 		enum ha_status st = memos[b]
-			? ha_solver_solve_integer_next(s->solvers[b], memos[b], &m,
-			                               log_samples, &optimum)
-			: ha_solver_solve_integer_memo(s->solvers[b], NULL, &m,
-			                               log_samples, &optimum);
+			? ha_solver_solve_integer_next(s->solvers[b], memos[b], m,
+			                               row->samples, log_samples, &optimum)
+			: ha_solver_solve_integer_memo(s->solvers[b], NULL, m,
+			                               row->samples, log_samples, &optimum);
 		if (st == HA_OK)
-			st = ha_relaxed_solver_solve_next(relaxed[b], &m, log_samples,
-			                                  &relaxation, &job->log_relaxed[k]);
+			st = ha_relaxed_solver_solve_next(relaxed[b], m, row->samples,
+			                                  log_samples, &relaxation,
+			                                  &job->log_relaxed[k]);
 		if (st != HA_OK) {
 			job->status = st;
 			break;

@@ -338,7 +338,8 @@ enum ha_status ha_calibrate(const struct ha_run *runs, size_t count,
 	if (!o->target.budget)
 		for (size_t i = 1; i < count; i++)
 			n = fmax(n, runs[i].samples);
-	c->model = ha_cal_model_of(c->fit.law.value, n);
+	c->model = ha_cal_model_of(c->fit.law.value);
+	c->samples = n;
 	struct ha_cal_prediction *pred = &c->prediction;
 	if (solver) {
 		struct ha_allocation a;

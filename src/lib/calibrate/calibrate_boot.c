@@ -47,10 +47,10 @@ enum ha_status cal_predict(const struct ha_solver *solver, double samples,
                            const double *th, struct ha_allocation *out,
                            struct ha_certificate *certificate)
 {
-	struct ha_model m = ha_cal_model_of(th, samples);
+	struct ha_model m = ha_cal_model_of(th);
 	if (ha_model_validate(&m) != HA_OK)
 		return HA_EINVAL;
-	return ha_solver_solve_integer(solver, &m, out, certificate);
+	return ha_solver_solve_integer(solver, &m, samples, out, certificate);
 }
 
 const char *ha_cal_bootstrap_kind_str(enum ha_cal_bootstrap_kind kind)

@@ -72,11 +72,9 @@ void ha_cal_law_from_model(struct ha_cal_law *law, const struct ha_model *m)
 	law->value[HA_CAL_GROUP_HDI] = m->group_hdi;
 }
 
-struct ha_model ha_cal_model_of(const double value[HA_CAL_PARAMS],
-                                double samples)
+struct ha_model ha_cal_model_of(const double value[HA_CAL_PARAMS])
 {
 	struct ha_model m = ha_model_defaults();
-	m.samples = samples;
 	m.irreducible = value[HA_CAL_IRREDUCIBLE];
 	ha_model_set_log_bias_coef(&m, value[HA_CAL_BIAS_COEF]);
 	m.smoothness = value[HA_CAL_SMOOTHNESS];

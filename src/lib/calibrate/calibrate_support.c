@@ -139,10 +139,10 @@ enum ha_status cal_support(const struct ha_run *runs, const struct cal_data *dat
 	s->noise = all_se ? sqrt(se2 / (double)m) : fit->rms * pred->loss;
 	s->beats_best_measured = s->has_best_measured && pred->loss < s->best_loss;
 
-	struct ha_model model = ha_cal_model_of(fit->law.value, n);
+	struct ha_model model = ha_cal_model_of(fit->law.value);
 	struct ha_allocation *all = NULL;
 	size_t count = 0;
-	enum ha_status st = ha_solver_enumerate(solver, &model, &all, &count);
+	enum ha_status st = ha_solver_enumerate(solver, &model, n, &all, &count);
 	if (st == HA_ENOMEM)
 		return st;
 	if (st == HA_OK && count > 1) {

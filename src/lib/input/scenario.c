@@ -74,8 +74,15 @@ static enum ha_status model_field(struct ha_yr *r, void *ctx, size_t key,
 	case BIAS_COEF:
 	case VAR_COEF: {
 		double *positive[] = {&m->smoothness, &m->bias_coef, &m->var_coef};
-		return ha_yr_real(r, where, "a number > 0", HA_YR_ABOVE, 0.0,
-		                  HUGE_VAL, positive[key]);
+		st = ha_yr_real(r, where, "a number > 0", HA_YR_ABOVE, 0.0,
+		                HUGE_VAL, positive[key]);
+		/* a coefficient given plain is held plain (its log key is
+		 * refused beside it) */
+		if (key == BIAS_COEF)
+			m->bias_coef_is_log = 0;
+		else if (key == VAR_COEF)
+			m->var_coef_is_log = 0;
+		return st;
 	}
 	case HDI:
 	case GROUP_HDI: {

@@ -269,7 +269,7 @@ static void draw(struct plot_canvas *c, const void *data)
 	plot_describe_model(model, sizeof model, req->model, req->constraints,
 	                    req->hdi_source);
 	plot_title(c, "Error landscape of D = %" PRIu64 " at n = %.6g", req->budget,
-	           req->model->samples);
+	           req->allocation->solution.samples);
 	plot_caption(c, 0, "%s", model);
 	plot_caption(c, 1, "integer optimum (" PLOT_DISC_GLYPH "): %" PRIu64 " heads " PLOT_TIMES
 	             " d#dk#u = %" PRIu64 ", log#d10#u MSE = %.4f", sol->optimum.heads,

@@ -44,12 +44,12 @@ void plot_describe_model(char *dst, size_t size, const struct ha_model *m,
 	 * the defaults. */
 	const struct ha_model d = ha_model_defaults();
 	append(dst, size, &used, "model: s = %.6g", m->smoothness);
-	if (m->bias_log_scale == 0.0)
+	if (!m->bias_coef_is_log)
 		append(dst, size, &used, ", c#db#u = %.6g", m->bias_coef);
 	else
 		append(dst, size, &used, ", ln c#db#u = %.6g",
 		       ha_model_log_bias_coef(m));
-	if (m->var_log_scale == 0.0)
+	if (!m->var_coef_is_log)
 		append(dst, size, &used, ", c#dv#u = %.6g", m->var_coef);
 	else
 		append(dst, size, &used, ", ln c#dv#u = %.6g",

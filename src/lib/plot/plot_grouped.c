@@ -188,7 +188,7 @@ static void draw(struct plot_canvas *c, const void *data)
 	                    req->hdi_source);
 	plot_describe_kv(kv, sizeof kv, req->model, req->kv, req->shape);
 	plot_title(c, "KV cache against error: D = %" PRIu64 " at n = %.6g",
-	           sol->budget, req->model->samples);
+	           sol->budget, sol->samples);
 	plot_caption(c, 0, "%s", model);
 	plot_caption(c, 1, "%s", kv);
 	plot_caption(c, 2, "optimum (" PLOT_DISC_GLYPH "): %" PRIu64 " heads " PLOT_TIMES

@@ -30,7 +30,7 @@ void report_yaml_terms(struct ha_yaml_writer *w, const struct ha_allocation *a)
 }
 
 /* The model's parameters as written: the four of headalloc-model(7), THE OBJECTS always, each
- * coefficient plain while its log scale is 0 and else as its exact
+ * coefficient in the form it is held: plain, or as its exact
  * logarithm (so that a calibrated c_v beyond a double reads back bit for
  * bit), then E, γ and κ only where they differ from the defaults (so that
  * every report of the seeds' model stays as it was). */
@@ -46,11 +46,11 @@ static struct model_items model_items(const struct ha_model *m)
 	const struct ha_model defaults = ha_model_defaults();
 #define ITEM(k, v) (it.key[it.count] = (k), it.value[it.count++] = (v))
 	ITEM("smoothness", m->smoothness);
-	if (m->bias_log_scale == 0.0)
+	if (!m->bias_coef_is_log)
 		ITEM("bias_coef", m->bias_coef);
 	else
 		ITEM("log_bias_coef", ha_model_log_bias_coef(m));
-	if (m->var_log_scale == 0.0)
+	if (!m->var_coef_is_log)
 		ITEM("var_coef", m->var_coef);
 	else
 		ITEM("log_var_coef", ha_model_log_var_coef(m));
@@ -145,7 +145,7 @@ static void yaml_solution(struct ha_yaml_writer *w,
 	ha_yaml_key(w, "budget");
 	ha_yaml_uint(w, sol->budget);
 	ha_yaml_key(w, "samples");
-	ha_yaml_double(w, req->model->samples);
+	ha_yaml_double(w, sol->samples);
 
 	report_yaml_model(w, req->model);
 
@@ -234,7 +234,7 @@ static void text_solution(FILE *f, const struct ha_allocation_request *req)
 	const struct ha_certificate *c = &sol->certificate;
 
 	fprintf(f, "budget D = %" PRIu64 ", samples n = %.6g (", sol->budget,
-	        model->samples);
+	        sol->samples);
 	report_text_model(f, model);
 	fputs(")\n\n", f);
 	fprintf(f, "optimum      %" PRIu64 " heads x head_dim %" PRIu64 "\n",

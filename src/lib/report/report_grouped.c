@@ -62,7 +62,7 @@ static void yaml_grouped(struct ha_yaml_writer *w,
 	ha_yaml_key(w, "budget");
 	ha_yaml_uint(w, sol->budget);
 	ha_yaml_key(w, "samples");
-	ha_yaml_double(w, req->model->samples);
+	ha_yaml_double(w, sol->samples);
 	report_yaml_model(w, req->model);
 	yaml_kv(w, kv, shape);
 	ha_yaml_key(w, "optimum");
@@ -173,7 +173,7 @@ static void text_grouped(FILE *f, const struct ha_grouped_report_request *req,
 	const struct ha_grouped_solution *sol = req->solution;
 	int params = shape->model_dim != 0;
 	fprintf(f, "budget D = %" PRIu64 ", samples n = %.6g (", sol->budget,
-	        req->model->samples);
+	        sol->samples);
 	report_text_model(f, req->model);
 	fputs(")\n", f);
 	if (kv->kv_heads)

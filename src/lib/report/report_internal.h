@@ -61,7 +61,7 @@ void report_yaml_error_terms(struct ha_yaml_writer *w, const struct ha_terms *t)
 void report_yaml_terms(struct ha_yaml_writer *w, const struct ha_allocation *a);
 
 /* The key "model" and its map {smoothness, bias_coef, var_coef, hdi},
- * inside an open map.  A coefficient with a log scale is written as its
+ * inside an open map.  A coefficient held as its log is written as that
  * exact logarithm instead (log_bias_coef, log_var_coef), and irreducible,
  * var_rate and var_power follow where they differ from the defaults: the
  * map reads back as a scenario file's model, bit for bit. */
