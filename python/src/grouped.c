@@ -83,7 +83,7 @@ static PyObject *infeasible(const struct ha_py_grouped *g)
 	                       g->kv.max_kv_heads};
 	for (int i = 0; i < 4; i++)
 		if (v[i] && n > 0 && (size_t)n < sizeof message)
-			n += snprintf(message + n, sizeof message - (size_t)n, " %s=%" PRIu64,
+			n += snprintf(message + n, sizeof message - (size_t)n, " %s %" PRIu64,
 			              kv_names[i], v[i]);
 	struct ha_error err;
 	ha_error_init(&err);
@@ -134,19 +134,17 @@ PyObject *ha_py_grouped(PyObject *self, PyObject *args)
 	if (st == HA_EINFEASIBLE && solver_st == HA_OK)
 		result = infeasible(g);
 	else if (st == HA_EUNSUPPORTED) {
+		/* the library's words for a budget past the bound */
 		struct ha_error err;
 		ha_error_init(&err);
-		snprintf(err.message, sizeof err.message, "budget %" PRIu64 ": the grouped "
-		         "allocation would evaluate up to %" PRIu64 " triples (H, G, d); at "
-		         "most %" PRIu64 " are allowed", g->budget,
-		         ha_grouped_triple_bound(g->budget), (uint64_t)HA_GROUPED_MAX_TRIPLES);
+		ha_grouped_sweep_check(&g->budget, 1, 1, &err);
 		result = ha_py_raise(HA_EUNSUPPORTED, &err);
 	} else if (st != HA_OK)
 		result = ha_py_raise(st, NULL);
 	else if (ratio > 0.0 && g->solution.chosen == g->solution.front_count) {
 		struct ha_error err;
 		ha_error_init(&err);
-		snprintf(err.message, sizeof err.message, "max_loss_ratio=%.6g: no allocation "
+		snprintf(err.message, sizeof err.message, "max_loss_ratio %.6g: no allocation "
 		         "meeting the KV constraints is within it of the unconstrained "
 		         "error (the least ratio is %.6g)", ratio,
 		         g->solution.optimum.loss_ratio);

@@ -34,6 +34,21 @@ PyObject *ha_py_raise(enum ha_status status, const struct ha_error *err);
 PyObject *ha_py_input_error(const char *format, ...)
 	__attribute__((format(printf, 1, 2)));
 
+/* InputError "NAME: invalid value REPR: expected EXPECTED": the command
+ * line's words for a bad value, with Python's repr of it.  Returns NULL. */
+PyObject *ha_py_bad_value(PyObject *obj, const char *name, const char *format, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* InfeasibleError "no (heads, head_dim) pair of budget D meets the
+ * constraints: NAME VALUE ...", the command line's words with the
+ * keywords for its options.  Returns NULL. */
+PyObject *ha_py_infeasible(uint64_t budget, const struct ha_constraints *c);
+/* ":" and " NAME VALUE" for each constraint set, after message. */
+void ha_py_append_constraints(char *message, size_t size, const struct ha_constraints *c);
+/* Whether some pair of budget meets c (a target's check before any fit,
+ * as the command line makes it); 0 with the error set. */
+int ha_py_target_feasible(uint64_t budget, const struct ha_constraints *c);
+
 /* The model tuple of the Python layer, in struct ha_model's order:
  * (smoothness, bias_coef, var_coef, hdi, irreducible, var_rate,
  * var_power, bias_log_scale, var_log_scale); samples is given apart.
@@ -78,6 +93,7 @@ PyObject *ha_py_allocate(PyObject *self, PyObject *args);
 PyObject *ha_py_candidates(PyObject *self, PyObject *args);
 PyObject *ha_py_model_validate(PyObject *self, PyObject *args);
 PyObject *ha_py_model_defaults(PyObject *self, PyObject *args);
+PyObject *ha_py_model_param_domain(PyObject *self, PyObject *args);
 PyObject *ha_py_calibration_parameters(PyObject *self, PyObject *args);
 PyObject *ha_py_model_from_yaml(PyObject *self, PyObject *args);
 PyObject *ha_py_sweep_values(PyObject *self, PyObject *args);
@@ -142,6 +158,7 @@ PyObject *ha_py_grouped_values(PyObject *self, PyObject *args);
 
 PyObject *ha_py_hdi_path(PyObject *self, PyObject *args);
 PyObject *ha_py_hdi_arrays(PyObject *self, PyObject *args);
+PyObject *ha_py_hdi_check_work(PyObject *self, PyObject *args);
 PyObject *ha_py_hdi_values(PyObject *self, PyObject *args);
 
 /* The capsule of an HDI: the report, the plan of a directory (or NULL),
