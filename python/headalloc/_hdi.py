@@ -11,7 +11,7 @@ from typing import Any, Optional
 import numpy as np
 
 from . import _ext
-from ._errors import InputError, UnsupportedError
+from ._errors import InputError, UnsupportedError, bad_value
 from ._progress import Progress, progress_callback
 from ._results import HDI
 
@@ -85,12 +85,21 @@ def hdi(source: Any, heads: Optional[int] = None, tensor: Optional[str] = None,
 
 
 def _measure(source, heads, tensor, layout, callback):
+    if layout is not None and layout not in ("out-in", "in-out"):
+        bad_value("layout", layout, "out-in or in-out")
     if isinstance(source, (str, bytes, os.PathLike)):
         path = os.fsdecode(source)
-        if layout is not None and tensor is None and os.path.isdir(path):
-            # The command line's --layout without --tensor, in its words.
+        directory = os.path.isdir(path)
+        # The command line's refusals of --layout, --tensor and --heads
+        # with a model directory or a file, in its words.
+        if directory and layout is not None and tensor is None:
             raise InputError("layout applies to a model directory only with tensor: "
                              "the preset knows the layout of its keys")
+        if directory and tensor is not None and heads is None:
+            raise InputError("tensor in a model directory needs heads: the tensors it "
+                             "names are not the preset's")
+        if not directory and heads is None:
+            raise InputError("heads is required")
         return HDI(_ext.hdi_path(path, tensor, _heads(heads, 0), layout or "out-in",
                                  callback))
     layout = layout or "out-in"
@@ -117,16 +126,18 @@ def _measure(source, heads, tensor, layout, callback):
 
 
 def _heads(heads, default=None):
+    """The heads given, from 1 to the library's HA_HDI_MAX_HEADS, in the
+    command line's words for --heads (default: what None means)."""
     if heads is None:
         if default is None:
-            raise InputError("heads: required for an array or a state dict")
+            raise InputError("heads is required for an array or a state dict")
         return default
     try:
         h = int(heads)
     except (TypeError, ValueError, OverflowError):
-        raise InputError("heads: expected a whole number >= 1, found %r" % (heads,)) from None
-    if h != heads or h < 1:
-        raise InputError("heads: expected a whole number >= 1, found %r" % (heads,))
+        h = None
+    if isinstance(heads, bool) or h is None or h != heads or not 1 <= h <= _ext.hdi_max_heads:
+        bad_value("heads", heads, "a whole number from 1 to %d" % _ext.hdi_max_heads)
     return h
 
 

@@ -327,6 +327,17 @@ int ha_py_runs_of_columns(PyObject *cols, struct ha_run **out, size_t *count)
 	return 1;
 }
 
+/* A refusal of the columns' names, prefixed as the command line's
+ * --columns is. */
+static PyObject *columns_error(struct ha_error *err)
+{
+	char message[HA_ERROR_MESSAGE_MAX];
+	memcpy(message, err->message, sizeof message);
+	snprintf(err->message, sizeof err->message, "columns: %.*s",
+	         (int)sizeof err->message - 10, message);
+	return ha_py_raise(HA_EINVAL, err);
+}
+
 /* _calibrate(runs, free, fixed, target, constraints, huber_delta,
  * bootstrap, seed, compare, progress) -> capsule.  runs is a path or the
  * six columns; free an HA_CAL_PARAMS-tuple of 0/1; fixed a dict {index: fit-scale
@@ -390,10 +401,10 @@ PyObject *ha_py_calibrate(PyObject *self, PyObject *args)
 			if (!k || !v)
 				return NULL;
 			if (ha_runs_names_set(&names, k, v, &err) != HA_OK)
-				return ha_py_raise(HA_EINVAL, &err);
+				return columns_error(&err);
 		}
 		if (ha_runs_names_check(&names, &err) != HA_OK)
-			return ha_py_raise(HA_EINVAL, &err);
+			return columns_error(&err);
 		runs_obj = PyTuple_GET_ITEM(runs_obj, 0);
 	}
 	if (PyTuple_Check(runs_obj)) {

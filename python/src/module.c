@@ -69,6 +69,7 @@ PyMODINIT_FUNC PyInit__headalloc(void)
 		return NULL;
 	if (PyModule_AddStringConstant(m, "version", ha_version()) < 0 ||
 	    PyModule_AddIntConstant(m, "plot_available", ha_plot_available()) < 0 ||
+	    PyModule_AddIntConstant(m, "hdi_max_heads", (long)HA_HDI_MAX_HEADS) < 0 ||
 #ifdef HA_PY_BOOTSTRAP_PROGRESS
 	    PyModule_AddIntConstant(m, "bootstrap_progress", 1) < 0) {
 #else

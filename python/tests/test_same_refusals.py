@@ -38,7 +38,8 @@ reasons are ``NoEquivalent`` raised by the translation, one of):
 * options of the command line alone: --help, --version, --completion,
   --config (scenario files: the package has no reader for them but
   Model.from_yaml), --all, --hdi-from and its companions, hdi --fused,
-  --fused-order and --groups, plan --law and --pool-samples with a sweep;
+  --fused-order and --groups, plan --law, and plan --spend 0 (the
+  package's spend=0 is its default, no spending limit);
 * the command line's grammar: unknown, abbreviated, repeated or
   misplaced options, a missing or extra argument, a value that is text
   where Python takes a number (``512k``, ``0512``, ``0x10``, ``1e400``,
@@ -387,6 +388,8 @@ def translate_plan(argv):
         raise NoEquivalent("grammar: a required option missing")
     names, kwargs = {}, {"progress": False}
     fit_kwargs(opts, names, kwargs)
+    if number(opts.get("--spend", "1")) == 0:
+        raise NoEquivalent("spend=0 is the package's default: no spending limit")
     if "--threads" in opts and opts["--threads"] == "auto":
         raise NoEquivalent("plan's threads takes a number, 0 for auto")
     for o, v in opts.items():
@@ -508,26 +511,17 @@ def agree(cli_line, py_text, names):
 _CAL = ("calibrate's free, fix and laws: the CLI checks the text it parses "
         "(src/cli/cal_options.c), Python the values (_calibrate.py and the "
         "library's law check), in other words")
-_PLAN = "plan's option checks (_plan.py, python/src/plan.c) in their own words"
 _HDI = ("hdi's heads and directories: the source resolution moves into the "
         "library (branch hdisrc)")
-_COLUMNS = "the columns' check (runs_names.c) lacks the 'columns: ' the CLI adds"
 KNOWN = dict(
     [("bad-calibrate-" + n, _CAL) for n in (
         "fix-data-power-zero", "fix-hdi", "fix-log-smoothness", "fix-out-of-domain",
         "fix-twice", "fix-unknown", "free-duplicate", "free-empty", "free-unknown",
         "law-builtin", "law-duplicate", "law-empty", "law-name-bidi", "law-name-newline",
         "law-unknown")] +
-    [("bad-plan-" + n, _PLAN) for n in (
-        "cost-unknown", "infeasible", "next-large", "pool-and-pool-samples",
-        "pool-samples-one", "spend-zero", "stop-below-one")] +
     [("hdi-bad-" + n, _HDI) for n in (
-        "dir-heads-not-dividing", "dir-heads-too-many", "dir-tensor-without-heads",
-        "heads-missing", "heads-too-many", "heads-zero", "layout", "dir-symlink",
-        "no-key-names")] +
-    [(n, _COLUMNS) for n in ("bad-calibrate-columns-name-bidi",
-                             "bad-runs-csv-columns-same-column",
-                             "bad-runs-csv-columns-unknown-key")] + [
+        "dir-heads-not-dividing", "dir-symlink", "no-key-names")] +
+    [
         ("bad-calibrate-constraint-alone", "constraints without a target: other words"),
         ("bad-calibrate-work-limit",
          "the run-fit limit: the CLI's own message (cmd_calibrate.c), not the library's"),
