@@ -126,6 +126,10 @@ PyObject *ha_py_head_weights_values(PyObject *self, PyObject *args);
 int ha_py_cal_options(PyObject *tuple, struct ha_cal_options *o,
                       struct ha_cal_law laws[HA_CAL_USER_LAWS_MAX]);
 
+PyObject *ha_py_cal_fixed_domain(PyObject *self, PyObject *args);
+PyObject *ha_py_name_fault(PyObject *self, PyObject *args);
+PyObject *ha_py_ladder_laws(PyObject *self, PyObject *args);
+
 /* ---- cal_frame.c: a calibration's runs as NumPy columns ----------------- */
 
 PyObject *ha_py_calibration_runs(PyObject *self, PyObject *args);
