@@ -242,7 +242,8 @@ def calibrate(runs: RunsLike, free: Union[str, Sequence[str], None] = None,
             raise InputError("target: expected (budget, samples), found %r" % (target,)) from None
         target = (budget, _number("target samples", samples))
     elif constraints:
-        raise InputError("constraints need a target=(budget, samples)")
+        raise InputError("the constraints on the allocation go with target budget and "
+                         "target samples")
     cons = constraints_tuple(constraints)
     seed = 1 if seed is None else _whole("seed", seed, 0, SEED_MAX)
     bootstrap = _whole("bootstrap", bootstrap, 0, BOOTSTRAP_MAX)

@@ -140,8 +140,9 @@ PyObject *ha_py_calibration_runs(PyObject *self, PyObject *args);
  * layers, kv_bytes, model_dim), 0 each for auto, none or the default;
  * checked alone and together (ha_kv_constraints_validate). */
 int ha_py_kv(PyObject *tuple, struct ha_kv_constraints *kv, struct ha_kv_shape *shape);
-/* ha_kv_shape_validate at budget, the message naming the three. */
-int ha_py_kv_shape_check(const struct ha_kv_shape *shape, uint64_t budget);
+/* ha_kv_shape_validate at budget, the message naming the three as the
+ * command line does (tuple: the KV options, to tell a default). */
+int ha_py_kv_shape_check(PyObject *tuple, const struct ha_kv_shape *shape, uint64_t budget);
 
 /* The capsule of a grouped allocation: the problem and its solution. */
 struct ha_py_grouped {

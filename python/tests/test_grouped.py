@@ -235,7 +235,8 @@ def test_front_picture(tmp_path):
     (dict(min_kv_heads=8, max_kv_heads=4), ["min_kv_heads 8", "max_kv_heads 4"]),
     (dict(kv_heads=2, min_kv_heads=4), ["kv_heads 2", "min_kv_heads 4"]),
     (dict(kv_heads=32, max_kv_heads=16), ["kv_heads 32", "max_kv_heads 16"]),
-    (dict(kv_heads="auto", layers=2 ** 62, kv_bytes=2 ** 62), ["layers=", "exceed"]),
+    (dict(kv_heads="auto", layers=2 ** 62, kv_bytes=2 ** 62),
+     ["layers 4611686018427387904", "exceed"]),
 ])
 def test_bad_kv_arguments_name_argument_and_value(kwargs, words):
     with pytest.raises(headalloc.InputError) as e:
