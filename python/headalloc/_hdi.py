@@ -145,11 +145,14 @@ _KINDS = {np.dtype(np.float64): "d", np.dtype(np.float32): "f", np.dtype(np.floa
 
 
 def _check_work(shape, name, heads, layout):
-    """The library's work limit from a tensor's shape alone, before any
-    copy or conversion (a broadcast view of a few bytes may stand for
-    gigabytes): the command line's check of a tensor before reading it."""
-    if len(shape) == 2:
-        _ext.hdi_check_work(name, int(shape[0]), int(shape[1]), heads, layout)
+    """The library's checks of a tensor's shape alone, before any copy or
+    conversion (a broadcast view of a few bytes may stand for gigabytes):
+    2-D and within the work limit, as the command line checks a tensor
+    before reading it."""
+    if len(shape) != 2:
+        raise UnsupportedError("tensor '%s' has %d dimensions; a key projection must be "
+                               "2-D" % (name, len(shape)))
+    _ext.hdi_check_work(name, int(shape[0]), int(shape[1]), heads, layout)
 
 
 def _buffer(x, name, heads, layout):

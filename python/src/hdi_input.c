@@ -170,9 +170,7 @@ static enum ha_status doubles_of(const Py_buffer *b, int kind, const char *name,
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (!isfinite((*data)[i])) {
-			err->status = HA_EFORMAT;
-			snprintf(err->message, sizeof err->message,
-			         "tensor '%s': element %zu is not a finite number", name, i);
+			ha_weights_fail_nonfinite(name, i, (*data)[i], err);
 			free(d);
 			*owned = NULL;
 			return HA_EFORMAT;

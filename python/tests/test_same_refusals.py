@@ -10,7 +10,10 @@ same meaning (``translate``), which runs in the same directory on the
 same files.  A runs file, a weights file, a model directory or a
 covariance file is passed by the path the command gave; an option value
 becomes the Python value of the same number (``512`` an int, ``1e8`` a
-float) or the same word.
+float) or the same word.  A weights file whose refusal is one of its
+tensors' is also fed as arrays, its tensors as a dict
+(``test_the_package_refuses_the_tensors_as_the_cli``), the words then
+compared after the CLI's ``FILE: ``.
 
 What must hold for every translated case:
 
@@ -576,6 +579,83 @@ def test_the_package_refuses_as_the_cli(runs, name, monkeypatch, request):
                                                      expected.__name__)
     assert agree(line, str(error), call.names), \
         "%r\n  python: %s\n  cli:    %s" % (call, error, cli_words(line, call.names))
+
+
+# ---- the tensors of a weights file, as arrays ------------------------------------
+
+# safetensors dtypes as NumPy holds them (BF16 as the float32 of the same
+# value: its bits are float32's upper half).
+SAFETENSORS_DTYPES = {"F64": "<f8", "F32": "<f4", "F16": "<f2", "I64": "<i8", "I32": "<i4",
+                      "BF16": "<u2"}
+
+
+def tensors_of(path):
+    """{name: array} of a safetensors file, or None when it does not parse
+    (a refusal of the file itself, not of a tensor)."""
+    import json
+    import struct
+    import numpy as np
+    if not os.path.isfile(path):   # a FIFO would block
+        return None
+    try:
+        with open(path, "rb") as f:
+            blob = f.read()
+        (size,) = struct.unpack("<Q", blob[:8])
+        header = json.loads(blob[8:8 + size])
+        data = blob[8 + size:]
+        out = {}
+        for name, entry in header.items():
+            if name == "__metadata__":
+                continue
+            begin, end = entry["data_offsets"]
+            a = np.frombuffer(data[begin:end], dtype=SAFETENSORS_DTYPES[entry["dtype"]])
+            if entry["dtype"] == "BF16":
+                a = (a.astype("<u4") << 16).view("<f4")
+            out[name] = a.reshape(entry["shape"])
+        return out
+    except (OSError, ValueError, KeyError, TypeError, struct.error):
+        return None
+
+
+def as_arrays(call):
+    """The hdi call of a weights file made of its tensors: a dict of
+    arrays, the same heads, tensor and layout; None without one."""
+    if call.fn is not headalloc.hdi or not str(call.args[0]).endswith(".safetensors"):
+        return None
+    arrays = tensors_of(call.args[0])
+    if not arrays or "heads" not in call.kwargs:
+        return None
+    return Call(headalloc.hdi, [arrays], call.kwargs, call.names)
+
+
+@pytest.mark.parametrize("name", [c for c in CASES if c.startswith("hdi-bad")])
+def test_the_package_refuses_the_tensors_as_the_cli(runs, name, monkeypatch, request):
+    """A bad tensor of a weights file fed as an array: refused as the CLI
+    refuses the file, the same words after the CLI's 'FILE: '.  Refusals
+    of the file's form (its header, a name, a dtype NumPy has no array of)
+    and of the selection (the tensors named as keys, a pattern that
+    matches none) are the file's, not the tensor's: those cases are
+    skipped."""
+    run = runs[name]
+    try:
+        call = translate(run.argv) if run.argv else None
+    except NoEquivalent:
+        call = None
+    if run.cwd:
+        monkeypatch.chdir(run.cwd)
+    arrays = as_arrays(call) if call else None
+    if arrays is None:
+        pytest.skip("no tensor of a weights file to feed as an array")
+    file = os.fsdecode(call.args[0])
+    line = run.stderr.strip()
+    if not line.startswith("headalloc: %s: tensor '" % file) or \
+            re.search("data_offsets|dtype|header", line):
+        pytest.skip("a refusal of the file or of the selection, not of a tensor")
+    with pytest.raises(headalloc.Error) as e:
+        arrays()
+    assert isinstance(e.value, CLASS_OF_STATUS[run.status]), type(e.value)
+    assert agree(line.replace(file + ": ", "", 1), str(e.value), call.names), \
+        "%s\n  python: %s\n  cli:    %s" % (name, e.value, line)
 
 
 def test_most_cases_have_a_python_call(runs):
