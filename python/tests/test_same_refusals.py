@@ -45,8 +45,7 @@ reasons are ``NoEquivalent`` raised by the translation, one of):
   --quiet, --overlap, and the outputs' own refusals (a full disk, an
   output that is an input): a Python result is returned, not written;
 * options of the command line alone: --help, --version, --completion,
-  --config (scenario files: the package has no reader for them but
-  Model.from_yaml), --all, --hdi-from and its companions, hdi --fused,
+  --all, --hdi-from and its companions, hdi --fused,
   --fused-order and --groups, plan --law, and plan --spend 0 (the
   package's spend=0 is its default, no spending limit);
 * the command line's grammar: unknown, abbreviated, repeated or
@@ -55,6 +54,10 @@ reasons are ``NoEquivalent`` raised by the translation, one of):
   an empty item of a list), FROM:TO:POINTS (geomspace is NumPy's
   function with its own domain), NAME=VALUE lists that do not split into
   a dict, a --budget without --samples (a target is one pair);
+* a scenario file refused for its combination with options (a --config
+  case whose message does not start with the file's name) or for what
+  the CLI would run (SCENARIO_RUNS): the package reads a scenario file
+  whole with Model.from_yaml, which shares the file's own refusals only;
 * a case the shim did not see (the command fails before it runs
   headalloc).
 """
@@ -157,7 +160,7 @@ class NoEquivalent(Exception):
 
 OUTPUT_OPTIONS = {"--format", "-f", "--output", "-o", "--plot", "--plot-each", "--progress",
                   "--quiet", "--overlap"}
-CLI_ONLY = {"--help", "-h", "--version", "-V", "--completion", "--config", "-c", "--all", "-a",
+CLI_ONLY = {"--help", "-h", "--version", "-V", "--completion", "--all", "-a",
             "--hdi-from", "--hdi-tensor", "--hdi-heads", "--hdi-layout", "--fused",
             "--fused-order", "--groups"}
 SHORT = {"-b": "--budget", "-n": "--samples", "-s": "--smoothness", "-m": "--head-dim-multiple",
@@ -248,10 +251,12 @@ def parse_options(argv, takes_value, flags=()):
 
 
 class Call:
-    """A Python call and the keyword each option became in it."""
+    """A Python call and the keyword each option became in it; file: a
+    file whose own refusals alone the call shares (a scenario file)."""
 
-    def __init__(self, fn, args, kwargs, names):
+    def __init__(self, fn, args, kwargs, names, file=None):
         self.fn, self.args, self.kwargs, self.names = fn, args, kwargs, names
+        self.file = file
 
     def __call__(self):
         with warnings.catch_warnings():
@@ -447,6 +452,16 @@ def translate_weights(argv):
     return Call(headalloc.head_weights, positional, {}, {})
 
 
+def translate_config(argv):
+    """--config FILE: the package reads a scenario file whole with
+    Model.from_yaml (the same reader), so it shares the refusals of the
+    file's own contents, not of its combination with other options."""
+    at = next(i for i, a in enumerate(argv) if a in ("--config", "-c"))
+    if at + 1 == len(argv):
+        raise NoEquivalent("grammar: --config without its value")
+    return Call(headalloc.Model.from_yaml, [argv[at + 1]], {}, {}, file=argv[at + 1])
+
+
 def translate(argv):
     commands = {"calibrate": translate_calibrate, "plan": translate_plan,
                 "hdi": translate_hdi, "weights": translate_weights}
@@ -454,6 +469,8 @@ def translate(argv):
         return commands[argv[0]](argv[1:])
     if any(a in commands for a in argv[1:]):
         raise NoEquivalent("grammar: a command after the options")
+    if "--config" in argv or "-c" in argv:
+        return translate_config(argv)
     return translate_allocate(argv)
 
 
@@ -543,6 +560,12 @@ def agree(cli_line, py_text, names):
     return c[0] == p[0] and c[2] == p[2] and same_value(c[1], p[1])
 
 
+# Scenario files the CLI refuses for what it would run (the grouped
+# allocation's kv map against the file's models or report.all, the KV
+# shape at the file's budgets): Model.from_yaml reads the model alone.
+SCENARIO_RUNS = {"bad-config-all-with-list", "bad-config-kv-shape-overflow",
+                 "bad-config-kv-with-models", "bad-config-kv-with-report-all"}
+
 # Disagreements this test found that are not fixed yet: case -> why
 # (expected to fail, strictly: a fix makes the case pass and must remove it).
 _HDI = ("hdi's heads and directories: the source resolution moves into the "
@@ -561,10 +584,13 @@ def test_the_package_refuses_as_the_cli(runs, name, monkeypatch, request):
         call = translate(run.argv)
     except NoEquivalent as e:
         pytest.skip("no Python equivalent: %s" % e)
+    line = run.stderr.strip()
+    if call.file and (not line.startswith("headalloc: %s:" % call.file) or
+                      name in SCENARIO_RUNS):
+        pytest.skip("no Python equivalent: a scenario's run, not its file alone")
     if name in KNOWN:
         request.node.add_marker(pytest.mark.xfail(reason=KNOWN[name], strict=True))
     monkeypatch.chdir(run.cwd)
-    line = run.stderr.strip()
     try:
         call()
     except headalloc.Error as e:
@@ -669,4 +695,4 @@ def test_most_cases_have_a_python_call(runs):
                 translated += 1
         except NoEquivalent:
             pass
-    assert translated >= 150, translated
+    assert translated >= 250, translated
