@@ -116,6 +116,7 @@ done
 cli_internal_headers=" base/number.h base/text.h base/format_internal.h
 	alloc/divisors.h alloc/model_internal.h alloc/grouped_internal.h
 	input/checkpoint_internal.h input/runs_internal.h input/sweep_values.h
+	input/budget_list.h
 	hdi/hdi_internal.h hdi/hdi_path_internal.h calibrate/calibrate_internal.h "
 
 # The writer of output files (src/atomic), linked by the CLI and the

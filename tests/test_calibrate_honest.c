@@ -361,7 +361,7 @@ Test(honest, non_finite_objectives_name_their_value_and_work_is_bounded)
 	o = opts(1000000);
 	o.compare = 1;
 	cr_assert_gt(ha_cal_work(m, &o), HA_CAL_WORK_MAX);
-	expect(runs, m, &o, HA_EINVAL, "exceed the limit");
+	expect(runs, m, &o, HA_EINVAL, "run-fits, above the limit");
 	o.bootstrap = 1000;
 	cr_assert_leq(ha_cal_work(m, &o), HA_CAL_WORK_MAX);
 }

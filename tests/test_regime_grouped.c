@@ -288,7 +288,7 @@ Test(regime_grouped, refusals)
 	cr_assert_null(g);
 	cr_assert_str_eq(err.message, "897612484786617600: the grouped regimes would "
 	                 "evaluate up to 159432300 triples (H, G, d); at most "
-	                 "4194304 are allowed");
+	                 "4194304 are allowed (see LIMITS in headalloc(1))");
 	uint64_t budget = 4096;
 	ha_error_init(&err);
 	cr_assert_eq(ha_regimes_new_grouped(&m, NULL, &none, &budget, 1, NULL, &g,

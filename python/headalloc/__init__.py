@@ -208,7 +208,7 @@ def sweep(budgets: Union[int, Sequence[int]], samples: Union[float, Sequence[flo
     Parameters
     ----------
     budgets : int or sequence of int
-        The budgets D.
+        The budgets D, each once (their divisors at most 4194304 in all).
     samples : float or sequence of float
         The values of n (:func:`geomspace` spaces them on a log scale).
     model : Model, dict, Calibration or None
@@ -243,10 +243,9 @@ def sweep(budgets: Union[int, Sequence[int]], samples: Union[float, Sequence[flo
                   kv_bytes=kv_bytes, model_dim=model_dim, pareto=pareto,
                   max_loss_ratio=max_loss_ratio))
     if kv.pareto or kv.max_loss_ratio is not None:
-        raise InputError("%s: a sweep's rows are each point's optimum under kv_heads "
-                         "or max_kv_dim; the front needs a single budget and n "
-                         "(allocate or pareto)" % ("pareto=True" if kv.pareto else
-                                                   "max_loss_ratio=%r" % kv.max_loss_ratio))
+        raise InputError("pareto and max_loss_ratio need a single budget and a single "
+                         "value of samples (a sweep's rows are each point's optimum "
+                         "under kv_heads or max_kv_dim)")
     callback = _progress_callback(progress)
     try:
         return Sweep(_seq(budgets), [_float("samples", s) for s in _seq(samples)],
@@ -267,7 +266,7 @@ def regimes(budget: Union[int, Sequence[int]], model: ModelLike = None,
     Parameters
     ----------
     budget : int or sequence of int
-        The budgets D.
+        The budgets D, each once.
     model : Model, dict, Calibration or None
         The error model (None: the defaults).
     **constraints

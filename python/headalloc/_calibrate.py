@@ -242,7 +242,8 @@ def calibrate(runs: RunsLike, free: Union[str, Sequence[str], None] = None,
             raise InputError("target: expected (budget, samples), found %r" % (target,)) from None
         target = (budget, _number("target samples", samples))
     elif constraints:
-        raise InputError("constraints need a target=(budget, samples)")
+        raise InputError("the constraints on the allocation go with target budget and "
+                         "target samples")
     cons = constraints_tuple(constraints)
     seed = 1 if seed is None else _whole("seed", seed, 0, SEED_MAX)
     bootstrap = _whole("bootstrap", bootstrap, 0, BOOTSTRAP_MAX)
@@ -322,8 +323,17 @@ def _laws(laws: Optional[Mapping[str, Sequence[str]]]) -> Tuple[Tuple[str, Tuple
             bad_value("laws", {name: params},
                       "{NAME: [PARAM, ...]} with a name of at most %d characters and "
                       "at least one PARAM" % LAW_NAME_MAX)
+        # The command line's checks of --law, in its order and words.
+        fault = _ext.name_fault(name)
+        if fault:
+            bad_value("laws", {name: params}, "a NAME of UTF-8 text without control or "
+                      "bidirectional characters (this one %s)" % fault)
+        ladder = _ext.ladder_laws()
+        if name in ladder:
+            bad_value("laws", {name: params}, "a name that is not a law of the ladder (%s)"
+                      % ", ".join(ladder))
         if len(set(names)) != len(names) or not all(p in PARAMETERS for p in names):
-            bad_value("laws", {name: params},
+            bad_value("laws", names,
                       "{NAME: [PARAM, ...]} with each PARAM once, one of " + _PARAM_LIST)
         out.append((name, tuple(int(p in names) for p in PARAMETERS)))
     return tuple(out)
@@ -333,9 +343,8 @@ def _free_flags(free: Union[str, Sequence[str], None],
                 fix: Optional[Mapping[str, float]]) -> Tuple[int, ...]:
     names = DEFAULT_FREE if free is None else ([free] if isinstance(free, str) else list(free))
     for n in names:
-        if n not in PARAMETERS:
-            raise InputError("free: unknown parameter %r (expected one of %s)"
-                             % (n, ", ".join(PARAMETERS)))
+        if n not in PARAMETERS:   # the command line shows the item, or all for ''
+            bad_value("free", n if n else free, "a list of " + _PARAM_LIST)
     if not names:
         bad_value("free", free, "one or more of " + _PARAM_LIST)
     if len(set(names)) != len(names):
@@ -353,19 +362,22 @@ def _base(name: str) -> str:
 def _fixed(fix: Optional[Mapping[str, float]]) -> Dict[int, float]:
     out = {}
     for name, value in (fix or {}).items():
+        words = _ext.cal_fixed_domain(name, 1.0)[0] if isinstance(name, str) else None
+        if words is None:
+            bad_value("fix", {name: value}, "{NAME: VALUE, ...} with NAME %s (or "
+                      "log_bias_coef, log_var_coef)" % _PARAM_LIST)
         base = _base(name)
-        if base not in PARAMETERS:
-            raise InputError("fix: unknown parameter %r (expected one of %s, or "
-                             "log_bias_coef, log_var_coef)" % (name, ", ".join(PARAMETERS)))
         k = PARAMETERS.index(base)
         if k in out:
-            raise InputError("fix: %s given twice" % base)
-        v = _number("fix: " + name, value)
-        if base in _LOG and base == name:
-            if not v > 0:
-                raise InputError("fix: %s = %r: expected a number > 0" % (name, value))
-            v = math.log(v)
-        out[k] = v
+            bad_value("fix", dict(fix), "each parameter once")
+        try:
+            v = float(value)
+        except (TypeError, ValueError, OverflowError):
+            v = math.nan
+        # the domain of the value as given (c_b, not ln c_b): the library's
+        if isinstance(value, bool) or not _ext.cal_fixed_domain(name, v)[1]:
+            bad_value("fix", {name: value}, "%s = %s" % (name, words))
+        out[k] = math.log(v) if base in _LOG and base == name else v
     return out
 
 

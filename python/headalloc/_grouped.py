@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     import pandas
 
 from . import _ext
-from ._errors import InputError, UnsupportedError
+from ._errors import InputError, UnsupportedError, bad_value
 from ._results import Terms, _Erred, _Result, _exp
 
 __all__ = ["GroupedAllocation", "GroupedCandidate", "Front"]
@@ -52,10 +52,9 @@ class KV:
         if kv_heads is None or kv_heads == "auto":
             g = 0
         elif isinstance(kv_heads, str):
-            raise InputError("kv_heads: expected None, 'auto' or a whole number >= 1, "
-                             "found %r" % (kv_heads,))
+            bad_value("kv_heads", kv_heads, "auto or " + _WHOLE)
         else:
-            g = _count("kv_heads", kv_heads, "None, 'auto' or a whole number >= 1")
+            g = _count("kv_heads", kv_heads, "auto or " + _WHOLE)
         counts = {name: _count(name, options.get(name)) for name in KV_BOUNDS + KV_SHAPE}
         self.group_hdi = options.get("group_hdi")
         if self.group_hdi is not None:
@@ -63,9 +62,9 @@ class KV:
                 x = float(self.group_hdi)
             except (TypeError, ValueError):
                 x = math.nan
-            if isinstance(self.group_hdi, bool) or not 0.0 <= x <= 1.0:
-                raise InputError("group_hdi: expected a number from 0 to 1, found %r"
-                                 % (self.group_hdi,))
+            expected, inside = _ext.model_param_domain("group_hdi", x)
+            if isinstance(self.group_hdi, bool) or not inside:
+                bad_value("group_hdi", self.group_hdi, expected)
             self.group_hdi = x + 0.0  # -0 reads as 0
         self.pareto = options.get("pareto", False)
         if not isinstance(self.pareto, bool):
@@ -77,24 +76,23 @@ class KV:
             except (TypeError, ValueError):
                 r = math.nan
             if isinstance(ratio, bool) or not (r >= 1.0 and math.isfinite(r)):
-                raise InputError("max_loss_ratio: expected a finite number >= 1, found %r"
-                                 % (ratio,))
+                bad_value("max_loss_ratio", ratio, "a finite number >= 1")
             ratio = r
         self.max_loss_ratio = ratio
         self.active = (options.get("kv_heads") is not None or self.pareto or
                        ratio is not None or any(counts[k] for k in KV_BOUNDS))
         companions = [k for k in ("group_hdi",) + KV_SHAPE if options.get(k) is not None]
         if companions and not self.active:
-            raise InputError("%s=%r goes with kv_heads, max_kv_dim, min_kv_heads, "
-                             "max_kv_heads, pareto or max_loss_ratio (the grouped "
-                             "allocation)" % (companions[0], options[companions[0]]))
+            raise InputError("group_hdi, layers, kv_bytes and model_dim go with kv_heads, "
+                             "max_kv_dim, min_kv_heads, max_kv_heads, pareto or "
+                             "max_loss_ratio")
         lo, hi = counts["min_kv_heads"], counts["max_kv_heads"]
         if lo and hi and lo > hi:
-            raise InputError("min_kv_heads=%d is larger than max_kv_heads=%d" % (lo, hi))
+            raise InputError("min_kv_heads %d is larger than max_kv_heads %d" % (lo, hi))
         if g and lo and g < lo:
-            raise InputError("kv_heads=%d is below min_kv_heads=%d" % (g, lo))
+            raise InputError("kv_heads %d is below min_kv_heads %d" % (g, lo))
         if g and hi and g > hi:
-            raise InputError("kv_heads=%d is above max_kv_heads=%d" % (g, hi))
+            raise InputError("kv_heads %d is above max_kv_heads %d" % (g, hi))
         self.values = (g,) + tuple(counts[k] for k in KV_BOUNDS + KV_SHAPE)
 
     def model(self, values):
@@ -110,7 +108,10 @@ def split_options(kwargs):
     return KV(kv), kwargs
 
 
-def _count(name, value, expected="a whole number >= 1"):
+_WHOLE = "a whole number from 1 to %d" % _BUDGET_MAX
+
+
+def _count(name, value, expected=_WHOLE):
     if value is None:
         return 0
     try:
@@ -118,7 +119,7 @@ def _count(name, value, expected="a whole number >= 1"):
     except TypeError:
         v = None
     if isinstance(value, bool) or v is None or not 1 <= v <= _BUDGET_MAX:
-        raise InputError("%s: expected %s (at most 2^63-1), found %r" % (name, expected, value))
+        bad_value(name, value, expected)
     return v
 
 

@@ -11,7 +11,7 @@ from typing import Any, Optional
 import numpy as np
 
 from . import _ext
-from ._errors import InputError, UnsupportedError
+from ._errors import InputError, UnsupportedError, bad_value
 from ._progress import Progress, progress_callback
 from ._results import HDI
 
@@ -51,7 +51,8 @@ def hdi(source: Any, heads: Optional[int] = None, tensor: Optional[str] = None,
     layout : {"out-in", "in-out"}, optional
         "out-in" ([H d_k, d_model], PyTorch's nn.Linear; the default) or
         "in-out" ([d_model, H d_k], GPT-2's Conv1D, JAX).  Modules are
-        read in their own layouts.
+        read in their own layouts; a model directory's preset knows its
+        layout, so with a directory ``layout`` needs ``tensor``.
     progress : None, bool or callable
         None (a tqdm bar when tqdm is installed, shown once the work has
         taken a second), False (none), or a callable(what, done, total)
@@ -70,10 +71,12 @@ def hdi(source: Any, heads: Optional[int] = None, tensor: Optional[str] = None,
     ------
     InputError
         A bad value: heads that do not divide the tensor, a tensor whose
-        heads are all zero, an unknown layout.
+        heads are all zero, an unknown layout, a layout for a model
+        directory without tensor.
     UnsupportedError
         A dtype that is not floating point, or a tensor whose pairwise
-        overlaps cost more than a 4096 x 4096 layer's.
+        overlaps cost more than a 4096 x 4096 layer's (checked on the
+        shape, before the tensor is copied or converted).
     FileError
         A file cannot be read.
     """
@@ -86,6 +89,8 @@ def hdi(source: Any, heads: Optional[int] = None, tensor: Optional[str] = None,
 
 
 def _measure(source, heads, tensor, layout, callback):
+    if layout is not None and layout not in ("out-in", "in-out"):
+        bad_value("layout", layout, "out-in or in-out")
     if isinstance(source, (str, bytes, os.PathLike)):
         # the library's resolver, as the command line's: it is told
         # whether a layout was given (a model directory's preset knows it)
@@ -106,35 +111,51 @@ def _measure(source, heads, tensor, layout, callback):
         if not names:
             raise InputError("hdi: no tensor matches %r" % (tensor,))
         h = _heads(heads)
-        items = [(n,) + _buffer(source[n], n) + (h,) for n in sorted(names)]
+        items = [(n,) + _buffer(source[n], n, h, layout) + (h,) for n in sorted(names)]
         return HDI(_ext.hdi_arrays(items, layout, "state dict", callback))
     name = tensor or "array"
-    return HDI(_ext.hdi_arrays([(name,) + _buffer(source, name) + (_heads(heads),)],
+    h = _heads(heads)
+    return HDI(_ext.hdi_arrays([(name,) + _buffer(source, name, h, layout) + (h,)],
                                layout, name, callback))
 
 
 def _heads(heads, default=None):
+    """The heads given, from 1 to the library's HA_HDI_MAX_HEADS, in the
+    command line's words for --heads (default: what None means)."""
     if heads is None:
         if default is None:
-            raise InputError("heads: required for an array or a state dict")
+            raise InputError("heads is required for an array or a state dict")
         return default
     try:
         h = int(heads)
     except (TypeError, ValueError, OverflowError):
-        raise InputError("heads: expected a whole number >= 1, found %r" % (heads,)) from None
-    if h != heads or h < 1:
-        raise InputError("heads: expected a whole number >= 1, found %r" % (heads,))
+        h = None
+    if isinstance(heads, bool) or h is None or h != heads or not 1 <= h <= _ext.hdi_max_heads:
+        bad_value("heads", heads, "a whole number from 1 to %d" % _ext.hdi_max_heads)
     return h
 
 
 _KINDS = {np.dtype(np.float64): "d", np.dtype(np.float32): "f", np.dtype(np.float16): "e"}
 
 
-def _buffer(x, name):
+def _check_work(shape, name, heads, layout):
+    """The library's checks of a tensor's shape alone, before any copy or
+    conversion (a broadcast view of a few bytes may stand for gigabytes):
+    2-D and within the work limit, as the command line checks a tensor
+    before reading it."""
+    if len(shape) != 2:
+        raise UnsupportedError("tensor '%s' has %d dimensions; a key projection must be "
+                               "2-D" % (name, len(shape)))
+    _ext.hdi_check_work(name, int(shape[0]), int(shape[1]), heads, layout)
+
+
+def _buffer(x, name, heads, layout):
     """(array, kind) for the extension: C-contiguous, without a copy when
-    it already is; bfloat16 as its bits (uint16)."""
+    it already is; bfloat16 as its bits (uint16).  The work limit is
+    checked on the shape first."""
     torch = sys.modules.get("torch")
     if torch is not None and isinstance(x, torch.Tensor):
+        _check_work(tuple(x.shape), name, heads, layout)
         t = x.detach()
         if t.device.type != "cpu":
             t = t.cpu()
@@ -145,10 +166,14 @@ def _buffer(x, name):
             raise UnsupportedError("tensor '%s': dtype %s is not floating point (float16, "
                                    "bfloat16, float32, float64)" % (name, t.dtype))
         x = t.numpy()
+    shape = getattr(x, "shape", None)
+    if isinstance(shape, tuple) and all(isinstance(n, int) for n in shape):
+        _check_work(shape, name, heads, layout)
     try:
         a = np.asarray(x)
     except (TypeError, ValueError):
         raise InputError("tensor '%s': expected an array of numbers" % name) from None
+    _check_work(a.shape, name, heads, layout)
     # A byte order other than the machine's is the same dtype, swapped:
     # read as the machine's (a copy), never refused as another type.
     native = a.dtype.newbyteorder("=") if a.dtype.kind == "f" else a.dtype
@@ -196,7 +221,7 @@ def _module_keys(module):
             else:
                 w, label = m.k_proj_weight, "k_proj_weight"
             full = (name + "." if name else "") + label
-            items.append((full,) + _buffer(w, full) + (m.num_heads,))
+            items.append((full,) + _buffer(w, full, m.num_heads, "out-in") + (m.num_heads,))
             continue
         heads = _module_heads(m)
         if heads is None:
@@ -211,5 +236,5 @@ def _module_keys(module):
         else:
             continue
         full = (name + "." if name else "") + "key"
-        items.append((full,) + _buffer(w, full) + (heads,))
+        items.append((full,) + _buffer(w, full, heads, "out-in") + (heads,))
     return items

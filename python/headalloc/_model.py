@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import math
+import operator
 from typing import Any, Dict
 
 from . import _ext
-from ._errors import InputError
+from ._errors import InputError, bad_value
 
 # struct ha_model's order, as the extension takes it.
 _FIELDS = ("smoothness", "bias_coef", "var_coef", "hdi", "irreducible",
@@ -61,11 +62,6 @@ class Model:
     def __init__(self, **params: float) -> None:
         self._values = _values_of(params)
         if not _ext.model_valid(self._values):
-            # Name the parameter at fault: each alone on the defaults.
-            for name, value in params.items():
-                if not _ext.model_valid(_values_of({name: value})):
-                    raise InputError("model: %s = %r is outside its domain"
-                                     % (name, value))
             raise InputError("model: the parameters are outside their domain")
 
     @classmethod
@@ -166,12 +162,15 @@ def _values_of(params):
 
 
 def _number(name, value):
+    """A parameter's value in its domain, refused in the command line's
+    words for the same value (the library's domains)."""
+    expected, _ = _ext.model_param_domain(name, 1.0)
     try:
         v = float(value)
-    except (TypeError, ValueError):
-        raise InputError("model: %s: expected a number, found %r" % (name, value)) from None
-    if not math.isfinite(v):
-        raise InputError("model: %s: expected a finite number, found %r" % (name, value))
+    except (TypeError, ValueError, OverflowError):
+        v = None
+    if v is None or isinstance(value, bool) or not _ext.model_param_domain(name, v)[1]:
+        bad_value(name, value, expected)
     return v
 
 
@@ -202,4 +201,21 @@ def constraints_tuple(constraints, where="constraints"):
         if name not in _CONSTRAINTS:
             raise TypeError("%s: unknown constraint %r (expected one of %s)"
                             % (where, name, ", ".join(_CONSTRAINTS)))
-    return tuple(constraints.get(name, 0) or 0 for name in _CONSTRAINTS)
+    for name, value in constraints.items():
+        if value is not None:
+            _constraint(name, value)
+    return tuple(constraints.get(name) or 0 for name in _CONSTRAINTS)
+
+
+_BUDGET_MAX = 9223372036854775807  # HA_BUDGET_MAX
+
+
+def _constraint(name, value):
+    """A constraint given: a whole number from 1 (None: not given), in the
+    command line's words."""
+    try:
+        v = operator.index(value)
+    except TypeError:
+        v = None
+    if isinstance(value, bool) or v is None or not 1 <= v <= _BUDGET_MAX:
+        bad_value(name, value, "a whole number from 1 to %d" % _BUDGET_MAX)

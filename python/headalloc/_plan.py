@@ -11,7 +11,7 @@ import numpy as np
 
 from . import _ext
 from ._calibrate import RunsLike, _fixed, _free_flags, _runs_input
-from ._errors import InputError
+from ._errors import InputError, bad_value
 from ._model import constraints_tuple
 from ._progress import Progress, progress_callback
 from ._results import _Result
@@ -93,6 +93,25 @@ class Plan(_Result):
             head = "decision %d x %d (p %.3f)" % (d["heads"], d["head_dim"], d["p_correct"])
         return "Plan(D=%d, n=%g: %s, %d picks%s)" % (
             self.budget, self.samples, head, len(self.picks), ", stop" if self.stop else "")
+
+
+# The most picks of a plan (HA_PLAN_PICKS_MAX).
+_PICKS_MAX = 1000
+
+
+def _ranged(value, low, high):
+    """A whole number from low to high (not a bool)."""
+    return (not isinstance(value, bool) and isinstance(value, (int, np.integer))
+            and low <= value <= high)
+
+
+def _real_in(value, inside):
+    """A real number (not a bool) for which inside holds."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError, OverflowError):
+        return False
+    return not isinstance(value, bool) and bool(inside(v))
 
 
 def _whole(name, value, low=0):
@@ -212,7 +231,17 @@ def plan(runs: Optional[RunsLike] = None, budget: Optional[int] = None,
         raise InputError("budget and samples: the target is required")
     cols = None if runs is None else _runs_input(runs, columns)
     if cost not in _COSTS:
-        raise InputError("cost: expected params-tokens or tokens, found %r" % (cost,))
+        bad_value("cost", cost, "tokens or params-tokens")
+    if pool is not None and pool_samples is not None:
+        raise InputError("pool and pool_samples are two pools: give one")
+    if not _ranged(next, 0, _PICKS_MAX):
+        bad_value("next", next, "a whole number from 0 to %d" % _PICKS_MAX)
+    if not _ranged(outcomes, 2, 1000000):
+        bad_value("outcomes", outcomes, "a whole number from 2 to 1000000")
+    if not _real_in(spend, lambda v: v >= 0 and math.isfinite(v)):
+        bad_value("spend", spend, "a finite number > 0")  # 0: the default, none
+    if not _real_in(stop_below, lambda v: 0 < v < 1):
+        bad_value("stop_below", stop_below, "a probability strictly between 0 and 1")
     if kv_heads is None:
         kv = 0
     elif kv_heads == "auto":
@@ -220,6 +249,9 @@ def plan(runs: Optional[RunsLike] = None, budget: Optional[int] = None,
     else:
         kv = _whole("kv_heads", kv_heads, 1)
     if pool_samples is not None:
+        for v in pool_samples:
+            if not _real_in(v, lambda x: 1 < x <= 1e300):
+                bad_value("pool_samples", v, "a number n with 1 < n <= 1e300")
         pool_samples = [float(v) for v in pool_samples]
     callback = progress_callback(progress)
     try:

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "alloc/model_internal.h"
 #include "alloc/solver_internal.h"
 #include "input/runs_internal.h"
 #include "input/sweep_values.h"
@@ -31,8 +32,11 @@ int ha_py_valid_model(PyObject *tuple, double samples, struct ha_model *m)
 		return 0;
 	}
 	if (ha_samples_validate(samples) != HA_OK) {
-		ha_py_input_error("samples: expected a finite number > 1 and <= 1e300, found %.17g",
-		                  samples);
+		PyObject *value = PyFloat_FromDouble(samples);
+		if (value) {
+			ha_py_bad_value(value, "samples", "%s", HA_MODEL_SAMPLES_DOMAIN);
+			Py_DECREF(value);
+		}
 		return 0;
 	}
 	return 1;
@@ -79,8 +83,11 @@ PyObject *ha_py_allocate(PyObject *self, PyObject *args)
 	PyObject *capsule = st == HA_OK
 		? PyCapsule_New(a, HA_PY_ALLOCATION_CAPSULE, allocation_destroy) : NULL;
 	if (!capsule) {
+		struct ha_constraints constraints = a->constraints;
 		ha_allocation_result_free(a->result);
 		PyMem_Free(a);
+		if (st == HA_EINFEASIBLE)
+			return ha_py_infeasible(budget, &constraints);
 		return st == HA_OK ? NULL : ha_py_raise(st, NULL);
 	}
 	const struct ha_solution *s = &a->result->solution;
@@ -133,6 +140,21 @@ PyObject *ha_py_model_validate(PyObject *self, PyObject *args)
 	if (!ha_py_model(model_obj, &m))
 		return NULL;
 	return PyBool_FromLong(ha_model_validate(&m) == HA_OK);
+}
+
+/* _model_param_domain(name, value) -> (expected, in_domain): the domain
+ * of a parameter in the words every front end uses; expected None for a
+ * name that is no parameter. */
+PyObject *ha_py_model_param_domain(PyObject *self, PyObject *args)
+{
+	(void)self;
+	const char *name;
+	double v;
+	if (!PyArg_ParseTuple(args, "sd", &name, &v))
+		return NULL;
+	int in_domain = 0;
+	const char *expected = ha_model_param_domain(name, v, &in_domain);
+	return Py_BuildValue("(zO)", expected, in_domain ? Py_True : Py_False);
 }
 
 /* _model_defaults() -> the model tuple of ha_model_defaults(). */
@@ -304,6 +326,17 @@ int ha_py_runs_of_columns(PyObject *cols, struct ha_run **out, size_t *count)
 	return 1;
 }
 
+/* A refusal of the columns' names, prefixed as the command line's
+ * --columns is. */
+static PyObject *columns_error(struct ha_error *err)
+{
+	char message[HA_ERROR_MESSAGE_MAX];
+	memcpy(message, err->message, sizeof message);
+	snprintf(err->message, sizeof err->message, "columns: %.*s",
+	         (int)sizeof err->message - 10, message);
+	return ha_py_raise(HA_EINVAL, err);
+}
+
 /* _calibrate(runs, free, fixed, target, constraints, huber_delta,
  * bootstrap, seed, compare, progress) -> capsule.  runs is a path or the
  * six columns; free an HA_CAL_PARAMS-tuple of 0/1; fixed a dict {index: fit-scale
@@ -340,7 +373,11 @@ PyObject *ha_py_calibrate(PyObject *self, PyObject *args)
 			return NULL;
 		if (!ha_py_budget(b, "target budget", &o.target.budget))
 			return NULL;
-		if (!ha_py_constraints(cons_obj, &o.target.constraints))
+		if (!ha_samples_valid(o.target.samples))
+			return ha_py_bad_value(PyTuple_GET_ITEM(target_obj, 1), "target samples",
+			                       "%s", HA_MODEL_SAMPLES_DOMAIN);
+		if (!ha_py_constraints(cons_obj, &o.target.constraints) ||
+		    !ha_py_target_feasible(o.target.budget, &o.target.constraints))
 			return NULL;
 	}
 	struct ha_run *runs = NULL;
@@ -363,10 +400,10 @@ PyObject *ha_py_calibrate(PyObject *self, PyObject *args)
 			if (!k || !v)
 				return NULL;
 			if (ha_runs_names_set(&names, k, v, &err) != HA_OK)
-				return ha_py_raise(HA_EINVAL, &err);
+				return columns_error(&err);
 		}
 		if (ha_runs_names_check(&names, &err) != HA_OK)
-			return ha_py_raise(HA_EINVAL, &err);
+			return columns_error(&err);
 		runs_obj = PyTuple_GET_ITEM(runs_obj, 0);
 	}
 	if (PyTuple_Check(runs_obj)) {
@@ -394,6 +431,9 @@ PyObject *ha_py_calibrate(PyObject *self, PyObject *args)
 		Py_BEGIN_ALLOW_THREADS
 		st = ha_calibrate(runs, count, &o, &cal, &err);
 		Py_END_ALLOW_THREADS
+		/* the runs' file, as the command line names it */
+		if (st != HA_OK && path && !err.file)
+			err.file = PyBytes_AS_STRING(path);
 	}
 	free(runs);
 	PyObject *result;
@@ -449,22 +489,13 @@ PyObject *ha_py_head_weights(PyObject *self, PyObject *args)
 		return PyErr_NoMemory();
 	size_t heads = 0;
 	enum ha_status st;
+	PyObject *path = NULL;
 	if (PyUnicode_Check(src) || PyBytes_Check(src)) {
-		PyObject *path;
 		if (!PyUnicode_FSConverter(src, &path)) {
 			free(w);
 			return NULL;
 		}
 		st = ha_covariance_read(PyBytes_AS_STRING(path), &w->sigma, &heads, &err);
-		if (st != HA_OK) {
-			if (!err.file)
-				err.file = PyBytes_AS_STRING(path);
-			free(w);
-			PyObject *r = ha_py_raise(st, &err);
-			Py_DECREF(path);
-			return r;
-		}
-		Py_DECREF(path);
 	} else {
 		Py_buffer b;
 		if (PyObject_GetBuffer(src, &b, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_ND) < 0) {
@@ -490,10 +521,16 @@ PyObject *ha_py_head_weights(PyObject *self, PyObject *args)
 		Py_END_ALLOW_THREADS
 	}
 	if (st != HA_OK) {
+		/* a file's covariance, named as the command line names it */
+		if (path && !err.file)
+			err.file = PyBytes_AS_STRING(path);
 		free(w->sigma);
 		free(w);
-		return ha_py_raise(st, &err);
+		PyObject *r = ha_py_raise(st, &err);
+		Py_XDECREF(path);
+		return r;
 	}
+	Py_XDECREF(path);
 	PyObject *capsule = PyCapsule_New(w, HA_PY_WEIGHTS_CAPSULE, weights_destroy);
 	if (!capsule) {
 		ha_head_weights_finish(&w->weights);

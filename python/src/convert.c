@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "alloc/solver_internal.h"
+#include "input/budget_list.h"
 
 /* headalloc._errors.from_status(status, message, file, line, column)
  * makes the exception; raising it here keeps the classes in Python. */
@@ -48,7 +49,65 @@ PyObject *ha_py_input_error(const char *format, ...)
 	return make_error((int)HA_EINVAL, message, NULL, 0, 0);
 }
 
+void ha_py_append_constraints(char *message, size_t size, const struct ha_constraints *c)
+{
+	const struct { const char *name; uint64_t value; } items[] = {
+		{"head_dim_multiple", c->head_dim_multiple},
+		{"min_head_dim", c->min_head_dim},
+		{"max_head_dim", c->max_head_dim},
+		{"min_heads", c->min_heads},
+		{"max_heads", c->max_heads},
+	};
+	size_t used = strlen(message);
+	if (used + 1 < size)
+		message[used++] = ':', message[used] = '\0';
+	for (size_t i = 0; i < sizeof items / sizeof *items && used < size; i++)
+		if (items[i].value)
+			used += (size_t)snprintf(message + used, size - used, " %s %llu",
+			                         items[i].name, (unsigned long long)items[i].value);
+}
+
+PyObject *ha_py_infeasible(uint64_t budget, const struct ha_constraints *c)
+{
+	struct ha_error err;
+	ha_error_init(&err);
+	snprintf(err.message, sizeof err.message,
+	         "no (heads, head_dim) pair of budget %llu meets the constraints",
+	         (unsigned long long)budget);
+	ha_py_append_constraints(err.message, sizeof err.message, c);
+	return ha_py_raise(HA_EINFEASIBLE, &err);
+}
+
+int ha_py_target_feasible(uint64_t budget, const struct ha_constraints *c)
+{
+	struct ha_solver *solver = NULL;
+	enum ha_status st = ha_solver_new(budget, c, &solver);
+	ha_solver_free(solver);
+	if (st == HA_EINFEASIBLE)
+		ha_py_infeasible(budget, c);
+	else if (st != HA_OK)
+		ha_py_raise(st, NULL);
+	return st == HA_OK;
+}
+
 /* ---- numbers ------------------------------------------------------------- */
+
+PyObject *ha_py_bad_value(PyObject *obj, const char *name, const char *format, ...)
+{
+	char expected[HA_ERROR_MESSAGE_MAX];
+	va_list ap;
+	va_start(ap, format);
+	vsnprintf(expected, sizeof expected, format, ap);
+	va_end(ap);
+	PyObject *repr = PyObject_Repr(obj);
+	const char *text = repr ? PyUnicode_AsUTF8(repr) : NULL;
+	if (!text)
+		PyErr_Clear();
+	ha_py_input_error("%s: invalid value %.200s: expected %s", name, text ? text : "?",
+	                  expected);
+	Py_XDECREF(repr);
+	return NULL;
+}
 
 static int as_double(PyObject *obj, const char *name, double *out)
 {
@@ -65,10 +124,11 @@ static int as_double(PyObject *obj, const char *name, double *out)
 static int as_u64(PyObject *obj, const char *name, uint64_t min, uint64_t max,
                   uint64_t *out)
 {
-	PyObject *index = PyNumber_Index(obj);
+	PyObject *index = PyBool_Check(obj) ? NULL : PyNumber_Index(obj);
 	if (!index) {
 		PyErr_Clear();
-		ha_py_input_error("%s: expected a whole number", name);
+		ha_py_bad_value(obj, name, "a whole number from %llu to %llu",
+		          (unsigned long long)min, (unsigned long long)max);
 		return 0;
 	}
 	int overflow = 0;
@@ -77,8 +137,8 @@ static int as_u64(PyObject *obj, const char *name, uint64_t min, uint64_t max,
 	if (overflow || s < 0 || (uint64_t)s < min || (uint64_t)s > max) {
 		if (PyErr_Occurred())
 			PyErr_Clear();
-		ha_py_input_error("%s: expected a whole number from %llu to %llu",
-		                  name, (unsigned long long)min, (unsigned long long)max);
+		ha_py_bad_value(obj, name, "a whole number from %llu to %llu",
+		          (unsigned long long)min, (unsigned long long)max);
 		return 0;
 	}
 	*out = (uint64_t)s;
@@ -163,8 +223,20 @@ int ha_py_constraints(PyObject *tuple, struct ha_constraints *out)
 	out->max_head_dim = v[2];
 	out->min_heads = v[3];
 	out->max_heads = v[4];
-	enum ha_status st = ha_constraints_validate(out);
-	if (st != HA_OK) {
+	/* each pair out of order, named as the command line names it */
+	if (out->min_head_dim && out->max_head_dim && out->min_head_dim > out->max_head_dim) {
+		ha_py_input_error("min_head_dim %llu is larger than max_head_dim %llu",
+		                  (unsigned long long)out->min_head_dim,
+		                  (unsigned long long)out->max_head_dim);
+		return 0;
+	}
+	if (out->min_heads && out->max_heads && out->min_heads > out->max_heads) {
+		ha_py_input_error("min_heads %llu is larger than max_heads %llu",
+		                  (unsigned long long)out->min_heads,
+		                  (unsigned long long)out->max_heads);
+		return 0;
+	}
+	if (ha_constraints_validate(out) != HA_OK) {
 		ha_py_input_error("constraints: a minimum above its maximum");
 		return 0;
 	}
@@ -191,6 +263,20 @@ int ha_py_budgets(PyObject *seq, uint64_t **out, size_t *count)
 		}
 	}
 	Py_DECREF(fast);
+	/* the list's rules, the command line's --budget's (budget_list.h) */
+	struct ha_error err;
+	ha_error_init(&err);
+	enum ha_status st = ha_budget_list_check(v, (size_t)n, &err);
+	if (st == HA_OK)
+		st = ha_budget_list_check_divisors(v, (size_t)n, &err);
+	if (st != HA_OK) {
+		PyMem_Free(v);
+		if (st == HA_EINVAL)
+			ha_py_input_error("budgets: %s", err.message);
+		else
+			ha_py_raise(st, &err);
+		return 0;
+	}
 	*out = v;
 	*count = (size_t)n;
 	return 1;

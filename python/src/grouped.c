@@ -52,14 +52,24 @@ int ha_py_kv(PyObject *tuple, struct ha_kv_constraints *kv, struct ha_kv_shape *
 	return 1;
 }
 
-int ha_py_kv_shape_check(const struct ha_kv_shape *shape, uint64_t budget)
+int ha_py_kv_shape_check(PyObject *tuple, const struct ha_kv_shape *shape, uint64_t budget)
 {
 	if (ha_kv_shape_validate(shape, budget) == HA_OK)
 		return 1;
-	ha_py_input_error("layers=%" PRIu64 ", kv_bytes=%" PRIu64 " and model_dim=%"
-	                  PRIu64 " at budget %" PRIu64 ": the KV cache or the "
-	                  "attention's parameters exceed 2^64-1", shape->layers,
-	                  shape->kv_bytes, shape->model_dim, budget);
+	/* each value as the command line says it: "layers 32", "kv_bytes 2
+	 * (the default)", "model_dim none (the default)" */
+	const uint64_t value[3] = {shape->layers, shape->kv_bytes, shape->model_dim};
+	char said[3][64];
+	for (int i = 0; i < 3; i++) {
+		int given = PyObject_IsTrue(PyTuple_GET_ITEM(tuple, 4 + i)) == 1;
+		char number[24];
+		snprintf(number, sizeof number, "%" PRIu64, value[i]);
+		snprintf(said[i], sizeof said[i], "%s %s%s", kv_names[4 + i],
+		         value[i] || i < 2 ? number : "none", given ? "" : " (the default)");
+	}
+	ha_py_input_error("%s, %s and %s at budget %" PRIu64 ": the KV cache or the "
+	                  "attention's parameters exceed 2^64-1", said[0], said[1], said[2],
+	                  budget);
 	return 0;
 }
 
@@ -83,7 +93,7 @@ static PyObject *infeasible(const struct ha_py_grouped *g)
 	                       g->kv.max_kv_heads};
 	for (int i = 0; i < 4; i++)
 		if (v[i] && n > 0 && (size_t)n < sizeof message)
-			n += snprintf(message + n, sizeof message - (size_t)n, " %s=%" PRIu64,
+			n += snprintf(message + n, sizeof message - (size_t)n, " %s %" PRIu64,
 			              kv_names[i], v[i]);
 	struct ha_error err;
 	ha_error_init(&err);
@@ -109,7 +119,7 @@ PyObject *ha_py_grouped(PyObject *self, PyObject *args)
 	    !ha_py_valid_model(model_obj, samples, &g->model) ||
 	    !ha_py_constraints(cons_obj, &g->constraints) ||
 	    !ha_py_kv(kv_obj, &g->kv, &g->shape) ||
-	    !ha_py_kv_shape_check(&g->shape, g->budget)) {
+	    !ha_py_kv_shape_check(kv_obj, &g->shape, g->budget)) {
 		free(g);
 		return NULL;
 	}
@@ -134,19 +144,17 @@ PyObject *ha_py_grouped(PyObject *self, PyObject *args)
 	if (st == HA_EINFEASIBLE && solver_st == HA_OK)
 		result = infeasible(g);
 	else if (st == HA_EUNSUPPORTED) {
+		/* the library's words for a budget past the bound */
 		struct ha_error err;
 		ha_error_init(&err);
-		snprintf(err.message, sizeof err.message, "budget %" PRIu64 ": the grouped "
-		         "allocation would evaluate up to %" PRIu64 " triples (H, G, d); at "
-		         "most %" PRIu64 " are allowed", g->budget,
-		         ha_grouped_triple_bound(g->budget), (uint64_t)HA_GROUPED_MAX_TRIPLES);
+		ha_grouped_sweep_check(&g->budget, 1, 1, &err);
 		result = ha_py_raise(HA_EUNSUPPORTED, &err);
 	} else if (st != HA_OK)
 		result = ha_py_raise(st, NULL);
 	else if (ratio > 0.0 && g->solution.chosen == g->solution.front_count) {
 		struct ha_error err;
 		ha_error_init(&err);
-		snprintf(err.message, sizeof err.message, "max_loss_ratio=%.6g: no allocation "
+		snprintf(err.message, sizeof err.message, "max_loss_ratio %.6g: no allocation "
 		         "meeting the KV constraints is within it of the unconstrained "
 		         "error (the least ratio is %.6g)", ratio,
 		         g->solution.optimum.loss_ratio);

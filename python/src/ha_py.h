@@ -34,6 +34,21 @@ PyObject *ha_py_raise(enum ha_status status, const struct ha_error *err);
 PyObject *ha_py_input_error(const char *format, ...)
 	__attribute__((format(printf, 1, 2)));
 
+/* InputError "NAME: invalid value REPR: expected EXPECTED": the command
+ * line's words for a bad value, with Python's repr of it.  Returns NULL. */
+PyObject *ha_py_bad_value(PyObject *obj, const char *name, const char *format, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* InfeasibleError "no (heads, head_dim) pair of budget D meets the
+ * constraints: NAME VALUE ...", the command line's words with the
+ * keywords for its options.  Returns NULL. */
+PyObject *ha_py_infeasible(uint64_t budget, const struct ha_constraints *c);
+/* ":" and " NAME VALUE" for each constraint set, after message. */
+void ha_py_append_constraints(char *message, size_t size, const struct ha_constraints *c);
+/* Whether some pair of budget meets c (a target's check before any fit,
+ * as the command line makes it); 0 with the error set. */
+int ha_py_target_feasible(uint64_t budget, const struct ha_constraints *c);
+
 /* The model tuple of the Python layer: (smoothness, bias_coef, var_coef,
  * hdi, irreducible, var_rate, var_power, bias_log_scale, var_log_scale,
  * data_coef, data_power, var_samples_power, group_hdi), each coefficient
@@ -80,6 +95,7 @@ PyObject *ha_py_allocate(PyObject *self, PyObject *args);
 PyObject *ha_py_candidates(PyObject *self, PyObject *args);
 PyObject *ha_py_model_validate(PyObject *self, PyObject *args);
 PyObject *ha_py_model_defaults(PyObject *self, PyObject *args);
+PyObject *ha_py_model_param_domain(PyObject *self, PyObject *args);
 PyObject *ha_py_calibration_parameters(PyObject *self, PyObject *args);
 PyObject *ha_py_model_from_yaml(PyObject *self, PyObject *args);
 PyObject *ha_py_sweep_values(PyObject *self, PyObject *args);
@@ -112,6 +128,10 @@ PyObject *ha_py_head_weights_values(PyObject *self, PyObject *args);
 int ha_py_cal_options(PyObject *tuple, struct ha_cal_options *o,
                       struct ha_cal_law laws[HA_CAL_USER_LAWS_MAX]);
 
+PyObject *ha_py_cal_fixed_domain(PyObject *self, PyObject *args);
+PyObject *ha_py_name_fault(PyObject *self, PyObject *args);
+PyObject *ha_py_ladder_laws(PyObject *self, PyObject *args);
+
 /* ---- cal_frame.c: a calibration's runs as NumPy columns ----------------- */
 
 PyObject *ha_py_calibration_runs(PyObject *self, PyObject *args);
@@ -122,8 +142,9 @@ PyObject *ha_py_calibration_runs(PyObject *self, PyObject *args);
  * layers, kv_bytes, model_dim), 0 each for auto, none or the default;
  * checked alone and together (ha_kv_constraints_validate). */
 int ha_py_kv(PyObject *tuple, struct ha_kv_constraints *kv, struct ha_kv_shape *shape);
-/* ha_kv_shape_validate at budget, the message naming the three. */
-int ha_py_kv_shape_check(const struct ha_kv_shape *shape, uint64_t budget);
+/* ha_kv_shape_validate at budget, the message naming the three as the
+ * command line does (tuple: the KV options, to tell a default). */
+int ha_py_kv_shape_check(PyObject *tuple, const struct ha_kv_shape *shape, uint64_t budget);
 
 /* The capsule of a grouped allocation: the problem and its solution. */
 struct ha_py_grouped {
@@ -144,6 +165,7 @@ PyObject *ha_py_grouped_values(PyObject *self, PyObject *args);
 
 PyObject *ha_py_hdi_path(PyObject *self, PyObject *args);
 PyObject *ha_py_hdi_arrays(PyObject *self, PyObject *args);
+PyObject *ha_py_hdi_check_work(PyObject *self, PyObject *args);
 PyObject *ha_py_hdi_values(PyObject *self, PyObject *args);
 
 /* The capsule of an HDI: the report, the plan of a directory (or NULL),

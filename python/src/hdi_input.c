@@ -165,15 +165,48 @@ static enum ha_status doubles_of(const Py_buffer *b, int kind, const char *name,
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (!isfinite((*data)[i])) {
-			err->status = HA_EFORMAT;
-			snprintf(err->message, sizeof err->message,
-			         "tensor '%s': element %zu is not a finite number", name, i);
+			ha_weights_fail_nonfinite(name, i, (*data)[i], err);
 			free(d);
 			*owned = NULL;
 			return HA_EFORMAT;
 		}
 	}
 	return HA_OK;
+}
+
+/* The library's work limit for a rows x cols tensor cut into heads in
+ * layout (ha_hdi_check_work, the rule the command line applies to a
+ * tensor before reading it). */
+static enum ha_status work_check(const char *name, size_t rows, size_t cols, size_t heads,
+                                 enum ha_layout layout, struct ha_error *err)
+{
+	int out_in = layout == HA_LAYOUT_OUT_IN;
+	return ha_hdi_check_work(name, rows, cols, out_in ? rows : cols, out_in ? cols : rows,
+	                         heads, err);
+}
+
+/* _hdi_check_work(name, rows, cols, heads, layout) -> None: the work
+ * limit of a tensor of that shape, checked from its shape alone, before
+ * the Python layer copies or converts it. */
+PyObject *ha_py_hdi_check_work(PyObject *self, PyObject *args)
+{
+	(void)self;
+	const char *name, *layout_text;
+	Py_ssize_t rows, cols, heads;
+	if (!PyArg_ParseTuple(args, "snnns", &name, &rows, &cols, &heads, &layout_text))
+		return NULL;
+	enum ha_layout layout;
+	if (!layout_of(layout_text, &layout))
+		return NULL;
+	if (rows < 0 || cols < 0 || heads < 1)
+		Py_RETURN_NONE; /* the measurement says what is wrong */
+	struct ha_error err;
+	ha_error_init(&err);
+	enum ha_status st = work_check(name, (size_t)rows, (size_t)cols, (size_t)heads, layout,
+	                               &err);
+	if (st != HA_OK)
+		return ha_py_raise(st, &err);
+	Py_RETURN_NONE;
 }
 
 /* _hdi_arrays([(name, buffer, kind, heads)], layout, label[, progress])
@@ -234,7 +267,12 @@ PyObject *ha_py_hdi_arrays(PyObject *self, PyObject *args)
 		double *owned;
 		size_t rows = (size_t)b.shape[0], cols = (size_t)b.shape[1];
 		Py_BEGIN_ALLOW_THREADS
-		st = doubles_of(&b, kind[0], name, &data, &owned, &err);
+		/* the work limit before the one copy a conversion makes */
+		st = work_check(name, rows, cols, (size_t)heads, layout, &err);
+		if (st == HA_OK)
+			st = doubles_of(&b, kind[0], name, &data, &owned, &err);
+		else
+			owned = NULL;
 		if (st == HA_OK)
 			st = ha_hdi_report_add(r, data, rows, cols, (size_t)heads, layout, name,
 			                       &err);

@@ -11,6 +11,12 @@
 static PyMethodDef methods[] = {
 	METHOD("allocate", ha_py_allocate, "allocate(budget, samples, model, constraints) -> (..., capsule)"),
 	METHOD("candidates", ha_py_candidates, "candidates(capsule) -> list"),
+	METHOD("model_param_domain", ha_py_model_param_domain,
+	       "model_param_domain(name, value) -> (expected, in_domain)"),
+	METHOD("cal_fixed_domain", ha_py_cal_fixed_domain,
+	       "cal_fixed_domain(name, value) -> (words, in_domain)"),
+	METHOD("name_fault", ha_py_name_fault, "name_fault(name) -> None or str"),
+	METHOD("ladder_laws", ha_py_ladder_laws, "ladder_laws() -> names"),
 	METHOD("model_defaults", ha_py_model_defaults, "model_defaults() -> model tuple"),
 	METHOD("calibration_parameters", ha_py_calibration_parameters, "calibration_parameters() -> names"),
 	METHOD("model_valid", ha_py_model_validate, "model_valid(model) -> bool"),
@@ -28,6 +34,8 @@ static PyMethodDef methods[] = {
 	METHOD("head_weights_values", ha_py_head_weights_values, "head_weights_values(capsule) -> tuple"),
 	METHOD("hdi_path", ha_py_hdi_path, "hdi_path(path, pattern, heads, layout) -> capsule"),
 	METHOD("hdi_arrays", ha_py_hdi_arrays, "hdi_arrays([(name, array, kind, heads)], layout, label) -> capsule"),
+	METHOD("hdi_check_work", ha_py_hdi_check_work,
+	       "hdi_check_work(name, rows, cols, heads, layout) -> None"),
 	METHOD("hdi_values", ha_py_hdi_values, "hdi_values(capsule) -> tuple"),
 	METHOD("sweep", ha_py_sweep, "sweep(budgets, samples, model, constraints[, progress[, kv]]) -> (capsule, columns)"),
 	METHOD("regimes", ha_py_regimes, "regimes(budgets, None, model, constraints[, kv]) -> capsule"),
@@ -65,6 +73,7 @@ PyMODINIT_FUNC PyInit__headalloc(void)
 		return NULL;
 	if (PyModule_AddStringConstant(m, "version", ha_version()) < 0 ||
 	    PyModule_AddIntConstant(m, "plot_available", ha_plot_available()) < 0 ||
+	    PyModule_AddIntConstant(m, "hdi_max_heads", (long)HA_HDI_MAX_HEADS) < 0 ||
 #ifdef HA_PY_BOOTSTRAP_PROGRESS
 	    PyModule_AddIntConstant(m, "bootstrap_progress", 1) < 0) {
 #else

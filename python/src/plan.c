@@ -125,7 +125,8 @@ PyObject *ha_py_plan(PyObject *self, PyObject *args)
 	if (!ha_py_budget(budget_obj, "budget", &o.cal.target.budget))
 		return NULL;
 	o.cal.target.samples = samples;
-	if (!ha_py_constraints(cons_obj, &o.cal.target.constraints))
+	if (!ha_py_constraints(cons_obj, &o.cal.target.constraints) ||
+	    !ha_py_target_feasible(o.cal.target.budget, &o.cal.target.constraints))
 		return NULL;
 
 	struct ha_error err;

@@ -51,7 +51,7 @@ int ha_py_problem_grouped(PyObject *kv, struct ha_py_problem *p)
 	p->grouped = 1;
 	int ok = ha_py_kv(kv, &p->kv, &p->shape);
 	for (size_t i = 0; ok && i < p->budget_count; i++)
-		ok = ha_py_kv_shape_check(&p->shape, p->budgets[i]);
+		ok = ha_py_kv_shape_check(kv, &p->shape, p->budgets[i]);
 	if (!ok)
 		ha_py_problem_release(p);
 	return ok;

@@ -189,6 +189,12 @@ PyObject *ha_py_regimes(PyObject *self, PyObject *args)
 		ha_regimes_free(g->regimes);
 		ha_py_problem_release(&g->problem);
 		PyMem_Free(g);
+		if (st == HA_EUNSUPPORTED) { /* "budget D: ...", as the command line says */
+			char message[HA_ERROR_MESSAGE_MAX];
+			memcpy(message, err.message, sizeof message);
+			snprintf(err.message, sizeof err.message, "budget %.*s",
+			         (int)sizeof err.message - 8, message);
+		}
 		return st == HA_OK ? NULL : ha_py_raise(st, &err);
 	}
 	return capsule;

@@ -170,6 +170,8 @@ PyObject *ha_py_sweep(PyObject *self, PyObject *args)
 		PyMem_Free(s);
 		if (st == HA_ECANCELED && PyErr_Occurred())
 			return NULL; /* the progress callback's exception (KeyboardInterrupt) */
+		if (st == HA_EINFEASIBLE) /* which constraints, as the command line says */
+			ha_py_append_constraints(err.message, sizeof err.message, &p.constraints);
 		return st == HA_OK ? NULL : ha_py_raise(st, &err);
 	}
 	PyObject *columns = sweep_columns(s->result);

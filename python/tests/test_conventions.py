@@ -82,7 +82,7 @@ def test_bad_values_raise_errors_of_the_package(call):
 
 
 def test_the_laws_name_of_the_ladder_is_the_cli_refusal():
-    with pytest.raises(headalloc.InputError, match="name of a law of the ladder"):
+    with pytest.raises(headalloc.InputError, match="not a law of the ladder"):
         quiet_calibrate(RUNS, laws={"power": ["irreducible", "var_power"]}, bootstrap=0)
 
 

@@ -155,3 +155,31 @@ def test_transformer_encoder_against_numpy():
 def test_no_attention_module_is_an_input_error():
     with pytest.raises(headalloc.InputError):
         headalloc.hdi(torch.nn.Linear(4, 4))
+
+
+@pytest.mark.parametrize("make", [
+    lambda: np.broadcast_to(np.ones(2048)[:, None], (2048, 102400)),
+    lambda: np.broadcast_to(np.ones(2048, dtype=">f4")[:, None], (2048, 102400)),
+    lambda: {"k": np.broadcast_to(np.ones(2048, dtype=np.float16)[:, None], (2048, 102400))},
+])
+def test_work_limit_comes_before_any_copy(make):
+    """A 16 KB broadcast view of a [2048, 102400] tensor (1.6 GB as doubles)
+    is refused by the work limit on its shape, before a copy or conversion:
+    the peak of traced allocations (NumPy's included) stays small."""
+    import tracemalloc
+    view = make()
+    tracemalloc.start()
+    try:
+        with pytest.raises(headalloc.UnsupportedError, match=r"\[2048, 102400\].*multiply-adds"):
+            headalloc.hdi(view, heads=16, progress=False)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 << 20, peak
+
+
+@needs_torch
+def test_work_limit_comes_before_a_tensor_is_made_contiguous():
+    t = torch.ones(2048, 1).expand(2048, 102400)
+    with pytest.raises(headalloc.UnsupportedError, match="multiply-adds"):
+        headalloc.hdi(t, heads=16, progress=False)

@@ -73,33 +73,6 @@ static int parse_free(const char *arg, struct cli_cal_shared *o)
 	return for_each_item(o, arg, free_item);
 }
 
-/* Whether a fixed value, as typed (c_b, not ln c_b), lies in its
- * parameter's domain; *what says the domain for a message. */
-static int in_domain(enum ha_cal_param k, int log_form, double v,
-                     const char **what)
-{
-	if (log_form) {
-		*what = "a finite number";
-		return 1;
-	}
-	switch (k) {
-	case HA_CAL_BIAS_COEF:
-	case HA_CAL_SMOOTHNESS:
-	case HA_CAL_VAR_COEF:
-	case HA_CAL_DATA_POWER:
-	case HA_CAL_VAR_SAMPLES_POWER:
-		*what = "a number > 0";
-		return v > 0.0;
-	case HA_CAL_HDI:
-	case HA_CAL_GROUP_HDI:
-		*what = "a number from 0 to 1";
-		return v >= 0.0 && v <= 1.0;
-	default:
-		*what = "a number >= 0";
-		return v >= 0.0;
-	}
-}
-
 static int fix_item(struct cli_cal_shared *o, char *item, const char *arg,
                     int *seen)
 {
@@ -127,7 +100,7 @@ static int fix_item(struct cli_cal_shared *o, char *item, const char *arg,
 	double v = 0.0;
 	const char *what = "a finite number";
 	int ok = cli_parse_real(eq + 1, &v);
-	if (!in_domain((enum ha_cal_param)k, log_form, v, &what) || !ok) {
+	if (!ha_cal_fixed_in_domain((enum ha_cal_param)k, log_form, v, &what) || !ok) {
 		char message[96];
 		snprintf(message, sizeof message, "%s = %s", name, what);
 		return cli_bad_value("--fix", item, message);

@@ -10,6 +10,7 @@
 
 #include "commands.h"
 #include "common.h"
+#include "input/budget_list.h"
 #include "options.h"
 #include "parse.h"
 
@@ -113,29 +114,27 @@ static int make_solvers(const struct cli_options *o, struct solvers *s)
 		s->budgets[i] = i < o->budget_count ? o->budgets[i]
 		                                    : sc->models[i - o->budget_count].budget;
 	qsort(s->budgets, n, sizeof *s->budgets, compare_budget);
-	size_t distinct = 0;
-	uint64_t divisors = 0;
-	for (size_t i = 0; i < n; i++)
-		if (distinct == 0 || s->budgets[i] != s->budgets[distinct - 1]) {
-			s->budgets[distinct++] = s->budgets[i];
-			divisors += ha_divisor_count(s->budgets[i]);
-		}
-	if (divisors > HA_SCENARIO_MAX_DIVISORS) {
+	struct ha_error err;
+	ha_error_init(&err);
+	enum ha_status st = ha_budget_list_check_divisors(s->budgets, n, &err);
+	if (st == HA_EINVAL) {
 		const char *file = budgets_source(o);
-		fprintf(stderr, "headalloc: %s%s: the %zu distinct budgets have %"
-		        PRIu64 " divisors in all; at most %" PRIu64 " are allowed "
-		        "(see LIMITS in headalloc(1))\n",
-		        file ? file : "--budget", file ? ": budgets" : "", distinct,
-		        divisors, HA_SCENARIO_MAX_DIVISORS);
+		fprintf(stderr, "headalloc: %s%s: %s\n", file ? file : "--budget",
+		        file ? ": budgets" : "", err.message);
 		return EXIT_USAGE;
 	}
+	if (st != HA_OK)
+		return cli_library_failure("solving", NULL, st, &err);
+	size_t distinct = 0;
+	for (size_t i = 0; i < n; i++)
+		if (distinct == 0 || s->budgets[i] != s->budgets[distinct - 1])
+			s->budgets[distinct++] = s->budgets[i];
 	s->solvers = calloc(distinct ? distinct : 1, sizeof *s->solvers);
 	if (!s->solvers)
 		return cli_library_failure("solving", NULL, HA_ENOMEM, NULL);
 	s->count = distinct;
 	for (size_t i = 0; i < distinct; i++) {
-		enum ha_status st = ha_solver_new(s->budgets[i], &o->constraints,
-		                                  &s->solvers[i]);
+		st = ha_solver_new(s->budgets[i], &o->constraints, &s->solvers[i]);
 		if (st != HA_OK)
 			return solve_failure(st, s->budgets[i], o);
 	}
@@ -270,8 +269,7 @@ static struct ha_sweep_request sweep_problem(const struct allocation *a)
 /* A grouped sweep's budget of too many triples (H, G, d). */
 static int too_many_triples(const struct ha_error *err)
 {
-	fprintf(stderr, "headalloc: --budget %s (see LIMITS in headalloc(1))\n",
-	        err->message);
+	fprintf(stderr, "headalloc: --budget %s\n", err->message);
 	return EXIT_USAGE;
 }
 
@@ -322,8 +320,7 @@ static int compute_regimes(struct allocation *a)
 		: ha_regimes_new(&o->model, &o->constraints, o->budgets,
 		                 o->budget_count, a->s.of_budget, &a->regimes, &err);
 	if (st == HA_EUNSUPPORTED) {
-		fprintf(stderr, "headalloc: --budget %s (see LIMITS in headalloc(1))\n",
-		        err.message);
+		fprintf(stderr, "headalloc: --budget %s\n", err.message);
 		return EXIT_USAGE;
 	}
 	return st == HA_OK ? EXIT_OK

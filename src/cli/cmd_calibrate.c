@@ -222,22 +222,10 @@ int cli_calibrate_main(int argc, char **argv)
 	                                            &err);
 	if (st != HA_OK)
 		return cli_library_failure(NULL, o.c.file, st, &err);
-	double work = ha_cal_work(count, &o.cal);
-	if (work > HA_CAL_WORK_MAX) {
-		size_t laws = ha_cal_work_laws(&o.cal);
-		char terms[96] = "";
-		if (laws)
-			snprintf(terms, sizeof terms, " + %zu laws x (runs + 1 + %zu)",
-			         laws, o.cal.bootstrap < HA_CAL_COMPARE_RESAMPLES
-			                       ? o.cal.bootstrap : HA_CAL_COMPARE_RESAMPLES);
-		fprintf(stderr, "headalloc: %s: %zu runs with --bootstrap %zu%s "
-		        "need %.4g run-fits, above the limit %.4g "
-		        "(runs x (1 + resamples%s)): lower --bootstrap%s\n",
-		        o.c.file, count, o.cal.bootstrap, laws ? " and --compare" : "",
-		        work, HA_CAL_WORK_MAX, terms,
-		        laws ? " or leave out --compare" : "");
+	st = ha_cal_check_work(count, &o.cal, &err);
+	if (st != HA_OK) {
 		free(runs);
-		return cli_exit_status(HA_EINVAL);
+		return cli_library_failure(NULL, o.c.file, st, &err);
 	}
 	struct ha_calibration *cal = NULL;
 	struct cli_progress line;

@@ -10,6 +10,7 @@
 #include "atomic_file.h"
 #include "commands.h"
 #include "common.h"
+#include "alloc/model_internal.h"
 #include "option_words.h"
 #include "options.h"
 #include "hdi_source.h"
@@ -163,7 +164,6 @@ const struct option *const cli_allocate_options = long_options; /* completion.c 
 
 static const char short_options[] = ":b:n:c:s:m:arf:o:hV";
 
-
 /* "--budget" for -b too: the long name of an option, for messages. */
 static const char *option_name(int code)
 {
@@ -181,10 +181,19 @@ static int bad_value(int code, const char *value, const char *expected)
 	return cli_bad_number(option_name(code), value, expected);
 }
 
-static int parse_positive_real(int code, const char *value, double *out)
+/* A model parameter in its domain, in every front end's words. */
+static int parse_model_value(int code, const char *value, double *out)
 {
-	if (!cli_parse_real(value, out) || !(*out > 0.0))
-		return bad_value(code, value, "a finite number > 0");
+	char name[64];
+	snprintf(name, sizeof name, "%s", option_name(code) + 2);
+	for (char *p = strchr(name, '-'); p; p = strchr(p, '-'))
+		*p = '_';
+	int in_domain = 0;
+	const char *expected = ha_model_param_domain(name, 0.0, &in_domain);
+	if (!cli_parse_real(value, out) ||
+	    !ha_model_param_domain(name, *out, &in_domain) || !in_domain)
+		return bad_value(code, value, expected);
+	*out += 0.0; /* -0 reads as 0 */
 	return EXIT_OK;
 }
 
@@ -228,19 +237,13 @@ static int parse_samples(const char *arg, struct cli_options *o)
 static int apply_model_option(int code, const char *arg, struct ha_model *m)
 {
 	double v;
-	if (code == OPT_LOG_BIAS_COEF || code == OPT_LOG_VAR_COEF) {
-		if (!cli_parse_real(arg, &v))
-			return bad_value(code, arg, "a finite number");
-		if (code == OPT_LOG_BIAS_COEF)
-			ha_model_set_log_bias_coef(m, v);
-		else
-			ha_model_set_log_var_coef(m, v);
-		return EXIT_OK;
-	}
-	if (!cli_parse_real(arg, &v) || !(v >= 0.0))
-		return bad_value(code, arg, "a finite number >= 0");
-	v += 0.0; /* -0 reads as 0 */
-	if (code == OPT_IRREDUCIBLE)
+	if (parse_model_value(code, arg, &v) != EXIT_OK)
+		return EXIT_USAGE;
+	if (code == OPT_LOG_BIAS_COEF)
+		ha_model_set_log_bias_coef(m, v);
+	else if (code == OPT_LOG_VAR_COEF)
+		ha_model_set_log_var_coef(m, v);
+	else if (code == OPT_IRREDUCIBLE)
 		m->irreducible = v;
 	else if (code == OPT_DATA_COEF)
 		m->data_coef = v;
@@ -274,13 +277,13 @@ static int apply_option(struct cli_options *o, struct hdi_request *h, int code,
 	case 'c':
 		return EXIT_OK; /* read in the first pass */
 	case 's':
-		return parse_positive_real(code, arg, &m->smoothness);
+		return parse_model_value(code, arg, &m->smoothness);
 	case OPT_BIAS_COEF:
 		m->bias_coef_is_log = 0; /* over a file's log_bias_coef */
-		return parse_positive_real(code, arg, &m->bias_coef);
+		return parse_model_value(code, arg, &m->bias_coef);
 	case OPT_VAR_COEF:
 		m->var_coef_is_log = 0;
-		return parse_positive_real(code, arg, &m->var_coef);
+		return parse_model_value(code, arg, &m->var_coef);
 	case OPT_IRREDUCIBLE:
 	case OPT_VAR_RATE:
 	case OPT_VAR_POWER:
@@ -289,15 +292,12 @@ static int apply_option(struct cli_options *o, struct hdi_request *h, int code,
 	case OPT_DATA_COEF:
 		return apply_model_option(code, arg, m);
 	case OPT_DATA_POWER:
-		return parse_positive_real(code, arg, &m->data_power);
+		return parse_model_value(code, arg, &m->data_power);
 	case OPT_VAR_SAMPLES_POWER:
-		return parse_positive_real(code, arg, &m->var_samples_power);
+		return parse_model_value(code, arg, &m->var_samples_power);
 	case OPT_HDI:
 		h->have_hdi = 1;
-		if (!cli_parse_real(arg, &m->hdi) || !(m->hdi >= 0.0 && m->hdi <= 1.0))
-			return bad_value(code, arg, "a number from 0 to 1");
-		m->hdi += 0.0; /* -0 reads as 0 */
-		return EXIT_OK;
+		return parse_model_value(code, arg, &m->hdi);
 	case OPT_HDI_FROM:
 		if (!*arg)
 			return bad_value(code, arg, "a file name");

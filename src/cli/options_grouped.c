@@ -237,8 +237,7 @@ int cli_grouped_check(const struct cli_grouped *g, const uint64_t *budgets,
 	struct ha_error err;
 	if (sweep && !regimes && each_within &&
 	    ha_grouped_sweep_check(budgets, budget_count, sample_count, &err) != HA_OK)
-		return cli_file_error("%s (see LIMITS in headalloc(1))",
-		                      err.message);
+		return cli_file_error("%s", err.message);
 	if (plot && !sweep && !g->pareto && !regimes)
 		return cli_usage_error(NULL, "--plot of the grouped allocation draws "
 		                       "its trade-off front: it needs --pareto");

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "common.h"
+#include "alloc/model_internal.h"
+#include "input/budget_list.h"
 #include "parse.h"
 #include "value_lists.h"
 
@@ -38,7 +40,7 @@ int cli_bad_number(const char *option, const char *value, const char *expected)
 	return cli_bad_value(option, value, expected);
 }
 
-static const char sample_size[] = "a number n with 1 < n <= 1e300";
+static const char sample_size[] = HA_MODEL_SAMPLES_DOMAIN;
 
 static int is_sample_size(double n)
 {
@@ -75,28 +77,6 @@ static size_t split_list(const char *text, char ***items)
 	return count;
 }
 
-static int compare_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return (x > y) - (x < y);
-}
-
-/* A value that is in budgets[0..count) twice, or 0 (budgets are >= 1). */
-static uint64_t repeated_budget(const uint64_t *budgets, size_t count)
-{
-	uint64_t *sorted = malloc(count * sizeof *sorted);
-	uint64_t repeated = 0;
-	if (!sorted)
-		return 0; /* the check is skipped; the solvers still run */
-	memcpy(sorted, budgets, count * sizeof *sorted);
-	qsort(sorted, count, sizeof *sorted, compare_u64);
-	for (size_t i = 1; i < count && !repeated; i++)
-		if (sorted[i] == sorted[i - 1])
-			repeated = sorted[i];
-	free(sorted);
-	return repeated;
-}
-
 static void free_list(char **items)
 {
 	if (items)
@@ -117,14 +97,16 @@ int cli_parse_budget_list(const char *option, const char *arg,
 		if (!cli_parse_uint(items[i], 1, HA_BUDGET_MAX, &budgets[i]))
 			rc = cli_bad_number(option, count > 1 ? items[i] : arg, CLI_WHOLE_NUMBER);
 	free_list(items);
-	uint64_t repeated = rc == EXIT_OK ? repeated_budget(budgets, count) : 0;
-	if (rc == EXIT_OK && count > HA_SCENARIO_MAX_BUDGETS)
-		rc = cli_usage_error(NULL, "%s: expected at most %zu budgets, "
-		                     "found %zu", option, HA_SCENARIO_MAX_BUDGETS, count);
-	else if (repeated) {
-		char value[24];
-		snprintf(value, sizeof value, "%" PRIu64, repeated);
-		rc = cli_bad_number(option, value, "each budget once, found it twice");
+	if (rc == EXIT_OK) {
+		/* the list's rules, the same for the Python package */
+		struct ha_error err;
+		ha_error_init(&err);
+		enum ha_status st = ha_budget_list_check(budgets, count, &err);
+		if (st == HA_EINVAL) {
+			fprintf(stderr, "headalloc: %s: %s\n", option, err.message);
+			rc = EXIT_USAGE;
+		} else if (st != HA_OK)
+			rc = cli_library_failure(option, NULL, st, &err);
 	}
 	if (rc != EXIT_OK) {
 		free(budgets);

@@ -117,14 +117,16 @@ enum ha_status ha_grouped_sweep_check(const uint64_t *budgets,
 		if (t > HA_GROUPED_MAX_TRIPLES)
 			return ha_fail(err, HA_EUNSUPPORTED, "budget %" PRIu64 ": the "
 			               "grouped allocation would evaluate up to %" PRIu64
-			               " triples (H, G, d); at most %" PRIu64 " are allowed",
+			               " triples (H, G, d); at most %" PRIu64 " are allowed "
+			               "(see LIMITS in headalloc(1))",
 			               budgets[b], t, HA_GROUPED_MAX_TRIPLES);
 		triples += t; /* each term and the sum within 2^23: no overflow */
 		row_work += t + HA_GROUPED_ROW_WORK;
 		if (triples > HA_GROUPED_MAX_TRIPLES)
 			return ha_fail(err, HA_EUNSUPPORTED, "the %zu budgets have "
 			               "more than %" PRIu64 " triples (H, G, d) in all, "
-			               "listed once for the table",
+			               "listed once for the table (see LIMITS in "
+			               "headalloc(1))",
 			               budget_count, HA_GROUPED_MAX_TRIPLES);
 	}
 	if (row_work > HA_GROUPED_MAX_SWEEP_WORK / points)
@@ -132,7 +134,7 @@ enum ha_status ha_grouped_sweep_check(const uint64_t *budgets,
 		               "%" PRIu64 " values of n x %" PRIu64 " (the budgets' "
 		               "%" PRIu64 " triples (H, G, d) and %" PRIu64 " a row), "
 		               "above the limit %" PRIu64 ": fewer sample sizes or "
-		               "budgets", points, row_work, triples,
+		               "budgets (see LIMITS in headalloc(1))", points, row_work, triples,
 		               HA_GROUPED_ROW_WORK, HA_GROUPED_MAX_SWEEP_WORK);
 	return HA_OK;
 }

@@ -9,6 +9,7 @@
  * itself (both exact). */
 #include <math.h>
 #include <stddef.h>
+#include <string.h>
 
 #include <headalloc/model.h>
 
@@ -92,6 +93,38 @@ int ha_samples_valid(double samples)
 enum ha_status ha_samples_validate(double samples)
 {
 	return ha_samples_valid(samples) ? HA_OK : HA_EINVAL;
+}
+
+const char *ha_model_param_domain(const char *name, double v, int *in_domain)
+{
+	static const char *const positive[] = {"smoothness", "bias_coef", "var_coef",
+	                                       "data_power", "var_samples_power"};
+	static const char *const nonnegative[] = {"irreducible", "var_rate", "var_power",
+	                                          "data_coef"};
+	static const char *const fractions[] = {"hdi", "group_hdi"};
+	static const char *const logarithms[] = {"log_bias_coef", "log_var_coef"};
+	for (size_t i = 0; i < sizeof positive / sizeof *positive; i++)
+		if (strcmp(name, positive[i]) == 0) {
+			*in_domain = positive_finite(v);
+			return "a finite number > 0";
+		}
+	for (size_t i = 0; i < sizeof nonnegative / sizeof *nonnegative; i++)
+		if (strcmp(name, nonnegative[i]) == 0) {
+			*in_domain = isfinite(v) && v >= 0.0;
+			return "a finite number >= 0";
+		}
+	for (size_t i = 0; i < sizeof fractions / sizeof *fractions; i++)
+		if (strcmp(name, fractions[i]) == 0) {
+			*in_domain = v >= 0.0 && v <= 1.0;
+			return "a number from 0 to 1";
+		}
+	for (size_t i = 0; i < sizeof logarithms / sizeof *logarithms; i++)
+		if (strcmp(name, logarithms[i]) == 0) {
+			*in_domain = isfinite(v);
+			return "a finite number";
+		}
+	*in_domain = 0;
+	return NULL;
 }
 
 enum ha_status ha_model_validate(const struct ha_model *m)

@@ -38,6 +38,15 @@ struct ha_eval_parts {
 
 /* 1 when n is in its domain: 1 < n <= 1e300, finite. */
 int ha_samples_valid(double samples);
+/* What a value of n must be, in the words that follow "expected ". */
+#define HA_MODEL_SAMPLES_DOMAIN "a number n with 1 < n <= 1e300"
+
+/* The domain of the model's parameter `name` (a scenario file's name:
+ * smoothness, bias_coef, ..., group_hdi, log_bias_coef, log_var_coef) in
+ * the words that follow "expected " ("a finite number > 0"), the same
+ * for every front end; *in_domain says whether v lies in it.  NULL for a
+ * name that is no parameter. */
+const char *ha_model_param_domain(const char *name, double v, int *in_domain);
 
 /* For a valid model, valid n and budget % head_dim == 0 (ha_model_eval
  * checks). */

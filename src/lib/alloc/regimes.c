@@ -49,7 +49,8 @@ static enum ha_status budget_regimes(const struct ha_model *model,
 	if (grouped && st == HA_EUNSUPPORTED)
 		return ha_fail(err, st, "%" PRIu64 ": the grouped regimes "
 		               "would evaluate up to %" PRIu64 " triples (H, G, d); "
-		               "at most %" PRIu64 " are allowed", row->budget,
+		               "at most %" PRIu64 " are allowed (see LIMITS in "
+		               "headalloc(1))", row->budget,
 		               ha_grouped_triple_bound(row->budget),
 		               HA_GROUPED_MAX_TRIPLES);
 	if (st != HA_OK)

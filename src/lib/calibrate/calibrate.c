@@ -291,17 +291,9 @@ enum ha_status ha_calibrate(const struct ha_run *runs, size_t count,
 		st = check_groups(runs, count, o, err);
 	if (st != HA_OK)
 		return st;
-	double work = ha_cal_work(count, o);
-	if (work > HA_CAL_WORK_MAX)
-		return ha_fail(err, HA_EINVAL,
-		               "bootstrap: %zu runs x (1 + %zu resamples + %zu law%s x "
-		               "(runs + 1 + %zu)) = %.4g run-fits exceed the limit %.4g; "
-		               "lower the resamples or leave out the comparison",
-		               count, o->bootstrap, ha_cal_work_laws(o),
-		               ha_cal_work_laws(o) == 1 ? "" : "s",
-		               o->bootstrap < HA_CAL_COMPARE_RESAMPLES
-		                       ? o->bootstrap : HA_CAL_COMPARE_RESAMPLES,
-		               work, HA_CAL_WORK_MAX);
+	st = ha_cal_check_work(count, o, err);
+	if (st != HA_OK)
+		return st;
 
 	struct ha_solver *solver = NULL;
 	if (o->target.budget) {

@@ -41,6 +41,31 @@ int ha_cal_param_is_log(enum ha_cal_param param)
 	return param == HA_CAL_BIAS_COEF || param == HA_CAL_VAR_COEF;
 }
 
+int ha_cal_fixed_in_domain(enum ha_cal_param k, int log_form, double v,
+                           const char **what)
+{
+	if (log_form) {
+		*what = "a finite number";
+		return isfinite(v);
+	}
+	switch (k) {
+	case HA_CAL_BIAS_COEF:
+	case HA_CAL_SMOOTHNESS:
+	case HA_CAL_VAR_COEF:
+	case HA_CAL_DATA_POWER:
+	case HA_CAL_VAR_SAMPLES_POWER:
+		*what = "a number > 0";
+		return v > 0.0 && isfinite(v);
+	case HA_CAL_HDI:
+	case HA_CAL_GROUP_HDI:
+		*what = "a number from 0 to 1";
+		return v >= 0.0 && v <= 1.0;
+	default:
+		*what = "a number >= 0";
+		return v >= 0.0 && isfinite(v);
+	}
+}
+
 int ha_cal_param_reported(enum ha_cal_param param,
                           const struct ha_cal_estimate *e)
 {

@@ -376,6 +376,13 @@ int ha_cal_param_lookup(const char *name);
 /* 1 for bias_coef and var_coef, whose fit-scale value is ln c. */
 int ha_cal_param_is_log(enum ha_cal_param param);
 
+/* Whether a value to fix, as given (c_b, not ln c_b; log_form: the
+ * log_bias_coef or log_var_coef form, any finite number), lies in the
+ * parameter's domain; *what says the domain in the words that follow
+ * "NAME = " in every front end's refusal ("a number > 0"). */
+int ha_cal_fixed_in_domain(enum ha_cal_param k, int log_form, double v,
+                           const char **what);
+
 /* Whether a report lists this parameter: the seven of the seeds' model
  * always; data_coef, data_power and var_samples_power when free or fixed
  * off the model's default (so reports without the data term stay as
@@ -462,6 +469,12 @@ enum ha_status ha_cal_band(const struct ha_calibration *calibration,
 /* A calibration's work in run-fits, as HA_CAL_WORK_MAX (calibrate.h)
  * counts it. */
 double ha_cal_work(size_t runs, const struct ha_cal_options *options);
+
+/* HA_EINVAL when a calibration of `runs` runs under o would take more
+ * than HA_CAL_WORK_MAX run-fits, the message in the words of every front
+ * end ("6 runs with --bootstrap 1000000 and --compare need ..."). */
+enum ha_status ha_cal_check_work(size_t runs, const struct ha_cal_options *o,
+                                 struct ha_error *err);
 
 /* The laws a calibration's comparison fits: HA_CAL_LADDER + law_count
  * when compare or law_count, else 0 (HA_CAL_WORK_MAX counts them). */

@@ -5,11 +5,13 @@
  * run measured at the target, and the parameters the runs do not identify
  * that move the argmin.  Also the joint work limit. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <gsl/gsl_cdf.h>
 
+#include "base/error_internal.h"
 #include "calibrate_internal.h"
 
 size_t ha_cal_work_laws(const struct ha_cal_options *o)
@@ -28,6 +30,25 @@ double ha_cal_work(size_t runs, const struct ha_cal_options *o)
 	double compared = resamples < (double)HA_CAL_COMPARE_RESAMPLES
 	                          ? resamples : (double)HA_CAL_COMPARE_RESAMPLES;
 	return m * (1.0 + resamples + laws * (m + 1.0 + compared));
+}
+
+enum ha_status ha_cal_check_work(size_t runs, const struct ha_cal_options *o,
+                                 struct ha_error *err)
+{
+	double work = ha_cal_work(runs, o);
+	if (work <= HA_CAL_WORK_MAX)
+		return HA_OK;
+	size_t laws = ha_cal_work_laws(o);
+	char terms[96] = "";
+	if (laws)
+		snprintf(terms, sizeof terms, " + %zu laws x (runs + 1 + %zu)", laws,
+		         o->bootstrap < HA_CAL_COMPARE_RESAMPLES ? o->bootstrap
+		                                                : HA_CAL_COMPARE_RESAMPLES);
+	return ha_fail(err, HA_EINVAL, "%zu runs with --bootstrap %zu%s need %.4g "
+	               "run-fits, above the limit %.4g (runs x (1 + resamples%s)): "
+	               "lower --bootstrap%s", runs, o->bootstrap,
+	               laws ? " and --compare" : "", work, HA_CAL_WORK_MAX, terms,
+	               laws ? " or leave out --compare" : "");
 }
 
 void cal_goodness(const struct ha_cal_fit *fit, const struct ha_run *runs,

@@ -403,10 +403,7 @@ enum ha_status ha_weights_read(const struct ha_weights *w, size_t index,
 		for (size_t i = 0; i < k; i++) {
 			size_t at = transpose ? od.c : done + i;
 			if (!isfinite(dst[i])) {
-				st = ha_fail(err, HA_EFORMAT,
-				             "tensor '%s': element %zu is %s; weights "
-				             "must be finite", t->name, at,
-				             isnan(dst[i]) ? "NaN" : "infinite");
+				st = ha_weights_fail_nonfinite(t->name, at, dst[i], err);
 				goto out;
 			}
 			if (transpose) {
@@ -614,4 +611,11 @@ out:
 	}
 	*out = w;
 	return HA_OK;
+}
+
+enum ha_status ha_weights_fail_nonfinite(const char *name, size_t at, double v,
+                                         struct ha_error *err)
+{
+	return ha_fail(err, HA_EFORMAT, "tensor '%s': element %zu is %s; weights "
+	               "must be finite", name, at, isnan(v) ? "NaN" : "infinite");
 }

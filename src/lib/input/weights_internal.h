@@ -149,4 +149,10 @@ const char *ha_dtype_str(enum ha_dtype dtype);
 double ha_f16_to_double(uint16_t bits);
 double ha_bf16_to_double(uint16_t bits);
 
+/* HA_EFORMAT "tensor 'NAME': element AT is NaN (infinite); weights must
+ * be finite": the one refusal of a non-finite weight, a file's or an
+ * array's. */
+enum ha_status ha_weights_fail_nonfinite(const char *name, size_t at, double v,
+                                         struct ha_error *err);
+
 #endif
