@@ -66,6 +66,23 @@ static enum ha_status measure_path(const struct ha_hdi_path_request *req,
 	return st;
 }
 
+/* The resolver's failure as the CLI words it: a failure of the heads or
+ * groups given names that argument first, then the file or directory;
+ * any other names the file at fault. */
+static void raise_path_failure(const struct ha_hdi_path *src, enum ha_status st,
+                               const struct ha_error *err)
+{
+	const char *word = src->fault == HA_HDI_PATH_FAULT_HEADS    ? python_words.heads
+	                   : src->fault == HA_HDI_PATH_FAULT_GROUPS ? python_words.groups
+	                                                           : NULL;
+	if (!word || st != HA_EINVAL || err->line > 0) {
+		ha_py_raise(st, err);
+		return;
+	}
+	ha_py_input_error("%s: %s: %s", word, err->file ? err->file : src->request.path,
+	                  err->message);
+}
+
 /* _hdi_path(path, pattern or None, heads (0: not given), layout or None[,
  * progress]) -> capsule.  A weights file, or a model directory given as
  * the directory, its config.json or its index (checkpoint.h), resolved by
@@ -114,7 +131,7 @@ PyObject *ha_py_hdi_path(PyObject *self, PyObject *args)
 	                            callback's exception (KeyboardInterrupt) */
 	if (st != HA_OK && !(st == HA_ECANCELED && state.failed)) {
 		/* err.file may point into src: raise before closing it. */
-		ha_py_raise(st, &err);
+		raise_path_failure(&src, st, &err);
 	} else if (st == HA_OK) {
 		h->report = src.hdi;
 		h->checkpoint = src.checkpoint;

@@ -95,9 +95,9 @@ def test_file_without_key_names_same_message(monkeypatch, tmp_path):
 
 def test_heads_not_dividing_a_directory_same_message(monkeypatch):
     _, line = cli_refusal("llama", "--heads", 3, cwd=CHECKPOINTS)
-    assert line.startswith("--heads: ")  # the CLI names the option too
+    assert line.startswith("--heads: ")  # the CLI names the option first
     monkeypatch.chdir(CHECKPOINTS)
-    assert str(python_refusal("llama", heads=3)) == line[len("--heads: "):]
+    assert str(python_refusal("llama", heads=3)) == line[len("--"):]
 
 
 # Options that do not go with the source: the CLI's usage errors, which
