@@ -124,6 +124,10 @@ class Run:
         env = dict(os.environ, HEADALLOC=os.path.abspath(shim),
                    HEADALLOC_REAL=os.path.abspath(CLI),
                    HEADALLOC_RECORD=os.path.abspath(record), TMP=work, LC_ALL="C")
+        # Under the sanitizers this interpreter runs with their runtimes
+        # preloaded; the case's own tools (dd, cp, od) must not: ASan
+        # refuses dd's aligned_alloc.  The CLI links its runtime itself.
+        env.pop("LD_PRELOAD", None)
         out = subprocess.run(["bash", "-c", command, os.path.join(CATALOGUE, name + ".test")],
                              cwd=work, env=env, stdin=subprocess.DEVNULL,
                              capture_output=True, timeout=300)
