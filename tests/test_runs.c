@@ -457,9 +457,9 @@ Test(runs, from_columns_as_a_dataframe_gives_them)
 	const double heads[] = {8, 4, 16}, dims[] = {16, 32, 8}, width[] = {128, 128, 128};
 	const double samples[] = {1e6, 1e7, 3e8}, loss[] = {3.21, 2.87, 2.5};
 	const double se[] = {NAN, 0.01, 0.02};
-	struct ha_runs_columns c = {3, heads, dims, NULL, samples, loss, se, NULL};
+	struct ha_runs_columns c = {3, heads, dims, NULL, samples, loss, se, NULL, NULL};
 	cr_assert_eq(ha_runs_from_columns(&c, &got, &ng, &err), HA_OK, "%s", err.message);
-	struct ha_runs_columns w = {3, heads, NULL, width, samples, loss, se, NULL};
+	struct ha_runs_columns w = {3, heads, NULL, width, samples, loss, se, NULL, NULL};
 	cr_assert_eq(ha_runs_from_columns(&w, &derived, &nd, &err), HA_OK, "%s", err.message);
 	cr_assert_eq(ng, nw);
 	cr_assert_eq(nd, nw);
@@ -498,39 +498,108 @@ Test(runs, from_columns_refuses_values_outside_their_domains)
 {
 	const double heads[] = {8, 4}, dims[] = {16, 32}, samples[] = {1e6, 1e7};
 	const double loss[] = {3.2, 2.9};
-	struct ha_runs_columns ok = {2, heads, dims, NULL, samples, loss, NULL, NULL};
+	struct ha_runs_columns ok = {2, heads, dims, NULL, samples, loss, NULL, NULL, NULL};
 	struct ha_runs_columns c = ok;
 	const double half[] = {8, 2.5};
 	c.heads = half;
-	columns_bad(&c, HA_EFORMAT, 2, 1, "row 2, heads: expected a whole number from 1 to 2^53, found 2.5");
+	columns_bad(&c, HA_EFORMAT, 2, 1, "row 2, heads: expected an integer from 1 to "
+	            "9223372036854775807, found '2.5'");
 	c = ok;
 	const double width[] = {128, 130};
 	c.head_dim = NULL;
 	c.model_dim = width;
-	columns_bad(&c, HA_EFORMAT, 2, 3, "row 2, model_dim: expected a multiple of heads");
+	columns_bad(&c, HA_EFORMAT, 2, 3, "row 2, model_dim: expected a multiple of heads "
+	            "(4), found '130'");
+	c = ok;
+	const double wrong_width[] = {128, 64};
+	c.model_dim = wrong_width;
+	columns_bad(&c, HA_EFORMAT, 2, 3, "row 2, model_dim: expected heads * head_dim = "
+	            "128, found '64'");
 	c = ok;
 	const double one[] = {1e6, 1.0};
 	c.samples = one;
-	columns_bad(&c, HA_EFORMAT, 2, 4, "row 2, samples: expected a number > 1");
+	columns_bad(&c, HA_EFORMAT, 2, 4, "row 2, samples: expected a number > 1 and <= "
+	            "1e300, found '1'");
 	c = ok;
 	const double nan_loss[] = {NAN, 1.0};
 	c.loss = nan_loss;
-	columns_bad(&c, HA_EFORMAT, 1, 5, "row 1, loss: expected a finite number > 0, found nan");
+	columns_bad(&c, HA_EFORMAT, 1, 5, "row 1, loss: expected a number > 0, found 'nan'");
 	c = ok;
-	const double neg_se[] = {0.01, -0.01};
+	const double neg_se[] = {0.01, -0.1};
 	c.loss_se = neg_se;
-	columns_bad(&c, HA_EFORMAT, 2, 6, "row 2, loss_se");
+	columns_bad(&c, HA_EFORMAT, 2, 6, "row 2, loss_se: expected a number > 0, found '-0.1'");
 	c = ok;
 	const double big[] = {4294967296.0, 4};
 	const double big_d[] = {4294967296.0, 32};
 	c.heads = big;
 	c.head_dim = big_d;
-	columns_bad(&c, HA_EFORMAT, 1, 2, "heads * head_dim <= 9223372036854775807");
+	columns_bad(&c, HA_EFORMAT, 1, 2, "row 1: expected heads * head_dim <= "
+	            "9223372036854775807, found 4294967296 * 4294967296");
 	c = ok;
 	c.head_dim = NULL;
-	columns_bad(&c, HA_EINVAL, 0, 0, "head_dim or model_dim");
+	columns_bad(&c, HA_EFORMAT, 0, 0, "header: expected the column 'head_dim' (a header "
+	            "row naming");
 	c = ok;
 	c.count = 0;
-	columns_bad(&c, HA_EINVAL, 0, 0, "expected 1 to");
+	columns_bad(&c, HA_EFORMAT, 0, 0, "expected at least one run after the header row");
 	columns_bad(NULL, HA_EINVAL, 0, 0, "NULL");
+}
+
+/* Columns under a tracker's names: a named column that is NULL is the
+ * header's missing column, in the CSV reader's words; two keys named for
+ * one column are refused before any value. */
+Test(runs, from_columns_under_names)
+{
+	const double heads[] = {8}, dims[] = {16}, samples[] = {1e6}, loss[] = {2};
+	struct ha_runs_names names;
+	struct ha_error err;
+	ha_runs_names_init(&names);
+	cr_assert_eq(ha_runs_names_set(&names, "kv_heads", "n_kv_head", &err), HA_OK);
+	struct ha_runs_columns c = {1, heads, dims, NULL, samples, loss, NULL, NULL, &names};
+	columns_bad(&c, HA_EFORMAT, 0, 0, "header: expected the column 'n_kv_head' (named "
+	            "for kv_heads), found none");
+	const double kv[] = {4};
+	c.kv_heads = kv;
+	struct ha_run *runs = NULL;
+	size_t n = 0;
+	cr_assert_eq(ha_runs_from_columns(&c, &runs, &n, &err), HA_OK, "%s", err.message);
+	cr_assert_eq(runs[0].kv_heads, 4);
+	free(runs);
+	ha_runs_names_init(&names);
+	cr_assert_eq(ha_runs_names_set(&names, "heads", "loss", &err), HA_OK);
+	columns_bad(&c, HA_EINVAL, 0, 0, "loss");
+}
+
+/* Each refusal of the columns is the CSV reader's for the same rows, its
+ * message the same once the file's position is set aside. */
+Test(runs, from_columns_refuse_as_the_csv_file_of_the_same_rows)
+{
+	const struct {
+		const char *csv;
+		struct ha_runs_columns c;
+	} cases[] = {
+		{"heads,head_dim,samples,loss\n8,16,1e6,2\n4,32,1,2\n",
+		 {2, (double[]){8, 4}, (double[]){16, 32}, NULL, (double[]){1e6, 1}, (double[]){2, 2},
+		  NULL, NULL, NULL}},
+		{"heads,head_dim,samples,loss\n0,16,1e6,2\n",
+		 {1, (double[]){0}, (double[]){16}, NULL, (double[]){1e6}, (double[]){2}, NULL, NULL, NULL}},
+		{"heads,model_dim,samples,loss\n12,256,1e6,2\n",
+		 {1, (double[]){12}, NULL, (double[]){256}, (double[]){1e6}, (double[]){2}, NULL,
+		  NULL, NULL}},
+		{"heads,head_dim,samples,loss,kv_heads\n8,16,1e6,2,3\n",
+		 {1, (double[]){8}, (double[]){16}, NULL, (double[]){1e6}, (double[]){2}, NULL,
+		  (double[]){3}, NULL}},
+		{"heads,head_dim,samples\n8,16,1e6\n",
+		 {1, (double[]){8}, (double[]){16}, NULL, (double[]){1e6}, NULL, NULL, NULL, NULL}},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct ha_run *runs = NULL;
+		size_t n = 0;
+		struct ha_error from_file, from_memory;
+		cr_assert_eq(ha_runs_read_string(cases[i].csv, strlen(cases[i].csv), HA_RUNS_CSV,
+		                                 &runs, &n, &from_file), HA_EFORMAT);
+		cr_assert_eq(ha_runs_from_columns(&cases[i].c, &runs, &n, &from_memory),
+		             HA_EFORMAT);
+		cr_assert_str_eq(from_memory.message, from_file.message);
+	}
 }

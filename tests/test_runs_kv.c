@@ -108,7 +108,7 @@ Test(runs_kv, columns_in_memory)
 	const double heads[] = {8, 8, 6}, dims[] = {16, 16, 16};
 	const double samples[] = {1e6, 1e7, 1e8}, loss[] = {3, 2, 1};
 	const double kv[] = {2, NAN, 3}, bad[] = {2, 3, 3};
-	struct ha_runs_columns c = {3, heads, dims, NULL, samples, loss, NULL, kv};
+	struct ha_runs_columns c = {3, heads, dims, NULL, samples, loss, NULL, kv, NULL};
 	struct ha_run *r = NULL;
 	size_t n;
 	struct ha_error err;

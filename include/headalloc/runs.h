@@ -163,18 +163,23 @@ HA_API enum ha_status ha_runs_read_pool(const char *path,
                                         size_t *count, struct ha_error *err);
 
 /* Runs given as columns in memory (a DataFrame's, a tracker's API): one
- * array per column, count entries each, row i being run i.  Whole-number
- * columns are doubles too (a DataFrame column of integers converts to
- * them exactly), and must hold whole numbers from 1 to 2^53.
+ * array per column, count entries each, row i being run i.  The rules
+ * and the words are those of a CSV runs file of the same rows, a NULL
+ * column being one the header lacks: whole-number columns are doubles
+ * (a DataFrame column of integers converts to them exactly up to 2^53)
+ * and must hold integers from 1 to 9223372036854775807.
  *   heads, samples, loss   required
  *   head_dim               or NULL with model_dim: head_dim is then
  *                          model_dim / heads, which must divide exactly
- *   model_dim              NULL, or the width H * d_k of each run (used
- *                          only where head_dim is NULL)
+ *   model_dim              NULL, or the width H * d_k of each run (with
+ *                          head_dim too, it must be heads * head_dim)
  *   loss_se                NULL for none; a NaN entry: none for that run
- *   kv_heads               NULL for heads (column 7 in errors)
+ *                          (a CSV file's empty cell)
+ *   kv_heads               NULL for heads; a NaN entry: heads for that run
+ *   names                  NULL, or the names the columns stand under
  * The domains are those of the files (heads * head_dim <= HA_BUDGET_MAX,
- * 1 < samples <= 1e300, loss, loss_se > 0 and finite). */
+ * 1 < samples <= 1e300, loss, loss_se > 0 and finite, kv_heads dividing
+ * heads); NaN in another column is a value outside its domain. */
 struct ha_runs_columns {
 	size_t count; /* 1 to HA_RUNS_MAX */
 	const double *heads;
@@ -183,17 +188,26 @@ struct ha_runs_columns {
 	const double *samples;
 	const double *loss;
 	const double *loss_se;
-	const double *kv_heads;  /* NULL: heads; a NaN entry: heads for that
-	                            run; else a whole number dividing heads */
+	const double *kv_heads;
+	/* NULL, or the columns' names (as a CSV file's header is with
+	 * ha_runs_read_file_named): a NULL column whose key they name is
+	 * refused as the header's missing column ("header: expected the
+	 * column 'n_kv_head' (named for kv_heads), found none"); names
+	 * standing two keys for one column are HA_EINVAL */
+	const struct ha_runs_names *names;
 };
 
 /* Build runs from columns.  On HA_OK *runs is a new array of *count =
  * columns->count runs (free it with free()).  Otherwise *runs is NULL,
- * *count 0 and err says why: HA_EINVAL for a NULL or missing column or
- * count 0 or above HA_RUNS_MAX, HA_EFORMAT for a value outside its
- * domain, with err->line the 1-based row and err->column the 1-based
- * column in the order of struct ha_runs_columns ("row 3, loss: expected a
- * number > 0, found -1"), HA_ENOMEM. */
+ * *count 0 and err says why, in the words of the CSV reader for the same
+ * rows (its message, without the file's position): HA_EINVAL for a NULL
+ * argument; HA_EFORMAT for a required column missing ("header: expected
+ * the column 'loss' (...), found none"), count 0 or above HA_RUNS_MAX,
+ * or a value outside its domain, with err->line the 1-based row and
+ * err->column the 1-based key in the order of enum ha_runs_key ("row 3,
+ * loss: expected a number > 0, found '-1'": a whole value below 2^53 as
+ * its digits, another in the fewest digits of %g that read back as it,
+ * quoted as a CSV cell is); HA_ENOMEM. */
 HA_API enum ha_status ha_runs_from_columns(const struct ha_runs_columns *columns,
                                            struct ha_run **runs,
                                            size_t *count,

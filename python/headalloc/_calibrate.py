@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 import operator
 import os
 import warnings
@@ -24,7 +25,6 @@ PARAMETERS = _ext.calibration_parameters()  # the library's names and order
 _LOG = {"bias_coef", "var_coef"}
 # The CLI's default free set (headalloc-calibrate(1)): the seeds' law.
 DEFAULT_FREE = ("irreducible", "bias_coef", "var_coef")
-RUN_FIELDS = ("heads", "head_dim", "samples", "loss", "loss_se", "kv_heads")
 # The command line's limits (headalloc-calibrate(1)).
 BOOTSTRAP_MAX = 1000000
 SEED_MAX = 2 ** 64 - 1
@@ -167,9 +167,14 @@ def calibrate(runs: RunsLike, free: Union[str, Sequence[str], None] = None,
     runs : path, DataFrame, mapping of columns or list of dicts
         A runs file (YAML or CSV, headalloc-runs(5)), a pandas DataFrame
         (a tracker's export), a mapping of columns or a list of dicts, each
-        run with heads, head_dim, samples, loss and optionally loss_se
-        (NaN or None: absent) and kv_heads (G dividing heads; NaN or None:
-        heads).
+        run with heads, head_dim (or model_dim: head_dim = model_dim /
+        heads), samples, loss and optionally loss_se (NaN or None: absent)
+        and kv_heads (G dividing heads; NaN or None: heads); other columns
+        are ignored.  Runs in memory are read by the rules of a CSV file
+        of the same rows and refused in its words, less its
+        ``FILE:LINE:COLUMN:`` ("row 2, samples: expected a number > 1 and
+        <= 1e300, found '1'": the row counted from 1 among the runs, the
+        value as a cell holding it would show it).
     free : str or sequence of str, optional
         The parameters to fit (default irreducible, bias_coef, var_coef);
         "group_hdi" needs a run with kv_heads < heads.
@@ -189,9 +194,11 @@ def calibrate(runs: RunsLike, free: Union[str, Sequence[str], None] = None,
     compare : bool
         Also fit the ladder of laws.
     columns : mapping, optional
-        The source's own names of the fields ({"heads": "n_head", "loss":
-        "val/loss"}; model_dim for head_dim = model_dim / heads in a CSV
-        file), for in-memory runs and CSV files alike.
+        The source's own names of the fields ({"heads": "n_head",
+        "model_dim": "n_embd", "loss": "val/loss"}), for in-memory runs
+        and CSV files alike: a key other than heads, head_dim, model_dim,
+        samples, loss, loss_se or kv_heads, and a named column the runs
+        lack, are refused as by the command line.
     progress : None, bool or callable
         None (tqdm when installed), False, or a callable(what, done, total)
         told of the resamples, then with a comparison of the laws fitted
@@ -218,7 +225,8 @@ def calibrate(runs: RunsLike, free: Union[str, Sequence[str], None] = None,
     Raises
     ------
     InputError
-        A bad value, or runs the fit cannot use.
+        A bad value, a bad or missing column of the runs, or runs the fit
+        cannot use.
     FileError
         The runs file cannot be read.
     InfeasibleError
@@ -381,51 +389,84 @@ def _fixed(fix: Optional[Mapping[str, float]]) -> Dict[int, float]:
     return out
 
 
+# enum ha_runs_key's order (include/headalloc/runs.h): the columns the
+# extension reads from memory.
+RUNS_KEYS = _ext.runs_keys()
+
+
 def _runs_input(runs: Any, columns: Optional[Mapping[str, str]]) -> Any:
-    """A path (str) or the five columns the extension reads."""
+    """(source, names) for the extension: source a path, or the columns of
+    runs in memory as float64 arrays in RUNS_KEYS' order (None for a column
+    the table lacks, NaN for a None); names the columns= mapping, which the
+    library checks as the command line's --columns.  The library then
+    reads the columns with the rules and words of a CSV file of the same
+    rows (ha_runs_from_columns)."""
+    if columns is not None and (not isinstance(columns, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in columns.items())):
+        raise InputError("columns: expected a dict {key: column name}, found %r"
+                         % (columns,))
+    names = dict(columns) if columns else None
     if isinstance(runs, (str, bytes, os.PathLike)):
-        if columns:
-            if not isinstance(columns, dict) or not all(
-                    isinstance(k, str) and isinstance(v, str) for k, v in columns.items()):
-                raise InputError("columns: expected a dict {key: column name}, found %r"
-                                 % (columns,))
-            return (os.fsdecode(runs), dict(columns))   # the library maps them
-        return os.fsdecode(runs)
-    names = {f: (columns or {}).get(f, f) for f in RUN_FIELDS}
+        return (os.fsdecode(runs), names)   # the library maps them
+    header = {k: (names or {}).get(k, k) for k in RUNS_KEYS}
     if hasattr(runs, "to_dict") and hasattr(runs, "columns"):      # a DataFrame
-        table = {f: runs[names[f]].to_numpy() for f in RUN_FIELDS if names[f] in runs.columns}
-    elif isinstance(runs, dict):
-        table = {f: runs[names[f]] for f in RUN_FIELDS if names[f] in runs}
+        table = {k: runs[header[k]] for k in RUNS_KEYS if header[k] in runs.columns}
+        count = len(runs)
+    elif isinstance(runs, Mapping):
+        table = {k: runs[header[k]] for k in RUNS_KEYS if header[k] in runs}
+        count = len(next(iter(table.values()))) if table else 0
     else:
         rows = list(runs)
-        table = {}
-        for f in RUN_FIELDS:
-            if any(names[f] in r for r in rows):
-                table[f] = [r.get(names[f]) for r in rows]
-    for f in RUN_FIELDS[:4]:
-        if f not in table:
-            raise InputError("runs: no column %r" % names[f])
-    n = len(table["heads"])
+        for r in rows:
+            if not isinstance(r, Mapping):
+                raise TypeError("runs: expected a path, a DataFrame, a mapping of columns "
+                                "or an iterable of mappings, found an item %r" % (r,))
+        table = {k: [r.get(header[k]) for r in rows] for k in RUNS_KEYS
+                 if any(header[k] in r for r in rows)}
+        count = len(rows)
     out = []
-    for f in RUN_FIELDS:
-        col = table.get(f)
-        if col is None:
-            out.append(np.zeros(n, dtype=np.uint64) if f == "kv_heads" else np.full(n, np.nan))
+    for key in RUNS_KEYS:
+        if key not in table:
+            out.append(None)
             continue
-        try:
-            a = np.array([np.nan if v is None else v for v in col], dtype=np.float64)
-        except (TypeError, ValueError):
-            raise InputError("runs: column %r: expected numbers" % names[f]) from None
-        if len(a) != n:
-            raise InputError("runs: column %r has %d values, heads %d" % (names[f], len(a), n))
-        if f in ("heads", "head_dim", "kv_heads"):
-            # kv_heads: None or NaN (a DataFrame's missing value) is heads
-            absent = np.isnan(a) if f == "kv_heads" else np.zeros(n, dtype=bool)
-            bad = np.flatnonzero(~(absent | (np.isfinite(a) & (a >= 1) & (a == np.floor(a))
-                                             & (a < 2.0 ** 63))))
-            if bad.size:
-                raise InputError("run %d: %s must be a whole number >= 1, found %r"
-                                 % (bad[0] + 1, f, col[bad[0]]))
-            a = np.array([0 if m else int(v) for v, m in zip(col, absent)], dtype=np.uint64)
-        out.append(np.ascontiguousarray(a))
-    return tuple(out)
+        a = _float_column(key, table[key])
+        if len(a) != count:
+            raise InputError("runs: column %r has %d values, expected %d"
+                             % (header[key], len(a), count))
+        out.append(a)
+    return (tuple(out), names)
+
+
+def _float_column(key: str, values: Any) -> "np.ndarray":
+    """values as contiguous float64, None (and a DataFrame's NA) as NaN; a
+    value that is no real number (text, a bool) refused as the CSV reader
+    refuses its cell."""
+    if hasattr(values, "to_numpy") and hasattr(values, "dtype"):    # a Series
+        import pandas.api.types as types
+        if types.is_numeric_dtype(values.dtype) and not types.is_bool_dtype(values.dtype):
+            return np.ascontiguousarray(values.to_numpy(dtype=np.float64, na_value=np.nan))
+        values = values.to_numpy()
+    a = values
+    if not isinstance(values, np.ndarray):
+        a = np.asarray(values)
+        if a.dtype.kind not in "iufO":   # mixed items: each as it was given
+            a = np.array(list(values), dtype=object)
+    if a.ndim != 1:
+        raise InputError("runs: column %r: expected one value a run, found an array "
+                         "of shape %r" % (key, a.shape))
+    if a.dtype.kind in "iuf":
+        return np.ascontiguousarray(a, dtype=np.float64)
+    out = np.empty(len(a), dtype=np.float64)
+    for i, v in enumerate(a):
+        if v is None or (isinstance(v, float) and math.isnan(v)) or _is_na(v):
+            out[i] = math.nan
+        elif isinstance(v, (bool, np.bool_)) or not isinstance(v, (numbers.Real, np.number)):
+            _ext.runs_refuse(i + 1, RUNS_KEYS.index(key), str(v))
+        else:
+            out[i] = float(v)
+    return out
+
+
+def _is_na(value: Any) -> bool:
+    """pandas' missing value (pandas.NA, NaT), without importing pandas."""
+    return type(value).__name__ in ("NAType", "NaTType")

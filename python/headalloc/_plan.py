@@ -181,9 +181,10 @@ def plan(runs: Optional[RunsLike] = None, budget: Optional[int] = None,
     Parameters
     ----------
     runs : str, path, DataFrame, dict of columns, list of dicts or None
-        The runs trained so far (heads, head_dim, samples, loss, and
-        optionally loss_se and kv_heads), as for :func:`calibrate`; None
-        (or too few to fit) asks for an initial design.
+        The runs trained so far (heads, head_dim or model_dim, samples,
+        loss, and optionally loss_se and kv_heads), read and refused as for
+        :func:`calibrate` (in memory: by a CSV file's rules and words);
+        None (or too few to fit) asks for an initial design.
     budget, samples : int, float
         The target: the key dimension D and the training-set size n to
         decide at.

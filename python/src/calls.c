@@ -233,10 +233,6 @@ static void calibration_destroy(PyObject *capsule)
 	ha_calibration_free(PyCapsule_GetPointer(capsule, HA_PY_CALIBRATION_CAPSULE));
 }
 
-/* The runs of a tuple of six contiguous arrays (heads, head_dim and
- * kv_heads uint64, samples, loss and loss_se float64, loss_se NaN where
- * absent; kv_heads in the sixth place, 0 where absent: heads), as the
- * Python layer makes them. */
 int ha_py_law(PyObject *free_obj, PyObject *fixed_obj, struct ha_cal_law *law)
 {
 	for (int k = 0; k < HA_CAL_PARAMS; k++) {
@@ -289,58 +285,11 @@ int ha_py_columns(PyObject *cols, int want, const char *what, Py_buffer *b,
 	return 1;
 }
 
-int ha_py_runs_of_columns(PyObject *cols, struct ha_run **out, size_t *count)
-{
-	Py_buffer b[6];
-	Py_ssize_t n;
-	if (!ha_py_columns(cols, 6, "runs", b, &n))
-		return 0;
-	int got = 6, ok = 1;
-	if (n == 0) {
-		ha_py_input_error("runs: no runs");
-		ok = 0;
-	}
-	struct ha_run *runs = ok ? malloc(sizeof *runs * (size_t)n) : NULL;
-	if (ok && !runs) {
-		PyErr_NoMemory();
-		ok = 0;
-	}
-	for (Py_ssize_t i = 0; ok && i < n; i++) {
-		runs[i].heads = ((const uint64_t *)b[0].buf)[i];
-		runs[i].head_dim = ((const uint64_t *)b[1].buf)[i];
-		runs[i].samples = ((const double *)b[2].buf)[i];
-		runs[i].loss = ((const double *)b[3].buf)[i];
-		runs[i].loss_se = ((const double *)b[4].buf)[i];
-		runs[i].kv_heads = ((const uint64_t *)b[5].buf)[i];
-		if (runs[i].kv_heads == 0)
-			runs[i].kv_heads = runs[i].heads; /* as the files' readers */
-	}
-	for (int i = 0; i < got; i++)
-		PyBuffer_Release(&b[i]);
-	if (!ok) {
-		free(runs);
-		return 0;
-	}
-	*out = runs;
-	*count = (size_t)n;
-	return 1;
-}
-
-/* A refusal of the columns' names, prefixed as the command line's
- * --columns is. */
-static PyObject *columns_error(struct ha_error *err)
-{
-	char message[HA_ERROR_MESSAGE_MAX];
-	memcpy(message, err->message, sizeof message);
-	snprintf(err->message, sizeof err->message, "columns: %.*s",
-	         (int)sizeof err->message - 10, message);
-	return ha_py_raise(HA_EINVAL, err);
-}
-
 /* _calibrate(runs, free, fixed, target, constraints, huber_delta,
- * bootstrap, seed, compare, progress) -> capsule.  runs is a path or the
- * six columns; free an HA_CAL_PARAMS-tuple of 0/1; fixed a dict {index: fit-scale
- * value}; target None or (budget, samples). */
+ * bootstrap, seed, compare, progress) -> capsule.  runs is (a path or
+ * the columns, the columns' names) as ha_py_runs takes it; free an
+ * HA_CAL_PARAMS-tuple of 0/1; fixed a dict {index: fit-scale value};
+ * target None or (budget, samples). */
 PyObject *ha_py_calibrate(PyObject *self, PyObject *args)
 {
 	(void)self;
@@ -384,41 +333,10 @@ PyObject *ha_py_calibrate(PyObject *self, PyObject *args)
 	size_t count = 0;
 	struct ha_error err;
 	ha_error_init(&err);
-	enum ha_status st = HA_OK;
 	PyObject *path = NULL;
-	struct ha_runs_names names;
-	ha_runs_names_init(&names);
-	if (PyTuple_Check(runs_obj) && PyTuple_GET_SIZE(runs_obj) == 2) {
-		/* (path, {key: column}): a CSV file under a tracker's names */
-		PyObject *map = PyTuple_GET_ITEM(runs_obj, 1), *name_key, *name_value;
-		Py_ssize_t at = 0;
-		if (!PyDict_Check(map))
-			return ha_py_input_error("columns: expected a dict");
-		while (PyDict_Next(map, &at, &name_key, &name_value)) {
-			const char *k = PyUnicode_AsUTF8(name_key);
-			const char *v = PyUnicode_AsUTF8(name_value);
-			if (!k || !v)
-				return NULL;
-			if (ha_runs_names_set(&names, k, v, &err) != HA_OK)
-				return columns_error(&err);
-		}
-		if (ha_runs_names_check(&names, &err) != HA_OK)
-			return columns_error(&err);
-		runs_obj = PyTuple_GET_ITEM(runs_obj, 0);
-	}
-	if (PyTuple_Check(runs_obj)) {
-		if (!ha_py_runs_of_columns(runs_obj, &runs, &count))
-			return NULL;
-	} else {
-		if (!PyUnicode_FSConverter(runs_obj, &path))
-			return NULL;
-		Py_BEGIN_ALLOW_THREADS
-		st = ha_runs_read_file_named(PyBytes_AS_STRING(path), HA_RUNS_AUTO, &names,
-		                             &runs, &count, &err);
-		Py_END_ALLOW_THREADS
-		if (st != HA_OK && !err.file)
-			err.file = PyBytes_AS_STRING(path);
-	}
+	if (!ha_py_runs(runs_obj, &runs, &count, &path))
+		return NULL;
+	enum ha_status st = HA_OK;
 	struct ha_calibration *cal = NULL;
 	struct ha_py_progress state = {progress, NULL, 0};
 #ifdef HA_PY_BOOTSTRAP_PROGRESS

@@ -110,8 +110,16 @@ int ha_py_law(PyObject *free_obj, PyObject *fixed_obj, struct ha_cal_law *law);
  * held. */
 int ha_py_columns(PyObject *cols, int want, const char *what, Py_buffer *b,
                   Py_ssize_t *count);
-/* The runs of _calibrate's six columns (calls.c), into *out (malloc'd). */
-int ha_py_runs_of_columns(PyObject *cols, struct ha_run **out, size_t *count);
+/* The runs of (source, names) (runs_input.c): source a path, or a tuple
+ * of HA_RUNS_KEYS columns in the order of enum ha_runs_key, each None
+ * (absent) or contiguous float64; names None or a dict {key: column}.
+ * Into *runs (malloc'd), *count; for a file *path is its name (a new
+ * reference, to name it in later errors), else NULL.  0 with the error
+ * set, the CSV reader's words for a column or value in memory. */
+int ha_py_runs(PyObject *runs_obj, struct ha_run **runs, size_t *count,
+               PyObject **path);
+PyObject *ha_py_runs_keys(PyObject *self, PyObject *args);
+PyObject *ha_py_runs_refuse(PyObject *self, PyObject *args);
 
 /* ---- plan.c: which run to train next -------------------------------------- */
 PyObject *ha_py_plan(PyObject *self, PyObject *args);

@@ -19,6 +19,8 @@ static PyMethodDef methods[] = {
 	METHOD("ladder_laws", ha_py_ladder_laws, "ladder_laws() -> names"),
 	METHOD("model_defaults", ha_py_model_defaults, "model_defaults() -> model tuple"),
 	METHOD("calibration_parameters", ha_py_calibration_parameters, "calibration_parameters() -> names"),
+	METHOD("runs_keys", ha_py_runs_keys, "runs_keys() -> the keys of a run"),
+	METHOD("runs_refuse", ha_py_runs_refuse, "runs_refuse(row, key, found): raise"),
 	METHOD("model_valid", ha_py_model_validate, "model_valid(model) -> bool"),
 	METHOD("model_from_yaml", ha_py_model_from_yaml, "model_from_yaml(path) -> model tuple"),
 	METHOD("sweep_values", ha_py_sweep_values, "sweep_values(from, to, points) -> ndarray"),

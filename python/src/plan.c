@@ -84,10 +84,10 @@ static int doubles_of(PyObject *seq, double **out, size_t *count)
 /* _plan(runs, free, fixed, budget, samples, constraints, huber_delta,
  * resamples, seed, threads, kv_heads, pool, pool_samples, cost,
  * model_dim, next, spend, stop_below, outcomes, progress) -> capsule.
- * runs: None (an initial design), a path, or the six columns of
- * _calibrate; pool: None, a path (a runs file without loss) or five
- * columns; pool_samples: None or a sequence; cost: 0 params-tokens, 1
- * tokens; kv_heads: 0 (G = H), G, or -1 (every divisor of H). */
+ * runs: None (an initial design) or _calibrate's (source, names); pool:
+ * None, a path (a runs file without loss) or five columns; pool_samples:
+ * None or a sequence; cost: 0 params-tokens, 1 tokens; kv_heads: 0
+ * (G = H), G, or -1 (every divisor of H). */
 PyObject *ha_py_plan(PyObject *self, PyObject *args)
 {
 	(void)self;
@@ -137,23 +137,8 @@ PyObject *ha_py_plan(PyObject *self, PyObject *args)
 	struct ha_plan_candidate *pool = NULL;
 	double *pool_costs = NULL, *pool_samples = NULL;
 	PyObject *runs_path = NULL, *pool_path = NULL, *result = NULL;
-	if (PyTuple_Check(runs_obj)) {
-		if (!ha_py_runs_of_columns(runs_obj, &runs, &count))
-			goto done;
-	} else if (runs_obj != Py_None) {
-		if (!PyUnicode_FSConverter(runs_obj, &runs_path))
-			goto done;
-		Py_BEGIN_ALLOW_THREADS
-		st = ha_runs_read_file_named(PyBytes_AS_STRING(runs_path), HA_RUNS_AUTO,
-		                             NULL, &runs, &count, &err);
-		Py_END_ALLOW_THREADS
-		if (st != HA_OK) {
-			if (!err.file)
-				err.file = PyBytes_AS_STRING(runs_path);
-			result = ha_py_raise(st, &err);
-			goto done;
-		}
-	}
+	if (runs_obj != Py_None && !ha_py_runs(runs_obj, &runs, &count, &runs_path))
+		goto done;
 	if (PyTuple_Check(pool_obj)) {
 		if (!pool_of_columns(pool_obj, &pool, &o.pool_count))
 			goto done;

@@ -102,7 +102,7 @@ def test_grouped_runs_refused():
         headalloc.calibrate(ungrouped, free=FREE, bootstrap=0)
     bad = synthetic_runs()
     bad[4]["kv_heads"] = 3
-    with pytest.raises(headalloc.InputError, match="kv_heads must divide heads"):
+    with pytest.raises(headalloc.InputError, match="kv_heads: expected a divisor of heads"):
         headalloc.calibrate(bad, free=FREE, bootstrap=0)
     for value in (0, 2.5, -1, math.inf, "two"):
         bad = synthetic_runs()

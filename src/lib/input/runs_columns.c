@@ -1,90 +1,122 @@
-/* Runs from columns in memory (runs.h, ha_runs_from_columns): the checks
- * of the file readers, applied to arrays, with the row and column of the
- * first value outside its domain. */
+/* Runs from columns in memory (runs.h, ha_runs_from_columns): the rules
+ * of a CSV runs file (runs_rules.c), applied to arrays, so that a table
+ * in memory is refused as the CSV file of the same rows, in the same
+ * words; a value is shown as the shortest text that reads back as it,
+ * quoted as a cell is. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include <headalloc/model.h>
 #include <headalloc/runs.h>
 
 #include "base/error_internal.h"
+#include "base/number.h"
 #include "runs_internal.h"
 
-/* The largest whole number every double below it represents exactly. */
-#define WHOLE_MAX 9007199254740992.0 /* 2^53 */
+/* 2^63: the whole numbers below it (from 1) are the files' domain,
+ * 1 to HA_BUDGET_MAX, as doubles hold them. */
+#define WHOLE_END 9223372036854775808.0
 
-/* 1-based positions of the columns, in the order of struct ha_runs_columns. */
-enum { COL_HEADS = 1, COL_HEAD_DIM, COL_MODEL_DIM, COL_SAMPLES, COL_LOSS, COL_LOSS_SE,
-       COL_KV_HEADS };
-
-static enum ha_status bad(struct ha_error *err, size_t row, int column,
-                          const char *name, const char *what, double v)
+/* "'v'": a whole v below 2^53 in magnitude as its digits ("'130'"),
+ * another in the fewest significant digits of %g that read back as it
+ * ("'0.1'", "'1e+300'"), "'nan'", "'inf'": what a CSV cell holding the
+ * same number shows. */
+static const char *shown(double v, char buf[40])
 {
-	enum ha_status st = ha_fail(err, HA_EFORMAT, "row %zu, %s: expected %s, found %.17g",
-	                            row, name, what, v);
-	if (err) {
-		err->line = (long)row;
-		err->column = column;
+	if (isnan(v))
+		return "'nan'";
+	if (isinf(v))
+		return v > 0 ? "'inf'" : "'-inf'";
+	if (v == floor(v) && fabs(v) < 9007199254740992.0) {
+		snprintf(buf, 40, "'%.0f'", v == 0.0 ? 0.0 : v);
+		return buf;
 	}
-	return st;
+	char text[32];
+	for (int digits = 1; digits <= 17; digits++) {
+		snprintf(text, sizeof text, "%.*g", digits, v);
+		for (char *p = text; *p; p++)
+			if (*p == ',') /* a locale's decimal comma */
+				*p = '.';
+		double back;
+		if (ha_parse_real(text, &back) == HA_OK && back == v)
+			break;
+	}
+	snprintf(buf, 40, "'%s'", text);
+	return buf;
 }
 
 static int whole(double v)
 {
-	return v >= 1.0 && v <= WHOLE_MAX && v == floor(v);
+	return v >= 1.0 && v < WHOLE_END && v == floor(v);
 }
 
-static enum ha_status one_run(const struct ha_runs_columns *c, size_t i,
-                              struct ha_run *run, struct ha_error *err)
+/* The value of key k of row into run (model_dim into *width); NaN in the
+ * optional loss_se and kv_heads is none, as their empty cells. */
+static enum ha_status value(const double *column, size_t i, int k,
+                            struct ha_run *run, uint64_t *width,
+                            struct ha_error *err)
 {
-	static const char WHOLE[] = "a whole number from 1 to 2^53";
-	size_t row = i + 1;
-	double h = c->heads[i];
-	if (!whole(h))
-		return bad(err, row, COL_HEADS, "heads", WHOLE, h);
-	double d;
-	if (c->head_dim) {
-		d = c->head_dim[i];
-		if (!whole(d))
-			return bad(err, row, COL_HEAD_DIM, "head_dim", WHOLE, d);
+	double v = column[i];
+	if ((k == HA_RUNS_KEY_LOSS_SE || k == HA_RUNS_KEY_KV_HEADS) && isnan(v))
+		return HA_OK; /* the run's loss_se NaN, kv_heads 0: heads */
+	int ok;
+	if (k <= HA_RUNS_KEY_MODEL_DIM || k == HA_RUNS_KEY_KV_HEADS) {
+		ok = whole(v);
+		uint64_t u = ok ? (uint64_t)v : 0;
+		*(k == HA_RUNS_KEY_HEADS      ? &run->heads
+		  : k == HA_RUNS_KEY_HEAD_DIM ? &run->head_dim
+		  : k == HA_RUNS_KEY_KV_HEADS ? &run->kv_heads
+		                              : width) = u;
 	} else {
-		double w = c->model_dim[i];
-		if (!whole(w))
-			return bad(err, row, COL_MODEL_DIM, "model_dim", WHOLE, w);
-		if (fmod(w, h) != 0.0)
-			return bad(err, row, COL_MODEL_DIM, "model_dim",
-			           "a multiple of heads (head_dim = model_dim / heads)", w);
-		d = w / h;
+		ok = isfinite(v) && v > 0.0;
+		if (k == HA_RUNS_KEY_SAMPLES)
+			ok = ok && v > 1.0 && v <= RUNS_SAMPLES_MAX;
+		*(k == HA_RUNS_KEY_SAMPLES ? &run->samples
+		  : k == HA_RUNS_KEY_LOSS  ? &run->loss
+		                           : &run->loss_se) = v;
 	}
-	run->heads = (uint64_t)h;
-	run->head_dim = (uint64_t)d;
-	if (run->heads > HA_BUDGET_MAX / run->head_dim)
-		return bad(err, row, c->head_dim ? COL_HEAD_DIM : COL_MODEL_DIM,
-		           c->head_dim ? "head_dim" : "model_dim",
-		           "heads * head_dim <= 9223372036854775807", d);
-	run->samples = c->samples[i];
-	if (!(run->samples > 1.0 && run->samples <= RUNS_SAMPLES_MAX))
-		return bad(err, row, COL_SAMPLES, "samples",
-		           runs_column_what[RUNS_SAMPLES], run->samples);
-	run->loss = c->loss[i];
-	if (!(isfinite(run->loss) && run->loss > 0.0))
-		return bad(err, row, COL_LOSS, "loss", "a finite number > 0", run->loss);
-	run->loss_se = c->loss_se ? c->loss_se[i] : NAN;
-	if (!isnan(run->loss_se) && !(isfinite(run->loss_se) && run->loss_se > 0.0))
-		return bad(err, row, COL_LOSS_SE, "loss_se",
-		           "a finite number > 0 (or NaN for none)", run->loss_se);
-	double g = c->kv_heads ? c->kv_heads[i] : NAN;
-	if (isnan(g)) {
-		run->kv_heads = run->heads;
-	} else {
-		if (!whole(g))
-			return bad(err, row, COL_KV_HEADS, "kv_heads", WHOLE, g);
-		run->kv_heads = (uint64_t)g;
-		if (run->heads % run->kv_heads != 0)
-			return bad(err, row, COL_KV_HEADS, "kv_heads",
-			           "a divisor of heads", g);
+	if (ok)
+		return HA_OK;
+	char buf[40];
+	return runs_bad_value(err, i + 1, ha_runs_key_str(k), runs_key_what[k],
+	                      shown(v, buf));
+}
+
+static enum ha_status one_run(const double *const col[HA_RUNS_KEYS], size_t i,
+                              struct ha_run *run, enum ha_runs_key *at,
+                              struct ha_error *err)
+{
+	*run = (struct ha_run){0, 0, 0.0, 0.0, NAN, 0};
+	uint64_t width = 0;
+	for (int k = 0; k < HA_RUNS_KEYS; k++) {
+		if (!col[k])
+			continue;
+		*at = (enum ha_runs_key)k;
+		enum ha_status st = value(col[k], i, k, run, &width, err);
+		if (st != HA_OK)
+			return st;
 	}
-	return HA_OK;
+	char buf[40];
+	int has_width = col[HA_RUNS_KEY_MODEL_DIM] != NULL;
+	return runs_join(i + 1, run, col[HA_RUNS_KEY_HEAD_DIM] != NULL, has_width,
+	                 width, has_width ? shown(col[HA_RUNS_KEY_MODEL_DIM][i], buf) : "",
+	                 at, err);
+}
+
+/* The header's rules over the columns given and the names. */
+static enum ha_status header(const double *const col[HA_RUNS_KEYS],
+                             const struct ha_runs_names *names,
+                             struct ha_error *err)
+{
+	struct runs_header h = {.pool = 0};
+	for (int k = 0; k < HA_RUNS_KEYS; k++) {
+		h.mapped[k] = names && names->name[k][0];
+		h.name[k] = h.mapped[k] ? names->name[k]
+		                        : ha_runs_key_str((enum ha_runs_key)k);
+		h.present[k] = col[k] != NULL;
+	}
+	return runs_header_check(&h, err);
 }
 
 enum ha_status ha_runs_from_columns(const struct ha_runs_columns *c,
@@ -98,19 +130,34 @@ enum ha_status ha_runs_from_columns(const struct ha_runs_columns *c,
 		*count = 0;
 	if (!runs || !count || !c)
 		return ha_fail(err, HA_EINVAL, "expected columns and result pointers, found NULL");
-	if (c->count == 0 || c->count > HA_RUNS_MAX)
-		return ha_fail(err, HA_EINVAL, "expected 1 to %zu runs, found %zu",
-		               HA_RUNS_MAX, c->count);
-	if (!c->heads || !c->samples || !c->loss || (!c->head_dim && !c->model_dim))
-		return ha_fail(err, HA_EINVAL, "expected the columns heads, samples, "
-		               "loss and head_dim or model_dim, found one NULL");
+	const struct ha_runs_names *names = c->names;
+	if (names && ha_runs_names_check(names, err) != HA_OK)
+		return HA_EINVAL;
+	/* in the keys' order (enum ha_runs_key), as the CSV reader reads a row */
+	const double *const col[HA_RUNS_KEYS] = {c->heads, c->head_dim, c->model_dim,
+	                                         c->samples, c->loss, c->loss_se,
+	                                         c->kv_heads};
+	enum ha_status st = header(col, names, err);
+	if (st != HA_OK)
+		return st;
+	if (c->count == 0)
+		return ha_fail(err, HA_EFORMAT, "expected at least one run after the "
+		               "header row, found none");
+	if (c->count > HA_RUNS_MAX)
+		return ha_fail(err, HA_EFORMAT, "expected at most %zu runs, found more",
+		               HA_RUNS_MAX);
 	struct ha_run *out = malloc(c->count * sizeof *out);
 	if (!out)
 		return ha_fail(err, HA_ENOMEM, "out of memory for %zu runs", c->count);
 	for (size_t i = 0; i < c->count; i++) {
-		enum ha_status st = one_run(c, i, &out[i], err);
+		enum ha_runs_key at = HA_RUNS_KEY_HEADS;
+		st = one_run(col, i, &out[i], &at, err);
 		if (st != HA_OK) {
 			free(out);
+			if (err) {
+				err->line = (long)(i + 1);
+				err->column = (int)at + 1;
+			}
 			return st;
 		}
 	}

@@ -64,6 +64,18 @@ static enum ha_status fail_at(struct csv *c, long line, long column,
 	return HA_EFORMAT;
 }
 
+/* A refusal already in err (runs_rules.c's words) placed at line and
+ * column of the file. */
+static enum ha_status placed(struct csv *c, long line, long column)
+{
+	if (c->err) {
+		c->err->line = line;
+		c->err->column = column;
+		c->err->file = c->path;
+	}
+	return HA_EFORMAT;
+}
+
 /* ---- the text ---------------------------------------------------------- */
 
 /* The length of the UTF-8 sequence at p (at most n bytes there), or 0
@@ -161,17 +173,6 @@ static const char *describe(const struct cell *cell, char buf[QUOTE_MAX + 8])
 
 /* ---- the reader's state ---------------------------------------------------- */
 
-/* What a cell of a read column is named in messages. */
-static const char *const key_what[HA_RUNS_KEYS] = {
-	"an integer from 1 to 9223372036854775807",
-	"an integer from 1 to 9223372036854775807",
-	"an integer from 1 to 9223372036854775807",
-	NULL, /* runs_column_what[RUNS_SAMPLES] */
-	"a number > 0",
-	"a number > 0",
-	"an integer from 1 to 9223372036854775807",
-};
-
 struct reader {
 	struct csv c;            /* line, column: of the byte being fed */
 	const char *name[HA_RUNS_KEYS]; /* each key's header name */
@@ -200,10 +201,6 @@ static void stop(struct reader *r, enum ha_status st)
 
 /* ---- the header ------------------------------------------------------------ */
 
-static const char need[] =
-	"a header row naming the columns heads, head_dim (or model_dim), "
-	"samples and loss (and optionally loss_se and kv_heads)";
-
 static void header_cell(struct reader *r, const char *text, size_t length)
 {
 	if (r->pool && length == strlen(r->loss_name) &&
@@ -228,47 +225,18 @@ static void header_cell(struct reader *r, const char *text, size_t length)
 	}
 }
 
-static void missing(struct reader *r, int k)
-{
-	if (r->mapped[k])
-		stop(r, fail_at(&r->c, r->header_line, 1,
-		                "header: expected the column '%s' (named for %s), "
-		                "found none", r->name[k], ha_runs_key_str(k)));
-	else
-		stop(r, fail_at(&r->c, r->header_line, 1,
-		                "header: expected the column '%s' (%s), found none",
-		                r->name[k], need));
-}
-
 static void header_end(struct reader *r)
 {
 	r->cells = r->field;
 	r->header_done = 1;
-	static const int required[] = {HA_RUNS_KEY_HEADS, HA_RUNS_KEY_HEAD_DIM,
-	                               HA_RUNS_KEY_SAMPLES, HA_RUNS_KEY_LOSS};
-	for (size_t i = 0; i < sizeof required / sizeof *required; i++) {
-		int k = required[i];
-		if (r->where[k] != SIZE_MAX || (r->pool && k == HA_RUNS_KEY_LOSS))
-			continue;
-		/* model_dim stands in for head_dim */
-		if (k == HA_RUNS_KEY_HEAD_DIM &&
-		    r->where[HA_RUNS_KEY_MODEL_DIM] != SIZE_MAX)
-			continue;
-		if (k == HA_RUNS_KEY_HEAD_DIM && r->mapped[HA_RUNS_KEY_MODEL_DIM] &&
-		    !r->mapped[k])
-			k = HA_RUNS_KEY_MODEL_DIM;
-		missing(r, k);
-		return;
+	struct runs_header h = {.pool = r->pool};
+	for (int k = 0; k < HA_RUNS_KEYS; k++) {
+		h.name[k] = r->name[k];
+		h.mapped[k] = r->mapped[k];
+		h.present[k] = r->where[k] != SIZE_MAX;
 	}
-	/* loss_se and kv_heads are optional, but a name given for one must be
-	 * there (headalloc-runs(5)): the runs would otherwise be read without
-	 * their errors, or as ungrouped, without a word. */
-	static const int optional[] = {HA_RUNS_KEY_LOSS_SE, HA_RUNS_KEY_KV_HEADS};
-	for (size_t i = 0; i < sizeof optional / sizeof *optional; i++)
-		if (r->mapped[optional[i]] && r->where[optional[i]] == SIZE_MAX) {
-			missing(r, optional[i]);
-			return;
-		}
+	if (runs_header_check(&h, r->c.err) != HA_OK)
+		stop(r, placed(&r->c, r->header_line, 1));
 }
 
 /* ---- the rows ------------------------------------------------------------ */
@@ -290,8 +258,7 @@ static enum ha_status cell_value(struct reader *r, size_t row, int k,
 	int ok = cell->length <= HA_RUNS_MAX_CELL;
 	double v = 0.0;
 	uint64_t u = 0;
-	const char *what = k == HA_RUNS_KEY_SAMPLES ? runs_column_what[RUNS_SAMPLES]
-	                                            : key_what[k];
+	const char *what = runs_key_what[k];
 	if (ok && (k <= HA_RUNS_KEY_MODEL_DIM || k == HA_RUNS_KEY_KV_HEADS)) {
 		ok = ha_parse_uint(cell->text, 1, HA_BUDGET_MAX, &u) == HA_OK;
 		*(k == HA_RUNS_KEY_HEADS      ? &run->heads
@@ -312,38 +279,13 @@ static enum ha_status cell_value(struct reader *r, size_t row, int k,
 		  : k == HA_RUNS_KEY_LOSS  ? &run->loss
 		                           : &run->loss_se) = v;
 	}
-	if (!ok)
-		return fail_at(&r->c, cell->line, cell->column,
-		               "row %zu, %s: expected %s, found %s", row,
+	if (!ok) {
+		runs_bad_value(r->c.err, row,
 		               r->pool && k == HA_RUNS_KEY_LOSS ? "cost"
 		                                                : ha_runs_key_str(k),
 		               what, describe(cell, buf));
-	return HA_OK;
-}
-
-/* head_dim from model_dim (when the header has no head_dim), or
- * model_dim checked against heads * head_dim. */
-static enum ha_status width_check(struct reader *r, size_t row,
-                                  struct ha_run *run, uint64_t width)
-{
-	const struct cell *w = &r->kept[HA_RUNS_KEY_MODEL_DIM];
-	char buf[QUOTE_MAX + 8];
-	if (r->where[HA_RUNS_KEY_HEAD_DIM] == SIZE_MAX) {
-		if (width % run->heads != 0)
-			return fail_at(&r->c, w->line, w->column,
-			               "row %zu, model_dim: expected a multiple of "
-			               "heads (%llu), found %s", row,
-			               (unsigned long long)run->heads,
-			               describe(w, buf));
-		run->head_dim = width / run->heads;
-		return HA_OK;
+		return placed(&r->c, cell->line, cell->column);
 	}
-	if (width != run->heads * run->head_dim)
-		return fail_at(&r->c, w->line, w->column,
-		               "row %zu, model_dim: expected heads * head_dim = "
-		               "%llu, found %s", row,
-		               (unsigned long long)(run->heads * run->head_dim),
-		               describe(w, buf));
 	return HA_OK;
 }
 
@@ -358,27 +300,14 @@ static enum ha_status row_values(struct reader *r, size_t row, struct ha_run *ru
 		if (st != HA_OK)
 			return st;
 	}
-	int has_dim = r->where[HA_RUNS_KEY_HEAD_DIM] != SIZE_MAX;
-	if (has_dim && run->heads > HA_BUDGET_MAX / run->head_dim) {
-		const struct cell *d = &r->kept[HA_RUNS_KEY_HEAD_DIM];
-		return fail_at(&r->c, d->line, d->column,
-		               "row %zu: expected heads * head_dim <= %llu, found "
-		               "%llu * %llu", row, (unsigned long long)HA_BUDGET_MAX,
-		               (unsigned long long)run->heads,
-		               (unsigned long long)run->head_dim);
-	}
-	if (run->kv_heads == 0) {
-		run->kv_heads = run->heads;
-	} else if (run->heads % run->kv_heads != 0) {
-		const struct cell *g = &r->kept[HA_RUNS_KEY_KV_HEADS];
-		return fail_at(&r->c, g->line, g->column,
-		               "row %zu, kv_heads: expected a divisor of heads "
-		               "(%llu), found %llu", row,
-		               (unsigned long long)run->heads,
-		               (unsigned long long)run->kv_heads);
-	}
-	if (r->where[HA_RUNS_KEY_MODEL_DIM] != SIZE_MAX)
-		return width_check(r, row, run, width);
+	char buf[QUOTE_MAX + 8];
+	enum ha_runs_key at;
+	int has_width = r->where[HA_RUNS_KEY_MODEL_DIM] != SIZE_MAX;
+	if (runs_join(row, run, r->where[HA_RUNS_KEY_HEAD_DIM] != SIZE_MAX,
+	              has_width, width,
+	              has_width ? describe(&r->kept[HA_RUNS_KEY_MODEL_DIM], buf) : "",
+	              &at, r->c.err) != HA_OK)
+		return placed(&r->c, r->kept[at].line, r->kept[at].column);
 	return HA_OK;
 }
 
@@ -592,7 +521,7 @@ enum ha_status runs_parse_csv(const char *text, size_t length,
 	csv_free(&p);
 	if (r.st == HA_OK && !r.header_done)
 		stop(&r, fail_at(&r.c, r.c.line, r.c.column, "expected %s, found an "
-		                 "empty file", need));
+		                 "empty file", runs_header_need()));
 	if (r.st == HA_OK && r.n == 0)
 		stop(&r, fail_at(&r.c, r.header_line, 1, "expected at least one run "
 		                 "after the header row, found none"));

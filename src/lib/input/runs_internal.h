@@ -4,6 +4,7 @@
 #define HEADALLOC_RUNS_INTERNAL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <headalloc/error.h>
 #include <headalloc/runs.h>
@@ -80,5 +81,47 @@ enum ha_status ha_runs_read_string_named(const char *text,
                                          struct ha_run **runs,
                                          size_t *count,
                                          struct ha_error *err);
+
+/* ---- the rules of a runs table, wherever its values come from
+ * (runs_rules.c): the CSV reader and ha_runs_from_columns refuse with
+ * these words, positions aside. */
+
+/* What a value of each key must be, for "expected WHAT". */
+extern const char *const runs_key_what[HA_RUNS_KEYS];
+
+/* "a header row naming the columns heads, ...": what a header needs. */
+const char *runs_header_need(void);
+
+/* A table's columns: each key's name, whether the caller named it, and
+ * whether the table has it; pool: a pool (no loss required). */
+struct runs_header {
+	const char *name[HA_RUNS_KEYS];
+	int mapped[HA_RUNS_KEYS];
+	int present[HA_RUNS_KEYS];
+	int pool;
+};
+
+/* HA_OK when the header has every required column (model_dim standing
+ * in for head_dim) and each named optional one; else HA_EFORMAT with the
+ * first it lacks in err's message (no position). */
+enum ha_status runs_header_check(const struct runs_header *header,
+                                 struct ha_error *err);
+
+/* "row ROW, KEY: expected WHAT, found FOUND" into err (no position);
+ * HA_EFORMAT. */
+enum ha_status runs_bad_value(struct ha_error *err, size_t row,
+                              const char *key, const char *what,
+                              const char *found);
+
+/* The checks that join the values of run (row ROW), each already in its
+ * domain: heads * head_dim <= HA_BUDGET_MAX (has_head_dim), kv_heads
+ * divides heads (0: set to heads), and, has_width, the model width
+ * (shown as width_text) a multiple of heads, head_dim then set to
+ * width / heads (no head_dim), or heads * head_dim.  HA_OK, or
+ * HA_EFORMAT with err's message (no position) and *at the key at
+ * fault. */
+enum ha_status runs_join(size_t row, struct ha_run *run, int has_head_dim,
+                         int has_width, uint64_t width, const char *width_text,
+                         enum ha_runs_key *at, struct ha_error *err);
 
 #endif
