@@ -17,20 +17,13 @@
 #include "runs_internal.h"
 #include "yaml_reader.h"
 
-#define TEXT(x) #x
-#define STRINGIFY(x) TEXT(x)
-
 const char *const runs_column_name[RUNS_COLUMNS] = {
 	"heads", "head_dim", "samples", "loss", "loss_se", "kv_heads",
 };
 
-const char *const runs_column_what[RUNS_COLUMNS] = {
-	"an integer from 1 to 9223372036854775807",
-	"an integer from 1 to 9223372036854775807",
-	("a number > 1 and <= " STRINGIFY(RUNS_SAMPLES_MAX)),
-	"a number > 0",
-	"a number > 0",
-	"an integer from 1 to 9223372036854775807",
+const enum ha_runs_key runs_column_key[RUNS_COLUMNS] = {
+	HA_RUNS_KEY_HEADS, HA_RUNS_KEY_HEAD_DIM, HA_RUNS_KEY_SAMPLES,
+	HA_RUNS_KEY_LOSS,  HA_RUNS_KEY_LOSS_SE,  HA_RUNS_KEY_KV_HEADS,
 };
 
 static const struct ha_yr_options OPTIONS = {.max_bytes = HA_RUNS_MAX_FILE};
@@ -72,7 +65,7 @@ static enum ha_status run_field(struct ha_yr *r, void *ctx, size_t key,
 	if (key == POOL_COST)
 		return ha_yr_real(r, where, "a number > 0", HA_YR_ABOVE, 0.0,
 		                  HUGE_VAL, &run->loss);
-	const char *what = runs_column_what[key];
+	const char *what = runs_key_what[runs_column_key[key]];
 	switch ((enum runs_column)key) {
 	case RUNS_KV_HEADS:
 		y->kv_mark = r->ev.start_mark;

@@ -24,8 +24,8 @@ enum runs_column {
 /* "heads", ..., "loss_se", "kv_heads". */
 extern const char *const runs_column_name[RUNS_COLUMNS];
 
-/* What each column holds, for "expected WHAT" ("a number > 0"). */
-extern const char *const runs_column_what[RUNS_COLUMNS];
+/* The key of the runs tables (runs_key_what) a runs file's column is. */
+extern const enum ha_runs_key runs_column_key[RUNS_COLUMNS];
 
 /* The largest samples value, as ha_model_validate() has it. */
 #define RUNS_SAMPLES_MAX 1e300
