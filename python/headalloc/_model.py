@@ -9,9 +9,10 @@ from typing import Any, Dict
 from . import _ext
 from ._errors import InputError, bad_value
 
-# struct ha_model's order, as the extension takes it.
+# struct ha_model's fields in order, as the extension takes them: each
+# coefficient is one number, and a flag says whether it holds the log.
 _FIELDS = ("smoothness", "bias_coef", "var_coef", "hdi", "irreducible",
-           "var_rate", "var_power", "bias_log_scale", "var_log_scale",
+           "var_rate", "var_power", "bias_coef_is_log", "var_coef_is_log",
            "data_coef", "data_power", "var_samples_power", "group_hdi")
 _DEFAULTS = _ext.model_defaults()  # ha_model_defaults(), not a copy
 # The names a scenario file's model takes (headalloc-scenario(5)).
@@ -67,7 +68,8 @@ class Model:
     @classmethod
     def _from_tuple(cls, values):
         self = cls.__new__(cls)
-        self._values = tuple(float(v) for v in values)
+        self._values = tuple(bool(v) if f.endswith("_is_log") else float(v)
+                             for f, v in zip(_FIELDS, values))
         return self
 
     @classmethod
@@ -105,24 +107,24 @@ class Model:
                          doc="diversity within a key/value group, in [0, 1]")
 
     @property
-    def log_bias_coef(self):
+    def log_bias_coef(self) -> float:
         """ln c_b, exact."""
-        return math.log(self._values[1]) + self._values[7]
+        return _log_of(self._values[1], self._values[7])
 
     @property
-    def log_var_coef(self):
+    def log_var_coef(self) -> float:
         """ln c_v, exact."""
-        return math.log(self._values[2]) + self._values[8]
+        return _log_of(self._values[2], self._values[8])
 
     @property
-    def bias_coef(self):
+    def bias_coef(self) -> float:
         """c_b (inf when beyond a double: see log_bias_coef)."""
-        return _exp(self.log_bias_coef)
+        return _plain_of(self._values[1], self._values[7])
 
     @property
-    def var_coef(self):
+    def var_coef(self) -> float:
         """c_v (inf when beyond a double, 0.0 below: see log_var_coef)."""
-        return _exp(self.log_var_coef)
+        return _plain_of(self._values[2], self._values[8])
 
     def to_dict(self) -> Dict[str, Any]:
         """The model as the report writes it: a scenario file's model.
@@ -154,11 +156,16 @@ def _values_of(params):
             plain = name[4:]
             if plain in params:
                 raise InputError("model: give %s or %s, not both" % (plain, name))
-            values[plain] = 1.0
-            values[plain.replace("_coef", "_log_scale")] = _number(name, value)
+            log = _number(name, value)
+            # as ha_model_set_log_*: ln c = 0 is held as the plain c = 1
+            values[plain] = log if log != 0.0 else 1.0
+            values[plain + "_is_log"] = log != 0.0
         else:
             values[name] = _number(name, value)
-    return tuple(values[f] for f in _FIELDS)
+            if name.endswith("_coef") and name != "data_coef":
+                values[name + "_is_log"] = False
+    return tuple(bool(values[f]) if f.endswith("_is_log") else values[f]
+                 for f in _FIELDS)
 
 
 def _number(name, value):
@@ -174,9 +181,15 @@ def _number(name, value):
     return v
 
 
-def _exp(x):
+def _log_of(value, is_log):
+    return value if is_log else math.log(value)
+
+
+def _plain_of(value, is_log):
+    if not is_log:
+        return value
     try:
-        return math.exp(x)
+        return math.exp(value)
     except OverflowError:
         return math.inf
 

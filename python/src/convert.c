@@ -150,20 +150,8 @@ int ha_py_budget(PyObject *obj, const char *name, uint64_t *out)
 	return as_u64(obj, name, 1, HA_BUDGET_MAX, out);
 }
 
-/* A coefficient of headalloc.Model, c = factor * exp(log_scale), into
- * the one form the library holds: the plain factor when the scale is 0,
- * else ln c = ln factor + log_scale (a factor out of its domain gives a
- * ln c that ha_model_validate refuses). */
-static void coef_of(struct ha_model *m, double factor, double log_scale,
-                    void (*set_plain)(struct ha_model *, double),
-                    void (*set_log)(struct ha_model *, double))
-{
-	if (log_scale == 0.0)
-		set_plain(m, factor);
-	else
-		set_log(m, log(factor) + log_scale);
-}
-
+/* headalloc.Model's tuple is struct ha_model's fields in order: each
+ * coefficient is one number and a flag saying whether it is the log. */
 int ha_py_model(PyObject *tuple, struct ha_model *out)
 {
 	if (!PyTuple_Check(tuple) || PyTuple_GET_SIZE(tuple) != 13) {
@@ -174,32 +162,23 @@ int ha_py_model(PyObject *tuple, struct ha_model *out)
 	for (Py_ssize_t i = 0; i < 13; i++)
 		if (!as_double(PyTuple_GET_ITEM(tuple, i), "model", &v[i]))
 			return 0;
-	*out = ha_model_defaults();
-	out->smoothness = v[0];
-	coef_of(out, v[1], v[7], ha_model_set_bias_coef, ha_model_set_log_bias_coef);
-	coef_of(out, v[2], v[8], ha_model_set_var_coef, ha_model_set_log_var_coef);
-	out->hdi = v[3];
-	out->irreducible = v[4];
-	out->var_rate = v[5];
-	out->var_power = v[6];
-	out->data_coef = v[9];
-	out->data_power = v[10];
-	out->var_samples_power = v[11];
-	out->group_hdi = v[12];
+	*out = (struct ha_model){
+		.smoothness = v[0], .bias_coef = v[1], .var_coef = v[2],
+		.hdi = v[3], .irreducible = v[4], .var_rate = v[5],
+		.var_power = v[6], .bias_coef_is_log = v[7] != 0.0,
+		.var_coef_is_log = v[8] != 0.0, .data_coef = v[9],
+		.data_power = v[10], .var_samples_power = v[11],
+		.group_hdi = v[12],
+	};
 	return 1;
 }
 
-/* A coefficient held as its log is (factor 1, log scale ln c) in
- * headalloc.Model; a plain one (c, 0). */
 PyObject *ha_py_model_tuple(const struct ha_model *m)
 {
-	double bias_factor = m->bias_coef_is_log ? 1.0 : m->bias_coef;
-	double var_factor = m->var_coef_is_log ? 1.0 : m->var_coef;
-	double bias_scale = m->bias_coef_is_log ? m->bias_coef : 0.0;
-	double var_scale = m->var_coef_is_log ? m->var_coef : 0.0;
-	return Py_BuildValue("(ddddddddddddd)", m->smoothness, bias_factor,
-	                     var_factor, m->hdi, m->irreducible, m->var_rate,
-	                     m->var_power, bias_scale, var_scale,
+	return Py_BuildValue("(dddddddiidddd)",
+	                     m->smoothness, m->bias_coef, m->var_coef, m->hdi,
+	                     m->irreducible, m->var_rate, m->var_power,
+	                     m->bias_coef_is_log != 0, m->var_coef_is_log != 0,
 	                     m->data_coef, m->data_power, m->var_samples_power,
 	                     m->group_hdi);
 }
