@@ -7,10 +7,11 @@ from __future__ import annotations
 import collections
 import math
 import operator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Dict, Optional
 
 if TYPE_CHECKING:
     import pandas
+    from ._model import Model
 
 from . import _ext
 from ._errors import InputError, UnsupportedError, bad_value
@@ -139,7 +140,7 @@ class GroupedCandidate(_Erred):
         self.attention_params = params if with_params else None
         self.terms = Terms(*terms)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return ("%s(heads=%d, kv_heads=%d, head_dim=%d, kv_cache_bytes_per_token=%d, "
                 "mse=%r, loss_ratio=%r)" % (
                     type(self).__name__, self.heads, self.kv_heads, self.head_dim,
@@ -183,7 +184,7 @@ class GroupedAllocation(GroupedCandidate, _Result):
         self.chosen = None if chosen is None else self._front[chosen]
 
     @property
-    def front(self):
+    def front(self) -> Optional["Front"]:
         """The trade-off front (a Front), or None unless asked for
         (pareto=True or max_loss_ratio).  A new Front a call, over the
         same entries: the Front refers to this allocation, which keeps
@@ -195,13 +196,13 @@ class GroupedAllocation(GroupedCandidate, _Result):
         return front
 
     @property
-    def model(self):
+    def model(self) -> "Model":
         """The model solved (a headalloc.Model, group_hdi included)."""
         from ._model import Model
         return Model._from_tuple(self._model)
 
     @property
-    def constraints(self):
+    def constraints(self) -> Dict[str, int]:
         """The constraints on (H, d) in force, as keyword arguments."""
         from ._model import _CONSTRAINTS
         return {k: v for k, v in zip(_CONSTRAINTS, self._constraints) if v}
@@ -230,7 +231,7 @@ class GroupedAllocation(GroupedCandidate, _Result):
     def _repr_png_(self):
         return None if self._front is None else super()._repr_png_()
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return ("GroupedAllocation(budget=%d, samples=%g: heads=%d, kv_heads=%d, "
                 "head_dim=%d, kv_cache_bytes_per_token=%d, mse=%r%s)" % (
                     self.budget, self.samples, self.heads, self.kv_heads, self.head_dim,
@@ -294,5 +295,5 @@ class Front(list):
     def _repr_png_(self) -> Any:
         return self.allocation._repr_png_()
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "Front(%s)" % list.__repr__(self)

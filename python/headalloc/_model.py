@@ -135,13 +135,13 @@ class Model:
         """
         return _ext.report_model(None, None, self._values, (0, 0, 0, 0, 0))["model"]
 
-    def __eq__(self, other):
+    def __eq__(self, other) -> bool:
         return isinstance(other, Model) and self._values == other._values
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash(self._values)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         d = self.to_dict()
         return "Model(%s)" % ", ".join("%s=%r" % kv for kv in d.items())
 

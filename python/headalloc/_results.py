@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Dict, KeysView, List, Optional, Union
 
 if TYPE_CHECKING:
     import pandas
+    from ._model import Model
 
 import numpy as np
 
@@ -106,12 +107,12 @@ class _Erred:
     __slots__ = ()
 
     @property
-    def mse(self):
+    def mse(self) -> float:
         """The error (inf when beyond a double: see log_mse)."""
         return self.terms.mse
 
     @property
-    def log_mse(self):
+    def log_mse(self) -> float:
         """The natural log of the error, always finite."""
         return self.terms.log_mse
 
@@ -137,7 +138,7 @@ class Candidate(_Erred):
         self.head_dim = head_dim
         self.terms = Terms(*terms)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "%s(heads=%d, head_dim=%d, mse=%r)" % (
             type(self).__name__, self.heads, self.head_dim, self.mse)
 
@@ -176,13 +177,13 @@ class Allocation(Candidate, _Result):
         self._constraints = constraints
 
     @property
-    def model(self):
+    def model(self) -> "Model":
         """The model solved (a headalloc.Model)."""
         from ._model import Model
         return Model._from_tuple(self._model)
 
     @property
-    def constraints(self):
+    def constraints(self) -> Dict[str, int]:
         """The constraints in force, as keyword arguments."""
         from ._model import _CONSTRAINTS
         return {k: v for k, v in zip(_CONSTRAINTS, self._constraints) if v}
@@ -202,7 +203,7 @@ class Allocation(Candidate, _Result):
     def _picture(self, name):
         return _ext.plot_allocation(name, self._capsule)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return ("Allocation(budget=%d, samples=%g: heads=%d, head_dim=%d, mse=%r)"
                 % (self.budget, self.samples, self.heads, self.head_dim, self.mse))
 
@@ -225,7 +226,7 @@ class _Columns(_Result):
             return columns[name]
         raise AttributeError(name)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(next(iter(self.columns.values()))) if self.columns else 0
 
     def keys(self) -> KeysView[str]:
@@ -280,7 +281,7 @@ class Sweep(_Columns):
         self._fits = None
 
     @property
-    def fits(self):
+    def fits(self) -> Optional[Dict[str, Any]]:
         """The report's fits (``fits`` of ``to_dict()``): by_budget and
         by_samples."""
         if self._fits is None:
@@ -293,7 +294,7 @@ class Sweep(_Columns):
     def _picture(self, name):
         return _ext.plot_sweep(name, self._capsule)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "Sweep(%d rows: %s)" % (len(self), ", ".join(self.columns))
 
 
@@ -322,7 +323,7 @@ class Regimes(_Columns):
     def _picture(self, name):
         return _ext.plot_regimes(name, self._capsule)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "Regimes(%d regimes)" % len(self)
 
 
@@ -382,10 +383,10 @@ class HDI(_Result):
     def _picture(self, name):
         return _ext.plot_hdi(name, self._capsule)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.layers)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "HDI(%d layers, mean_hdi=%r, mean_baseline_hdi=%r)" % (
             len(self.layers), self.mean_hdi, self.mean_baseline_hdi)
 
@@ -425,5 +426,5 @@ class HeadWeights(_Result):
     def _picture(self, name):
         return _ext.plot_head_weights(name, self._capsule)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "HeadWeights(heads=%d, gain=%r)" % (len(self.alpha), self.gain)
