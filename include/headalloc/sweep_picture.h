@@ -1,4 +1,4 @@
-/* headalloc — what a sweep's picture shows, made once in the allocation
+/* headalloc — what a sweep's picture shows, made once in the sweep
  * layer so that the picture (ha_plot_sweep) only draws.
  *
  * From a sweep's result (ha_sweep_run, sweep.h) ha_sweep_picture_new

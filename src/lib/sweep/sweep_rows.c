@@ -16,7 +16,7 @@
 #include "alloc/grouped_internal.h"
 #include "base/pool.h"
 #include "alloc/solver_internal.h"
-#include "alloc/sweep_internal.h"
+#include "sweep/sweep_internal.h"
 #include "fit/fit_internal.h"
 
 /* Rows a job: a few milliseconds of work, so that handing jobs over

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "base/error_internal.h"
-#include "alloc/sweep_internal.h"
+#include "sweep/sweep_internal.h"
 #include "fit/fit_internal.h"
 
 struct ha_sweep_result {

@@ -13,7 +13,7 @@
 #include <headalloc/solver.h>
 #include <headalloc/sweep.h>
 
-#include "alloc/sweep_journal.h"
+#include "sweep/sweep_journal.h"
 #include "alloc/solver_internal.h"
 
 struct sweep_rows;   /* sweep_rows.c */

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "alloc/sweep_journal.h"
+#include "sweep/sweep_journal.h"
 
 struct journal {
 	size_t budgets, points;

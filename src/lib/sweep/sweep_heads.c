@@ -7,7 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "alloc/sweep_internal.h"
+#include "sweep/sweep_internal.h"
 #include "base/error_internal.h"
 #include "base/pool.h"
 #include "fit/fit_internal.h"

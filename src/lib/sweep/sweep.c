@@ -16,7 +16,7 @@
 #include "base/error_internal.h"
 #include "alloc/grouped_internal.h"
 #include "alloc/solver_internal.h"
-#include "alloc/sweep_internal.h"
+#include "sweep/sweep_internal.h"
 #include "fit/fit_internal.h"
 #include "alloc/grouped_internal.h"
 
