@@ -1,11 +1,12 @@
-/* A sweep (sweep.h): every (n, D) solved in order, a batch of rows at a
- * time, feeding the scaling-law fits of headalloc-model(7), SCALING LAWS.
+/* A sweep (sweep_internal.h): every (n, D) solved in order, a batch of
+ * rows at a time, feeding the scaling-law fits of headalloc-model(7),
+ * SCALING LAWS.
  *
  * A row costs its two solves, nothing that grows with the sweep: the rows
  * are solved in chunks by worker threads and handed out in order
  * (sweep_rows.c), and the fits' second pass reads the relaxed optima back
  * from a journal (sweep_journal.h) instead of keeping them or solving
- * again; the per-n fits are computed by workers too (sweep_heads.c). */
+ * again. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
@@ -18,12 +19,6 @@
 #include "alloc/solver_internal.h"
 #include "sweep/sweep_internal.h"
 #include "fit/fit_internal.h"
-#include "alloc/grouped_internal.h"
-
-double sweep_sample_at(const struct ha_sweep *s, size_t i)
-{
-	return s->req.samples.at(s->req.samples.ctx, i);
-}
 
 enum ha_status sweep_solve_failed(struct ha_error *err, enum ha_status st,
                                   uint64_t budget)
@@ -32,36 +27,6 @@ enum ha_status sweep_solve_failed(struct ha_error *err, enum ha_status st,
 		return ha_fail(err, st, "no (heads, head_dim) pair of budget %"
 		               PRIu64 " meets the constraints", budget);
 	return ha_fail(err, st, "solving: %s", ha_status_str(st));
-}
-
-enum ha_status sweep_relaxed_dim_at(struct ha_sweep *s, size_t b, size_t i,
-                                    double *x)
-{
-	if (journal_kept(s->journal) &&
-	    journal_get(s->journal, sweep_column(s->columns, b) + SWEEP_X, i, x) == HA_OK)
-		return HA_OK;
-	struct ha_relaxed r;
-	double samples = sweep_sample_at(s, i);
-	if (s->req.kv) {
-		struct ha_grouped_relaxed g;
-		enum ha_status st = ha_grouped_solve_relaxed(s->solvers[b], &s->model,
-		                                             samples, s->req.kv, &g);
-		*x = g.head_dim;
-		return st;
-	}
-	enum ha_status st = ha_relaxed_solver_solve_optimum(s->relaxed[b], &s->model,
-	                                                    samples, &r);
-	*x = r.head_dim;
-	return st;
-}
-
-void sweep_finish_fit(struct ha_sweep_fit *out, const struct ha_fit *fit,
-                      ha_fit_replay_fn replay, void *ctx)
-{
-	memset(out, 0, sizeof *out);
-	out->points = ha_fit_count(fit);
-	out->claimed = NAN;
-	out->status = ha_fit_result(fit, replay, ctx, &out->result);
 }
 
 static double bits_of(uint64_t value)
@@ -120,7 +85,6 @@ void ha_sweep_free(struct ha_sweep *s)
 	if (!s)
 		return;
 	sweep_rows_free(s->rows);
-	sweep_heads_free(s->heads);
 	size_t nb = s->req.budget_count;
 	for (size_t b = 0; b < nb; b++) {
 		if (s->pairs)
@@ -139,7 +103,6 @@ void ha_sweep_free(struct ha_sweep *s)
 	free(s->solvers);
 	free(s->dim_power);
 	free(s->dim_log);
-	ha_fit_free(s->heads_power);
 	journal_free(s->journal);
 	free(s);
 }
@@ -197,10 +160,6 @@ static enum ha_status prepare(struct ha_sweep *s, struct ha_error *err)
 		    ha_fit_new(HA_FIT_LOG, 0, &s->dim_log[b]) != HA_OK)
 			return out_of_memory(err, "preparing the fits");
 	}
-	/* A store for one n's points (one a budget) where they fit in it. */
-	if (nb > 1 && ha_fit_new(HA_FIT_POWER, nb <= HA_FIT_STORE_DEFAULT ? nb : 0,
-	                         &s->heads_power) != HA_OK)
-		return out_of_memory(err, "preparing the fits");
 	enum ha_status st = sweep_rows_new(s, &s->rows);
 	if (st == HA_ENOMEM)
 		return out_of_memory(err, "preparing the table");
@@ -235,36 +194,16 @@ enum ha_status ha_sweep_new(const struct ha_sweep_request *req,
 	return HA_OK;
 }
 
-size_t ha_sweep_row_count(const struct ha_sweep *s)
-{
-	return s ? s->req.budget_count * s->req.samples.count : 0;
-}
-
-const struct ha_sweep_request *ha_sweep_request(const struct ha_sweep *s)
-{
-	return s ? &s->req : NULL;
-}
-
 enum ha_status ha_sweep_rows(struct ha_sweep *s, const struct ha_sweep_row **rows,
                              size_t *count, struct ha_error *err)
 {
-	if (count)
-		*count = 0;
-	if (!s || !rows || !count)
-		return ha_fail(err, HA_EINVAL, "the rows of a sweep need a sweep");
-	if (s->failed != HA_OK)
-		return ha_fail(err, s->failed, "%s", s->failure);
-	if (s->rows_done)
-		return HA_OK;
-	struct ha_error why;
-	ha_error_init(&why);
-	enum ha_status st = sweep_rows_next(s, rows, count, &why);
+	*count = 0;
+	if (s->failed != HA_OK || s->rows_done)
+		return s->failed;
+	enum ha_status st = sweep_rows_next(s, rows, count, err);
 	if (st != HA_OK) {
 		s->failed = st;
-		memcpy(s->failure, why.message, sizeof s->failure);
-		return ha_fail(err, st, "%s", s->failure);
-	}
-	if (st == HA_OK && *count == 0) {
+	} else if (*count == 0) {
 		sweep_rows_free(s->rows);
 		s->rows = NULL;
 		s->rows_done = 1;
@@ -292,20 +231,35 @@ static enum ha_status journaled_coords(void *ctx, size_t i, double c[FIT_PAIR_CO
 	return HA_OK;
 }
 
-/* Regenerate point i of a per-budget fit: (n_i, x*(n_i)). */
+/* Regenerate point i of a per-budget fit, (n_i, x*(n_i)), solved again
+ * where the journal lost it (the same double: a workspace's answers do
+ * not depend on its past). */
 static enum ha_status replay_dim(void *ctx, size_t i, double *x, double *y)
 {
 	struct ha_sweep *s = ctx;
-	*x = sweep_sample_at(s, i);
-	return sweep_relaxed_dim_at(s, s->replay_budget, i, y);
+	size_t b = s->replay_budget;
+	*x = sweep_sample_at(&s->req, i);
+	if (journal_kept(s->journal) &&
+	    journal_get(s->journal, sweep_column(s->columns, b) + SWEEP_X, i, y) == HA_OK)
+		return HA_OK;
+	if (s->req.kv) {
+		struct ha_grouped_relaxed g;
+		enum ha_status st = ha_grouped_solve_relaxed(s->solvers[b], &s->model,
+		                                             *x, s->req.kv, &g);
+		*y = g.head_dim;
+		return st;
+	}
+	struct ha_relaxed r;
+	enum ha_status st = ha_relaxed_solver_solve_optimum(s->relaxed[b], &s->model,
+	                                                    *x, &r);
+	*y = r.head_dim;
+	return st;
 }
 
 enum ha_status ha_sweep_budget_fits(struct ha_sweep *s, size_t b,
                                     struct ha_sweep_fit *power,
                                     struct ha_sweep_fit *logarithmic)
 {
-	if (!s || !power || !logarithmic)
-		return HA_EINVAL;
 	if (!s->rows_done || s->failed != HA_OK || b >= s->req.budget_count) {
 		*power = *logarithmic = (struct ha_sweep_fit){.status = HA_EINVAL,
 		                                              .claimed = NAN};
@@ -331,28 +285,9 @@ enum ha_status ha_sweep_budget_fits(struct ha_sweep *s, size_t b,
 		                   &logarithmic->result, &logarithmic->status);
 	power->claimed = ha_fit_seed_exponent(s->model.smoothness);
 	if (power->status == HA_OK)
-		power->largest_at = sweep_sample_at(s, power->result.max_residual_index);
+		power->largest_at = sweep_sample_at(&s->req, power->result.max_residual_index);
 	if (logarithmic->status == HA_OK)
 		logarithmic->largest_at =
-			sweep_sample_at(s, logarithmic->result.max_residual_index);
+			sweep_sample_at(&s->req, logarithmic->result.max_residual_index);
 	return HA_OK;
-}
-
-enum ha_status ha_sweep_samples_fits(struct ha_sweep *s,
-                                     const struct ha_sweep_samples_fit **fits,
-                                     size_t *count, struct ha_error *err)
-{
-	if (count)
-		*count = 0;
-	if (!s || !fits || !count || !s->rows_done || s->failed != HA_OK)
-		return ha_fail(err, HA_EINVAL, "the per-n fits come after every row");
-	if (!s->heads_power || s->heads_done)
-		return HA_OK;
-	enum ha_status st = sweep_heads_next(s, fits, count, err);
-	if (st != HA_OK || *count == 0) {
-		sweep_heads_free(s->heads);
-		s->heads = NULL;
-		s->heads_done = 1;
-	}
-	return st;
 }

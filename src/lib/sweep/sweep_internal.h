@@ -1,8 +1,15 @@
-/* A sweep's state (library-internal), shared by sweep.c (the sweep, its
- * setup and the per-budget fits), sweep_rows.c (the rows, solved by
- * worker threads) and sweep_heads.c (the per-n fits, likewise).  The
- * points, n_i and x*(n_i) read back, are sweep.c's; the two others call
- * it and nothing else of each other. */
+/* The sweep beneath its result (library-internal): sweep.c prepares it
+ * and makes the per-budget fits, sweep_rows.c solves its rows on worker
+ * threads, sweep_result.c runs it into a struct ha_sweep_result, and
+ * sweep_picture.c runs one for the relaxed curve.
+ *
+ *     struct ha_sweep *s;
+ *     ha_sweep_new(&(struct ha_sweep_request){...}, &s, &err);
+ *     while (ha_sweep_rows(s, &rows, &count, &err) == HA_OK && count)
+ *             use the rows;
+ *     for (b = 0; b < budgets; b++)
+ *             ha_sweep_budget_fits(s, b, &power, &logarithmic);
+ *     ha_sweep_free(s); */
 #ifndef HEADALLOC_SWEEP_INTERNAL_H
 #define HEADALLOC_SWEEP_INTERNAL_H
 
@@ -18,7 +25,6 @@
 
 struct sweep_rows;   /* sweep_rows.c */
 struct grouped_pairs; /* grouped_internal.h */
-struct sweep_heads;  /* sweep_heads.c */
 
 struct ha_sweep {
 	struct ha_sweep_request req;  /* as given; pointers borrowed */
@@ -29,7 +35,6 @@ struct ha_sweep {
 	struct grouped_pairs *pairs;  /* a grouped sweep's: one per budget */
 	struct ha_fit **dim_power;    /* per budget: ln d* vs ln ln n */
 	struct ha_fit **dim_log;      /* per budget: d* vs ln n */
-	struct ha_fit *heads_power;   /* per n, over the budgets; NULL: one budget */
 	struct journal *journal;      /* of every row (sweep_column) */
 	size_t columns;               /* the journal's columns a budget */
 	int fit_refused;              /* a per-budget fit refused a row's point */
@@ -37,10 +42,30 @@ struct ha_sweep {
 	struct sweep_rows *rows;      /* while rows are handed out */
 	int rows_done;                /* the last row was handed out */
 	enum ha_status failed;        /* a row's failure, sticky */
-	char failure[HA_ERROR_MESSAGE_MAX]; /* its words */
-	struct sweep_heads *heads;    /* while per-n fits are handed out */
-	int heads_done;
 };
+
+/* Prepare a sweep (solvers, relaxation workspaces, fits, threads).  On
+ * HA_OK *out is a sweep to free with ha_sweep_free(); else the statuses
+ * and words of ha_sweep_run. */
+enum ha_status ha_sweep_new(const struct ha_sweep_request *req,
+                            struct ha_sweep **out, struct ha_error *err);
+
+/* Free a sweep (NULL accepted), stopping its threads. */
+void ha_sweep_free(struct ha_sweep *sweep);
+
+/* The next batch of rows, in order (n outer, budget inner): *rows is
+ * *count rows valid until the next call; *count is 0 after the last.  On
+ * a failed solve the rows before the failing one come with its status
+ * and words; later calls return that status. */
+enum ha_status ha_sweep_rows(struct ha_sweep *sweep, const struct ha_sweep_row **rows,
+                             size_t *count, struct ha_error *err);
+
+/* After the last row: budget b's fits over every n, as
+ * ha_sweep_result_budget_fits hands them out.  HA_EINVAL before the last
+ * row or for b out of range (then both fits carry the status). */
+enum ha_status ha_sweep_budget_fits(struct ha_sweep *sweep, size_t b,
+                                    struct ha_sweep_fit *power,
+                                    struct ha_sweep_fit *logarithmic);
 
 /* The journal's columns: n first, then a budget's SWEEP_ROW_COLUMNS
  * (with ha_sweep_request.kv, SWEEP_GROUPED_COLUMNS): x*(n, D), then the
@@ -69,28 +94,15 @@ void sweep_row_to_columns(const struct ha_sweep_row *row, const double coords[3]
 void sweep_row_of_columns(const double *values, size_t columns, uint64_t budget,
                           double samples, struct ha_sweep_row *row);
 
-/* Fit ln H* = ln c + e ln D over the budgets at one n, dims[b] the x* of
- * budget b there, into *f (fit reset first: a POWER fit with room for
- * every budget, or none). */
-void sweep_fit_point(const struct ha_sweep_request *req, struct ha_fit *fit,
-                     const double *dims, struct ha_sweep_fit *f);
-
 /* n_i, from the request's samples (on the calling thread only). */
-double sweep_sample_at(const struct ha_sweep *s, size_t i);
-
-/* x*(n_i) of budget b: from the journal, else solved again (the same
- * double: the workspace's answers do not depend on its past). */
-enum ha_status sweep_relaxed_dim_at(struct ha_sweep *s, size_t b, size_t i,
-                                    double *x);
+static inline double sweep_sample_at(const struct ha_sweep_request *req, size_t i)
+{
+	return req->samples.at(req->samples.ctx, i);
+}
 
 /* A failed solve of budget, in words, into err; returns st. */
 enum ha_status sweep_solve_failed(struct ha_error *err, enum ha_status st,
                                   uint64_t budget);
-
-/* Finish fit into *out (claimed NaN, largest_* unset), replaying its
- * points through replay(ctx, ...) when its store overflowed. */
-void sweep_finish_fit(struct ha_sweep_fit *out, const struct ha_fit *fit,
-                      ha_fit_replay_fn replay, void *ctx);
 
 /* sweep_rows.c: the rows' workers and jobs (HA_OK, HA_ENOMEM or a
  * solver's status), the next batch, and their end. */
@@ -98,12 +110,5 @@ enum ha_status sweep_rows_new(struct ha_sweep *s, struct sweep_rows **out);
 void sweep_rows_free(struct sweep_rows *rows);
 enum ha_status sweep_rows_next(struct ha_sweep *s, const struct ha_sweep_row **rows,
                                size_t *count, struct ha_error *err);
-
-/* sweep_heads.c: the per-n fits' workers and jobs, the next batch, their
- * end. */
-void sweep_heads_free(struct sweep_heads *heads);
-enum ha_status sweep_heads_next(struct ha_sweep *s,
-                                const struct ha_sweep_samples_fit **fits,
-                                size_t *count, struct ha_error *err);
 
 #endif

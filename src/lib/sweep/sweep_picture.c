@@ -10,7 +10,7 @@
 #include <headalloc/sweep_picture.h>
 
 #include "base/error_internal.h"
-#include "alloc/solver_internal.h"
+#include "sweep/sweep_internal.h"
 
 #define CURVE_POINTS HA_SWEEP_PICTURE_CURVE_POINTS
 
@@ -22,11 +22,6 @@ void ha_sweep_picture_free(struct ha_sweep_picture *p)
 		free(p->series[i].rows);
 	free(p->series);
 	free(p);
-}
-
-static double sample(const struct ha_sweep_request *req, size_t i)
-{
-	return req->samples.at(req->samples.ctx, i);
 }
 
 /* The least-squares intercept with the slope held at claimed: the line
@@ -53,20 +48,6 @@ static double curve_sample(const void *ctx, size_t i)
 	return exp(curve_ln_n(ctx, i));
 }
 
-/* The sweep of the request's problem over these budgets and samples. */
-static enum ha_status sweep_of(const struct ha_sweep_request *req,
-                               const uint64_t *budgets, size_t count,
-                               struct ha_solver *const *solvers,
-                               struct ha_samples samples, struct ha_sweep **out,
-                               struct ha_error *err)
-{
-	return ha_sweep_new(&(struct ha_sweep_request){
-		.model = req->model, .constraints = req->constraints,
-		.budgets = budgets, .budget_count = count, .samples = samples,
-		.solvers = solvers, .kv = req->kv, .shape = req->shape,
-	}, out, err);
-}
-
 /* One budget (the result's b) against n: the rows at the request's n
  * (kept up to the mark limit), the fits over all of them, the relaxed
  * curve. */
@@ -86,7 +67,7 @@ static enum ha_status budget_series(const struct ha_sweep_picture *p,
 		st = ha_fail(err, HA_ENOMEM, "drawing the sweep: %s", ha_status_str(HA_ENOMEM));
 	double x_sum = 0.0;
 	for (size_t i = 0; st == HA_OK && i < ns; i++) {
-		x_sum += log(log(sample(req, i)));
+		x_sum += log(log(sweep_sample_at(req, i)));
 		if (marked)
 			st = ha_sweep_result_rows(result, i * nb + b, 1,
 			                          &s->rows[s->row_count++], err);
@@ -103,8 +84,13 @@ static enum ha_status budget_series(const struct ha_sweep_picture *p,
 		if (s->fit_status == HA_OK)
 			s->claim_intercept = intercept_at_slope(&s->power, x_sum / (double)ns,
 			                                        s->claimed);
-		st = sweep_of(req, &s->budget, 1, solver,
-		              (struct ha_samples){CURVE_POINTS, curve_sample, &cs}, &curve, err);
+		/* the request's problem, at the curve's n, for this budget */
+		struct ha_sweep_request curve_req = *req;
+		curve_req.budgets = &s->budget;
+		curve_req.budget_count = 1;
+		curve_req.samples = (struct ha_samples){CURVE_POINTS, curve_sample, &cs};
+		curve_req.solvers = solver;
+		st = ha_sweep_new(&curve_req, &curve, err);
 	}
 	const struct ha_sweep_row *rows;
 	size_t i = 0, count = 0;
@@ -175,7 +161,7 @@ static enum ha_status check_request(const struct ha_sweep_request *req,
 	*lo = INFINITY;
 	*hi = -INFINITY;
 	for (size_t i = 0; i < req->samples.count; i++) {
-		double n = sample(req, i);
+		double n = sweep_sample_at(req, i);
 		if (!(n > 1.0 && n <= 1e300))
 			return ha_fail(err, HA_EINVAL, "a sweep's n must be in (1, 1e300], not %g", n);
 		*lo = fmin(*lo, n);

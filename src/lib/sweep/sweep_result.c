@@ -89,7 +89,7 @@ static enum ha_status copy_request(struct ha_sweep_result *r,
 static enum ha_status solve_rows(struct ha_sweep *s, const struct ha_progress *progress,
                                  struct ha_error *err)
 {
-	size_t done = 0, total = ha_sweep_row_count(s);
+	size_t done = 0, total = s->req.budget_count * s->req.samples.count;
 	for (;;) {
 		const struct ha_sweep_row *rows;
 		size_t count = 0;
@@ -163,6 +163,33 @@ size_t ha_sweep_result_row_count(const struct ha_sweep_result *r)
 	return r ? r->req.budget_count * r->req.samples.count : 0;
 }
 
+/* Point b of a per-n fit, (D_b, H*) with H* = D_b / x*: from the dims of
+ * the n being fitted, as the fit's second pass replays it. */
+static enum ha_status replay_heads(void *ctx, size_t b, double *x, double *y)
+{
+	const struct ha_sweep_result *r = ctx;
+	*x = (double)r->budgets[b];
+	*y = *x / r->dims[b];
+	return HA_OK;
+}
+
+/* Fit ln H* = ln c + e ln D over the budgets at one n, r->dims[b] the
+ * x* of budget b there. */
+static void fit_heads(struct ha_sweep_result *r, struct ha_sweep_fit *f)
+{
+	ha_fit_reset(r->heads_fit);
+	for (size_t b = 0; b < r->req.budget_count; b++) {
+		double x, y;
+		replay_heads(r, b, &x, &y);
+		ha_fit_add(r->heads_fit, x, y);
+	}
+	*f = (struct ha_sweep_fit){.points = ha_fit_count(r->heads_fit),
+	                           .claimed = HA_FIT_SEED_BUDGET_EXPONENT};
+	f->status = ha_fit_result(r->heads_fit, replay_heads, r, &f->result);
+	if (f->status == HA_OK)
+		f->largest_budget = r->budgets[f->result.max_residual_index];
+}
+
 static enum ha_status lost(struct ha_error *err)
 {
 	return ha_fail(err, HA_EIO, "reading the table's rows back: %s",
@@ -231,7 +258,7 @@ enum ha_status ha_sweep_result_samples_fits(struct ha_sweep_result *r,
 			if (journal_get(r->journal, sweep_column(r->columns, b) + SWEEP_X,
 			                i, &r->dims[b]) != HA_OK)
 				return lost(err);
-		sweep_fit_point(&r->req, r->heads_fit, r->dims, &fits[k].heads_law);
+		fit_heads(r, &fits[k].heads_law);
 	}
 	return HA_OK;
 }

@@ -198,7 +198,7 @@ static enum ha_status prepare_rows(struct sweep_rows *rs, struct ha_sweep *s,
 
 enum ha_status sweep_rows_new(struct ha_sweep *s, struct sweep_rows **out)
 {
-	size_t nb = s->req.budget_count, total = ha_sweep_row_count(s);
+	size_t nb = s->req.budget_count, total = nb * s->req.samples.count;
 	size_t threads = total >= THREADED_MIN_ROWS && nb <= THREADED_MAX_BUDGETS
 		? pool_threads(s->req.threads, SIZE_MAX) : 1;
 	struct sweep_rows *rs = calloc(1, sizeof *rs);
@@ -227,7 +227,7 @@ static void fill_job(struct sweep_rows *rs, struct rows_job *job, size_t total)
 	for (size_t k = 0; k < job->count; k++) {
 		size_t i = (job->first + k) / nb;
 		if (i != rs->point) {
-			rs->samples = sweep_sample_at(rs->s, i);
+			rs->samples = sweep_sample_at(&rs->s->req, i);
 			rs->point = i;
 		}
 		job->rows[k].samples = rs->samples;
@@ -239,7 +239,7 @@ enum ha_status sweep_rows_next(struct ha_sweep *s, const struct ha_sweep_row **r
                                size_t *count, struct ha_error *err)
 {
 	struct sweep_rows *rs = s->rows;
-	size_t nb = s->req.budget_count, total = ha_sweep_row_count(s);
+	size_t nb = s->req.budget_count, total = nb * s->req.samples.count;
 	if (rs->held) {
 		pool_release(rs->pool);
 		rs->held = 0;
