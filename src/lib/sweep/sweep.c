@@ -89,8 +89,6 @@ void ha_sweep_free(struct ha_sweep *s)
 	for (size_t b = 0; b < nb; b++) {
 		if (s->pairs)
 			grouped_pairs_free(&s->pairs[b]);
-		if (s->relaxed)
-			ha_relaxed_solver_free(s->relaxed[b]);
 		if (s->solvers && s->own_solvers)
 			ha_solver_free(s->solvers[b]);
 		if (s->dim_power)
@@ -99,7 +97,6 @@ void ha_sweep_free(struct ha_sweep *s)
 			ha_fit_free(s->dim_log[b]);
 	}
 	free(s->pairs);
-	free(s->relaxed);
 	free(s->solvers);
 	free(s->dim_power);
 	free(s->dim_log);
@@ -120,10 +117,9 @@ static enum ha_status prepare(struct ha_sweep *s, struct ha_error *err)
 	s->columns = req->kv ? SWEEP_GROUPED_COLUMNS : SWEEP_ROW_COLUMNS;
 	s->own_solvers = req->solvers == NULL;
 	s->solvers = calloc(nb, sizeof *s->solvers);
-	s->relaxed = calloc(nb, sizeof *s->relaxed);
 	s->dim_power = calloc(nb, sizeof *s->dim_power);
 	s->dim_log = calloc(nb, sizeof *s->dim_log);
-	if (!s->solvers || !s->relaxed || !s->dim_power || !s->dim_log ||
+	if (!s->solvers || !s->dim_power || !s->dim_log ||
 	    nb > (SIZE_MAX - 1) / s->columns ||
 	    journal_new(sweep_column(s->columns, nb), ns, &s->journal) != HA_OK)
 		return out_of_memory(err, "preparing the table");
@@ -148,8 +144,6 @@ static enum ha_status prepare(struct ha_sweep *s, struct ha_error *err)
 		else
 			st = ha_solver_new(req->budgets[b], req->constraints,
 			                   &s->solvers[b]);
-		if (st == HA_OK)
-			st = ha_relaxed_solver_new(s->solvers[b], &s->relaxed[b]);
 		/* the triples of a grouped row, listed once for all its rows */
 		if (st == HA_OK && req->kv)
 			st = grouped_pairs_list(s->solvers[b], &s->pairs[b]);
@@ -219,8 +213,7 @@ static enum ha_status journaled_coords(void *ctx, size_t i, double c[FIT_PAIR_CO
 	struct ha_sweep *s = ctx;
 	size_t column = sweep_column(s->columns, s->replay_budget);
 	double v[SWEEP_LN_N + 1];
-	enum ha_status st = journal_get_columns(s->journal, column, SWEEP_LN_N + 1,
-	                                        i, v);
+	enum ha_status st = journal_get(s->journal, column, SWEEP_LN_N + 1, i, v);
 	if (st != HA_OK)
 		return st;
 	/* the columns: x*, then the coordinates c[0], c[1], c[2] */
@@ -231,29 +224,14 @@ static enum ha_status journaled_coords(void *ctx, size_t i, double c[FIT_PAIR_CO
 	return HA_OK;
 }
 
-/* Regenerate point i of a per-budget fit, (n_i, x*(n_i)), solved again
- * where the journal lost it (the same double: a workspace's answers do
- * not depend on its past). */
+/* Point i of budget replay_budget's fits as the rows gave it, (n_i,
+ * x*(n_i)), from the journal. */
 static enum ha_status replay_dim(void *ctx, size_t i, double *x, double *y)
 {
 	struct ha_sweep *s = ctx;
-	size_t b = s->replay_budget;
 	*x = sweep_sample_at(&s->req, i);
-	if (journal_kept(s->journal) &&
-	    journal_get(s->journal, sweep_column(s->columns, b) + SWEEP_X, i, y) == HA_OK)
-		return HA_OK;
-	if (s->req.kv) {
-		struct ha_grouped_relaxed g;
-		enum ha_status st = ha_grouped_solve_relaxed(s->solvers[b], &s->model,
-		                                             *x, s->req.kv, &g);
-		*y = g.head_dim;
-		return st;
-	}
-	struct ha_relaxed r;
-	enum ha_status st = ha_relaxed_solver_solve_optimum(s->relaxed[b], &s->model,
-	                                                    *x, &r);
-	*y = r.head_dim;
-	return st;
+	size_t column = sweep_column(s->columns, s->replay_budget);
+	return journal_get(s->journal, column + SWEEP_X, 1, i, y);
 }
 
 enum ha_status ha_sweep_budget_fits(struct ha_sweep *s, size_t b,
@@ -272,14 +250,14 @@ enum ha_status ha_sweep_budget_fits(struct ha_sweep *s, size_t b,
 	power->points = ha_fit_count(s->dim_power[b]);
 	logarithmic->points = ha_fit_count(s->dim_log[b]);
 	logarithmic->claimed = NAN;
-	/* From the journaled coordinates; where the journal is lost (or a fit
-	 * refused a point, so that its points are not the rows), from the
-	 * points made again: the same results. */
-	int journaled = journal_kept(s->journal) && !s->fit_refused &&
+	/* From the journaled coordinates; where a fit refused a point, so that
+	 * its points are not the rows, from the points made again.  A journal
+	 * that lost its values fails both (HA_EIO). */
+	int journaled = !s->fit_refused &&
 		fit_result_pair_coords(s->dim_power[b], s->dim_log[b], journaled_coords, s,
 		                       &power->result, &power->status,
 		                       &logarithmic->result, &logarithmic->status) == HA_OK;
-	if (!journaled || !journal_kept(s->journal))
+	if (!journaled)
 		ha_fit_result_pair(s->dim_power[b], s->dim_log[b], replay_dim, s,
 		                   &power->result, &power->status,
 		                   &logarithmic->result, &logarithmic->status);

@@ -31,7 +31,6 @@ struct ha_sweep {
 	struct ha_model model;        /* *req.model */
 	struct ha_solver **solvers;   /* one per budget */
 	int own_solvers;              /* made here (not lent) */
-	struct ha_relaxed_solver **relaxed; /* one per budget */
 	struct grouped_pairs *pairs;  /* a grouped sweep's: one per budget */
 	struct ha_fit **dim_power;    /* per budget: ln d* vs ln ln n */
 	struct ha_fit **dim_log;      /* per budget: d* vs ln n */

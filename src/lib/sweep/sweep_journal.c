@@ -239,8 +239,8 @@ static int load_block(struct journal *j, size_t b, size_t group)
 	return 1;
 }
 
-enum ha_status journal_get_columns(struct journal *j, size_t first, size_t count,
-                                   size_t point, double *values)
+enum ha_status journal_get(struct journal *j, size_t first, size_t count,
+                           size_t point, double *values)
 {
 	if (!j->kept || count == 0 || first >= j->budgets ||
 	    count > j->budgets - first || point >= j->points ||
@@ -262,10 +262,4 @@ enum ha_status journal_get_columns(struct journal *j, size_t first, size_t count
 		values[c] = from[b * j->block + in_block];
 	}
 	return HA_OK;
-}
-
-enum ha_status journal_get(struct journal *j, size_t budget, size_t point,
-                           double *value)
-{
-	return journal_get_columns(j, budget, 1, point, value);
 }

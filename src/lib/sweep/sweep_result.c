@@ -22,7 +22,7 @@ struct ha_sweep_result {
 	uint64_t *budgets;
 	struct journal *journal;       /* the sweep's, taken over */
 	size_t columns;                /* the journal's columns a budget */
-	struct ha_sweep_fit *power, *logarithmic; /* per budget */
+	struct ha_sweep_fit *budget_fits; /* per budget: power, logarithmic */
 	struct ha_fit *heads_fit;      /* the per-n fits' (NULL: one budget) */
 	double *dims;                  /* one n's x* a budget */
 };
@@ -34,8 +34,7 @@ void ha_sweep_result_free(struct ha_sweep_result *r)
 	journal_free(r->journal);
 	ha_fit_free(r->heads_fit);
 	free(r->budgets);
-	free(r->power);
-	free(r->logarithmic);
+	free(r->budget_fits);
 	free(r->dims);
 	free(r);
 }
@@ -47,7 +46,7 @@ static double kept_sample(const void *ctx, size_t i)
 	 * thread at a time. */
 	struct ha_sweep_result *r = (struct ha_sweep_result *)ctx;
 	double n;
-	return journal_get(r->journal, 0, i, &n) == HA_OK ? n : NAN;
+	return journal_get(r->journal, 0, 1, i, &n) == HA_OK ? n : NAN;
 }
 
 /* The result's own copies of what the request borrowed. */
@@ -72,10 +71,9 @@ static enum ha_status copy_request(struct ha_sweep_result *r,
 		r->req.shape = &r->shape;
 	}
 	r->budgets = malloc(nb * sizeof *r->budgets);
-	r->power = calloc(nb, sizeof *r->power);
-	r->logarithmic = calloc(nb, sizeof *r->logarithmic);
+	r->budget_fits = calloc(2 * nb, sizeof *r->budget_fits);
 	r->dims = malloc(nb * sizeof *r->dims);
-	if (!r->budgets || !r->power || !r->logarithmic || !r->dims)
+	if (!r->budgets || !r->budget_fits || !r->dims)
 		return HA_ENOMEM;
 	memcpy(r->budgets, req->budgets, nb * sizeof *r->budgets);
 	r->req.budgets = r->budgets;
@@ -111,7 +109,7 @@ static enum ha_status keep(struct ha_sweep_result *r, struct ha_sweep *s,
 		return ha_fail(err, HA_ENOMEM, "keeping the table: %s",
 		               ha_status_str(HA_ENOMEM));
 	for (size_t b = 0; b < req->budget_count; b++)
-		ha_sweep_budget_fits(s, b, &r->power[b], &r->logarithmic[b]);
+		ha_sweep_budget_fits(s, b, &r->budget_fits[2 * b], &r->budget_fits[2 * b + 1]);
 	if (!journal_kept(s->journal))
 		return ha_fail(err, HA_EIO, "keeping the table's rows: no temporary "
 		               "file in $TMPDIR (or /tmp) and no memory for them");
@@ -208,10 +206,10 @@ enum ha_status ha_sweep_result_rows(struct ha_sweep_result *r, size_t first,
 	size_t i = first / nb, b = first % nb;
 	double n = NAN, v[SWEEP_GROUPED_COLUMNS];
 	for (size_t k = 0; k < count; k++) {
-		if ((k == 0 || b == 0) && journal_get(r->journal, 0, i, &n) != HA_OK)
+		if ((k == 0 || b == 0) && journal_get(r->journal, 0, 1, i, &n) != HA_OK)
 			return lost(err);
-		if (journal_get_columns(r->journal, sweep_column(r->columns, b),
-		                        r->columns, i, v) != HA_OK)
+		if (journal_get(r->journal, sweep_column(r->columns, b), r->columns,
+		                i, v) != HA_OK)
 			return lost(err);
 		sweep_row_of_columns(v, r->columns, r->budgets[b], n, &rows[k]);
 		if (++b == nb) {
@@ -233,8 +231,8 @@ enum ha_status ha_sweep_result_budget_fits(const struct ha_sweep_result *r, size
 		                                              .claimed = NAN};
 		return HA_EINVAL;
 	}
-	*power = r->power[b];
-	*logarithmic = r->logarithmic[b];
+	*power = r->budget_fits[2 * b];
+	*logarithmic = r->budget_fits[2 * b + 1];
 	return HA_OK;
 }
 
@@ -252,11 +250,11 @@ enum ha_status ha_sweep_result_samples_fits(struct ha_sweep_result *r,
 	size_t nb = r->req.budget_count;
 	for (size_t k = 0; k < count; k++) {
 		size_t i = first + k;
-		if (journal_get(r->journal, 0, i, &fits[k].samples) != HA_OK)
+		if (journal_get(r->journal, 0, 1, i, &fits[k].samples) != HA_OK)
 			return lost(err);
 		for (size_t b = 0; b < nb; b++)
 			if (journal_get(r->journal, sweep_column(r->columns, b) + SWEEP_X,
-			                i, &r->dims[b]) != HA_OK)
+			                1, i, &r->dims[b]) != HA_OK)
 				return lost(err);
 		fit_heads(r, &fits[k].heads_law);
 	}

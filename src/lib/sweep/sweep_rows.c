@@ -145,9 +145,6 @@ void sweep_rows_free(struct sweep_rows *rs)
 		for (size_t b = 0; rs->memos[w] && b < nb; b++)
 			ha_integer_memo_free(rs->memos[w][b]);
 		free(rs->memos[w]);
-		/* Set 0 of the workspaces is the sweep's own. */
-		if (w == 0)
-			continue;
 		for (size_t b = 0; rs->relaxed[w] && b < nb; b++)
 			ha_relaxed_solver_free(rs->relaxed[w][b]);
 		free(rs->relaxed[w]);
@@ -165,17 +162,16 @@ static enum ha_status prepare_rows(struct sweep_rows *rs, struct ha_sweep *s,
                                    size_t threads)
 {
 	size_t nb = s->req.budget_count;
-	/* one set a thread, set 0 (the sweep's own) the calling thread's */
-	size_t sets = threads;
 	rs->slots = threads > 1 ? 2 * threads + 2 : 1;
-	rs->relaxed = calloc(sets, sizeof *rs->relaxed);
-	rs->memos = calloc(sets, sizeof *rs->memos);
+	/* one set of workspaces a thread, set 0 the calling thread's */
+	rs->relaxed = calloc(threads, sizeof *rs->relaxed);
+	rs->memos = calloc(threads, sizeof *rs->memos);
 	rs->jobs = calloc(rs->slots, sizeof *rs->jobs);
 	if (!rs->relaxed || !rs->memos || !rs->jobs)
 		return HA_ENOMEM;
-	for (size_t w = 0; w < sets; w++) {
+	for (size_t w = 0; w < threads; w++) {
 		rs->worker_sets++;
-		rs->relaxed[w] = w ? calloc(nb, sizeof **rs->relaxed) : s->relaxed;
+		rs->relaxed[w] = calloc(nb, sizeof **rs->relaxed);
 		rs->memos[w] = calloc(nb, sizeof **rs->memos);
 		if (!rs->relaxed[w] || !rs->memos[w])
 			return HA_ENOMEM;
@@ -184,7 +180,7 @@ static enum ha_status prepare_rows(struct sweep_rows *rs, struct ha_sweep *s,
 			/* Memos only for the few budgets threads take (see there). */
 			enum ha_status st = nb <= THREADED_MAX_BUDGETS
 				? ha_integer_memo_new(solver, &rs->memos[w][b]) : HA_OK;
-			if (st == HA_OK && w > 0)
+			if (st == HA_OK)
 				st = ha_relaxed_solver_new(solver, &rs->relaxed[w][b]);
 			if (st != HA_OK)
 				return st;
