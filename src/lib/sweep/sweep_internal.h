@@ -1,7 +1,7 @@
-/* The sweep beneath its result (library-internal): sweep.c prepares it
- * and makes the per-budget fits, sweep_rows.c solves its rows on worker
- * threads, sweep_result.c runs it into a struct ha_sweep_result, and
- * sweep_picture.c runs one for the relaxed curve.
+/* The sweep beneath its result (library-internal): sweep.c solves its
+ * rows on worker threads and makes the per-budget fits, sweep_result.c
+ * runs it into a struct ha_sweep_result, and sweep_picture.c runs one
+ * for the relaxed curve.
  *
  *     struct ha_sweep *s;
  *     ha_sweep_new(&(struct ha_sweep_request){...}, &s, &err);
@@ -23,7 +23,7 @@
 #include "sweep/sweep_journal.h"
 #include "alloc/solver_internal.h"
 
-struct sweep_rows;   /* sweep_rows.c */
+struct sweep_rows;   /* sweep.c */
 struct grouped_pairs; /* grouped_internal.h */
 
 struct ha_sweep {
@@ -38,7 +38,7 @@ struct ha_sweep {
 	size_t columns;               /* the journal's columns a budget */
 	int fit_refused;              /* a per-budget fit refused a row's point */
 	size_t replay_budget;         /* which budget a replay regenerates */
-	struct sweep_rows *rows;      /* while rows are handed out */
+	struct sweep_rows *rows;      /* workers and jobs, while rows are handed out */
 	int rows_done;                /* the last row was handed out */
 	enum ha_status failed;        /* a row's failure, sticky */
 };
@@ -86,28 +86,10 @@ static inline size_t sweep_column(size_t columns, size_t b)
 	return 1 + b * columns;
 }
 
-/* A row's values as the journal keeps them (SWEEP_GROUPED_COLUMNS at
- * most), and back. */
-void sweep_row_to_columns(const struct ha_sweep_row *row, const double coords[3],
-                          double *values);
-void sweep_row_of_columns(const double *values, size_t columns, uint64_t budget,
-                          double samples, struct ha_sweep_row *row);
-
 /* n_i, from the request's samples (on the calling thread only). */
 static inline double sweep_sample_at(const struct ha_sweep_request *req, size_t i)
 {
 	return req->samples.at(req->samples.ctx, i);
 }
-
-/* A failed solve of budget, in words, into err; returns st. */
-enum ha_status sweep_solve_failed(struct ha_error *err, enum ha_status st,
-                                  uint64_t budget);
-
-/* sweep_rows.c: the rows' workers and jobs (HA_OK, HA_ENOMEM or a
- * solver's status), the next batch, and their end. */
-enum ha_status sweep_rows_new(struct ha_sweep *s, struct sweep_rows **out);
-void sweep_rows_free(struct sweep_rows *rows);
-enum ha_status sweep_rows_next(struct ha_sweep *s, const struct ha_sweep_row **rows,
-                               size_t *count, struct ha_error *err);
 
 #endif

@@ -39,6 +39,34 @@ void ha_sweep_result_free(struct ha_sweep_result *r)
 	free(r);
 }
 
+static uint64_t uint_of(double bits)
+{
+	uint64_t value;
+	memcpy(&value, &bits, sizeof value);
+	return value;
+}
+
+/* A row from its values as the journal keeps them (sweep_column). */
+static void row_of_columns(const double *v, size_t columns, uint64_t budget,
+                           double samples, struct ha_sweep_row *row)
+{
+	*row = (struct ha_sweep_row){
+		.budget = budget,
+		.samples = samples,
+		.heads = uint_of(v[SWEEP_HEADS]),
+		.head_dim = uint_of(v[SWEEP_HEAD_DIM]),
+		.mse = v[SWEEP_MSE],
+		.log_mse = v[SWEEP_LOG_MSE],
+		.relaxed_head_dim = v[SWEEP_X],
+		.relaxed_heads = v[SWEEP_RELAXED_HEADS],
+	};
+	if (columns == SWEEP_GROUPED_COLUMNS) {
+		row->kv_heads = uint_of(v[SWEEP_KV_HEADS]);
+		row->kv_dim = uint_of(v[SWEEP_KV_DIM]);
+		row->kv_cache_bytes_per_token = uint_of(v[SWEEP_KV_CACHE]);
+	}
+}
+
 /* n_i as the journal kept it (NaN where it cannot be read back). */
 static double kept_sample(const void *ctx, size_t i)
 {
@@ -211,7 +239,7 @@ enum ha_status ha_sweep_result_rows(struct ha_sweep_result *r, size_t first,
 		if (journal_get(r->journal, sweep_column(r->columns, b), r->columns,
 		                i, v) != HA_OK)
 			return lost(err);
-		sweep_row_of_columns(v, r->columns, r->budgets[b], n, &rows[k]);
+		row_of_columns(v, r->columns, r->budgets[b], n, &rows[k]);
 		if (++b == nb) {
 			b = 0;
 			i++;
