@@ -24,6 +24,11 @@ void ha_sweep_picture_free(struct ha_sweep_picture *p)
 	free(p);
 }
 
+static enum ha_status out_of_memory(struct ha_error *err)
+{
+	return ha_fail(err, HA_ENOMEM, "drawing the sweep: %s", ha_status_str(HA_ENOMEM));
+}
+
 /* The least-squares intercept with the slope held at claimed: the line
  * through the centroid (X̄, Ȳ) of the fit's points. */
 static double intercept_at_slope(const struct ha_fit_result *r, double x_mean,
@@ -64,7 +69,7 @@ static enum ha_status budget_series(const struct ha_sweep_picture *p,
 	size_t ns = req->samples.count, nb = req->budget_count;
 	int marked = ns <= HA_SWEEP_PICTURE_MARK_LIMIT;
 	if (marked && !(s->rows = malloc(ns * sizeof *s->rows)))
-		st = ha_fail(err, HA_ENOMEM, "drawing the sweep: %s", ha_status_str(HA_ENOMEM));
+		st = out_of_memory(err);
 	double x_sum = 0.0;
 	for (size_t i = 0; st == HA_OK && i < ns; i++) {
 		x_sum += log(log(sweep_sample_at(req, i)));
@@ -122,11 +127,8 @@ static enum ha_status budget_line(const struct ha_sweep_picture *p,
 	const struct ha_sweep_request *req = &p->request;
 	size_t nb = req->budget_count;
 	s->rows = malloc(nb * sizeof *s->rows);
-	enum ha_status st = s->rows ? HA_OK
-	                    : ha_fail(err, HA_ENOMEM, "drawing the sweep: %s",
-	                              ha_status_str(HA_ENOMEM));
-	if (st == HA_OK)
-		st = ha_sweep_result_rows(result, 0, nb, s->rows, err);
+	enum ha_status st = s->rows ? ha_sweep_result_rows(result, 0, nb, s->rows, err)
+	                            : out_of_memory(err);
 	if (st != HA_OK)
 		return st;
 	s->row_count = nb;
@@ -191,45 +193,39 @@ enum ha_status ha_sweep_picture_new(const struct ha_sweep_picture_request *preq,
 {
 	if (out)
 		*out = NULL;
-	struct ha_sweep_request given;
-	const struct ha_sweep_request *req = NULL;
-	if (preq && preq->result) {
-		given = *ha_sweep_result_request(preq->result);
-		given.solvers = preq->solvers;
-		req = &given;
-	}
-	struct ha_sweep_result *result = req ? preq->result : NULL;
+	const struct ha_sweep_request *kept = preq && preq->result
+		? ha_sweep_result_request(preq->result) : NULL;
 	double lo = 0.0, hi = 0.0;
-	enum ha_status st = out ? check_request(req, &lo, &hi, err)
+	enum ha_status st = out ? check_request(kept, &lo, &hi, err)
 	                        : ha_fail(err, HA_EINVAL, "a sweep picture needs somewhere to go");
-	if (st == HA_OK && req->samples.count > 1)
-		st = check_regimes(req, preq->regimes, err);
+	if (st == HA_OK && kept->samples.count > 1)
+		st = check_regimes(kept, preq->regimes, err);
 	if (st != HA_OK)
 		return st;
 	struct ha_sweep_picture *p = calloc(1, sizeof *p);
-	if (!p)
-		return ha_fail(err, HA_ENOMEM, "drawing the sweep: %s", ha_status_str(HA_ENOMEM));
-	p->request = *req;
-	p->against_budget = req->samples.count == 1;
+	int against_budget = kept->samples.count == 1;
+	size_t count = against_budget ? 1 : kept->budget_count;
+	if (!p || !(p->series = calloc(count, sizeof *p->series))) {
+		free(p);
+		return out_of_memory(err);
+	}
+	p->request = *kept;
+	p->request.solvers = preq->solvers;
+	p->against_budget = against_budget;
 	p->samples_low = lo;
 	p->samples_high = hi;
-	p->count = p->against_budget ? 1 : req->budget_count;
-	p->series = calloc(p->count, sizeof *p->series);
-	if (!p->series) {
-		ha_sweep_picture_free(p);
-		return ha_fail(err, HA_ENOMEM, "drawing the sweep: %s", ha_status_str(HA_ENOMEM));
-	}
-	if (!p->against_budget)
+	p->count = count;
+	if (!against_budget)
 		p->regimes = preq->regimes;
-	for (size_t b = 0; st == HA_OK && b < p->count; b++) {
+	for (size_t b = 0; st == HA_OK && b < count; b++) {
 		struct ha_sweep_picture_series *s = &p->series[b];
-		if (p->against_budget) {
-			st = budget_line(p, result, s, err);
+		if (against_budget) {
+			st = budget_line(p, preq->result, s, err);
 		} else {
-			s->budget = req->budgets[b];
+			s->budget = kept->budgets[b];
 			s->regimes = &p->regimes->budgets[b];
-			st = budget_series(p, result, b, s,
-			                   req->solvers ? &req->solvers[b] : NULL, err);
+			st = budget_series(p, preq->result, b, s,
+			                   preq->solvers ? &preq->solvers[b] : NULL, err);
 		}
 	}
 	if (st != HA_OK) {
