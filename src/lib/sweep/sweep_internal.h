@@ -37,7 +37,7 @@ struct ha_sweep {
 	struct journal *journal;      /* of every row (sweep_column) */
 	size_t columns;               /* the journal's columns a budget */
 	int fit_refused;              /* a per-budget fit refused a row's point */
-	size_t replay_budget;         /* which budget a replay regenerates */
+	size_t replay_budget;         /* which budget a replay reads back */
 	struct sweep_rows *rows;      /* workers and jobs, while rows are handed out */
 	int rows_done;                /* the last row was handed out */
 	enum ha_status failed;        /* a row's failure, sticky */
