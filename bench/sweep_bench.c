@@ -13,7 +13,7 @@
 
 #include "sweep_bench.h"
 #include "alloc/solver_internal.h"
-#include "input/sweep_values.h"
+#include "sweep/sweep_values.h"
 
 #ifndef HA_BENCH_DIR
 #define HA_BENCH_DIR "bench"

@@ -3,11 +3,13 @@
 # one layer and each public header belongs to one; a file may include
 # headers of its own layer and of the layers below it, never above:
 #
-#   base < fit < alloc < input < hdi < calibrate < plan < report < plot < cli
+#   base < fit < alloc < sweep < input < hdi < calibrate < plan < report < plot < cli
 #
 # base: status, errors, numbers, text, progress; fit: the scaling-law
 # line fits; alloc: the error model, divisors, the solver, the relaxation,
-# the integer search, regimes, comparisons with public models; input:
+# the integer search, regimes, comparisons with public models; sweep:
+# every (n, D) of a grid solved, its fits, its result and its picture's
+# data, and the log-spaced values of n; input:
 # every reader (YAML, weights, checkpoints, covariance, runs, scenario);
 # hdi: the Head Diversity Index and optimal head weights; calibrate: fits
 # of the model to runs; plan: which run to train next; report: the text,
@@ -28,9 +30,9 @@ cd "$root" || exit 2
 
 rank_of_layer() {
 	case $1 in
-	base) echo 0 ;; fit) echo 1 ;; alloc) echo 2 ;; input) echo 3 ;;
-	hdi) echo 4 ;; calibrate) echo 5 ;; plan) echo 6 ;; report) echo 7 ;;
-	plot) echo 8 ;; cli) echo 9 ;; *) echo "" ;;
+	base) echo 0 ;; fit) echo 1 ;; alloc) echo 2 ;; sweep) echo 3 ;;
+	input) echo 4 ;; hdi) echo 5 ;; calibrate) echo 6 ;; plan) echo 7 ;;
+	report) echo 8 ;; plot) echo 9 ;; cli) echo 10 ;; *) echo "" ;;
 	esac
 }
 
@@ -39,7 +41,8 @@ layer_of_header() {
 	case $1 in
 	export.h | status.h | error.h | progress.h | format.h | version.h) echo base ;;
 	fit.h) echo fit ;;
-	model.h | solver.h | grouped.h | regime.h | compare.h | sweep.h | sweep_picture.h | allocation.h) echo alloc ;;
+	model.h | solver.h | grouped.h | regime.h | compare.h | allocation.h) echo alloc ;;
+	sweep.h | sweep_picture.h) echo sweep ;;
 	weights.h | covariance.h | checkpoint.h | runs.h | scenario.h) echo input ;;
 	hdi.h | head_weights.h | hdi_groups.h | hdi_matrices.h) echo hdi ;;
 	calibrate.h | cal_picture.h) echo calibrate ;;
@@ -115,7 +118,7 @@ done
 # terminal-safe text, and the parsers and checks of what its options name.
 cli_internal_headers=" base/number.h base/text.h base/format_internal.h
 	alloc/divisors.h alloc/model_internal.h alloc/grouped_internal.h
-	input/checkpoint_internal.h input/runs_internal.h input/sweep_values.h
+	input/checkpoint_internal.h input/runs_internal.h sweep/sweep_values.h
 	input/budget_list.h
 	hdi/hdi_internal.h hdi/hdi_path_internal.h calibrate/calibrate_internal.h "
 
@@ -123,7 +126,7 @@ cli_internal_headers=" base/number.h base/text.h base/format_internal.h
 # Python extension, stands apart from the library: it includes none of
 # headalloc's headers.
 for file in src/atomic/*.[ch]; do
-	if grep -qE '^#include [<"](headalloc/|base/|fit/|alloc/|input/|hdi/|calibrate/|report/|plot/)' "$file"; then
+	if grep -qE '^#include [<"](headalloc/|base/|fit/|alloc/|sweep/|input/|hdi/|calibrate/|report/|plot/)' "$file"; then
 		complain "$file: the output writer includes a headalloc header; it stands apart"
 	fi
 done
@@ -134,7 +137,7 @@ for file in src/cli/*.[ch]; do
 		*[[:space:]]"$target"[[:space:]]*) ;;
 		*) complain "$file: the CLI includes the library-internal $target; use the public API (or add it to cli_internal_headers)" ;;
 		esac
-	done < <(grep -oE '^#include "(base|fit|alloc|input|hdi|calibrate|plan|report|plot)/[^"]*"' "$file" |
+	done < <(grep -oE '^#include "(base|fit|alloc|sweep|input|hdi|calibrate|plan|report|plot)/[^"]*"' "$file" |
 		sed -E 's/^#include "(.*)"$/\1/')
 	check "$file" cli
 done

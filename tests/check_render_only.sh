@@ -9,7 +9,8 @@
 #   ha_fit_new/free/reset/add/count/result/residual/seed_exponent
 #                                          the scaling-law fits
 #   ha_regime_*, ha_regimes_new            the exact regimes
-#   ha_sweep_new, ha_sweep_picture_new     the sweep and its picture data
+#   ha_sweep_new, ha_sweep_run, ha_sweep_rows, ha_sweep_budget_fits,
+#   ha_sweep_picture_new                   the sweep and its picture data
 #   ha_calibrate, ha_cal_fit_runs, ha_cal_ladder, ha_cal_band,
 #   ha_cal_log_loss, ha_cal_validate_runs, ha_cal_model_of,
 #   ha_cal_law_from_model, ha_cal_picture_new
@@ -18,14 +19,15 @@
 #   ha_hdi_compute, ha_hdi_from_*, ha_hdi_random_baseline,
 #   ha_covariance_weights, ha_head_weights_compute
 #                                          measurements
+#   pool_new, pthread_create               threads of their own
 #
 # Names of things (ha_fit_kind_str, ha_certificate_method_str,
 # ha_layout_str, ha_cal_param_str ...) and the freeing of results are
 # allowed.  Comments are not code: they are stripped first.
 #
-# Rendering a sweep means taking the rows and fits a sweep hands out
-# (ha_sweep_rows, ha_sweep_budget_fits, ha_sweep_samples_fits): the
-# caller makes the sweep, and the sweep's picture draws the data of
+# Rendering a sweep means reading its result (ha_sweep_result_rows,
+# ha_sweep_result_budget_fits, ha_sweep_result_samples_fits): the caller
+# runs the sweep, and the sweep's picture draws the data of
 # ha_sweep_picture_new.
 #
 # PENDING lists the files that still compute while they render (none
@@ -39,7 +41,7 @@ set -u
 root=${1:-.}
 cd "$root/src/lib" || exit 2
 
-FORBIDDEN='\b(ha_solve[a-z_]*|ha_allocation_result_new|ha_solver_[a-z_]+|ha_relaxed_solver_[a-z_]+|ha_integer_memo_[a-z_]+|ha_fit_(new|free|reset|add|count|result|residual|seed_exponent)|ha_regime_[a-z_]+|ha_regimes_new|ha_sweep_new|ha_sweep_picture_new|ha_calibrate|ha_cal_(fit_runs|ladder|band|log_loss|validate_runs|model_of|law_from_model|picture_new)|ha_compare_model[a-z_]*|ha_hdi_(compute|from_[a-z_]+|random_baseline)|ha_covariance_weights|ha_head_weights_compute)[[:space:]]*\('
+FORBIDDEN='\b(ha_solve[a-z_]*|ha_allocation_result_new|ha_solver_[a-z_]+|ha_relaxed_solver_[a-z_]+|ha_integer_memo_[a-z_]+|ha_fit_(new|free|reset|add|count|result|residual|seed_exponent)|ha_regime_[a-z_]+|ha_regimes_new|ha_sweep_(new|run|rows|budget_fits|picture_new)|ha_calibrate|ha_cal_(fit_runs|ladder|band|log_loss|validate_runs|model_of|law_from_model|picture_new)|ha_compare_model[a-z_]*|ha_hdi_(compute|from_[a-z_]+|random_baseline)|ha_covariance_weights|ha_head_weights_compute|pool_new|pthread_create)[[:space:]]*\('
 
 PENDING=" "
 
@@ -61,7 +63,7 @@ for file in report/*.c plot/*.c; do
 	esac
 done
 if [ "$problems" -eq 0 ]; then
-	echo "render only: no report or plot file outside PENDING calls a solver, fit or regime function"
+	echo "render only: no report or plot file outside PENDING calls a solver, fit, regime, sweep or thread function"
 	exit 0
 fi
 exit 1

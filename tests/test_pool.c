@@ -247,32 +247,31 @@ static double log_spaced(const void *ctx, size_t i)
 	return exp(log(1e3) + (log(1e12) - log(1e3)) * (double)i / (POINTS - 1));
 }
 
-/* Every double a sweep gives, in order. */
+/* Every double a sweep's result gives, in order. */
 static double *sweep_doubles(size_t threads, size_t *n)
 {
 	struct ha_model model = ha_model_defaults();
-	struct ha_sweep *s = NULL;
-	cr_assert_eq(ha_sweep_new(&(struct ha_sweep_request){
+	struct ha_sweep_result *s = NULL;
+	cr_assert_eq(ha_sweep_run(&(struct ha_sweep_request){
 		.model = &model, .budgets = budgets, .budget_count = 3,
 		.samples = {POINTS, log_spaced, NULL}, .threads = threads,
-	}, &s, NULL), HA_OK);
+	}, NULL, &s, NULL), HA_OK);
 	size_t cap = 3 * POINTS * 6 + 6 * 16 + POINTS * 16, used = 0;
 	double *out = malloc(cap * sizeof *out);
-	cr_assert_not_null(out);
-	const struct ha_sweep_row *rows;
-	size_t count;
-	while (ha_sweep_rows(s, &rows, &count, NULL) == HA_OK && count)
-		for (size_t k = 0; k < count; k++) {
-			const double row[] = {rows[k].samples, (double)rows[k].heads,
-			                      (double)rows[k].head_dim, rows[k].mse,
-			                      rows[k].log_mse, rows[k].relaxed_head_dim};
-			memcpy(out + used, row, sizeof row);
-			used += 6;
-		}
+	struct ha_sweep_row *rows = malloc(3 * POINTS * sizeof *rows);
+	cr_assert(out && rows);
+	cr_assert_eq(ha_sweep_result_rows(s, 0, 3 * POINTS, rows, NULL), HA_OK);
+	for (size_t k = 0; k < 3 * POINTS; k++) {
+		const double row[] = {rows[k].samples, (double)rows[k].heads,
+		                      (double)rows[k].head_dim, rows[k].mse,
+		                      rows[k].log_mse, rows[k].relaxed_head_dim};
+		memcpy(out + used, row, sizeof row);
+		used += 6;
+	}
 	cr_assert_eq(used, 3 * POINTS * 6);
 	for (size_t b = 0; b < 3; b++) {
 		struct ha_sweep_fit f[2];
-		cr_assert_eq(ha_sweep_budget_fits(s, b, &f[0], &f[1]), HA_OK);
+		cr_assert_eq(ha_sweep_result_budget_fits(s, b, &f[0], &f[1]), HA_OK);
 		for (int i = 0; i < 2; i++) {
 			const struct ha_fit_result *r = &f[i].result;
 			const double x[] = {r->intercept, r->slope, r->se_intercept,
@@ -282,19 +281,17 @@ static double *sweep_doubles(size_t threads, size_t *n)
 			used += 8;
 		}
 	}
-	const struct ha_sweep_samples_fit *fits;
-	size_t points = 0;
-	while (ha_sweep_samples_fits(s, &fits, &count, NULL) == HA_OK && count)
-		for (size_t k = 0; k < count; k++, points++) {
-			const struct ha_fit_result *r = &fits[k].heads_law.result;
-			const double x[] = {fits[k].samples, r->intercept, r->slope,
-			                    r->se_intercept, r->se_slope, r->residual_sd,
-			                    r->r2};
-			memcpy(out + used, x, sizeof x);
-			used += 7;
-		}
-	cr_assert_eq(points, POINTS);
-	ha_sweep_free(s);
+	static struct ha_sweep_samples_fit fits[POINTS];
+	cr_assert_eq(ha_sweep_result_samples_fits(s, 0, POINTS, fits, NULL), HA_OK);
+	for (size_t k = 0; k < POINTS; k++) {
+		const struct ha_fit_result *r = &fits[k].heads_law.result;
+		const double x[] = {fits[k].samples, r->intercept, r->slope,
+		                    r->se_intercept, r->se_slope, r->residual_sd, r->r2};
+		memcpy(out + used, x, sizeof x);
+		used += 7;
+	}
+	free(rows);
+	ha_sweep_result_free(s);
 	*n = used;
 	return out;
 }

@@ -18,7 +18,7 @@
 #include "sweep_table.h"
 
 #include "alloc/solver_internal.h"
-#include "input/sweep_values.h"
+#include "sweep/sweep_values.h"
 
 static void assert_same(const struct ha_relaxed *got, const struct ha_relaxed *want,
                         uint64_t budget, const struct ha_model *m, double samples)

@@ -11,7 +11,7 @@
 #include "base/number.h"
 #include <headalloc/scenario.h>
 #include "base/format_internal.h"
-#include "input/sweep_values.h"
+#include "sweep/sweep_values.h"
 
 /* Write text to a fresh file in the temp dir, read it back, remove it. */
 static enum ha_status read_text(const char *text, struct ha_scenario **sc,

@@ -1,8 +1,8 @@
-/* The sweep (sweep.h) against independent computations: every row is the
- * single query of its point (ha_solver_solve), in order, in batches of
- * bounded size, on one thread and on four; the fits are those of
- * ha_fit over the rows' own relaxed optima, and the per-n fits those over
- * each n's budgets. */
+/* The sweep (sweep_internal.h) against independent computations: every
+ * row is the single query of its point (ha_solver_solve), in order, in
+ * batches of bounded size, on one thread and on four; the fits are those
+ * of ha_fit over the rows' own relaxed optima, and the per-n fits of its
+ * result (ha_sweep_run) those over each n's budgets. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -13,6 +13,7 @@
 #include <headalloc/solver.h>
 #include <headalloc/sweep.h>
 #include "fit/fit_internal.h"
+#include "sweep/sweep_internal.h"
 
 #define POINTS 1000
 #define BUDGETS 3
@@ -25,15 +26,21 @@ static double log_spaced(const void *ctx, size_t i)
 	return exp(log(1e3) + (log(1e12) - log(1e3)) * (double)i / (POINTS - 1));
 }
 
-static struct ha_sweep *make(size_t threads)
+static struct ha_sweep_request request(size_t threads)
 {
 	static struct ha_model m;
 	m = ha_model_defaults();
-	struct ha_sweep *s = NULL;
-	cr_assert_eq(ha_sweep_new(&(struct ha_sweep_request){
+	return (struct ha_sweep_request){
 		.model = &m, .budgets = budgets, .budget_count = BUDGETS,
 		.samples = {POINTS, log_spaced, NULL}, .threads = threads,
-	}, &s, NULL), HA_OK);
+	};
+}
+
+static struct ha_sweep *make(size_t threads)
+{
+	struct ha_sweep *s = NULL;
+	struct ha_sweep_request req = request(threads);
+	cr_assert_eq(ha_sweep_new(&req, &s, NULL), HA_OK);
 	return s;
 }
 
@@ -44,7 +51,6 @@ static void check_rows(struct ha_sweep *s)
 	struct ha_model m = ha_model_defaults();
 	size_t at = 0, count = 0;
 	const struct ha_sweep_row *rows;
-	cr_assert_eq(ha_sweep_row_count(s), (size_t)POINTS * BUDGETS);
 	while (ha_sweep_rows(s, &rows, &count, NULL) == HA_OK && count) {
 		cr_assert_leq(count, 512, "a batch is bounded, not the sweep");
 		for (size_t k = 0; k < count; k++, at++) {
@@ -67,7 +73,7 @@ static void check_rows(struct ha_sweep *s)
 	cr_assert_eq(at, (size_t)POINTS * BUDGETS);
 }
 
-static void check_fits(struct ha_sweep *s)
+static void check_fits(struct ha_sweep *s, size_t threads)
 {
 	for (size_t b = 0; b < BUDGETS; b++) {
 		struct ha_fit *power, *logarithmic;
@@ -95,26 +101,26 @@ static void check_fits(struct ha_sweep *s)
 		ha_fit_free(power);
 		ha_fit_free(logarithmic);
 	}
-	size_t at = 0, count;
-	const struct ha_sweep_samples_fit *fits;
+	static struct ha_sweep_samples_fit fits[POINTS];
+	struct ha_sweep_result *r = NULL;
+	struct ha_sweep_request req = request(threads);
+	cr_assert_eq(ha_sweep_run(&req, NULL, &r, NULL), HA_OK);
+	cr_assert_eq(ha_sweep_result_samples_fits(r, 0, POINTS, fits, NULL), HA_OK);
 	struct ha_fit *heads;
 	cr_assert_eq(ha_fit_new(HA_FIT_POWER, BUDGETS, &heads), HA_OK);
-	while (ha_sweep_samples_fits(s, &fits, &count, NULL) == HA_OK && count)
-		for (size_t k = 0; k < count; k++, at++) {
-			ha_fit_reset(heads);
-			for (size_t b = 0; b < BUDGETS; b++)
-				ha_fit_add(heads, (double)budgets[b],
-				           (double)budgets[b] / dims[at][b]);
-			struct ha_fit_result want;
-			cr_assert_eq(ha_fit_result(heads, NULL, NULL, &want), HA_OK);
-			cr_assert_eq(fits[k].samples, log_spaced(NULL, at));
-			cr_assert_eq(fits[k].heads_law.status, HA_OK);
-			cr_assert_eq(fits[k].heads_law.result.slope, want.slope);
-			cr_assert_eq(fits[k].heads_law.largest_budget,
-			             budgets[want.max_residual_index]);
-		}
-	cr_assert_eq(at, POINTS);
+	for (size_t at = 0; at < POINTS; at++) {
+		ha_fit_reset(heads);
+		for (size_t b = 0; b < BUDGETS; b++)
+			ha_fit_add(heads, (double)budgets[b], (double)budgets[b] / dims[at][b]);
+		struct ha_fit_result want;
+		cr_assert_eq(ha_fit_result(heads, NULL, NULL, &want), HA_OK);
+		cr_assert_eq(fits[at].samples, log_spaced(NULL, at));
+		cr_assert_eq(fits[at].heads_law.status, HA_OK);
+		cr_assert_eq(fits[at].heads_law.result.slope, want.slope);
+		cr_assert_eq(fits[at].heads_law.largest_budget, budgets[want.max_residual_index]);
+	}
 	ha_fit_free(heads);
+	ha_sweep_result_free(r);
 }
 
 Test(sweep, rows_and_fits_one_thread)
@@ -124,7 +130,7 @@ Test(sweep, rows_and_fits_one_thread)
 	cr_assert_eq(ha_sweep_budget_fits(s, 0, &p, &l), HA_EINVAL,
 	             "no fit before the last row");
 	check_rows(s);
-	check_fits(s);
+	check_fits(s, 1);
 	ha_sweep_free(s);
 }
 
@@ -132,7 +138,7 @@ Test(sweep, rows_and_fits_four_threads)
 {
 	struct ha_sweep *s = make(4);
 	check_rows(s);
-	check_fits(s);
+	check_fits(s, 4);
 	ha_sweep_free(s);
 }
 

@@ -2,7 +2,7 @@
  * its rows, read back in any window, are the rows the sweep hands out
  * (which test_sweep.c checks against single queries; a few are checked
  * against ha_solve here too), its per-budget fits the sweep's, its per-n
- * fits those ha_sweep_samples_fits hands out; whether the rows are kept
+ * fits those of ha_fit over each n's budgets; whether the rows are kept
  * in memory, in a temporary file, or in memory for want of a file; over
  * (H, d) and over (H, G, d).  It owns what it answers: the caller's
  * request may go at once.  And it refuses what it should. */
@@ -15,6 +15,9 @@
 #include <criterion/criterion.h>
 
 #include <headalloc/headalloc.h>
+
+#include "fit/fit_internal.h"
+#include "sweep/sweep_internal.h"
 
 static double log_spaced(const void *ctx, size_t i)
 {
@@ -90,6 +93,8 @@ static void check_against_sweep(const uint64_t *budgets, size_t nb, size_t point
 	const struct ha_sweep_row *rows;
 	size_t count = 0, at = 0;
 	struct ha_sweep_row got[700];
+	double *dims = malloc(nb * points * sizeof *dims); /* each row's x* */
+	cr_assert_not_null(dims);
 	while (ha_sweep_rows(s, &rows, &count, NULL) == HA_OK && count) {
 		/* windows that straddle the sweep's batches and the points */
 		for (size_t k = 0; k < count;) {
@@ -97,8 +102,10 @@ static void check_against_sweep(const uint64_t *budgets, size_t nb, size_t point
 			if (w > 3 && (at + k) % 2)
 				w -= 3;
 			cr_assert_eq(ha_sweep_result_rows(r, at + k, w, got, NULL), HA_OK);
-			for (size_t j = 0; j < w; j++)
+			for (size_t j = 0; j < w; j++) {
 				same_row(&got[j], &rows[k + j]);
+				dims[at + k + j] = rows[k + j].relaxed_head_dim;
+			}
 			k += w;
 		}
 		at += count;
@@ -111,25 +118,35 @@ static void check_against_sweep(const uint64_t *budgets, size_t nb, size_t point
 		same_fit(&p1, &p2);
 		same_fit(&l1, &l2);
 	}
-	const struct ha_sweep_samples_fit *fits;
-	at = 0;
-	struct ha_sweep_samples_fit mine[200];
-	while (nb > 1 && ha_sweep_samples_fits(s, &fits, &count, NULL) == HA_OK && count) {
-		for (size_t k = 0; k < count;) {
-			size_t w = count - k < 200 ? count - k : 200 - (at + k) % 7;
-			if (w > count - k)
-				w = count - k;
-			cr_assert_eq(ha_sweep_result_samples_fits(r, at + k, w, mine, NULL), HA_OK);
-			for (size_t j = 0; j < w; j++) {
-				cr_assert_eq(mine[j].samples, fits[k + j].samples);
-				same_fit(&mine[j].heads_law, &fits[k + j].heads_law);
-			}
-			k += w;
-		}
-		at += count;
-	}
-	cr_assert_eq(at, nb > 1 ? points : 0);
 	ha_sweep_free(s);
+	/* The per-n fits, in windows, against ln H* over each n's budgets. */
+	struct ha_fit *heads;
+	cr_assert_eq(ha_fit_new(HA_FIT_POWER, nb, &heads), HA_OK);
+	struct ha_sweep_samples_fit mine[200];
+	for (at = 0; nb > 1 && at < points;) {
+		size_t w = points - at < 200 ? points - at : 200 - at % 7;
+		cr_assert_eq(ha_sweep_result_samples_fits(r, at, w, mine, NULL), HA_OK);
+		for (size_t j = 0; j < w; j++, at++) {
+			ha_fit_reset(heads);
+			for (size_t b = 0; b < nb; b++)
+				ha_fit_add(heads, (double)budgets[b],
+				           (double)budgets[b] / dims[at * nb + b]);
+			struct ha_fit_result want;
+			enum ha_status st = ha_fit_result(heads, NULL, NULL, &want);
+			cr_assert_eq(mine[j].samples, log_spaced(&points, at));
+			cr_assert_eq(mine[j].heads_law.status, st);
+			cr_assert_eq(mine[j].heads_law.points, nb);
+			cr_assert_eq(mine[j].heads_law.claimed, HA_FIT_SEED_BUDGET_EXPONENT);
+			if (st == HA_OK) {
+				cr_assert_eq(mine[j].heads_law.result.slope, want.slope);
+				cr_assert_eq(mine[j].heads_law.result.intercept, want.intercept);
+				cr_assert_eq(mine[j].heads_law.largest_budget,
+				             budgets[want.max_residual_index]);
+			}
+		}
+	}
+	ha_fit_free(heads);
+	free(dims);
 
 	/* The last row, alone, is the single query of its point. */
 	if (!grouped) {

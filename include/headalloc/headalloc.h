@@ -18,7 +18,6 @@
  *
  *   made by                                  released by
  *   ha_solver_new                            ha_solver_free
- *   ha_sweep_new                             ha_sweep_free (stops its threads)
  *   ha_sweep_run                             ha_sweep_result_free
  *   ha_regimes_new, ha_regimes_new_grouped   ha_regimes_free
  *   ha_allocation_result_new                 ha_allocation_result_free
@@ -46,8 +45,7 @@
  * sections, ha_plot_*), or returns what the library keeps: static text
  * (ha_status_str, ha_version, ha_cal_param_str), or memory of the object
  * it is asked about, valid until that object's next call or free
- * (ha_sweep_rows, ha_sweep_samples_fits, ha_sweep_request,
- * ha_sweep_result_request).  A struct ha_error is the caller's (ha_error_init).
+ * (ha_sweep_result_request).  A struct ha_error is the caller's (ha_error_init).
  *
  * The library's internals (the YAML writer, number parsing, text, the
  * streaming fits, divisors, the solver's and the readers' helpers) are

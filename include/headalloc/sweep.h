@@ -1,6 +1,6 @@
-/* headalloc — a sweep: every (n, D) of a grid solved, in order, a batch
- * of rows at a time, with the scaling-law fits of headalloc-model(7),
- * SCALING LAWS over its relaxed optima.
+/* headalloc — a sweep: every (n, D) of a grid solved, in order, with the
+ * scaling-law fits of headalloc-model(7), SCALING LAWS over its relaxed
+ * optima.
  *
  * ha_sweep_run() solves every row and returns an owned result
  * (struct ha_sweep_result) that the renderers read (ha_report_table,
@@ -16,19 +16,6 @@
  *     ha_sweep_result_budget_fits(res, b, &power, &logarithmic);
  *     ha_sweep_result_samples_fits(res, first, count, fits, &err);
  *     ha_sweep_result_free(res);
- *
- * Beneath it, the sweep itself hands its rows out in batches (a batch is
- * valid until the next call):
- *
- *     struct ha_sweep *s;
- *     ha_sweep_new(&(struct ha_sweep_request){...}, &s, &err);
- *     while (ha_sweep_rows(s, &rows, &count, &err) == HA_OK && count)
- *             write the rows;
- *     for (b = 0; b < budgets; b++)
- *             ha_sweep_budget_fits(s, b, &power, &logarithmic);
- *     while (ha_sweep_samples_fits(s, &fits, &count, &err) == HA_OK && count)
- *             write the per-n fits;
- *     ha_sweep_free(s);
  *
  * Every row is the same function of (n, D) on any number of threads. */
 #ifndef HEADALLOC_SWEEP_H
@@ -60,13 +47,11 @@ struct ha_samples {
 	const void *ctx;
 };
 
-struct ha_sweep_row;
-
-/* The most rows a batch holds. */
+/* The most rows a renderer reads from a result at a time. */
 #define HA_SWEEP_BATCH_MAX ((size_t)512)
 
 /* The grid: n outer (samples), D inner (budgets).  Pointers are borrowed
- * until ha_sweep_free. */
+ * until ha_sweep_run returns. */
 struct ha_sweep_request {
 	const struct ha_model *model;             /* required */
 	const struct ha_constraints *constraints; /* NULL: none */
@@ -77,8 +62,7 @@ struct ha_sweep_request {
 	 * borrowed (only read, never freed here).  NULL: the sweep makes its
 	 * own. */
 	struct ha_solver *const *solvers;
-	/* Threads that solve the rows and the per-n fits, the calling thread
-	 * one of them (it takes the rows in order and solves while it
+	/* Threads that solve the rows, the calling thread one of them (it takes the rows in order and solves while it
 	 * waits), as in every request: 0, one per online processor; 1, the
 	 * calling thread alone; N, N threads; at most 8 either way.  Sweeps
 	 * of fewer than 2048 rows or more than 64 budgets use the calling
@@ -128,54 +112,6 @@ struct ha_sweep_samples_fit {
 	struct ha_sweep_fit heads_law;
 };
 
-struct ha_sweep;
-
-/* Prepare a sweep (solvers, relaxation workspaces, fits, threads).  On
- * HA_OK *out is a sweep to free with ha_sweep_free().  HA_EINVAL for a
- * NULL argument, no budget, no sample or a NULL samples.at; HA_ENOMEM;
- * the statuses of ha_solver_new (HA_EINFEASIBLE: no pair of a budget
- * meets the constraints).  err, when not NULL, says what failed in words
- * ("no (heads, head_dim) pair of budget 7 meets the constraints",
- * "preparing the table: out of memory"). */
-HA_API enum ha_status ha_sweep_new(const struct ha_sweep_request *req,
-                                   struct ha_sweep **out, struct ha_error *err);
-
-/* Free a sweep (NULL accepted), stopping its threads. */
-HA_API void ha_sweep_free(struct ha_sweep *sweep);
-
-/* The next batch of rows, in order (n outer, budget inner): *rows is
- * *count rows valid until the next call; *count is 0 after the last.
- * On a failed solve the rows before the failing one come with its
- * status (and err's "solving: ..." or "no (heads, head_dim) pair of budget
- * D meets the constraints"); every later call returns that status. */
-HA_API enum ha_status ha_sweep_rows(struct ha_sweep *sweep,
-                                    const struct ha_sweep_row **rows,
-                                    size_t *count, struct ha_error *err);
-
-/* The rows' total: budget_count x samples.count. */
-HA_API size_t ha_sweep_row_count(const struct ha_sweep *sweep);
-
-/* The model and budgets of a sweep, as requested. */
-HA_API const struct ha_sweep_request *ha_sweep_request(const struct ha_sweep *sweep);
-
-/* After the last row: budget b's fits over every n, ln d* = ln a +
- * b ln ln n (power, claimed b = 2/(4+s)) and d* = p + q ln n
- * (logarithmic).  HA_EINVAL before the last row or for b out of range
- * (then both fits carry the status); else HA_OK, each fit its own status. */
-HA_API enum ha_status ha_sweep_budget_fits(struct ha_sweep *sweep, size_t b,
-                                           struct ha_sweep_fit *power,
-                                           struct ha_sweep_fit *logarithmic);
-
-/* After the last row, with two or more budgets: the next batch of per-n
- * fits, in the order of n; *fits is *count fits valid until the next
- * call, *count 0 after the last (at once with one budget).  HA_EINVAL
- * before the last row; HA_ENOMEM. */
-HA_API enum ha_status ha_sweep_samples_fits(struct ha_sweep *sweep,
-                                            const struct ha_sweep_samples_fit **fits,
-                                            size_t *count, struct ha_error *err);
-
-/* ---- the result -------------------------------------------------------- */
-
 /* A finished sweep, owned: its request (model, constraints, budgets, KV
  * constraints and shape copied), its rows, its fits.  Nothing in it is
  * borrowed; one result may be read by one thread at a time. */
@@ -184,12 +120,15 @@ struct ha_sweep_result;
 /* The most rows a sweep result holds (the CLI's limit). */
 #define HA_SWEEP_MAX_ROWS ((size_t)1000000)
 
-/* Solve every row of req (as ha_sweep_new and ha_sweep_rows) and its
- * fits into *out, to free with ha_sweep_result_free().  progress (NULL:
- * none) is told of the rows solved ("rows") after each batch; a nonzero
- * return stops the sweep with HA_ECANCELED ("the table was cancelled
- * after R of T rows").  HA_EINVAL as ha_sweep_new, and for more than
- * HA_SWEEP_MAX_ROWS rows; a failed row's status (its words in err);
+/* Solve every row of req and its fits into *out, to free with
+ * ha_sweep_result_free().  progress (NULL: none) is told of the rows
+ * solved ("rows") after each batch; a nonzero return stops the sweep with
+ * HA_ECANCELED ("the table was cancelled after R of T rows").  HA_EINVAL
+ * for a NULL argument, no budget, no sample, a NULL samples.at,
+ * inconsistent KV constraints or more than HA_SWEEP_MAX_ROWS rows; the
+ * statuses of ha_solver_new (HA_EINFEASIBLE: no pair of a budget meets
+ * the constraints) and a failed row's, its words in err ("no (heads,
+ * head_dim) pair of budget 7 meets the constraints", "solving: ...");
  * HA_ENOMEM; HA_EIO when the rows could not be kept (the temporary file
  * failed and memory was short).  On failure *out is NULL. */
 HA_API enum ha_status ha_sweep_run(const struct ha_sweep_request *req,
@@ -217,15 +156,16 @@ HA_API enum ha_status ha_sweep_result_rows(struct ha_sweep_result *result,
                                            struct ha_sweep_row *rows,
                                            struct ha_error *err);
 
-/* Budget b's fits, as ha_sweep_budget_fits gave them.  HA_EINVAL for b
- * out of range (both fits then carry it). */
+/* Budget b's fits over every n: ln d* = ln a + b ln ln n (power, claimed
+ * b = 2/(4+s)) and d* = p + q ln n (logarithmic), each with its own
+ * status.  HA_EINVAL for b out of range (both fits then carry it). */
 HA_API enum ha_status ha_sweep_result_budget_fits(const struct ha_sweep_result *result,
                                                   size_t b,
                                                   struct ha_sweep_fit *power,
                                                   struct ha_sweep_fit *logarithmic);
 
 /* The per-n fits of points [first, first + count) into fits[0 .. count),
- * as ha_sweep_samples_fits gives them: with two or more budgets only
+ * made on demand on the calling thread: with two or more budgets only
  * (with one, HA_EINVAL, as past the last point); HA_EIO as
  * ha_sweep_result_rows. */
 HA_API enum ha_status ha_sweep_result_samples_fits(struct ha_sweep_result *result,

@@ -1,4 +1,4 @@
-/* headalloc — what a sweep's picture shows, made once in the allocation
+/* headalloc — what a sweep's picture shows, made once in the sweep
  * layer so that the picture (ha_plot_sweep) only draws.
  *
  * From a sweep's result (ha_sweep_run, sweep.h) ha_sweep_picture_new
@@ -94,7 +94,7 @@ struct ha_sweep_picture_request {
  * picture to free with ha_sweep_picture_free().  HA_EINVAL for a NULL
  * argument or result, one budget and one n, an n outside (1, 1e300], or
  * regimes missing or not of the result's budgets; HA_ENOMEM; HA_EIO as
- * ha_sweep_result_rows; the statuses of ha_sweep_new.  err, when not
+ * ha_sweep_result_rows; the statuses of ha_sweep_run.  err, when not
  * NULL, says what failed in words. */
 HA_API enum ha_status ha_sweep_picture_new(const struct ha_sweep_picture_request *req,
                                            struct ha_sweep_picture **out,

@@ -11,7 +11,7 @@
 #include "alloc/model_internal.h"
 #include "alloc/solver_internal.h"
 #include "input/runs_internal.h"
-#include "input/sweep_values.h"
+#include "sweep/sweep_values.h"
 
 PyObject *ha_py_terms_tuple(const struct ha_terms *t)
 {

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include <headalloc/headalloc.h>
-#include "input/sweep_values.h"
+#include "sweep/sweep_values.h"
 
 /* What a budget must be, in messages. */
 #define CLI_WHOLE_NUMBER "a whole number from 1 to 9223372036854775807"

@@ -11,7 +11,7 @@
 #include "input/scenario_kv.h"
 #include "input/yaml_reader.h"
 #include "alloc/model_internal.h"
-#include "input/sweep_values.h"
+#include "sweep/sweep_values.h"
 
 /* The largest sample size, as ha_model_validate() has it; spelled once so
  * that the message states the value compared with. */

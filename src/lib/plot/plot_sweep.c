@@ -25,7 +25,7 @@ enum { FIT_POWER, FIT_LOG, FIT_CLAIM, FITS };
 
 /* One budget's lines (against n), or the one line of each kind (against D). */
 struct series {
-	uint64_t budget;
+	const struct ha_sweep_picture_series *data; /* its budget, fits, rows */
 	double *step_x, *step_y;  /* the integer optimum */
 	size_t step_n;
 	uint64_t *step_d, *step_kv; /* grouped: each step's d and G (step_n / 2) */
@@ -33,9 +33,6 @@ struct series {
 	size_t mark_n;
 	double relaxed_x[CURVE_POINTS], relaxed_y[CURVE_POINTS];
 	double fit_y[FITS][CURVE_POINTS]; /* NAN where a fit does not exist */
-	enum ha_status fit_status;        /* HA_OK, or why there is no fit */
-	struct ha_fit_result power, log_law;
-	double claimed, claim_intercept;
 };
 
 struct sweep {
@@ -60,11 +57,6 @@ static void free_sweep(struct sweep *s)
 		free(s->series[i].mark_y);
 	}
 	free(s->series);
-}
-
-static double sample(const struct ha_sweep_request *req, size_t i)
-{
-	return req->samples.at(req->samples.ctx, i);
 }
 
 /* ---- against n --------------------------------------------------------------- */
@@ -103,12 +95,7 @@ static enum ha_status budget_series(struct sweep *sw, struct series *s,
                                     const struct ha_sweep_picture_series *data)
 {
 	const struct ha_sweep_picture *p = sw->picture;
-	s->budget = data->budget;
-	s->power = data->power;
-	s->log_law = data->log_law;
-	s->fit_status = data->fit_status;
-	s->claimed = data->claimed;
-	s->claim_intercept = data->claim_intercept;
+	s->data = data;
 	enum ha_status st = steps(s, data->regimes, log(p->samples_low),
 	                          log(p->samples_high));
 	size_t ns = data->row_count;
@@ -122,15 +109,15 @@ static enum ha_status budget_series(struct sweep *sw, struct series *s,
 		s->mark_x[s->mark_n] = log10(data->rows[k].samples);
 		s->mark_y[s->mark_n++] = (double)data->rows[k].head_dim;
 	}
-	int ok = s->fit_status == HA_OK;
+	int ok = data->fit_status == HA_OK;
 	for (size_t i = 0; st == HA_OK && i < CURVE_POINTS; i++) {
 		double ln_n = data->curve_log_samples[i];
 		s->relaxed_x[i] = ln_n / log(10.0);
 		s->relaxed_y[i] = data->curve_relaxed_head_dim[i];
 		double lnln = log(ln_n);
-		s->fit_y[FIT_POWER][i] = ok ? exp(s->power.intercept + s->power.slope * lnln) : NAN;
-		s->fit_y[FIT_LOG][i] = ok ? s->log_law.intercept + s->log_law.slope * ln_n : NAN;
-		s->fit_y[FIT_CLAIM][i] = ok ? exp(s->claim_intercept + s->claimed * lnln) : NAN;
+		s->fit_y[FIT_POWER][i] = ok ? exp(data->power.intercept + data->power.slope * lnln) : NAN;
+		s->fit_y[FIT_LOG][i] = ok ? data->log_law.intercept + data->log_law.slope * ln_n : NAN;
+		s->fit_y[FIT_CLAIM][i] = ok ? exp(data->claim_intercept + data->claimed * lnln) : NAN;
 	}
 	return st;
 }
@@ -143,7 +130,7 @@ static enum ha_status budget_line(struct series *s,
                                   const struct ha_sweep_picture_series *data)
 {
 	size_t nb = data->row_count;
-	s->budget = data->rows[0].budget;
+	s->data = data;
 	s->mark_x = malloc(2 * nb * sizeof *s->mark_x);
 	s->mark_y = malloc(2 * nb * sizeof *s->mark_y);
 	if (!s->mark_x || !s->mark_y)
@@ -156,21 +143,17 @@ static enum ha_status budget_line(struct series *s,
 		s->mark_y[nb + i] = data->rows[i].relaxed_head_dim;
 	}
 	s->mark_n = nb;
-	s->power = data->power;
-	s->fit_status = data->fit_status;
-	s->claimed = data->claimed;
-	s->claim_intercept = data->claim_intercept;
+	int ok = data->fit_status == HA_OK;
 	double lo = log((double)data->rows[0].budget);
 	double hi = log((double)data->rows[nb - 1].budget);
 	for (int j = 0; j < CURVE_POINTS; j++) {
 		double ln_d = lo + (hi - lo) * j / (CURVE_POINTS - 1);
-		int ok = s->fit_status == HA_OK;
 		s->relaxed_x[j] = ln_d / log(10.0);
 		s->relaxed_y[j] = NAN; /* the relaxed optimum is marked */
 		/* d = D / H = exp(ln D - ln c - e ln D) */
-		s->fit_y[FIT_POWER][j] = ok ? exp(ln_d - s->power.intercept - s->power.slope * ln_d) : NAN;
+		s->fit_y[FIT_POWER][j] = ok ? exp(ln_d - data->power.intercept - data->power.slope * ln_d) : NAN;
 		s->fit_y[FIT_LOG][j] = NAN;
-		s->fit_y[FIT_CLAIM][j] = ok ? exp(-s->claim_intercept) : NAN;
+		s->fit_y[FIT_CLAIM][j] = ok ? exp(-data->claim_intercept) : NAN;
 	}
 	return HA_OK;
 }
@@ -298,7 +281,7 @@ static void draw_legend(const struct sweep *sw)
 	}
 	for (size_t b = 0; !sw->against_budget && b < sw->count && n < MAX_ENTRIES; b++) {
 		opts[n] = PL_LEGEND_LINE;
-		snprintf(labels[n], sizeof labels[n], "D = %" PRIu64, sw->series[b].budget);
+		snprintf(labels[n], sizeof labels[n], "D = %" PRIu64, sw->picture->series[b].budget);
 		line_colours[n] = symbol_colours[n] = plot_category(b, sw->count);
 		styles[n] = 1;
 		widths[n] = 3.0;
@@ -392,26 +375,26 @@ static void draw_series(const struct plot_canvas *c, const struct sweep *sw,
 }
 
 static void fit_caption(const struct plot_canvas *c, const struct sweep *sw,
-                        int line, const struct series *s)
+                        int line, const struct ha_sweep_picture_series *data)
 {
 	char law[96];
 	if (sw->against_budget)
-		snprintf(law, sizeof law, "n = %.6g", sample(sw->req, 0));
+		snprintf(law, sizeof law, "n = %.6g", sw->picture->samples_low);
 	else
-		snprintf(law, sizeof law, "D = %" PRIu64, s->budget);
-	if (s->fit_status != HA_OK) {
+		snprintf(law, sizeof law, "D = %" PRIu64, data->budget);
+	if (data->fit_status != HA_OK) {
 		plot_caption(c, line, "%s: no fit (%s)", law,
-		             s->fit_status == HA_EDEGENERATE ? "fewer than 3 distinct points"
-		                                             : ha_status_str(s->fit_status));
+		             data->fit_status == HA_EDEGENERATE ? "fewer than 3 distinct points"
+		                                                : ha_status_str(data->fit_status));
 		return;
 	}
-	const struct ha_fit_result *r = &s->power;
+	const struct ha_fit_result *r = &data->power;
 	const char *name = sw->against_budget ? "e" : "b";
 	plot_caption(c, line, "%s: %s = %.4g " PLOT_PLUSMINUS " %.2g (95%% [%.4g, %.4g]),"
 	             " R" PLOT_SQUARED " = %.4f; seeds claim %s = %.4g (%s the interval)",
 	             law, name, r->slope, r->se_slope, r->slope_low, r->slope_high, r->r2,
-	             name, s->claimed,
-	             s->claimed >= r->slope_low && s->claimed <= r->slope_high ? "inside"
+	             name, data->claimed,
+	             data->claimed >= r->slope_low && data->claimed <= r->slope_high ? "inside"
 	                                                                       : "outside");
 }
 
@@ -445,7 +428,7 @@ static void draw(struct plot_canvas *c, const void *data)
 	const char *grouped = sw->grouped ? " with grouped key heads G" : "";
 	if (sw->against_budget)
 		plot_title(c, "Optimal head_dim%s against the budget at n = %.6g",
-		           grouped, sample(req, 0));
+		           grouped, sw->picture->samples_low);
 	else
 		plot_title(c, "Optimal head_dim%s against n (%zu budget%s, %zu values of n)",
 		           grouped, sw->count, sw->count == 1 ? "" : "s", req->samples.count);
@@ -460,7 +443,7 @@ static void draw(struct plot_canvas *c, const void *data)
 	size_t room = (size_t)(4 - first);
 	size_t shown = sw->count <= room ? sw->count : room - 1;
 	for (size_t b = 0; b < shown; b++)
-		fit_caption(c, sw, first + (int)b, &sw->series[b]);
+		fit_caption(c, sw, first + (int)b, &sw->picture->series[b]);
 	if (shown < sw->count)
 		plot_caption(c, 3, "... and %zu more budgets: every fit is in the report"
 		             " (fits.by_budget)", sw->count - shown);
@@ -493,14 +476,11 @@ enum ha_status ha_plot_sweep(struct ha_plot_target *target,
 			st = ha_fail(err, st, "drawing the sweep: %s", ha_status_str(st));
 	}
 	if (st == HA_OK) {
-		const struct ha_sweep_request *problem = sw.req;
-		double bl = INFINITY, bh = -INFINITY;
-		for (size_t b = 0; b < problem->budget_count; b++) {
-			bl = fmin(bl, log10((double)problem->budgets[b]));
-			bh = fmax(bh, log10((double)problem->budgets[b]));
-		}
+		/* against D, the rows are in ascending D */
+		const struct ha_sweep_picture_series *line = &p->series[0];
 		if (sw.against_budget)
-			choose_window(&sw, bl, bh);
+			choose_window(&sw, log10((double)line->rows[0].budget),
+			              log10((double)line->rows[line->row_count - 1].budget));
 		else
 			choose_window(&sw, log10(p->samples_low), log10(p->samples_high));
 		map_to_axis(&sw);

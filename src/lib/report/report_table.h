@@ -1,7 +1,7 @@
 /* The sweep table's writers (library-internal): report_table.c writes
- * the section and the per-budget fits, and calls report_table_rows.c for
- * the rows and report_table_heads.c for the per-n fits, which call
- * nothing back.  The sweep's result (sweep.h) holds every number. */
+ * the section and the fits, and calls report_table_rows.c for the rows,
+ * which calls nothing back.  The sweep's result (sweep.h) holds every
+ * number. */
 #ifndef HEADALLOC_REPORT_TABLE_H
 #define HEADALLOC_REPORT_TABLE_H
 
@@ -28,11 +28,5 @@ void table_yaml_row_items(struct ha_yaml_writer *w, const struct ha_sweep_row *r
 void table_grouped_heading(struct ha_report *r);
 void table_grouped_rows(struct ha_report *r, const struct ha_sweep_row *rows,
                         size_t count);
-
-/* The per-n fits (YAML: the items of fits.by_samples; text: a line each)
- * of ln H* against ln D over the budgets, as the result makes them,
- * written in order.  Stops early once writing has failed (the report
- * knows). */
-void table_write_samples_fits(struct ha_sweep_result *result, struct ha_report *r);
 
 #endif

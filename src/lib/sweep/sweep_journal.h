@@ -15,9 +15,8 @@
  * points in order, or every budget of one point after another, costs one
  * block read per JOURNAL_BLOCK values.  When no temporary file can be
  * made, or it takes no more, the values are kept in memory; when that
- * memory cannot be had the journal keeps nothing and says so: the caller
- * then solves again, with the same result (or, keeping a result's rows,
- * fails). */
+ * memory cannot be had the journal keeps nothing and says so (the
+ * sweep's result then fails). */
 #ifndef HEADALLOC_SWEEP_JOURNAL_H
 #define HEADALLOC_SWEEP_JOURNAL_H
 
@@ -47,14 +46,10 @@ void journal_put_values(struct journal *j, const double *values, size_t count);
  * nothing (no temporary file could be made or written). */
 int journal_kept(const struct journal *j);
 
-/* The value put for (budget, point), into *value.  HA_EIO when it cannot
- * be read back (then journal_kept turns 0). */
-enum ha_status journal_get(struct journal *j, size_t budget, size_t point,
-                           double *value);
-
-/* journal_get of budgets first .. first + count - 1 of one point, into
- * values[0 .. count): one call for a row's columns. */
-enum ha_status journal_get_columns(struct journal *j, size_t first, size_t count,
-                                   size_t point, double *values);
+/* The values put for budgets first .. first + count - 1 of one point,
+ * into values[0 .. count): one call for a row's columns.  HA_EIO when
+ * they cannot be read back (then journal_kept turns 0). */
+enum ha_status journal_get(struct journal *j, size_t first, size_t count,
+                           size_t point, double *values);
 
 #endif

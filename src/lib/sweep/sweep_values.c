@@ -3,8 +3,7 @@
  * command line name the same points, computed here once for both. */
 #include <math.h>
 
-#include <headalloc/scenario.h>
-#include "input/sweep_values.h"
+#include "sweep/sweep_values.h"
 
 void ha_log_sweep_init(struct ha_log_sweep *s, double from, double to,
                        size_t points)

@@ -10,7 +10,7 @@
 #include <headalloc/sweep_picture.h>
 
 #include "base/error_internal.h"
-#include "alloc/solver_internal.h"
+#include "sweep/sweep_internal.h"
 
 #define CURVE_POINTS HA_SWEEP_PICTURE_CURVE_POINTS
 
@@ -24,9 +24,9 @@ void ha_sweep_picture_free(struct ha_sweep_picture *p)
 	free(p);
 }
 
-static double sample(const struct ha_sweep_request *req, size_t i)
+static enum ha_status out_of_memory(struct ha_error *err)
 {
-	return req->samples.at(req->samples.ctx, i);
+	return ha_fail(err, HA_ENOMEM, "drawing the sweep: %s", ha_status_str(HA_ENOMEM));
 }
 
 /* The least-squares intercept with the slope held at claimed: the line
@@ -53,20 +53,6 @@ static double curve_sample(const void *ctx, size_t i)
 	return exp(curve_ln_n(ctx, i));
 }
 
-/* The sweep of the request's problem over these budgets and samples. */
-static enum ha_status sweep_of(const struct ha_sweep_request *req,
-                               const uint64_t *budgets, size_t count,
-                               struct ha_solver *const *solvers,
-                               struct ha_samples samples, struct ha_sweep **out,
-                               struct ha_error *err)
-{
-	return ha_sweep_new(&(struct ha_sweep_request){
-		.model = req->model, .constraints = req->constraints,
-		.budgets = budgets, .budget_count = count, .samples = samples,
-		.solvers = solvers, .kv = req->kv, .shape = req->shape,
-	}, out, err);
-}
-
 /* One budget (the result's b) against n: the rows at the request's n
  * (kept up to the mark limit), the fits over all of them, the relaxed
  * curve. */
@@ -83,10 +69,10 @@ static enum ha_status budget_series(const struct ha_sweep_picture *p,
 	size_t ns = req->samples.count, nb = req->budget_count;
 	int marked = ns <= HA_SWEEP_PICTURE_MARK_LIMIT;
 	if (marked && !(s->rows = malloc(ns * sizeof *s->rows)))
-		st = ha_fail(err, HA_ENOMEM, "drawing the sweep: %s", ha_status_str(HA_ENOMEM));
+		st = out_of_memory(err);
 	double x_sum = 0.0;
 	for (size_t i = 0; st == HA_OK && i < ns; i++) {
-		x_sum += log(log(sample(req, i)));
+		x_sum += log(log(sweep_sample_at(req, i)));
 		if (marked)
 			st = ha_sweep_result_rows(result, i * nb + b, 1,
 			                          &s->rows[s->row_count++], err);
@@ -103,8 +89,13 @@ static enum ha_status budget_series(const struct ha_sweep_picture *p,
 		if (s->fit_status == HA_OK)
 			s->claim_intercept = intercept_at_slope(&s->power, x_sum / (double)ns,
 			                                        s->claimed);
-		st = sweep_of(req, &s->budget, 1, solver,
-		              (struct ha_samples){CURVE_POINTS, curve_sample, &cs}, &curve, err);
+		/* the request's problem, at the curve's n, for this budget */
+		struct ha_sweep_request curve_req = *req;
+		curve_req.budgets = &s->budget;
+		curve_req.budget_count = 1;
+		curve_req.samples = (struct ha_samples){CURVE_POINTS, curve_sample, &cs};
+		curve_req.solvers = solver;
+		st = ha_sweep_new(&curve_req, &curve, err);
 	}
 	const struct ha_sweep_row *rows;
 	size_t i = 0, count = 0;
@@ -136,11 +127,8 @@ static enum ha_status budget_line(const struct ha_sweep_picture *p,
 	const struct ha_sweep_request *req = &p->request;
 	size_t nb = req->budget_count;
 	s->rows = malloc(nb * sizeof *s->rows);
-	enum ha_status st = s->rows ? HA_OK
-	                    : ha_fail(err, HA_ENOMEM, "drawing the sweep: %s",
-	                              ha_status_str(HA_ENOMEM));
-	if (st == HA_OK)
-		st = ha_sweep_result_rows(result, 0, nb, s->rows, err);
+	enum ha_status st = s->rows ? ha_sweep_result_rows(result, 0, nb, s->rows, err)
+	                            : out_of_memory(err);
 	if (st != HA_OK)
 		return st;
 	s->row_count = nb;
@@ -175,7 +163,7 @@ static enum ha_status check_request(const struct ha_sweep_request *req,
 	*lo = INFINITY;
 	*hi = -INFINITY;
 	for (size_t i = 0; i < req->samples.count; i++) {
-		double n = sample(req, i);
+		double n = sweep_sample_at(req, i);
 		if (!(n > 1.0 && n <= 1e300))
 			return ha_fail(err, HA_EINVAL, "a sweep's n must be in (1, 1e300], not %g", n);
 		*lo = fmin(*lo, n);
@@ -205,45 +193,39 @@ enum ha_status ha_sweep_picture_new(const struct ha_sweep_picture_request *preq,
 {
 	if (out)
 		*out = NULL;
-	struct ha_sweep_request given;
-	const struct ha_sweep_request *req = NULL;
-	if (preq && preq->result) {
-		given = *ha_sweep_result_request(preq->result);
-		given.solvers = preq->solvers;
-		req = &given;
-	}
-	struct ha_sweep_result *result = req ? preq->result : NULL;
+	const struct ha_sweep_request *kept = preq && preq->result
+		? ha_sweep_result_request(preq->result) : NULL;
 	double lo = 0.0, hi = 0.0;
-	enum ha_status st = out ? check_request(req, &lo, &hi, err)
+	enum ha_status st = out ? check_request(kept, &lo, &hi, err)
 	                        : ha_fail(err, HA_EINVAL, "a sweep picture needs somewhere to go");
-	if (st == HA_OK && req->samples.count > 1)
-		st = check_regimes(req, preq->regimes, err);
+	if (st == HA_OK && kept->samples.count > 1)
+		st = check_regimes(kept, preq->regimes, err);
 	if (st != HA_OK)
 		return st;
 	struct ha_sweep_picture *p = calloc(1, sizeof *p);
-	if (!p)
-		return ha_fail(err, HA_ENOMEM, "drawing the sweep: %s", ha_status_str(HA_ENOMEM));
-	p->request = *req;
-	p->against_budget = req->samples.count == 1;
+	int against_budget = kept->samples.count == 1;
+	size_t count = against_budget ? 1 : kept->budget_count;
+	if (!p || !(p->series = calloc(count, sizeof *p->series))) {
+		free(p);
+		return out_of_memory(err);
+	}
+	p->request = *kept;
+	p->request.solvers = preq->solvers;
+	p->against_budget = against_budget;
 	p->samples_low = lo;
 	p->samples_high = hi;
-	p->count = p->against_budget ? 1 : req->budget_count;
-	p->series = calloc(p->count, sizeof *p->series);
-	if (!p->series) {
-		ha_sweep_picture_free(p);
-		return ha_fail(err, HA_ENOMEM, "drawing the sweep: %s", ha_status_str(HA_ENOMEM));
-	}
-	if (!p->against_budget)
+	p->count = count;
+	if (!against_budget)
 		p->regimes = preq->regimes;
-	for (size_t b = 0; st == HA_OK && b < p->count; b++) {
+	for (size_t b = 0; st == HA_OK && b < count; b++) {
 		struct ha_sweep_picture_series *s = &p->series[b];
-		if (p->against_budget) {
-			st = budget_line(p, result, s, err);
+		if (against_budget) {
+			st = budget_line(p, preq->result, s, err);
 		} else {
-			s->budget = req->budgets[b];
+			s->budget = kept->budgets[b];
 			s->regimes = &p->regimes->budgets[b];
-			st = budget_series(p, result, b, s,
-			                   req->solvers ? &req->solvers[b] : NULL, err);
+			st = budget_series(p, preq->result, b, s,
+			                   preq->solvers ? &preq->solvers[b] : NULL, err);
 		}
 	}
 	if (st != HA_OK) {

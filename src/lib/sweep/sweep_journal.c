@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "alloc/sweep_journal.h"
+#include "sweep/sweep_journal.h"
 
 struct journal {
 	size_t budgets, points;
@@ -46,27 +46,15 @@ static int temporary_file(void)
 	return fd;
 }
 
-static int write_all(int fd, const double *values, size_t count, off_t offset)
-{
-	const char *p = (const char *)values;
-	size_t left = count * sizeof *values;
-	while (left > 0) {
-		ssize_t n = pwrite(fd, p, left, offset);
-		if (n <= 0)
-			return 0;
-		p += n;
-		left -= (size_t)n;
-		offset += n;
-	}
-	return 1;
-}
-
-static int read_all(int fd, double *values, size_t count, off_t offset)
+/* Write (writing) or read count values at offset, whole; 0 when the file
+ * takes or gives no more. */
+static int transfer(int fd, double *values, size_t count, off_t offset,
+                    int writing)
 {
 	char *p = (char *)values;
 	size_t left = count * sizeof *values;
 	while (left > 0) {
-		ssize_t n = pread(fd, p, left, offset);
+		ssize_t n = writing ? pwrite(fd, p, left, offset) : pread(fd, p, left, offset);
 		if (n <= 0)
 			return 0;
 		p += n;
@@ -158,7 +146,7 @@ static void move_to_memory(struct journal *j)
 	size_t values = j->budgets * j->block;
 	for (size_t g = 0; memory && g < j->groups_written; g++) {
 		off_t offset = (off_t)(g * values * sizeof(double));
-		if (!read_all(j->fd, j->cache, values, offset)) {
+		if (!transfer(j->fd, j->cache, values, offset, 0)) {
 			free(memory);
 			memory = NULL;
 			break;
@@ -185,7 +173,7 @@ static void write_group(struct journal *j)
 {
 	size_t values = j->budgets * j->block;
 	off_t offset = (off_t)(j->groups_written * values * sizeof(double));
-	if (!write_all(j->fd, j->group, values, offset))
+	if (!transfer(j->fd, j->group, values, offset, 1))
 		move_to_memory(j);
 	else
 		j->groups_written++;
@@ -231,7 +219,7 @@ static int load_block(struct journal *j, size_t b, size_t group)
 {
 	off_t offset = (off_t)((group * j->budgets + b) * j->block *
 	                       sizeof(double));
-	if (!read_all(j->fd, j->cache + b * j->block, j->block, offset)) {
+	if (!transfer(j->fd, j->cache + b * j->block, j->block, offset, 0)) {
 		lose(j);
 		return 0;
 	}
@@ -239,8 +227,8 @@ static int load_block(struct journal *j, size_t b, size_t group)
 	return 1;
 }
 
-enum ha_status journal_get_columns(struct journal *j, size_t first, size_t count,
-                                   size_t point, double *values)
+enum ha_status journal_get(struct journal *j, size_t first, size_t count,
+                           size_t point, double *values)
 {
 	if (!j->kept || count == 0 || first >= j->budgets ||
 	    count > j->budgets - first || point >= j->points ||
@@ -262,10 +250,4 @@ enum ha_status journal_get_columns(struct journal *j, size_t first, size_t count
 		values[c] = from[b * j->block + in_block];
 	}
 	return HA_OK;
-}
-
-enum ha_status journal_get(struct journal *j, size_t budget, size_t point,
-                           double *value)
-{
-	return journal_get_columns(j, budget, 1, point, value);
 }

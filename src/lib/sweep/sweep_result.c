@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "base/error_internal.h"
-#include "alloc/sweep_internal.h"
+#include "sweep/sweep_internal.h"
 #include "fit/fit_internal.h"
 
 struct ha_sweep_result {
@@ -22,7 +22,7 @@ struct ha_sweep_result {
 	uint64_t *budgets;
 	struct journal *journal;       /* the sweep's, taken over */
 	size_t columns;                /* the journal's columns a budget */
-	struct ha_sweep_fit *power, *logarithmic; /* per budget */
+	struct ha_sweep_fit *budget_fits; /* per budget: power, logarithmic */
 	struct ha_fit *heads_fit;      /* the per-n fits' (NULL: one budget) */
 	double *dims;                  /* one n's x* a budget */
 };
@@ -34,10 +34,37 @@ void ha_sweep_result_free(struct ha_sweep_result *r)
 	journal_free(r->journal);
 	ha_fit_free(r->heads_fit);
 	free(r->budgets);
-	free(r->power);
-	free(r->logarithmic);
+	free(r->budget_fits);
 	free(r->dims);
 	free(r);
+}
+
+static uint64_t uint_of(double bits)
+{
+	uint64_t value;
+	memcpy(&value, &bits, sizeof value);
+	return value;
+}
+
+/* A row from its values as the journal keeps them (sweep_column). */
+static void row_of_columns(const double *v, size_t columns, uint64_t budget,
+                           double samples, struct ha_sweep_row *row)
+{
+	*row = (struct ha_sweep_row){
+		.budget = budget,
+		.samples = samples,
+		.heads = uint_of(v[SWEEP_HEADS]),
+		.head_dim = uint_of(v[SWEEP_HEAD_DIM]),
+		.mse = v[SWEEP_MSE],
+		.log_mse = v[SWEEP_LOG_MSE],
+		.relaxed_head_dim = v[SWEEP_X],
+		.relaxed_heads = v[SWEEP_RELAXED_HEADS],
+	};
+	if (columns == SWEEP_GROUPED_COLUMNS) {
+		row->kv_heads = uint_of(v[SWEEP_KV_HEADS]);
+		row->kv_dim = uint_of(v[SWEEP_KV_DIM]);
+		row->kv_cache_bytes_per_token = uint_of(v[SWEEP_KV_CACHE]);
+	}
 }
 
 /* n_i as the journal kept it (NaN where it cannot be read back). */
@@ -47,7 +74,7 @@ static double kept_sample(const void *ctx, size_t i)
 	 * thread at a time. */
 	struct ha_sweep_result *r = (struct ha_sweep_result *)ctx;
 	double n;
-	return journal_get(r->journal, 0, i, &n) == HA_OK ? n : NAN;
+	return journal_get(r->journal, 0, 1, i, &n) == HA_OK ? n : NAN;
 }
 
 /* The result's own copies of what the request borrowed. */
@@ -72,10 +99,9 @@ static enum ha_status copy_request(struct ha_sweep_result *r,
 		r->req.shape = &r->shape;
 	}
 	r->budgets = malloc(nb * sizeof *r->budgets);
-	r->power = calloc(nb, sizeof *r->power);
-	r->logarithmic = calloc(nb, sizeof *r->logarithmic);
+	r->budget_fits = calloc(2 * nb, sizeof *r->budget_fits);
 	r->dims = malloc(nb * sizeof *r->dims);
-	if (!r->budgets || !r->power || !r->logarithmic || !r->dims)
+	if (!r->budgets || !r->budget_fits || !r->dims)
 		return HA_ENOMEM;
 	memcpy(r->budgets, req->budgets, nb * sizeof *r->budgets);
 	r->req.budgets = r->budgets;
@@ -89,7 +115,7 @@ static enum ha_status copy_request(struct ha_sweep_result *r,
 static enum ha_status solve_rows(struct ha_sweep *s, const struct ha_progress *progress,
                                  struct ha_error *err)
 {
-	size_t done = 0, total = ha_sweep_row_count(s);
+	size_t done = 0, total = s->req.budget_count * s->req.samples.count;
 	for (;;) {
 		const struct ha_sweep_row *rows;
 		size_t count = 0;
@@ -111,7 +137,7 @@ static enum ha_status keep(struct ha_sweep_result *r, struct ha_sweep *s,
 		return ha_fail(err, HA_ENOMEM, "keeping the table: %s",
 		               ha_status_str(HA_ENOMEM));
 	for (size_t b = 0; b < req->budget_count; b++)
-		ha_sweep_budget_fits(s, b, &r->power[b], &r->logarithmic[b]);
+		ha_sweep_budget_fits(s, b, &r->budget_fits[2 * b], &r->budget_fits[2 * b + 1]);
 	if (!journal_kept(s->journal))
 		return ha_fail(err, HA_EIO, "keeping the table's rows: no temporary "
 		               "file in $TMPDIR (or /tmp) and no memory for them");
@@ -163,6 +189,33 @@ size_t ha_sweep_result_row_count(const struct ha_sweep_result *r)
 	return r ? r->req.budget_count * r->req.samples.count : 0;
 }
 
+/* Point b of a per-n fit, (D_b, H*) with H* = D_b / x*: from the dims of
+ * the n being fitted, as the fit's second pass replays it. */
+static enum ha_status replay_heads(void *ctx, size_t b, double *x, double *y)
+{
+	const struct ha_sweep_result *r = ctx;
+	*x = (double)r->budgets[b];
+	*y = *x / r->dims[b];
+	return HA_OK;
+}
+
+/* Fit ln H* = ln c + e ln D over the budgets at one n, r->dims[b] the
+ * x* of budget b there. */
+static void fit_heads(struct ha_sweep_result *r, struct ha_sweep_fit *f)
+{
+	ha_fit_reset(r->heads_fit);
+	for (size_t b = 0; b < r->req.budget_count; b++) {
+		double x, y;
+		replay_heads(r, b, &x, &y);
+		ha_fit_add(r->heads_fit, x, y);
+	}
+	*f = (struct ha_sweep_fit){.points = ha_fit_count(r->heads_fit),
+	                           .claimed = HA_FIT_SEED_BUDGET_EXPONENT};
+	f->status = ha_fit_result(r->heads_fit, replay_heads, r, &f->result);
+	if (f->status == HA_OK)
+		f->largest_budget = r->budgets[f->result.max_residual_index];
+}
+
 static enum ha_status lost(struct ha_error *err)
 {
 	return ha_fail(err, HA_EIO, "reading the table's rows back: %s",
@@ -181,12 +234,12 @@ enum ha_status ha_sweep_result_rows(struct ha_sweep_result *r, size_t first,
 	size_t i = first / nb, b = first % nb;
 	double n = NAN, v[SWEEP_GROUPED_COLUMNS];
 	for (size_t k = 0; k < count; k++) {
-		if ((k == 0 || b == 0) && journal_get(r->journal, 0, i, &n) != HA_OK)
+		if ((k == 0 || b == 0) && journal_get(r->journal, 0, 1, i, &n) != HA_OK)
 			return lost(err);
-		if (journal_get_columns(r->journal, sweep_column(r->columns, b),
-		                        r->columns, i, v) != HA_OK)
+		if (journal_get(r->journal, sweep_column(r->columns, b), r->columns,
+		                i, v) != HA_OK)
 			return lost(err);
-		sweep_row_of_columns(v, r->columns, r->budgets[b], n, &rows[k]);
+		row_of_columns(v, r->columns, r->budgets[b], n, &rows[k]);
 		if (++b == nb) {
 			b = 0;
 			i++;
@@ -206,8 +259,8 @@ enum ha_status ha_sweep_result_budget_fits(const struct ha_sweep_result *r, size
 		                                              .claimed = NAN};
 		return HA_EINVAL;
 	}
-	*power = r->power[b];
-	*logarithmic = r->logarithmic[b];
+	*power = r->budget_fits[2 * b];
+	*logarithmic = r->budget_fits[2 * b + 1];
 	return HA_OK;
 }
 
@@ -225,13 +278,13 @@ enum ha_status ha_sweep_result_samples_fits(struct ha_sweep_result *r,
 	size_t nb = r->req.budget_count;
 	for (size_t k = 0; k < count; k++) {
 		size_t i = first + k;
-		if (journal_get(r->journal, 0, i, &fits[k].samples) != HA_OK)
+		if (journal_get(r->journal, 0, 1, i, &fits[k].samples) != HA_OK)
 			return lost(err);
 		for (size_t b = 0; b < nb; b++)
 			if (journal_get(r->journal, sweep_column(r->columns, b) + SWEEP_X,
-			                i, &r->dims[b]) != HA_OK)
+			                1, i, &r->dims[b]) != HA_OK)
 				return lost(err);
-		sweep_fit_point(&r->req, r->heads_fit, r->dims, &fits[k].heads_law);
+		fit_heads(r, &fits[k].heads_law);
 	}
 	return HA_OK;
 }
