@@ -168,11 +168,6 @@ void plot_box(const struct plot_canvas *c, const char *xopt, const char *yopt);
 void plot_axes_box(const char *xopt, double xspan, const char *yopt,
                    double yspan);
 
-/* The decades between labels of a log axis spanning span decades: 0
- * (PLplot's choice: every decade) up to 10, else 1, 2 or 5 times a power
- * of ten, at most 8 labels. */
-double plot_log_step(double span);
-
 /* ---- data ------------------------------------------------------------------------- */
 
 /* Reduce the polyline (x[i], y[i]), x ascending, to at most 4 points per
@@ -187,10 +182,6 @@ size_t plot_thin(double *x, double *y, size_t n, double x_lo, double x_hi,
 void plot_polyline(const double *x, const double *y, size_t n);
 
 /* ---- words ------------------------------------------------------------------------ */
-
-/* A solver's failure for budget, in words (as the reports say it). */
-enum ha_status plot_solve_failed(struct ha_error *err, enum ha_status st,
-                                 uint64_t budget);
 
 /* "model: s = 2, c_b = 1, c_v = 1, hdi = 1;  constraints: none" and the
  * HDI's source when given, for a caption. */

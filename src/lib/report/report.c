@@ -1,10 +1,14 @@
-/* The report document: its format, its stream, its sticky failure. */
+/* The report document: its format, its stream, its sticky failure; and
+ * numbers for people, in the fixed precisions that keep text reports
+ * reproducible across machines. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "report_events.h"
 #include "report_internal.h"
+#include "alloc/model_internal.h"
 
 enum ha_status ha_report_new(FILE *stream, enum ha_report_format format,
                              struct ha_report **out)
@@ -141,4 +145,32 @@ enum ha_status report_end(struct ha_report *r, struct ha_error *err)
 	else if (r->failure.status != HA_OK)
 		copy_failure(r, err);
 	return r->failure.status;
+}
+
+/* ---- numbers for people ----------------------------------------------------- */
+
+double report_log10(double log_value)
+{
+	return log_value / log(10.0);
+}
+
+const char *report_human(double v, char buf[32])
+{
+	if (isinf(v))
+		snprintf(buf, 32, "inf");
+	else
+		snprintf(buf, 32, "%.6g", v);
+	return buf;
+}
+
+const char *report_human_samples(double log_n, char buf[32])
+{
+	double v = ha_exp_or_inf(log_n);
+	if (isinf(log_n))
+		snprintf(buf, 32, "inf");
+	else if (isinf(v))
+		snprintf(buf, 32, "10^%.6g", report_log10(log_n));
+	else
+		snprintf(buf, 32, "%.6g", v);
+	return buf;
 }

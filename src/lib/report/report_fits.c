@@ -201,8 +201,7 @@ void report_yaml_fit(struct ha_yaml_writer *w, const struct report_law_fit *fit)
 	out_key(&o, "points");
 	out_uint(&o, fit->points);
 	if (fit->status != HA_OK) {
-		ha_yaml_key(w, "status");
-		ha_yaml_string(w, status_words(fit->status));
+		ha_yaml_key_string(w, "status", status_words(fit->status));
 		ha_yaml_end_map(w);
 		return;
 	}

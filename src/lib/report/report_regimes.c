@@ -20,28 +20,24 @@ static void yaml_regimes(struct ha_yaml_writer *w, uint64_t budget,
 	for (size_t i = 0; i < count; i++) {
 		const struct ha_regime *g = &regimes[i];
 		ha_yaml_begin_map(w, 1);
-		ha_yaml_key(w, "budget");
-		ha_yaml_uint(w, budget);
-		ha_yaml_key(w, "heads");
-		ha_yaml_uint(w, g->heads);
+		ha_yaml_key_uint(w, "budget", budget);
+		ha_yaml_key_uint(w, "heads", g->heads);
 		if (grouped) {
-			ha_yaml_key(w, "kv_heads");
-			ha_yaml_uint(w, g->kv_heads);
+			ha_yaml_key_uint(w, "kv_heads", g->kv_heads);
 		}
-		ha_yaml_key(w, "head_dim");
-		ha_yaml_uint(w, g->head_dim);
+		ha_yaml_key_uint(w, "head_dim", g->head_dim);
 		if (grouped) {
-			ha_yaml_key(w, "kv_dim");
-			ha_yaml_uint(w, g->kv_heads * g->head_dim);
+			ha_yaml_key_uint(w, "kv_dim",
+			                 g->kv_heads * g->head_dim);
 		}
-		ha_yaml_key(w, "samples_from");
-		ha_yaml_double(w, ha_exp_or_inf(g->log_samples_from));
-		ha_yaml_key(w, "samples_to");
-		ha_yaml_double(w, ha_exp_or_inf(g->log_samples_to));
-		ha_yaml_key(w, "log10_samples_from");
-		ha_yaml_double(w, log10_samples(g->log_samples_from));
-		ha_yaml_key(w, "log10_samples_to");
-		ha_yaml_double(w, log10_samples(g->log_samples_to));
+		ha_yaml_key_double(w, "samples_from",
+		                   ha_exp_or_inf(g->log_samples_from));
+		ha_yaml_key_double(w, "samples_to",
+		                   ha_exp_or_inf(g->log_samples_to));
+		ha_yaml_key_double(w, "log10_samples_from",
+		                   log10_samples(g->log_samples_from));
+		ha_yaml_key_double(w, "log10_samples_to",
+		                   log10_samples(g->log_samples_to));
 		ha_yaml_end_map(w);
 	}
 }

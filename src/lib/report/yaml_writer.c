@@ -63,54 +63,49 @@ static int write_to_stream(void *data, unsigned char *buffer, size_t size)
 	return fwrite(buffer, 1, size, stream) == size;
 }
 
-enum ha_status ha_yaml_writer_new_json(FILE *stream, struct ha_yaml_writer **out)
+/* A writer in no syntax yet, to a stream or (stream NULL) to events. */
+static enum ha_status writer_new(FILE *stream, int json,
+                                 const struct ha_report_events *events,
+                                 void *ctx, struct ha_yaml_writer **out)
 {
 	if (!out)
 		return HA_EINVAL;
 	*out = NULL;
-	if (!stream)
+	if (!stream && !events)
 		return HA_EINVAL;
 	struct ha_yaml_writer *w = calloc(1, sizeof *w);
 	if (!w)
 		return HA_ENOMEM;
 	w->stream = stream;
-	w->json = 1;
-	*out = w;
-	return HA_OK;
-}
-
-enum ha_status yaml_writer_new_events(const struct ha_report_events *events,
-                                      void *ctx, struct ha_yaml_writer **out)
-{
-	if (!out)
-		return HA_EINVAL;
-	*out = NULL;
-	if (!events)
-		return HA_EINVAL;
-	struct ha_yaml_writer *w = calloc(1, sizeof *w);
-	if (!w)
-		return HA_ENOMEM;
+	w->json = json;
 	w->events = events;
 	w->events_ctx = ctx;
 	*out = w;
 	return HA_OK;
 }
 
+enum ha_status ha_yaml_writer_new_json(FILE *stream, struct ha_yaml_writer **out)
+{
+	return writer_new(stream, 1, NULL, NULL, out);
+}
+
+enum ha_status yaml_writer_new_events(const struct ha_report_events *events,
+                                      void *ctx, struct ha_yaml_writer **out)
+{
+	return writer_new(NULL, 0, events, ctx, out);
+}
+
 enum ha_status ha_yaml_writer_new(FILE *stream, struct ha_yaml_writer **out)
 {
-	if (!out)
-		return HA_EINVAL;
-	*out = NULL;
-	if (!stream)
-		return HA_EINVAL;
-	struct ha_yaml_writer *w = calloc(1, sizeof *w);
-	if (!w)
-		return HA_ENOMEM;
+	enum ha_status st = writer_new(stream, 0, NULL, NULL, out);
+	if (st != HA_OK)
+		return st;
+	struct ha_yaml_writer *w = *out;
 	if (!yaml_emitter_initialize(&w->emitter)) {
 		free(w);
+		*out = NULL;
 		return HA_ENOMEM;
 	}
-	w->stream = stream;
 	yaml_emitter_set_output(&w->emitter, write_to_stream, stream);
 	yaml_emitter_set_unicode(&w->emitter, 1);
 	yaml_emitter_set_width(&w->emitter, -1);
@@ -126,7 +121,6 @@ enum ha_status ha_yaml_writer_new(FILE *stream, struct ha_yaml_writer **out)
 		else
 			emit(w, &event);
 	}
-	*out = w;
 	return HA_OK;
 }
 
@@ -316,66 +310,59 @@ static yaml_char_t *ustr(const char *s)
 	return (yaml_char_t *)(uintptr_t)s;
 }
 
-void ha_yaml_begin_map(struct ha_yaml_writer *w, int flow)
+/* A map (map != 0) or a sequence opens; flow != 0 puts it on one line. */
+static void open_container(struct ha_yaml_writer *w, int map, int flow)
 {
-	if (EVENT(w, begin(w->events_ctx, 1)))
-		return;
-	yaml_event_t event;
-	if (w->status != HA_OK)
+	if (EVENT(w, begin(w->events_ctx, map)) || w->status != HA_OK)
 		return;
 	if (w->json) {
-		json_begin(w, 1, flow);
+		json_begin(w, map, flow);
 		return;
 	}
-	yaml_mapping_start_event_initialize(&event, NULL, NULL, 1,
-	        flow ? YAML_FLOW_MAPPING_STYLE : YAML_BLOCK_MAPPING_STYLE);
+	yaml_event_t event;
+	if (map)
+		yaml_mapping_start_event_initialize(&event, NULL, NULL, 1,
+		        flow ? YAML_FLOW_MAPPING_STYLE : YAML_BLOCK_MAPPING_STYLE);
+	else
+		yaml_sequence_start_event_initialize(&event, NULL, NULL, 1,
+		        flow ? YAML_FLOW_SEQUENCE_STYLE : YAML_BLOCK_SEQUENCE_STYLE);
 	emit(w, &event);
+}
+
+static void close_container(struct ha_yaml_writer *w, int map)
+{
+	if (EVENT(w, end(w->events_ctx)) || w->status != HA_OK)
+		return;
+	if (w->json) {
+		json_end(w, map);
+		return;
+	}
+	yaml_event_t event;
+	if (map)
+		yaml_mapping_end_event_initialize(&event);
+	else
+		yaml_sequence_end_event_initialize(&event);
+	emit(w, &event);
+}
+
+void ha_yaml_begin_map(struct ha_yaml_writer *w, int flow)
+{
+	open_container(w, 1, flow);
 }
 
 void ha_yaml_end_map(struct ha_yaml_writer *w)
 {
-	if (EVENT(w, end(w->events_ctx)))
-		return;
-	yaml_event_t event;
-	if (w->status != HA_OK)
-		return;
-	if (w->json) {
-		json_end(w, 1);
-		return;
-	}
-	yaml_mapping_end_event_initialize(&event);
-	emit(w, &event);
+	close_container(w, 1);
 }
 
 void ha_yaml_begin_seq(struct ha_yaml_writer *w, int flow)
 {
-	if (EVENT(w, begin(w->events_ctx, 0)))
-		return;
-	yaml_event_t event;
-	if (w->status != HA_OK)
-		return;
-	if (w->json) {
-		json_begin(w, 0, flow);
-		return;
-	}
-	yaml_sequence_start_event_initialize(&event, NULL, NULL, 1,
-	        flow ? YAML_FLOW_SEQUENCE_STYLE : YAML_BLOCK_SEQUENCE_STYLE);
-	emit(w, &event);
+	open_container(w, 0, flow);
 }
 
 void ha_yaml_end_seq(struct ha_yaml_writer *w)
 {
-	if (EVENT(w, end(w->events_ctx)))
-		return;
-	yaml_event_t event;
-	if (w->status != HA_OK)
-		return;
-	if (w->json) {
-		json_end(w, 0);
-		return;
-	}
-	yaml_sequence_end_event_initialize(&event);
-	emit(w, &event);
+	close_container(w, 0);
 }
 
 /* plain != 0: a plain scalar (numbers, booleans, .inf); otherwise a string
@@ -538,4 +525,29 @@ char *ha_format_double(double value, char buf[32])
 char *yaml_flat_double(char *p, double value)
 {
 	return yaml_flat_double_inline(p, value);
+}
+
+void ha_yaml_key_string(struct ha_yaml_writer *w, const char *key,
+                        const char *value)
+{
+	ha_yaml_key(w, key);
+	ha_yaml_string(w, value);
+}
+
+void ha_yaml_key_uint(struct ha_yaml_writer *w, const char *key, uint64_t value)
+{
+	ha_yaml_key(w, key);
+	ha_yaml_uint(w, value);
+}
+
+void ha_yaml_key_double(struct ha_yaml_writer *w, const char *key, double value)
+{
+	ha_yaml_key(w, key);
+	ha_yaml_double(w, value);
+}
+
+void ha_yaml_key_bool(struct ha_yaml_writer *w, const char *key, int value)
+{
+	ha_yaml_key(w, key);
+	ha_yaml_bool(w, value);
 }
