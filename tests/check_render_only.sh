@@ -19,7 +19,7 @@
 #   ha_covariance_weights, ha_head_weights_compute
 #                                          measurements
 #
-# Names of things (ha_fit_kind_str, ha_certificate_method_str,
+# Names of things (ha_certificate_method_str, ha_key_fusion_str,
 # ha_layout_str, ha_cal_param_str ...) and the freeing of results are
 # allowed.  Comments are not code: they are stripped first.
 #

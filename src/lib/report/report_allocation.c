@@ -96,9 +96,8 @@ void report_yaml_model(struct ha_yaml_writer *w, const struct ha_model *model)
 	struct model_items it = model_items(model);
 	ha_yaml_key(w, "model");
 	ha_yaml_begin_map(w, 0);
-	for (size_t i = 0; i < it.count; i++) {
+	for (size_t i = 0; i < it.count; i++)
 		ha_yaml_key_double(w, it.key[i], it.value[i]);
-	}
 	ha_yaml_key_bool(w, "calibrated", report_model_calibrated(model));
 	ha_yaml_end_map(w);
 }

@@ -56,49 +56,51 @@ static int name_width(const struct ha_hdi_report *r)
 	return width;
 }
 
-/* HDI, baseline, most and least similar pairs, rank deficiency: the end
- * of a tensor's line in both text tables. */
-static void text_measures(FILE *out, const struct ha_hdi_tensor *t)
-{
-	char most[64], least[64];
-	format_pair(most, sizeof most, t, &t->most_similar);
-	format_pair(least, sizeof least, t, &t->least_similar);
-	fprintf(out, "%.6f  %.6f  %-17s  %s", t->hdi, t->baseline_hdi, most,
-	        least);
-	if (t->rank_deficient)
-		fprintf(out, "  (%zu rank-deficient head%s)", t->rank_deficient,
-		        t->rank_deficient == 1 ? "" : "s");
-	fputc('\n', out);
-}
-
-static void text_means(FILE *out, const struct ha_hdi_report *r,
-                       const char *unit)
-{
-	fprintf(out, "mean HDI %.6f over %zu %s%s\n", r->mean_hdi, r->count,
-	        unit, r->count == 1 ? "" : "s");
-	fprintf(out, "mean baseline %.6f (the expected HDI of random heads)\n",
-	        r->mean_baseline_hdi);
-}
-
-static void hdi_text(FILE *out, const struct ha_hdi_request *req)
+/* A line per tensor, then the means.  For a model directory each line
+ * names its shard (heads and head_dim are the same in every layer, so
+ * they are said once, above); else its heads and head_dim. */
+static void text_tensors(FILE *out, const struct ha_hdi_request *req)
 {
 	const struct ha_hdi_report *r = req->hdi;
-	int width = name_width(r);
-	fprintf(out, "%s (layout %s)\n", req->file, ha_layout_str(req->layout));
-	fprintf(out, "%-*s  %5s  %8s  %-8s  %-8s  %-17s  %s\n", width, "tensor",
-	        "heads", "head_dim", "hdi", "baseline", "most similar",
+	const struct ha_checkpoint *c = req->checkpoint;
+	int width = name_width(r), swidth = (int)strlen("shard");
+	for (size_t i = 0; c && i < c->count; i++) {
+		size_t n = strlen(c->layers[i].shard_name);
+		if (n > (size_t)swidth)
+			swidth = n > 200 ? 200 : (int)n;
+	}
+	if (c)
+		fprintf(out, "%-*s  %-*s  ", width, "tensor", swidth, "shard");
+	else
+		fprintf(out, "%-*s  %5s  %8s  ", width, "tensor", "heads", "head_dim");
+	fprintf(out, "%-8s  %-8s  %-17s  %s\n", "hdi", "baseline", "most similar",
 	        "least similar");
 	for (size_t i = 0; i < r->count; i++) {
 		const struct ha_hdi_tensor *t = &r->tensors[i];
-		char name[1024];
+		char name[1024], shard[1024], most[64], least[64];
 		printable_name(name, sizeof name, t->name);
-		fprintf(out, "%-*s  %5zu  %8zu  ", width, name, t->heads,
-		        t->head_dim);
-		text_measures(out, t);
+		if (c) {
+			printable_name(shard, sizeof shard, c->layers[i].shard_name);
+			fprintf(out, "%-*s  %-*s  ", width, name, swidth, shard);
+		} else {
+			fprintf(out, "%-*s  %5zu  %8zu  ", width, name, t->heads,
+			        t->head_dim);
+		}
+		format_pair(most, sizeof most, t, &t->most_similar);
+		format_pair(least, sizeof least, t, &t->least_similar);
+		fprintf(out, "%.6f  %.6f  %-17s  %s", t->hdi, t->baseline_hdi, most,
+		        least);
+		if (t->rank_deficient)
+			fprintf(out, "  (%zu rank-deficient head%s)", t->rank_deficient,
+			        t->rank_deficient == 1 ? "" : "s");
+		fputc('\n', out);
 		if (req->overlap)
 			text_overlap(out, t);
 	}
-	text_means(out, r, "tensor");
+	fprintf(out, "mean HDI %.6f over %zu %s%s\n", r->mean_hdi, r->count,
+	        c ? "layer" : "tensor", r->count == 1 ? "" : "s");
+	fprintf(out, "mean baseline %.6f (the expected HDI of random heads)\n",
+	        r->mean_baseline_hdi);
 }
 
 /* The within-group diversity of a grouped directory: a line per layer,
@@ -128,9 +130,7 @@ static void groups_text(FILE *out, const struct ha_hdi_request *req)
 	        g->mean_group_hdi, g->count, g->count == 1 ? "" : "s");
 }
 
-/* A model directory: what was read and why, then a line per layer with
- * its tensor and shard (heads and head_dim are the same in every layer,
- * so they are said once, above). */
+/* A model directory: what was read and why, its tensors, its groups. */
 static void checkpoint_text(FILE *out, const struct ha_hdi_request *req)
 {
 	const struct ha_hdi_report *r = req->hdi;
@@ -147,27 +147,7 @@ static void checkpoint_text(FILE *out, const struct ha_hdi_request *req)
 	fprintf(out, "keys      %s, layout %s, head_dim %zu, d_model %zu\n",
 	        ha_key_fusion_str(c->fusion), ha_layout_str(c->layout), dk,
 	        c->model_dim);
-	int width = name_width(r);
-	int swidth = (int)strlen("shard");
-	for (size_t i = 0; i < c->count; i++) {
-		size_t n = strlen(c->layers[i].shard_name);
-		if (n > (size_t)swidth)
-			swidth = n > 200 ? 200 : (int)n;
-	}
-	fprintf(out, "%-*s  %-*s  %-8s  %-8s  %-17s  %s\n", width, "tensor",
-	        swidth, "shard", "hdi", "baseline", "most similar",
-	        "least similar");
-	for (size_t i = 0; i < r->count; i++) {
-		const struct ha_hdi_tensor *t = &r->tensors[i];
-		char name[1024], shard[1024];
-		printable_name(name, sizeof name, t->name);
-		printable_name(shard, sizeof shard, c->layers[i].shard_name);
-		fprintf(out, "%-*s  %-*s  ", width, name, swidth, shard);
-		text_measures(out, t);
-		if (req->overlap)
-			text_overlap(out, t);
-	}
-	text_means(out, r, "layer");
+	text_tensors(out, req);
 	if (req->groups)
 		groups_text(out, req);
 }
@@ -191,18 +171,6 @@ static void yaml_pair(struct ha_yaml_writer *w, const char *key,
 	ha_yaml_end_map(w);
 }
 
-/* Layer i's group_hdi and the HDI of each of its key groups. */
-static void yaml_layer_groups(struct ha_yaml_writer *w,
-                              const struct ha_hdi_groups *g, size_t i)
-{
-	ha_yaml_key_double(w, "group_hdi", g->group_hdi[i]);
-	ha_yaml_key(w, "groups");
-	ha_yaml_begin_seq(w, 1);
-	for (size_t h = 0; h < g->key_heads; h++)
-		ha_yaml_double(w, g->groups->tensors[i * g->key_heads + h].hdi);
-	ha_yaml_end_seq(w);
-}
-
 /* A tensor's map; ly (a checkpoint's layer, or NULL) adds where it is,
  * g (or NULL) the groups of layer `layer`. */
 static void yaml_tensor(struct ha_yaml_writer *w,
@@ -222,8 +190,14 @@ static void yaml_tensor(struct ha_yaml_writer *w,
 	ha_yaml_key_uint(w, "model_dim", t->model_dim);
 	ha_yaml_key_double(w, "hdi", t->hdi);
 	ha_yaml_key_double(w, "baseline_hdi", t->baseline_hdi);
-	if (g)
-		yaml_layer_groups(w, g, layer);
+	if (g) { /* the layer's group_hdi and the HDI of each key group */
+		ha_yaml_key_double(w, "group_hdi", g->group_hdi[layer]);
+		ha_yaml_key(w, "groups");
+		ha_yaml_begin_seq(w, 1);
+		for (size_t h = 0; h < g->key_heads; h++)
+			ha_yaml_double(w, g->groups->tensors[layer * g->key_heads + h].hdi);
+		ha_yaml_end_seq(w);
+	}
 	ha_yaml_key_uint(w, "rank_deficient", t->rank_deficient);
 	yaml_pair(w, "most_similar", t, &t->most_similar);
 	yaml_pair(w, "least_similar", t, &t->least_similar);
@@ -315,8 +289,11 @@ enum ha_status ha_report_hdi(struct ha_report *r,
 		hdi_yaml(r->yaml, req);
 	else if (c)
 		checkpoint_text(r->stream, req);
-	else
-		hdi_text(r->stream, req);
+	else {
+		fprintf(r->stream, "%s (layout %s)\n", req->file,
+		        ha_layout_str(req->layout));
+		text_tensors(r->stream, req);
+	}
 	return report_end(r, err);
 }
 

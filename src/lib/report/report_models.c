@@ -15,9 +15,8 @@ static void yaml_comparison(struct ha_yaml_writer *w,
 	                 cmp->kv_heads ? cmp->kv_heads : cmp->actual.heads);
 	ha_yaml_key_double(w, "samples", cmp->samples);
 	ha_yaml_key_bool(w, "samples_assumed", cmp->samples_assumed);
-	if (cmp->note) {
+	if (cmp->note)
 		ha_yaml_key_string(w, "note", cmp->note);
-	}
 	ha_yaml_key(w, "actual");
 	ha_yaml_begin_map(w, 1);
 	report_yaml_terms(w, &cmp->actual);

@@ -100,9 +100,8 @@ static void yaml_candidates(struct ha_yaml_writer *w, const struct ha_plan *p)
 		yaml_maybe(w, "value_per_cost", !p->initial, v->value_per_cost);
 		yaml_maybe(w, "ess", !p->initial, v->ess_mean);
 		ha_yaml_key_uint(w, "picked", v->picked);
-		if (!p->initial) {
+		if (!p->initial)
 			ha_yaml_key_bool(w, "extrapolated", v->extrapolated);
-		}
 		ha_yaml_end_map(w);
 	}
 	ha_yaml_end_seq(w);

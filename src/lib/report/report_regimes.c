@@ -22,14 +22,11 @@ static void yaml_regimes(struct ha_yaml_writer *w, uint64_t budget,
 		ha_yaml_begin_map(w, 1);
 		ha_yaml_key_uint(w, "budget", budget);
 		ha_yaml_key_uint(w, "heads", g->heads);
-		if (grouped) {
+		if (grouped)
 			ha_yaml_key_uint(w, "kv_heads", g->kv_heads);
-		}
 		ha_yaml_key_uint(w, "head_dim", g->head_dim);
-		if (grouped) {
-			ha_yaml_key_uint(w, "kv_dim",
-			                 g->kv_heads * g->head_dim);
-		}
+		if (grouped)
+			ha_yaml_key_uint(w, "kv_dim", g->kv_heads * g->head_dim);
 		ha_yaml_key_double(w, "samples_from",
 		                   ha_exp_or_inf(g->log_samples_from));
 		ha_yaml_key_double(w, "samples_to",
@@ -42,36 +39,31 @@ static void yaml_regimes(struct ha_yaml_writer *w, uint64_t budget,
 	}
 }
 
-/* The grouped table: the triple (H, G, d) and G d of each regime. */
-static void text_regimes_grouped(FILE *f, uint64_t budget,
-                                 const struct ha_regime *regimes, size_t count)
-{
-	char from[32], to[32];
-	fprintf(f, "\nregimes of budget %" PRIu64 " (each triple is optimal for n"
-	        " in [samples_from, samples_to]):\n", budget);
-	fprintf(f, "%20s %20s %20s %20s %16s %16s\n", "heads", "kv_heads",
-	        "head_dim", "kv_dim", "samples_from", "samples_to");
-	for (size_t i = 0; i < count; i++)
-		fprintf(f, "%20" PRIu64 " %20" PRIu64 " %20" PRIu64 " %20" PRIu64
-		        " %16s %16s\n", regimes[i].heads, regimes[i].kv_heads,
-		        regimes[i].head_dim, regimes[i].kv_heads * regimes[i].head_dim,
-		        report_human_samples(regimes[i].log_samples_from, from),
-		        report_human_samples(regimes[i].log_samples_to, to));
-}
-
+/* A table of pairs (H, d), or of triples (H, G, d) with G d. */
 static void text_regimes(FILE *f, uint64_t budget,
-                         const struct ha_regime *regimes, size_t count)
+                         const struct ha_regime *regimes, size_t count,
+                         int grouped)
 {
 	char from[32], to[32];
-	fprintf(f, "\nregimes of budget %" PRIu64 " (each pair is optimal for n in"
-	        " [samples_from, samples_to]):\n", budget);
-	fprintf(f, "%20s %20s %16s %16s\n", "heads", "head_dim", "samples_from",
-	        "samples_to");
-	for (size_t i = 0; i < count; i++)
-		fprintf(f, "%20" PRIu64 " %20" PRIu64 " %16s %16s\n",
-		        regimes[i].heads, regimes[i].head_dim,
-		        report_human_samples(regimes[i].log_samples_from, from),
-		        report_human_samples(regimes[i].log_samples_to, to));
+	fprintf(f, "\nregimes of budget %" PRIu64 " (each %s is optimal for n in"
+	        " [samples_from, samples_to]):\n", budget,
+	        grouped ? "triple" : "pair");
+	if (grouped)
+		fprintf(f, "%20s %20s %20s %20s ", "heads", "kv_heads", "head_dim",
+		        "kv_dim");
+	else
+		fprintf(f, "%20s %20s ", "heads", "head_dim");
+	fprintf(f, "%16s %16s\n", "samples_from", "samples_to");
+	for (const struct ha_regime *g = regimes; g < regimes + count; g++) {
+		if (grouped)
+			fprintf(f, "%20" PRIu64 " %20" PRIu64 " %20" PRIu64 " %20"
+			        PRIu64 " ", g->heads, g->kv_heads, g->head_dim,
+			        g->kv_heads * g->head_dim);
+		else
+			fprintf(f, "%20" PRIu64 " %20" PRIu64 " ", g->heads, g->head_dim);
+		fprintf(f, "%16s %16s\n", report_human_samples(g->log_samples_from, from),
+		        report_human_samples(g->log_samples_to, to));
+	}
 }
 
 enum ha_status ha_report_regimes(struct ha_report *r,
@@ -94,11 +86,9 @@ enum ha_status ha_report_regimes(struct ha_report *r,
 		if (r->yaml)
 			yaml_regimes(r->yaml, row->budget, row->regimes, row->count,
 			             g->grouped);
-		else if (g->grouped)
-			text_regimes_grouped(r->stream, row->budget, row->regimes,
-			                     row->count);
 		else
-			text_regimes(r->stream, row->budget, row->regimes, row->count);
+			text_regimes(r->stream, row->budget, row->regimes, row->count,
+			             g->grouped);
 	}
 	if (report_write_failed(r))
 		return report_end(r, err);
