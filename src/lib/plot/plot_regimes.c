@@ -31,11 +31,6 @@ struct regimes {
 	int zoom;             /* draw the zoom panel too */
 };
 
-static void free_regimes(struct regimes *g)
-{
-	free(g->dims);
-}
-
 static int by_value(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -327,6 +322,6 @@ enum ha_status ha_plot_regimes(struct ha_plot_target *target,
 		unsigned height = (g.zoom ? 1000 : 700) + (g.zoom ? 380 : 190) * (unsigned)extra;
 		st = plot_render(target, 1200, height, draw, &g, err);
 	}
-	free_regimes(&g);
+	free(g.dims);
 	return st;
 }

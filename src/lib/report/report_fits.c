@@ -88,6 +88,12 @@ static void out_double(struct fit_out *o, double value)
 		out_plain(o, ha_yaml_double_text(value, buf));
 }
 
+static void out_key_double(struct fit_out *o, const char *key, double value)
+{
+	out_key(o, key);
+	out_double(o, value);
+}
+
 static void out_uint(struct fit_out *o, uint64_t value)
 {
 	char buf[32];
@@ -110,14 +116,6 @@ static void out_null(struct fit_out *o)
 		ha_yaml_null(o->w);
 	else
 		out_plain(o, "null");
-}
-
-static void out_bool(struct fit_out *o, int value)
-{
-	if (o->w)
-		ha_yaml_bool(o->w, value);
-	else
-		out_plain(o, value ? "true" : "false");
 }
 
 /* The forms: single-quoted by the emitter (they are not plain words), as
@@ -151,26 +149,16 @@ static void out_fit(struct fit_out *o, const struct report_law_fit *fit)
 	struct law_names n = law_names(fit->law);
 	const struct ha_fit_result *r = &fit->result;
 	char key[32];
-	out_key(o, n.slope);
-	out_double(o, r->slope);
-	out_key(o, join(key, n.slope, "_se"));
-	out_double(o, r->se_slope);
-	out_key(o, join(key, n.slope, "_low"));
-	out_double(o, r->slope_low);
-	out_key(o, join(key, n.slope, "_high"));
-	out_double(o, r->slope_high);
-	out_key(o, n.intercept);
-	out_double(o, r->intercept);
-	out_key(o, join(key, n.intercept, "_se"));
-	out_double(o, r->se_intercept);
-	if (n.scale) {
-		out_key(o, n.scale);
-		out_double(o, ha_exp_or_inf(r->intercept));
-	}
-	out_key(o, "level");
-	out_double(o, HA_FIT_LEVEL);
-	out_key(o, "r2");
-	out_double(o, r->r2);
+	out_key_double(o, n.slope, r->slope);
+	out_key_double(o, join(key, n.slope, "_se"), r->se_slope);
+	out_key_double(o, join(key, n.slope, "_low"), r->slope_low);
+	out_key_double(o, join(key, n.slope, "_high"), r->slope_high);
+	out_key_double(o, n.intercept, r->intercept);
+	out_key_double(o, join(key, n.intercept, "_se"), r->se_intercept);
+	if (n.scale)
+		out_key_double(o, n.scale, ha_exp_or_inf(r->intercept));
+	out_key_double(o, "level", HA_FIT_LEVEL);
+	out_key_double(o, "r2", r->r2);
 	out_key(o, "max_residual");
 	if (r->max_residual_known)
 		out_double(o, r->max_abs_residual);
@@ -184,11 +172,14 @@ static void out_fit(struct fit_out *o, const struct report_law_fit *fit)
 	else
 		out_double(o, fit->largest_at);
 	if (n.claim && !isnan(fit->claimed)) {
-		out_key(o, join(key, "claimed_", n.slope));
-		out_double(o, fit->claimed);
+		out_key_double(o, join(key, "claimed_", n.slope), fit->claimed);
+		int inside = fit->claimed >= r->slope_low &&
+		             fit->claimed <= r->slope_high;
 		out_key(o, "claim_in_interval");
-		out_bool(o, fit->claimed >= r->slope_low &&
-		            fit->claimed <= r->slope_high);
+		if (o->w)
+			ha_yaml_bool(o->w, inside);
+		else
+			out_plain(o, inside ? "true" : "false");
 	}
 }
 

@@ -54,9 +54,9 @@ const char *report_human_samples(double log_n, char buf[32]);
 
 /* ---- pieces more than one section writes --------------------------------- */
 
-/* The YAML keys heads, head_dim, mse, log10_mse, bias2, variance and
- * covariance of an allocation, inside an open map. */
-/* mse, log10_mse, bias2, variance and covariance, in that order. */
+/* The YAML keys mse, log10_mse, bias2, variance and covariance of an
+ * allocation's terms, inside an open map; heads and head_dim before them
+ * for the allocation. */
 void report_yaml_error_terms(struct ha_yaml_writer *w, const struct ha_terms *t);
 void report_yaml_terms(struct ha_yaml_writer *w, const struct ha_allocation *a);
 

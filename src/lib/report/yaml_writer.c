@@ -128,28 +128,24 @@ enum ha_status ha_yaml_writer_end(struct ha_yaml_writer *w)
 {
 	if (!w)
 		return HA_EINVAL;
-	if (w->events)
+	if (w->events || w->status != HA_OK)
 		return w->status;
 	if (w->json) {
-		if (w->status == HA_OK && (w->depth != 0 || w->after_key))
-			w->status = HA_EINVAL;
-		if (w->status == HA_OK && fputc('\n', w->stream) == EOF)
+		if (w->depth != 0 || w->after_key)
+			return w->status = HA_EINVAL;
+		if (fputc('\n', w->stream) == EOF)
 			w->status = HA_EIO;
-		if (w->status == HA_OK && (fflush(w->stream) != 0 || ferror(w->stream)))
-			w->status = HA_EIO;
-		return w->status;
-	}
-	yaml_event_t event;
-	if (w->status == HA_OK) {
+	} else {
+		yaml_event_t event;
 		yaml_document_end_event_initialize(&event, 1);
 		emit(w, &event);
+		if (w->status == HA_OK) {
+			yaml_stream_end_event_initialize(&event);
+			emit(w, &event);
+		}
+		if (w->status == HA_OK && !yaml_emitter_flush(&w->emitter))
+			w->status = HA_EIO;
 	}
-	if (w->status == HA_OK) {
-		yaml_stream_end_event_initialize(&event);
-		emit(w, &event);
-	}
-	if (w->status == HA_OK && !yaml_emitter_flush(&w->emitter))
-		w->status = HA_EIO;
 	if (w->status == HA_OK && (fflush(w->stream) != 0 || ferror(w->stream)))
 		w->status = HA_EIO;
 	return w->status;
@@ -284,13 +280,6 @@ static void json_end(struct ha_yaml_writer *w, int map)
 	json_put(w, map ? "}" : "]", 1);
 }
 
-/* A number, true, false or null: text as it is. */
-static void json_plain(struct ha_yaml_writer *w, const char *text)
-{
-	json_before(w, 0);
-	json_puts(w, text);
-}
-
 /* ---- the events ----------------------------------------------------------- */
 
 /* An event handed to the callbacks: failed != 0 fails the writer.  Every
@@ -304,11 +293,6 @@ static int handed(struct ha_yaml_writer *w, int failed)
 
 #define EVENT(w, call) \
 	((w)->events && ((w)->status != HA_OK || handed((w), (w)->events->call)))
-
-static yaml_char_t *ustr(const char *s)
-{
-	return (yaml_char_t *)(uintptr_t)s;
-}
 
 /* A map (map != 0) or a sequence opens; flow != 0 puts it on one line. */
 static void open_container(struct ha_yaml_writer *w, int map, int flow)
@@ -372,7 +356,8 @@ static void scalar(struct ha_yaml_writer *w, const char *text, int plain)
 	yaml_event_t event;
 	if (w->status != HA_OK)
 		return;
-	if (!yaml_scalar_event_initialize(&event, NULL, NULL, ustr(text),
+	if (!yaml_scalar_event_initialize(&event, NULL, NULL,
+	                                  (yaml_char_t *)(uintptr_t)text,
 	                                  (int)strlen(text), plain, !plain,
 	                                  plain ? YAML_PLAIN_SCALAR_STYLE
 	                                        : YAML_ANY_SCALAR_STYLE)) {
@@ -385,10 +370,12 @@ static void scalar(struct ha_yaml_writer *w, const char *text, int plain)
 /* A number, a boolean or null, in either syntax. */
 static void plain_scalar(struct ha_yaml_writer *w, const char *text)
 {
-	if (w->json)
-		json_plain(w, text);
-	else
+	if (w->json) {
+		json_before(w, 0);
+		json_puts(w, text); /* a number, true, false or null as it is */
+	} else {
 		scalar(w, text, 1);
+	}
 }
 
 void ha_yaml_key(struct ha_yaml_writer *w, const char *key)
