@@ -192,16 +192,6 @@ static void yaml_solution(struct ha_yaml_writer *w,
 	ha_yaml_end_seq(w);
 }
 
-static int digits(uint64_t v)
-{
-	int n = 1;
-	while (v >= 10) {
-		v /= 10;
-		n++;
-	}
-	return n;
-}
-
 static void text_candidates(FILE *f, const struct ha_allocation *rows,
                             size_t count)
 {
@@ -210,10 +200,10 @@ static void text_candidates(FILE *f, const struct ha_allocation *rows,
 	 * largest H and d are the two ends of the divisor list). */
 	int width = 8;
 	for (size_t i = 0; i < count; i++) {
-		if (digits(rows[i].heads) > width)
-			width = digits(rows[i].heads);
-		if (digits(rows[i].head_dim) > width)
-			width = digits(rows[i].head_dim);
+		int digits = snprintf(NULL, 0, "%" PRIu64, rows[i].heads);
+		width = digits > width ? digits : width;
+		digits = snprintf(NULL, 0, "%" PRIu64, rows[i].head_dim);
+		width = digits > width ? digits : width;
 	}
 	fprintf(f, "\n%*s %*s %13s %13s %13s %13s %13s\n", width, "heads", width,
 	        "head_dim", "mse", "log10_mse", "bias2", "variance", "covariance");

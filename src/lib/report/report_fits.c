@@ -94,20 +94,16 @@ static void out_key_double(struct fit_out *o, const char *key, double value)
 	out_double(o, value);
 }
 
+/* (ha_fd_put_uint writes 4 bytes however short the number: the text
+ * that follows overwrites the rest, within REPORT_RAW_FIT_MAX.) */
 static void out_uint(struct fit_out *o, uint64_t value)
 {
-	char buf[32];
 	if (o->w) {
 		ha_yaml_uint(o->w, value);
 		return;
 	}
-	char *end = buf + sizeof buf;
-	*--end = '\0';
-	do {
-		*--end = (char)('0' + value % 10);
-		value /= 10;
-	} while (value);
-	out_plain(o, end);
+	*o->p++ = ' ';
+	o->p = ha_fd_put_uint(o->p, value);
 }
 
 static void out_null(struct fit_out *o)
@@ -222,19 +218,6 @@ static char *put_str(char *p, const char *text)
 	return p + length;
 }
 
-static char *put_unsigned(char *p, uint64_t value)
-{
-	char digits[24];
-	int n = 0;
-	do {
-		digits[n++] = (char)('0' + value % 10);
-		value /= 10;
-	} while (value);
-	while (n)
-		*p++ = digits[--n];
-	return p;
-}
-
 /* "%.{precision}g" */
 static char *put_g(char *p, double value, int precision)
 {
@@ -269,7 +252,7 @@ char *report_text_fit_buf(char *p, const char *label,
 		/* "%s (%zu given)\n" */
 		p = put_str(p, status_words(fit->status));
 		p = put_str(p, " (");
-		p = put_unsigned(p, fit->points);
+		p = ha_fd_put_uint(p, fit->points);
 		return put_str(p, " given)\n");
 	}
 	/* "%s = %.6g +- %.2g (95%% [%.6g, %.6g]), %s = %.6g, R^2 = %.6f" */
@@ -295,12 +278,12 @@ char *report_text_fit_buf(char *p, const char *label,
 		p = put_str(p, " at ");
 		p = put_str(p, n.abscissa);
 		p = put_str(p, " = ");
-		p = fit->law == LAW_HEADS_POWER ? put_unsigned(p, fit->largest_budget)
+		p = fit->law == LAW_HEADS_POWER ? ha_fd_put_uint(p, fit->largest_budget)
 		                                : put_g(p, fit->largest_at, 6);
 	}
 	/* ", %zu points" */
 	p = put_str(p, ", ");
-	p = put_unsigned(p, r->count);
+	p = ha_fd_put_uint(p, r->count);
 	p = put_str(p, " points");
 	if (n.claim && !isnan(fit->claimed)) {
 		/* "; seeds claim %s = %.6g (%s the interval)" */

@@ -79,11 +79,10 @@ static void yaml_decision(struct ha_yaml_writer *w, const struct ha_plan_decisio
 	}
 	yaml_maybe(w, "p_correct", d->defined, d->p_correct);
 	yaml_maybe(w, "expected_regret", d->defined, d->expected_regret);
-	if (d->defined) {
+	if (d->defined)
 		ha_yaml_key_bool(w, "extrapolated", d->extrapolated);
-	} else {
+	else
 		ha_yaml_key_string(w, "undefined", d->undefined_reason);
-	}
 	ha_yaml_end_map(w);
 }
 
@@ -112,10 +111,9 @@ static void yaml_method(struct ha_yaml_writer *w, const struct ha_plan *p)
 	const struct ha_plan_method *m = &p->method;
 	ha_yaml_key(w, "method");
 	ha_yaml_begin_map(w, 0);
-	ha_yaml_key(w, "posterior");
-	ha_yaml_string(w, p->initial ? "none (no fit yet)"
-	                  : m->main_law_only ? "the main law's bootstrap refits"
-	                                     : "the laws' refits by Akaike weight");
+	ha_yaml_key_string(w, "posterior", p->initial ? "none (no fit yet)"
+	                   : m->main_law_only ? "the main law's bootstrap refits"
+	                                      : "the laws' refits by Akaike weight");
 	ha_yaml_key_uint(w, "samples", m->samples);
 	ha_yaml_key(w, "laws");
 	ha_yaml_begin_seq(w, m->law_count == 0);
