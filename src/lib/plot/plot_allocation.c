@@ -36,6 +36,49 @@ struct landscape {
 	int mse_off_axis;             /* some MSE is marked at the edge */
 };
 
+/* Reduce the polyline (x[i], y[i]), x ascending, to at most 4 points per
+ * column of the given count of equal columns over [x_lo, x_hi] (first,
+ * lowest, highest, last: what a pixel shows), in place; returns the new
+ * count.  Points whose y is not finite break the line and are kept as
+ * breaks (NAN). */
+static size_t thin(double *x, double *y, size_t n, double x_lo, double x_hi,
+                   size_t columns)
+{
+	if (n <= 4 * columns || !(x_hi > x_lo))
+		return n;
+	size_t out = 0, i = 0;
+	while (i < n) {
+		if (!isfinite(y[i])) {
+			x[out] = x[i];
+			y[out++] = NAN;
+			i++;
+			continue;
+		}
+		long col = (long)((x[i] - x_lo) / (x_hi - x_lo) * (double)columns);
+		size_t first = i, lo = i, hi = i, last = i;
+		while (i < n && isfinite(y[i]) &&
+		       (long)((x[i] - x_lo) / (x_hi - x_lo) * (double)columns) == col) {
+			if (y[i] < y[lo])
+				lo = i;
+			if (y[i] > y[hi])
+				hi = i;
+			last = i++;
+		}
+		/* first, then the extremes in x order, then last: the indices are
+		 * ascending, so writing in place never overtakes the reading. */
+		size_t keep[4] = {first, lo < hi ? lo : hi, lo < hi ? hi : lo, last};
+		size_t prev = (size_t)-1;
+		for (int k = 0; k < 4; k++) {
+			if (keep[k] == prev)
+				continue;
+			prev = keep[k];
+			x[out] = x[keep[k]];
+			y[out++] = y[keep[k]];
+		}
+	}
+	return out;
+}
+
 static void free_landscape(struct landscape *l)
 {
 	free(l->x);
@@ -135,7 +178,7 @@ static void choose_window(struct landscape *l)
 	for (int k = 0; k < CURVES; k++) {
 		memcpy(l->line_x[k], l->x, l->count * sizeof *l->x);
 		memcpy(l->line_y[k], l->y[k], l->count * sizeof *l->x);
-		l->line_n[k] = plot_thin(l->line_x[k], l->line_y[k], l->count, l->x0,
+		l->line_n[k] = thin(l->line_x[k], l->line_y[k], l->count, l->x0,
 		                         l->x1, COLUMNS);
 	}
 }

@@ -435,44 +435,6 @@ void plot_rect(double x0, double x1, double y0, double y1)
 
 /* ---- data -------------------------------------------------------------------------------- */
 
-size_t plot_thin(double *x, double *y, size_t n, double x_lo, double x_hi,
-                 size_t columns)
-{
-	if (n <= 4 * columns || !(x_hi > x_lo))
-		return n;
-	size_t out = 0, i = 0;
-	while (i < n) {
-		if (!isfinite(y[i])) {
-			x[out] = x[i];
-			y[out++] = NAN;
-			i++;
-			continue;
-		}
-		long col = (long)((x[i] - x_lo) / (x_hi - x_lo) * (double)columns);
-		size_t first = i, lo = i, hi = i, last = i;
-		while (i < n && isfinite(y[i]) &&
-		       (long)((x[i] - x_lo) / (x_hi - x_lo) * (double)columns) == col) {
-			if (y[i] < y[lo])
-				lo = i;
-			if (y[i] > y[hi])
-				hi = i;
-			last = i++;
-		}
-		/* first, then the extremes in x order, then last: the indices are
-		 * ascending, so writing in place never overtakes the reading. */
-		size_t keep[4] = {first, lo < hi ? lo : hi, lo < hi ? hi : lo, last};
-		size_t prev = (size_t)-1;
-		for (int k = 0; k < 4; k++) {
-			if (keep[k] == prev)
-				continue;
-			prev = keep[k];
-			x[out] = x[keep[k]];
-			y[out++] = y[keep[k]];
-		}
-	}
-	return out;
-}
-
 void plot_polyline(const double *x, const double *y, size_t n)
 {
 	size_t start = 0;

@@ -170,14 +170,6 @@ void plot_axes_box(const char *xopt, double xspan, const char *yopt,
 
 /* ---- data ------------------------------------------------------------------------- */
 
-/* Reduce the polyline (x[i], y[i]), x ascending, to at most 4 points per
- * column of the given count of equal columns over [x_lo, x_hi] (first,
- * lowest, highest, last: what a pixel shows), in place; returns the new
- * count.  Points whose y is not finite break the line and are kept as
- * breaks (NAN). */
-size_t plot_thin(double *x, double *y, size_t n, double x_lo, double x_hi,
-                 size_t columns);
-
 /* Draw the polyline (x[i], y[i]), broken at NAN y. */
 void plot_polyline(const double *x, const double *y, size_t n);
 

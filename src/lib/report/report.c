@@ -8,7 +8,6 @@
 
 #include "report_events.h"
 #include "report_internal.h"
-#include "alloc/model_internal.h"
 
 enum ha_status ha_report_new(FILE *stream, enum ha_report_format format,
                              struct ha_report **out)
@@ -158,18 +157,6 @@ const char *report_human(double v, char buf[32])
 {
 	if (isinf(v))
 		snprintf(buf, 32, "inf");
-	else
-		snprintf(buf, 32, "%.6g", v);
-	return buf;
-}
-
-const char *report_human_samples(double log_n, char buf[32])
-{
-	double v = ha_exp_or_inf(log_n);
-	if (isinf(log_n))
-		snprintf(buf, 32, "inf");
-	else if (isinf(v))
-		snprintf(buf, 32, "10^%.6g", report_log10(log_n));
 	else
 		snprintf(buf, 32, "%.6g", v);
 	return buf;

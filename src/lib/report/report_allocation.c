@@ -70,7 +70,12 @@ static struct model_items model_items(const struct ha_model *m)
 	return it;
 }
 
-int report_model_calibrated(const struct ha_model *m)
+/* 0 when the loss law's coefficients are all headalloc's defaults (ln c_b,
+ * ln c_v, smoothness, irreducible E, var_rate γ, var_power κ; the samples
+ * and the HDI do not count: they describe the data and the heads, not the
+ * law): the answer is then the shape of the theory, not a measurement.
+ * The YAML model map carries it as calibrated: true|false. */
+static int model_calibrated(const struct ha_model *m)
 {
 	const struct ha_model d = ha_model_defaults();
 	return ha_model_log_bias_coef(m) != ha_model_log_bias_coef(&d) ||
@@ -85,7 +90,7 @@ int report_model_calibrated(const struct ha_model *m)
  * coefficients are shapes, not measurements. */
 void report_text_caution(FILE *f, const struct ha_model *m)
 {
-	if (!report_model_calibrated(m))
+	if (!model_calibrated(m))
 		fputs("note: the model's coefficients are headalloc's defaults, "
 		      "a shape, not a measurement; fit them to your own runs "
 		      "with 'headalloc calibrate'\n", f);
@@ -98,7 +103,7 @@ void report_yaml_model(struct ha_yaml_writer *w, const struct ha_model *model)
 	ha_yaml_begin_map(w, 0);
 	for (size_t i = 0; i < it.count; i++)
 		ha_yaml_key_double(w, it.key[i], it.value[i]);
-	ha_yaml_key_bool(w, "calibrated", report_model_calibrated(model));
+	ha_yaml_key_bool(w, "calibrated", model_calibrated(model));
 	ha_yaml_end_map(w);
 }
 

@@ -39,6 +39,20 @@ static void yaml_regimes(struct ha_yaml_writer *w, uint64_t budget,
 	}
 }
 
+/* n from ln n for people: %.6g while it fits a double, else 10^x; "inf"
+ * for an infinite ln n.  Returns buf. */
+static const char *human_samples(double log_n, char buf[32])
+{
+	double v = ha_exp_or_inf(log_n);
+	if (isinf(log_n))
+		snprintf(buf, 32, "inf");
+	else if (isinf(v))
+		snprintf(buf, 32, "10^%.6g", report_log10(log_n));
+	else
+		snprintf(buf, 32, "%.6g", v);
+	return buf;
+}
+
 /* A table of pairs (H, d), or of triples (H, G, d) with G d. */
 static void text_regimes(FILE *f, uint64_t budget,
                          const struct ha_regime *regimes, size_t count,
@@ -61,8 +75,8 @@ static void text_regimes(FILE *f, uint64_t budget,
 			        g->kv_heads * g->head_dim);
 		else
 			fprintf(f, "%20" PRIu64 " %20" PRIu64 " ", g->heads, g->head_dim);
-		fprintf(f, "%16s %16s\n", report_human_samples(g->log_samples_from, from),
-		        report_human_samples(g->log_samples_to, to));
+		fprintf(f, "%16s %16s\n", human_samples(g->log_samples_from, from),
+		        human_samples(g->log_samples_to, to));
 	}
 }
 
