@@ -25,7 +25,6 @@ struct landscape {
 	size_t feasible_count;
 	double *x;                    /* log10 head_dim, ascending */
 	double *y[CURVES];            /* log10 of each part; NAN for an exact 0 */
-	unsigned char *feasible;
 	double *line_x[CURVES], *line_y[CURVES]; /* the curves as drawn */
 	size_t line_n[CURVES];
 	double x0, x1, y0, y1;        /* the window */
@@ -82,7 +81,6 @@ static size_t thin(double *x, double *y, size_t n, double x_lo, double x_hi,
 static void free_landscape(struct landscape *l)
 {
 	free(l->x);
-	free(l->feasible);
 	for (int k = 0; k < CURVES; k++) {
 		free(l->y[k]);
 		free(l->line_x[k]);
@@ -109,7 +107,6 @@ static enum ha_status compute(struct landscape *l, struct ha_error *err)
 	l->sol = a->solution;
 	l->count = n;
 	l->x = malloc(n * sizeof *l->x);
-	l->feasible = calloc(n, 1);
 	for (int k = 0; k < CURVES; k++) {
 		l->y[k] = malloc(n * sizeof *l->y[k]);
 		l->line_x[k] = malloc(n * sizeof *l->line_x[k]);
@@ -117,7 +114,7 @@ static enum ha_status compute(struct landscape *l, struct ha_error *err)
 		if (!l->y[k] || !l->line_x[k] || !l->line_y[k])
 			st = HA_ENOMEM;
 	}
-	if (!l->x || !l->feasible)
+	if (!l->x)
 		st = HA_ENOMEM;
 	for (size_t i = 0; st == HA_OK && i < n; i++) {
 		const struct ha_terms *t = &a->divisors[i].terms;
@@ -126,7 +123,6 @@ static enum ha_status compute(struct landscape *l, struct ha_error *err)
 		l->y[BIAS][i] = log10_or_nan(t->log_bias2);
 		l->y[VARIANCE][i] = log10_or_nan(t->log_variance);
 		l->y[COVARIANCE][i] = log10_or_nan(t->log_covariance);
-		l->feasible[i] = (unsigned char)a->divisors[i].feasible;
 	}
 	l->feasible_count = a->feasible_count;
 	if (st != HA_OK)
@@ -280,7 +276,7 @@ static void draw(struct plot_canvas *c, const void *data)
 
 	if (l->count <= MARKER_LIMIT)
 		for (size_t i = 0; i < l->count; i++) {
-			plcol0(l->feasible[i] ? PLOT_BLUE : PLOT_GREY);
+			plcol0(req->allocation->divisors[i].feasible ? PLOT_BLUE : PLOT_GREY);
 			mark(c, l, l->x[i], l->y[MSE][i], 4.0);
 		}
 	double xo = log10((double)sol->optimum.head_dim);

@@ -370,29 +370,25 @@ void plot_describe_kv(char *dst, size_t size, const struct ha_model *model,
                       const struct ha_kv_shape *shape_or_null)
 {
 	struct ha_kv_shape shape = shape_or_null ? *shape_or_null : ha_kv_shape_defaults();
-	int n;
+	size_t used = 0;
+	dst[0] = '\0';
 	if (kv && kv->kv_heads)
-		n = snprintf(dst, size, "kv heads %" PRIu64, kv->kv_heads);
+		append(dst, size, &used, "kv heads %" PRIu64, kv->kv_heads);
 	else
-		n = snprintf(dst, size, "kv heads auto");
-	size_t used = n > 0 && (size_t)n < size ? (size_t)n : 0;
+		append(dst, size, &used, "kv heads auto");
 	const struct { const char *name; uint64_t value; } fields[] = {
 		{"max kv_dim", kv ? kv->max_kv_dim : 0},
 		{"kv heads >=", kv ? kv->min_kv_heads : 0},
 		{"kv heads <=", kv ? kv->max_kv_heads : 0},
 	};
-	for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
-		if (!fields[i].value || used >= size)
-			continue;
-		n = snprintf(dst + used, size - used, ", %s %" PRIu64, fields[i].name,
-		             fields[i].value);
-		used += n > 0 && (size_t)n < size - used ? (size_t)n : 0;
-	}
-	if (used < size)
-		snprintf(dst + used, size - used, ";  %" PRIu64 " layer%s, %" PRIu64
-		         " byte%s an element, group_hdi = %.6g", shape.layers,
-		         shape.layers == 1 ? "" : "s", shape.kv_bytes,
-		         shape.kv_bytes == 1 ? "" : "s", model->group_hdi);
+	for (size_t i = 0; i < sizeof fields / sizeof *fields; i++)
+		if (fields[i].value)
+			append(dst, size, &used, ", %s %" PRIu64, fields[i].name,
+			       fields[i].value);
+	append(dst, size, &used, ";  %" PRIu64 " layer%s, %" PRIu64
+	       " byte%s an element, group_hdi = %.6g", shape.layers,
+	       shape.layers == 1 ? "" : "s", shape.kv_bytes,
+	       shape.kv_bytes == 1 ? "" : "s", model->group_hdi);
 }
 
 /* ---- marks -------------------------------------------------------------------------------- */

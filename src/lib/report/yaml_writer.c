@@ -181,13 +181,9 @@ static void json_puts(struct ha_yaml_writer *w, const char *text)
 /* A new line and the indentation of the current depth. */
 static void json_newline(struct ha_yaml_writer *w)
 {
-	static const char spaces[] = "                                ";
-	json_put(w, "\n", 1);
-	for (size_t n = 2 * w->depth; n > 0;) {
-		size_t k = n < sizeof spaces - 1 ? n : sizeof spaces - 1;
-		json_put(w, spaces, k);
-		n -= k;
-	}
+	if (w->status == HA_OK &&
+	    fprintf(w->stream, "\n%*s", (int)(2 * w->depth), "") < 0)
+		w->status = HA_EIO;
 }
 
 /* A string, escaped as RFC 8259, section 7 asks: '"', '\\' and the
@@ -250,36 +246,6 @@ static void json_before(struct ha_yaml_writer *w, int key)
 	}
 }
 
-static void json_begin(struct ha_yaml_writer *w, int map, int flow)
-{
-	json_before(w, 0);
-	if (w->status != HA_OK)
-		return;
-	if (w->depth == JSON_MAX_DEPTH) {
-		w->status = HA_EINVAL;
-		return;
-	}
-	/* Inside a flow container everything is on its line. */
-	int inner_flow = flow || (w->depth > 0 && w->frames[w->depth - 1].flow);
-	w->frames[w->depth++] = (struct json_frame){(unsigned char)map,
-	                                            (unsigned char)inner_flow, 0};
-	json_put(w, map ? "{" : "[", 1);
-}
-
-static void json_end(struct ha_yaml_writer *w, int map)
-{
-	if (w->status != HA_OK)
-		return;
-	if (w->depth == 0 || w->frames[w->depth - 1].map != map || w->after_key) {
-		w->status = HA_EINVAL;
-		return;
-	}
-	struct json_frame f = w->frames[--w->depth];
-	if (!f.flow && f.count > 0)
-		json_newline(w);
-	json_put(w, map ? "}" : "]", 1);
-}
-
 /* ---- the events ----------------------------------------------------------- */
 
 /* An event handed to the callbacks: failed != 0 fails the writer.  Every
@@ -300,7 +266,16 @@ static void open_container(struct ha_yaml_writer *w, int map, int flow)
 	if (EVENT(w, begin(w->events_ctx, map)) || w->status != HA_OK)
 		return;
 	if (w->json) {
-		json_begin(w, map, flow);
+		json_before(w, 0);
+		if (w->status == HA_OK && w->depth == JSON_MAX_DEPTH)
+			w->status = HA_EINVAL;
+		if (w->status != HA_OK)
+			return;
+		/* Inside a flow container everything is on its line. */
+		int inner_flow = flow || (w->depth > 0 && w->frames[w->depth - 1].flow);
+		w->frames[w->depth++] = (struct json_frame){(unsigned char)map,
+		                                            (unsigned char)inner_flow, 0};
+		json_put(w, map ? "{" : "[", 1);
 		return;
 	}
 	yaml_event_t event;
@@ -318,7 +293,14 @@ static void close_container(struct ha_yaml_writer *w, int map)
 	if (EVENT(w, end(w->events_ctx)) || w->status != HA_OK)
 		return;
 	if (w->json) {
-		json_end(w, map);
+		if (w->depth == 0 || w->frames[w->depth - 1].map != map || w->after_key) {
+			w->status = HA_EINVAL;
+			return;
+		}
+		struct json_frame f = w->frames[--w->depth];
+		if (!f.flow && f.count > 0)
+			json_newline(w);
+		json_put(w, map ? "}" : "]", 1);
 		return;
 	}
 	yaml_event_t event;
