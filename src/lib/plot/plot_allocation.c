@@ -267,11 +267,10 @@ static void draw(struct plot_canvas *c, const void *data)
 
 	/* The relaxed optimum under everything else. */
 	double xr = log10(sol->relaxed.head_dim);
-	PLFLT vx[2] = {xr, xr}, vy[2] = {l->y0, l->y1};
 	plcol0(PLOT_VERMILION);
 	pllsty(2);
 	plwidth(1.5);
-	plline(2, vx, vy);
+	plot_segment(xr, l->y0, xr, l->y1);
 	draw_curves(l);
 
 	if (l->count <= MARKER_LIMIT)

@@ -422,6 +422,12 @@ void plot_arrowhead(const struct plot_canvas *c, double x, double y,
 	plfill(3, px, py);
 }
 
+void plot_segment(double x0, double y0, double x1, double y1)
+{
+	PLFLT px[2] = {x0, x1}, py[2] = {y0, y1};
+	plline(2, px, py);
+}
+
 void plot_rect(double x0, double x1, double y0, double y1)
 {
 	PLFLT px[4] = {x0, x1, x1, x0};

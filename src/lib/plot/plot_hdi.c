@@ -151,17 +151,14 @@ static void draw_strip(struct plot_canvas *c, const struct hdi_picture *p)
 		plschr(0.0, 0.8);
 	}
 	if (p->req->baseline) {
-		PLFLT bx[2], by[2];
 		plcol0(PLOT_VERMILION);
 		pllsty(2);
 		plwidth(2.0);
 		for (size_t i = first; i <= last; i++) {
 			if (p->req->selected_only && !p->selected[i])
 				continue;
-			bx[0] = (double)i - half - 0.1;
-			bx[1] = (double)i + half + 0.1;
-			by[0] = by[1] = p->req->baseline[i];
-			plline(2, bx, by);
+			plot_segment((double)i - half - 0.1, p->req->baseline[i],
+			             (double)i + half + 0.1, p->req->baseline[i]);
 		}
 		pllsty(1);
 		plwidth(1.0);
@@ -291,12 +288,11 @@ static void draw_weights(struct plot_canvas *c, const void *data)
 	plcol0(PLOT_BLUE);
 	for (size_t i = 0; i < w->heads; i++)
 		plot_rect((double)i - half, (double)i + half, 0.0, w->alpha[i]);
-	PLFLT ux[2] = {-0.6, (double)w->heads - 0.4};
-	PLFLT uy[2] = {1.0 / (double)w->heads, 1.0 / (double)w->heads};
 	plcol0(PLOT_VERMILION);
 	pllsty(2);
 	plwidth(2.0);
-	plline(2, ux, uy);
+	plot_segment(-0.6, 1.0 / (double)w->heads, (double)w->heads - 0.4,
+	             1.0 / (double)w->heads);
 	pllsty(1);
 	plwidth(1.0);
 	plcol0(PLOT_BLACK);

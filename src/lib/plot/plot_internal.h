@@ -156,6 +156,9 @@ void plot_disc(const struct plot_canvas *c, double x, double y, double r,
 void plot_arrowhead(const struct plot_canvas *c, double x, double y,
                     double r, int dir);
 
+/* The line from (x0, y0) to (x1, y1) in world coordinates. */
+void plot_segment(double x0, double y0, double x1, double y1);
+
 /* A filled rectangle in world coordinates. */
 void plot_rect(double x0, double x1, double y0, double y1);
 

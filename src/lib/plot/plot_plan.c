@@ -80,11 +80,10 @@ static enum ha_status collect(struct picture *p, struct ha_error *err)
 static void hline(const struct picture *p, double y, enum plot_colour colour,
                   PLINT style)
 {
-	PLFLT hx[2] = {p->x0, p->x1}, hy[2] = {y, y};
 	plcol0(colour);
 	pllsty(style);
 	plwidth(1.5);
-	plline(2, hx, hy);
+	plot_segment(p->x0, y, p->x1, y);
 	pllsty(1);
 	plwidth(1.0);
 }
@@ -137,11 +136,9 @@ static void draw_candidates(struct plot_canvas *c, const struct picture *p)
 	for (size_t i = 0; i < plan->candidate_count; i++) {
 		double y = value_of(plan, i);
 		if (!plan->initial && plan->candidates[i].value_se > 0.0) {
-			PLFLT bx[2] = {p->x[i], p->x[i]};
-			PLFLT by[2] = {y - plan->candidates[i].value_se,
-			               y + plan->candidates[i].value_se};
+			double se = plan->candidates[i].value_se;
 			plcol0(PLOT_GREY);
-			plline(2, bx, by);
+			plot_segment(p->x[i], y - se, p->x[i], y + se);
 		}
 		plot_category(p->colour[i], p->sample_count);
 		plot_disc(c, p->x[i], y, 4.0, 0);

@@ -156,10 +156,9 @@ static size_t draw_row(const struct plot_canvas *c, const struct regimes *g,
 		/* The switch: a line through the row and its n above it, at
 		 * one of two heights; a label that would touch its neighbour
 		 * at both heights is left out (and counted). */
-		PLFLT lx[2] = {from, from}, ly[2] = {y0 - 0.04, y1 + 0.04};
 		plcol0(PLOT_BLACK);
 		plwidth(1.5);
-		plline(2, lx, ly);
+		plot_segment(from, y0 - 0.04, from, y1 + 0.04);
 		plwidth(1.0);
 		char n[48];
 		format_n(n, sizeof n, from);
