@@ -178,14 +178,6 @@ static void yaml_plan(struct ha_yaml_writer *w, const struct ha_plan *p)
 
 /* ---- text ------------------------------------------------------------------ */
 
-static void text_run(FILE *f, const struct ha_plan_candidate *r)
-{
-	char b1[32], b2[32];
-	fprintf(f, "%6" PRIu64 " %8" PRIu64 " %8" PRIu64 " %10s %11s", r->heads,
-	        r->head_dim, r->kv_heads, report_human(r->samples, b1),
-	        report_human(r->cost, b2));
-}
-
 static void text_decision(FILE *f, const struct ha_plan *p)
 {
 	const struct ha_plan_decision *d = &p->decision;
@@ -230,9 +222,10 @@ static void text_picks(FILE *f, const struct ha_plan *p)
 	int marked = 0;
 	for (size_t i = 0; i < p->pick_count; i++) {
 		const struct ha_plan_pick *k = &p->picks[i];
-		char b[32];
-		fprintf(f, "%3zu ", i + 1);
-		text_run(f, &k->run);
+		char b[32], b2[32];
+		fprintf(f, "%3zu %6" PRIu64 " %8" PRIu64 " %8" PRIu64 " %10s %11s",
+		        i + 1, k->run.heads, k->run.head_dim, k->run.kv_heads,
+		        report_human(k->run.samples, b), report_human(k->run.cost, b2));
 		if (p->initial) {
 			fprintf(f, "  %s\n", k->reason);
 			continue;
