@@ -21,7 +21,7 @@
 #                                          measurements
 #   pool_new, pthread_create               threads of their own
 #
-# Names of things (ha_fit_kind_str, ha_certificate_method_str,
+# Names of things (ha_certificate_method_str, ha_key_fusion_str,
 # ha_layout_str, ha_cal_param_str ...) and the freeing of results are
 # allowed.  Comments are not code: they are stripped first.
 #

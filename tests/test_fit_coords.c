@@ -1,6 +1,6 @@
 /* The fits fed by a sweep (fit/fit_internal.h): the logarithms given,
  * the second pass read from the coordinates kept, against the public
- * ha_fit_add_pair and ha_fit_result_pair with a replay of the raw points
+ * ha_fit_add and ha_fit_result_pair with a replay of the raw points
  * -- the same fits and results, bit for bit, failures included. */
 #include <math.h>
 #include <stdint.h>
@@ -80,7 +80,8 @@ Test(fit_coords, kept_coordinates_give_the_fits_of_a_replay)
 			                  p.coords + FIT_PAIR_COORDS * i);
 			cr_assert_eq(sa, HA_OK);
 			cr_assert_eq(sb, HA_OK);
-			ha_fit_add_pair(ref_a, ref_b, p.x[i], p.y[i], NULL, NULL);
+			ha_fit_add(ref_a, p.x[i], p.y[i]);
+			ha_fit_add(ref_b, p.x[i], p.y[i]);
 		}
 		struct ha_fit_result got_a, got_b, want_a, want_b;
 		memset(&got_a, 0x5a, sizeof got_a);

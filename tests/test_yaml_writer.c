@@ -228,3 +228,49 @@ Test(yaml_writer, json_refuses_events_out_of_order)
 	cr_assert_eq(ha_yaml_writer_new_json(NULL, &w), HA_EINVAL);
 	cr_assert_null(w);
 }
+
+/* A map of one key of each scalar kind, written as key then value
+ * (pairs 0) or by the key-value calls (pairs 1), in YAML (json 0) or
+ * JSON; returns the text (caller frees). */
+static char *write_pairs(int json, int pairs)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+	struct ha_yaml_writer *w;
+	cr_assert_eq(json ? ha_yaml_writer_new_json(f, &w) : ha_yaml_writer_new(f, &w),
+	             HA_OK);
+	ha_yaml_begin_map(w, 0);
+	if (pairs) {
+		ha_yaml_key_string(w, "s", "yes");
+		ha_yaml_key_uint(w, "u", UINT64_MAX);
+		ha_yaml_key_double(w, "d", -INFINITY);
+		ha_yaml_key_bool(w, "b", 0);
+	} else {
+		ha_yaml_key(w, "s");
+		ha_yaml_string(w, "yes");
+		ha_yaml_key(w, "u");
+		ha_yaml_uint(w, UINT64_MAX);
+		ha_yaml_key(w, "d");
+		ha_yaml_double(w, -INFINITY);
+		ha_yaml_key(w, "b");
+		ha_yaml_bool(w, 0);
+	}
+	ha_yaml_end_map(w);
+	cr_assert_eq(ha_yaml_writer_end(w), HA_OK);
+	ha_yaml_writer_free(w);
+	fclose(f);
+	return text;
+}
+
+Test(yaml_writer, key_value_calls_write_a_key_then_its_value)
+{
+	for (int json = 0; json < 2; json++) {
+		char *apart = write_pairs(json, 0), *together = write_pairs(json, 1);
+		cr_assert_str_eq(together, apart);
+		cr_assert_not_null(strstr(apart, json ? "\"s\": \"yes\"" : "s: 'yes'"),
+		                   "%s", apart);
+		free(apart);
+		free(together);
+	}
+}

@@ -163,14 +163,14 @@ HA_API enum ha_status ha_report_table(struct ha_report *report,
 /* The exact regimes in n of each budget (headalloc-model(7), EXACT REGIMES IN N): YAML key regimes, a
  * list of flow maps {budget, heads, head_dim, samples_from, samples_to,
  * log10_samples_from, log10_samples_to} (samples beyond a double are .inf
- * while their log10 is exact); text: one table per budget.  Errors besides
- * the common ones: those of ha_solver_new and ha_regime_compute_solver. */
+ * while their log10 is exact); text: one table per budget. */
 struct ha_regimes_request {
 	const struct ha_model *model;             /* required */
 	const struct ha_constraints *constraints; /* NULL: none */
 	const uint64_t *budgets;
 	size_t budget_count;
-	struct ha_solver *const *solvers;         /* optional, as in a table */
+	struct ha_solver *const *solvers;         /* not read: the regimes are
+	                                             made by the caller */
 	/* Required: the regimes computed (ha_regimes_new, regime.h) for these
 	 * budgets, borrowed, rendered as they are (the report and the picture
 	 * compute nothing); HA_EINVAL without them. */

@@ -210,7 +210,7 @@ enum ha_status ha_fit_add(struct ha_fit *fit, double x, double y)
 	return HA_OK;
 }
 
-/* ha_fit_add_pair of a point whose logarithms p may already hold. */
+/* fit_add_pair_logs of a point whose logarithms p may already hold. */
 static void add_pair(struct ha_fit *a, struct ha_fit *b, struct raw_point p,
                      enum ha_status *status_a, enum ha_status *status_b,
                      double coords[FIT_PAIR_COORDS])
@@ -231,12 +231,6 @@ static void add_pair(struct ha_fit *a, struct ha_fit *b, struct raw_point p,
 			coords[2 * k + 1] = ty;
 		}
 	}
-}
-
-void ha_fit_add_pair(struct ha_fit *a, struct ha_fit *b, double x, double y,
-                     enum ha_status *status_a, enum ha_status *status_b)
-{
-	add_pair(a, b, raw_point(x, y), status_a, status_b, NULL);
 }
 
 void fit_add_pair_logs(struct ha_fit *a, struct ha_fit *b, double x, double y,
@@ -464,26 +458,6 @@ enum ha_status fit_result_pair_coords(const struct ha_fit *a, const struct ha_fi
 	struct pair_source src = {{a, b}, NULL, coords, ctx};
 	pair_pass(&src, out_a, status_a, out_b, status_b);
 	return HA_OK;
-}
-
-double ha_fit_residual(const struct ha_fit_result *result, double x, double y)
-{
-	double tx, ty;
-	struct raw_point p = raw_point(x, y);
-	if (!result || !transform(result->kind, &p, &tx, &ty))
-		return 0.0;
-	return ty - result->intercept - result->slope * tx;
-}
-
-const char *ha_fit_kind_str(enum ha_fit_kind kind)
-{
-	switch (kind) {
-	case HA_FIT_LINEAR: return "linear";
-	case HA_FIT_POWER_LOGLN: return "power-lnln";
-	case HA_FIT_LOG: return "log";
-	case HA_FIT_POWER: return "power";
-	}
-	return "unknown";
 }
 
 double ha_fit_seed_exponent(double smoothness)

@@ -14,10 +14,13 @@
  * the second. */
 #define FIT_PAIR_COORDS 4
 
-/* ha_fit_add_pair(a, b, x, y, status_a, status_b) with log_x = log(x) and
- * log_y = log(y) taken by the caller (NaN for either: the fits take that
- * one themselves), and the point's coordinates in each fit into coords (NaN
- * for a fit that refused it; coords may be NULL). */
+/* ha_fit_add of one raw point to two fits (a sweep's power and log laws
+ * of one budget), with the logarithms of x and y they share taken once:
+ * the same fits, and in *status_a and *status_b (each may be NULL) the
+ * statuses, that two calls of ha_fit_add give.  log_x = log(x) and
+ * log_y = log(y) are taken by the caller (NaN for either: the fits take
+ * that one themselves); the point's coordinates in each fit go into
+ * coords (NaN for a fit that refused it; coords may be NULL). */
 void fit_add_pair_logs(struct ha_fit *a, struct ha_fit *b, double x, double y,
                        double log_x, double log_y, enum ha_status *status_a,
                        enum ha_status *status_b, double coords[FIT_PAIR_COORDS]);
@@ -57,13 +60,6 @@ void ha_fit_reset(struct ha_fit *fit);
  * y <= 0 for the power kinds.  Never allocates. */
 enum ha_status ha_fit_add(struct ha_fit *fit, double x, double y);
 
-/* ha_fit_add of one raw point to two fits (a sweep's power and log laws
- * of one budget), with the logarithms of x and y they share taken once:
- * the same fits, and in *status_a and *status_b (each may be NULL) the
- * statuses, that two calls of ha_fit_add give. */
-void ha_fit_add_pair(struct ha_fit *a, struct ha_fit *b, double x, double y,
-                     enum ha_status *status_a, enum ha_status *status_b);
-
 /* The number of points accepted so far (0 for NULL). */
 size_t ha_fit_count(const struct ha_fit *fit);
 
@@ -89,14 +85,6 @@ void ha_fit_result_pair(const struct ha_fit *a, const struct ha_fit *b,
                         ha_fit_replay_fn replay, void *ctx,
                         struct ha_fit_result *out_a, enum ha_status *status_a,
                         struct ha_fit_result *out_b, enum ha_status *status_b);
-
-/* The residual Y - intercept - slope X of one raw point under a result
- * (0 for a point outside the domain).  A building block for a caller's
- * own second pass. */
-double ha_fit_residual(const struct ha_fit_result *result, double x, double y);
-
-/* The name of a kind: "linear", "power-lnln", "log", "power". */
-const char *ha_fit_kind_str(enum ha_fit_kind kind);
 
 /* The seeds' claimed exponent of the power law in ln n, b = 2/(4 + s),
  * reported beside the fitted b (1/3 at s = 2).  0 for s <= -4 or NaN. */

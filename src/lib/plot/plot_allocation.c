@@ -25,7 +25,6 @@ struct landscape {
 	size_t feasible_count;
 	double *x;                    /* log10 head_dim, ascending */
 	double *y[CURVES];            /* log10 of each part; NAN for an exact 0 */
-	unsigned char *feasible;
 	double *line_x[CURVES], *line_y[CURVES]; /* the curves as drawn */
 	size_t line_n[CURVES];
 	double x0, x1, y0, y1;        /* the window */
@@ -36,10 +35,52 @@ struct landscape {
 	int mse_off_axis;             /* some MSE is marked at the edge */
 };
 
+/* Reduce the polyline (x[i], y[i]), x ascending, to at most 4 points per
+ * column of the given count of equal columns over [x_lo, x_hi] (first,
+ * lowest, highest, last: what a pixel shows), in place; returns the new
+ * count.  Points whose y is not finite break the line and are kept as
+ * breaks (NAN). */
+static size_t thin(double *x, double *y, size_t n, double x_lo, double x_hi,
+                   size_t columns)
+{
+	if (n <= 4 * columns || !(x_hi > x_lo))
+		return n;
+	size_t out = 0, i = 0;
+	while (i < n) {
+		if (!isfinite(y[i])) {
+			x[out] = x[i];
+			y[out++] = NAN;
+			i++;
+			continue;
+		}
+		long col = (long)((x[i] - x_lo) / (x_hi - x_lo) * (double)columns);
+		size_t first = i, lo = i, hi = i, last = i;
+		while (i < n && isfinite(y[i]) &&
+		       (long)((x[i] - x_lo) / (x_hi - x_lo) * (double)columns) == col) {
+			if (y[i] < y[lo])
+				lo = i;
+			if (y[i] > y[hi])
+				hi = i;
+			last = i++;
+		}
+		/* first, then the extremes in x order, then last: the indices are
+		 * ascending, so writing in place never overtakes the reading. */
+		size_t keep[4] = {first, lo < hi ? lo : hi, lo < hi ? hi : lo, last};
+		size_t prev = (size_t)-1;
+		for (int k = 0; k < 4; k++) {
+			if (keep[k] == prev)
+				continue;
+			prev = keep[k];
+			x[out] = x[keep[k]];
+			y[out++] = y[keep[k]];
+		}
+	}
+	return out;
+}
+
 static void free_landscape(struct landscape *l)
 {
 	free(l->x);
-	free(l->feasible);
 	for (int k = 0; k < CURVES; k++) {
 		free(l->y[k]);
 		free(l->line_x[k]);
@@ -66,7 +107,6 @@ static enum ha_status compute(struct landscape *l, struct ha_error *err)
 	l->sol = a->solution;
 	l->count = n;
 	l->x = malloc(n * sizeof *l->x);
-	l->feasible = calloc(n, 1);
 	for (int k = 0; k < CURVES; k++) {
 		l->y[k] = malloc(n * sizeof *l->y[k]);
 		l->line_x[k] = malloc(n * sizeof *l->line_x[k]);
@@ -74,7 +114,7 @@ static enum ha_status compute(struct landscape *l, struct ha_error *err)
 		if (!l->y[k] || !l->line_x[k] || !l->line_y[k])
 			st = HA_ENOMEM;
 	}
-	if (!l->x || !l->feasible)
+	if (!l->x)
 		st = HA_ENOMEM;
 	for (size_t i = 0; st == HA_OK && i < n; i++) {
 		const struct ha_terms *t = &a->divisors[i].terms;
@@ -83,7 +123,6 @@ static enum ha_status compute(struct landscape *l, struct ha_error *err)
 		l->y[BIAS][i] = log10_or_nan(t->log_bias2);
 		l->y[VARIANCE][i] = log10_or_nan(t->log_variance);
 		l->y[COVARIANCE][i] = log10_or_nan(t->log_covariance);
-		l->feasible[i] = (unsigned char)a->divisors[i].feasible;
 	}
 	l->feasible_count = a->feasible_count;
 	if (st != HA_OK)
@@ -135,7 +174,7 @@ static void choose_window(struct landscape *l)
 	for (int k = 0; k < CURVES; k++) {
 		memcpy(l->line_x[k], l->x, l->count * sizeof *l->x);
 		memcpy(l->line_y[k], l->y[k], l->count * sizeof *l->x);
-		l->line_n[k] = plot_thin(l->line_x[k], l->line_y[k], l->count, l->x0,
+		l->line_n[k] = thin(l->line_x[k], l->line_y[k], l->count, l->x0,
 		                         l->x1, COLUMNS);
 	}
 }
@@ -228,16 +267,15 @@ static void draw(struct plot_canvas *c, const void *data)
 
 	/* The relaxed optimum under everything else. */
 	double xr = log10(sol->relaxed.head_dim);
-	PLFLT vx[2] = {xr, xr}, vy[2] = {l->y0, l->y1};
 	plcol0(PLOT_VERMILION);
 	pllsty(2);
 	plwidth(1.5);
-	plline(2, vx, vy);
+	plot_segment(xr, l->y0, xr, l->y1);
 	draw_curves(l);
 
 	if (l->count <= MARKER_LIMIT)
 		for (size_t i = 0; i < l->count; i++) {
-			plcol0(l->feasible[i] ? PLOT_BLUE : PLOT_GREY);
+			plcol0(req->allocation->divisors[i].feasible ? PLOT_BLUE : PLOT_GREY);
 			mark(c, l, l->x[i], l->y[MSE][i], 4.0);
 		}
 	double xo = log10((double)sol->optimum.head_dim);

@@ -1,6 +1,8 @@
-/* Drawing on a page: panels and axes, colours, text, marks, curves.
+/* Drawing on a page: panels and axes, colours, text (the model and its
+ * constraints in words among it), marks, curves.
  * Called only from a picture's draw function, inside plot_render()'s
  * guard. */
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
@@ -8,6 +10,7 @@
 #include <plplot.h>
 
 #include "plot_internal.h"
+#include "alloc/model_internal.h"
 
 /* Viridis (van der Walt and Smith), by its values at nine evenly spaced
  * points, interpolated linearly in RGB. */
@@ -45,7 +48,10 @@ double plot_px_y(const struct plot_canvas *c)
 	return (a->y_max - a->y_min) / ((a->top - a->bottom) * c->height);
 }
 
-double plot_log_step(double span)
+/* The decades between labels of a log axis spanning span decades: 0
+ * (PLplot's choice: every decade) up to 10, else 1, 2 or 5 times a power
+ * of ten, at most 8 labels. */
+static double plot_log_step(double span)
 {
 	span = fabs(span);
 	if (span <= 10.0)
@@ -285,6 +291,106 @@ void plot_title(const struct plot_canvas *c, const char *fmt, ...)
 	page_text(c, 1.0 - 32.0 / c->height, 1.0, 0.0, text);
 }
 
+/* ---- words the pictures share with the reports ---------------------------------- */
+
+/* Append to dst (of size) at *used, never past its end. */
+static void append(char *dst, size_t size, size_t *used, const char *fmt, ...)
+	HA_PRINTF(4, 5);
+
+static void append(char *dst, size_t size, size_t *used, const char *fmt, ...)
+{
+	if (*used >= size)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(dst + *used, size - *used, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*used += (size_t)n < size - *used ? (size_t)n : size - *used - 1;
+}
+
+void plot_describe_model(char *dst, size_t size, const struct ha_model *m,
+                         const struct ha_constraints *c,
+                         const struct ha_hdi_source *source)
+{
+	size_t used = 0;
+	dst[0] = '\0';
+	/* The model as given, as the text report writes it: a coefficient
+	 * set from its logarithm as that logarithm (a calibrated c_v may lie
+	 * far beyond a double), E, gamma and kappa where they differ from
+	 * the defaults. */
+	const struct ha_model d = ha_model_defaults();
+	append(dst, size, &used, "model: s = %.6g", m->smoothness);
+	if (!m->bias_coef_is_log)
+		append(dst, size, &used, ", c#db#u = %.6g", m->bias_coef);
+	else
+		append(dst, size, &used, ", ln c#db#u = %.6g",
+		       ha_model_log_bias_coef(m));
+	if (!m->var_coef_is_log)
+		append(dst, size, &used, ", c#dv#u = %.6g", m->var_coef);
+	else
+		append(dst, size, &used, ", ln c#dv#u = %.6g",
+		       ha_model_log_var_coef(m));
+	append(dst, size, &used, ", hdi = %.6g", m->hdi);
+	if (m->irreducible != d.irreducible)
+		append(dst, size, &used, ", E = %.6g", m->irreducible);
+	if (m->var_rate != d.var_rate)
+		append(dst, size, &used, ", #gg = %.6g", m->var_rate);
+	if (m->var_power != d.var_power)
+		append(dst, size, &used, ", #gk = %.6g", m->var_power);
+	if (source && source->file) {
+		char file[80];
+		plot_escape(file, sizeof file, source->file, 40);
+		append(dst, size, &used, " (measured: %zu tensor%s of %s)", source->tensors,
+		       source->tensors == 1 ? "" : "s", file);
+	}
+	append(dst, size, &used, ";  constraints:");
+	const struct { const char *name; uint64_t value; } fields[] = {
+		{"head_dim multiple of", c ? c->head_dim_multiple : 0},
+		{"head_dim >=", c ? c->min_head_dim : 0},
+		{"head_dim <=", c ? c->max_head_dim : 0},
+		{"heads >=", c ? c->min_heads : 0},
+		{"heads <=", c ? c->max_heads : 0},
+	};
+	int any = 0;
+	for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
+		if (!fields[i].value)
+			continue;
+		append(dst, size, &used, "%s %s %" PRIu64, any ? "," : "", fields[i].name,
+		       fields[i].value);
+		any = 1;
+	}
+	if (!any)
+		append(dst, size, &used, " none");
+}
+
+/* "kv heads auto, max kv_dim 1024; 2 layers, 2 bytes an element" */
+void plot_describe_kv(char *dst, size_t size, const struct ha_model *model,
+                      const struct ha_kv_constraints *kv,
+                      const struct ha_kv_shape *shape_or_null)
+{
+	struct ha_kv_shape shape = shape_or_null ? *shape_or_null : ha_kv_shape_defaults();
+	size_t used = 0;
+	dst[0] = '\0';
+	if (kv && kv->kv_heads)
+		append(dst, size, &used, "kv heads %" PRIu64, kv->kv_heads);
+	else
+		append(dst, size, &used, "kv heads auto");
+	const struct { const char *name; uint64_t value; } fields[] = {
+		{"max kv_dim", kv ? kv->max_kv_dim : 0},
+		{"kv heads >=", kv ? kv->min_kv_heads : 0},
+		{"kv heads <=", kv ? kv->max_kv_heads : 0},
+	};
+	for (size_t i = 0; i < sizeof fields / sizeof *fields; i++)
+		if (fields[i].value)
+			append(dst, size, &used, ", %s %" PRIu64, fields[i].name,
+			       fields[i].value);
+	append(dst, size, &used, ";  %" PRIu64 " layer%s, %" PRIu64
+	       " byte%s an element, group_hdi = %.6g", shape.layers,
+	       shape.layers == 1 ? "" : "s", shape.kv_bytes,
+	       shape.kv_bytes == 1 ? "" : "s", model->group_hdi);
+}
+
 /* ---- marks -------------------------------------------------------------------------------- */
 
 void plot_disc(const struct plot_canvas *c, double x, double y, double r,
@@ -316,6 +422,12 @@ void plot_arrowhead(const struct plot_canvas *c, double x, double y,
 	plfill(3, px, py);
 }
 
+void plot_segment(double x0, double y0, double x1, double y1)
+{
+	PLFLT px[2] = {x0, x1}, py[2] = {y0, y1};
+	plline(2, px, py);
+}
+
 void plot_rect(double x0, double x1, double y0, double y1)
 {
 	PLFLT px[4] = {x0, x1, x1, x0};
@@ -324,44 +436,6 @@ void plot_rect(double x0, double x1, double y0, double y1)
 }
 
 /* ---- data -------------------------------------------------------------------------------- */
-
-size_t plot_thin(double *x, double *y, size_t n, double x_lo, double x_hi,
-                 size_t columns)
-{
-	if (n <= 4 * columns || !(x_hi > x_lo))
-		return n;
-	size_t out = 0, i = 0;
-	while (i < n) {
-		if (!isfinite(y[i])) {
-			x[out] = x[i];
-			y[out++] = NAN;
-			i++;
-			continue;
-		}
-		long col = (long)((x[i] - x_lo) / (x_hi - x_lo) * (double)columns);
-		size_t first = i, lo = i, hi = i, last = i;
-		while (i < n && isfinite(y[i]) &&
-		       (long)((x[i] - x_lo) / (x_hi - x_lo) * (double)columns) == col) {
-			if (y[i] < y[lo])
-				lo = i;
-			if (y[i] > y[hi])
-				hi = i;
-			last = i++;
-		}
-		/* first, then the extremes in x order, then last: the indices are
-		 * ascending, so writing in place never overtakes the reading. */
-		size_t keep[4] = {first, lo < hi ? lo : hi, lo < hi ? hi : lo, last};
-		size_t prev = (size_t)-1;
-		for (int k = 0; k < 4; k++) {
-			if (keep[k] == prev)
-				continue;
-			prev = keep[k];
-			x[out] = x[keep[k]];
-			y[out++] = y[keep[k]];
-		}
-	}
-	return out;
-}
 
 void plot_polyline(const double *x, const double *y, size_t n)
 {

@@ -18,16 +18,9 @@
 
 struct heatmap {
 	size_t heads, block, cells; /* cells x cells blocks of block x block heads */
-	PLFLT **grid;               /* grid[x][y]: column x, row y */
-	PLFLT *storage;
+	double *cell;               /* cell[x * cells + y]: column x, row y */
 	double zmin, zmax;          /* the colour scale */
 };
-
-static void heatmap_free(struct heatmap *h)
-{
-	free(h->grid);
-	free(h->storage);
-}
 
 /* The heads x heads row-major matrix m as a grid of at most
  * HEATMAP_CELLS^2 block means, on the scale [zmin, zmax]. */
@@ -40,12 +33,9 @@ static enum ha_status heatmap_make(struct heatmap *h, const double *m,
 	h->zmin = zmin;
 	h->zmax = zmax;
 	size_t n = h->cells;
-	h->grid = malloc(n * sizeof *h->grid);
-	h->storage = calloc(n * n, sizeof *h->storage);
-	if (!h->grid || !h->storage)
+	h->cell = calloc(n * n, sizeof *h->cell);
+	if (!h->cell)
 		return HA_ENOMEM;
-	for (size_t x = 0; x < n; x++)
-		h->grid[x] = h->storage + x * n;
 	for (size_t y = 0; y < n; y++)
 		for (size_t x = 0; x < n; x++) {
 			double sum = 0.0;
@@ -55,7 +45,7 @@ static enum ha_status heatmap_make(struct heatmap *h, const double *m,
 					sum += m[i * heads + j];
 					count++;
 				}
-			h->grid[x][y] = sum / (double)count;
+			h->cell[x * n + y] = sum / (double)count;
 		}
 	return HA_OK;
 }
@@ -70,7 +60,8 @@ static void heatmap_draw(struct plot_canvas *c, const struct heatmap *h,
 	plot_panel(c, left, right, bottom, top, -0.5, far, far, -0.5, 0, 0);
 	for (size_t x = 0; x < h->cells; x++)
 		for (size_t y = 0; y < h->cells; y++) {
-			plot_viridis_ink((h->grid[x][y] - h->zmin) / (h->zmax - h->zmin));
+			plot_viridis_ink((h->cell[x * h->cells + y] - h->zmin) /
+			                 (h->zmax - h->zmin));
 			plot_rect(-0.5 + b * (double)x, fmin(-0.5 + b * (double)(x + 1), far),
 			          -0.5 + b * (double)y, fmin(-0.5 + b * (double)(y + 1), far));
 		}
@@ -110,13 +101,12 @@ static void colour_bar(double zmin, double zmax, const char *label)
 
 struct hdi_picture {
 	const struct ha_plot_hdi_request *req;
-	const size_t *layers;      /* the selected layers */
+	size_t *layers;            /* the layers drawn, of the report */
 	size_t count;
 	struct heatmap *maps;      /* one per selected layer */
 	unsigned char *selected;   /* per layer of the report */
 	size_t columns, rows;      /* the grid of panels */
 	unsigned width, height;
-	size_t *all;               /* 0..count-1 when every layer is drawn */
 };
 
 /* Sizes in points: a heatmap's square, its cell of the grid (across,
@@ -161,17 +151,14 @@ static void draw_strip(struct plot_canvas *c, const struct hdi_picture *p)
 		plschr(0.0, 0.8);
 	}
 	if (p->req->baseline) {
-		PLFLT bx[2], by[2];
 		plcol0(PLOT_VERMILION);
 		pllsty(2);
 		plwidth(2.0);
 		for (size_t i = first; i <= last; i++) {
 			if (p->req->selected_only && !p->selected[i])
 				continue;
-			bx[0] = (double)i - half - 0.1;
-			bx[1] = (double)i + half + 0.1;
-			by[0] = by[1] = p->req->baseline[i];
-			plline(2, bx, by);
+			plot_segment((double)i - half - 0.1, p->req->baseline[i],
+			             (double)i + half + 0.1, p->req->baseline[i]);
 		}
 		pllsty(1);
 		plwidth(1.0);
@@ -252,12 +239,10 @@ enum ha_status ha_plot_hdi(struct ha_plot_target *target,
 	p.count = req->layers ? req->layer_count : hdi->count;
 	p.maps = calloc(p.count, sizeof *p.maps);
 	p.selected = calloc(hdi->count, 1);
-	p.all = req->layers ? NULL : malloc(hdi->count * sizeof *p.all);
-	st = p.maps && p.selected && (req->layers || p.all) ? HA_OK : HA_ENOMEM;
-	for (size_t i = 0; st == HA_OK && !req->layers && i < hdi->count; i++)
-		p.all[i] = i;
-	p.layers = req->layers ? req->layers : p.all;
+	p.layers = malloc(p.count * sizeof *p.layers);
+	st = p.maps && p.selected && p.layers ? HA_OK : HA_ENOMEM;
 	for (size_t k = 0; st == HA_OK && k < p.count; k++) {
+		p.layers[k] = req->layers ? req->layers[k] : k;
 		const struct ha_hdi_tensor *t = &hdi->tensors[p.layers[k]];
 		p.selected[p.layers[k]] = 1;
 		if (t->heads == 0 || !t->overlap)
@@ -277,10 +262,10 @@ enum ha_status ha_plot_hdi(struct ha_plot_target *target,
 		st = ha_fail(err, st, "drawing the overlaps: %s", ha_status_str(st));
 	}
 	for (size_t k = 0; p.maps && k < p.count; k++)
-		heatmap_free(&p.maps[k]);
+		free(p.maps[k].cell);
 	free(p.maps);
 	free(p.selected);
-	free(p.all);
+	free(p.layers);
 	return st;
 }
 
@@ -303,12 +288,11 @@ static void draw_weights(struct plot_canvas *c, const void *data)
 	plcol0(PLOT_BLUE);
 	for (size_t i = 0; i < w->heads; i++)
 		plot_rect((double)i - half, (double)i + half, 0.0, w->alpha[i]);
-	PLFLT ux[2] = {-0.6, (double)w->heads - 0.4};
-	PLFLT uy[2] = {1.0 / (double)w->heads, 1.0 / (double)w->heads};
 	plcol0(PLOT_VERMILION);
 	pllsty(2);
 	plwidth(2.0);
-	plline(2, ux, uy);
+	plot_segment(-0.6, 1.0 / (double)w->heads, (double)w->heads - 0.4,
+	             1.0 / (double)w->heads);
 	pllsty(1);
 	plwidth(1.0);
 	plcol0(PLOT_BLACK);
@@ -376,6 +360,6 @@ enum ha_status ha_plot_head_weights(struct ha_plot_target *target,
 	}
 	if (st == HA_OK)
 		st = plot_render(target, 1300, 720, draw_weights, &p, err);
-	heatmap_free(&p.map);
+	free(p.map.cell);
 	return st;
 }

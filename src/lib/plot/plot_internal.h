@@ -156,6 +156,9 @@ void plot_disc(const struct plot_canvas *c, double x, double y, double r,
 void plot_arrowhead(const struct plot_canvas *c, double x, double y,
                     double r, int dir);
 
+/* The line from (x0, y0) to (x1, y1) in world coordinates. */
+void plot_segment(double x0, double y0, double x1, double y1);
+
 /* A filled rectangle in world coordinates. */
 void plot_rect(double x0, double x1, double y0, double y1);
 
@@ -168,29 +171,12 @@ void plot_box(const struct plot_canvas *c, const char *xopt, const char *yopt);
 void plot_axes_box(const char *xopt, double xspan, const char *yopt,
                    double yspan);
 
-/* The decades between labels of a log axis spanning span decades: 0
- * (PLplot's choice: every decade) up to 10, else 1, 2 or 5 times a power
- * of ten, at most 8 labels. */
-double plot_log_step(double span);
-
 /* ---- data ------------------------------------------------------------------------- */
-
-/* Reduce the polyline (x[i], y[i]), x ascending, to at most 4 points per
- * column of the given count of equal columns over [x_lo, x_hi] (first,
- * lowest, highest, last: what a pixel shows), in place; returns the new
- * count.  Points whose y is not finite break the line and are kept as
- * breaks (NAN). */
-size_t plot_thin(double *x, double *y, size_t n, double x_lo, double x_hi,
-                 size_t columns);
 
 /* Draw the polyline (x[i], y[i]), broken at NAN y. */
 void plot_polyline(const double *x, const double *y, size_t n);
 
 /* ---- words ------------------------------------------------------------------------ */
-
-/* A solver's failure for budget, in words (as the reports say it). */
-enum ha_status plot_solve_failed(struct ha_error *err, enum ha_status st,
-                                 uint64_t budget);
 
 /* "model: s = 2, c_b = 1, c_v = 1, hdi = 1;  constraints: none" and the
  * HDI's source when given, for a caption. */

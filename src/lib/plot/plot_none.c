@@ -13,58 +13,19 @@ static enum ha_status unavailable(const struct ha_plot_target *target,
 	               "this headalloc was built without pictures (PLplot)");
 }
 
-enum ha_status ha_plot_allocation(struct ha_plot_target *target,
-                                  const struct ha_plot_allocation_request *req,
-                                  struct ha_error *err)
-{
-	return unavailable(target, req, err);
-}
+/* Each picture of plot.h, refusing the same way. */
+#define UNAVAILABLE(picture, request)                                         \
+	enum ha_status picture(struct ha_plot_target *target,                 \
+	                       const struct request *req, struct ha_error *err) \
+	{                                                                     \
+		return unavailable(target, req, err);                         \
+	}
 
-enum ha_status ha_plot_sweep(struct ha_plot_target *target,
-                             const struct ha_plot_sweep_request *req,
-                             struct ha_error *err)
-{
-	return unavailable(target, req, err);
-}
-
-enum ha_status ha_plot_regimes(struct ha_plot_target *target,
-                               const struct ha_regimes_request *req,
-                               struct ha_error *err)
-{
-	return unavailable(target, req, err);
-}
-
-enum ha_status ha_plot_hdi(struct ha_plot_target *target,
-                           const struct ha_plot_hdi_request *req,
-                           struct ha_error *err)
-{
-	return unavailable(target, req, err);
-}
-
-enum ha_status ha_plot_head_weights(struct ha_plot_target *target,
-                                    const struct ha_plot_head_weights_request *req,
-                                    struct ha_error *err)
-{
-	return unavailable(target, req, err);
-}
-
-enum ha_status ha_plot_calibration(struct ha_plot_target *target,
-                                   const struct ha_plot_calibration_request *req,
-                                   struct ha_error *err)
-{
-	return unavailable(target, req, err);
-}
-
-enum ha_status ha_plot_grouped(struct ha_plot_target *target,
-                               const struct ha_plot_grouped_request *req,
-                               struct ha_error *err)
-{
-	return unavailable(target, req, err);
-}
-
-enum ha_status ha_plot_plan(struct ha_plot_target *target,
-                            const struct ha_plot_plan_request *req,
-                            struct ha_error *err)
-{
-	return unavailable(target, req, err);
-}
+UNAVAILABLE(ha_plot_allocation, ha_plot_allocation_request)
+UNAVAILABLE(ha_plot_sweep, ha_plot_sweep_request)
+UNAVAILABLE(ha_plot_regimes, ha_regimes_request)
+UNAVAILABLE(ha_plot_hdi, ha_plot_hdi_request)
+UNAVAILABLE(ha_plot_head_weights, ha_plot_head_weights_request)
+UNAVAILABLE(ha_plot_calibration, ha_plot_calibration_request)
+UNAVAILABLE(ha_plot_grouped, ha_plot_grouped_request)
+UNAVAILABLE(ha_plot_plan, ha_plot_plan_request)

@@ -80,59 +80,48 @@ static enum ha_status collect(struct picture *p, struct ha_error *err)
 static void hline(const struct picture *p, double y, enum plot_colour colour,
                   PLINT style)
 {
-	PLFLT hx[2] = {p->x0, p->x1}, hy[2] = {y, y};
 	plcol0(colour);
 	pllsty(style);
 	plwidth(1.5);
-	plline(2, hx, hy);
+	plot_segment(p->x0, y, p->x1, y);
 	pllsty(1);
 	plwidth(1.0);
 }
 
 static void draw_legend(const struct picture *p)
 {
+	enum { N = SAMPLE_COLOURS + 2 };
 	char labels[SAMPLE_COLOURS][48];
-	const char *text[SAMPLE_COLOURS + 2], *symbols[SAMPLE_COLOURS + 2];
-	PLINT opts[SAMPLE_COLOURS + 2], text_colours[SAMPLE_COLOURS + 2],
-	      line_colours[SAMPLE_COLOURS + 2], styles[SAMPLE_COLOURS + 2],
-	      symbol_colours[SAMPLE_COLOURS + 2], symbol_numbers[SAMPLE_COLOURS + 2];
-	PLFLT widths[SAMPLE_COLOURS + 2], symbol_scales[SAMPLE_COLOURS + 2];
+	const char *text[N], *symbols[N];
+	PLINT opts[N], text_colours[N], line_colours[N], styles[N],
+	      symbol_colours[N], symbol_numbers[N];
+	PLFLT widths[N], symbol_scales[N];
 	int n = 0;
-	for (size_t i = 0; i < p->sample_count; i++, n++) {
+#define ENTRY(o, t, colour, style, width, symbol, scale)                      \
+	do {                                                                  \
+		opts[n] = (o);                                                \
+		text[n] = (t);                                                \
+		text_colours[n] = PLOT_BLACK;                                 \
+		line_colours[n] = symbol_colours[n] = (colour);               \
+		styles[n] = (style);                                          \
+		widths[n] = (width);                                          \
+		symbols[n] = (symbol);                                        \
+		symbol_scales[n] = (scale);                                   \
+		symbol_numbers[n] = 1;                                        \
+		n++;                                                          \
+	} while (0)
+	for (size_t i = 0; i < p->sample_count; i++) {
 		snprintf(labels[i], sizeof labels[i], "n = %.4g%s", p->samples[i],
 		         p->more_samples && i + 1 == p->sample_count ? " and more" : "");
-		opts[n] = PL_LEGEND_SYMBOL;
-		text[n] = labels[i];
-		text_colours[n] = PLOT_BLACK;
-		line_colours[n] = symbol_colours[n] = plot_category(i, p->sample_count);
-		styles[n] = 1;
-		widths[n] = 1.0;
-		symbols[n] = PLOT_DISC_GLYPH;
-		symbol_scales[n] = 1.0;
-		symbol_numbers[n] = 1;
+		ENTRY(PL_LEGEND_SYMBOL, labels[i], plot_category(i, p->sample_count), 1,
+		      1.0, PLOT_DISC_GLYPH, 1.0);
 	}
-	opts[n] = PL_LEGEND_SYMBOL;
-	text[n] = p->plan->initial ? "the initial design" : "a pick (its place)";
-	text_colours[n] = PLOT_BLACK;
-	line_colours[n] = symbol_colours[n] = PLOT_BLACK;
-	styles[n] = 1;
-	widths[n] = 1.0;
-	symbols[n] = PLOT_RING_GLYPH;
-	symbol_scales[n] = 1.6;
-	symbol_numbers[n] = 1;
-	n++;
-	if (!p->plan->initial) {
-		opts[n] = PL_LEGEND_LINE;
-		text[n] = "--stop-below";
-		text_colours[n] = PLOT_BLACK;
-		line_colours[n] = symbol_colours[n] = PLOT_GREEN;
-		styles[n] = 2;
-		widths[n] = 1.5;
-		symbols[n] = "";
-		symbol_scales[n] = 1.0;
-		symbol_numbers[n] = 1;
-		n++;
-	}
+	ENTRY(PL_LEGEND_SYMBOL, p->plan->initial ? "the initial design"
+	                                         : "a pick (its place)",
+	      PLOT_BLACK, 1, 1.0, PLOT_RING_GLYPH, 1.6);
+	if (!p->plan->initial)
+		ENTRY(PL_LEGEND_LINE, "--stop-below", PLOT_GREEN, 2, 1.5, "", 1.0);
+#undef ENTRY
 	PLFLT width = 0, height = 0;
 	pllegend(&width, &height, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
 	         PL_POSITION_OUTSIDE | PL_POSITION_RIGHT, 0.025, 0.0,
@@ -147,11 +136,9 @@ static void draw_candidates(struct plot_canvas *c, const struct picture *p)
 	for (size_t i = 0; i < plan->candidate_count; i++) {
 		double y = value_of(plan, i);
 		if (!plan->initial && plan->candidates[i].value_se > 0.0) {
-			PLFLT bx[2] = {p->x[i], p->x[i]};
-			PLFLT by[2] = {y - plan->candidates[i].value_se,
-			               y + plan->candidates[i].value_se};
+			double se = plan->candidates[i].value_se;
 			plcol0(PLOT_GREY);
-			plline(2, bx, by);
+			plot_segment(p->x[i], y - se, p->x[i], y + se);
 		}
 		plot_category(p->colour[i], p->sample_count);
 		plot_disc(c, p->x[i], y, 4.0, 0);

@@ -31,11 +31,6 @@ struct regimes {
 	int zoom;             /* draw the zoom panel too */
 };
 
-static void free_regimes(struct regimes *g)
-{
-	free(g->dims);
-}
-
 static int by_value(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -161,10 +156,9 @@ static size_t draw_row(const struct plot_canvas *c, const struct regimes *g,
 		/* The switch: a line through the row and its n above it, at
 		 * one of two heights; a label that would touch its neighbour
 		 * at both heights is left out (and counted). */
-		PLFLT lx[2] = {from, from}, ly[2] = {y0 - 0.04, y1 + 0.04};
 		plcol0(PLOT_BLACK);
 		plwidth(1.5);
-		plline(2, lx, ly);
+		plot_segment(from, y0 - 0.04, from, y1 + 0.04);
 		plwidth(1.0);
 		char n[48];
 		format_n(n, sizeof n, from);
@@ -327,6 +321,6 @@ enum ha_status ha_plot_regimes(struct ha_plot_target *target,
 		unsigned height = (g.zoom ? 1000 : 700) + (g.zoom ? 380 : 190) * (unsigned)extra;
 		st = plot_render(target, 1200, height, draw, &g, err);
 	}
-	free_regimes(&g);
+	free(g.dims);
 	return st;
 }

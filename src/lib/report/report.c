@@ -1,4 +1,7 @@
-/* The report document: its format, its stream, its sticky failure. */
+/* The report document: its format, its stream, its sticky failure; and
+ * numbers for people, in the fixed precisions that keep text reports
+ * reproducible across machines. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,4 +144,20 @@ enum ha_status report_end(struct ha_report *r, struct ha_error *err)
 	else if (r->failure.status != HA_OK)
 		copy_failure(r, err);
 	return r->failure.status;
+}
+
+/* ---- numbers for people ----------------------------------------------------- */
+
+double report_log10(double log_value)
+{
+	return log_value / log(10.0);
+}
+
+const char *report_human(double v, char buf[32])
+{
+	if (isinf(v))
+		snprintf(buf, 32, "inf");
+	else
+		snprintf(buf, 32, "%.6g", v);
+	return buf;
 }

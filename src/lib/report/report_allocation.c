@@ -1,4 +1,5 @@
-/* One solved allocation, and the problem header of a sweep. */
+/* One solved allocation, the model as every report writes it (and its
+ * caution when uncalibrated), and the problem header of a sweep. */
 #include <inttypes.h>
 #include <stdlib.h>
 
@@ -8,24 +9,17 @@
 
 void report_yaml_error_terms(struct ha_yaml_writer *w, const struct ha_terms *t)
 {
-	ha_yaml_key(w, "mse");
-	ha_yaml_double(w, t->mse);
-	ha_yaml_key(w, "log10_mse");
-	ha_yaml_double(w, report_log10(t->log_mse));
-	ha_yaml_key(w, "bias2");
-	ha_yaml_double(w, t->bias2);
-	ha_yaml_key(w, "variance");
-	ha_yaml_double(w, t->variance);
-	ha_yaml_key(w, "covariance");
-	ha_yaml_double(w, t->covariance);
+	ha_yaml_key_double(w, "mse", t->mse);
+	ha_yaml_key_double(w, "log10_mse", report_log10(t->log_mse));
+	ha_yaml_key_double(w, "bias2", t->bias2);
+	ha_yaml_key_double(w, "variance", t->variance);
+	ha_yaml_key_double(w, "covariance", t->covariance);
 }
 
 void report_yaml_terms(struct ha_yaml_writer *w, const struct ha_allocation *a)
 {
-	ha_yaml_key(w, "heads");
-	ha_yaml_uint(w, a->heads);
-	ha_yaml_key(w, "head_dim");
-	ha_yaml_uint(w, a->head_dim);
+	ha_yaml_key_uint(w, "heads", a->heads);
+	ha_yaml_key_uint(w, "head_dim", a->head_dim);
 	report_yaml_error_terms(w, &a->terms);
 }
 
@@ -76,17 +70,40 @@ static struct model_items model_items(const struct ha_model *m)
 	return it;
 }
 
+/* 0 when the loss law's coefficients are all headalloc's defaults (ln c_b,
+ * ln c_v, smoothness, irreducible E, var_rate γ, var_power κ; the samples
+ * and the HDI do not count: they describe the data and the heads, not the
+ * law): the answer is then the shape of the theory, not a measurement.
+ * The YAML model map carries it as calibrated: true|false. */
+static int model_calibrated(const struct ha_model *m)
+{
+	const struct ha_model d = ha_model_defaults();
+	return ha_model_log_bias_coef(m) != ha_model_log_bias_coef(&d) ||
+	       ha_model_log_var_coef(m) != ha_model_log_var_coef(&d) ||
+	       m->smoothness != d.smoothness || m->irreducible != d.irreducible ||
+	       m->var_rate != d.var_rate || m->var_power != d.var_power ||
+	       m->data_coef != d.data_coef ||
+	       m->var_samples_power != d.var_samples_power;
+}
+
+/* The word of caution for an answer of the default model: its
+ * coefficients are shapes, not measurements. */
+void report_text_caution(FILE *f, const struct ha_model *m)
+{
+	if (!model_calibrated(m))
+		fputs("note: the model's coefficients are headalloc's defaults, "
+		      "a shape, not a measurement; fit them to your own runs "
+		      "with 'headalloc calibrate'\n", f);
+}
+
 void report_yaml_model(struct ha_yaml_writer *w, const struct ha_model *model)
 {
 	struct model_items it = model_items(model);
 	ha_yaml_key(w, "model");
 	ha_yaml_begin_map(w, 0);
-	for (size_t i = 0; i < it.count; i++) {
-		ha_yaml_key(w, it.key[i]);
-		ha_yaml_double(w, it.value[i]);
-	}
-	ha_yaml_key(w, "calibrated");
-	ha_yaml_bool(w, report_model_calibrated(model));
+	for (size_t i = 0; i < it.count; i++)
+		ha_yaml_key_double(w, it.key[i], it.value[i]);
+	ha_yaml_key_bool(w, "calibrated", model_calibrated(model));
 	ha_yaml_end_map(w);
 }
 
@@ -130,8 +147,7 @@ enum ha_status report_hdi_source(struct ha_report *r, struct ha_error *err,
 		return report_fail(r, err, HA_ENOMEM, "describing the HDI's source: %s",
 		                   ha_status_str(HA_ENOMEM));
 	snprintf(text, (size_t)len + 1, SOURCE_FORMAT "%s", SOURCE_ARGS(s), groups);
-	ha_yaml_key(r->yaml, "hdi_source");
-	ha_yaml_string(r->yaml, text);
+	ha_yaml_key_string(r->yaml, "hdi_source", text);
 	free(text);
 	return HA_OK;
 }
@@ -142,10 +158,8 @@ static void yaml_solution(struct ha_yaml_writer *w,
                           const struct ha_allocation_request *req)
 {
 	const struct ha_solution *sol = req->solution;
-	ha_yaml_key(w, "budget");
-	ha_yaml_uint(w, sol->budget);
-	ha_yaml_key(w, "samples");
-	ha_yaml_double(w, sol->samples);
+	ha_yaml_key_uint(w, "budget", sol->budget);
+	ha_yaml_key_double(w, "samples", sol->samples);
 
 	report_yaml_model(w, req->model);
 
@@ -156,26 +170,19 @@ static void yaml_solution(struct ha_yaml_writer *w,
 
 	ha_yaml_key(w, "relaxed");
 	ha_yaml_begin_map(w, 0);
-	ha_yaml_key(w, "head_dim");
-	ha_yaml_double(w, sol->relaxed.head_dim);
-	ha_yaml_key(w, "heads");
-	ha_yaml_double(w, sol->relaxed.heads);
-	ha_yaml_key(w, "mse");
-	ha_yaml_double(w, ha_exp_or_inf(sol->relaxed.log_mse));
-	ha_yaml_key(w, "log10_mse");
-	ha_yaml_double(w, report_log10(sol->relaxed.log_mse));
+	ha_yaml_key_double(w, "head_dim", sol->relaxed.head_dim);
+	ha_yaml_key_double(w, "heads", sol->relaxed.heads);
+	ha_yaml_key_double(w, "mse", ha_exp_or_inf(sol->relaxed.log_mse));
+	ha_yaml_key_double(w, "log10_mse", report_log10(sol->relaxed.log_mse));
 	ha_yaml_end_map(w);
 
 	ha_yaml_key(w, "certificate");
 	ha_yaml_begin_map(w, 0);
-	ha_yaml_key(w, "method");
-	ha_yaml_string(w, ha_certificate_method_str(sol->certificate.method));
-	ha_yaml_key(w, "divisors");
-	ha_yaml_uint(w, sol->certificate.divisors);
-	ha_yaml_key(w, "feasible");
-	ha_yaml_uint(w, sol->certificate.feasible);
-	ha_yaml_key(w, "evaluated");
-	ha_yaml_uint(w, sol->certificate.evaluated);
+	ha_yaml_key_string(w, "method",
+	                   ha_certificate_method_str(sol->certificate.method));
+	ha_yaml_key_uint(w, "divisors", sol->certificate.divisors);
+	ha_yaml_key_uint(w, "feasible", sol->certificate.feasible);
+	ha_yaml_key_uint(w, "evaluated", sol->certificate.evaluated);
 	ha_yaml_end_map(w);
 
 	if (!req->candidates)
@@ -190,16 +197,6 @@ static void yaml_solution(struct ha_yaml_writer *w,
 	ha_yaml_end_seq(w);
 }
 
-static int digits(uint64_t v)
-{
-	int n = 1;
-	while (v >= 10) {
-		v /= 10;
-		n++;
-	}
-	return n;
-}
-
 static void text_candidates(FILE *f, const struct ha_allocation *rows,
                             size_t count)
 {
@@ -208,10 +205,10 @@ static void text_candidates(FILE *f, const struct ha_allocation *rows,
 	 * largest H and d are the two ends of the divisor list). */
 	int width = 8;
 	for (size_t i = 0; i < count; i++) {
-		if (digits(rows[i].heads) > width)
-			width = digits(rows[i].heads);
-		if (digits(rows[i].head_dim) > width)
-			width = digits(rows[i].head_dim);
+		int digits = snprintf(NULL, 0, "%" PRIu64, rows[i].heads);
+		width = digits > width ? digits : width;
+		digits = snprintf(NULL, 0, "%" PRIu64, rows[i].head_dim);
+		width = digits > width ? digits : width;
 	}
 	fprintf(f, "\n%*s %*s %13s %13s %13s %13s %13s\n", width, "heads", width,
 	        "head_dim", "mse", "log10_mse", "bias2", "variance", "covariance");
@@ -296,8 +293,7 @@ static void yaml_constraints(struct ha_yaml_writer *w,
 	for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
 		if (!fields[i].value)
 			continue;
-		ha_yaml_key(w, fields[i].key);
-		ha_yaml_uint(w, fields[i].value);
+		ha_yaml_key_uint(w, fields[i].key, fields[i].value);
 	}
 	ha_yaml_end_map(w);
 }

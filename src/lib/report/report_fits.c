@@ -88,20 +88,22 @@ static void out_double(struct fit_out *o, double value)
 		out_plain(o, ha_yaml_double_text(value, buf));
 }
 
+static void out_key_double(struct fit_out *o, const char *key, double value)
+{
+	out_key(o, key);
+	out_double(o, value);
+}
+
+/* (ha_fd_put_uint writes 4 bytes however short the number: the text
+ * that follows overwrites the rest, within REPORT_RAW_FIT_MAX.) */
 static void out_uint(struct fit_out *o, uint64_t value)
 {
-	char buf[32];
 	if (o->w) {
 		ha_yaml_uint(o->w, value);
 		return;
 	}
-	char *end = buf + sizeof buf;
-	*--end = '\0';
-	do {
-		*--end = (char)('0' + value % 10);
-		value /= 10;
-	} while (value);
-	out_plain(o, end);
+	*o->p++ = ' ';
+	o->p = ha_fd_put_uint(o->p, value);
 }
 
 static void out_null(struct fit_out *o)
@@ -110,14 +112,6 @@ static void out_null(struct fit_out *o)
 		ha_yaml_null(o->w);
 	else
 		out_plain(o, "null");
-}
-
-static void out_bool(struct fit_out *o, int value)
-{
-	if (o->w)
-		ha_yaml_bool(o->w, value);
-	else
-		out_plain(o, value ? "true" : "false");
 }
 
 /* The forms: single-quoted by the emitter (they are not plain words), as
@@ -151,26 +145,16 @@ static void out_fit(struct fit_out *o, const struct report_law_fit *fit)
 	struct law_names n = law_names(fit->law);
 	const struct ha_fit_result *r = &fit->result;
 	char key[32];
-	out_key(o, n.slope);
-	out_double(o, r->slope);
-	out_key(o, join(key, n.slope, "_se"));
-	out_double(o, r->se_slope);
-	out_key(o, join(key, n.slope, "_low"));
-	out_double(o, r->slope_low);
-	out_key(o, join(key, n.slope, "_high"));
-	out_double(o, r->slope_high);
-	out_key(o, n.intercept);
-	out_double(o, r->intercept);
-	out_key(o, join(key, n.intercept, "_se"));
-	out_double(o, r->se_intercept);
-	if (n.scale) {
-		out_key(o, n.scale);
-		out_double(o, ha_exp_or_inf(r->intercept));
-	}
-	out_key(o, "level");
-	out_double(o, HA_FIT_LEVEL);
-	out_key(o, "r2");
-	out_double(o, r->r2);
+	out_key_double(o, n.slope, r->slope);
+	out_key_double(o, join(key, n.slope, "_se"), r->se_slope);
+	out_key_double(o, join(key, n.slope, "_low"), r->slope_low);
+	out_key_double(o, join(key, n.slope, "_high"), r->slope_high);
+	out_key_double(o, n.intercept, r->intercept);
+	out_key_double(o, join(key, n.intercept, "_se"), r->se_intercept);
+	if (n.scale)
+		out_key_double(o, n.scale, ha_exp_or_inf(r->intercept));
+	out_key_double(o, "level", HA_FIT_LEVEL);
+	out_key_double(o, "r2", r->r2);
 	out_key(o, "max_residual");
 	if (r->max_residual_known)
 		out_double(o, r->max_abs_residual);
@@ -184,11 +168,14 @@ static void out_fit(struct fit_out *o, const struct report_law_fit *fit)
 	else
 		out_double(o, fit->largest_at);
 	if (n.claim && !isnan(fit->claimed)) {
-		out_key(o, join(key, "claimed_", n.slope));
-		out_double(o, fit->claimed);
+		out_key_double(o, join(key, "claimed_", n.slope), fit->claimed);
+		int inside = fit->claimed >= r->slope_low &&
+		             fit->claimed <= r->slope_high;
 		out_key(o, "claim_in_interval");
-		out_bool(o, fit->claimed >= r->slope_low &&
-		            fit->claimed <= r->slope_high);
+		if (o->w)
+			ha_yaml_bool(o->w, inside);
+		else
+			out_plain(o, inside ? "true" : "false");
 	}
 }
 
@@ -201,8 +188,7 @@ void report_yaml_fit(struct ha_yaml_writer *w, const struct report_law_fit *fit)
 	out_key(&o, "points");
 	out_uint(&o, fit->points);
 	if (fit->status != HA_OK) {
-		ha_yaml_key(w, "status");
-		ha_yaml_string(w, status_words(fit->status));
+		ha_yaml_key_string(w, "status", status_words(fit->status));
 		ha_yaml_end_map(w);
 		return;
 	}
@@ -230,19 +216,6 @@ static char *put_str(char *p, const char *text)
 	size_t length = strlen(text);
 	memcpy(p, text, length);
 	return p + length;
-}
-
-static char *put_unsigned(char *p, uint64_t value)
-{
-	char digits[24];
-	int n = 0;
-	do {
-		digits[n++] = (char)('0' + value % 10);
-		value /= 10;
-	} while (value);
-	while (n)
-		*p++ = digits[--n];
-	return p;
 }
 
 /* "%.{precision}g" */
@@ -279,7 +252,7 @@ char *report_text_fit_buf(char *p, const char *label,
 		/* "%s (%zu given)\n" */
 		p = put_str(p, status_words(fit->status));
 		p = put_str(p, " (");
-		p = put_unsigned(p, fit->points);
+		p = ha_fd_put_uint(p, fit->points);
 		return put_str(p, " given)\n");
 	}
 	/* "%s = %.6g +- %.2g (95%% [%.6g, %.6g]), %s = %.6g, R^2 = %.6f" */
@@ -305,12 +278,12 @@ char *report_text_fit_buf(char *p, const char *label,
 		p = put_str(p, " at ");
 		p = put_str(p, n.abscissa);
 		p = put_str(p, " = ");
-		p = fit->law == LAW_HEADS_POWER ? put_unsigned(p, fit->largest_budget)
+		p = fit->law == LAW_HEADS_POWER ? ha_fd_put_uint(p, fit->largest_budget)
 		                                : put_g(p, fit->largest_at, 6);
 	}
 	/* ", %zu points" */
 	p = put_str(p, ", ");
-	p = put_unsigned(p, r->count);
+	p = ha_fd_put_uint(p, r->count);
 	p = put_str(p, " points");
 	if (n.claim && !isnan(fit->claimed)) {
 		/* "; seeds claim %s = %.6g (%s the interval)" */

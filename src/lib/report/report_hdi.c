@@ -56,49 +56,51 @@ static int name_width(const struct ha_hdi_report *r)
 	return width;
 }
 
-/* HDI, baseline, most and least similar pairs, rank deficiency: the end
- * of a tensor's line in both text tables. */
-static void text_measures(FILE *out, const struct ha_hdi_tensor *t)
-{
-	char most[64], least[64];
-	format_pair(most, sizeof most, t, &t->most_similar);
-	format_pair(least, sizeof least, t, &t->least_similar);
-	fprintf(out, "%.6f  %.6f  %-17s  %s", t->hdi, t->baseline_hdi, most,
-	        least);
-	if (t->rank_deficient)
-		fprintf(out, "  (%zu rank-deficient head%s)", t->rank_deficient,
-		        t->rank_deficient == 1 ? "" : "s");
-	fputc('\n', out);
-}
-
-static void text_means(FILE *out, const struct ha_hdi_report *r,
-                       const char *unit)
-{
-	fprintf(out, "mean HDI %.6f over %zu %s%s\n", r->mean_hdi, r->count,
-	        unit, r->count == 1 ? "" : "s");
-	fprintf(out, "mean baseline %.6f (the expected HDI of random heads)\n",
-	        r->mean_baseline_hdi);
-}
-
-static void hdi_text(FILE *out, const struct ha_hdi_request *req)
+/* A line per tensor, then the means.  For a model directory each line
+ * names its shard (heads and head_dim are the same in every layer, so
+ * they are said once, above); else its heads and head_dim. */
+static void text_tensors(FILE *out, const struct ha_hdi_request *req)
 {
 	const struct ha_hdi_report *r = req->hdi;
-	int width = name_width(r);
-	fprintf(out, "%s (layout %s)\n", req->file, ha_layout_str(req->layout));
-	fprintf(out, "%-*s  %5s  %8s  %-8s  %-8s  %-17s  %s\n", width, "tensor",
-	        "heads", "head_dim", "hdi", "baseline", "most similar",
+	const struct ha_checkpoint *c = req->checkpoint;
+	int width = name_width(r), swidth = (int)strlen("shard");
+	for (size_t i = 0; c && i < c->count; i++) {
+		size_t n = strlen(c->layers[i].shard_name);
+		if (n > (size_t)swidth)
+			swidth = n > 200 ? 200 : (int)n;
+	}
+	if (c)
+		fprintf(out, "%-*s  %-*s  ", width, "tensor", swidth, "shard");
+	else
+		fprintf(out, "%-*s  %5s  %8s  ", width, "tensor", "heads", "head_dim");
+	fprintf(out, "%-8s  %-8s  %-17s  %s\n", "hdi", "baseline", "most similar",
 	        "least similar");
 	for (size_t i = 0; i < r->count; i++) {
 		const struct ha_hdi_tensor *t = &r->tensors[i];
-		char name[1024];
+		char name[1024], shard[1024], most[64], least[64];
 		printable_name(name, sizeof name, t->name);
-		fprintf(out, "%-*s  %5zu  %8zu  ", width, name, t->heads,
-		        t->head_dim);
-		text_measures(out, t);
+		if (c) {
+			printable_name(shard, sizeof shard, c->layers[i].shard_name);
+			fprintf(out, "%-*s  %-*s  ", width, name, swidth, shard);
+		} else {
+			fprintf(out, "%-*s  %5zu  %8zu  ", width, name, t->heads,
+			        t->head_dim);
+		}
+		format_pair(most, sizeof most, t, &t->most_similar);
+		format_pair(least, sizeof least, t, &t->least_similar);
+		fprintf(out, "%.6f  %.6f  %-17s  %s", t->hdi, t->baseline_hdi, most,
+		        least);
+		if (t->rank_deficient)
+			fprintf(out, "  (%zu rank-deficient head%s)", t->rank_deficient,
+			        t->rank_deficient == 1 ? "" : "s");
+		fputc('\n', out);
 		if (req->overlap)
 			text_overlap(out, t);
 	}
-	text_means(out, r, "tensor");
+	fprintf(out, "mean HDI %.6f over %zu %s%s\n", r->mean_hdi, r->count,
+	        c ? "layer" : "tensor", r->count == 1 ? "" : "s");
+	fprintf(out, "mean baseline %.6f (the expected HDI of random heads)\n",
+	        r->mean_baseline_hdi);
 }
 
 /* The within-group diversity of a grouped directory: a line per layer,
@@ -128,9 +130,7 @@ static void groups_text(FILE *out, const struct ha_hdi_request *req)
 	        g->mean_group_hdi, g->count, g->count == 1 ? "" : "s");
 }
 
-/* A model directory: what was read and why, then a line per layer with
- * its tensor and shard (heads and head_dim are the same in every layer,
- * so they are said once, above). */
+/* A model directory: what was read and why, its tensors, its groups. */
 static void checkpoint_text(FILE *out, const struct ha_hdi_request *req)
 {
 	const struct ha_hdi_report *r = req->hdi;
@@ -147,27 +147,7 @@ static void checkpoint_text(FILE *out, const struct ha_hdi_request *req)
 	fprintf(out, "keys      %s, layout %s, head_dim %zu, d_model %zu\n",
 	        ha_key_fusion_str(c->fusion), ha_layout_str(c->layout), dk,
 	        c->model_dim);
-	int width = name_width(r);
-	int swidth = (int)strlen("shard");
-	for (size_t i = 0; i < c->count; i++) {
-		size_t n = strlen(c->layers[i].shard_name);
-		if (n > (size_t)swidth)
-			swidth = n > 200 ? 200 : (int)n;
-	}
-	fprintf(out, "%-*s  %-*s  %-8s  %-8s  %-17s  %s\n", width, "tensor",
-	        swidth, "shard", "hdi", "baseline", "most similar",
-	        "least similar");
-	for (size_t i = 0; i < r->count; i++) {
-		const struct ha_hdi_tensor *t = &r->tensors[i];
-		char name[1024], shard[1024];
-		printable_name(name, sizeof name, t->name);
-		printable_name(shard, sizeof shard, c->layers[i].shard_name);
-		fprintf(out, "%-*s  %-*s  ", width, name, swidth, shard);
-		text_measures(out, t);
-		if (req->overlap)
-			text_overlap(out, t);
-	}
-	text_means(out, r, "layer");
+	text_tensors(out, req);
 	if (req->groups)
 		groups_text(out, req);
 }
@@ -187,22 +167,8 @@ static void yaml_pair(struct ha_yaml_writer *w, const char *key,
 	ha_yaml_uint(w, p->first);
 	ha_yaml_uint(w, p->second);
 	ha_yaml_end_seq(w);
-	ha_yaml_key(w, "overlap");
-	ha_yaml_double(w, p->overlap);
+	ha_yaml_key_double(w, "overlap", p->overlap);
 	ha_yaml_end_map(w);
-}
-
-/* Layer i's group_hdi and the HDI of each of its key groups. */
-static void yaml_layer_groups(struct ha_yaml_writer *w,
-                              const struct ha_hdi_groups *g, size_t i)
-{
-	ha_yaml_key(w, "group_hdi");
-	ha_yaml_double(w, g->group_hdi[i]);
-	ha_yaml_key(w, "groups");
-	ha_yaml_begin_seq(w, 1);
-	for (size_t h = 0; h < g->key_heads; h++)
-		ha_yaml_double(w, g->groups->tensors[i * g->key_heads + h].hdi);
-	ha_yaml_end_seq(w);
 }
 
 /* A tensor's map; ly (a checkpoint's layer, or NULL) adds where it is,
@@ -213,30 +179,26 @@ static void yaml_tensor(struct ha_yaml_writer *w,
                         const struct ha_hdi_groups *g, size_t layer)
 {
 	ha_yaml_begin_map(w, 0);
-	ha_yaml_key(w, "tensor");
-	ha_yaml_string(w, t->name);
+	ha_yaml_key_string(w, "tensor", t->name);
 	if (ly) {
-		ha_yaml_key(w, "shard");
-		ha_yaml_string(w, ly->shard_name);
-		ha_yaml_key(w, "role");
-		ha_yaml_string(w, ly->role);
-		ha_yaml_key(w, "block");
-		ha_yaml_uint(w, ly->block);
+		ha_yaml_key_string(w, "shard", ly->shard_name);
+		ha_yaml_key_string(w, "role", ly->role);
+		ha_yaml_key_uint(w, "block", ly->block);
 	}
-	ha_yaml_key(w, "heads");
-	ha_yaml_uint(w, t->heads);
-	ha_yaml_key(w, "head_dim");
-	ha_yaml_uint(w, t->head_dim);
-	ha_yaml_key(w, "model_dim");
-	ha_yaml_uint(w, t->model_dim);
-	ha_yaml_key(w, "hdi");
-	ha_yaml_double(w, t->hdi);
-	ha_yaml_key(w, "baseline_hdi");
-	ha_yaml_double(w, t->baseline_hdi);
-	if (g)
-		yaml_layer_groups(w, g, layer);
-	ha_yaml_key(w, "rank_deficient");
-	ha_yaml_uint(w, t->rank_deficient);
+	ha_yaml_key_uint(w, "heads", t->heads);
+	ha_yaml_key_uint(w, "head_dim", t->head_dim);
+	ha_yaml_key_uint(w, "model_dim", t->model_dim);
+	ha_yaml_key_double(w, "hdi", t->hdi);
+	ha_yaml_key_double(w, "baseline_hdi", t->baseline_hdi);
+	if (g) { /* the layer's group_hdi and the HDI of each key group */
+		ha_yaml_key_double(w, "group_hdi", g->group_hdi[layer]);
+		ha_yaml_key(w, "groups");
+		ha_yaml_begin_seq(w, 1);
+		for (size_t h = 0; h < g->key_heads; h++)
+			ha_yaml_double(w, g->groups->tensors[layer * g->key_heads + h].hdi);
+		ha_yaml_end_seq(w);
+	}
+	ha_yaml_key_uint(w, "rank_deficient", t->rank_deficient);
 	yaml_pair(w, "most_similar", t, &t->most_similar);
 	yaml_pair(w, "least_similar", t, &t->least_similar);
 	ha_yaml_key(w, "overlap");
@@ -259,22 +221,16 @@ static void yaml_checkpoint(struct ha_yaml_writer *w,
 	const struct ha_hdi_report *r = req->hdi;
 	ha_yaml_key(w, "checkpoint");
 	ha_yaml_begin_map(w, 0);
-	ha_yaml_key(w, "model_type");
-	ha_yaml_string(w, c->model_type);
-	ha_yaml_key(w, "fusion");
-	ha_yaml_string(w, ha_key_fusion_str(c->fusion));
-	ha_yaml_key(w, "query_heads");
-	ha_yaml_uint(w, c->query_heads);
-	ha_yaml_key(w, "key_heads");
-	ha_yaml_uint(w, c->key_heads);
-	ha_yaml_key(w, "head_dim");
-	ha_yaml_uint(w, c->head_dim);
-	ha_yaml_key(w, "model_dim");
-	ha_yaml_uint(w, c->model_dim);
-	ha_yaml_key(w, "heads");
-	ha_yaml_uint(w, r->count ? r->tensors[0].heads : c->key_heads);
-	ha_yaml_key(w, "heads_reason");
-	ha_yaml_string(w, req->heads_reason ? req->heads_reason : c->reason);
+	ha_yaml_key_string(w, "model_type", c->model_type);
+	ha_yaml_key_string(w, "fusion", ha_key_fusion_str(c->fusion));
+	ha_yaml_key_uint(w, "query_heads", c->query_heads);
+	ha_yaml_key_uint(w, "key_heads", c->key_heads);
+	ha_yaml_key_uint(w, "head_dim", c->head_dim);
+	ha_yaml_key_uint(w, "model_dim", c->model_dim);
+	ha_yaml_key_uint(w, "heads",
+	                 r->count ? r->tensors[0].heads : c->key_heads);
+	ha_yaml_key_string(w, "heads_reason",
+	                   req->heads_reason ? req->heads_reason : c->reason);
 	ha_yaml_end_map(w);
 }
 
@@ -282,10 +238,8 @@ static void hdi_yaml(struct ha_yaml_writer *w, const struct ha_hdi_request *req)
 {
 	const struct ha_hdi_report *r = req->hdi;
 	const struct ha_checkpoint *c = req->checkpoint;
-	ha_yaml_key(w, "file");
-	ha_yaml_string(w, req->file);
-	ha_yaml_key(w, "layout");
-	ha_yaml_string(w, ha_layout_str(req->layout));
+	ha_yaml_key_string(w, "file", req->file);
+	ha_yaml_key_string(w, "layout", ha_layout_str(req->layout));
 	if (c)
 		yaml_checkpoint(w, req);
 	ha_yaml_key(w, "layers");
@@ -294,26 +248,19 @@ static void hdi_yaml(struct ha_yaml_writer *w, const struct ha_hdi_request *req)
 		yaml_tensor(w, &r->tensors[i], c ? &c->layers[i] : NULL,
 		            req->groups, i);
 	ha_yaml_end_seq(w);
-	ha_yaml_key(w, "mean_hdi");
-	ha_yaml_double(w, r->mean_hdi);
-	ha_yaml_key(w, "mean_baseline_hdi");
-	ha_yaml_double(w, r->mean_baseline_hdi);
+	ha_yaml_key_double(w, "mean_hdi", r->mean_hdi);
+	ha_yaml_key_double(w, "mean_baseline_hdi", r->mean_baseline_hdi);
 	const struct ha_hdi_groups *g = req->groups;
 	if (!g)
 		return;
 	ha_yaml_key(w, "key_groups");
 	ha_yaml_begin_map(w, 0);
-	ha_yaml_key(w, "key_heads");
-	ha_yaml_uint(w, g->key_heads);
-	ha_yaml_key(w, "query_heads");
-	ha_yaml_uint(w, g->query_heads);
-	ha_yaml_key(w, "group_size");
-	ha_yaml_uint(w, g->group_size);
-	ha_yaml_key(w, "baseline_group_hdi");
-	ha_yaml_double(w, g->baseline_group_hdi);
+	ha_yaml_key_uint(w, "key_heads", g->key_heads);
+	ha_yaml_key_uint(w, "query_heads", g->query_heads);
+	ha_yaml_key_uint(w, "group_size", g->group_size);
+	ha_yaml_key_double(w, "baseline_group_hdi", g->baseline_group_hdi);
 	ha_yaml_end_map(w);
-	ha_yaml_key(w, "mean_group_hdi");
-	ha_yaml_double(w, g->mean_group_hdi);
+	ha_yaml_key_double(w, "mean_group_hdi", g->mean_group_hdi);
 }
 
 enum ha_status ha_report_hdi(struct ha_report *r,
@@ -342,8 +289,11 @@ enum ha_status ha_report_hdi(struct ha_report *r,
 		hdi_yaml(r->yaml, req);
 	else if (c)
 		checkpoint_text(r->stream, req);
-	else
-		hdi_text(r->stream, req);
+	else {
+		fprintf(r->stream, "%s (layout %s)\n", req->file,
+		        ha_layout_str(req->layout));
+		text_tensors(r->stream, req);
+	}
 	return report_end(r, err);
 }
 
@@ -364,23 +314,17 @@ static void weights_text(FILE *out, const struct ha_head_weights *hw)
 static void weights_yaml(struct ha_yaml_writer *w,
                          const struct ha_head_weights *hw)
 {
-	ha_yaml_key(w, "heads");
-	ha_yaml_uint(w, hw->heads);
+	ha_yaml_key_uint(w, "heads", hw->heads);
 	ha_yaml_key(w, "alpha");
 	ha_yaml_begin_seq(w, 1);
 	for (size_t i = 0; i < hw->heads; i++)
 		ha_yaml_double(w, hw->alpha[i]);
 	ha_yaml_end_seq(w);
-	ha_yaml_key(w, "error_optimal");
-	ha_yaml_double(w, hw->error_optimal);
-	ha_yaml_key(w, "error_uniform");
-	ha_yaml_double(w, hw->error_uniform);
-	ha_yaml_key(w, "gain");
-	ha_yaml_double(w, hw->gain);
-	ha_yaml_key(w, "pseudo_inverse");
-	ha_yaml_bool(w, hw->pseudo_inverse);
-	ha_yaml_key(w, "null_space");
-	ha_yaml_bool(w, hw->null_space);
+	ha_yaml_key_double(w, "error_optimal", hw->error_optimal);
+	ha_yaml_key_double(w, "error_uniform", hw->error_uniform);
+	ha_yaml_key_double(w, "gain", hw->gain);
+	ha_yaml_key_bool(w, "pseudo_inverse", hw->pseudo_inverse);
+	ha_yaml_key_bool(w, "null_space", hw->null_space);
 }
 
 enum ha_status ha_report_head_weights(struct ha_report *r,

@@ -48,15 +48,12 @@ double report_log10(double log_value);
 /* A value for people: %.6g, or "inf" beyond a double.  Returns buf. */
 const char *report_human(double v, char buf[32]);
 
-/* n from ln n for people: %.6g while it fits a double, else 10^x; "inf"
- * for an infinite ln n.  Returns buf. */
-const char *report_human_samples(double log_n, char buf[32]);
 
 /* ---- pieces more than one section writes --------------------------------- */
 
-/* The YAML keys heads, head_dim, mse, log10_mse, bias2, variance and
- * covariance of an allocation, inside an open map. */
-/* mse, log10_mse, bias2, variance and covariance, in that order. */
+/* The YAML keys mse, log10_mse, bias2, variance and covariance of an
+ * allocation's terms, inside an open map; heads and head_dim before them
+ * for the allocation. */
 void report_yaml_error_terms(struct ha_yaml_writer *w, const struct ha_terms *t);
 void report_yaml_terms(struct ha_yaml_writer *w, const struct ha_allocation *a);
 
@@ -66,13 +63,6 @@ void report_yaml_terms(struct ha_yaml_writer *w, const struct ha_allocation *a);
  * var_rate and var_power follow where they differ from the defaults: the
  * map reads back as a scenario file's model, bit for bit. */
 void report_yaml_model(struct ha_yaml_writer *w, const struct ha_model *model);
-
-/* 0 when the loss law's coefficients are all headalloc's defaults (ln c_b,
- * ln c_v, smoothness, irreducible E, var_rate γ, var_power κ; the samples
- * and the HDI do not count: they describe the data and the heads, not the
- * law): the answer is then the shape of the theory, not a measurement.
- * The YAML model map carries it as calibrated: true|false. */
-int report_model_calibrated(const struct ha_model *m);
 
 /* For an uncalibrated model, the text report's last line: "note: the
  * model's coefficients are headalloc's defaults, ..." pointing at

@@ -9,20 +9,14 @@ static void yaml_comparison(struct ha_yaml_writer *w,
                             const struct ha_model_comparison *cmp)
 {
 	ha_yaml_begin_map(w, 0);
-	ha_yaml_key(w, "name");
-	ha_yaml_string(w, cmp->name);
-	ha_yaml_key(w, "budget");
-	ha_yaml_uint(w, cmp->theory.budget);
-	ha_yaml_key(w, "kv_heads");
-	ha_yaml_uint(w, cmp->kv_heads ? cmp->kv_heads : cmp->actual.heads);
-	ha_yaml_key(w, "samples");
-	ha_yaml_double(w, cmp->samples);
-	ha_yaml_key(w, "samples_assumed");
-	ha_yaml_bool(w, cmp->samples_assumed);
-	if (cmp->note) {
-		ha_yaml_key(w, "note");
-		ha_yaml_string(w, cmp->note);
-	}
+	ha_yaml_key_string(w, "name", cmp->name);
+	ha_yaml_key_uint(w, "budget", cmp->theory.budget);
+	ha_yaml_key_uint(w, "kv_heads",
+	                 cmp->kv_heads ? cmp->kv_heads : cmp->actual.heads);
+	ha_yaml_key_double(w, "samples", cmp->samples);
+	ha_yaml_key_bool(w, "samples_assumed", cmp->samples_assumed);
+	if (cmp->note)
+		ha_yaml_key_string(w, "note", cmp->note);
 	ha_yaml_key(w, "actual");
 	ha_yaml_begin_map(w, 1);
 	report_yaml_terms(w, &cmp->actual);
@@ -31,12 +25,10 @@ static void yaml_comparison(struct ha_yaml_writer *w,
 	ha_yaml_begin_map(w, 1);
 	report_yaml_terms(w, &cmp->theory.optimum);
 	ha_yaml_end_map(w);
-	ha_yaml_key(w, "relaxed_head_dim");
-	ha_yaml_double(w, cmp->theory.relaxed.head_dim);
-	ha_yaml_key(w, "mse_ratio");
-	ha_yaml_double(w, ha_exp_or_inf(cmp->log10_ratio * log(10.0)));
-	ha_yaml_key(w, "log10_mse_ratio");
-	ha_yaml_double(w, cmp->log10_ratio);
+	ha_yaml_key_double(w, "relaxed_head_dim", cmp->theory.relaxed.head_dim);
+	ha_yaml_key_double(w, "mse_ratio",
+	                   ha_exp_or_inf(cmp->log10_ratio * log(10.0)));
+	ha_yaml_key_double(w, "log10_mse_ratio", cmp->log10_ratio);
 	ha_yaml_end_map(w);
 }
 

@@ -19,16 +19,11 @@ static const char *cost_name(enum ha_plan_cost c)
 
 static void yaml_run(struct ha_yaml_writer *w, const struct ha_plan_candidate *r)
 {
-	ha_yaml_key(w, "heads");
-	ha_yaml_uint(w, r->heads);
-	ha_yaml_key(w, "head_dim");
-	ha_yaml_uint(w, r->head_dim);
-	ha_yaml_key(w, "kv_heads");
-	ha_yaml_uint(w, r->kv_heads);
-	ha_yaml_key(w, "samples");
-	ha_yaml_double(w, r->samples);
-	ha_yaml_key(w, "cost");
-	ha_yaml_double(w, r->cost);
+	ha_yaml_key_uint(w, "heads", r->heads);
+	ha_yaml_key_uint(w, "head_dim", r->head_dim);
+	ha_yaml_key_uint(w, "kv_heads", r->kv_heads);
+	ha_yaml_key_double(w, "samples", r->samples);
+	ha_yaml_key_double(w, "cost", r->cost);
 }
 
 static void yaml_maybe(struct ha_yaml_writer *w, const char *key, int defined,
@@ -53,19 +48,16 @@ static void yaml_picks(struct ha_yaml_writer *w, const struct ha_plan *p)
 		yaml_maybe(w, "value", valued, k->value);
 		yaml_maybe(w, "value_se", valued, k->value_se);
 		yaml_maybe(w, "value_per_cost", valued, k->value_per_cost);
-		ha_yaml_key(w, "batch_cost");
-		ha_yaml_double(w, k->batch_cost);
+		ha_yaml_key_double(w, "batch_cost", k->batch_cost);
 		yaml_maybe(w, "p_correct_before", valued, k->p_correct_before);
 		yaml_maybe(w, "p_correct_after", valued, k->p_correct_after);
 		yaml_maybe(w, "expected_regret_after", valued, k->expected_regret_after);
 		if (valued) {
-			ha_yaml_key(w, "degenerate_outcomes");
-			ha_yaml_uint(w, k->degenerate);
-			ha_yaml_key(w, "extrapolated");
-			ha_yaml_bool(w, k->extrapolated);
+			ha_yaml_key_uint(w, "degenerate_outcomes",
+			                 k->degenerate);
+			ha_yaml_key_bool(w, "extrapolated", k->extrapolated);
 		} else {
-			ha_yaml_key(w, "reason");
-			ha_yaml_string(w, k->reason);
+			ha_yaml_key_string(w, "reason", k->reason);
 		}
 		ha_yaml_end_map(w);
 	}
@@ -87,13 +79,10 @@ static void yaml_decision(struct ha_yaml_writer *w, const struct ha_plan_decisio
 	}
 	yaml_maybe(w, "p_correct", d->defined, d->p_correct);
 	yaml_maybe(w, "expected_regret", d->defined, d->expected_regret);
-	if (d->defined) {
-		ha_yaml_key(w, "extrapolated");
-		ha_yaml_bool(w, d->extrapolated);
-	} else {
-		ha_yaml_key(w, "undefined");
-		ha_yaml_string(w, d->undefined_reason);
-	}
+	if (d->defined)
+		ha_yaml_key_bool(w, "extrapolated", d->extrapolated);
+	else
+		ha_yaml_key_string(w, "undefined", d->undefined_reason);
 	ha_yaml_end_map(w);
 }
 
@@ -109,12 +98,9 @@ static void yaml_candidates(struct ha_yaml_writer *w, const struct ha_plan *p)
 		yaml_maybe(w, "value_se", !p->initial, v->value_se);
 		yaml_maybe(w, "value_per_cost", !p->initial, v->value_per_cost);
 		yaml_maybe(w, "ess", !p->initial, v->ess_mean);
-		ha_yaml_key(w, "picked");
-		ha_yaml_uint(w, v->picked);
-		if (!p->initial) {
-			ha_yaml_key(w, "extrapolated");
-			ha_yaml_bool(w, v->extrapolated);
-		}
+		ha_yaml_key_uint(w, "picked", v->picked);
+		if (!p->initial)
+			ha_yaml_key_bool(w, "extrapolated", v->extrapolated);
 		ha_yaml_end_map(w);
 	}
 	ha_yaml_end_seq(w);
@@ -125,44 +111,31 @@ static void yaml_method(struct ha_yaml_writer *w, const struct ha_plan *p)
 	const struct ha_plan_method *m = &p->method;
 	ha_yaml_key(w, "method");
 	ha_yaml_begin_map(w, 0);
-	ha_yaml_key(w, "posterior");
-	ha_yaml_string(w, p->initial ? "none (no fit yet)"
-	                  : m->main_law_only ? "the main law's bootstrap refits"
-	                                     : "the laws' refits by Akaike weight");
-	ha_yaml_key(w, "samples");
-	ha_yaml_uint(w, m->samples);
+	ha_yaml_key_string(w, "posterior", p->initial ? "none (no fit yet)"
+	                   : m->main_law_only ? "the main law's bootstrap refits"
+	                                      : "the laws' refits by Akaike weight");
+	ha_yaml_key_uint(w, "samples", m->samples);
 	ha_yaml_key(w, "laws");
 	ha_yaml_begin_seq(w, m->law_count == 0);
 	for (size_t i = 0; i < m->law_count; i++) {
 		ha_yaml_begin_map(w, 1);
-		ha_yaml_key(w, "law");
-		ha_yaml_string(w, m->laws[i].name);
-		ha_yaml_key(w, "weight");
-		ha_yaml_double(w, m->laws[i].weight);
-		ha_yaml_key(w, "samples");
-		ha_yaml_uint(w, m->laws[i].samples);
-		ha_yaml_key(w, "sigma");
-		ha_yaml_double(w, m->laws[i].sigma);
+		ha_yaml_key_string(w, "law", m->laws[i].name);
+		ha_yaml_key_double(w, "weight", m->laws[i].weight);
+		ha_yaml_key_uint(w, "samples", m->laws[i].samples);
+		ha_yaml_key_double(w, "sigma", m->laws[i].sigma);
 		ha_yaml_end_map(w);
 	}
 	ha_yaml_end_seq(w);
-	ha_yaml_key(w, "outcomes");
-	ha_yaml_uint(w, m->outcomes);
+	ha_yaml_key_uint(w, "outcomes", m->outcomes);
 	yaml_maybe(w, "sigma", !p->initial, m->sigma);
-	ha_yaml_key(w, "sigma_from");
-	ha_yaml_string(w, m->sigma_from_se ? "loss_se" : "residual scale");
-	ha_yaml_key(w, "ess_threshold");
-	ha_yaml_double(w, m->ess_threshold);
-	ha_yaml_key(w, "degenerate_outcomes");
-	ha_yaml_uint(w, m->degenerate);
-	ha_yaml_key(w, "evaluations");
-	ha_yaml_uint(w, m->evaluations);
-	ha_yaml_key(w, "refits");
-	ha_yaml_uint(w, m->refits);
-	ha_yaml_key(w, "seed");
-	ha_yaml_uint(w, m->seed);
-	ha_yaml_key(w, "cost");
-	ha_yaml_string(w, cost_name(m->cost));
+	ha_yaml_key_string(w, "sigma_from",
+	                   m->sigma_from_se ? "loss_se" : "residual scale");
+	ha_yaml_key_double(w, "ess_threshold", m->ess_threshold);
+	ha_yaml_key_uint(w, "degenerate_outcomes", m->degenerate);
+	ha_yaml_key_uint(w, "evaluations", m->evaluations);
+	ha_yaml_key_uint(w, "refits", m->refits);
+	ha_yaml_key_uint(w, "seed", m->seed);
+	ha_yaml_key_string(w, "cost", cost_name(m->cost));
 	ha_yaml_key(w, "model_dim");
 	if (m->model_dim)
 		ha_yaml_uint(w, m->model_dim);
@@ -173,8 +146,7 @@ static void yaml_method(struct ha_yaml_writer *w, const struct ha_plan *p)
 	for (size_t i = 0; i < m->pool_samples_count; i++)
 		ha_yaml_double(w, m->pool_samples[i]);
 	ha_yaml_end_seq(w);
-	ha_yaml_key(w, "pool_samples_default");
-	ha_yaml_bool(w, m->pool_samples_default);
+	ha_yaml_key_bool(w, "pool_samples_default", m->pool_samples_default);
 	ha_yaml_end_map(w);
 }
 
@@ -182,12 +154,9 @@ static void yaml_plan(struct ha_yaml_writer *w, const struct ha_plan *p)
 {
 	ha_yaml_key(w, "target");
 	ha_yaml_begin_map(w, 1);
-	ha_yaml_key(w, "budget");
-	ha_yaml_uint(w, p->budget);
-	ha_yaml_key(w, "samples");
-	ha_yaml_double(w, p->samples);
-	ha_yaml_key(w, "runs");
-	ha_yaml_uint(w, p->runs);
+	ha_yaml_key_uint(w, "budget", p->budget);
+	ha_yaml_key_double(w, "samples", p->samples);
+	ha_yaml_key_uint(w, "runs", p->runs);
 	ha_yaml_key(w, "measured_head_dims");
 	if (p->runs) {
 		ha_yaml_begin_seq(w, 1);
@@ -200,25 +169,14 @@ static void yaml_plan(struct ha_yaml_writer *w, const struct ha_plan *p)
 	ha_yaml_end_map(w);
 	yaml_picks(w, p);
 	yaml_decision(w, &p->decision);
-	ha_yaml_key(w, "stop");
-	ha_yaml_bool(w, p->stop);
-	ha_yaml_key(w, "stop_below");
-	ha_yaml_double(w, p->stop_below);
-	ha_yaml_key(w, "initial_design");
-	ha_yaml_bool(w, p->initial);
+	ha_yaml_key_bool(w, "stop", p->stop);
+	ha_yaml_key_double(w, "stop_below", p->stop_below);
+	ha_yaml_key_bool(w, "initial_design", p->initial);
 	yaml_candidates(w, p);
 	yaml_method(w, p);
 }
 
 /* ---- text ------------------------------------------------------------------ */
-
-static void text_run(FILE *f, const struct ha_plan_candidate *r)
-{
-	char b1[32], b2[32];
-	fprintf(f, "%6" PRIu64 " %8" PRIu64 " %8" PRIu64 " %10s %11s", r->heads,
-	        r->head_dim, r->kv_heads, report_human(r->samples, b1),
-	        report_human(r->cost, b2));
-}
 
 static void text_decision(FILE *f, const struct ha_plan *p)
 {
@@ -264,9 +222,10 @@ static void text_picks(FILE *f, const struct ha_plan *p)
 	int marked = 0;
 	for (size_t i = 0; i < p->pick_count; i++) {
 		const struct ha_plan_pick *k = &p->picks[i];
-		char b[32];
-		fprintf(f, "%3zu ", i + 1);
-		text_run(f, &k->run);
+		char b[32], b2[32];
+		fprintf(f, "%3zu %6" PRIu64 " %8" PRIu64 " %8" PRIu64 " %10s %11s",
+		        i + 1, k->run.heads, k->run.head_dim, k->run.kv_heads,
+		        report_human(k->run.samples, b), report_human(k->run.cost, b2));
 		if (p->initial) {
 			fprintf(f, "  %s\n", k->reason);
 			continue;

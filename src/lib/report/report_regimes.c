@@ -20,62 +20,64 @@ static void yaml_regimes(struct ha_yaml_writer *w, uint64_t budget,
 	for (size_t i = 0; i < count; i++) {
 		const struct ha_regime *g = &regimes[i];
 		ha_yaml_begin_map(w, 1);
-		ha_yaml_key(w, "budget");
-		ha_yaml_uint(w, budget);
-		ha_yaml_key(w, "heads");
-		ha_yaml_uint(w, g->heads);
-		if (grouped) {
-			ha_yaml_key(w, "kv_heads");
-			ha_yaml_uint(w, g->kv_heads);
-		}
-		ha_yaml_key(w, "head_dim");
-		ha_yaml_uint(w, g->head_dim);
-		if (grouped) {
-			ha_yaml_key(w, "kv_dim");
-			ha_yaml_uint(w, g->kv_heads * g->head_dim);
-		}
-		ha_yaml_key(w, "samples_from");
-		ha_yaml_double(w, ha_exp_or_inf(g->log_samples_from));
-		ha_yaml_key(w, "samples_to");
-		ha_yaml_double(w, ha_exp_or_inf(g->log_samples_to));
-		ha_yaml_key(w, "log10_samples_from");
-		ha_yaml_double(w, log10_samples(g->log_samples_from));
-		ha_yaml_key(w, "log10_samples_to");
-		ha_yaml_double(w, log10_samples(g->log_samples_to));
+		ha_yaml_key_uint(w, "budget", budget);
+		ha_yaml_key_uint(w, "heads", g->heads);
+		if (grouped)
+			ha_yaml_key_uint(w, "kv_heads", g->kv_heads);
+		ha_yaml_key_uint(w, "head_dim", g->head_dim);
+		if (grouped)
+			ha_yaml_key_uint(w, "kv_dim", g->kv_heads * g->head_dim);
+		ha_yaml_key_double(w, "samples_from",
+		                   ha_exp_or_inf(g->log_samples_from));
+		ha_yaml_key_double(w, "samples_to",
+		                   ha_exp_or_inf(g->log_samples_to));
+		ha_yaml_key_double(w, "log10_samples_from",
+		                   log10_samples(g->log_samples_from));
+		ha_yaml_key_double(w, "log10_samples_to",
+		                   log10_samples(g->log_samples_to));
 		ha_yaml_end_map(w);
 	}
 }
 
-/* The grouped table: the triple (H, G, d) and G d of each regime. */
-static void text_regimes_grouped(FILE *f, uint64_t budget,
-                                 const struct ha_regime *regimes, size_t count)
+/* n from ln n for people: %.6g while it fits a double, else 10^x; "inf"
+ * for an infinite ln n.  Returns buf. */
+static const char *human_samples(double log_n, char buf[32])
 {
-	char from[32], to[32];
-	fprintf(f, "\nregimes of budget %" PRIu64 " (each triple is optimal for n"
-	        " in [samples_from, samples_to]):\n", budget);
-	fprintf(f, "%20s %20s %20s %20s %16s %16s\n", "heads", "kv_heads",
-	        "head_dim", "kv_dim", "samples_from", "samples_to");
-	for (size_t i = 0; i < count; i++)
-		fprintf(f, "%20" PRIu64 " %20" PRIu64 " %20" PRIu64 " %20" PRIu64
-		        " %16s %16s\n", regimes[i].heads, regimes[i].kv_heads,
-		        regimes[i].head_dim, regimes[i].kv_heads * regimes[i].head_dim,
-		        report_human_samples(regimes[i].log_samples_from, from),
-		        report_human_samples(regimes[i].log_samples_to, to));
+	double v = ha_exp_or_inf(log_n);
+	if (isinf(log_n))
+		snprintf(buf, 32, "inf");
+	else if (isinf(v))
+		snprintf(buf, 32, "10^%.6g", report_log10(log_n));
+	else
+		snprintf(buf, 32, "%.6g", v);
+	return buf;
 }
 
+/* A table of pairs (H, d), or of triples (H, G, d) with G d. */
 static void text_regimes(FILE *f, uint64_t budget,
-                         const struct ha_regime *regimes, size_t count)
+                         const struct ha_regime *regimes, size_t count,
+                         int grouped)
 {
 	char from[32], to[32];
-	fprintf(f, "\nregimes of budget %" PRIu64 " (each pair is optimal for n in"
-	        " [samples_from, samples_to]):\n", budget);
-	fprintf(f, "%20s %20s %16s %16s\n", "heads", "head_dim", "samples_from",
-	        "samples_to");
-	for (size_t i = 0; i < count; i++)
-		fprintf(f, "%20" PRIu64 " %20" PRIu64 " %16s %16s\n",
-		        regimes[i].heads, regimes[i].head_dim,
-		        report_human_samples(regimes[i].log_samples_from, from),
-		        report_human_samples(regimes[i].log_samples_to, to));
+	fprintf(f, "\nregimes of budget %" PRIu64 " (each %s is optimal for n in"
+	        " [samples_from, samples_to]):\n", budget,
+	        grouped ? "triple" : "pair");
+	if (grouped)
+		fprintf(f, "%20s %20s %20s %20s ", "heads", "kv_heads", "head_dim",
+		        "kv_dim");
+	else
+		fprintf(f, "%20s %20s ", "heads", "head_dim");
+	fprintf(f, "%16s %16s\n", "samples_from", "samples_to");
+	for (const struct ha_regime *g = regimes; g < regimes + count; g++) {
+		if (grouped)
+			fprintf(f, "%20" PRIu64 " %20" PRIu64 " %20" PRIu64 " %20"
+			        PRIu64 " ", g->heads, g->kv_heads, g->head_dim,
+			        g->kv_heads * g->head_dim);
+		else
+			fprintf(f, "%20" PRIu64 " %20" PRIu64 " ", g->heads, g->head_dim);
+		fprintf(f, "%16s %16s\n", human_samples(g->log_samples_from, from),
+		        human_samples(g->log_samples_to, to));
+	}
 }
 
 enum ha_status ha_report_regimes(struct ha_report *r,
@@ -98,11 +100,9 @@ enum ha_status ha_report_regimes(struct ha_report *r,
 		if (r->yaml)
 			yaml_regimes(r->yaml, row->budget, row->regimes, row->count,
 			             g->grouped);
-		else if (g->grouped)
-			text_regimes_grouped(r->stream, row->budget, row->regimes,
-			                     row->count);
 		else
-			text_regimes(r->stream, row->budget, row->regimes, row->count);
+			text_regimes(r->stream, row->budget, row->regimes, row->count,
+			             g->grouped);
 	}
 	if (report_write_failed(r))
 		return report_end(r, err);

@@ -63,54 +63,49 @@ static int write_to_stream(void *data, unsigned char *buffer, size_t size)
 	return fwrite(buffer, 1, size, stream) == size;
 }
 
-enum ha_status ha_yaml_writer_new_json(FILE *stream, struct ha_yaml_writer **out)
+/* A writer in no syntax yet, to a stream or (stream NULL) to events. */
+static enum ha_status writer_new(FILE *stream, int json,
+                                 const struct ha_report_events *events,
+                                 void *ctx, struct ha_yaml_writer **out)
 {
 	if (!out)
 		return HA_EINVAL;
 	*out = NULL;
-	if (!stream)
+	if (!stream && !events)
 		return HA_EINVAL;
 	struct ha_yaml_writer *w = calloc(1, sizeof *w);
 	if (!w)
 		return HA_ENOMEM;
 	w->stream = stream;
-	w->json = 1;
-	*out = w;
-	return HA_OK;
-}
-
-enum ha_status yaml_writer_new_events(const struct ha_report_events *events,
-                                      void *ctx, struct ha_yaml_writer **out)
-{
-	if (!out)
-		return HA_EINVAL;
-	*out = NULL;
-	if (!events)
-		return HA_EINVAL;
-	struct ha_yaml_writer *w = calloc(1, sizeof *w);
-	if (!w)
-		return HA_ENOMEM;
+	w->json = json;
 	w->events = events;
 	w->events_ctx = ctx;
 	*out = w;
 	return HA_OK;
 }
 
+enum ha_status ha_yaml_writer_new_json(FILE *stream, struct ha_yaml_writer **out)
+{
+	return writer_new(stream, 1, NULL, NULL, out);
+}
+
+enum ha_status yaml_writer_new_events(const struct ha_report_events *events,
+                                      void *ctx, struct ha_yaml_writer **out)
+{
+	return writer_new(NULL, 0, events, ctx, out);
+}
+
 enum ha_status ha_yaml_writer_new(FILE *stream, struct ha_yaml_writer **out)
 {
-	if (!out)
-		return HA_EINVAL;
-	*out = NULL;
-	if (!stream)
-		return HA_EINVAL;
-	struct ha_yaml_writer *w = calloc(1, sizeof *w);
-	if (!w)
-		return HA_ENOMEM;
+	enum ha_status st = writer_new(stream, 0, NULL, NULL, out);
+	if (st != HA_OK)
+		return st;
+	struct ha_yaml_writer *w = *out;
 	if (!yaml_emitter_initialize(&w->emitter)) {
 		free(w);
+		*out = NULL;
 		return HA_ENOMEM;
 	}
-	w->stream = stream;
 	yaml_emitter_set_output(&w->emitter, write_to_stream, stream);
 	yaml_emitter_set_unicode(&w->emitter, 1);
 	yaml_emitter_set_width(&w->emitter, -1);
@@ -126,7 +121,6 @@ enum ha_status ha_yaml_writer_new(FILE *stream, struct ha_yaml_writer **out)
 		else
 			emit(w, &event);
 	}
-	*out = w;
 	return HA_OK;
 }
 
@@ -134,28 +128,24 @@ enum ha_status ha_yaml_writer_end(struct ha_yaml_writer *w)
 {
 	if (!w)
 		return HA_EINVAL;
-	if (w->events)
+	if (w->events || w->status != HA_OK)
 		return w->status;
 	if (w->json) {
-		if (w->status == HA_OK && (w->depth != 0 || w->after_key))
-			w->status = HA_EINVAL;
-		if (w->status == HA_OK && fputc('\n', w->stream) == EOF)
+		if (w->depth != 0 || w->after_key)
+			return w->status = HA_EINVAL;
+		if (fputc('\n', w->stream) == EOF)
 			w->status = HA_EIO;
-		if (w->status == HA_OK && (fflush(w->stream) != 0 || ferror(w->stream)))
-			w->status = HA_EIO;
-		return w->status;
-	}
-	yaml_event_t event;
-	if (w->status == HA_OK) {
+	} else {
+		yaml_event_t event;
 		yaml_document_end_event_initialize(&event, 1);
 		emit(w, &event);
+		if (w->status == HA_OK) {
+			yaml_stream_end_event_initialize(&event);
+			emit(w, &event);
+		}
+		if (w->status == HA_OK && !yaml_emitter_flush(&w->emitter))
+			w->status = HA_EIO;
 	}
-	if (w->status == HA_OK) {
-		yaml_stream_end_event_initialize(&event);
-		emit(w, &event);
-	}
-	if (w->status == HA_OK && !yaml_emitter_flush(&w->emitter))
-		w->status = HA_EIO;
 	if (w->status == HA_OK && (fflush(w->stream) != 0 || ferror(w->stream)))
 		w->status = HA_EIO;
 	return w->status;
@@ -191,13 +181,9 @@ static void json_puts(struct ha_yaml_writer *w, const char *text)
 /* A new line and the indentation of the current depth. */
 static void json_newline(struct ha_yaml_writer *w)
 {
-	static const char spaces[] = "                                ";
-	json_put(w, "\n", 1);
-	for (size_t n = 2 * w->depth; n > 0;) {
-		size_t k = n < sizeof spaces - 1 ? n : sizeof spaces - 1;
-		json_put(w, spaces, k);
-		n -= k;
-	}
+	if (w->status == HA_OK &&
+	    fprintf(w->stream, "\n%*s", (int)(2 * w->depth), "") < 0)
+		w->status = HA_EIO;
 }
 
 /* A string, escaped as RFC 8259, section 7 asks: '"', '\\' and the
@@ -260,43 +246,6 @@ static void json_before(struct ha_yaml_writer *w, int key)
 	}
 }
 
-static void json_begin(struct ha_yaml_writer *w, int map, int flow)
-{
-	json_before(w, 0);
-	if (w->status != HA_OK)
-		return;
-	if (w->depth == JSON_MAX_DEPTH) {
-		w->status = HA_EINVAL;
-		return;
-	}
-	/* Inside a flow container everything is on its line. */
-	int inner_flow = flow || (w->depth > 0 && w->frames[w->depth - 1].flow);
-	w->frames[w->depth++] = (struct json_frame){(unsigned char)map,
-	                                            (unsigned char)inner_flow, 0};
-	json_put(w, map ? "{" : "[", 1);
-}
-
-static void json_end(struct ha_yaml_writer *w, int map)
-{
-	if (w->status != HA_OK)
-		return;
-	if (w->depth == 0 || w->frames[w->depth - 1].map != map || w->after_key) {
-		w->status = HA_EINVAL;
-		return;
-	}
-	struct json_frame f = w->frames[--w->depth];
-	if (!f.flow && f.count > 0)
-		json_newline(w);
-	json_put(w, map ? "}" : "]", 1);
-}
-
-/* A number, true, false or null: text as it is. */
-static void json_plain(struct ha_yaml_writer *w, const char *text)
-{
-	json_before(w, 0);
-	json_puts(w, text);
-}
-
 /* ---- the events ----------------------------------------------------------- */
 
 /* An event handed to the callbacks: failed != 0 fails the writer.  Every
@@ -311,71 +260,75 @@ static int handed(struct ha_yaml_writer *w, int failed)
 #define EVENT(w, call) \
 	((w)->events && ((w)->status != HA_OK || handed((w), (w)->events->call)))
 
-static yaml_char_t *ustr(const char *s)
+/* A map (map != 0) or a sequence opens; flow != 0 puts it on one line. */
+static void open_container(struct ha_yaml_writer *w, int map, int flow)
 {
-	return (yaml_char_t *)(uintptr_t)s;
+	if (EVENT(w, begin(w->events_ctx, map)) || w->status != HA_OK)
+		return;
+	if (w->json) {
+		json_before(w, 0);
+		if (w->status == HA_OK && w->depth == JSON_MAX_DEPTH)
+			w->status = HA_EINVAL;
+		if (w->status != HA_OK)
+			return;
+		/* Inside a flow container everything is on its line. */
+		int inner_flow = flow || (w->depth > 0 && w->frames[w->depth - 1].flow);
+		w->frames[w->depth++] = (struct json_frame){(unsigned char)map,
+		                                            (unsigned char)inner_flow, 0};
+		json_put(w, map ? "{" : "[", 1);
+		return;
+	}
+	yaml_event_t event;
+	if (map)
+		yaml_mapping_start_event_initialize(&event, NULL, NULL, 1,
+		        flow ? YAML_FLOW_MAPPING_STYLE : YAML_BLOCK_MAPPING_STYLE);
+	else
+		yaml_sequence_start_event_initialize(&event, NULL, NULL, 1,
+		        flow ? YAML_FLOW_SEQUENCE_STYLE : YAML_BLOCK_SEQUENCE_STYLE);
+	emit(w, &event);
+}
+
+static void close_container(struct ha_yaml_writer *w, int map)
+{
+	if (EVENT(w, end(w->events_ctx)) || w->status != HA_OK)
+		return;
+	if (w->json) {
+		if (w->depth == 0 || w->frames[w->depth - 1].map != map || w->after_key) {
+			w->status = HA_EINVAL;
+			return;
+		}
+		struct json_frame f = w->frames[--w->depth];
+		if (!f.flow && f.count > 0)
+			json_newline(w);
+		json_put(w, map ? "}" : "]", 1);
+		return;
+	}
+	yaml_event_t event;
+	if (map)
+		yaml_mapping_end_event_initialize(&event);
+	else
+		yaml_sequence_end_event_initialize(&event);
+	emit(w, &event);
 }
 
 void ha_yaml_begin_map(struct ha_yaml_writer *w, int flow)
 {
-	if (EVENT(w, begin(w->events_ctx, 1)))
-		return;
-	yaml_event_t event;
-	if (w->status != HA_OK)
-		return;
-	if (w->json) {
-		json_begin(w, 1, flow);
-		return;
-	}
-	yaml_mapping_start_event_initialize(&event, NULL, NULL, 1,
-	        flow ? YAML_FLOW_MAPPING_STYLE : YAML_BLOCK_MAPPING_STYLE);
-	emit(w, &event);
+	open_container(w, 1, flow);
 }
 
 void ha_yaml_end_map(struct ha_yaml_writer *w)
 {
-	if (EVENT(w, end(w->events_ctx)))
-		return;
-	yaml_event_t event;
-	if (w->status != HA_OK)
-		return;
-	if (w->json) {
-		json_end(w, 1);
-		return;
-	}
-	yaml_mapping_end_event_initialize(&event);
-	emit(w, &event);
+	close_container(w, 1);
 }
 
 void ha_yaml_begin_seq(struct ha_yaml_writer *w, int flow)
 {
-	if (EVENT(w, begin(w->events_ctx, 0)))
-		return;
-	yaml_event_t event;
-	if (w->status != HA_OK)
-		return;
-	if (w->json) {
-		json_begin(w, 0, flow);
-		return;
-	}
-	yaml_sequence_start_event_initialize(&event, NULL, NULL, 1,
-	        flow ? YAML_FLOW_SEQUENCE_STYLE : YAML_BLOCK_SEQUENCE_STYLE);
-	emit(w, &event);
+	open_container(w, 0, flow);
 }
 
 void ha_yaml_end_seq(struct ha_yaml_writer *w)
 {
-	if (EVENT(w, end(w->events_ctx)))
-		return;
-	yaml_event_t event;
-	if (w->status != HA_OK)
-		return;
-	if (w->json) {
-		json_end(w, 0);
-		return;
-	}
-	yaml_sequence_end_event_initialize(&event);
-	emit(w, &event);
+	close_container(w, 0);
 }
 
 /* plain != 0: a plain scalar (numbers, booleans, .inf); otherwise a string
@@ -385,7 +338,8 @@ static void scalar(struct ha_yaml_writer *w, const char *text, int plain)
 	yaml_event_t event;
 	if (w->status != HA_OK)
 		return;
-	if (!yaml_scalar_event_initialize(&event, NULL, NULL, ustr(text),
+	if (!yaml_scalar_event_initialize(&event, NULL, NULL,
+	                                  (yaml_char_t *)(uintptr_t)text,
 	                                  (int)strlen(text), plain, !plain,
 	                                  plain ? YAML_PLAIN_SCALAR_STYLE
 	                                        : YAML_ANY_SCALAR_STYLE)) {
@@ -398,10 +352,12 @@ static void scalar(struct ha_yaml_writer *w, const char *text, int plain)
 /* A number, a boolean or null, in either syntax. */
 static void plain_scalar(struct ha_yaml_writer *w, const char *text)
 {
-	if (w->json)
-		json_plain(w, text);
-	else
+	if (w->json) {
+		json_before(w, 0);
+		json_puts(w, text); /* a number, true, false or null as it is */
+	} else {
 		scalar(w, text, 1);
+	}
 }
 
 void ha_yaml_key(struct ha_yaml_writer *w, const char *key)
@@ -538,4 +494,29 @@ char *ha_format_double(double value, char buf[32])
 char *yaml_flat_double(char *p, double value)
 {
 	return yaml_flat_double_inline(p, value);
+}
+
+void ha_yaml_key_string(struct ha_yaml_writer *w, const char *key,
+                        const char *value)
+{
+	ha_yaml_key(w, key);
+	ha_yaml_string(w, value);
+}
+
+void ha_yaml_key_uint(struct ha_yaml_writer *w, const char *key, uint64_t value)
+{
+	ha_yaml_key(w, key);
+	ha_yaml_uint(w, value);
+}
+
+void ha_yaml_key_double(struct ha_yaml_writer *w, const char *key, double value)
+{
+	ha_yaml_key(w, key);
+	ha_yaml_double(w, value);
+}
+
+void ha_yaml_key_bool(struct ha_yaml_writer *w, const char *key, int value)
+{
+	ha_yaml_key(w, key);
+	ha_yaml_bool(w, value);
 }

@@ -54,6 +54,14 @@ void ha_yaml_double(struct ha_yaml_writer *w, double value);
 void ha_yaml_bool(struct ha_yaml_writer *w, int value);
 void ha_yaml_null(struct ha_yaml_writer *w);
 
+/* A key and its scalar value in one call, inside a map: most of a
+ * report is such pairs. */
+void ha_yaml_key_string(struct ha_yaml_writer *w, const char *key,
+                        const char *value);
+void ha_yaml_key_uint(struct ha_yaml_writer *w, const char *key, uint64_t value);
+void ha_yaml_key_double(struct ha_yaml_writer *w, const char *key, double value);
+void ha_yaml_key_bool(struct ha_yaml_writer *w, const char *key, int value);
+
 /* The plain scalar ha_yaml_double writes for value: ha_format_double's
  * text, or .nan, .inf, -.inf.  Returns buf (at least 32 bytes). */
 const char *ha_yaml_double_text(double value, char buf[32]);
