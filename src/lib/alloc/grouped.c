@@ -13,7 +13,6 @@
 #include "base/error_internal.h"
 #include "alloc/grouped_internal.h"
 #include "alloc/solver_internal.h"
-#include "alloc/grouped_internal.h"
 
 /* One candidate triple: its head dimension, key/value heads and key. */
 struct triple {
@@ -22,6 +21,37 @@ struct triple {
 	double key;     /* ln((MSE - E - A n^-α) / c_b) */
 	int feasible;   /* meets the KV constraints */
 };
+
+struct ha_kv_shape ha_kv_shape_defaults(void)
+{
+	return (struct ha_kv_shape){.layers = 1, .kv_bytes = 2, .model_dim = 0};
+}
+
+enum ha_status ha_kv_constraints_validate(const struct ha_kv_constraints *c)
+{
+	if (!c)
+		return HA_OK;
+	if (c->min_kv_heads && c->max_kv_heads && c->min_kv_heads > c->max_kv_heads)
+		return HA_EINVAL;
+	if (c->kv_heads && ((c->min_kv_heads && c->kv_heads < c->min_kv_heads) ||
+	                    (c->max_kv_heads && c->kv_heads > c->max_kv_heads)))
+		return HA_EINVAL;
+	return HA_OK;
+}
+
+enum ha_status ha_kv_shape_validate(const struct ha_kv_shape *s, uint64_t budget)
+{
+	if (!s || s->layers == 0 || s->kv_bytes == 0 || budget == 0 ||
+	    budget > HA_BUDGET_MAX)
+		return HA_EINVAL;
+	/* 2 D L B <= UINT64_MAX and 4 d_model D <= UINT64_MAX, by division. */
+	uint64_t room = UINT64_MAX / 2 / budget;
+	if (s->layers > room || s->kv_bytes > room / s->layers)
+		return HA_EINVAL;
+	if (s->model_dim && s->model_dim > UINT64_MAX / 4 / budget)
+		return HA_EINVAL;
+	return HA_OK;
+}
 
 int ha_kv_allows(const struct ha_kv_constraints *kv, uint64_t head_dim,
                  uint64_t g)
@@ -152,9 +182,8 @@ static enum ha_status list_triples(const struct ha_grouped_request *req,
 	for (size_t i = 0; i < p->count; i++) {
 		t[i].head_dim = p->head_dim[i];
 		t[i].kv_heads = p->kv_heads[i];
-		t[i].key = ha_model_log_relative_mse_grouped(req->model, req->samples,
-		                                             budget, p->head_dim[i],
-		                                             p->kv_heads[i]);
+		t[i].key = ha_model_log_relative_mse(req->model, req->samples, budget,
+		                                     p->head_dim[i], p->kv_heads[i]);
 		t[i].feasible = ha_kv_allows(req->kv, p->head_dim[i], p->kv_heads[i]);
 	}
 	*out = t;

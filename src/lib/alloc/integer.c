@@ -81,7 +81,8 @@ static double log_mse_at(const struct evaluator *e, size_t i)
 	struct ha_integer_memo *w = e->memo;
 	if (!w) {
 		(*e->evaluations)++;
-		return ha_model_log_relative_mse(m, e->samples, s->budget, s->feasible[i]);
+		return ha_model_log_relative_mse(m, e->samples, s->budget, s->feasible[i],
+		                                 s->budget / s->feasible[i]);
 	}
 	if (w->stamp[i] == w->generation) {
 		if (e->count_every)
@@ -264,7 +265,8 @@ static void memo_eval(struct ha_integer_memo *w, const struct ha_model *m, size_
 	p->log_samples_power = w->log_samples;
 	p->samples_power = m->var_samples_power == 1.0
 		? w->samples : pow(w->samples, m->var_samples_power);
-	ha_model_eval_from(m, w->samples, s->budget, s->feasible[i], p, out);
+	ha_model_eval_from(m, w->samples, s->budget, s->feasible[i],
+	                   s->budget / s->feasible[i], p, out);
 }
 
 /* Evaluate every feasible divisor; the answer is the smallest d within
