@@ -12,8 +12,7 @@
  * only decides how many of the bisection's questions need evaluating.
  *
  * A workspace (struct ha_relaxed_solver) keeps one NLopt optimiser for a
- * whole sweep, remembers the last few evaluations NLopt repeats, and its
- * previous answer. */
+ * whole sweep, and its previous answers. */
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -39,21 +38,10 @@
 #define START_NEWTON_STEPS 6
 #define START_MAX_STEP 1.0
 
-/* The evaluations remembered: NLopt evaluates its start twice and often
- * a point twice in a row. */
-#define MEMO_SIZE 8
-
-struct evaluation {
-	uint64_t u_bits; /* u, compared bit for bit */
-	double log_f, slope;
-};
-
 struct relaxed_problem {
 	double budget;
 	struct ha_relaxed_fn fn;
-	struct evaluation memo[MEMO_SIZE];
-	size_t memo_count, memo_next;
-	size_t evaluations; /* not served from the memo */
+	size_t evaluations;
 };
 
 /* A sweep's last two interior answers u_i = ln x* at Q's constants C_i
@@ -103,40 +91,15 @@ struct ha_relaxed_solver {
 	size_t nlopt_evaluations;       /* NLopt's, in the last solve */
 };
 
-/* ln f at u, and its slope d ln f / du.  Remembered: the same u gives the
- * same values either way, since the values do not depend on what was
- * evaluated before. */
-static double evaluate(struct relaxed_problem *p, double u, double *slope)
-{
-	uint64_t bits;
-	memcpy(&bits, &u, sizeof bits);
-	for (size_t i = 0; i < p->memo_count; i++)
-		if (p->memo[i].u_bits == bits) {
-			*slope = p->memo[i].slope;
-			return p->memo[i].log_f;
-		}
-	struct evaluation *e = &p->memo[p->memo_next];
-	e->u_bits = bits;
-	e->log_f = ha_relaxed_fn_eval(&p->fn, u, &e->slope);
-	p->evaluations++;
-	p->memo_next = (p->memo_next + 1) % MEMO_SIZE;
-	if (p->memo_count < MEMO_SIZE)
-		p->memo_count++;
-	*slope = e->slope;
-	return e->log_f;
-}
-
 /* NLopt objective in u = ln x, which keeps the search well scaled over
  * intervals as wide as [1, 2^63]. */
 static double relaxed_objective(unsigned n, const double *u, double *grad,
                                 void *data)
 {
 	(void)n;
-	double slope;
-	double log_f = evaluate(data, u[0], &slope);
-	if (grad)
-		grad[0] = slope;
-	return log_f;
+	struct relaxed_problem *p = data;
+	p->evaluations++;
+	return ha_relaxed_fn_eval(&p->fn, u[0], grad);
 }
 
 /* A starting point for NLopt: the root of the leading terms of the hdi = 1
@@ -339,7 +302,6 @@ static enum ha_status solve(struct ha_relaxed_solver *w, const struct ha_model *
 		w->log_var_coef = ha_model_log_var_coef(m);
 		w->has_model = 1;
 	}
-	problem->memo_count = problem->memo_next = 0;
 	w->nlopt_evaluations = 0;
 
 	/* An estimate of x*: the previous answer, else NLopt's point (from

@@ -83,11 +83,6 @@ struct ha_relaxed_root {
 	/* dQ/du and the uncertainty width 2E/Q' (in u) near the root of the
 	 * last solve (0 when it found none): the next prediction's. */
 	double last_slope, last_width;
-	/* The brackets [path_a[k], path_b[k]] (keys) of the last bisection's
-	 * first path_depth + 1 steps, path[0] the whole interval: where the
-	 * next bisection may start (relaxed_root.c, bisect); speed only. */
-	uint64_t path_a[65], path_b[65];
-	size_t path_depth;
 	/* ln x at the last question of the last solve answered "yes" (x NaN:
 	 * none), which is often x* itself: its log is then not made again. */
 	double yes_x, yes_u;
