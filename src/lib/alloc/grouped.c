@@ -360,49 +360,9 @@ static enum ha_status check_request(const struct ha_grouped_request *req,
 	return ha_kv_shape_validate(shape, ha_solver_budget(r->solver));
 }
 
-static enum ha_status solve_checked(const struct ha_grouped_request *r,
-                                    const struct grouped_pairs *p,
-                                    struct ha_grouped_solution *out)
-{
-	struct triple *t = NULL;
-	enum ha_status st = list_triples(r, p, &t);
-	if (st != HA_OK)
-		return st;
-	out->certificate = (struct ha_grouped_certificate){
-		.method = HA_CERT_EXHAUSTIVE,
-		.divisors = p->divisors,
-		.head_dims = p->head_dims,
-		.candidates = p->count,
-		.bound = p->bound,
-	};
-	st = solve_triples(r, t, p->count, out);
-	free(t);
-	if (st == HA_OK)
-		st = ha_grouped_solve_relaxed(r->solver, r->model, r->samples, r->kv,
-		                              &out->relaxed);
-	if (st != HA_OK)
-		ha_grouped_solution_finish(out);
-	return st;
-}
-
 enum ha_status grouped_solve_listed(const struct ha_grouped_request *req,
-                                    const struct grouped_pairs *p,
+                                    const struct grouped_pairs *listed,
                                     struct ha_grouped_solution *out)
-{
-	if (!out)
-		return HA_EINVAL;
-	*out = (struct ha_grouped_solution){0};
-	struct ha_grouped_request r;
-	struct ha_kv_shape shape;
-	if (!p || check_request(req, &r, &shape) != HA_OK)
-		return HA_EINVAL;
-	out->budget = ha_solver_budget(r.solver);
-	out->samples = r.samples;
-	return solve_checked(&r, p, out);
-}
-
-enum ha_status ha_grouped_solve(const struct ha_grouped_request *req,
-                                struct ha_grouped_solution *out)
 {
 	if (!out)
 		return HA_EINVAL;
@@ -413,12 +373,36 @@ enum ha_status ha_grouped_solve(const struct ha_grouped_request *req,
 		return HA_EINVAL;
 	out->budget = ha_solver_budget(r.solver);
 	out->samples = r.samples;
-	struct grouped_pairs p;
-	enum ha_status st = grouped_pairs_list(r.solver, &p);
+	struct grouped_pairs own = {0};
+	const struct grouped_pairs *p = listed ? listed : &own;
+	struct triple *t = NULL;
+	enum ha_status st = listed ? HA_OK : grouped_pairs_list(r.solver, &own);
 	if (st == HA_OK)
-		st = solve_checked(&r, &p, out);
-	grouped_pairs_free(&p);
+		st = list_triples(&r, p, &t);
+	if (st == HA_OK) {
+		out->certificate = (struct ha_grouped_certificate){
+			.method = HA_CERT_EXHAUSTIVE,
+			.divisors = p->divisors,
+			.head_dims = p->head_dims,
+			.candidates = p->count,
+			.bound = p->bound,
+		};
+		st = solve_triples(&r, t, p->count, out);
+	}
+	free(t);
+	grouped_pairs_free(&own);
+	if (st == HA_OK)
+		st = ha_grouped_solve_relaxed(r.solver, r.model, r.samples, r.kv,
+		                              &out->relaxed);
+	if (st != HA_OK)
+		ha_grouped_solution_finish(out);
 	return st;
+}
+
+enum ha_status ha_grouped_solve(const struct ha_grouped_request *req,
+                                struct ha_grouped_solution *out)
+{
+	return grouped_solve_listed(req, NULL, out);
 }
 
 void ha_grouped_solution_finish(struct ha_grouped_solution *s)

@@ -73,7 +73,8 @@ enum ha_status grouped_pairs_list(const struct ha_solver *solver,
                                   struct grouped_pairs *out);
 void grouped_pairs_free(struct grouped_pairs *pairs);
 
-/* ha_grouped_solve over pairs listed for req->solver's budget. */
+/* ha_grouped_solve over pairs listed for req->solver's budget (NULL:
+ * listed here). */
 enum ha_status grouped_solve_listed(const struct ha_grouped_request *req,
                                     const struct grouped_pairs *pairs,
                                     struct ha_grouped_solution *out);

@@ -354,24 +354,6 @@ enum ha_status ha_relaxed_solver_solve(struct ha_relaxed_solver *w,
 	return solve(w, m, samples, NAN, relaxed, NULL, 1, 0);
 }
 
-enum ha_status ha_relaxed_solver_solve_optimum(struct ha_relaxed_solver *w,
-                                               const struct ha_model *m,
-                                               double samples,
-                                               struct ha_relaxed *relaxed)
-{
-	return solve(w, m, samples, NAN, relaxed, NULL, 0, 0);
-}
-
-enum ha_status ha_relaxed_solver_solve_optimum_ln(struct ha_relaxed_solver *w,
-                                                  const struct ha_model *m,
-                                                  double samples,
-                                                  double log_samples,
-                                                  struct ha_relaxed *relaxed,
-                                                  double *log_head_dim)
-{
-	return solve(w, m, samples, log_samples, relaxed, log_head_dim, 0, 0);
-}
-
 enum ha_status ha_relaxed_solver_solve_next(struct ha_relaxed_solver *w,
                                             const struct ha_model *m,
                                             double samples, double log_samples,

@@ -113,25 +113,12 @@ double ha_relaxed_root_q(struct ha_relaxed_root *root, double x);
  * (relaxed_root.c, THE SHORTCUT) (tests). */
 double ha_relaxed_root_bound(struct ha_relaxed_root *root, double x);
 
-/* ha_relaxed_solver_solve without relaxed->log_mse (set to NaN): the
- * same head_dim and heads, for a sweep's rows, which print x* and H*
- * but not the relaxed mse (its evaluation is three transcendental
- * functions of the ~25 a point costs). */
-enum ha_status ha_relaxed_solver_solve_optimum(struct ha_relaxed_solver *w,
-                                               const struct ha_model *m,
-                                               double samples,
-                                               struct ha_relaxed *relaxed);
-/* The same, with log_samples = log(samples) given (see
- * ha_solver_solve_integer_memo), and *log_head_dim = log(relaxed->head_dim)
- * on HA_OK (the solve has it: the same double). */
-enum ha_status ha_relaxed_solver_solve_optimum_ln(struct ha_relaxed_solver *w,
-                                                  const struct ha_model *m,
-                                                  double samples,
-                                                  double log_samples,
-                                                  struct ha_relaxed *relaxed,
-                                                  double *log_head_dim);
-/* The same for a sweep's next row: m is the model of w's earlier solves,
- * at a new n (checked here), so it is not compared with the kept one
+/* ha_relaxed_solver_solve for a sweep's next row, without
+ * relaxed->log_mse (set to NaN: a row prints x* and H* but not the
+ * relaxed mse), with log_samples = log(samples) given and
+ * *log_head_dim = log(relaxed->head_dim) on HA_OK (the solve has it: the
+ * same double).  m is the model of w's earlier solves, at a new n
+ * (checked here), so it is not compared with the kept one
  * (ha_solver_solve_integer_next's contract). */
 enum ha_status ha_relaxed_solver_solve_next(struct ha_relaxed_solver *w,
                                             const struct ha_model *m,

@@ -49,8 +49,8 @@ enum ha_status sweep_relaxed_dim_at(struct ha_sweep *s, size_t b, size_t i,
 		*x = g.head_dim;
 		return st;
 	}
-	enum ha_status st = ha_relaxed_solver_solve_optimum(s->relaxed[b], &s->model,
-	                                                    samples, &r);
+	enum ha_status st = ha_relaxed_solver_solve(s->relaxed[b], &s->model,
+	                                            samples, &r);
 	*x = r.head_dim;
 	return st;
 }
