@@ -11,8 +11,7 @@
  * Either way the answer is the same double (test_relaxed.c); the estimate
  * only decides how many of the bisection's questions need evaluating.
  *
- * A workspace (struct ha_relaxed_solver) keeps one NLopt optimiser for a
- * whole sweep, and its previous answers. */
+ * A workspace (struct ha_relaxed_solver) keeps its previous answers. */
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -78,8 +77,6 @@ struct prediction {
 struct ha_relaxed_solver {
 	const struct ha_solver *solver;
 	double lo, hi;          /* ln x_lo, ln x_hi */
-	nlopt_opt opt;          /* made when first needed, then kept */
-	nlopt_result setup;     /* the result of setting opt up */
 	struct relaxed_problem problem; /* the objective's data (NLopt holds its address) */
 	struct ha_relaxed_root root;    /* the canonical bisection's problem */
 	int has_hint;                   /* a previous answer, */
@@ -128,45 +125,31 @@ static double starting_log_x(const struct ha_model *m, double samples,
 	return u;
 }
 
-/* Make and set up the workspace's optimiser, once: SLSQP on [lo, hi] with
- * the objective's data in the workspace.  A setup that fails is kept in
- * w->setup and reported by every solve that needs NLopt. */
-static enum ha_status prepare_nlopt(struct ha_relaxed_solver *w)
-{
-	if (w->opt)
-		return HA_OK;
-	w->opt = nlopt_create(NLOPT_LD_SLSQP, 1);
-	if (!w->opt)
-		return HA_ENOMEM;
-	nlopt_result r = nlopt_set_min_objective(w->opt, relaxed_objective,
-	                                         &w->problem);
-	if (r > 0)
-		r = nlopt_set_lower_bounds1(w->opt, w->lo);
-	if (r > 0)
-		r = nlopt_set_upper_bounds1(w->opt, w->hi);
-	if (r > 0)
-		r = nlopt_set_xtol_rel(w->opt, NLOPT_XTOL_REL);
-	if (r > 0)
-		r = nlopt_set_maxeval(w->opt, NLOPT_MAX_EVAL);
-	w->setup = r;
-	return HA_OK;
-}
-
-/* Minimise ln f over u in [lo, hi] with NLopt's SLSQP from *u.  *u moves
- * to NLopt's point when that is no worse.  HA_ENUMERIC when NLopt fails
- * outright (generic failure, invalid arguments); ROUNDOFF_LIMITED still
- * leaves a usable point, as do the positive (success) results. */
+/* Minimise ln f over u in [lo, hi] with NLopt's SLSQP from *u (a cold
+ * solve's estimate).  *u moves to NLopt's point when that is no worse.
+ * HA_ENUMERIC when NLopt fails outright (generic failure, invalid
+ * arguments); ROUNDOFF_LIMITED still leaves a usable point, as do the
+ * positive (success) results. */
 static enum ha_status nlopt_minimise(struct ha_relaxed_solver *w, double *u)
 {
-	enum ha_status st = prepare_nlopt(w);
-	if (st != HA_OK)
-		return st;
-	nlopt_result r = w->setup;
+	nlopt_opt opt = nlopt_create(NLOPT_LD_SLSQP, 1);
+	if (!opt)
+		return HA_ENOMEM;
+	nlopt_result r = nlopt_set_min_objective(opt, relaxed_objective, &w->problem);
+	if (r > 0)
+		r = nlopt_set_lower_bounds1(opt, w->lo);
+	if (r > 0)
+		r = nlopt_set_upper_bounds1(opt, w->hi);
+	if (r > 0)
+		r = nlopt_set_xtol_rel(opt, NLOPT_XTOL_REL);
+	if (r > 0)
+		r = nlopt_set_maxeval(opt, NLOPT_MAX_EVAL);
 	w->problem.evaluations = 0;
 	double start_f = relaxed_objective(1, u, NULL, &w->problem);
 	double u_opt = *u, f_opt = start_f;
 	if (r > 0)
-		r = nlopt_optimize(w->opt, &u_opt, &f_opt);
+		r = nlopt_optimize(opt, &u_opt, &f_opt);
+	nlopt_destroy(opt);
 	if (r == NLOPT_OUT_OF_MEMORY)
 		return HA_ENOMEM;
 	if (r < 0 && r != NLOPT_ROUNDOFF_LIMITED)
@@ -258,7 +241,6 @@ void ha_relaxed_solver_free(struct ha_relaxed_solver *w)
 {
 	if (!w)
 		return;
-	nlopt_destroy(w->opt);
 	free(w);
 }
 

@@ -14,9 +14,9 @@
 #include "alloc/model_internal.h"
 
 /* The relaxation for many models of one solver (a sweep): a workspace that
- * keeps its previous answer as the next solve's estimate (a sweep's
- * neighbour is a close one: about eight evaluations a point, no NLopt)
- * and one NLopt optimiser for its first solve.  Its answers are those of
+ * keeps its previous answers for the next solve's estimate (a sweep's
+ * neighbour is a close one: about eight evaluations a point), NLopt's
+ * only for its first solve.  Its answers are those of
  * ha_solver_solve_relaxed, bit for bit, whatever it solved before.  The
  * solver must outlive the workspace; a workspace serves one thread at a
  * time. */
