@@ -191,19 +191,18 @@ static enum ha_status list_triples(const struct ha_grouped_request *req,
 }
 
 /* THE TIE RULE of the grouped optimum: the least key, and within
- * HA_TIE_LOG_TOLERANCE of it the larger G, then the smaller d.  Over the
- * triples for which pick(t) holds; SIZE_MAX when there are none. */
-static size_t best_of(const struct triple *t, size_t n,
-                      int (*pick)(const struct triple *, const void *),
-                      const void *ctx)
+ * HA_TIE_LOG_TOLERANCE of it the larger G, then the smaller d.  Over
+ * every triple, or the feasible ones only; SIZE_MAX when there are none. */
+static size_t best_of(const struct triple *t, size_t n, int feasible_only)
 {
 	double least = INFINITY;
 	for (size_t i = 0; i < n; i++)
-		if (pick(&t[i], ctx) && t[i].key < least)
+		if ((t[i].feasible || !feasible_only) && t[i].key < least)
 			least = t[i].key;
 	size_t best = SIZE_MAX;
 	for (size_t i = 0; i < n; i++) {
-		if (!pick(&t[i], ctx) || !(t[i].key <= least + HA_TIE_LOG_TOLERANCE))
+		if ((!t[i].feasible && feasible_only) ||
+		    !(t[i].key <= least + HA_TIE_LOG_TOLERANCE))
 			continue;
 		if (best == SIZE_MAX || t[i].kv_heads > t[best].kv_heads ||
 		    (t[i].kv_heads == t[best].kv_heads &&
@@ -211,25 +210,6 @@ static size_t best_of(const struct triple *t, size_t n,
 			best = i;
 	}
 	return best;
-}
-
-static int any(const struct triple *t, const void *ctx)
-{
-	(void)t;
-	(void)ctx;
-	return 1;
-}
-
-static int feasible(const struct triple *t, const void *ctx)
-{
-	(void)ctx;
-	return t->feasible;
-}
-
-/* Of the feasible triples with this KV dimension. */
-static int of_kv_dim(const struct triple *t, const void *ctx)
-{
-	return t->feasible && t->kv_heads * t->head_dim == *(const uint64_t *)ctx;
 }
 
 static enum ha_status describe(const struct ha_grouped_request *req,
@@ -276,7 +256,7 @@ static enum ha_status make_front(const struct ha_grouped_request *req,
 		size_t end = i;
 		while (end < n && t[end].kv_heads * t[end].head_dim == kv_dim)
 			end++;
-		size_t b = best_of(t + i, end - i, of_kv_dim, &kv_dim);
+		size_t b = best_of(t + i, end - i, 1); /* of this KV dimension */
 		if (b != SIZE_MAX && t[i + b].key < best - HA_TIE_LOG_TOLERANCE) {
 			enum ha_status st = describe(req, &t[i + b], &front[count++]);
 			if (st != HA_OK) {
@@ -310,7 +290,7 @@ static enum ha_status solve_triples(const struct ha_grouped_request *req,
                                     struct triple *t, size_t n,
                                     struct ha_grouped_solution *out)
 {
-	size_t unc = best_of(t, n, any, NULL), opt = best_of(t, n, feasible, NULL);
+	size_t unc = best_of(t, n, 0), opt = best_of(t, n, 1);
 	if (opt == SIZE_MAX)
 		return HA_EINFEASIBLE;
 	enum ha_status st = describe(req, &t[unc], &out->unconstrained);
