@@ -339,17 +339,6 @@ enum ha_status ha_solver_solve_integer(const struct ha_solver *s,
 	return solve_integer(s, NULL, m, samples, NAN, optimum, certificate);
 }
 
-enum ha_status ha_solver_solve_integer_memo(const struct ha_solver *s,
-                                            struct ha_integer_memo *memo,
-                                            const struct ha_model *m,
-                                            double samples, double log_samples,
-                                            struct ha_allocation *optimum)
-{
-	if (memo && memo->solver != s)
-		return HA_EINVAL;
-	return solve_integer(s, memo, m, samples, log_samples, optimum, NULL);
-}
-
 enum ha_status ha_solver_solve_integer_next(const struct ha_solver *s,
                                             struct ha_integer_memo *memo,
                                             const struct ha_model *m,

@@ -40,7 +40,7 @@ struct ha_solver {
 /* A sweep's memo for the integer search of one solver: the logarithms
  * ha_model_log_relative_mse takes of each feasible divisor, kept across
  * solves, and each solve's values, so that no index is evaluated twice.
- * ha_solver_solve_integer_memo gives the optimum ha_solver_solve_integer
+ * ha_solver_solve_integer_next gives the optimum ha_solver_solve_integer
  * gives, to the bit: the same arithmetic in the same order.  One memo a
  * thread.  Solvers of more than HA_INTEGER_MEMO_MAX feasible divisors get
  * none (*out NULL, HA_OK; memory, not speed, is then what counts). */
@@ -50,19 +50,12 @@ enum ha_status ha_integer_memo_new(const struct ha_solver *s,
                                    struct ha_integer_memo **out);
 void ha_integer_memo_free(struct ha_integer_memo *memo);
 
-/* ha_solver_solve_integer without a certificate, with memo (made for s;
- * NULL: none).  log_samples is log(samples), which a sweep's row
- * takes once for both of its solves and its fits (the same double). */
-enum ha_status ha_solver_solve_integer_memo(const struct ha_solver *s,
-                                            struct ha_integer_memo *memo,
-                                            const struct ha_model *m,
-                                            double samples, double log_samples,
-                                            struct ha_allocation *optimum);
-/* The same for a sweep's next row: m is the model of the memo's earlier
- * solves, at a new n (checked here), so the model is not validated
- * again nor compared with the memo's kept parts (a row's checks were a
- * fifth of its integer search).  The memo's first solve takes the whole
- * path.  The same optimum, to the bit. */
+/* ha_solver_solve_integer without a certificate, for a sweep's row, with
+ * memo (made for s).  log_samples is log(samples), which a sweep's row
+ * takes once for both of its solves and its fits (the same double).  m
+ * is the model of the memo's earlier solves, at a new n (checked here),
+ * so the model is not validated again (a row's checks were a fifth of
+ * its integer search); the memo's first solve takes the whole path. */
 enum ha_status ha_solver_solve_integer_next(const struct ha_solver *s,
                                             struct ha_integer_memo *memo,
                                             const struct ha_model *m,
