@@ -133,8 +133,21 @@ void ha_integer_memo_free(struct ha_integer_memo *w)
 	free(w);
 }
 
+/* The part of memo_start that depends on n: ln n, and a new generation
+ * of values. */
 static void memo_next(struct ha_integer_memo *w, const struct ha_model *m,
-                      double samples, double log_samples);
+                      double samples, double log_samples)
+{
+	const struct ha_solver *s = w->solver;
+	w->samples = samples;
+	w->log_samples = m->var_samples_power * log_samples; /* β ln n */
+	if (++w->generation == 0) {
+		/* Once in 2^32 solves: no stamp may look current. */
+		for (size_t i = 0; i < s->feasible_count; i++)
+			w->stamp[i] = 0;
+		w->generation = 1;
+	}
+}
 
 /* Make the memo ready for a solve of m (validated) at n = samples, ln n
  * = log_samples. */
@@ -158,22 +171,6 @@ static void memo_start(struct ha_integer_memo *w, const struct ha_model *m,
 	w->started = 1;
 	w->unimodal = ha_model_unimodal_on(m, (double)s->feasible[0]);
 	memo_next(w, m, samples, log_samples);
-}
-
-/* The part of memo_start that depends on n: ln n, and a new generation
- * of values. */
-static void memo_next(struct ha_integer_memo *w, const struct ha_model *m,
-                      double samples, double log_samples)
-{
-	const struct ha_solver *s = w->solver;
-	w->samples = samples;
-	w->log_samples = m->var_samples_power * log_samples; /* β ln n */
-	if (++w->generation == 0) {
-		/* Once in 2^32 solves: no stamp may look current. */
-		for (size_t i = 0; i < s->feasible_count; i++)
-			w->stamp[i] = 0;
-		w->generation = 1;
-	}
 }
 
 /* ha_model_eval at feasible index i, its parts of d kept in the memo. */
@@ -258,9 +255,27 @@ static size_t argmin_bracket(const struct evaluator *e)
 	return left;
 }
 
+/* The search itself, then the optimum's terms. */
 static void search(const struct ha_solver *s, const struct evaluator *e,
                    int unimodal, struct ha_certificate *cert,
-                   struct ha_allocation *optimum);
+                   struct ha_allocation *optimum)
+{
+	size_t best;
+	if (s->feasible_count <= EXHAUSTIVE_MAX || !unimodal) {
+		cert->method = HA_CERT_EXHAUSTIVE;
+		best = argmin_exhaustive(e);
+	} else {
+		cert->method = HA_CERT_BRACKET;
+		best = argmin_bracket(e);
+	}
+	optimum->head_dim = s->feasible[best];
+	optimum->heads = s->budget / optimum->head_dim;
+	if (e->memo && e->memo->parts)
+		memo_eval(e->memo, e->m, best, &optimum->terms);
+	else
+		ha_model_eval(e->m, e->samples, s->budget, optimum->head_dim,
+		              &optimum->terms);
+}
 
 static enum ha_status solve_integer(const struct ha_solver *s,
                                     struct ha_integer_memo *memo,
@@ -307,28 +322,6 @@ static enum ha_status solve_integer(const struct ha_solver *s,
 	if (certificate)
 		*certificate = cert;
 	return HA_OK;
-}
-
-/* The search itself, then the optimum's terms. */
-static void search(const struct ha_solver *s, const struct evaluator *e,
-                   int unimodal, struct ha_certificate *cert,
-                   struct ha_allocation *optimum)
-{
-	size_t best;
-	if (s->feasible_count <= EXHAUSTIVE_MAX || !unimodal) {
-		cert->method = HA_CERT_EXHAUSTIVE;
-		best = argmin_exhaustive(e);
-	} else {
-		cert->method = HA_CERT_BRACKET;
-		best = argmin_bracket(e);
-	}
-	optimum->head_dim = s->feasible[best];
-	optimum->heads = s->budget / optimum->head_dim;
-	if (e->memo && e->memo->parts)
-		memo_eval(e->memo, e->m, best, &optimum->terms);
-	else
-		ha_model_eval(e->m, e->samples, s->budget, optimum->head_dim,
-		              &optimum->terms);
 }
 
 enum ha_status ha_solver_solve_integer(const struct ha_solver *s,

@@ -134,11 +134,6 @@ uint64_t ha_solver_budget(const struct ha_solver *solver)
 	return solver->budget;
 }
 
-size_t ha_solver_divisor_count(const struct ha_solver *solver)
-{
-	return solver->divisor_count;
-}
-
 const uint64_t *ha_solver_feasible(const struct ha_solver *solver,
                                    size_t *count)
 {
