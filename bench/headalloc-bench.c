@@ -69,9 +69,11 @@ static uint64_t brute_force(const struct problem *p)
 	size_t count;
 	const uint64_t *d = ha_solver_feasible(p->solver, &count);
 	uint64_t best = d[0];
-	double best_log = ha_model_log_relative_mse(&p->model, p->samples, p->budget, d[0]);
+	double best_log = ha_model_log_relative_mse(&p->model, p->samples, p->budget, d[0],
+	                                            p->budget / d[0]);
 	for (size_t i = 1; i < count; i++) {
-		double v = ha_model_log_relative_mse(&p->model, p->samples, p->budget, d[i]);
+		double v = ha_model_log_relative_mse(&p->model, p->samples, p->budget, d[i],
+		                                     p->budget / d[i]);
 		if (v < best_log) {
 			best_log = v;
 			best = d[i];
@@ -88,7 +90,8 @@ static uint64_t naive(const struct problem *p)
 	for (uint64_t d = 1; d <= p->budget; d++) {
 		if (p->budget % d)
 			continue;
-		double v = ha_model_log_relative_mse(&p->model, p->samples, p->budget, d);
+		double v = ha_model_log_relative_mse(&p->model, p->samples, p->budget, d,
+		                                     p->budget / d);
 		if (v < best_log) {
 			best_log = v;
 			best = d;

@@ -66,7 +66,7 @@ Test(model, coefficients_and_correlated_heads)
 	assert_rel(t.covariance, (1 - 1.0 / 12) * 0.75 * var, 1e-15);
 	assert_rel(t.mse, 3.0 / 8.0 + var * (0.75 + 0.25 / 12), 1e-15);
 	assert_rel(exp(t.log_covariance), t.covariance, 1e-14);
-	assert_rel(3.0 * exp(ha_model_log_relative_mse(&m, n_samples, 48, 4)), t.mse, 1e-14);
+	assert_rel(3.0 * exp(ha_model_log_relative_mse(&m, n_samples, 48, 4, 12)), t.mse, 1e-14);
 }
 
 Test(model, hdi_zero_gives_no_variance_reduction)
@@ -282,11 +282,11 @@ Test(model, irreducible_shifts_the_error_and_nothing_else)
 	assert_rel(t.mse, 1.75 + base.mse, 1e-15);
 	assert_rel(t.log_mse, log(1.75 + base.mse), 1e-15);
 	/* E leaves the comparison key alone: it moves no argmin. */
-	cr_assert_eq(ha_model_log_relative_mse(&m, n_samples, 512, 8),
+	cr_assert_eq(ha_model_log_relative_mse(&m, n_samples, 512, 8, 64),
 	             ha_model_log_relative_mse(&(struct ha_model){
 	                 .smoothness = 2, .bias_coef = 1, .var_coef = 1, .hdi = 1,
 	                 .var_rate = 0.5, .data_power = 0.28,
-	                 .var_samples_power = 1}, n_samples, 512, 8));
+	                 .var_samples_power = 1}, n_samples, 512, 8, 64));
 	/* A huge E: the log stays exact where the plain sum rounds. */
 	m.irreducible = 1e300;
 	cr_assert_eq(ha_model_eval(&m, n_samples, 512, 8, &t), HA_OK);
@@ -430,7 +430,7 @@ Test(model, the_relaxed_objective_is_unimodal_over_the_divisors)
 		int rising = 0;
 		for (size_t i = 0; i < counts[trial % 5]; i++) {
 			uint64_t d = divisors[trial % 5][i];
-			double v = ha_model_log_relative_mse(&m, n_samples, D, d);
+			double v = ha_model_log_relative_mse(&m, n_samples, D, d, D / d);
 			double band = 1e-12 * fmax(1.0, fabs(v));
 			if (rising)
 				cr_assert(v >= prev - band, "trial %d d %llu falls again", trial,

@@ -1,7 +1,7 @@
-/* The canonical bisection's start from the last bisection's path
- * (relaxed_root.c, bisect): a root that last answered any other n of the
- * same problem -- far away, next door, or the same -- answers as a fresh
- * root asking every question of the definition, from any estimate. */
+/* A root moved to a new n (ha_relaxed_root_move): a root that last
+ * answered any other n of the same problem -- far away, next door, or the
+ * same -- answers as a fresh root asking every question of the
+ * definition, from any estimate. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>

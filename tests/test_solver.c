@@ -225,7 +225,7 @@ Test(solver, enumeration_is_best_first_and_starts_with_the_optimum)
 		struct ha_allocation *rows;
 		size_t count;
 		cr_assert_eq(ha_solver_enumerate(s, &m, n_samples, &rows, &count), HA_OK);
-		cr_assert_eq(count, ha_solver_divisor_count(s));
+		cr_assert_eq(count, ha_divisor_count(D));
 		cr_assert_eq(rows[0].head_dim, sol.optimum.head_dim);
 		for (size_t k = 1; k < count; k++)
 			cr_assert_geq(rows[k].terms.log_mse,

@@ -13,7 +13,6 @@
 #include "base/error_internal.h"
 #include "alloc/grouped_internal.h"
 #include "alloc/solver_internal.h"
-#include "alloc/grouped_internal.h"
 
 /* One candidate triple: its head dimension, key/value heads and key. */
 struct triple {
@@ -22,6 +21,37 @@ struct triple {
 	double key;     /* ln((MSE - E - A n^-α) / c_b) */
 	int feasible;   /* meets the KV constraints */
 };
+
+struct ha_kv_shape ha_kv_shape_defaults(void)
+{
+	return (struct ha_kv_shape){.layers = 1, .kv_bytes = 2, .model_dim = 0};
+}
+
+enum ha_status ha_kv_constraints_validate(const struct ha_kv_constraints *c)
+{
+	if (!c)
+		return HA_OK;
+	if (c->min_kv_heads && c->max_kv_heads && c->min_kv_heads > c->max_kv_heads)
+		return HA_EINVAL;
+	if (c->kv_heads && ((c->min_kv_heads && c->kv_heads < c->min_kv_heads) ||
+	                    (c->max_kv_heads && c->kv_heads > c->max_kv_heads)))
+		return HA_EINVAL;
+	return HA_OK;
+}
+
+enum ha_status ha_kv_shape_validate(const struct ha_kv_shape *s, uint64_t budget)
+{
+	if (!s || s->layers == 0 || s->kv_bytes == 0 || budget == 0 ||
+	    budget > HA_BUDGET_MAX)
+		return HA_EINVAL;
+	/* 2 D L B <= UINT64_MAX and 4 d_model D <= UINT64_MAX, by division. */
+	uint64_t room = UINT64_MAX / 2 / budget;
+	if (s->layers > room || s->kv_bytes > room / s->layers)
+		return HA_EINVAL;
+	if (s->model_dim && s->model_dim > UINT64_MAX / 4 / budget)
+		return HA_EINVAL;
+	return HA_OK;
+}
 
 int ha_kv_allows(const struct ha_kv_constraints *kv, uint64_t head_dim,
                  uint64_t g)
@@ -152,9 +182,8 @@ static enum ha_status list_triples(const struct ha_grouped_request *req,
 	for (size_t i = 0; i < p->count; i++) {
 		t[i].head_dim = p->head_dim[i];
 		t[i].kv_heads = p->kv_heads[i];
-		t[i].key = ha_model_log_relative_mse_grouped(req->model, req->samples,
-		                                             budget, p->head_dim[i],
-		                                             p->kv_heads[i]);
+		t[i].key = ha_model_log_relative_mse(req->model, req->samples, budget,
+		                                     p->head_dim[i], p->kv_heads[i]);
 		t[i].feasible = ha_kv_allows(req->kv, p->head_dim[i], p->kv_heads[i]);
 	}
 	*out = t;
@@ -162,19 +191,18 @@ static enum ha_status list_triples(const struct ha_grouped_request *req,
 }
 
 /* THE TIE RULE of the grouped optimum: the least key, and within
- * HA_TIE_LOG_TOLERANCE of it the larger G, then the smaller d.  Over the
- * triples for which pick(t) holds; SIZE_MAX when there are none. */
-static size_t best_of(const struct triple *t, size_t n,
-                      int (*pick)(const struct triple *, const void *),
-                      const void *ctx)
+ * HA_TIE_LOG_TOLERANCE of it the larger G, then the smaller d.  Over
+ * every triple, or the feasible ones only; SIZE_MAX when there are none. */
+static size_t best_of(const struct triple *t, size_t n, int feasible_only)
 {
 	double least = INFINITY;
 	for (size_t i = 0; i < n; i++)
-		if (pick(&t[i], ctx) && t[i].key < least)
+		if ((t[i].feasible || !feasible_only) && t[i].key < least)
 			least = t[i].key;
 	size_t best = SIZE_MAX;
 	for (size_t i = 0; i < n; i++) {
-		if (!pick(&t[i], ctx) || !(t[i].key <= least + HA_TIE_LOG_TOLERANCE))
+		if ((!t[i].feasible && feasible_only) ||
+		    !(t[i].key <= least + HA_TIE_LOG_TOLERANCE))
 			continue;
 		if (best == SIZE_MAX || t[i].kv_heads > t[best].kv_heads ||
 		    (t[i].kv_heads == t[best].kv_heads &&
@@ -182,25 +210,6 @@ static size_t best_of(const struct triple *t, size_t n,
 			best = i;
 	}
 	return best;
-}
-
-static int any(const struct triple *t, const void *ctx)
-{
-	(void)t;
-	(void)ctx;
-	return 1;
-}
-
-static int feasible(const struct triple *t, const void *ctx)
-{
-	(void)ctx;
-	return t->feasible;
-}
-
-/* Of the feasible triples with this KV dimension. */
-static int of_kv_dim(const struct triple *t, const void *ctx)
-{
-	return t->feasible && t->kv_heads * t->head_dim == *(const uint64_t *)ctx;
 }
 
 static enum ha_status describe(const struct ha_grouped_request *req,
@@ -247,7 +256,7 @@ static enum ha_status make_front(const struct ha_grouped_request *req,
 		size_t end = i;
 		while (end < n && t[end].kv_heads * t[end].head_dim == kv_dim)
 			end++;
-		size_t b = best_of(t + i, end - i, of_kv_dim, &kv_dim);
+		size_t b = best_of(t + i, end - i, 1); /* of this KV dimension */
 		if (b != SIZE_MAX && t[i + b].key < best - HA_TIE_LOG_TOLERANCE) {
 			enum ha_status st = describe(req, &t[i + b], &front[count++]);
 			if (st != HA_OK) {
@@ -281,7 +290,7 @@ static enum ha_status solve_triples(const struct ha_grouped_request *req,
                                     struct triple *t, size_t n,
                                     struct ha_grouped_solution *out)
 {
-	size_t unc = best_of(t, n, any, NULL), opt = best_of(t, n, feasible, NULL);
+	size_t unc = best_of(t, n, 0), opt = best_of(t, n, 1);
 	if (opt == SIZE_MAX)
 		return HA_EINFEASIBLE;
 	enum ha_status st = describe(req, &t[unc], &out->unconstrained);
@@ -331,49 +340,9 @@ static enum ha_status check_request(const struct ha_grouped_request *req,
 	return ha_kv_shape_validate(shape, ha_solver_budget(r->solver));
 }
 
-static enum ha_status solve_checked(const struct ha_grouped_request *r,
-                                    const struct grouped_pairs *p,
-                                    struct ha_grouped_solution *out)
-{
-	struct triple *t = NULL;
-	enum ha_status st = list_triples(r, p, &t);
-	if (st != HA_OK)
-		return st;
-	out->certificate = (struct ha_grouped_certificate){
-		.method = HA_CERT_EXHAUSTIVE,
-		.divisors = p->divisors,
-		.head_dims = p->head_dims,
-		.candidates = p->count,
-		.bound = p->bound,
-	};
-	st = solve_triples(r, t, p->count, out);
-	free(t);
-	if (st == HA_OK)
-		st = ha_grouped_solve_relaxed(r->solver, r->model, r->samples, r->kv,
-		                              &out->relaxed);
-	if (st != HA_OK)
-		ha_grouped_solution_finish(out);
-	return st;
-}
-
 enum ha_status grouped_solve_listed(const struct ha_grouped_request *req,
-                                    const struct grouped_pairs *p,
+                                    const struct grouped_pairs *listed,
                                     struct ha_grouped_solution *out)
-{
-	if (!out)
-		return HA_EINVAL;
-	*out = (struct ha_grouped_solution){0};
-	struct ha_grouped_request r;
-	struct ha_kv_shape shape;
-	if (!p || check_request(req, &r, &shape) != HA_OK)
-		return HA_EINVAL;
-	out->budget = ha_solver_budget(r.solver);
-	out->samples = r.samples;
-	return solve_checked(&r, p, out);
-}
-
-enum ha_status ha_grouped_solve(const struct ha_grouped_request *req,
-                                struct ha_grouped_solution *out)
 {
 	if (!out)
 		return HA_EINVAL;
@@ -384,12 +353,36 @@ enum ha_status ha_grouped_solve(const struct ha_grouped_request *req,
 		return HA_EINVAL;
 	out->budget = ha_solver_budget(r.solver);
 	out->samples = r.samples;
-	struct grouped_pairs p;
-	enum ha_status st = grouped_pairs_list(r.solver, &p);
+	struct grouped_pairs own = {0};
+	const struct grouped_pairs *p = listed ? listed : &own;
+	struct triple *t = NULL;
+	enum ha_status st = listed ? HA_OK : grouped_pairs_list(r.solver, &own);
 	if (st == HA_OK)
-		st = solve_checked(&r, &p, out);
-	grouped_pairs_free(&p);
+		st = list_triples(&r, p, &t);
+	if (st == HA_OK) {
+		out->certificate = (struct ha_grouped_certificate){
+			.method = HA_CERT_EXHAUSTIVE,
+			.divisors = p->divisors,
+			.head_dims = p->head_dims,
+			.candidates = p->count,
+			.bound = p->bound,
+		};
+		st = solve_triples(&r, t, p->count, out);
+	}
+	free(t);
+	grouped_pairs_free(&own);
+	if (st == HA_OK)
+		st = ha_grouped_solve_relaxed(r.solver, r.model, r.samples, r.kv,
+		                              &out->relaxed);
+	if (st != HA_OK)
+		ha_grouped_solution_finish(out);
 	return st;
+}
+
+enum ha_status ha_grouped_solve(const struct ha_grouped_request *req,
+                                struct ha_grouped_solution *out)
+{
+	return grouped_solve_listed(req, NULL, out);
 }
 
 void ha_grouped_solution_finish(struct ha_grouped_solution *s)

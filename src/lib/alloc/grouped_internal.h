@@ -10,6 +10,8 @@
 #include <headalloc/model.h>
 #include <headalloc/solver.h>
 
+#include "alloc/model_internal.h"
+
 /* HA_OK when min <= max where both are set and a fixed kv_heads lies
  * within them; HA_EINVAL otherwise.  NULL means no constraints. */
 enum ha_status ha_kv_constraints_validate(const struct ha_kv_constraints *c);
@@ -19,24 +21,6 @@ enum ha_status ha_kv_constraints_validate(const struct ha_kv_constraints *c);
  * uint64_t; HA_EINVAL otherwise (and for NULL). */
 enum ha_status ha_kv_shape_validate(const struct ha_kv_shape *shape,
                                     uint64_t budget);
-
-/* The error of H = D/d query heads of dimension d in kv_heads groups
- * (kv_heads must divide H), split as in ha_model_eval: the covariance
- * term is var(d) ((g - 1) rho_g + (H - g) rho) / H.  With kv_heads = H
- * it is ha_model_eval itself.  HA_EINVAL for the preconditions of
- * ha_model_eval or a kv_heads that does not divide H. */
-enum ha_status ha_model_eval_grouped(const struct ha_model *model,
-                                     double samples, uint64_t budget, uint64_t head_dim,
-                                     uint64_t kv_heads,
-                                     struct ha_terms *out);
-
-/* ln((MSE - E - A n^-α) / c_b) of a grouped allocation, the key the
- * grouped solver compares (ha_model_log_relative_mse at kv_heads = H,
- * bit for bit).  The caller checks the preconditions. */
-double ha_model_log_relative_mse_grouped(const struct ha_model *model,
-                                         double samples, uint64_t budget,
-                                         uint64_t head_dim,
-                                         uint64_t kv_heads);
 
 /* prod (e_i + 1)(e_i + 2)/2 for D = prod p_i^e_i: the number of triples
  * (H, G, d) with H d = D and G | H (saturated at UINT64_MAX; 0 for D out
@@ -54,12 +38,6 @@ enum ha_status ha_grouped_solve_relaxed(const struct ha_solver *solver,
                                         double samples,
                                         const struct ha_kv_constraints *kv,
                                         struct ha_grouped_relaxed *out);
-
-/* ln f(x, G) - the reducible part, ln(c_b x^-s + c_v x^(γx+κ)/n^β F) with
- * F = rho + (1 - rho_g) x/D + (rho_g - rho)/G - of real (x, G). */
-double ha_model_log_relaxed_grouped(const struct ha_model *model,
-                                    double samples, double budget, double x,
-                                    double kv_heads);
 
 /* A grouped sweep (sweep.h, with kv) lists each budget's triples once and
  * evaluates them at every row: the triples of all its budgets together
@@ -80,11 +58,6 @@ enum ha_status ha_grouped_sweep_check(const uint64_t *budgets,
                                       size_t budget_count, size_t points,
                                       struct ha_error *err);
 
-/* prod (e_i + 1)(e_i + 2)/2 for D = prod p_i^e_i: the number of triples
- * (H, G, d) with H d = D and G | H (saturated at UINT64_MAX; 0 for D out
- * of range). */
-uint64_t ha_grouped_triple_bound(uint64_t budget);
-
 /* The (d, G) of every triple of a budget: d over the solver's feasible
  * head dimensions, G over the divisors of H = D/d, in that order. */
 struct grouped_pairs {
@@ -100,7 +73,8 @@ enum ha_status grouped_pairs_list(const struct ha_solver *solver,
                                   struct grouped_pairs *out);
 void grouped_pairs_free(struct grouped_pairs *pairs);
 
-/* ha_grouped_solve over pairs listed for req->solver's budget. */
+/* ha_grouped_solve over pairs listed for req->solver's budget (NULL:
+ * listed here). */
 enum ha_status grouped_solve_listed(const struct ha_grouped_request *req,
                                     const struct grouped_pairs *pairs,
                                     struct ha_grouped_solution *out);

@@ -48,7 +48,7 @@ struct evaluator {
 
 struct ha_integer_memo {
 	const struct ha_solver *solver;
-	double *log_d;          /* ln d_i */
+	const double *log_d;    /* ln d_i: the solver's */
 	double *log_share;      /* ln(rho + (1 - rho) / H_i) at share_rho */
 	double share_rho;       /* NaN: log_share not yet made */
 	double *value;          /* the values of this solve ... */
@@ -57,16 +57,11 @@ struct ha_integer_memo {
 	double log_coef_ratio;  /* ln c_v - ln c_b of this solve */
 	double samples;         /* n of this solve */
 	double log_samples;     /* β ln n of this solve */
-	/* ln c_b and ln c_v, kept while the coefficients stay (coefs). */
-	int has_coefs;
-	double coefs[4];        /* bias_coef, its form, var_coef, its form */
 	double log_bias_coef, log_var_coef;
-	/* ha_model_eval's parts of each index (parts_made[i]), kept while
-	 * s, γ, κ and hdi stay (shape). */
+	/* ha_model_eval's parts of each index (parts_made[i]), made once a
+	 * model (memo_start). */
 	struct ha_eval_parts *parts;
 	unsigned char *parts_made;
-	int has_shape;
-	double shape[4];        /* smoothness, var_rate, var_power, hdi */
 	/* Made by memo_start for ha_solver_solve_integer_next: the model it
 	 * was started for passed ha_model_validate, and whether that model
 	 * is proven unimodal (ha_model_unimodal_on: not a function of n). */
@@ -81,7 +76,8 @@ static double log_mse_at(const struct evaluator *e, size_t i)
 	struct ha_integer_memo *w = e->memo;
 	if (!w) {
 		(*e->evaluations)++;
-		return ha_model_log_relative_mse(m, e->samples, s->budget, s->feasible[i]);
+		return ha_model_log_relative_mse(m, e->samples, s->budget, s->feasible[i],
+		                                 s->budget / s->feasible[i]);
 	}
 	if (w->stamp[i] == w->generation) {
 		if (e->count_every)
@@ -99,59 +95,6 @@ static double log_mse_at(const struct evaluator *e, size_t i)
 	return w->value[i] = ha_log_add(log_bias, log_var);
 }
 
-/* Bounds on log_mse_at(e, i) without its ha_log_add, for a sweep's memo
- * (no certificate asked, so that no count changes): the value is h +
- * log1p(exp(l - h)), h = max(ln bias, ln var), l the other; with exp of a
- * non-positive number in [0, 1] and log1p there in [0, ln 2] (within an
- * ulp: below 0.6931471805599455), the rounded sum lies in [h, h + 0.7 +
- * ε|h|], which *high exceeds.  A value already made this solve is its
- * own bounds.  0 when no bounds are had (plain or counting evaluators,
- * non-finite terms): then ask log_mse_at. */
-static int bounds_at(const struct evaluator *e, size_t i, double *low, double *high)
-{
-	const struct ha_solver *s = e->s;
-	const struct ha_model *m = e->m;
-	struct ha_integer_memo *w = e->memo;
-	if (!w || e->count_every)
-		return 0;
-	if (w->stamp[i] == w->generation) {
-		*low = *high = w->value[i];
-		return 1;
-	}
-	/* log_mse_at's arithmetic */
-	double d = (double)s->feasible[i];
-	double log_bias = -m->smoothness * w->log_d[i];
-	double log_var = w->log_coef_ratio + (m->var_rate * d + m->var_power) * w->log_d[i] -
-	                 w->log_samples + w->log_share[i];
-	if (!isfinite(log_bias) || !isfinite(log_var))
-		return 0;
-	double h = log_bias > log_var ? log_bias : log_var;
-	*low = h;
-	*high = h + (0.75 + 4.0 * DBL_EPSILON * fabs(h));
-	return 1;
-}
-
-/* log_mse_at(e, j) < log_mse_at(e, i), from their bounds where they
- * settle it (bounds_at), else from the values. */
-static int less_at(const struct evaluator *e, size_t j, size_t i)
-{
-	double low_j, high_j, low_i, high_i;
-	if (bounds_at(e, j, &low_j, &high_j) && bounds_at(e, i, &low_i, &high_i)) {
-		if (high_j < low_i)
-			return 1;
-		if (low_j >= high_i)
-			return 0;
-	}
-	return log_mse_at(e, j) < log_mse_at(e, i);
-}
-
-/* log_mse_at(e, i) > limit, where its lower bound says so without it. */
-static int above_by_bound(const struct evaluator *e, size_t i, double limit)
-{
-	double low, high;
-	return bounds_at(e, i, &low, &high) && low > limit;
-}
-
 enum ha_status ha_integer_memo_new(const struct ha_solver *s,
                                    struct ha_integer_memo **out)
 {
@@ -162,21 +105,18 @@ enum ha_status ha_integer_memo_new(const struct ha_solver *s,
 	if (!w)
 		return HA_ENOMEM;
 	size_t n = s->feasible_count;
-	w->log_d = malloc(n * sizeof *w->log_d);
 	w->log_share = malloc(n * sizeof *w->log_share);
 	w->value = malloc(n * sizeof *w->value);
 	w->stamp = calloc(n, sizeof *w->stamp);
 	w->parts = malloc(n * sizeof *w->parts);
 	w->parts_made = calloc(n, sizeof *w->parts_made);
-	if (!w->log_d || !w->log_share || !w->value || !w->stamp || !w->parts ||
-	    !w->parts_made) {
+	if (!w->log_share || !w->value || !w->stamp || !w->parts || !w->parts_made) {
 		ha_integer_memo_free(w);
 		return HA_ENOMEM;
 	}
 	w->solver = s;
+	w->log_d = s->log_d;
 	w->share_rho = NAN;
-	for (size_t i = 0; i < n; i++)
-		w->log_d[i] = log((double)s->feasible[i]);
 	*out = w;
 	return HA_OK;
 }
@@ -185,51 +125,12 @@ void ha_integer_memo_free(struct ha_integer_memo *w)
 {
 	if (!w)
 		return;
-	free(w->log_d);
 	free(w->log_share);
 	free(w->value);
 	free(w->stamp);
 	free(w->parts);
 	free(w->parts_made);
 	free(w);
-}
-
-static void memo_next(struct ha_integer_memo *w, const struct ha_model *m,
-                      double samples, double log_samples);
-
-/* Make the memo ready for a solve of m (validated) at n = samples, ln n
- * = log_samples. */
-static void memo_start(struct ha_integer_memo *w, const struct ha_model *m,
-                       double samples, double log_samples)
-{
-	const struct ha_solver *s = w->solver;
-	double rho = 1.0 - m->hdi;
-	if (!(rho == w->share_rho)) {
-		for (size_t i = 0; i < s->feasible_count; i++) {
-			double H = (double)(s->budget / s->feasible[i]);
-			w->log_share[i] = log(rho + (1.0 - rho) / H);
-		}
-		w->share_rho = rho;
-	}
-	double coefs[4] = {m->bias_coef, m->bias_coef_is_log, m->var_coef,
-	                   m->var_coef_is_log};
-	if (!w->has_coefs || memcmp(coefs, w->coefs, sizeof coefs) != 0) {
-		memcpy(w->coefs, coefs, sizeof coefs);
-		w->log_bias_coef = ha_model_log_bias_coef(m);
-		w->log_var_coef = ha_model_log_var_coef(m);
-		w->has_coefs = 1;
-	}
-	double shape[4] = {m->smoothness, m->var_rate, m->var_power, m->hdi};
-	if (!w->has_shape || memcmp(shape, w->shape, sizeof shape) != 0) {
-		memcpy(w->shape, shape, sizeof shape);
-		if (w->parts_made)
-			memset(w->parts_made, 0, s->feasible_count);
-		w->has_shape = 1;
-	}
-	w->log_coef_ratio = w->log_var_coef - w->log_bias_coef;
-	w->started = 1;
-	w->unimodal = ha_model_unimodal_on(m, (double)s->feasible[0]);
-	memo_next(w, m, samples, log_samples);
 }
 
 /* The part of memo_start that depends on n: ln n, and a new generation
@@ -248,6 +149,30 @@ static void memo_next(struct ha_integer_memo *w, const struct ha_model *m,
 	}
 }
 
+/* Make the memo ready for a solve of m (validated) at n = samples, ln n
+ * = log_samples. */
+static void memo_start(struct ha_integer_memo *w, const struct ha_model *m,
+                       double samples, double log_samples)
+{
+	const struct ha_solver *s = w->solver;
+	double rho = 1.0 - m->hdi;
+	if (!(rho == w->share_rho)) {
+		for (size_t i = 0; i < s->feasible_count; i++) {
+			double H = (double)(s->budget / s->feasible[i]);
+			w->log_share[i] = log(rho + (1.0 - rho) / H);
+		}
+		w->share_rho = rho;
+	}
+	w->log_bias_coef = ha_model_log_bias_coef(m);
+	w->log_var_coef = ha_model_log_var_coef(m);
+	if (w->parts_made)
+		memset(w->parts_made, 0, s->feasible_count);
+	w->log_coef_ratio = w->log_var_coef - w->log_bias_coef;
+	w->started = 1;
+	w->unimodal = ha_model_unimodal_on(m, (double)s->feasible[0]);
+	memo_next(w, m, samples, log_samples);
+}
+
 /* ha_model_eval at feasible index i, its parts of d kept in the memo. */
 static void memo_eval(struct ha_integer_memo *w, const struct ha_model *m, size_t i,
                       struct ha_terms *out)
@@ -264,7 +189,8 @@ static void memo_eval(struct ha_integer_memo *w, const struct ha_model *m, size_
 	p->log_samples_power = w->log_samples;
 	p->samples_power = m->var_samples_power == 1.0
 		? w->samples : pow(w->samples, m->var_samples_power);
-	ha_model_eval_from(m, w->samples, s->budget, s->feasible[i], p, out);
+	ha_model_eval_from(m, w->samples, s->budget, s->feasible[i],
+	                   s->budget / s->feasible[i], p, out);
 }
 
 /* Evaluate every feasible divisor; the answer is the smallest d within
@@ -295,7 +221,7 @@ static size_t argmin_bracket(const struct evaluator *e)
 	size_t lo = 0, hi = s->feasible_count - 1;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (less_at(e, mid + 1, mid))
+		if (log_mse_at(e, mid + 1) < log_mse_at(e, mid))
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -308,8 +234,6 @@ static size_t argmin_bracket(const struct evaluator *e)
 	double min = log_mse_at(e, lo);
 	size_t right = lo;
 	while (right + 1 < s->feasible_count) {
-		if (above_by_bound(e, right + 1, min + HA_TIE_LOG_TOLERANCE))
-			break;
 		double v = log_mse_at(e, right + 1);
 		if (v > min + HA_TIE_LOG_TOLERANCE)
 			break;
@@ -319,8 +243,6 @@ static size_t argmin_bracket(const struct evaluator *e)
 	}
 	size_t left = lo;
 	while (left > 0) {
-		if (above_by_bound(e, left - 1, min + HA_TIE_LOG_TOLERANCE))
-			break;
 		double v = log_mse_at(e, left - 1);
 		if (v > min + HA_TIE_LOG_TOLERANCE)
 			break;
@@ -333,9 +255,27 @@ static size_t argmin_bracket(const struct evaluator *e)
 	return left;
 }
 
+/* The search itself, then the optimum's terms. */
 static void search(const struct ha_solver *s, const struct evaluator *e,
                    int unimodal, struct ha_certificate *cert,
-                   struct ha_allocation *optimum);
+                   struct ha_allocation *optimum)
+{
+	size_t best;
+	if (s->feasible_count <= EXHAUSTIVE_MAX || !unimodal) {
+		cert->method = HA_CERT_EXHAUSTIVE;
+		best = argmin_exhaustive(e);
+	} else {
+		cert->method = HA_CERT_BRACKET;
+		best = argmin_bracket(e);
+	}
+	optimum->head_dim = s->feasible[best];
+	optimum->heads = s->budget / optimum->head_dim;
+	if (e->memo && e->memo->parts)
+		memo_eval(e->memo, e->m, best, &optimum->terms);
+	else
+		ha_model_eval(e->m, e->samples, s->budget, optimum->head_dim,
+		              &optimum->terms);
+}
 
 static enum ha_status solve_integer(const struct ha_solver *s,
                                     struct ha_integer_memo *memo,
@@ -384,45 +324,12 @@ static enum ha_status solve_integer(const struct ha_solver *s,
 	return HA_OK;
 }
 
-/* The search itself, then the optimum's terms. */
-static void search(const struct ha_solver *s, const struct evaluator *e,
-                   int unimodal, struct ha_certificate *cert,
-                   struct ha_allocation *optimum)
-{
-	size_t best;
-	if (s->feasible_count <= EXHAUSTIVE_MAX || !unimodal) {
-		cert->method = HA_CERT_EXHAUSTIVE;
-		best = argmin_exhaustive(e);
-	} else {
-		cert->method = HA_CERT_BRACKET;
-		best = argmin_bracket(e);
-	}
-	optimum->head_dim = s->feasible[best];
-	optimum->heads = s->budget / optimum->head_dim;
-	if (e->memo && e->memo->parts)
-		memo_eval(e->memo, e->m, best, &optimum->terms);
-	else
-		ha_model_eval(e->m, e->samples, s->budget, optimum->head_dim,
-		              &optimum->terms);
-}
-
 enum ha_status ha_solver_solve_integer(const struct ha_solver *s,
                                        const struct ha_model *m, double samples,
                                        struct ha_allocation *optimum,
                                        struct ha_certificate *certificate)
 {
 	return solve_integer(s, NULL, m, samples, NAN, optimum, certificate);
-}
-
-enum ha_status ha_solver_solve_integer_memo(const struct ha_solver *s,
-                                            struct ha_integer_memo *memo,
-                                            const struct ha_model *m,
-                                            double samples, double log_samples,
-                                            struct ha_allocation *optimum)
-{
-	if (memo && memo->solver != s)
-		return HA_EINVAL;
-	return solve_integer(s, memo, m, samples, log_samples, optimum, NULL);
 }
 
 enum ha_status ha_solver_solve_integer_next(const struct ha_solver *s,

@@ -233,23 +233,52 @@ void ha_model_eval_parts(const struct ha_model *m, double samples, uint64_t budg
 	p->samples_power = samples_power(m, samples);
 }
 
+enum ha_status ha_model_eval_grouped(const struct ha_model *m, double samples,
+                                     uint64_t budget, uint64_t head_dim,
+                                     uint64_t kv_heads, struct ha_terms *out)
+{
+	if (!m || !out || head_dim == 0 || budget == 0 ||
+	    budget > HA_BUDGET_MAX || budget % head_dim != 0 ||
+	    !ha_samples_valid(samples) || kv_heads == 0 ||
+	    (budget / head_dim) % kv_heads != 0)
+		return HA_EINVAL;
+	struct ha_eval_parts parts;
+	ha_model_eval_parts(m, samples, budget, head_dim, &parts);
+	ha_model_eval_from(m, samples, budget, head_dim, kv_heads, &parts, out);
+	return HA_OK;
+}
+
 enum ha_status ha_model_eval(const struct ha_model *m, double samples,
                              uint64_t budget, uint64_t head_dim,
                              struct ha_terms *out)
 {
-	if (!m || !out || head_dim == 0 || budget == 0 ||
-	    budget > HA_BUDGET_MAX || budget % head_dim != 0 ||
-	    !ha_samples_valid(samples))
-		return HA_EINVAL;
-	struct ha_eval_parts parts;
-	ha_model_eval_parts(m, samples, budget, head_dim, &parts);
-	ha_model_eval_from(m, samples, budget, head_dim, &parts, out);
-	return HA_OK;
+	return ha_model_eval_grouped(m, samples, budget, head_dim,
+	                             head_dim ? budget / head_dim : 0, out);
+}
+
+/* (g - 1) rho_g + (H - g) rho: the covariance share of the sum of all
+ * pairs, over H (see F in grouped.h); exact in the integers g - 1 and
+ * H - g where they are below 2^53. */
+static double pair_weight(const struct ha_model *m, uint64_t heads,
+                          uint64_t kv_heads)
+{
+	uint64_t group = heads / kv_heads;
+	return (double)(group - 1) * (1.0 - m->group_hdi) +
+	       (double)(heads - group) * (1.0 - m->hdi);
+}
+
+double ha_model_log_group_factor(const struct ha_model *m, uint64_t heads,
+                                 uint64_t kv_heads)
+{
+	double rho = 1.0 - m->hdi;
+	if (kv_heads == heads)
+		return log(rho + (1.0 - rho) / (double)heads);
+	return log1p(pair_weight(m, heads, kv_heads)) - log((double)heads);
 }
 
 void ha_model_eval_from(const struct ha_model *m, double samples, uint64_t budget,
-                        uint64_t head_dim, const struct ha_eval_parts *p,
-                        struct ha_terms *out)
+                        uint64_t head_dim, uint64_t kv_heads,
+                        const struct ha_eval_parts *p, struct ha_terms *out)
 {
 	uint64_t heads = budget / head_dim;
 	double d = (double)head_dim;
@@ -262,10 +291,6 @@ void ha_model_eval_from(const struct ha_model *m, double samples, uint64_t budge
 
 	out->log_bias2 = p->log_bias_coef - m->smoothness * p->log_d;
 	out->log_variance = log_var - p->log_heads;
-	out->log_covariance = has_covariance
-		? p->log_rho + log_var + p->log1p_heads : -INFINITY;
-	out->log_reducible = ha_log_add(ha_log_add(out->log_bias2, out->log_variance),
-	                                out->log_covariance);
 
 	/* Plain values straight from the formulas where every intermediate is
 	 * a normal double (exp of a log would lose the last bits); from the
@@ -278,9 +303,26 @@ void ha_model_eval_from(const struct ha_model *m, double samples, uint64_t budge
 	out->bias2 = plain(c_b * p->pow_bias, out->log_bias2, &direct);
 	double var = c_v * (p->pow_var / p->samples_power);
 	out->variance = plain(var / H, out->log_variance, &direct);
-	out->covariance = has_covariance
-		? plain(rho * var * (1.0 - 1.0 / H), out->log_covariance, &direct)
-		: 0.0;
+	if (kv_heads == heads) {
+		out->log_covariance = has_covariance
+			? p->log_rho + log_var + p->log1p_heads : -INFINITY;
+		out->covariance = has_covariance
+			? plain(rho * var * (1.0 - 1.0 / H), out->log_covariance, &direct)
+			: 0.0;
+	} else {
+		/* var(d) w / H with w the pair weight: the variance's value and
+		 * log times w, the plain sums kept wherever the bias and the
+		 * variance are normal doubles. */
+		double w = pair_weight(m, heads, kv_heads);
+		out->log_covariance = w > 0.0 ? log(w) + out->log_variance : -INFINITY;
+		double cov = w * out->variance;
+		out->covariance = w == 0.0 ? 0.0
+			: isnormal(cov) && isnormal(out->variance)
+			? cov : ha_exp_or_inf(out->log_covariance);
+		direct = isnormal(out->bias2) && isnormal(out->variance);
+	}
+	out->log_reducible = ha_log_add(ha_log_add(out->log_bias2, out->log_variance),
+	                                out->log_covariance);
 	double sum = out->bias2 + out->variance + out->covariance;
 	out->reducible = direct && isnormal(sum) ? sum
 	                                         : ha_exp_or_inf(out->log_reducible);
@@ -303,18 +345,29 @@ void ha_model_eval_from(const struct ha_model *m, double samples, uint64_t budge
 }
 
 double ha_model_log_relative_mse(const struct ha_model *m, double samples,
-                                 uint64_t budget, uint64_t head_dim)
+                                 uint64_t budget, uint64_t head_dim,
+                                 uint64_t kv_heads)
 {
 	double d = (double)head_dim;
-	double H = (double)(budget / head_dim);
-	double rho = 1.0 - m->hdi;
 	/* ln(bias2 / c_b) and ln((variance + covariance) / c_b), where
-	 * variance + covariance = var(d) (rho + (1 - rho)/H); E and A n^-α
-	 * left out. */
+	 * variance + covariance = var(d) F; E and A n^-α left out. */
 	double log_bias = -m->smoothness * log(d);
 	double log_var = ha_model_log_var_coef(m) - ha_model_log_bias_coef(m) +
 	                 (m->var_rate * d + m->var_power) * log(d) -
-	                 log_samples_power(m, samples) + log(rho + (1.0 - rho) / H);
+	                 log_samples_power(m, samples) +
+	                 ha_model_log_group_factor(m, budget / head_dim, kv_heads);
+	return ha_log_add(log_bias, log_var);
+}
+
+double ha_model_log_relaxed_grouped(const struct ha_model *m, double samples,
+                                    double budget, double x, double kv_heads)
+{
+	double rho = 1.0 - m->hdi, rho_g = 1.0 - m->group_hdi;
+	double factor = rho + (1.0 - rho_g) * x / budget + (rho_g - rho) / kv_heads;
+	double lx = log(x);
+	double log_bias = ha_model_log_bias_coef(m) - m->smoothness * lx;
+	double log_var = ha_model_log_var_coef(m) - log_samples_power(m, samples) +
+	                 (m->var_rate * x + m->var_power) * lx + log(factor);
 	return ha_log_add(log_bias, log_var);
 }
 

@@ -53,8 +53,25 @@ const char *ha_model_param_domain(const char *name, double v, int *in_domain);
 void ha_model_eval_parts(const struct ha_model *m, double samples, uint64_t budget,
                          uint64_t head_dim, struct ha_eval_parts *parts);
 void ha_model_eval_from(const struct ha_model *m, double samples, uint64_t budget,
-                        uint64_t head_dim, const struct ha_eval_parts *parts,
-                        struct ha_terms *out);
+                        uint64_t head_dim, uint64_t kv_heads,
+                        const struct ha_eval_parts *parts, struct ha_terms *out);
+
+/* The error of H = D/d query heads of dimension d in kv_heads groups
+ * (kv_heads must divide H; headalloc-model(7), GROUPED-QUERY ATTENTION),
+ * split as in ha_model_eval: the covariance term is var(d) ((g - 1)
+ * rho_g + (H - g) rho) / H.  ha_model_eval is kv_heads = H.  HA_EINVAL
+ * for the preconditions of ha_model_eval or a kv_heads that does not
+ * divide H. */
+enum ha_status ha_model_eval_grouped(const struct ha_model *model,
+                                     double samples, uint64_t budget,
+                                     uint64_t head_dim, uint64_t kv_heads,
+                                     struct ha_terms *out);
+
+/* ln F, F = (1 + (g - 1) rho_g + (H - g) rho) / H, of H heads in
+ * kv_heads groups; at kv_heads = H the expression ln(rho + (1 - rho)/H)
+ * that every ungrouped comparison takes. */
+double ha_model_log_group_factor(const struct ha_model *model, uint64_t heads,
+                                 uint64_t kv_heads);
 
 /* ln c_b and ln c_v, from the form each is held in.  Finite for a
  * validated model. */
@@ -74,16 +91,25 @@ void ha_model_set_var_coef(struct ha_model *model, double coef);
  * at this n; -inf when E = A = 0.  The model is assumed validated. */
 double ha_model_log_constant(const struct ha_model *model, double samples);
 
-/* ln((MSE - E - A n^-α) / c_b), for comparing head dimensions: it differs from
- * ha_model_eval's log_reducible by the constant ln c_b, which changes no
+/* ln((MSE - E - A n^-α) / c_b) of head dimension d in kv_heads groups
+ * (kv_heads = D/d: ungrouped), for comparing allocations: it differs from
+ * ha_model_eval_grouped's log_reducible by the constant ln c_b, which changes no
  * comparison or ratio but keeps every digit where ln c_b is large (a tie
  * within 1e-12 is decided on it).  E is left out on purpose: it moves no
  * argmin (headalloc-model(7), CALIBRATION (The parameters)), and leaving it out keeps the tie rule, and
  * so every allocation, independent of E (with E in, a large E would widen
  * the relative tie band); the data term A n^-α is left out likewise.
- * The caller checks the preconditions of ha_model_eval. */
+ * The caller checks the preconditions of ha_model_eval_grouped. */
 double ha_model_log_relative_mse(const struct ha_model *model, double samples,
-                                 uint64_t budget, uint64_t head_dim);
+                                 uint64_t budget, uint64_t head_dim,
+                                 uint64_t kv_heads);
+
+/* ln f(x, G) - the reducible part, ln(c_b x^-s + c_v x^(γx+κ)/n^β F) with
+ * F = rho + (1 - rho_g) x/D + (rho_g - rho)/G - of real (x, G): the
+ * objective of the grouped relaxation. */
+double ha_model_log_relaxed_grouped(const struct ha_model *model,
+                                    double samples, double budget, double x,
+                                    double kv_heads);
 
 /* The relaxed objective of headalloc-model(7), THE CONTINUOUS RELAXATION, at a real head dimension x >= 1 with
  * H = D/x: ln f(x), f(x) = E + A n^-α + c_b x^-s + c_v x^(γx+κ)/n^β (rho + (1-rho) x/D).

@@ -1,15 +1,30 @@
-/* Exact regimes: the lower envelope of the lines a_d + b_d / n, in logs.
+/* Exact regimes: the lower envelope of the lines a_d + b_d / n, in logs,
+ * over the head dimensions d of a budget, each with its key/value heads G
+ * (G = H ungrouped; headalloc-model(7), EXACT REGIMES IN N and
+ * GROUPED-QUERY ATTENTION).
  *
- * With the generalised model of headalloc-model(7), CALIBRATION (The parameters) each divisor's error is
+ * With the generalised model of headalloc-model(7), CALIBRATION (The parameters) each allocation's error is
  * still affine in t = 1/n:
- *   a_d = E + c_b d^-s,   b_d = c_v d^(γd + κ) (rho + (1 - rho) d/D).
+ *   a_d = E + c_b d^-s,   b_(d,G) = c_v d^(γd + κ) F(H, G),
+ * F = (1 + (g - 1) ρ_g + (H - g) ρ)/H, which is ρ + (1 - ρ) d/D at G = H.
  * E is common to every line, so it cancels from every switch point
  * n = (b_d2 - b_d1)/(a_d1 - a_d2) and from the envelope: the table is
- * exact for every E.  a_d falls strictly with d (s > 0) and b_d never
- * falls (γ, κ >= 0 make d^(γd+κ) nondecreasing on d >= 1, and the factor
- * rises with d), which is all the envelope below assumes; where b_d2 =
- * b_d1 (γ = κ = 0 and hdi = 0) the larger d wins at every n, a switch at
- * ln n = -inf.
+ * exact for every E.  a_d falls strictly with d (s > 0), and ungrouped
+ * b_d never falls (γ, κ >= 0 make d^(γd+κ) nondecreasing on d >= 1, and
+ * the factor rises with d), which is all the envelope below assumes;
+ * where b_d2 = b_d1 (γ = κ = 0 and hdi = 0) the larger d wins at every n,
+ * a switch at ln n = -inf.
+ *
+ * Grouped, three facts make it an envelope of the same kind:
+ *   - the triples of one d share a_d, so the one of the least b (the least
+ *     F) is below the others at every n: it alone represents d (ties to
+ *     the larger G, the grouped solver's rule);
+ *   - a d with b_d no smaller than the b of some larger d is above that
+ *     line at every n (a_d is larger too): it never wins, and is dropped;
+ *   - the lines left, in ascending d, have descending a and strictly
+ *     ascending b.
+ * Unlike the ungrouped b_d, b_(d, G*(d)) need not rise with d (the
+ * feasible G of H = D/d change with d), hence the second step.
  *
  * The data term and β.  With L = E + A n^-α + c_b d^-s + c_v d^(γd+κ)/n^β
  * (...), each line is affine in t = n^-β instead: a_d + b_d t with the
@@ -26,27 +41,50 @@
 
 #include <headalloc/regime.h>
 
+#include "alloc/divisors.h"
+#include "alloc/grouped_internal.h"
 #include "alloc/regime_internal.h"
 #include "alloc/solver_internal.h"
 
+/* The line of one head dimension: its G and ln F. */
+struct line {
+	uint64_t head_dim;
+	uint64_t kv_heads;
+	double log_factor; /* ln F(D/d, G) */
+	double log_slope;  /* (γd + κ) ln d + ln F: ln b without ln c_v */
+};
 
-/* ln(rho + (1 - rho) d/D) = ln(rho + (1 - rho)/H). */
-static double log_factor(const struct ha_model *m, uint64_t budget,
-                         uint64_t d)
+static struct line line_of(const struct ha_model *m, uint64_t d,
+                           uint64_t heads, uint64_t kv_heads)
 {
-	double rho = 1.0 - m->hdi;
-	return log(rho + (1.0 - rho) / (double)(budget / d));
+	struct line l = {d, kv_heads, ha_model_log_group_factor(m, heads, kv_heads), 0.0};
+	double fd = (double)d;
+	l.log_slope = (m->var_rate * fd + m->var_power) * log(fd) + l.log_factor;
+	return l;
 }
 
-/* The switch point of d1 < d2, both dividing D, for a validated model.
+/* ln(e^x - 1) for x > 0, accurate for tiny and huge x. */
+static double log_expm1(double x)
+{
+	if (x > 0.5)
+		return x + log1p(-exp(-x));
+	return log(expm1(x));
+}
+
+/* ln n where line 2 (d2 > d1) starts to beat line 1, both of a valid
+ * model:
  *   β ln n = ln(b2 - b1) - ln(a1 - a2)
  *        = ln b1 + ln(e^db - 1) - ln a2 - ln(e^da - 1)
  * with a the bias lines without E (E cancels), da = ln a1 - ln a2 =
- * s ln(d2/d1) > 0 and db = ln b2 - ln b1 >= 0. */
-static double log_switch(const struct ha_model *m, uint64_t budget,
-                         uint64_t d1, uint64_t d2)
+ * s ln(d2/d1) > 0 and db = ln b2 - ln b1.  +inf when da rounds to 0 (d2
+ * never wins); -inf where the careful difference of the slopes rounds to
+ * no gain (line 2 then wins from the start). */
+static double log_switch(const struct ha_model *m, const struct line *l1,
+                         const struct line *l2)
 {
-	double lr = log_ratio(d1, d2);
+	uint64_t d1 = l1->head_dim, d2 = l2->head_dim;
+	/* ln(d2/d1) without rounding d2/d1 first */
+	double lr = log1p((double)(d2 - d1) / (double)d1);
 	double da = m->smoothness * lr;
 	if (!(da > 0.0))
 		return INFINITY;
@@ -56,11 +94,12 @@ static double log_switch(const struct ha_model *m, uint64_t budget,
 	 * without the cancellation of the difference of two large logs.  (For
 	 * the defaults the κ term is +0.0, exact: the seeds' digits stay.) */
 	double db = m->var_rate * ((double)(d2 - d1) * log(fd2) + fd1 * lr) +
-	            m->var_power * lr +
-	            log_factor(m, budget, d2) - log_factor(m, budget, d1);
+	            m->var_power * lr + l2->log_factor - l1->log_factor;
+	if (!(db > 0.0))
+		return -INFINITY;
 	double log_b1 = ha_model_log_var_coef(m) +
 	                (m->var_rate * fd1 + m->var_power) * log(fd1) +
-	                log_factor(m, budget, d1);
+	                l1->log_factor;
 	double log_a2 = ha_model_log_bias_coef(m) - m->smoothness * log(fd2);
 	/* ln(1/t*) of the lines in t = n^-β, then ln n* = ln(1/t*)/β. */
 	return (log_b1 + log_expm1(db) - log_a2 - log_expm1(da)) /
@@ -73,7 +112,130 @@ double ha_regime_log_switch(const struct ha_model *model, uint64_t budget,
 	if (ha_model_validate(model) != HA_OK || budget == 0 || budget > HA_BUDGET_MAX ||
 	    d1 == 0 || d2 <= d1 || budget % d1 != 0 || budget % d2 != 0)
 		return INFINITY;
-	return log_switch(model, budget, d1, d2);
+	struct line l1 = line_of(model, d1, budget / d1, budget / d1);
+	struct line l2 = line_of(model, d2, budget / d2, budget / d2);
+	return log_switch(model, &l1, &l2);
+}
+
+/* The representative of head dimension d: the G of the least ln F, ties
+ * within the solver's band to the larger G; 0 when no G meets kv. */
+static int best_kv_heads(const struct ha_model *m, uint64_t budget,
+                         uint64_t d, const uint64_t *divisors, size_t count,
+                         const struct ha_kv_constraints *kv, struct line *out)
+{
+	uint64_t heads = budget / d;
+	double least = INFINITY;
+	for (size_t j = 0; j < count && divisors[j] <= heads; j++)
+		if (heads % divisors[j] == 0 && ha_kv_allows(kv, d, divisors[j])) {
+			double lf = ha_model_log_group_factor(m, heads, divisors[j]);
+			if (lf < least)
+				least = lf;
+		}
+	if (least == INFINITY)
+		return 0;
+	for (size_t j = 0; j < count && divisors[j] <= heads; j++)
+		if (heads % divisors[j] == 0 && ha_kv_allows(kv, d, divisors[j]) &&
+		    ha_model_log_group_factor(m, heads, divisors[j]) <=
+		    least + HA_TIE_LOG_TOLERANCE)
+			*out = line_of(m, d, heads, divisors[j]); /* ascending: the largest */
+	return 1;
+}
+
+/* The lines of the head dimensions dims (ascending) that can win, in
+ * ascending d: *count of them in *out (the caller frees it).  Grouped
+ * (divisors: those of the budget), each d's best G under kv, a d whose b
+ * is no smaller than that of a larger d left out; else G = H. */
+static enum ha_status lines_of(const struct ha_model *m, uint64_t budget,
+                               const uint64_t *dims, size_t nd,
+                               const uint64_t *divisors, size_t divisor_count,
+                               const struct ha_kv_constraints *kv,
+                               struct line **out, size_t *count)
+{
+	struct line *lines = malloc((nd ? nd : 1) * sizeof *lines);
+	if (!lines)
+		return HA_ENOMEM;
+	/* Descending d, grouped keeping a line only when its b is below
+	 * every b of a larger d kept so far. */
+	size_t n = 0;
+	double least = INFINITY;
+	for (size_t i = nd; i-- > 0;) {
+		struct line l;
+		if (!divisors) {
+			lines[n++] = line_of(m, dims[i], budget / dims[i], budget / dims[i]);
+		} else if (best_kv_heads(m, budget, dims[i], divisors, divisor_count,
+		                         kv, &l) && l.log_slope < least) {
+			least = l.log_slope;
+			lines[n++] = l;
+		}
+	}
+	for (size_t i = 0; i < n / 2; i++) {
+		struct line swap = lines[i];
+		lines[i] = lines[n - 1 - i];
+		lines[n - 1 - i] = swap;
+	}
+	*out = lines;
+	*count = n;
+	return HA_OK;
+}
+
+/* The lower envelope of the lines as regimes in ascending n, those over
+ * before n = 1 or never reached left out: *out (the caller frees it)
+ * holds *regimes of them. */
+static enum ha_status envelope(const struct ha_model *m, uint64_t budget,
+                               const struct line *lines, size_t count,
+                               struct ha_regime **out, size_t *regimes)
+{
+	/* hull[]: indices of the lines on the envelope; from[m]: ln n at
+	 * which hull[m] takes over from hull[m-1]. */
+	size_t *hull = malloc(count * sizeof *hull);
+	double *from = malloc(count * sizeof *from);
+	struct ha_regime *table = malloc(count * sizeof *table);
+	if (!hull || !from || !table) {
+		free(hull);
+		free(from);
+		free(table);
+		return HA_ENOMEM;
+	}
+
+	/* Lines in ascending d have ascending slope b_d and descending
+	 * intercept a_d.  A line is dropped when the next one overtakes it
+	 * no later than it overtakes its predecessor; at equality it is
+	 * optimal at one point only, where the smaller d wins the tie. */
+	size_t top = 0;
+	for (size_t k = 0; k < count; k++) {
+		double start = -INFINITY;
+		while (top > 0) {
+			start = log_switch(m, &lines[hull[top - 1]], &lines[k]);
+			if (top == 1 || from[top - 1] < start)
+				break;
+			top--;
+		}
+		hull[top] = k;
+		from[top] = top == 0 ? -INFINITY : start;
+		top++;
+	}
+
+	size_t used = 0;
+	for (size_t i = 0; i < top; i++) {
+		double lo = from[i];
+		double hi = i + 1 < top ? from[i + 1] : INFINITY;
+		if (!(hi > 0.0) || lo == INFINITY)
+			continue; /* over before n = 1, or never reached */
+		const struct line *l = &lines[hull[i]];
+		table[used++] = (struct ha_regime){
+			.heads = budget / l->head_dim,
+			.head_dim = l->head_dim,
+			.log_samples_from = lo > 0.0 ? lo : 0.0,
+			.log_samples_to = hi,
+			.unbounded = hi == INFINITY,
+			.kv_heads = l->kv_heads,
+		};
+	}
+	free(hull);
+	free(from);
+	*out = table;
+	*regimes = used;
+	return HA_OK;
 }
 
 static int dims_ok(uint64_t budget, const uint64_t *dims, size_t count)
@@ -87,25 +249,24 @@ static int dims_ok(uint64_t budget, const uint64_t *dims, size_t count)
 	return 1;
 }
 
-/* The plain lines: head_dims[k] of the budget, G = H. */
-struct plain_lines {
-	const struct ha_model *model;
-	uint64_t budget;
-	const uint64_t *head_dims;
-};
-
-static double plain_switch(const void *ctx, size_t j, size_t k)
+/* The regimes of the lines of dims (see lines_of); HA_EINFEASIBLE when
+ * none is left. */
+static enum ha_status regimes_of(const struct ha_model *m, uint64_t budget,
+                                 const uint64_t *dims, size_t count,
+                                 const uint64_t *divisors, size_t divisor_count,
+                                 const struct ha_kv_constraints *kv,
+                                 struct ha_regime **out, size_t *regimes)
 {
-	const struct plain_lines *p = ctx;
-	return log_switch(p->model, p->budget, p->head_dims[j], p->head_dims[k]);
-}
-
-static void plain_regime(const void *ctx, size_t k, struct ha_regime *out)
-{
-	const struct plain_lines *p = ctx;
-	uint64_t d = p->head_dims[k];
-	*out = (struct ha_regime){.head_dim = d, .heads = p->budget / d,
-	                          .kv_heads = p->budget / d};
+	struct line *lines = NULL;
+	size_t n = 0;
+	enum ha_status st = lines_of(m, budget, dims, count, divisors,
+	                             divisor_count, kv, &lines, &n);
+	if (st == HA_OK && n == 0)
+		st = HA_EINFEASIBLE;
+	if (st == HA_OK)
+		st = envelope(m, budget, lines, n, out, regimes);
+	free(lines);
+	return st;
 }
 
 enum ha_status ha_regime_compute(const struct ha_model *model, uint64_t budget,
@@ -123,67 +284,8 @@ enum ha_status ha_regime_compute(const struct ha_model *model, uint64_t budget,
 		return HA_EINFEASIBLE;
 	if (!dims_ok(budget, head_dims, count))
 		return HA_EINVAL;
-
-	struct plain_lines ctx = {model, budget, head_dims};
-	struct ha_regime_lines lines = {count, &ctx, plain_switch, plain_regime};
-	return ha_regime_envelope(&lines, out, regimes);
-}
-
-enum ha_status ha_regime_envelope(const struct ha_regime_lines *lines,
-                                  struct ha_regime **out, size_t *regimes)
-{
-	size_t count = lines->count;
-	/* hull[]: indices of the lines on the envelope; from[m]: ln n at
-	 * which hull[m] takes over from hull[m-1]. */
-	size_t *hull = malloc(count * sizeof *hull);
-	double *from = malloc(count * sizeof *from);
-	if (!hull || !from) {
-		free(hull);
-		free(from);
-		return HA_ENOMEM;
-	}
-
-	/* Lines in ascending d have ascending slope b_d and descending
-	 * intercept a_d.  A line is dropped when the next one overtakes it
-	 * no later than it overtakes its predecessor; at equality it is
-	 * optimal at one point only, where the smaller d wins the tie. */
-	size_t top = 0;
-	for (size_t k = 0; k < count; k++) {
-		double start = -INFINITY;
-		while (top > 0) {
-			start = lines->log_switch(lines->ctx, hull[top - 1], k);
-			if (top == 1 || from[top - 1] < start)
-				break;
-			top--;
-		}
-		hull[top] = k;
-		from[top] = top == 0 ? -INFINITY : start;
-		top++;
-	}
-
-	struct ha_regime *table = malloc(top * sizeof *table);
-	if (!table) {
-		free(hull);
-		free(from);
-		return HA_ENOMEM;
-	}
-	size_t used = 0;
-	for (size_t m = 0; m < top; m++) {
-		double lo = from[m];
-		double hi = m + 1 < top ? from[m + 1] : INFINITY;
-		if (!(hi > 0.0) || lo == INFINITY)
-			continue; /* over before n = 1, or never reached */
-		lines->regime(lines->ctx, hull[m], &table[used]);
-		table[used].log_samples_from = lo > 0.0 ? lo : 0.0;
-		table[used].log_samples_to = hi;
-		table[used].unbounded = hi == INFINITY;
-		used++;
-	}
-	free(hull);
-	free(from);
-	*out = table;
-	*regimes = used;
-	return HA_OK;
+	return regimes_of(model, budget, head_dims, count, NULL, 0, NULL, out,
+	                  regimes);
 }
 
 enum ha_status ha_regime_compute_solver(const struct ha_solver *solver,
@@ -202,4 +304,32 @@ enum ha_status ha_regime_compute_solver(const struct ha_solver *solver,
 	const uint64_t *dims = ha_solver_feasible(solver, &count);
 	return ha_regime_compute(model, ha_solver_budget(solver), dims, count,
 	                         out, regimes);
+}
+
+enum ha_status ha_regime_compute_grouped(const struct ha_solver *solver,
+                                         const struct ha_model *model,
+                                         const struct ha_kv_constraints *kv,
+                                         struct ha_regime **out,
+                                         size_t *regimes)
+{
+	if (out)
+		*out = NULL;
+	if (regimes)
+		*regimes = 0;
+	if (!solver || !out || !regimes || ha_model_validate(model) != HA_OK ||
+	    ha_kv_constraints_validate(kv) != HA_OK)
+		return HA_EINVAL;
+	uint64_t budget = ha_solver_budget(solver);
+	uint64_t bound = ha_grouped_triple_bound(budget);
+	if (bound == 0 || bound > HA_GROUPED_MAX_TRIPLES)
+		return HA_EUNSUPPORTED;
+	size_t nd = 0, divisor_count = 0;
+	const uint64_t *dims = ha_solver_feasible(solver, &nd);
+	uint64_t *divisors = NULL;
+	enum ha_status st = ha_divisors(budget, &divisors, &divisor_count);
+	if (st == HA_OK)
+		st = regimes_of(model, budget, dims, nd, divisors, divisor_count, kv,
+		                out, regimes);
+	free(divisors);
+	return st;
 }

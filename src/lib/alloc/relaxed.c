@@ -11,9 +11,7 @@
  * Either way the answer is the same double (test_relaxed.c); the estimate
  * only decides how many of the bisection's questions need evaluating.
  *
- * A workspace (struct ha_relaxed_solver) keeps one NLopt optimiser for a
- * whole sweep, remembers the last few evaluations NLopt repeats, and its
- * previous answer. */
+ * A workspace (struct ha_relaxed_solver) keeps its previous answers. */
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -39,21 +37,10 @@
 #define START_NEWTON_STEPS 6
 #define START_MAX_STEP 1.0
 
-/* The evaluations remembered: NLopt evaluates its start twice and often
- * a point twice in a row. */
-#define MEMO_SIZE 8
-
-struct evaluation {
-	uint64_t u_bits; /* u, compared bit for bit */
-	double log_f, slope;
-};
-
 struct relaxed_problem {
 	double budget;
 	struct ha_relaxed_fn fn;
-	struct evaluation memo[MEMO_SIZE];
-	size_t memo_count, memo_next;
-	size_t evaluations; /* not served from the memo */
+	size_t evaluations;
 };
 
 /* A sweep's last two interior answers u_i = ln x* at Q's constants C_i
@@ -90,8 +77,6 @@ struct prediction {
 struct ha_relaxed_solver {
 	const struct ha_solver *solver;
 	double lo, hi;          /* ln x_lo, ln x_hi */
-	nlopt_opt opt;          /* made when first needed, then kept */
-	nlopt_result setup;     /* the result of setting opt up */
 	struct relaxed_problem problem; /* the objective's data (NLopt holds its address) */
 	struct ha_relaxed_root root;    /* the canonical bisection's problem */
 	int has_hint;                   /* a previous answer, */
@@ -103,40 +88,15 @@ struct ha_relaxed_solver {
 	size_t nlopt_evaluations;       /* NLopt's, in the last solve */
 };
 
-/* ln f at u, and its slope d ln f / du.  Remembered: the same u gives the
- * same values either way, since the values do not depend on what was
- * evaluated before. */
-static double evaluate(struct relaxed_problem *p, double u, double *slope)
-{
-	uint64_t bits;
-	memcpy(&bits, &u, sizeof bits);
-	for (size_t i = 0; i < p->memo_count; i++)
-		if (p->memo[i].u_bits == bits) {
-			*slope = p->memo[i].slope;
-			return p->memo[i].log_f;
-		}
-	struct evaluation *e = &p->memo[p->memo_next];
-	e->u_bits = bits;
-	e->log_f = ha_relaxed_fn_eval(&p->fn, u, &e->slope);
-	p->evaluations++;
-	p->memo_next = (p->memo_next + 1) % MEMO_SIZE;
-	if (p->memo_count < MEMO_SIZE)
-		p->memo_count++;
-	*slope = e->slope;
-	return e->log_f;
-}
-
 /* NLopt objective in u = ln x, which keeps the search well scaled over
  * intervals as wide as [1, 2^63]. */
 static double relaxed_objective(unsigned n, const double *u, double *grad,
                                 void *data)
 {
 	(void)n;
-	double slope;
-	double log_f = evaluate(data, u[0], &slope);
-	if (grad)
-		grad[0] = slope;
-	return log_f;
+	struct relaxed_problem *p = data;
+	p->evaluations++;
+	return ha_relaxed_fn_eval(&p->fn, u[0], grad);
 }
 
 /* A starting point for NLopt: the root of the leading terms of the hdi = 1
@@ -165,45 +125,31 @@ static double starting_log_x(const struct ha_model *m, double samples,
 	return u;
 }
 
-/* Make and set up the workspace's optimiser, once: SLSQP on [lo, hi] with
- * the objective's data in the workspace.  A setup that fails is kept in
- * w->setup and reported by every solve that needs NLopt. */
-static enum ha_status prepare_nlopt(struct ha_relaxed_solver *w)
-{
-	if (w->opt)
-		return HA_OK;
-	w->opt = nlopt_create(NLOPT_LD_SLSQP, 1);
-	if (!w->opt)
-		return HA_ENOMEM;
-	nlopt_result r = nlopt_set_min_objective(w->opt, relaxed_objective,
-	                                         &w->problem);
-	if (r > 0)
-		r = nlopt_set_lower_bounds1(w->opt, w->lo);
-	if (r > 0)
-		r = nlopt_set_upper_bounds1(w->opt, w->hi);
-	if (r > 0)
-		r = nlopt_set_xtol_rel(w->opt, NLOPT_XTOL_REL);
-	if (r > 0)
-		r = nlopt_set_maxeval(w->opt, NLOPT_MAX_EVAL);
-	w->setup = r;
-	return HA_OK;
-}
-
-/* Minimise ln f over u in [lo, hi] with NLopt's SLSQP from *u.  *u moves
- * to NLopt's point when that is no worse.  HA_ENUMERIC when NLopt fails
- * outright (generic failure, invalid arguments); ROUNDOFF_LIMITED still
- * leaves a usable point, as do the positive (success) results. */
+/* Minimise ln f over u in [lo, hi] with NLopt's SLSQP from *u (a cold
+ * solve's estimate).  *u moves to NLopt's point when that is no worse.
+ * HA_ENUMERIC when NLopt fails outright (generic failure, invalid
+ * arguments); ROUNDOFF_LIMITED still leaves a usable point, as do the
+ * positive (success) results. */
 static enum ha_status nlopt_minimise(struct ha_relaxed_solver *w, double *u)
 {
-	enum ha_status st = prepare_nlopt(w);
-	if (st != HA_OK)
-		return st;
-	nlopt_result r = w->setup;
+	nlopt_opt opt = nlopt_create(NLOPT_LD_SLSQP, 1);
+	if (!opt)
+		return HA_ENOMEM;
+	nlopt_result r = nlopt_set_min_objective(opt, relaxed_objective, &w->problem);
+	if (r > 0)
+		r = nlopt_set_lower_bounds1(opt, w->lo);
+	if (r > 0)
+		r = nlopt_set_upper_bounds1(opt, w->hi);
+	if (r > 0)
+		r = nlopt_set_xtol_rel(opt, NLOPT_XTOL_REL);
+	if (r > 0)
+		r = nlopt_set_maxeval(opt, NLOPT_MAX_EVAL);
 	w->problem.evaluations = 0;
 	double start_f = relaxed_objective(1, u, NULL, &w->problem);
 	double u_opt = *u, f_opt = start_f;
 	if (r > 0)
-		r = nlopt_optimize(w->opt, &u_opt, &f_opt);
+		r = nlopt_optimize(opt, &u_opt, &f_opt);
+	nlopt_destroy(opt);
 	if (r == NLOPT_OUT_OF_MEMORY)
 		return HA_ENOMEM;
 	if (r < 0 && r != NLOPT_ROUNDOFF_LIMITED)
@@ -295,7 +241,6 @@ void ha_relaxed_solver_free(struct ha_relaxed_solver *w)
 {
 	if (!w)
 		return;
-	nlopt_destroy(w->opt);
 	free(w);
 }
 
@@ -339,7 +284,6 @@ static enum ha_status solve(struct ha_relaxed_solver *w, const struct ha_model *
 		w->log_var_coef = ha_model_log_var_coef(m);
 		w->has_model = 1;
 	}
-	problem->memo_count = problem->memo_next = 0;
 	w->nlopt_evaluations = 0;
 
 	/* An estimate of x*: the previous answer, else NLopt's point (from
@@ -390,24 +334,6 @@ enum ha_status ha_relaxed_solver_solve(struct ha_relaxed_solver *w,
                                        struct ha_relaxed *relaxed)
 {
 	return solve(w, m, samples, NAN, relaxed, NULL, 1, 0);
-}
-
-enum ha_status ha_relaxed_solver_solve_optimum(struct ha_relaxed_solver *w,
-                                               const struct ha_model *m,
-                                               double samples,
-                                               struct ha_relaxed *relaxed)
-{
-	return solve(w, m, samples, NAN, relaxed, NULL, 0, 0);
-}
-
-enum ha_status ha_relaxed_solver_solve_optimum_ln(struct ha_relaxed_solver *w,
-                                                  const struct ha_model *m,
-                                                  double samples,
-                                                  double log_samples,
-                                                  struct ha_relaxed *relaxed,
-                                                  double *log_head_dim)
-{
-	return solve(w, m, samples, log_samples, relaxed, log_head_dim, 0, 0);
 }
 
 enum ha_status ha_relaxed_solver_solve_next(struct ha_relaxed_solver *w,

@@ -54,9 +54,7 @@
  * starting estimate; only questions strictly between l and h are
  * evaluated.  Newton steps on Q in u from the estimate (the previous
  * answer of a sweep, or NLopt's point) place l and h around the root at
- * about 2E/Q' each side.  The steps the certificates settle start where
- * the last bisection's path (kept in the root) is settled too: the same
- * brackets, found without walking down from the whole interval. */
+ * about 2E/Q' each side. */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -96,7 +94,6 @@ void ha_relaxed_root_init(struct ha_relaxed_root *r, const struct ha_relaxed_fn 
 	r->log_budget = fn->log_budget;
 	r->smoothness = fn->smoothness;
 	r->log_smoothness = log(fn->smoothness);
-	r->path_depth = 0;
 	r->yes_x = NAN;
 	ha_relaxed_root_move(r, fn);
 }
@@ -276,36 +273,9 @@ static double bisect(struct ha_relaxed_root *r, const struct certificates *c)
 		return r->x_hi;
 	uint64_t below = c->has_below ? key_of(c->below) : 0;
 	uint64_t above = c->has_above ? key_of(c->above) : UINT64_MAX;
-	/* The last bisection's path, where the certificates settle it: its
-	 * bracket at step k is one this bisection reaches too when every
-	 * question before it gets the same answer, which the certificates
-	 * give when the bracket's lower end is the interval's or <= below
-	 * (every "no" moved a up to a question <= a_k) and its upper end the
-	 * interval's or >= above (every "yes" moved b down to one >= b_k).
-	 * Brackets nest, so that holds up to some step: the deepest, by
-	 * halving.  The same brackets, so the same questions and answers as
-	 * from the whole interval. */
-	size_t depth = 0;
-	if (r->path_depth && r->path_a[0] == a && r->path_b[0] == b) {
-		size_t lo = 0, hi = r->path_depth; /* step lo holds; find the last */
-		while (lo < hi) {
-			size_t k = hi - (hi - lo) / 2;
-			if ((r->path_a[k] == a || r->path_a[k] <= below) &&
-			    (r->path_b[k] == b || r->path_b[k] >= above))
-				lo = k;
-			else
-				hi = k - 1;
-		}
-		depth = lo;
-		a = r->path_a[depth];
-		b = r->path_b[depth];
-	} else {
-		r->path_a[0] = a;
-		r->path_b[0] = b;
-	}
 	/* The questions the certificates settle: m <= below answers no,
 	 * m >= above yes; the first question between them stops this loop.
-	 * About 30 a row in a sweep, each depending on the last, so the
+	 * Most of a row's questions in a sweep, each depending on the last, so the
 	 * steps are kept in offsets from a: the width w = b - a, and below -
 	 * a and above - a (signed: keys of positive doubles are below 2^63).
 	 * With m = a + h, h = w/2, "no" is h <= below - a and "yes" h >=
@@ -331,9 +301,6 @@ static double bisect(struct ha_relaxed_root *r, const struct certificates *c)
 		to_below -= up;
 		to_above -= up;
 		w = h + (w & no); /* "no": w - h = h + w % 2; "yes": h */
-		depth++;
-		r->path_a[depth] = a;
-		r->path_b[depth] = a + (uint64_t)w;
 	}
 	b = a + (uint64_t)w;
 	while (b - a > 1) {
@@ -342,11 +309,7 @@ static double bisect(struct ha_relaxed_root *r, const struct certificates *c)
 			b = m;
 		else
 			a = m;
-		depth++;
-		r->path_a[depth] = a;
-		r->path_b[depth] = b;
 	}
-	r->path_depth = depth;
 	return double_of(b);
 }
 

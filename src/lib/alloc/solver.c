@@ -134,11 +134,6 @@ uint64_t ha_solver_budget(const struct ha_solver *solver)
 	return solver->budget;
 }
 
-size_t ha_solver_divisor_count(const struct ha_solver *solver)
-{
-	return solver->divisor_count;
-}
-
 const uint64_t *ha_solver_feasible(const struct ha_solver *solver,
                                    size_t *count)
 {
@@ -203,7 +198,8 @@ enum ha_status ha_solver_enumerate(const struct ha_solver *s,
 	 * row is always its optimum. */
 	for (size_t i = 0; i < n; i++) {
 		order[i].key = ha_model_log_relative_mse(m, samples, s->budget,
-		                                         s->feasible[i]);
+		                                         s->feasible[i],
+		                                         s->budget / s->feasible[i]);
 		order[i].index = i;
 	}
 	qsort(order, n, sizeof *order, by_key_then_index);

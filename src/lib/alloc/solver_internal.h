@@ -14,9 +14,9 @@
 #include "alloc/model_internal.h"
 
 /* The relaxation for many models of one solver (a sweep): a workspace that
- * keeps its previous answer as the next solve's estimate (a sweep's
- * neighbour is a close one: about eight evaluations a point, no NLopt)
- * and one NLopt optimiser for its first solve.  Its answers are those of
+ * keeps its previous answers for the next solve's estimate (a sweep's
+ * neighbour is a close one: about eight evaluations a point), NLopt's
+ * only for its first solve.  Its answers are those of
  * ha_solver_solve_relaxed, bit for bit, whatever it solved before.  The
  * solver must outlive the workspace; a workspace serves one thread at a
  * time. */
@@ -40,7 +40,7 @@ struct ha_solver {
 /* A sweep's memo for the integer search of one solver: the logarithms
  * ha_model_log_relative_mse takes of each feasible divisor, kept across
  * solves, and each solve's values, so that no index is evaluated twice.
- * ha_solver_solve_integer_memo gives the optimum ha_solver_solve_integer
+ * ha_solver_solve_integer_next gives the optimum ha_solver_solve_integer
  * gives, to the bit: the same arithmetic in the same order.  One memo a
  * thread.  Solvers of more than HA_INTEGER_MEMO_MAX feasible divisors get
  * none (*out NULL, HA_OK; memory, not speed, is then what counts). */
@@ -50,19 +50,12 @@ enum ha_status ha_integer_memo_new(const struct ha_solver *s,
                                    struct ha_integer_memo **out);
 void ha_integer_memo_free(struct ha_integer_memo *memo);
 
-/* ha_solver_solve_integer without a certificate, with memo (made for s;
- * NULL: none).  log_samples is log(samples), which a sweep's row
- * takes once for both of its solves and its fits (the same double). */
-enum ha_status ha_solver_solve_integer_memo(const struct ha_solver *s,
-                                            struct ha_integer_memo *memo,
-                                            const struct ha_model *m,
-                                            double samples, double log_samples,
-                                            struct ha_allocation *optimum);
-/* The same for a sweep's next row: m is the model of the memo's earlier
- * solves, at a new n (checked here), so the model is not validated
- * again nor compared with the memo's kept parts (a row's checks were a
- * fifth of its integer search).  The memo's first solve takes the whole
- * path.  The same optimum, to the bit. */
+/* ha_solver_solve_integer without a certificate, for a sweep's row, with
+ * memo (made for s).  log_samples is log(samples), which a sweep's row
+ * takes once for both of its solves and its fits (the same double).  m
+ * is the model of the memo's earlier solves, at a new n (checked here),
+ * so the model is not validated again (a row's checks were a fifth of
+ * its integer search); the memo's first solve takes the whole path. */
 enum ha_status ha_solver_solve_integer_next(const struct ha_solver *s,
                                             struct ha_integer_memo *memo,
                                             const struct ha_model *m,
@@ -83,11 +76,6 @@ struct ha_relaxed_root {
 	/* dQ/du and the uncertainty width 2E/Q' (in u) near the root of the
 	 * last solve (0 when it found none): the next prediction's. */
 	double last_slope, last_width;
-	/* The brackets [path_a[k], path_b[k]] (keys) of the last bisection's
-	 * first path_depth + 1 steps, path[0] the whole interval: where the
-	 * next bisection may start (relaxed_root.c, bisect); speed only. */
-	uint64_t path_a[65], path_b[65];
-	size_t path_depth;
 	/* ln x at the last question of the last solve answered "yes" (x NaN:
 	 * none), which is often x* itself: its log is then not made again. */
 	double yes_x, yes_u;
@@ -118,25 +106,12 @@ double ha_relaxed_root_q(struct ha_relaxed_root *root, double x);
  * (relaxed_root.c, THE SHORTCUT) (tests). */
 double ha_relaxed_root_bound(struct ha_relaxed_root *root, double x);
 
-/* ha_relaxed_solver_solve without relaxed->log_mse (set to NaN): the
- * same head_dim and heads, for a sweep's rows, which print x* and H*
- * but not the relaxed mse (its evaluation is three transcendental
- * functions of the ~25 a point costs). */
-enum ha_status ha_relaxed_solver_solve_optimum(struct ha_relaxed_solver *w,
-                                               const struct ha_model *m,
-                                               double samples,
-                                               struct ha_relaxed *relaxed);
-/* The same, with log_samples = log(samples) given (see
- * ha_solver_solve_integer_memo), and *log_head_dim = log(relaxed->head_dim)
- * on HA_OK (the solve has it: the same double). */
-enum ha_status ha_relaxed_solver_solve_optimum_ln(struct ha_relaxed_solver *w,
-                                                  const struct ha_model *m,
-                                                  double samples,
-                                                  double log_samples,
-                                                  struct ha_relaxed *relaxed,
-                                                  double *log_head_dim);
-/* The same for a sweep's next row: m is the model of w's earlier solves,
- * at a new n (checked here), so it is not compared with the kept one
+/* ha_relaxed_solver_solve for a sweep's next row, without
+ * relaxed->log_mse (set to NaN: a row prints x* and H* but not the
+ * relaxed mse), with log_samples = log(samples) given and
+ * *log_head_dim = log(relaxed->head_dim) on HA_OK (the solve has it: the
+ * same double).  m is the model of w's earlier solves, at a new n
+ * (checked here), so it is not compared with the kept one
  * (ha_solver_solve_integer_next's contract). */
 enum ha_status ha_relaxed_solver_solve_next(struct ha_relaxed_solver *w,
                                             const struct ha_model *m,
@@ -165,9 +140,8 @@ const char *ha_certificate_method_str(enum ha_certificate_method method);
  * set), HA_EINVAL otherwise.  NULL means no constraints. */
 enum ha_status ha_constraints_validate(const struct ha_constraints *c);
 
-/* The solver's budget D and the number of divisors of D. */
+/* The solver's budget D. */
 uint64_t ha_solver_budget(const struct ha_solver *solver);
-size_t ha_solver_divisor_count(const struct ha_solver *solver);
 
 /* The feasible head dimensions, ascending; valid until ha_solver_free. */
 const uint64_t *ha_solver_feasible(const struct ha_solver *solver,

@@ -131,7 +131,7 @@ static void yaml_grouped(struct ha_yaml_writer *w,
 static void text_allocation(FILE *f, const char *label,
                             const struct ha_grouped_allocation *a, int params)
 {
-	char b1[32], b2[32];
+	char b1[32];
 	fprintf(f, "%-12s %" PRIu64 " heads x head_dim %" PRIu64 ", %" PRIu64
 	        " kv heads (groups of %" PRIu64 ")\n", label, a->heads, a->head_dim,
 	        a->kv_heads, a->group_size);
@@ -143,7 +143,6 @@ static void text_allocation(FILE *f, const char *label,
 	if (params)
 		fprintf(f, "  attention  %" PRIu64 " parameters a layer\n",
 		        a->attention_params);
-	(void)b2;
 }
 
 static void text_front(FILE *f, const struct ha_grouped_solution *sol,

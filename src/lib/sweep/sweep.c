@@ -157,8 +157,8 @@ static void solve_rows(void *ctx, size_t worker, size_t number)
 		enum ha_status st = memos[b]
 			? ha_solver_solve_integer_next(s->solvers[b], memos[b], m,
 			                               row->samples, log_samples, &optimum)
-			: ha_solver_solve_integer_memo(s->solvers[b], NULL, m,
-			                               row->samples, log_samples, &optimum);
+			: ha_solver_solve_integer(s->solvers[b], m, row->samples,
+			                          &optimum, NULL);
 		if (st == HA_OK)
 			st = ha_relaxed_solver_solve_next(relaxed[b], m, row->samples,
 			                                  log_samples, &relaxation,
