@@ -3,13 +3,16 @@
 # one layer and each public header belongs to one; a file may include
 # headers of its own layer and of the layers below it, never above:
 #
-#   base < fit < alloc < input < hdi < calibrate < plan < report < plot < cli
+#   base < fit < alloc < input < tensors < checkpoint < hdi < calibrate < plan
+#        < report < plot < cli
 #
 # base: status, errors, numbers, text, progress; fit: the scaling-law
 # line fits; alloc: the error model, divisors, the solver, the relaxation,
 # the integer search, regimes, comparisons with public models; input:
-# every reader (YAML, weights, checkpoints, covariance, runs, scenario);
-# hdi: the Head Diversity Index and optimal head weights; calibrate: fits
+# the text readers (YAML, covariance, runs, scenario, budget lists);
+# tensors: the weights formats (safetensors, .npy, ONNX), strict JSON and
+# the files of a model directory; checkpoint: model directories (the
+# architecture presets, the plan of key projections, fused QKV); hdi: the Head Diversity Index and optimal head weights; calibrate: fits
 # of the model to runs; plan: which run to train next; report: the text,
 # YAML and JSON writers; plot: the
 # pictures.
@@ -29,8 +32,9 @@ cd "$root" || exit 2
 rank_of_layer() {
 	case $1 in
 	base) echo 0 ;; fit) echo 1 ;; alloc) echo 2 ;; input) echo 3 ;;
-	hdi) echo 4 ;; calibrate) echo 5 ;; plan) echo 6 ;; report) echo 7 ;;
-	plot) echo 8 ;; cli) echo 9 ;; *) echo "" ;;
+	tensors) echo 4 ;; checkpoint) echo 5 ;;
+	hdi) echo 6 ;; calibrate) echo 7 ;; plan) echo 8 ;; report) echo 9 ;;
+	plot) echo 10 ;; cli) echo 11 ;; *) echo "" ;;
 	esac
 }
 
@@ -40,7 +44,9 @@ layer_of_header() {
 	export.h | status.h | error.h | progress.h | format.h | version.h) echo base ;;
 	fit.h) echo fit ;;
 	model.h | solver.h | grouped.h | regime.h | compare.h | sweep.h | sweep_picture.h | allocation.h) echo alloc ;;
-	weights.h | covariance.h | checkpoint.h | runs.h | scenario.h) echo input ;;
+	covariance.h | runs.h | scenario.h) echo input ;;
+	weights.h) echo tensors ;;
+	checkpoint.h) echo checkpoint ;;
 	hdi.h | head_weights.h | hdi_groups.h | hdi_matrices.h) echo hdi ;;
 	calibrate.h | cal_picture.h) echo calibrate ;;
 	plan.h) echo plan ;;
@@ -115,7 +121,7 @@ done
 # terminal-safe text, and the parsers and checks of what its options name.
 cli_internal_headers=" base/number.h base/text.h base/format_internal.h
 	alloc/divisors.h alloc/model_internal.h alloc/grouped_internal.h
-	input/checkpoint_internal.h input/runs_internal.h input/sweep_values.h
+	checkpoint/checkpoint_internal.h input/runs_internal.h input/sweep_values.h
 	input/budget_list.h
 	hdi/hdi_internal.h hdi/hdi_path_internal.h calibrate/calibrate_internal.h "
 
@@ -123,7 +129,7 @@ cli_internal_headers=" base/number.h base/text.h base/format_internal.h
 # Python extension, stands apart from the library: it includes none of
 # headalloc's headers.
 for file in src/atomic/*.[ch]; do
-	if grep -qE '^#include [<"](headalloc/|base/|fit/|alloc/|input/|hdi/|calibrate/|report/|plot/)' "$file"; then
+	if grep -qE '^#include [<"](headalloc/|base/|fit/|alloc/|input/|tensors/|checkpoint/|hdi/|calibrate/|report/|plot/)' "$file"; then
 		complain "$file: the output writer includes a headalloc header; it stands apart"
 	fi
 done
@@ -134,7 +140,7 @@ for file in src/cli/*.[ch]; do
 		*[[:space:]]"$target"[[:space:]]*) ;;
 		*) complain "$file: the CLI includes the library-internal $target; use the public API (or add it to cli_internal_headers)" ;;
 		esac
-	done < <(grep -oE '^#include "(base|fit|alloc|input|hdi|calibrate|plan|report|plot)/[^"]*"' "$file" |
+	done < <(grep -oE '^#include "(base|fit|alloc|input|tensors|checkpoint|hdi|calibrate|plan|report|plot)/[^"]*"' "$file" |
 		sed -E 's/^#include "(.*)"$/\1/')
 	check "$file" cli
 done

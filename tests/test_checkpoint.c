@@ -23,7 +23,7 @@
 
 #include <headalloc/headalloc.h>
 #include "hdi/hdi_internal.h"
-#include "input/checkpoint_internal.h"
+#include "checkpoint/checkpoint_internal.h"
 
 #ifndef FIXTURES
 #error "FIXTURES must name tests/data/checkpoints"

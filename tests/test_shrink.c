@@ -21,8 +21,8 @@
 #define SCRATCH_PREFIX "/tmp/ha_test_shrink_"
 #include "scratch_dir.h"
 #include "hdi/hdi_internal.h"
-#include "input/checkpoint_internal.h"
-#include "input/weights_internal.h"
+#include "checkpoint/checkpoint_internal.h"
+#include "tensors/weights_internal.h"
 
 TestSuite(shrink, .init = tmp_setup, .fini = tmp_teardown);
 

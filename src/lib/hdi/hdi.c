@@ -9,9 +9,9 @@
 
 #include "base/error_internal.h"
 #include "hdi_internal.h"
-#include "input/key_block.h"
-#include "input/checkpoint_internal.h"
-#include "input/weights_internal.h"
+#include "checkpoint/key_block.h"
+#include "checkpoint/checkpoint_internal.h"
+#include "tensors/weights_internal.h"
 
 const char *ha_layout_str(enum ha_layout layout)
 {

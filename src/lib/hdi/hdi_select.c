@@ -9,8 +9,8 @@
 
 #include "base/error_internal.h"
 #include "hdi_internal.h"
-#include "input/key_block.h"
-#include "input/weights_internal.h"
+#include "checkpoint/key_block.h"
+#include "tensors/weights_internal.h"
 
 /* How many of the tensors are listed in the message of a file without a
  * key projection before "and N more". */

@@ -10,7 +10,7 @@
 
 #include "base/error_internal.h"
 #include "checkpoint_internal.h"
-#include "input/weights_internal.h"
+#include "tensors/weights_internal.h"
 
 /* The query tensor's name beside a separate key tensor: the last
  * "k_proj" made "q_proj" (LLaMA and its family), ".key." ".query." (BERT)

@@ -25,7 +25,7 @@
 #include <headalloc/weights.h>
 
 #include "base/error_internal.h"
-#include "input/onnx_internal.h"
+#include "tensors/onnx_internal.h"
 
 /* The most fields a message's descriptor may have for its singular
  * message fields to be tracked (ONNX's largest has fewer than 30). */

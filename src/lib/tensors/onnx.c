@@ -1,4 +1,3 @@
-#define _GNU_SOURCE /* realpath (checkpoint_files.c's containment) */
 /* ONNX models as a weights format (see onnx_internal.h, weights.h).
  *
  * Every size and offset read from the model is checked before use: the
@@ -18,9 +17,9 @@
 #include <headalloc/weights.h>
 
 #include "base/error_internal.h"
-#include "input/checkpoint_internal.h"
-#include "input/onnx_internal.h"
-#include "input/weights_internal.h"
+#include "tensors/model_dir.h"
+#include "tensors/onnx_internal.h"
+#include "tensors/weights_internal.h"
 #include "onnx.pb-c.h"
 
 /* What a model keeps: the unpacked message, its allocator, the copies of

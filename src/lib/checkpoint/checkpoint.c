@@ -14,7 +14,7 @@
 #include "checkpoint_internal.h"
 #include "checkpoint_presets.h"
 #include "key_block.h"
-#include "input/weights_internal.h"
+#include "tensors/weights_internal.h"
 
 #define CONFIG CKPT_CONFIG
 #define INDEX CKPT_INDEX

@@ -4,7 +4,7 @@
 
 #include "base/error_internal.h"
 #include "key_block.h"
-#include "input/checkpoint_internal.h"
+#include "checkpoint/checkpoint_internal.h"
 
 const char *ha_fused_str(enum ha_fused fused)
 {

@@ -6,7 +6,7 @@
 
 #include <json-c/json.h>
 
-#include "input/json_strict.h"
+#include "tensors/json_strict.h"
 
 /* A key as written (escapes unread), and where. */
 struct raw_key {

@@ -19,8 +19,8 @@
 
 #include "base/open_file.h"
 #include "base/error_internal.h"
-#include "input/onnx_internal.h"
-#include "input/weights_internal.h"
+#include "tensors/onnx_internal.h"
+#include "tensors/weights_internal.h"
 
 /* ha_weights_read() decodes a tensor through a buffer of this many bytes,
  * so that reading from a file costs no more memory than the doubles. */

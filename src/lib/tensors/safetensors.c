@@ -15,8 +15,8 @@
 #include "base/text.h"
 
 #include "base/error_internal.h"
-#include "input/json_strict.h"
-#include "input/weights_internal.h"
+#include "tensors/json_strict.h"
+#include "tensors/weights_internal.h"
 
 /* The header length before the JSON: a little-endian uint64. */
 #define LENGTH_BYTES 8

@@ -14,7 +14,7 @@
 
 #include "base/error_internal.h"
 #include "checkpoint_internal.h"
-#include "input/weights_internal.h"
+#include "tensors/weights_internal.h"
 
 /* A tensor the pattern selects and the shard the directory puts it in. */
 struct pick {
