@@ -150,7 +150,7 @@ Test(shrink, model_directory_shard)
 	cr_assert_eq(ha_checkpoint_open(tmp, &c, &err), HA_OK, "%s", err.message);
 	cr_assert_eq(truncate(at("model.safetensors"), 1000), 0);
 	struct ha_hdi_report *r = (struct ha_hdi_report *)&r;
-	cr_assert_eq(ha_hdi_from_checkpoint(c, &r, &err), HA_EIO, "%s",
+	cr_assert_eq(ha_hdi_measure_checkpoint(c, NULL, &r, &err), HA_EIO, "%s",
 	             err.message);
 	cr_assert_null(r);
 	cr_assert(strstr(err.message, "changed while the directory was being "

@@ -20,29 +20,6 @@
 #define CKPT_INDEX "model.safetensors.index.json"
 #define CKPT_SINGLE "model.safetensors"
 
-/* config.json field `key` (the first of the NULL-terminated aliases that
- * is present and not null) as a whole number in [lo, hi] into *out.
- * Absent: HA_EFORMAT when required, else HA_OK with *out = fallback.
- * *used (may be NULL) receives the alias found, or NULL. */
-enum ha_status ckpt_config_size(const struct ckpt_dir *d, json_object *cfg,
-                                const char *const *keys, int required,
-                                size_t fallback, size_t lo, size_t hi,
-                                size_t *out, struct ha_error *err);
-
-/* The same for field `key` of config.json's object `section` (cfg is
- * that object), named SECTION.KEY in the messages; section NULL: as
- * ckpt_config_size. */
-enum ha_status ckpt_config_size_in(const struct ckpt_dir *d, json_object *cfg,
-                                   const char *section,
-                                   const char *const *keys, int required,
-                                   size_t fallback, size_t lo, size_t hi,
-                                   size_t *out, struct ha_error *err);
-
-/* config.json boolean field `key`; absent or null: fallback. */
-enum ha_status ckpt_config_bool(const struct ckpt_dir *d, json_object *cfg,
-                                const char *key, int fallback, int *out,
-                                struct ha_error *err);
-
 /* The tensor directory of a model: the index's weight_map, or the
  * single model.safetensors when there is no index. */
 struct ckpt_names {

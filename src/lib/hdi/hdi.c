@@ -1,4 +1,5 @@
-/* The Head Diversity Index of key projections (headalloc-model(7), THE HEAD DIVERSITY INDEX; see hdi.h). */
+/* The Head Diversity Index of key projections (headalloc-model(7), THE
+ * HEAD DIVERSITY INDEX; see hdi.h and hdi_matrices.h). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,6 +7,7 @@
 #include <gsl/gsl_errno.h>
 
 #include <headalloc/hdi.h>
+#include <headalloc/hdi_matrices.h>
 
 #include "base/error_internal.h"
 #include "hdi_internal.h"
@@ -210,6 +212,52 @@ static void means(struct ha_hdi_report *r)
 	r->mean_baseline_hdi = base / (double)r->count;
 }
 
+/* ---- matrices in memory, added one at a time (hdi_matrices.h) */
+
+struct ha_hdi_report *ha_hdi_report_new(void)
+{
+	return calloc(1, sizeof(struct ha_hdi_report));
+}
+
+enum ha_status ha_hdi_report_add(struct ha_hdi_report *r,
+                                 const double *weights, size_t rows,
+                                 size_t cols, size_t heads,
+                                 enum ha_layout layout, const char *name,
+                                 struct ha_error *err)
+{
+	ha_error_init(err);
+	if (!r || !weights)
+		return ha_fail(err, HA_EINVAL, "NULL argument");
+	int out_in = layout == HA_LAYOUT_OUT_IN;
+	enum ha_status st = ha_hdi_check_work(name ? name : "", rows, cols,
+	                                      out_in ? rows : cols,
+	                                      out_in ? cols : rows, heads, err);
+	if (st != HA_OK)
+		return st;
+	struct ha_hdi_tensor *more =
+		realloc(r->tensors, (r->count + 1) * sizeof *more);
+	if (!more)
+		return ha_fail(err, HA_ENOMEM, "out of memory");
+	r->tensors = more;
+	st = ha_hdi_compute(weights, rows, cols, heads, layout, name,
+	                    &r->tensors[r->count], err);
+	if (st != HA_OK)
+		return st;
+	size_t warnings = r->warning_count;
+	r->count++;
+	st = ha_hdi_check_heads(r, r->count - 1, err);
+	if (st != HA_OK) { /* as it was: the tensor and its warnings out */
+		r->count--;
+		ha_hdi_tensor_finish(&r->tensors[r->count]);
+		r->warning_count = warnings;
+		return st;
+	}
+	means(r);
+	return HA_OK;
+}
+
+/* ---- weights files and model directories */
+
 /* Where the keys of tensor t are: the whole tensor, or the key block of
  * a fused one (opt->fused). */
 static enum ha_status slice_of(const struct ha_tensor_info *t,
@@ -362,15 +410,6 @@ enum ha_status ha_hdi_measure_weights(const struct ha_weights *w,
 	return HA_OK;
 }
 
-enum ha_status ha_hdi_from_weights(const struct ha_weights *w,
-                                   const char *pattern, size_t heads,
-                                   enum ha_layout layout,
-                                   struct ha_hdi_report **out,
-                                   struct ha_error *err)
-{
-	return ha_hdi_measure_weights(w, pattern, heads, layout, NULL, out, err);
-}
-
 enum ha_status ha_hdi_from_file(const char *path, const char *pattern,
                                 size_t heads, enum ha_layout layout,
                                 struct ha_hdi_report **out,
@@ -382,26 +421,9 @@ enum ha_status ha_hdi_from_file(const char *path, const char *pattern,
 	enum ha_status st = ha_weights_open(path, &w, err);
 	if (st != HA_OK)
 		return st;
-	st = ha_hdi_from_weights(w, pattern, heads, layout, out, err);
+	st = ha_hdi_measure_weights(w, pattern, heads, layout, NULL, out, err);
 	ha_weights_free(w);
 	return st;
-}
-
-enum ha_status ha_hdi_from_checkpoint(const struct ha_checkpoint *c,
-                                      struct ha_hdi_report **out,
-                                      struct ha_error *err)
-{
-	return ha_hdi_measure_checkpoint(c, NULL, out, err);
-}
-
-enum ha_status ha_hdi_from_checkpoint_heads(const struct ha_checkpoint *c,
-                                            size_t heads,
-                                            struct ha_hdi_report **out,
-                                            struct ha_error *err)
-{
-	struct ha_hdi_options o = HA_HDI_OPTIONS_INIT;
-	o.heads = heads;
-	return ha_hdi_measure_checkpoint(c, &o, out, err);
 }
 
 enum ha_status ha_hdi_measure_checkpoint(const struct ha_checkpoint *c,
