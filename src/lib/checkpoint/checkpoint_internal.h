@@ -79,11 +79,9 @@ enum ha_status ckpt_open_shard(struct ha_checkpoint_shards **cache,
                                struct ha_error *err);
 void ckpt_open_shards_free(struct ha_checkpoint_shards *cache);
 
-/* "qkv", "kv", "none"; "concat", "per-head"; and their parsers
- * (HA_EINVAL for anything else or NULL). */
-const char *ha_fused_str(enum ha_fused fused);
+/* Parse "qkv", "kv", "none"; "concat", "per-head" (HA_EINVAL for
+ * anything else or NULL). */
 enum ha_status ha_fused_parse(const char *text, enum ha_fused *out);
-const char *ha_fused_order_str(enum ha_fused_order order);
 enum ha_status ha_fused_order_parse(const char *text,
                                     enum ha_fused_order *out);
 

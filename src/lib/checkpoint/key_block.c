@@ -6,12 +6,6 @@
 #include "key_block.h"
 #include "checkpoint/checkpoint_internal.h"
 
-const char *ha_fused_str(enum ha_fused fused)
-{
-	return fused == HA_FUSED_QKV ? "qkv" : fused == HA_FUSED_KV ? "kv"
-	                                                            : "none";
-}
-
 enum ha_status ha_fused_parse(const char *text, enum ha_fused *out)
 {
 	if (!text || !out)
@@ -25,11 +19,6 @@ enum ha_status ha_fused_parse(const char *text, enum ha_fused *out)
 	else
 		return HA_EINVAL;
 	return HA_OK;
-}
-
-const char *ha_fused_order_str(enum ha_fused_order order)
-{
-	return order == HA_FUSED_PER_HEAD ? "per-head" : "concat";
 }
 
 enum ha_status ha_fused_order_parse(const char *text,

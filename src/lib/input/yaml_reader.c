@@ -172,8 +172,10 @@ static int leading_zero(const yaml_event_t *ev)
 	return v[0] == '0' && v[1] >= '0' && v[1] <= '9';
 }
 
-enum ha_status ha_yr_expected(struct ha_yr *r, const char *where,
-                              const char *what)
+/* "WHERE: expected WHAT, found <the current event>" (no "WHERE: " when
+ * where is empty), HA_EFORMAT, at the current event. */
+static enum ha_status expected(struct ha_yr *r, const char *where,
+                               const char *what)
 {
 	char buf[HA_YR_DESCRIBE_SIZE];
 	return ha_yr_fail_here(r, HA_EFORMAT, "%s%sexpected %s, found %s%s",
@@ -321,7 +323,9 @@ void ha_yr_close(struct ha_yr *r)
 
 /* ---- events ------------------------------------------------------------ */
 
-enum ha_status ha_yr_next(struct ha_yr *r)
+/* Advance to the next event (r->ev).  Syntax and encoding errors, aliases,
+ * anchors and tags are errors. */
+static enum ha_status next(struct ha_yr *r)
 {
 	if (r->have_event)
 		yaml_event_delete(&r->ev);
@@ -381,10 +385,10 @@ int ha_yr_at(const struct ha_yr *r, yaml_event_type_t type)
 static enum ha_status next_of_type(struct ha_yr *r, yaml_event_type_t type,
                                    const char *what)
 {
-	enum ha_status st = ha_yr_next(r);
+	enum ha_status st = next(r);
 	if (st != HA_OK)
 		return st;
-	return r->ev.type == type ? HA_OK : ha_yr_expected(r, "", what);
+	return r->ev.type == type ? HA_OK : expected(r, "", what);
 }
 
 enum ha_status ha_yr_begin_document(struct ha_yr *r, const char *what)
@@ -409,7 +413,8 @@ enum ha_status ha_yr_end_document(struct ha_yr *r)
 
 /* ---- scalars ----------------------------------------------------------- */
 
-int ha_yr_is_plain(const struct ha_yr *r)
+/* The current event is a plain scalar (so no NUL inside). */
+static int is_plain(const struct ha_yr *r)
 {
 	return ha_yr_at(r, YAML_SCALAR_EVENT) &&
 	       r->ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
@@ -435,16 +440,16 @@ enum ha_status ha_yr_uint(struct ha_yr *r, const char *where,
 		         (unsigned long long)lo, (unsigned long long)hi);
 		what = range;
 	}
-	if (!ha_yr_is_plain(r) ||
+	if (!is_plain(r) ||
 	    ha_parse_uint((const char *)r->ev.data.scalar.value, lo, hi, out) !=
 	            HA_OK)
-		return ha_yr_expected(r, where, what);
+		return expected(r, where, what);
 	return HA_OK;
 }
 
 int ha_yr_plain_real(const struct ha_yr *r, double *out)
 {
-	return ha_yr_is_plain(r) &&
+	return is_plain(r) &&
 	       ha_parse_real((const char *)r->ev.data.scalar.value, out) == HA_OK;
 }
 
@@ -453,7 +458,7 @@ enum ha_status ha_yr_real(struct ha_yr *r, const char *where,
                           double lo, double hi, double *out)
 {
 	double v;
-	if (ha_yr_is_plain(r) &&
+	if (is_plain(r) &&
 	    ha_parse_real((const char *)r->ev.data.scalar.value, &v) == HA_EINVAL) {
 		char buf[HA_YR_DESCRIBE_SIZE];
 		return ha_yr_fail_here(r, HA_EFORMAT, "%s%s%s is beyond a double "
@@ -463,21 +468,21 @@ enum ha_status ha_yr_real(struct ha_yr *r, const char *where,
 	}
 	if (!ha_yr_plain_real(r, &v) || v < lo || v > hi ||
 	    (lower == HA_YR_ABOVE && v == lo))
-		return ha_yr_expected(r, where, what);
+		return expected(r, where, what);
 	*out = v;
 	return HA_OK;
 }
 
 enum ha_status ha_yr_bool(struct ha_yr *r, const char *where, int *out)
 {
-	if (ha_yr_is_plain(r)) {
+	if (is_plain(r)) {
 		const char *s = (const char *)r->ev.data.scalar.value;
 		if (!strcmp(s, "true") || !strcmp(s, "false")) {
 			*out = s[0] == 't';
 			return HA_OK;
 		}
 	}
-	return ha_yr_expected(r, where, "true or false");
+	return expected(r, where, "true or false");
 }
 
 enum ha_status ha_yr_word(struct ha_yr *r, const char *where,
@@ -489,7 +494,7 @@ enum ha_status ha_yr_word(struct ha_yr *r, const char *where,
 			*out = i;
 			return HA_OK;
 		}
-	return ha_yr_expected(r, where, what);
+	return expected(r, where, what);
 }
 
 /* Whether a string breaks the one name rule (text.h): names and notes
@@ -550,7 +555,7 @@ enum ha_status ha_yr_string(struct ha_yr *r, const char *where, size_t max,
 		char what[HA_YR_WHAT_SIZE];
 		snprintf(what, sizeof what, "a string of 1 to %zu bytes without "
 		         "control characters", max);
-		return ha_yr_expected(r, where, what);
+		return expected(r, where, what);
 	}
 	const char *other = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE
 	                    ? other_reading((const char *)ev->data.scalar.value)
@@ -619,24 +624,52 @@ static size_t key_index(const struct ha_yr *r, const struct ha_yr_map *map)
 	return i;
 }
 
+/* Skip the value that starts at the current event: a scalar, or a whole
+ * list or mapping (without recursion, so nesting depth costs no stack),
+ * ending on its last event.  Anchors, aliases and tags inside are still
+ * errors (next() refuses them). */
+static enum ha_status skip(struct ha_yr *r)
+{
+	if (ha_yr_at(r, YAML_SCALAR_EVENT))
+		return HA_OK;
+	if (!ha_yr_at(r, YAML_SEQUENCE_START_EVENT) &&
+	    !ha_yr_at(r, YAML_MAPPING_START_EVENT))
+		return expected(r, "", "a value");
+	/* Inside a collection the parser yields only values and the ends of
+	 * collections (aliases are refused by next()), so counting
+	 * starts and ends finds the end of this one. */
+	for (size_t depth = 1; depth > 0;) {
+		enum ha_status st = next(r);
+		if (st != HA_OK)
+			return st;
+		if (r->ev.type == YAML_SEQUENCE_START_EVENT ||
+		    r->ev.type == YAML_MAPPING_START_EVENT)
+			depth++;
+		else if (r->ev.type == YAML_SEQUENCE_END_EVENT ||
+		         r->ev.type == YAML_MAPPING_END_EVENT)
+			depth--;
+	}
+	return HA_OK;
+}
+
 enum ha_status ha_yr_read_map(struct ha_yr *r, const char *where,
                               const char *what, struct ha_yr_map *map,
                               ha_yr_field_fn fn, void *ctx)
 {
 	if (!ha_yr_at(r, YAML_MAPPING_START_EVENT))
-		return ha_yr_expected(r, where, what);
+		return expected(r, where, what);
 	map->start = r->ev.start_mark;
 	for (;;) {
-		enum ha_status st = ha_yr_next(r);
+		enum ha_status st = next(r);
 		if (st != HA_OK)
 			return st;
 		if (r->ev.type == YAML_MAPPING_END_EVENT)
 			break;
 		if (r->ev.type != YAML_SCALAR_EVENT)
-			return ha_yr_expected(r, where, "a key");
+			return expected(r, where, "a key");
 		/* YAML 1.1's merge key copies another mapping in; its usual
 		 * source is an alias, refused anyway. */
-		if (ha_yr_is_plain(r) && ha_yr_is_word(r, "<<"))
+		if (is_plain(r) && ha_yr_is_word(r, "<<"))
 			return ha_yr_fail_here(r, HA_EFORMAT,
 			                       "%s%sexpected a key, found the merge "
 			                       "key '<<' (merge keys are not "
@@ -657,10 +690,10 @@ enum ha_status ha_yr_read_map(struct ha_yr *r, const char *where,
 
 		char path[HA_YR_MAX_WHERE];
 		join(path, where, map->keys[i].name);
-		st = ha_yr_next(r);
+		st = next(r);
 		if (st == HA_OK)
 			st = map->keys[i].required == HA_YR_IGNORED
-			             ? ha_yr_skip(r)
+			             ? skip(r)
 			             : fn(r, ctx, i, path);
 		if (st != HA_OK)
 			return st;
@@ -681,9 +714,9 @@ enum ha_status ha_yr_read_seq(struct ha_yr *r, const char *where,
 {
 	*count = 0;
 	if (!ha_yr_at(r, YAML_SEQUENCE_START_EVENT))
-		return ha_yr_expected(r, where, what);
+		return expected(r, where, what);
 	for (;;) {
-		enum ha_status st = ha_yr_next(r);
+		enum ha_status st = next(r);
 		if (st != HA_OK)
 			return st;
 		if (r->ev.type == YAML_SEQUENCE_END_EVENT)
@@ -700,30 +733,6 @@ enum ha_status ha_yr_read_seq(struct ha_yr *r, const char *where,
 			return st;
 		(*count)++;
 	}
-}
-
-enum ha_status ha_yr_skip(struct ha_yr *r)
-{
-	if (ha_yr_at(r, YAML_SCALAR_EVENT))
-		return HA_OK;
-	if (!ha_yr_at(r, YAML_SEQUENCE_START_EVENT) &&
-	    !ha_yr_at(r, YAML_MAPPING_START_EVENT))
-		return ha_yr_expected(r, "", "a value");
-	/* Inside a collection the parser yields only values and the ends of
-	 * collections (aliases are refused by ha_yr_next), so counting
-	 * starts and ends finds the end of this one. */
-	for (size_t depth = 1; depth > 0;) {
-		enum ha_status st = ha_yr_next(r);
-		if (st != HA_OK)
-			return st;
-		if (r->ev.type == YAML_SEQUENCE_START_EVENT ||
-		    r->ev.type == YAML_MAPPING_START_EVENT)
-			depth++;
-		else if (r->ev.type == YAML_SEQUENCE_END_EVENT ||
-		         r->ev.type == YAML_MAPPING_END_EVENT)
-			depth--;
-	}
-	return HA_OK;
 }
 
 enum ha_status ha_yr_grow(struct ha_yr *r, void **array, size_t *cap,
