@@ -151,8 +151,9 @@ void ckpt_shard_close(struct ckpt_shard *o)
 	o->cache = cache;
 }
 
-enum ha_status ckpt_shard_use(const struct ckpt_dir *d, struct ckpt_shard *o,
-                              const char *file, struct ha_error *err)
+/* Make *o the shard `file` open (reopened only when file changes). */
+static enum ha_status shard_use(const struct ckpt_dir *d, struct ckpt_shard *o,
+                                const char *file, struct ha_error *err)
 {
 	if (o->name && strcmp(o->name, file) == 0)
 		return HA_OK;
@@ -174,6 +175,43 @@ enum ha_status ckpt_shard_use(const struct ckpt_dir *d, struct ckpt_shard *o,
 	if (st != HA_OK)
 		ckpt_shard_close(o);
 	return st;
+}
+
+enum ha_status ckpt_shard_tensor(const struct ckpt_dir *d,
+                                 struct ckpt_shard *o, const char *file,
+                                 const char *name, struct ha_tensor_info *info,
+                                 struct ha_error *err)
+{
+	if (!*file)
+		return ckpt_fail(d, err, HA_EFORMAT, CKPT_INDEX,
+		                 "the shard of '%s' is not a file name", name);
+	enum ha_status st = shard_use(d, o, file, err);
+	if (st != HA_OK)
+		return st;
+	size_t *idx = NULL, n = 0;
+	if (ha_weights_select(o->w, name, &idx, &n, NULL) != HA_OK)
+		return ckpt_fail(d, err, HA_EFORMAT, file, "has no tensor '%s'%s",
+		                 name, strcmp(file, CKPT_SINGLE) == 0
+		                               ? ""
+		                               : ", which the index puts there");
+	ha_weights_info(o->w, idx[0], info);
+	free(idx);
+	return HA_OK;
+}
+
+enum ha_status ckpt_layer_set(struct ha_checkpoint_layer *ly,
+                              const struct ckpt_shard *o, const char *name,
+                              uint64_t rows, uint64_t cols,
+                              struct ha_error *err)
+{
+	ly->shard = strdup(o->real);
+	ly->shard_name = strdup(o->name);
+	ly->tensor = strdup(name);
+	ly->rows = rows;
+	ly->cols = cols;
+	if (!ly->shard || !ly->shard_name || !ly->tensor)
+		return ha_fail(err, HA_ENOMEM, "out of memory");
+	return HA_OK;
 }
 
 /* ------------------------------------------- shards open for reading */

@@ -62,13 +62,24 @@ struct ckpt_shard {
 	                                        (ckpt_open_shard) */
 };
 
-/* Make *o the shard `file` open (reopened only when file changes).  A
- * shard the index names but the directory lacks is HA_EFORMAT (the
- * directory is inconsistent), other failures those of ckpt_locate and
+/* Make *o the shard `file` open (reopened only when file changes) and
+ * describe its tensor `name` into *info.  An index entry that is not a
+ * file name, a shard the index names but the directory lacks and a
+ * shard without the tensor are HA_EFORMAT (the directory is
+ * inconsistent), other failures those of ckpt_locate and
  * ha_weights_open, named after the shard. */
-enum ha_status ckpt_shard_use(const struct ckpt_dir *d, struct ckpt_shard *o,
-                              const char *file, struct ha_error *err);
+enum ha_status ckpt_shard_tensor(const struct ckpt_dir *d,
+                                 struct ckpt_shard *o, const char *file,
+                                 const char *name, struct ha_tensor_info *info,
+                                 struct ha_error *err);
 void ckpt_shard_close(struct ckpt_shard *o);
+
+/* Layer *ly of a plan: tensor `name` of the shard open in o, rows x
+ * cols.  HA_ENOMEM. */
+enum ha_status ckpt_layer_set(struct ha_checkpoint_layer *ly,
+                              const struct ckpt_shard *o, const char *name,
+                              uint64_t rows, uint64_t cols,
+                              struct ha_error *err);
 
 /* The shards a plan keeps open for ha_checkpoint_read_keys: *cache (NULL
  * at first) holds the last CKPT_OPEN_SHARDS opened.  *w is the shard at
