@@ -35,23 +35,6 @@ enum ha_status ha_hdi_check_work(const char *name, uint64_t rows,
 enum ha_status ha_hdi_check_heads(struct ha_hdi_report *r, size_t i,
                                   struct ha_error *err);
 
-/* The tensors a pattern passed by for not being 2-D. */
-struct ha_hdi_skipped {
-	size_t count;
-	size_t first; /* the first one's index in the file */
-};
-
-/* The tensors of w to measure (see ha_hdi_options.keys_by_name and
- * ha_hdi_measure_weights): a new array *idx of *n indices in name order,
- * and those the pattern passed by in *skipped.  When every tensor a
- * pattern matches is not 2-D, the first of them is selected (its check
- * then fails).  Errors: those of ha_weights_select; HA_EINVAL when no
- * name says it is a key projection; then *idx is NULL. */
-enum ha_status ha_hdi_select(const struct ha_weights *w, const char *pattern,
-                             int keys_by_name, int fused, size_t **idx,
-                             size_t *n, struct ha_hdi_skipped *skipped,
-                             struct ha_error *err);
-
 /* "out-in" or "in-out". */
 const char *ha_layout_str(enum ha_layout layout);
 
