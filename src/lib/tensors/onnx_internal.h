@@ -1,6 +1,6 @@
 /* ONNX models as a weights format (library-internal; see weights.h).
  *
- * onnx.c maps the file, checks its framing (onnx_wire.c), unpacks it with
+ * onnx.c maps the file, checks its framing, unpacks it with
  * protobuf-c under a bounded allocator and fills the weights container's
  * tensor directory: each tensor's bytes are either in memory (the unpacked
  * model's raw_data or typed field, or a little-endian copy of int32_data
@@ -17,14 +17,6 @@
 #include <headalloc/status.h>
 
 struct ha_weights;
-
-/* Check the wire framing of the n bytes at p as a message of type top:
- * every varint complete, every length within its message, every wire type
- * one ONNX uses, messages nested at most HA_ONNX_MAX_DEPTH deep.
- * HA_EFORMAT naming the byte otherwise. */
-enum ha_status onnx_wire_check(const unsigned char *p, size_t n,
-                               const ProtobufCMessageDescriptor *top,
-                               struct ha_error *err);
 
 /* Fill w's tensor directory from the ONNX model in w's file or image
  * (w->size bytes).  path is the file's (its directory holds the external
