@@ -13,7 +13,6 @@
 #include "base/error_internal.h"
 #include "checkpoint_internal.h"
 #include "checkpoint_presets.h"
-#include "key_block.h"
 #include "tensors/weights_internal.h"
 
 #define CONFIG CKPT_CONFIG

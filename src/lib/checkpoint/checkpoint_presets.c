@@ -10,7 +10,6 @@
 #include "base/error_internal.h"
 #include "checkpoint_presets.h"
 #include "tensors/json_strict.h"
-#include "key_block.h"
 
 #define SELF "self-attention"
 

@@ -1,9 +1,9 @@
-/* Cutting keys out of fused tensors (see key_block.h), and --fused for a
- * plan of tensors chosen by name (ha_checkpoint_fuse, checkpoint.h). */
+/* Cutting keys out of fused tensors (see checkpoint_internal.h), and
+ * --fused for a plan of tensors chosen by name (ha_checkpoint_fuse,
+ * checkpoint.h). */
 #include <string.h>
 
 #include "base/error_internal.h"
-#include "key_block.h"
 #include "checkpoint/checkpoint_internal.h"
 
 enum ha_status ha_fused_parse(const char *text, enum ha_fused *out)

@@ -12,7 +12,6 @@
 
 #include "base/error_internal.h"
 #include "hdi_internal.h"
-#include "checkpoint/key_block.h"
 #include "checkpoint/checkpoint_internal.h"
 #include "tensors/weights_internal.h"
 
