@@ -1,4 +1,4 @@
-/* ONNX models as a weights format (see onnx_internal.h, weights.h).
+/* ONNX models as a weights format (see weights_internal.h, weights.h).
  *
  * Every size and offset read from the model is checked before use: the
  * framing (below) before protobuf-c sees the bytes, the memory
@@ -18,7 +18,6 @@
 
 #include "base/error_internal.h"
 #include "tensors/model_dir.h"
-#include "tensors/onnx_internal.h"
 #include "tensors/weights_internal.h"
 #include "onnx.pb-c.h"
 
