@@ -340,20 +340,6 @@ int json_strict_int_overflowed(json_object *v)
 	       json_object_get_userdata(v) != NULL;
 }
 
-void json_strict_position(const char *text, size_t at, long *line, long *col)
-{
-	*line = 1;
-	*col = 1;
-	for (size_t i = 0; i < at; i++) {
-		if (text[i] == '\n') {
-			(*line)++;
-			*col = 1;
-		} else {
-			(*col)++;
-		}
-	}
-}
-
 /* The grammar pass; p->fault says where it fails. */
 static enum ha_status check(struct parser *p)
 {

@@ -45,8 +45,4 @@ enum ha_status json_strict_check(const char *text, size_t n, size_t max_depth,
  * -2^63), whose json-c value is saturated. */
 int json_strict_int_overflowed(json_object *v);
 
-/* 1-based line and column of byte offset `at` of text. */
-void json_strict_position(const char *text, size_t at, long *line,
-                          long *col);
-
 #endif

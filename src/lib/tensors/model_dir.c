@@ -172,19 +172,9 @@ enum ha_status ckpt_locate(const struct ckpt_dir *d, const char *name,
 	return HA_OK;
 }
 
-/* "NAME:LINE:COLUMN: why", HA_EFORMAT.  (The position is in the message:
- * err->file is the directory, not the file it counts in.) */
-static enum ha_status json_fail(const struct ckpt_dir *d,
-                                struct ha_error *err, const char *name,
-                                long line, long col, const char *why)
-{
-	ha_fail(err, HA_EFORMAT, "%s:%ld:%ld: %s", name, line, col, why);
-	if (err)
-		err->file = d->dir;
-	return HA_EFORMAT;
-}
-
-/* Strict JSON, as the safetensors header is read (json_strict.h). */
+/* Strict JSON, as the safetensors header is read (json_strict.h); a
+ * fault is "NAME:LINE:COLUMN: why", HA_EFORMAT, the position in the
+ * message (err->file is the directory, not the file it counts in). */
 static enum ha_status parse_json(const struct ckpt_dir *d, const char *name,
                                  const char *text, size_t n, json_object **out,
                                  struct ha_error *err)
@@ -196,9 +186,16 @@ static enum ha_status parse_json(const struct ckpt_dir *d, const char *name,
 	if (st == HA_ENOMEM)
 		return ha_fail(err, HA_ENOMEM, "out of memory");
 	if (st != HA_OK) {
-		long line, col;
-		json_strict_position(text, fault.at, &line, &col);
-		return json_fail(d, err, name, line, col, fault.why);
+		long line = 1, col = 1;
+		for (size_t i = 0; i < fault.at; i++) {
+			line += text[i] == '\n';
+			col = text[i] == '\n' ? 1 : col + 1;
+		}
+		ha_fail(err, HA_EFORMAT, "%s:%ld:%ld: %s", name, line, col,
+		        fault.why);
+		if (err)
+			err->file = d->dir;
+		return HA_EFORMAT;
 	}
 	if (!json_object_is_type(obj, json_type_object)) {
 		json_object_put(obj);
