@@ -3,15 +3,19 @@
 # one layer and each public header belongs to one; a file may include
 # headers of its own layer and of the layers below it, never above:
 #
-#   base < fit < alloc < sweep < input < hdi < calibrate < plan < report < plot < cli
+#   base < fit < alloc < sweep < input < tensors < checkpoint < hdi
+#        < calibrate < plan < report < plot < cli
 #
 # base: status, errors, numbers, text, progress; fit: the scaling-law
 # line fits; alloc: the error model, divisors, the solver, the relaxation,
 # the integer search, regimes, comparisons with public models; sweep:
 # every (n, D) of a grid solved, its fits, its result and its picture's
-# data, and the log-spaced values of n; input:
-# every reader (YAML, weights, checkpoints, covariance, runs, scenario);
-# hdi: the Head Diversity Index and optimal head weights; calibrate: fits
+# data, and the log-spaced values of n; input: the text readers (YAML,
+# covariance, runs, scenario, budget lists); tensors: the weights formats
+# (safetensors, .npy, ONNX), strict JSON and the files of a model
+# directory; checkpoint: model directories (the architecture presets, the
+# plan of key projections, fused QKV); hdi: the Head Diversity Index and
+# optimal head weights; calibrate: fits
 # of the model to runs; plan: which run to train next; report: the text,
 # YAML and JSON writers; plot: the
 # pictures.
@@ -31,8 +35,9 @@ cd "$root" || exit 2
 rank_of_layer() {
 	case $1 in
 	base) echo 0 ;; fit) echo 1 ;; alloc) echo 2 ;; sweep) echo 3 ;;
-	input) echo 4 ;; hdi) echo 5 ;; calibrate) echo 6 ;; plan) echo 7 ;;
-	report) echo 8 ;; plot) echo 9 ;; cli) echo 10 ;; *) echo "" ;;
+	input) echo 4 ;; tensors) echo 5 ;; checkpoint) echo 6 ;; hdi) echo 7 ;;
+	calibrate) echo 8 ;; plan) echo 9 ;; report) echo 10 ;; plot) echo 11 ;;
+	cli) echo 12 ;; *) echo "" ;;
 	esac
 }
 
@@ -43,7 +48,9 @@ layer_of_header() {
 	fit.h) echo fit ;;
 	model.h | solver.h | grouped.h | regime.h | compare.h | allocation.h) echo alloc ;;
 	sweep.h | sweep_picture.h) echo sweep ;;
-	weights.h | covariance.h | checkpoint.h | runs.h | scenario.h) echo input ;;
+	covariance.h | runs.h | scenario.h) echo input ;;
+	weights.h) echo tensors ;;
+	checkpoint.h) echo checkpoint ;;
 	hdi.h | head_weights.h | hdi_groups.h | hdi_matrices.h) echo hdi ;;
 	calibrate.h | cal_picture.h) echo calibrate ;;
 	plan.h) echo plan ;;
@@ -118,7 +125,7 @@ done
 # terminal-safe text, and the parsers and checks of what its options name.
 cli_internal_headers=" base/number.h base/text.h base/format_internal.h
 	alloc/divisors.h alloc/model_internal.h alloc/grouped_internal.h
-	input/checkpoint_internal.h input/runs_internal.h sweep/sweep_values.h
+	checkpoint/checkpoint_internal.h input/runs_internal.h sweep/sweep_values.h
 	input/budget_list.h
 	hdi/hdi_internal.h hdi/hdi_path_internal.h calibrate/calibrate_internal.h "
 
@@ -126,7 +133,7 @@ cli_internal_headers=" base/number.h base/text.h base/format_internal.h
 # Python extension, stands apart from the library: it includes none of
 # headalloc's headers.
 for file in src/atomic/*.[ch]; do
-	if grep -qE '^#include [<"](headalloc/|base/|fit/|alloc/|sweep/|input/|hdi/|calibrate/|report/|plot/)' "$file"; then
+	if grep -qE '^#include [<"](headalloc/|base/|fit/|alloc/|sweep/|input/|tensors/|checkpoint/|hdi/|calibrate/|report/|plot/)' "$file"; then
 		complain "$file: the output writer includes a headalloc header; it stands apart"
 	fi
 done
@@ -137,7 +144,7 @@ for file in src/cli/*.[ch]; do
 		*[[:space:]]"$target"[[:space:]]*) ;;
 		*) complain "$file: the CLI includes the library-internal $target; use the public API (or add it to cli_internal_headers)" ;;
 		esac
-	done < <(grep -oE '^#include "(base|fit|alloc|sweep|input|hdi|calibrate|plan|report|plot)/[^"]*"' "$file" |
+	done < <(grep -oE '^#include "(base|fit|alloc|sweep|input|tensors|checkpoint|hdi|calibrate|plan|report|plot)/[^"]*"' "$file" |
 		sed -E 's/^#include "(.*)"$/\1/')
 	check "$file" cli
 done

@@ -23,7 +23,7 @@
 
 #include <headalloc/headalloc.h>
 #include "hdi/hdi_internal.h"
-#include "input/checkpoint_internal.h"
+#include "checkpoint/checkpoint_internal.h"
 
 #ifndef FIXTURES
 #error "FIXTURES must name tests/data/checkpoints"
@@ -178,7 +178,7 @@ static void check_arch(const char *arch)
 	}
 
 	struct ha_hdi_report *r = NULL;
-	cr_assert_eq(ha_hdi_from_checkpoint(c, &r, &err), HA_OK, "%s",
+	cr_assert_eq(ha_hdi_measure_checkpoint(c, NULL, &r, &err), HA_OK, "%s",
 	             err.message);
 	cr_assert_eq(r->count, c->count);
 	size_t H = e.key_heads, m = e.model_dim, n = e.head_dim;
@@ -396,7 +396,7 @@ Test(checkpoint, shard_changed_after_open, .init = tmp_setup,
 	cr_assert_eq(ha_checkpoint_read_keys(c, 2, &w, &rows, &cols, &err),
 	             HA_EINVAL);
 	struct ha_hdi_report *r;
-	cr_assert_eq(ha_hdi_from_checkpoint(c, &r, &err), HA_EFORMAT);
+	cr_assert_eq(ha_hdi_measure_checkpoint(c, NULL, &r, &err), HA_EFORMAT);
 	cr_assert_null(r);
 	ha_checkpoint_free(c);
 }
@@ -437,7 +437,7 @@ Test(checkpoint, mutated_json_never_crashes, .init = tmp_setup,
 		enum ha_status st = ha_checkpoint_open(tmp, &c, &err);
 		if (st == HA_OK) {
 			struct ha_hdi_report *r = NULL;
-			st = ha_hdi_from_checkpoint(c, &r, &err);
+			st = ha_hdi_measure_checkpoint(c, NULL, &r, &err);
 			ha_hdi_report_free(r);
 			ha_checkpoint_free(c);
 		}

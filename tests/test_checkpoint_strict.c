@@ -19,7 +19,7 @@
 
 #define SCRATCH_PREFIX "/tmp/ha_test_strict_"
 #include "scratch_dir.h"
-#include "input/checkpoint_internal.h"
+#include "checkpoint/checkpoint_internal.h"
 
 TestSuite(checkpoint_strict);
 

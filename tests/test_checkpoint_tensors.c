@@ -1,6 +1,6 @@
 /* Model directories beyond the presets (checkpoint.h, hdi.h): tensors
  * chosen by name (ha_checkpoint_open_tensors) and key blocks cut into
- * another number of heads (ha_hdi_from_checkpoint_heads).
+ * another number of heads (ha_hdi_options.heads).
  *
  * The fixtures of tests/data/checkpoints (make_fixtures.py) have known
  * subspaces: key head h of layer i spans the coordinates listed in
@@ -25,6 +25,16 @@
 #endif
 
 TestSuite(checkpoint_tensors);
+
+/* The HDI of every layer of c, its key block cut into `heads` heads. */
+static enum ha_status measure_heads(const struct ha_checkpoint *c,
+                                    size_t heads, struct ha_hdi_report **out,
+                                    struct ha_error *err)
+{
+	struct ha_hdi_options o = HA_HDI_OPTIONS_INIT;
+	o.heads = heads;
+	return ha_hdi_measure_checkpoint(c, &o, out, err);
+}
 
 static struct ha_checkpoint *open_preset(const char *arch)
 {
@@ -61,7 +71,7 @@ Test(checkpoint_tensors, key_block_recut)
 	cr_assert_eq(c->head_dim, 4);
 	struct ha_hdi_report *r = NULL;
 	struct ha_error err;
-	cr_assert_eq(ha_hdi_from_checkpoint_heads(c, 2, &r, &err), HA_OK, "%s",
+	cr_assert_eq(measure_heads(c, 2, &r, &err), HA_OK, "%s",
 	             err.message);
 	cr_assert_eq(r->count, c->count);
 	double mean = 0.0;
@@ -97,24 +107,24 @@ Test(checkpoint_tensors, key_block_recut)
 	ha_hdi_report_free(r);
 
 	/* one head: HDI 1 by convention, and so is its baseline */
-	cr_assert_eq(ha_hdi_from_checkpoint_heads(c, 1, &r, &err), HA_OK);
+	cr_assert_eq(measure_heads(c, 1, &r, &err), HA_OK);
 	cr_assert_eq(r->tensors[0].heads, 1);
 	cr_assert_eq(r->tensors[0].head_dim, 16);
 	cr_assert_eq(r->mean_hdi, 1.0);
 	cr_assert_eq(r->mean_baseline_hdi, 1.0);
 	ha_hdi_report_free(r);
 
-	/* 0 is the plan's own key heads: the same as ha_hdi_from_checkpoint */
+	/* 0 is the plan's own key heads: the same as no options */
 	struct ha_hdi_report *a = NULL, *b = NULL;
-	cr_assert_eq(ha_hdi_from_checkpoint_heads(c, 0, &a, &err), HA_OK);
-	cr_assert_eq(ha_hdi_from_checkpoint(c, &b, &err), HA_OK);
+	cr_assert_eq(measure_heads(c, 0, &a, &err), HA_OK);
+	cr_assert_eq(ha_hdi_measure_checkpoint(c, NULL, &b, &err), HA_OK);
 	cr_assert_eq(a->tensors[1].heads, 4);
 	cr_assert_eq(a->mean_hdi, b->mean_hdi);
 	ha_hdi_report_free(a);
 	ha_hdi_report_free(b);
 
 	r = (struct ha_hdi_report *)&r;
-	cr_assert_eq(ha_hdi_from_checkpoint_heads(c, 3, &r, &err), HA_EINVAL);
+	cr_assert_eq(measure_heads(c, 3, &r, &err), HA_EINVAL);
 	cr_assert_null(r);
 	cr_assert_str_eq(err.message, "3 heads do not divide the 16 outputs of "
 	                 "the key block (4 key heads of 4)");
@@ -156,9 +166,9 @@ Test(checkpoint_tensors, by_name_agrees_with_the_preset)
 		cr_assert_eq(c->model_dim, p->model_dim);
 		cr_assert_eq(c->fusion, HA_FUSION_SEPARATE);
 		struct ha_hdi_report *rc = NULL, *rp = NULL;
-		cr_assert_eq(ha_hdi_from_checkpoint(c, &rc, &err), HA_OK, "%s",
+		cr_assert_eq(ha_hdi_measure_checkpoint(c, NULL, &rc, &err), HA_OK, "%s",
 		             err.message);
-		cr_assert_eq(ha_hdi_from_checkpoint(p, &rp, &err), HA_OK);
+		cr_assert_eq(ha_hdi_measure_checkpoint(p, NULL, &rp, &err), HA_OK);
 		for (size_t i = 0; i < c->count; i++) {
 			size_t j = 0;
 			while (j < p->count &&
@@ -194,7 +204,7 @@ Test(checkpoint_tensors, queries_by_name)
 	cr_assert_eq(c->head_dim, 4);
 	cr_assert_str_eq(c->reason, "8 heads per tensor, as given");
 	struct ha_hdi_report *r = NULL;
-	cr_assert_eq(ha_hdi_from_checkpoint(c, &r, &err), HA_OK, "%s",
+	cr_assert_eq(ha_hdi_measure_checkpoint(c, NULL, &r, &err), HA_OK, "%s",
 	             err.message);
 	for (size_t i = 0; i < r->count; i++) {
 		cr_assert(fabs(r->tensors[i].hdi) < 1e-12, "%.17g",
@@ -326,7 +336,7 @@ Test(checkpoint_tensors, natural_order_without_config, .init = tmp_setup,
 	cr_assert_eq(c->model_dim, 2);
 	/* two orthogonal heads of one dimension: HDI 1, random 1/2 */
 	struct ha_hdi_report *r = NULL;
-	cr_assert_eq(ha_hdi_from_checkpoint(c, &r, &err), HA_OK, "%s",
+	cr_assert_eq(ha_hdi_measure_checkpoint(c, NULL, &r, &err), HA_OK, "%s",
 	             err.message);
 	cr_assert_eq(r->mean_hdi, 1.0);
 	cr_assert_eq(r->mean_baseline_hdi, 0.5);

@@ -16,7 +16,7 @@
 #include <json-c/json.h>
 
 #include <headalloc/headalloc.h>
-#include "input/checkpoint_internal.h"
+#include "checkpoint/checkpoint_internal.h"
 
 #ifndef FIXTURES
 #error "FIXTURES must name tests/data/checkpoints"

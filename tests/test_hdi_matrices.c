@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include <headalloc/headalloc.h>
-#include "input/weights_internal.h"
+#include "tensors/weights_internal.h"
 
 TestSuite(hdi_matrices);
 

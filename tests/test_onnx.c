@@ -10,7 +10,7 @@
 #include <criterion/criterion.h>
 
 #include <headalloc/headalloc.h>
-#include "input/weights_internal.h"
+#include "tensors/weights_internal.h"
 
 #define MIXED HA_TEST_DATA "/onnx/mixed.onnx"
 

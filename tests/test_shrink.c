@@ -21,8 +21,8 @@
 #define SCRATCH_PREFIX "/tmp/ha_test_shrink_"
 #include "scratch_dir.h"
 #include "hdi/hdi_internal.h"
-#include "input/checkpoint_internal.h"
-#include "input/weights_internal.h"
+#include "checkpoint/checkpoint_internal.h"
+#include "tensors/weights_internal.h"
 
 TestSuite(shrink, .init = tmp_setup, .fini = tmp_teardown);
 
@@ -150,7 +150,7 @@ Test(shrink, model_directory_shard)
 	cr_assert_eq(ha_checkpoint_open(tmp, &c, &err), HA_OK, "%s", err.message);
 	cr_assert_eq(truncate(at("model.safetensors"), 1000), 0);
 	struct ha_hdi_report *r = (struct ha_hdi_report *)&r;
-	cr_assert_eq(ha_hdi_from_checkpoint(c, &r, &err), HA_EIO, "%s",
+	cr_assert_eq(ha_hdi_measure_checkpoint(c, NULL, &r, &err), HA_EIO, "%s",
 	             err.message);
 	cr_assert_null(r);
 	cr_assert(strstr(err.message, "changed while the directory was being "

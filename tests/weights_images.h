@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include <headalloc/headalloc.h>
-#include "input/weights_internal.h"
+#include "tensors/weights_internal.h"
 
 /* ------------------------------------------------------------- temp dir */
 

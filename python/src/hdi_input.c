@@ -11,7 +11,7 @@
 #include <string.h>
 #include "hdi/hdi_internal.h"
 #include "hdi/hdi_path_internal.h"
-#include "input/weights_internal.h"
+#include "tensors/weights_internal.h"
 
 static void hdi_destroy(PyObject *capsule)
 {

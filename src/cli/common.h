@@ -21,7 +21,7 @@
 #include "base/text.h"
 #include "calibrate/calibrate_internal.h"
 #include "hdi/hdi_internal.h"
-#include "input/checkpoint_internal.h"
+#include "checkpoint/checkpoint_internal.h"
 #include "input/runs_internal.h"
 
 #include "exit_codes.h"

@@ -136,7 +136,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    c->head_dim == 0 || c->query_heads % c->key_heads != 0)
 			abort();
 		struct ha_hdi_report *r = NULL;
-		st = ha_hdi_from_checkpoint(c, &r, &err);
+		st = ha_hdi_measure_checkpoint(c, NULL, &r, &err);
 		if (st == HA_OK) {
 			if (r->count != c->count || !(r->mean_hdi >= 0.0) ||
 			    !(r->mean_hdi <= 1.0 + 1e-12))

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include <headalloc/headalloc.h>
-#include "input/checkpoint_internal.h"
+#include "checkpoint/checkpoint_internal.h"
 
 #ifndef FIXTURES
 #error "FIXTURES must name tests/data/checkpoints"

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include <headalloc/headalloc.h>
-#include "input/weights_internal.h"
+#include "tensors/weights_internal.h"
 
 static void fuzz_weights(const uint8_t *data, size_t size,
                          enum ha_weights_format format)

@@ -21,10 +21,7 @@ static size_t unsafe(const unsigned char *s, size_t len)
 	return 0;
 }
 
-/* The length of the UTF-8 sequence at p (n bytes left), or 0 when it is
- * not a valid one: no overlong form, no surrogate, nothing above
- * U+10FFFF (RFC 3629). */
-static size_t utf8_length(const unsigned char *p, size_t n)
+size_t ha_utf8_length(const unsigned char *p, size_t n)
 {
 	unsigned char b = p[0];
 	size_t len;
@@ -80,7 +77,7 @@ const char *ha_text_safe(const char *s, char *buf, size_t size)
 			continue;
 		}
 		/* a whole UTF-8 sequence, or nothing; a byte of none is '?' */
-		size_t n = utf8_length(u + i, len - i);
+		size_t n = ha_utf8_length(u + i, len - i);
 		if (!n) {
 			buf[out++] = '?';
 			i++;
@@ -114,7 +111,7 @@ const char *ha_name_fault(const char *s, size_t len, size_t *at)
 				fault = u[i] == 0 ? "holds a NUL byte"
 				        : w == 3 ? "holds a bidirectional control character"
 				                 : "holds a control character";
-			else if (!(n = utf8_length(u + i, len - i)))
+			else if (!(n = ha_utf8_length(u + i, len - i)))
 				fault = "holds bytes that are not UTF-8";
 			else
 				i += n;

@@ -24,6 +24,11 @@ size_t ha_text_unsafe_at(const char *s, size_t len, size_t *width);
  * Returns buf. */
 const char *ha_text_safe(const char *s, char *buf, size_t size);
 
+/* The length of the UTF-8 sequence at p (n > 0 bytes left), or 0 when
+ * it is not a valid one: no overlong form, no surrogate, nothing above
+ * U+10FFFF (RFC 3629). */
+size_t ha_utf8_length(const unsigned char *p, size_t n);
+
 /* The longest name, in bytes. */
 #define HA_NAME_MAX_BYTES ((size_t)1024)
 

@@ -1,17 +1,20 @@
-/* The Head Diversity Index of key projections (headalloc-model(7), THE HEAD DIVERSITY INDEX; see hdi.h). */
+/* The Head Diversity Index of key projections (headalloc-model(7), THE
+ * HEAD DIVERSITY INDEX; see hdi.h and hdi_matrices.h). */
+#include <inttypes.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <gsl/gsl_errno.h>
 
 #include <headalloc/hdi.h>
+#include <headalloc/hdi_matrices.h>
 
 #include "base/error_internal.h"
 #include "hdi_internal.h"
-#include "input/key_block.h"
-#include "input/checkpoint_internal.h"
-#include "input/weights_internal.h"
+#include "checkpoint/checkpoint_internal.h"
+#include "tensors/weights_internal.h"
 
 const char *ha_layout_str(enum ha_layout layout)
 {
@@ -210,6 +213,269 @@ static void means(struct ha_hdi_report *r)
 	r->mean_baseline_hdi = base / (double)r->count;
 }
 
+/* ---- the rules of a report: the cost limit HA_HDI_MAX_WORK before any
+ * data is read, and what it says about each tensor after (heads without
+ * weights, heads of lower rank), the same for weights files and model
+ * directories */
+
+enum ha_status ha_hdi_check_work(const char *name, uint64_t rows,
+                                 uint64_t cols, uint64_t outputs,
+                                 uint64_t model, size_t heads,
+                                 struct ha_error *err)
+{
+	if (heads <= 1 || outputs % heads != 0)
+		return HA_OK; /* no pairs; or compute's own message */
+	/* (H d_k)^2 d_model, computed without overflow */
+	long double work = (long double)outputs * (long double)outputs *
+	                   (long double)model;
+	if (work <= (long double)HA_HDI_MAX_WORK)
+		return HA_OK;
+	return ha_fail(err, HA_EUNSUPPORTED,
+	               "tensor '%s' [%" PRIu64 ", %" PRIu64 "]: its head "
+	               "overlaps take (H*d_k)^2*d_model = %.3Lg "
+	               "multiply-adds, more than the limit of %.3Lg (see "
+	               "LIMITS in headalloc(1))", name, rows, cols, work,
+	               (long double)HA_HDI_MAX_WORK);
+}
+
+/* "head 7", or "heads 3, 7, 9", or "heads 3, 7, 9, ..." */
+static void list_heads(const struct ha_hdi_tensor *t, int zero, char *buf,
+                       size_t size)
+{
+	size_t used = 0, shown = 0;
+	size_t full = t->head_dim < t->model_dim ? t->head_dim : t->model_dim;
+	buf[0] = '\0';
+	for (size_t h = 0; h < t->heads && used + 24 < size; h++) {
+		int match = zero ? t->rank[h] == 0
+		                 : t->rank[h] > 0 && t->rank[h] < full;
+		if (!match)
+			continue;
+		if (shown == 8) {
+			used += (size_t)snprintf(buf + used, size - used, ", ...");
+			break;
+		}
+		used += (size_t)snprintf(buf + used, size - used, "%s%zu",
+		                         shown ? ", " : "", h);
+		shown++;
+	}
+}
+
+static enum ha_status add_warning(struct ha_hdi_report *r,
+                                  enum ha_hdi_warning_kind kind, size_t i,
+                                  struct ha_hdi_warning **w,
+                                  struct ha_error *err)
+{
+	struct ha_hdi_warning *more =
+		realloc(r->warnings, (r->warning_count + 1) * sizeof *more);
+	if (!more)
+		return ha_fail(err, HA_ENOMEM, "out of memory");
+	r->warnings = more;
+	*w = &more[r->warning_count++];
+	(*w)->kind = kind;
+	(*w)->tensor = i;
+	return HA_OK;
+}
+
+enum ha_status ha_hdi_check_heads(struct ha_hdi_report *r, size_t i,
+                                  struct ha_error *err)
+{
+	const struct ha_hdi_tensor *t = &r->tensors[i];
+	size_t zero = 0;
+	for (size_t h = 0; h < t->heads; h++)
+		zero += t->rank[h] == 0;
+	size_t lower = t->rank_deficient - zero;
+	size_t full = t->head_dim < t->model_dim ? t->head_dim : t->model_dim;
+	char list[160];
+	struct ha_hdi_warning *w = NULL;
+	enum ha_status st = HA_OK;
+	if (zero == t->heads) {
+		if (t->heads == 1)
+			return ha_fail(err, HA_EDEGENERATE,
+			               "tensor '%s': its weights are all zero: "
+			               "there is no subspace to measure", t->name);
+		return ha_fail(err, HA_EDEGENERATE,
+		               "tensor '%s': the weights of all %zu heads are "
+		               "zero: there is no subspace to measure", t->name,
+		               t->heads);
+	}
+	if (zero && (st = add_warning(r, HA_HDI_WARN_ZERO_HEADS, i, &w, err)) == HA_OK) {
+		list_heads(t, 1, list, sizeof list);
+		snprintf(w->message, sizeof w->message,
+		         "tensor '%s': %zu of %zu heads %s all zero (head%s %s); "
+		         "%s as overlapping no other head, which raises the HDI",
+		         t->name, zero, t->heads, zero == 1 ? "is" : "are",
+		         zero == 1 ? "" : "s", list,
+		         zero == 1 ? "it counts" : "each counts");
+	}
+	if (st == HA_OK && lower &&
+	    (st = add_warning(r, HA_HDI_WARN_LOW_RANK, i, &w, err)) == HA_OK) {
+		list_heads(t, 0, list, sizeof list);
+		snprintf(w->message, sizeof w->message,
+		         "tensor '%s': %zu of %zu heads %s rank below %zu (head%s "
+		         "%s); %s overlaps are taken over the rank %s", t->name,
+		         lower, t->heads, lower == 1 ? "has" : "have", full,
+		         lower == 1 ? "" : "s", list, lower == 1 ? "its" : "their",
+		         lower == 1 ? "it has" : "they have");
+	}
+	return st;
+}
+
+/* ---- matrices in memory, added one at a time (hdi_matrices.h) */
+
+struct ha_hdi_report *ha_hdi_report_new(void)
+{
+	return calloc(1, sizeof(struct ha_hdi_report));
+}
+
+enum ha_status ha_hdi_report_add(struct ha_hdi_report *r,
+                                 const double *weights, size_t rows,
+                                 size_t cols, size_t heads,
+                                 enum ha_layout layout, const char *name,
+                                 struct ha_error *err)
+{
+	ha_error_init(err);
+	if (!r || !weights)
+		return ha_fail(err, HA_EINVAL, "NULL argument");
+	int out_in = layout == HA_LAYOUT_OUT_IN;
+	enum ha_status st = ha_hdi_check_work(name ? name : "", rows, cols,
+	                                      out_in ? rows : cols,
+	                                      out_in ? cols : rows, heads, err);
+	if (st != HA_OK)
+		return st;
+	struct ha_hdi_tensor *more =
+		realloc(r->tensors, (r->count + 1) * sizeof *more);
+	if (!more)
+		return ha_fail(err, HA_ENOMEM, "out of memory");
+	r->tensors = more;
+	st = ha_hdi_compute(weights, rows, cols, heads, layout, name,
+	                    &r->tensors[r->count], err);
+	if (st != HA_OK)
+		return st;
+	size_t warnings = r->warning_count;
+	r->count++;
+	st = ha_hdi_check_heads(r, r->count - 1, err);
+	if (st != HA_OK) { /* as it was: the tensor and its warnings out */
+		r->count--;
+		ha_hdi_tensor_finish(&r->tensors[r->count]);
+		r->warning_count = warnings;
+		return st;
+	}
+	means(r);
+	return HA_OK;
+}
+
+/* ---- weights files and model directories */
+
+/* The tensors a pattern passed by for not being 2-D. */
+struct ha_hdi_skipped {
+	size_t count;
+	size_t first; /* the first one's index in the file */
+};
+
+/* How many of the tensors are listed in the message of a file without a
+ * key projection before "and N more". */
+#define LISTED 10
+
+static int two_d(const struct ha_weights *w, size_t i)
+{
+	struct ha_tensor_info t;
+	return ha_weights_info(w, i, &t) == HA_OK && t.ndim == 2;
+}
+
+/* No name says "keys": HA_EINVAL listing the 2-D tensors, as many as the
+ * message holds up to LISTED, then how many more. */
+static enum ha_status no_keys(const struct ha_weights *w, int fused,
+                              struct ha_error *err)
+{
+	char list[HA_ERROR_MESSAGE_MAX] = "";
+	size_t len = 0, shown = 0, total = 0, n = ha_weights_count(w);
+	for (size_t i = 0; i < n; i++) {
+		struct ha_tensor_info t;
+		if (ha_weights_info(w, i, &t) != HA_OK || t.ndim != 2)
+			continue;
+		total++;
+		char item[160];
+		int k = snprintf(item, sizeof item, "%s'%.100s' [%llu, %llu]",
+		                 shown ? ", " : "", t.name,
+		                 (unsigned long long)t.shape[0],
+		                 (unsigned long long)t.shape[1]);
+		if (shown < LISTED && k > 0 && len + (size_t)k < 170) {
+			memcpy(list + len, item, (size_t)k + 1);
+			len += (size_t)k;
+			shown++;
+		}
+	}
+	if (total == 0)
+		return ha_fail(err, HA_EINVAL, "no tensor's name says it is a key "
+		               "projection (a name ending in %s), and no tensor is 2-D",
+		               ckpt_key_names(fused));
+	char more[48] = "";
+	if (total > shown)
+		snprintf(more, sizeof more, " and %zu more", total - shown);
+	return ha_fail(err, HA_EINVAL, "no tensor's name says it is a key "
+	               "projection (a name ending in %s); choose with --tensor "
+	               "among "
+	               "its 2-D tensors: %s%s", ckpt_key_names(fused), list,
+	               more);
+}
+
+/* The tensors of w to measure (see ha_hdi_options.keys_by_name and
+ * ha_hdi_measure_weights): a new array *idx of *n indices in name order,
+ * and those the pattern passed by in *skipped.  When every tensor a
+ * pattern matches is not 2-D, the first of them is selected (its check
+ * then fails).  Errors: those of ha_weights_select; HA_EINVAL when no
+ * name says it is a key projection; then *idx is NULL. */
+static enum ha_status select_tensors(const struct ha_weights *w,
+                                     const char *pattern, int keys_by_name,
+                                     int fused, size_t **idx, size_t *n,
+                                     struct ha_hdi_skipped *skipped,
+                                     struct ha_error *err)
+{
+	memset(skipped, 0, sizeof *skipped);
+	enum ha_status st = ha_weights_select(w, pattern, idx, n, err);
+	if (st != HA_OK)
+		return st;
+	size_t kept = 0;
+	if (!pattern && keys_by_name && *n > 1) {
+		for (size_t i = 0; i < *n; i++) {
+			struct ha_tensor_info t;
+			ha_weights_info(w, (*idx)[i], &t);
+			if (t.ndim == 2 && ckpt_key_name(t.name, fused))
+				(*idx)[kept++] = (*idx)[i];
+		}
+		if (kept == 0) {
+			free(*idx);
+			*idx = NULL;
+			*n = 0;
+			return no_keys(w, fused, err);
+		}
+		*n = kept;
+		return HA_OK;
+	}
+	if (!pattern)
+		return HA_OK;
+	struct ha_tensor_info t;
+	ha_weights_info(w, (*idx)[0], &t);
+	if (*n == 1 && strcmp(t.name, pattern) == 0)
+		return HA_OK; /* named exactly: 2-D or an error, as it is */
+	for (size_t i = 0; i < *n; i++) {
+		if (two_d(w, (*idx)[i])) {
+			(*idx)[kept++] = (*idx)[i];
+			continue;
+		}
+		if (!skipped->count++)
+			skipped->first = (*idx)[i];
+	}
+	if (kept == 0) { /* every one is: the first one's error */
+		*n = 1;
+		(*idx)[0] = skipped->first;
+		memset(skipped, 0, sizeof *skipped);
+		return HA_OK;
+	}
+	*n = kept;
+	return HA_OK;
+}
+
 /* Where the keys of tensor t are: the whole tensor, or the key block of
  * a fused one (opt->fused). */
 static enum ha_status slice_of(const struct ha_tensor_info *t,
@@ -268,17 +534,15 @@ static enum ha_status warn_skipped(struct ha_hdi_report *r,
                                    const struct ha_hdi_skipped *sk,
                                    struct ha_error *err)
 {
+	struct ha_hdi_warning *more = NULL;
 	if (!sk->count)
 		return HA_OK;
-	struct ha_hdi_warning *more = realloc(r->warnings, sizeof *more);
-	if (!more)
-		return ha_fail(err, HA_ENOMEM, "out of memory");
+	enum ha_status st = add_warning(r, HA_HDI_WARN_SKIPPED, SIZE_MAX, &more,
+	                                err);
+	if (st != HA_OK)
+		return st;
 	struct ha_tensor_info t;
 	ha_weights_info(w, sk->first, &t);
-	r->warnings = more;
-	r->warning_count = 1;
-	more->kind = HA_HDI_WARN_SKIPPED;
-	more->tensor = SIZE_MAX;
 	snprintf(more->message, sizeof more->message,
 	         "'%.100s' also matches %zu tensor%s that %s not 2-D, passed "
 	         "by ('%.100s' has %zu dimension%s)", pattern, sk->count,
@@ -336,9 +600,9 @@ enum ha_status ha_hdi_measure_weights(const struct ha_weights *w,
 	size_t *idx = NULL, n = 0;
 	struct ha_hdi_skipped skipped;
 	struct ha_hdi_report *r = NULL;
-	enum ha_status st = ha_hdi_select(w, pattern, o.keys_by_name,
-	                                  o.fused != HA_FUSED_NONE, &idx, &n,
-	                                  &skipped, err);
+	enum ha_status st = select_tensors(w, pattern, o.keys_by_name,
+	                                   o.fused != HA_FUSED_NONE, &idx, &n,
+	                                   &skipped, err);
 	if (st != HA_OK)
 		return st;
 	st = check_selected(w, idx, n, heads, layout, &o, err);
@@ -362,15 +626,6 @@ enum ha_status ha_hdi_measure_weights(const struct ha_weights *w,
 	return HA_OK;
 }
 
-enum ha_status ha_hdi_from_weights(const struct ha_weights *w,
-                                   const char *pattern, size_t heads,
-                                   enum ha_layout layout,
-                                   struct ha_hdi_report **out,
-                                   struct ha_error *err)
-{
-	return ha_hdi_measure_weights(w, pattern, heads, layout, NULL, out, err);
-}
-
 enum ha_status ha_hdi_from_file(const char *path, const char *pattern,
                                 size_t heads, enum ha_layout layout,
                                 struct ha_hdi_report **out,
@@ -382,26 +637,9 @@ enum ha_status ha_hdi_from_file(const char *path, const char *pattern,
 	enum ha_status st = ha_weights_open(path, &w, err);
 	if (st != HA_OK)
 		return st;
-	st = ha_hdi_from_weights(w, pattern, heads, layout, out, err);
+	st = ha_hdi_measure_weights(w, pattern, heads, layout, NULL, out, err);
 	ha_weights_free(w);
 	return st;
-}
-
-enum ha_status ha_hdi_from_checkpoint(const struct ha_checkpoint *c,
-                                      struct ha_hdi_report **out,
-                                      struct ha_error *err)
-{
-	return ha_hdi_measure_checkpoint(c, NULL, out, err);
-}
-
-enum ha_status ha_hdi_from_checkpoint_heads(const struct ha_checkpoint *c,
-                                            size_t heads,
-                                            struct ha_hdi_report **out,
-                                            struct ha_error *err)
-{
-	struct ha_hdi_options o = HA_HDI_OPTIONS_INIT;
-	o.heads = heads;
-	return ha_hdi_measure_checkpoint(c, &o, out, err);
 }
 
 enum ha_status ha_hdi_measure_checkpoint(const struct ha_checkpoint *c,

@@ -8,7 +8,7 @@
 
 #include "base/error_internal.h"
 #include "hdi_internal.h"
-#include "input/checkpoint_internal.h"
+#include "checkpoint/checkpoint_internal.h"
 
 void ha_hdi_groups_free(struct ha_hdi_groups *g)
 {

@@ -35,73 +35,18 @@ enum ha_status ha_hdi_check_work(const char *name, uint64_t rows,
 enum ha_status ha_hdi_check_heads(struct ha_hdi_report *r, size_t i,
                                   struct ha_error *err);
 
-/* The tensors a pattern passed by for not being 2-D. */
-struct ha_hdi_skipped {
-	size_t count;
-	size_t first; /* the first one's index in the file */
-};
-
-/* The tensors of w to measure (see ha_hdi_options.keys_by_name and
- * ha_hdi_measure_weights): a new array *idx of *n indices in name order,
- * and those the pattern passed by in *skipped.  When every tensor a
- * pattern matches is not 2-D, the first of them is selected (its check
- * then fails).  Errors: those of ha_weights_select; HA_EINVAL when no
- * name says it is a key projection; then *idx is NULL. */
-enum ha_status ha_hdi_select(const struct ha_weights *w, const char *pattern,
-                             int keys_by_name, int fused, size_t **idx,
-                             size_t *n, struct ha_hdi_skipped *skipped,
-                             struct ha_error *err);
-
 /* "out-in" or "in-out". */
 const char *ha_layout_str(enum ha_layout layout);
 
 /* Parse "out-in" / "in-out" into *out.  HA_EINVAL for anything else. */
 enum ha_status ha_layout_parse(const char *text, enum ha_layout *out);
 
-/* The HDI of every tensor of w matching pattern (see ha_weights_select;
- * NULL: all), in name order, with `heads` heads each.  A pattern that is
- * not a tensor's exact name passes by the tensors it matches that are
- * not 2-D (a bias, a norm), and out->warnings says how many.  On HA_OK
- * *out owns a report to free with ha_hdi_report_free().  Errors: those
- * of ha_weights_select, ha_weights_read and ha_hdi_compute, and
- * HA_EUNSUPPORTED for a tensor named exactly, or every tensor matched,
- * that is not 2-D, or one over HA_HDI_MAX_WORK (both before any data is
- * read), HA_EDEGENERATE for a tensor whose heads are all zero; the
- * message names the tensor.  Then *out is NULL.  Zero and lower-rank
- * heads are in out->warnings. */
-enum ha_status ha_hdi_from_weights(const struct ha_weights *w,
-                                   const char *pattern, size_t heads,
-                                   enum ha_layout layout,
-                                   struct ha_hdi_report **out,
-                                   struct ha_error *err);
-
-/* ha_weights_open(path) + ha_hdi_from_weights + ha_weights_free: all the
- * CLI's `hdi FILE --tensor PAT --heads H --layout L` needs. */
+/* ha_weights_open(path) + ha_hdi_measure_weights without options +
+ * ha_weights_free. */
 enum ha_status ha_hdi_from_file(const char *path, const char *pattern,
                                 size_t heads, enum ha_layout layout,
                                 struct ha_hdi_report **out,
                                 struct ha_error *err);
-
-/* The HDI of every layer of a checkpoint plan (checkpoint.h): each
- * layer's key block, read with ha_checkpoint_read_keys, with
- * c->key_heads heads in c->layout; tensors[i] is layer i of the plan and
- * is named after its tensor.  One tensor is in memory at a time and the
- * bases are computed in its buffer.  On HA_OK *out owns a report to free
- * with ha_hdi_report_free().  Errors: those of ha_checkpoint_read_keys and
- * ha_hdi_compute, HA_EINVAL (NULL, an empty plan); then *out is NULL. */
-enum ha_status ha_hdi_from_checkpoint(const struct ha_checkpoint *c,
-                                      struct ha_hdi_report **out,
-                                      struct ha_error *err);
-
-/* The same with each layer's key block (c->key_heads * c->head_dim
- * outputs) cut into `heads` heads of c->key_heads * c->head_dim / heads
- * dimensions instead (0: c->key_heads, as ha_hdi_from_checkpoint): what
- * the CLI's --heads means for a model directory.  HA_EINVAL when heads
- * does not divide the key block. */
-enum ha_status ha_hdi_from_checkpoint_heads(const struct ha_checkpoint *c,
-                                            size_t heads,
-                                            struct ha_hdi_report **out,
-                                            struct ha_error *err);
 
 /* The expected HDI of `heads` independent uniformly random heads of
  * dimension head_dim in R^model_dim: 1 - min(head_dim, model_dim) /

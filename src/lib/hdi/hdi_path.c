@@ -7,7 +7,7 @@
 
 #include "base/error_internal.h"
 #include "hdi_path_internal.h"
-#include "input/checkpoint_internal.h"
+#include "checkpoint/checkpoint_internal.h"
 
 enum ha_status ha_hdi_path_directory(const char *path, char **dir)
 {

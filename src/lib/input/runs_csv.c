@@ -24,6 +24,7 @@
 
 #include <headalloc/model.h>
 #include "base/number.h"
+#include "base/text.h"
 
 #include "base/error_internal.h"
 #include "runs_internal.h"
@@ -78,43 +79,6 @@ static enum ha_status placed(struct csv *c, long line, long column)
 
 /* ---- the text ---------------------------------------------------------- */
 
-/* The length of the UTF-8 sequence at p (at most n bytes there), or 0
- * when it is not a valid one: no overlong forms, no surrogates, nothing
- * above U+10FFFF. */
-static size_t utf8_length(const unsigned char *p, size_t n)
-{
-	unsigned char b = p[0];
-	size_t len;
-	uint32_t min, cp;
-	if (b < 0x80)
-		return 1;
-	if (b >= 0xC2 && b <= 0xDF) {
-		len = 2;
-		min = 0x80;
-		cp = b & 0x1F;
-	} else if (b >= 0xE0 && b <= 0xEF) {
-		len = 3;
-		min = 0x800;
-		cp = b & 0x0F;
-	} else if (b >= 0xF0 && b <= 0xF4) {
-		len = 4;
-		min = 0x10000;
-		cp = b & 0x07;
-	} else {
-		return 0;
-	}
-	if (n < len)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((p[i] & 0xC0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (p[i] & 0x3F);
-	}
-	if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-		return 0;
-	return len;
-}
-
 /* Every byte of the text: UTF-8, no control character but tab, and CR
  * only before LF.  Positions are counted as the reader counts them. */
 static enum ha_status check_text(struct csv *c)
@@ -144,7 +108,7 @@ static enum ha_status check_text(struct csv *c)
 			return fail_at(c, line, column,
 			               "expected text, found the control character "
 			               "0x%02X", b);
-		size_t len = utf8_length(p, (size_t)(c->end - p));
+		size_t len = ha_utf8_length(p, (size_t)(c->end - p));
 		if (len == 0)
 			return fail_at(c, line, column,
 			               "expected UTF-8 text, found the byte 0x%02X", b);

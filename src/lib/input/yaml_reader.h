@@ -116,9 +116,6 @@ void ha_yr_close(struct ha_yr *r);
 
 /* ---- events ------------------------------------------------------------ */
 
-/* Advance to the next event (r->ev).  Syntax and encoding errors, aliases,
- * anchors and tags are errors. */
-enum ha_status ha_yr_next(struct ha_yr *r);
 
 /* The current event is of this type. */
 int ha_yr_at(const struct ha_yr *r, yaml_event_type_t type);
@@ -143,15 +140,9 @@ enum ha_status ha_yr_fail_here(struct ha_yr *r, enum ha_status status,
                                const char *fmt, ...) HA_PRINTF(3, 4);
 /* HA_ENOMEM, "out of memory", no position. */
 enum ha_status ha_yr_nomem(struct ha_yr *r);
-/* "WHERE: expected WHAT, found <the current event>" (no "WHERE: " when
- * where is empty), HA_EFORMAT, at the current event. */
-enum ha_status ha_yr_expected(struct ha_yr *r, const char *where,
-                              const char *what);
 
 /* ---- scalars: the current event ---------------------------------------- */
 
-/* The current event is a plain scalar (so no NUL inside). */
-int ha_yr_is_plain(const struct ha_yr *r);
 /* The current event is a scalar (any style) whose whole value is word. */
 int ha_yr_is_word(const struct ha_yr *r, const char *word);
 
@@ -198,9 +189,9 @@ enum ha_status ha_yr_string(struct ha_yr *r, const char *where, size_t max,
 /* ---- collections ------------------------------------------------------- */
 
 /* HA_YR_IGNORED: a key accepted (once) whose value the reader skips
- * (ha_yr_skip) without calling the field function, and which messages do
- * not list among the keys expected: for documents that share a file with
- * another format (a calibration report read as a scenario). */
+ * without calling the field function, and which messages do not list
+ * among the keys expected: for documents that share a file with another
+ * format (a calibration report read as a scenario). */
 enum { HA_YR_OPTIONAL = 0, HA_YR_REQUIRED = 1, HA_YR_IGNORED = 2 };
 
 struct ha_yr_key {
@@ -247,11 +238,6 @@ enum ha_status ha_yr_read_seq(struct ha_yr *r, const char *where,
                               const char *what, size_t max,
                               ha_yr_item_fn fn, void *ctx, size_t *count);
 
-/* Skip the value that starts at the current event: a scalar, or a whole
- * list or mapping (without recursion, so nesting depth costs no stack),
- * ending on its last event.  Anchors, aliases and tags inside are still
- * errors (ha_yr_next refuses them). */
-enum ha_status ha_yr_skip(struct ha_yr *r);
 
 /* Make room in *array (room for *cap elements of size bytes) for element
  * `count`, doubling it; HA_ENOMEM on failure. */

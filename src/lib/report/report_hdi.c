@@ -5,7 +5,7 @@
 
 #include "report_internal.h"
 #include "hdi/hdi_internal.h"
-#include "input/checkpoint_internal.h"
+#include "checkpoint/checkpoint_internal.h"
 
 /* ---- hdi ------------------------------------------------------------------ */
 

@@ -1,16 +1,10 @@
-/* Cutting keys out of fused tensors (see key_block.h), and --fused for a
- * plan of tensors chosen by name (ha_checkpoint_fuse, checkpoint.h). */
+/* Cutting keys out of fused tensors (see checkpoint_internal.h), and
+ * --fused for a plan of tensors chosen by name (ha_checkpoint_fuse,
+ * checkpoint.h). */
 #include <string.h>
 
 #include "base/error_internal.h"
-#include "key_block.h"
-#include "input/checkpoint_internal.h"
-
-const char *ha_fused_str(enum ha_fused fused)
-{
-	return fused == HA_FUSED_QKV ? "qkv" : fused == HA_FUSED_KV ? "kv"
-	                                                            : "none";
-}
+#include "checkpoint/checkpoint_internal.h"
 
 enum ha_status ha_fused_parse(const char *text, enum ha_fused *out)
 {
@@ -25,11 +19,6 @@ enum ha_status ha_fused_parse(const char *text, enum ha_fused *out)
 	else
 		return HA_EINVAL;
 	return HA_OK;
-}
-
-const char *ha_fused_order_str(enum ha_fused_order order)
-{
-	return order == HA_FUSED_PER_HEAD ? "per-head" : "concat";
 }
 
 enum ha_status ha_fused_order_parse(const char *text,

@@ -6,7 +6,7 @@
 
 #include <json-c/json.h>
 
-#include "input/json_strict.h"
+#include "tensors/json_strict.h"
 
 /* A key as written (escapes unread), and where. */
 struct raw_key {
@@ -29,6 +29,7 @@ struct parser {
 	struct raw_key *keys; /* of the objects open, innermost last */
 	size_t nkeys, cap_keys;
 	size_t text_keys;     /* keys in the whole text */
+	size_t top_keys;      /* keys of the top-level object */
 	struct big_int *big;
 	size_t nbig, cap_big;
 	size_t ints;          /* integer literals so far */
@@ -180,9 +181,12 @@ static int distinct_keys(struct parser *p, size_t first)
 	qsort(k, m, sizeof *k, cmp_key);
 	for (size_t j = 1; j < m; j++)
 		if (k[j].len == k[j - 1].len &&
-		    memcmp(k[j].at, k[j - 1].at, k[j].len) == 0)
+		    memcmp(k[j].at, k[j - 1].at, k[j].len) == 0) {
+			p->fault->depth = p->depth + 1; /* closed: one out */
+			p->fault->len = k[j].len;
 			return fail(p, (size_t)(k[j].at - 1 - p->s),
 			            "a key given twice in one object");
+		}
 	p->nkeys = first;
 	return 1;
 }
@@ -202,6 +206,7 @@ static int push_key(struct parser *p, size_t start)
 	p->keys[p->nkeys++] = (struct raw_key){p->s + start + 1,
 	                                       p->i - start - 2};
 	p->text_keys++;
+	p->top_keys += p->depth == 1;
 	return 1;
 }
 
@@ -335,18 +340,34 @@ int json_strict_int_overflowed(json_object *v)
 	       json_object_get_userdata(v) != NULL;
 }
 
-void json_strict_position(const char *text, size_t at, long *line, long *col)
+/* The grammar pass; p->fault says where it fails. */
+static enum ha_status check(struct parser *p)
 {
-	*line = 1;
-	*col = 1;
-	for (size_t i = 0; i < at; i++) {
-		if (text[i] == '\n') {
-			(*line)++;
-			*col = 1;
-		} else {
-			(*col)++;
-		}
+	*p->fault = (struct json_strict_fault){0, NULL, 0, 0};
+	skip_space(p);
+	if (value(p)) {
+		skip_space(p);
+		if (p->i < p->n)
+			fail(p, p->i, p->s[p->i] == '\0' ? "a NUL byte"
+			                                  : "text after the JSON value");
 	}
+	if (p->nomem)
+		return HA_ENOMEM;
+	return p->fault->why ? HA_EFORMAT : HA_OK;
+}
+
+enum ha_status json_strict_check(const char *text, size_t n, size_t max_depth,
+                                 struct json_strict_fault *fault,
+                                 size_t *keys, size_t *top_keys)
+{
+	struct parser p = {.s = text, .n = n, .max_depth = max_depth,
+	                   .fault = fault};
+	enum ha_status st = check(&p);
+	*keys = p.text_keys;
+	*top_keys = p.top_keys;
+	free(p.keys);
+	free(p.big);
+	return st;
 }
 
 enum ha_status json_strict_parse(const char *text, size_t n,
@@ -356,29 +377,15 @@ enum ha_status json_strict_parse(const char *text, size_t n,
 	struct parser p = {.s = text, .n = n, .max_depth = max_depth,
 	                   .fault = fault};
 	*out = NULL;
-	fault->at = 0;
-	fault->why = NULL;
-	enum ha_status st = HA_EFORMAT;
 	json_object *root = NULL;
-	skip_space(&p);
-	if (value(&p)) {
-		skip_space(&p);
-		if (p.i < n)
-			fail(&p, p.i, p.s[p.i] == '\0' ? "a NUL byte"
-			                               : "text after the JSON value");
-	}
-	if (p.nomem) {
-		st = HA_ENOMEM;
+	enum ha_status st = check(&p);
+	if (st != HA_OK)
 		goto out;
-	}
-	if (fault->why)
-		goto out;
+	st = HA_ENOMEM;
 	/* The grammar holds: json-c builds the tree (and checks UTF-8). */
 	json_tokener *tok = json_tokener_new_ex((int)max_depth + 1);
-	if (!tok) {
-		st = HA_ENOMEM;
+	if (!tok)
 		goto out;
-	}
 	json_tokener_set_flags(tok, JSON_TOKENER_STRICT |
 	                            JSON_TOKENER_ALLOW_TRAILING_CHARS |
 	                            JSON_TOKENER_VALIDATE_UTF8);
@@ -386,6 +393,7 @@ enum ha_status json_strict_parse(const char *text, size_t n,
 	enum json_tokener_error jerr = json_tokener_get_error(tok);
 	size_t end = json_tokener_get_parse_end(tok);
 	json_tokener_free(tok);
+	st = HA_EFORMAT;
 	if (!root || jerr != json_tokener_success) {
 		fail(&p, end < n ? end : n, json_tokener_error_desc(jerr));
 		goto out;

@@ -1,12 +1,15 @@
 /* The per-architecture presets of model directories: the tensor names of
  * each model type's key projections and what config.json says of their
  * shape (see checkpoint.h and checkpoint_presets.h). */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
+#include <json-c/json.h>
+
 #include "base/error_internal.h"
 #include "checkpoint_presets.h"
-#include "key_block.h"
+#include "tensors/json_strict.h"
 
 #define SELF "self-attention"
 
@@ -151,6 +154,79 @@ const char *ckpt_key_names(int fused)
 
 #define KEYS(...) ((const char *const[]){__VA_ARGS__, NULL})
 
+/* config.json field `key` (the first of the NULL-terminated aliases that
+ * is present and not null) of config.json's object `section` (cfg is
+ * that object; NULL: config.json itself), named SECTION.KEY in the
+ * messages, as a whole number in [lo, hi] into *out.  Absent: HA_EFORMAT
+ * when required, else HA_OK with *out = fallback. */
+static enum ha_status config_size(const struct ckpt_dir *d, json_object *cfg,
+                                  const char *section,
+                                  const char *const *keys, int required,
+                                  size_t fallback, size_t lo, size_t hi,
+                                  size_t *out, struct ha_error *err)
+{
+	json_object *v = NULL;
+	const char *found = keys[0];
+	for (const char *const *k = keys; *k; k++)
+		if (json_object_object_get_ex(cfg, *k, &v) && v) {
+			found = *k;
+			break;
+		}
+	char key[96]; /* as the messages name it: SECTION.KEY */
+	snprintf(key, sizeof key, "%s%s%s", section ? section : "",
+	         section ? "." : "", found);
+	if (!v) {
+		*out = fallback;
+		if (!required)
+			return HA_OK;
+		return ckpt_fail(d, err, HA_EFORMAT, "config.json",
+		                 "no '%s', which this model type needs", key);
+	}
+	/* Each refusal names the rule the value breaks, and quotes it as
+	 * written (an integer beyond 64 bits too: json_strict.h). */
+	const char *shown = json_object_to_json_string_ext(
+	        v, JSON_C_TO_STRING_PLAIN);
+	if (!json_object_is_type(v, json_type_int) &&
+	    !json_object_is_type(v, json_type_double))
+		return ckpt_fail(d, err, HA_EFORMAT, "config.json",
+		                 "'%s' is %.40s, not a number; it must be a whole "
+		                 "number from %zu to %zu", key, shown, lo, hi);
+	if (json_object_is_type(v, json_type_double))
+		return ckpt_fail(d, err, HA_EFORMAT, "config.json",
+		                 "'%s' is %.40s, not written as a whole number "
+		                 "(no decimal point or exponent)", key, shown);
+	int64_t x = json_object_get_int64(v);
+	int negative = x < 0 ||
+	               (json_strict_int_overflowed(v) && shown[0] == '-');
+	if (negative || (uint64_t)x < lo || (uint64_t)x > hi ||
+	    json_strict_int_overflowed(v))
+		return ckpt_fail(d, err, HA_EFORMAT, "config.json",
+		                 "'%s' is %.40s; it must be %s %zu", key, shown,
+		                 negative || (uint64_t)x < lo ? "at least"
+		                                              : "at most",
+		                 negative || (uint64_t)x < lo ? lo : hi);
+	*out = (size_t)x;
+	return HA_OK;
+}
+
+/* config.json boolean field `key`; absent or null: fallback. */
+static enum ha_status config_bool(const struct ckpt_dir *d, json_object *cfg,
+                                  const char *key, int fallback, int *out,
+                                  struct ha_error *err)
+{
+	json_object *v = NULL;
+	*out = fallback;
+	if (!json_object_object_get_ex(cfg, key, &v) || !v)
+		return HA_OK;
+	if (!json_object_is_type(v, json_type_boolean))
+		return ckpt_fail(d, err, HA_EFORMAT, "config.json",
+		                 "'%s' is %.40s; it must be true or false", key,
+		                 json_object_to_json_string_ext(
+		                         v, JSON_C_TO_STRING_PLAIN));
+	*out = json_object_get_boolean(v);
+	return HA_OK;
+}
+
 /* MPT's key heads, from attn_config (llm-foundry's attention classes):
  * attn_type multihead_attention, the default, has one per query head
  * (whatever kv_n_heads says: llm-foundry saves its default of 1 there),
@@ -184,7 +260,7 @@ static enum ha_status mpt_key_heads(const struct ckpt_dir *d,
 		return HA_OK;
 	}
 	if (strcmp(type, "grouped_query_attention") == 0)
-		return ckpt_config_size_in(d, ac, "attn_config", KEYS("kv_n_heads"),
+		return config_size(d, ac, "attn_config", KEYS("kv_n_heads"),
 		                           1, 0, 1, HA_CHECKPOINT_MAX_HEADS, out,
 		                           err);
 	return ckpt_fail(d, err, HA_EUNSUPPORTED, CKPT_CONFIG,
@@ -207,7 +283,7 @@ enum ha_status ckpt_read_shape(const struct ckpt_dir *d, json_object *cfg,
 	memset(s, 0, sizeof *s);
 #define NEED(keys, req, fb, lo, hi, out)                                      \
 	do {                                                                  \
-		st = ckpt_config_size_in(d, cfg, section, keys, req, fb, lo,  \
+		st = config_size(d, cfg, section, keys, req, fb, lo,  \
 		                         hi, out, err);                       \
 		if (st != HA_OK)                                              \
 			return st;                                            \
@@ -261,11 +337,11 @@ enum ha_status ckpt_read_shape(const struct ckpt_dir *d, json_object *cfg,
 		s->key_stride = 3 * dk;
 	} else if (fam == FAM_FALCON) {
 		int newarch, mq;
-		st = ckpt_config_bool(d, cfg, "new_decoder_architecture",
+		st = config_bool(d, cfg, "new_decoder_architecture",
 		                      strcmp(p->type, "RefinedWeb") == 0, &newarch,
 		                      err);
 		if (st == HA_OK)
-			st = ckpt_config_bool(d, cfg, "multi_query", 1, &mq, err);
+			st = config_bool(d, cfg, "multi_query", 1, &mq, err);
 		if (st != HA_OK)
 			return st;
 		if (newarch) {

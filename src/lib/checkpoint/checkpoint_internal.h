@@ -4,6 +4,7 @@
 #define HEADALLOC_CHECKPOINT_INTERNAL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <json-c/json.h>
 
@@ -13,72 +14,12 @@
 #include <headalloc/weights.h>
 
 #include "base/error_internal.h"
+#include "tensors/model_dir.h"
 
 /* The files a model directory is read from. */
 #define CKPT_CONFIG "config.json"
 #define CKPT_INDEX "model.safetensors.index.json"
 #define CKPT_SINGLE "model.safetensors"
-
-/* How deep config.json and the index may nest (real configs: four). */
-#define CKPT_JSON_MAX_DEPTH 32
-
-/* A directory being read: the caller's spelling and where files may
- * resolve to. */
-struct ckpt_dir {
-	const char *dir; /* as the caller passed it: err->file */
-	char *root;      /* realpath(dir) */
-	char *blobs;     /* realpath of ROOT/../../blobs when ROOT is a
-	                    Hugging Face cache snapshot, else NULL */
-};
-
-/* Resolve dir into *d.  HA_EIO when it is not a readable directory. */
-enum ha_status ckpt_dir_open(struct ckpt_dir *d, const char *dir,
-                             struct ha_error *err);
-void ckpt_dir_close(struct ckpt_dir *d);
-
-/* Fail with status and a message "NAME: ..." about file NAME of the
- * directory (err->file = the directory). */
-enum ha_status ckpt_fail(const struct ckpt_dir *d, struct ha_error *err,
-                         enum ha_status status, const char *name,
-                         const char *fmt, ...) HA_PRINTF(5, 6);
-
-/* Resolve file `name` of the directory into a new string *real, checking
- * that name is relative without "..", that it resolves inside the
- * directory (or its cache's blobs) and is a regular file.  A missing file
- * gives HA_EIO, or, when `missing_ok`, HA_OK with *real NULL. */
-enum ha_status ckpt_locate(const struct ckpt_dir *d, const char *name,
-                           int missing_ok, char **real,
-                           struct ha_error *err);
-
-/* Read file `name` (located as above, at most `cap` bytes) as one JSON
- * object into *out (json_object_put() it).  HA_EIO, HA_EFORMAT (too
- * large, malformed "NAME:LINE:COLUMN: ...", not an object). */
-enum ha_status ckpt_read_json(const struct ckpt_dir *d, const char *name,
-                              size_t cap, json_object **out,
-                              struct ha_error *err);
-
-/* config.json field `key` (the first of the NULL-terminated aliases that
- * is present and not null) as a whole number in [lo, hi] into *out.
- * Absent: HA_EFORMAT when required, else HA_OK with *out = fallback.
- * *used (may be NULL) receives the alias found, or NULL. */
-enum ha_status ckpt_config_size(const struct ckpt_dir *d, json_object *cfg,
-                                const char *const *keys, int required,
-                                size_t fallback, size_t lo, size_t hi,
-                                size_t *out, struct ha_error *err);
-
-/* The same for field `key` of config.json's object `section` (cfg is
- * that object), named SECTION.KEY in the messages; section NULL: as
- * ckpt_config_size. */
-enum ha_status ckpt_config_size_in(const struct ckpt_dir *d, json_object *cfg,
-                                   const char *section,
-                                   const char *const *keys, int required,
-                                   size_t fallback, size_t lo, size_t hi,
-                                   size_t *out, struct ha_error *err);
-
-/* config.json boolean field `key`; absent or null: fallback. */
-enum ha_status ckpt_config_bool(const struct ckpt_dir *d, json_object *cfg,
-                                const char *key, int fallback, int *out,
-                                struct ha_error *err);
 
 /* The tensor directory of a model: the index's weight_map, or the
  * single model.safetensors when there is no index. */
@@ -122,13 +63,24 @@ struct ckpt_shard {
 	                                        (ckpt_open_shard) */
 };
 
-/* Make *o the shard `file` open (reopened only when file changes).  A
- * shard the index names but the directory lacks is HA_EFORMAT (the
- * directory is inconsistent), other failures those of ckpt_locate and
+/* Make *o the shard `file` open (reopened only when file changes) and
+ * describe its tensor `name` into *info.  An index entry that is not a
+ * file name, a shard the index names but the directory lacks and a
+ * shard without the tensor are HA_EFORMAT (the directory is
+ * inconsistent), other failures those of ckpt_locate and
  * ha_weights_open, named after the shard. */
-enum ha_status ckpt_shard_use(const struct ckpt_dir *d, struct ckpt_shard *o,
-                              const char *file, struct ha_error *err);
+enum ha_status ckpt_shard_tensor(const struct ckpt_dir *d,
+                                 struct ckpt_shard *o, const char *file,
+                                 const char *name, struct ha_tensor_info *info,
+                                 struct ha_error *err);
 void ckpt_shard_close(struct ckpt_shard *o);
+
+/* Layer *ly of a plan: tensor `name` of the shard open in o, rows x
+ * cols.  HA_ENOMEM. */
+enum ha_status ckpt_layer_set(struct ha_checkpoint_layer *ly,
+                              const struct ckpt_shard *o, const char *name,
+                              uint64_t rows, uint64_t cols,
+                              struct ha_error *err);
 
 /* The shards a plan keeps open for ha_checkpoint_read_keys: *cache (NULL
  * at first) holds the last CKPT_OPEN_SHARDS opened.  *w is the shard at
@@ -139,11 +91,52 @@ enum ha_status ckpt_open_shard(struct ha_checkpoint_shards **cache,
                                struct ha_error *err);
 void ckpt_open_shards_free(struct ha_checkpoint_shards *cache);
 
-/* "qkv", "kv", "none"; "concat", "per-head"; and their parsers
- * (HA_EINVAL for anything else or NULL). */
-const char *ha_fused_str(enum ha_fused fused);
+/* ---- key projections known by name, and cutting the key block out of
+ * a tensor that fuses keys with queries and values: the one code path of
+ * the presets (ha_checkpoint_read_keys) and of --fused for any file
+ * (key_block.c). */
+
+/* 1 when name ends (after a '.', or whole) in the key tensor of one of
+ * the presets: of those that fuse keys with queries and values when
+ * `fused`, else of those with keys of their own ("k_proj.weight",
+ * "key.weight", ...). */
+int ckpt_key_name(const char *name, int fused);
+
+/* The names ckpt_key_name knows, for messages: "k_proj.weight,
+ * key.weight, k.weight or k_lin.weight". */
+const char *ckpt_key_names(int fused);
+
+/* Where the keys are in a tensor's outputs. */
+struct ckpt_key_slice {
+	enum ha_key_fusion fusion;
+	size_t head_dim;   /* d_k */
+	size_t key_offset; /* key head h starts at output */
+	size_t key_stride; /*   key_offset + h key_stride */
+};
+
+/* The slice of the keys cut into `heads` heads of a tensor named name with
+ * `outputs` outputs that holds what `fused` says in `order`: q|k|v
+ * concatenated, keys [D, 2D) of 3D; k|v, [0, D) of 2D; per head, head h's
+ * keys at h 3d + d (q|k|v) or h 2d (k|v); none, the whole tensor.
+ * HA_EINVAL (outputs not a multiple of 3 or 2, heads not dividing the
+ * key block) with a message naming the tensor. */
+enum ha_status ckpt_key_slice(const char *name, enum ha_fused fused,
+                              enum ha_fused_order order, uint64_t outputs,
+                              size_t heads, struct ckpt_key_slice *s,
+                              struct ha_error *err);
+
+/* Compact the key block (key_heads heads of head_dim outputs, head h at
+ * output key_offset + h key_stride) of a tensor of `width` outputs and
+ * model_dim inputs in `layout`, row-major, to the front of data, in
+ * place: it becomes key_heads * head_dim x model_dim (out-in) or
+ * model_dim x key_heads * head_dim (in-out). */
+void ckpt_key_cut(double *data, size_t width, size_t model_dim,
+                  enum ha_layout layout, size_t key_heads,
+                  const struct ckpt_key_slice *s);
+
+/* Parse "qkv", "kv", "none"; "concat", "per-head" (HA_EINVAL for
+ * anything else or NULL). */
 enum ha_status ha_fused_parse(const char *text, enum ha_fused *out);
-const char *ha_fused_order_str(enum ha_fused_order order);
 enum ha_status ha_fused_order_parse(const char *text,
                                     enum ha_fused_order *out);
 

@@ -21,6 +21,9 @@
 struct json_strict_fault {
 	size_t at;       /* byte offset of the fault */
 	const char *why; /* static text: "a single-quoted string", ... */
+	size_t depth;    /* a key given twice: its object's depth (1: the
+	                    top-level object) */
+	size_t len;      /* and its length as written, from at + 1 */
 };
 
 /* Parse text[0..n) (text[n] must be '\0') as exactly one JSON value with
@@ -31,12 +34,15 @@ enum ha_status json_strict_parse(const char *text, size_t n,
                                  size_t max_depth, json_object **out,
                                  struct json_strict_fault *fault);
 
+/* The grammar alone, for a caller that builds its own tree: as
+ * json_strict_parse without one, and *keys and *top_keys are the keys
+ * written in the whole text and in its top-level object. */
+enum ha_status json_strict_check(const char *text, size_t n, size_t max_depth,
+                                 struct json_strict_fault *fault,
+                                 size_t *keys, size_t *top_keys);
+
 /* 1 when v is an integer written beyond 64 bits (above 2^64 - 1 or below
  * -2^63), whose json-c value is saturated. */
 int json_strict_int_overflowed(json_object *v);
-
-/* 1-based line and column of byte offset `at` of text. */
-void json_strict_position(const char *text, size_t at, long *line,
-                          long *col);
 
 #endif

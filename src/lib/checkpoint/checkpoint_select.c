@@ -14,7 +14,7 @@
 
 #include "base/error_internal.h"
 #include "checkpoint_internal.h"
-#include "input/weights_internal.h"
+#include "tensors/weights_internal.h"
 
 /* A tensor the pattern selects and the shard the directory puts it in. */
 struct pick {
@@ -137,27 +137,10 @@ static enum ha_status plan_picks(const struct ckpt_dir *d,
 	size_t skipped = 0, passed_ndim = 0;
 	for (size_t i = 0; i < p->n && st == HA_OK; i++) {
 		const struct pick *k = &p->v[i];
-		if (!*k->shard) {
-			st = ckpt_fail(d, err, HA_EFORMAT, CKPT_INDEX,
-			               "the shard of '%s' is not a file name",
-			               k->name);
-			break;
-		}
-		st = ckpt_shard_use(d, &o, k->shard, err);
+		struct ha_tensor_info info;
+		st = ckpt_shard_tensor(d, &o, k->shard, k->name, &info, err);
 		if (st != HA_OK)
 			break;
-		size_t *idx = NULL, n = 0;
-		if (ha_weights_select(o.w, k->name, &idx, &n, NULL) != HA_OK) {
-			st = ckpt_fail(d, err, HA_EFORMAT, k->shard,
-			               "has no tensor '%s'%s", k->name,
-			               strcmp(k->shard, CKPT_SINGLE) == 0
-			                       ? ""
-			                       : ", which the index puts there");
-			break;
-		}
-		struct ha_tensor_info info;
-		ha_weights_info(o.w, idx[0], &info);
-		free(idx);
 		/* A pattern passes by what is not 2-D (a bias, a norm) unless
 		 * it named the tensor (or every tensor it matched is: below). */
 		if (info.ndim != 2 && !p->exact) {
@@ -207,13 +190,7 @@ static enum ha_status plan_picks(const struct ckpt_dir *d,
 		struct ha_checkpoint_layer *ly = &c->layers[c->count++];
 		ly->block = c->count - 1;
 		ly->role = "selected";
-		ly->shard = strdup(o.real);
-		ly->shard_name = strdup(k->shard);
-		ly->tensor = strdup(k->name);
-		ly->rows = rows;
-		ly->cols = cols;
-		if (!ly->shard || !ly->shard_name || !ly->tensor)
-			st = ha_fail(err, HA_ENOMEM, "out of memory");
+		st = ckpt_layer_set(ly, &o, k->name, rows, cols, err);
 	}
 	ckpt_shard_close(&o);
 	if (st == HA_OK && c->count == 0)

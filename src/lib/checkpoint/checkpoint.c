@@ -1,6 +1,6 @@
-/* Hugging Face model directories: the per-architecture presets, the plan
- * of key projections and cutting keys out of fused tensors (see
- * checkpoint.h). */
+/* Hugging Face model directories: the plan of key projections from the
+ * per-architecture presets, and reading a layer's keys (cut out of fused
+ * tensors) and queries from it (see checkpoint.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,8 +13,7 @@
 #include "base/error_internal.h"
 #include "checkpoint_internal.h"
 #include "checkpoint_presets.h"
-#include "key_block.h"
-#include "input/weights_internal.h"
+#include "tensors/weights_internal.h"
 
 #define CONFIG CKPT_CONFIG
 #define INDEX CKPT_INDEX
@@ -81,23 +80,10 @@ static enum ha_status check_tensor(const struct ckpt_dir *d,
                                    struct ha_checkpoint_layer *ly,
                                    struct ha_error *err)
 {
-	enum ha_status st;
-	if (!*file)
-		return ckpt_fail(d, err, HA_EFORMAT, INDEX,
-		                 "the shard of '%s' is not a file name", name);
-	st = ckpt_shard_use(d, o, file, err);
+	struct ha_tensor_info info;
+	enum ha_status st = ckpt_shard_tensor(d, o, file, name, &info, err);
 	if (st != HA_OK)
 		return st;
-	size_t *idx = NULL, n = 0;
-	if (ha_weights_select(o->w, name, &idx, &n, NULL) != HA_OK)
-		return ckpt_fail(d, err, HA_EFORMAT, file,
-		                 "has no tensor '%s'%s", name,
-		                 strcmp(file, SINGLE) == 0
-		                         ? ""
-		                         : ", which the index puts there");
-	struct ha_tensor_info info;
-	ha_weights_info(o->w, idx[0], &info);
-	free(idx);
 	if (info.ndim != 2 || info.shape[0] != s->rows ||
 	    info.shape[1] != s->cols)
 		return ckpt_fail(d, err, HA_EFORMAT, file,
@@ -110,14 +96,7 @@ static enum ha_status check_tensor(const struct ckpt_dir *d,
 		                 (unsigned long long)s->rows,
 		                 (unsigned long long)s->cols, s->key_heads,
 		                 s->head_dim, s->model_dim);
-	ly->shard = strdup(o->real);
-	ly->shard_name = strdup(file);
-	ly->tensor = strdup(name);
-	if (!ly->shard || !ly->shard_name || !ly->tensor)
-		return ha_fail(err, HA_ENOMEM, "out of memory");
-	ly->rows = s->rows;
-	ly->cols = s->cols;
-	return HA_OK;
+	return ckpt_layer_set(ly, o, name, s->rows, s->cols, err);
 }
 
 /* The outer prefix under which block 0 of stack s exists, or NULL: one
@@ -338,10 +317,10 @@ out:
 
 /* ------------------------------------------------------ reading keys */
 
-enum ha_status ha_checkpoint_read_keys(const struct ha_checkpoint *c,
-                                       size_t layer, double **out,
-                                       size_t *rows, size_t *cols,
-                                       struct ha_error *err)
+/* The arguments of ha_checkpoint_read_keys and _read_queries. */
+static enum ha_status layer_args(const struct ha_checkpoint *c, size_t layer,
+                                 double **out, size_t *rows, size_t *cols,
+                                 struct ha_error *err)
 {
 	ha_error_init(err);
 	if (out)
@@ -350,20 +329,50 @@ enum ha_status ha_checkpoint_read_keys(const struct ha_checkpoint *c,
 		return ha_fail(err, HA_EINVAL, "NULL argument");
 	if (layer >= c->count)
 		return ha_fail(err, HA_EINVAL, "layer %zu of %zu", layer, c->count);
+	return HA_OK;
+}
+
+/* Open the shard at path and find tensor name in it: *w (the plan's) and
+ * *index, or HA_OK with *w NULL when the shard has no such tensor. */
+static enum ha_status find_in(struct ha_checkpoint *plan, const char *path,
+                              const char *name, struct ha_weights **w,
+                              size_t *index, struct ha_error *err)
+{
+	size_t *idx = NULL, n = 0;
+	struct ha_tensor_info info;
+	enum ha_status st = ckpt_open_shard(&plan->open_shards, path, w, err);
+	if (st != HA_OK)
+		return st;
+	if (ha_weights_select(*w, name, &idx, &n, NULL) != HA_OK || n != 1 ||
+	    ha_weights_info(*w, idx[0], &info) != HA_OK ||
+	    strcmp(name, info.name) != 0)
+		*w = NULL;
+	else
+		*index = idx[0];
+	free(idx);
+	return HA_OK;
+}
+
+enum ha_status ha_checkpoint_read_keys(const struct ha_checkpoint *c,
+                                       size_t layer, double **out,
+                                       size_t *rows, size_t *cols,
+                                       struct ha_error *err)
+{
+	enum ha_status st = layer_args(c, layer, out, rows, cols, err);
+	if (st != HA_OK)
+		return st;
 	const struct ha_checkpoint_layer *ly = &c->layers[layer];
 	struct ha_weights *w = NULL;
-	size_t *idx = NULL, n = 0;
+	size_t index = 0;
 	double *data = NULL;
 	struct ha_checkpoint *plan = (struct ha_checkpoint *)c; /* its cache */
-	enum ha_status st = ckpt_open_shard(&plan->open_shards, ly->shard, &w,
-	                                    err);
-	if (st == HA_OK &&
-	    ha_weights_select(w, ly->tensor, &idx, &n, NULL) != HA_OK)
+	st = find_in(plan, ly->shard, ly->tensor, &w, &index, err);
+	if (st == HA_OK && !w)
 		st = ha_fail(err, HA_EFORMAT, "no tensor '%s' any more",
 		             ly->tensor);
 	struct ha_tensor_info info;
 	if (st == HA_OK) {
-		ha_weights_info(w, idx[0], &info);
+		ha_weights_info(w, index, &info);
 		if (info.ndim != 2 || info.shape[0] != ly->rows ||
 		    info.shape[1] != ly->cols)
 			st = ha_fail(err, HA_EFORMAT,
@@ -371,8 +380,7 @@ enum ha_status ha_checkpoint_read_keys(const struct ha_checkpoint *c,
 			             "directory was read", ly->tensor);
 	}
 	if (st == HA_OK)
-		st = ha_weights_read(w, idx[0], &data, err);
-	free(idx);
+		st = ha_weights_read(w, index, &data, err);
 	if (st != HA_OK) {
 		if (err)
 			err->file = ly->shard;
@@ -389,6 +397,144 @@ enum ha_status ha_checkpoint_read_keys(const struct ha_checkpoint *c,
 	*rows = c->layout == HA_LAYOUT_OUT_IN ? kd : md;
 	*cols = c->layout == HA_LAYOUT_OUT_IN ? md : kd;
 	double *shrunk = realloc(data, kd * md * sizeof *data);
+	*out = shrunk ? shrunk : data;
+	return HA_OK;
+}
+
+/* --------------------------------------------------- reading queries */
+
+/* The query tensor's name beside a separate key tensor: the last
+ * "k_proj" made "q_proj" (LLaMA and its family), ".key." ".query." (BERT)
+ * or ".k." ".q." (T5); NULL when the name has none of them. */
+static char *query_name(const char *key)
+{
+	static const char *const from[] = {"k_proj", ".key.", ".k."};
+	static const char *const to[] = {"q_proj", ".query.", ".q."};
+	for (size_t i = 0; i < sizeof from / sizeof *from; i++) {
+		const char *at = NULL;
+		for (const char *p = strstr(key, from[i]); p;
+		     p = strstr(p + 1, from[i]))
+			at = p;
+		if (!at)
+			continue;
+		size_t n = strlen(key), cut = (size_t)(at - key);
+		size_t lf = strlen(from[i]), lt = strlen(to[i]);
+		char *q = malloc(n - lf + lt + 1);
+		if (!q)
+			return NULL;
+		memcpy(q, key, cut);
+		memcpy(q + cut, to[i], lt);
+		memcpy(q + cut + lt, at + lf, n - cut - lf + 1);
+		return q;
+	}
+	return NULL;
+}
+
+/* The tensor holding layer `layer`'s queries: the key tensor itself
+ * when they are fused, else the query tensor beside it, looked for in
+ * the key's shard and then in every other shard of the plan. */
+static enum ha_status query_tensor(const struct ha_checkpoint *c, size_t layer,
+                                   struct ha_weights **w, size_t *index,
+                                   char **name, struct ha_error *err)
+{
+	struct ha_checkpoint *plan = (struct ha_checkpoint *)c; /* its cache */
+	const struct ha_checkpoint_layer *ly = &c->layers[layer];
+	*w = NULL;
+	*name = c->fusion == HA_FUSION_SEPARATE ? query_name(ly->tensor)
+	                                        : strdup(ly->tensor);
+	if (!*name && c->fusion == HA_FUSION_SEPARATE)
+		return ha_fail(err, HA_EUNSUPPORTED,
+		               "tensor '%s': no query tensor is known beside "
+		               "this key tensor", ly->tensor);
+	if (!*name)
+		return ha_fail(err, HA_ENOMEM, "out of memory");
+	enum ha_status st = find_in(plan, ly->shard, *name, w, index, err);
+	for (size_t i = 0; st == HA_OK && !*w && i < c->count; i++)
+		if (strcmp(c->layers[i].shard, ly->shard) != 0)
+			st = find_in(plan, c->layers[i].shard, *name, w, index,
+			             err);
+	if (st == HA_OK && !*w)
+		st = ha_fail(err, HA_EFORMAT, "no query tensor '%s' beside key "
+		             "tensor '%s'", *name, ly->tensor);
+	if (st != HA_OK && err)
+		err->file = ly->shard;
+	return st;
+}
+
+/* Where query head q starts among the outputs of its tensor. */
+static size_t query_offset(const struct ha_checkpoint *c, size_t q)
+{
+	size_t dk = c->head_dim, g = c->query_heads / c->key_heads;
+	switch (c->fusion) {
+	case HA_FUSION_PER_HEAD: return q * 3 * dk;
+	case HA_FUSION_GROUPED: return q / g * c->key_stride + q % g * dk;
+	case HA_FUSION_SEPARATE:
+	case HA_FUSION_CONCATENATED: break;
+	}
+	return q * dk;
+}
+
+enum ha_status ha_checkpoint_read_queries(const struct ha_checkpoint *c,
+                                          size_t layer, double **out,
+                                          size_t *rows, size_t *cols,
+                                          struct ha_error *err)
+{
+	enum ha_status st = layer_args(c, layer, out, rows, cols, err);
+	if (st != HA_OK)
+		return st;
+	if (c->key_heads == 0 || c->query_heads % c->key_heads != 0)
+		return ha_fail(err, HA_EINVAL, "%zu query heads in %zu groups",
+		               c->query_heads, c->key_heads);
+	struct ha_weights *w = NULL;
+	size_t index = 0;
+	char *name = NULL;
+	st = query_tensor(c, layer, &w, &index, &name, err);
+	size_t dk = c->head_dim, md = c->model_dim;
+	size_t qd = c->query_heads * dk;
+	int out_in = c->layout == HA_LAYOUT_OUT_IN;
+	struct ha_tensor_info info;
+	if (st == HA_OK) {
+		ha_weights_info(w, index, &info);
+		size_t last = query_offset(c, c->query_heads - 1) + dk;
+		int flat = info.ndim == 2;
+		uint64_t outputs = !flat ? 0 : info.shape[out_in ? 0 : 1];
+		uint64_t model = !flat ? 0 : info.shape[out_in ? 1 : 0];
+		if (!flat || model != md || outputs < last)
+			st = ha_fail(err, HA_EFORMAT,
+			             "query tensor '%s' is not [%zu, %zu] or wider "
+			             "(%zu query heads of %zu, d_model %zu)", name,
+			             out_in ? last : md, out_in ? md : last,
+			             c->query_heads, dk, md);
+	}
+	double *data = NULL;
+	if (st == HA_OK)
+		st = ha_weights_read(w, index, &data, err);
+	if (st != HA_OK) {
+		if (err && !err->file)
+			err->file = c->layers[layer].shard;
+		free(name);
+		return st;
+	}
+	free(name);
+	/* Compact the query heads to the front in head order, in place:
+	 * every destination precedes its source. */
+	if (out_in) {
+		for (size_t q = 0; q < c->query_heads; q++)
+			memmove(data + q * dk * md, data + query_offset(c, q) * md,
+			        dk * md * sizeof *data);
+		*rows = qd;
+		*cols = md;
+	} else {
+		size_t width = (size_t)info.shape[1];
+		for (size_t i = 0; i < md; i++)
+			for (size_t q = 0; q < c->query_heads; q++)
+				memmove(data + i * qd + q * dk,
+				        data + i * width + query_offset(c, q),
+				        dk * sizeof *data);
+		*rows = md;
+		*cols = qd;
+	}
+	double *shrunk = realloc(data, qd * md * sizeof *data);
 	*out = shrunk ? shrunk : data;
 	return HA_OK;
 }

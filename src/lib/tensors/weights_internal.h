@@ -1,10 +1,11 @@
-/* The weights container and its two file formats (library-internal).
+/* The weights container and its file formats (library-internal).
  *
  * weights.c is the container: it opens a file or an image in memory, picks
  * the format, keeps the tensor directory, selects tensors by name and
  * decodes their data.  safetensors.c and npy.c each read one format's
  * header into that directory (names, dtypes, shapes, absolute data
  * offsets) and check it against the file size; neither reads tensor data.
+ * onnx.c fills it from an ONNX model (ha_onnx_open below).
  *
  * Every size read from a file is checked against the file size before it
  * is used in arithmetic, an allocation or a read. */
@@ -102,6 +103,19 @@ enum ha_status ha_safetensors_open(struct ha_weights *w, struct ha_error *err);
 /* The same for an .npy file or image, whose one tensor is named name. */
 enum ha_status ha_npy_open(struct ha_weights *w, const char *name,
                            struct ha_error *err);
+
+/* The same for an ONNX model: onnx.c maps the file, checks its framing,
+ * unpacks it with protobuf-c under a bounded allocator and fills the
+ * directory, each tensor's bytes either in memory (the unpacked model's
+ * raw_data or typed field, or a little-endian copy of int32_data for the
+ * 16-bit types) or in an external data file of the model's directory,
+ * read on demand.  path is the file's (its directory holds the external
+ * data), or NULL for an image in memory, whose external data is refused.
+ * The unpacked model is kept in w->onnx, freed by ha_onnx_free (NULL is
+ * accepted). */
+enum ha_status ha_onnx_open(struct ha_weights *w, const char *path,
+                            struct ha_error *err);
+void ha_onnx_free(void *onnx);
 
 /* The same over a file image in memory (size bytes at data), which must
  * stay valid and unchanged until ha_weights_free().  npy_name names the

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "base/error_internal.h"
-#include "input/weights_internal.h"
+#include "tensors/weights_internal.h"
 
 /* The bytes before the header: magic, major, minor and the header length
  * (a uint16 in version 1, a uint32 from version 2 on). */

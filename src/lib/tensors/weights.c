@@ -1,7 +1,7 @@
 /* The weights container (see weights.h): opening a file or an image in
  * memory, telling its format, the tensor directory, selecting tensors by
  * name and decoding their data.  The formats' headers are read by
- * safetensors.c and npy.c (weights_internal.h).
+ * safetensors.c, npy.c and onnx.c (weights_internal.h).
  *
  * Every size read from a file is checked against the file size before it
  * is used in arithmetic, an allocation or a read. */
@@ -19,8 +19,7 @@
 
 #include "base/open_file.h"
 #include "base/error_internal.h"
-#include "input/onnx_internal.h"
-#include "input/weights_internal.h"
+#include "tensors/weights_internal.h"
 
 /* ha_weights_read() decodes a tensor through a buffer of this many bytes,
  * so that reading from a file costs no more memory than the doubles. */

@@ -15,8 +15,8 @@
 #include "base/text.h"
 
 #include "base/error_internal.h"
-#include "input/json_strict.h"
-#include "input/weights_internal.h"
+#include "tensors/json_strict.h"
+#include "tensors/weights_internal.h"
 
 /* The header length before the JSON: a little-endian uint64. */
 #define LENGTH_BYTES 8
@@ -220,20 +220,6 @@ static enum ha_status check_metadata(struct json_object *val,
 	return HA_OK;
 }
 
-/* A key of the top-level object, as written (escapes unread). */
-struct raw_key {
-	const char *at;
-	size_t len;
-};
-
-static int cmp_raw_key(const void *a, const void *b)
-{
-	const struct raw_key *x = a, *y = b;
-	size_t n = x->len < y->len ? x->len : y->len;
-	int c = memcmp(x->at, y->at, n);
-	return c ? c : (x->len > y->len) - (x->len < y->len);
-}
-
 /* The keys in json-c's tree: every object's, at every depth. */
 static size_t tree_keys(struct json_object *o)
 {
@@ -251,69 +237,38 @@ static size_t tree_keys(struct json_object *o)
 	return n;
 }
 
-/* The keys written in the (already valid) JSON text h: every string in
- * key position of an object, at every depth; with top != NULL, the keys
- * of the top-level object only, stored there. */
-static size_t text_keys(const char *h, size_t n, struct raw_key *top)
+/* The grammar json-c's strict mode still lets through (single quotes,
+ * NaN, raw control characters in strings: json_strict.h, the reader of
+ * a model directory's config.json and index), and repeated keys: json-c
+ * keeps the last of two equal keys without a word, so a tensor named
+ * twice would silently lose its first entry (and a "dtype" given twice
+ * its first value).  A repeated tensor is named when it is spelt the
+ * same both times. */
+static enum ha_status check_strict(const char *h, size_t n,
+                                   struct json_object *root,
+                                   struct ha_error *err)
 {
-	char open[JSON_MAX_DEPTH + 1];
-	size_t count = 0, depth = 0;
-	int key_next = 0;
-	for (size_t i = 0; i < n; i++) {
-		char c = h[i];
-		if (c == '"') {
-			size_t start = ++i;
-			while (i < n && h[i] != '"')
-				i += h[i] == '\\' ? 2 : 1;
-			if (key_next && (!top || depth == 1)) {
-				if (top)
-					top[count] = (struct raw_key){h + start, i - start};
-				count++;
-			}
-			key_next = 0;
-		} else if ((c == '{' || c == '[') && depth < JSON_MAX_DEPTH) {
-			open[++depth] = c;
-			key_next = c == '{';
-		} else if ((c == '}' || c == ']') && depth > 0) {
-			depth--;
-		} else if (c == ',' && depth > 0) {
-			key_next = open[depth] == '{';
-		}
-	}
-	return count;
-}
-
-/* json-c keeps the last of two equal keys without a word, so a tensor
- * named twice would silently lose its first entry (and a "dtype" given
- * twice its first value): refuse repeated keys at any depth, naming a
- * repeated tensor when it is spelt the same both times. */
-static enum ha_status check_repeated_keys(const char *h, size_t n,
-                                          struct json_object *root,
-                                          struct ha_error *err)
-{
-	if (text_keys(h, n, NULL) == tree_keys(root))
+	struct json_strict_fault f;
+	size_t keys, top_keys;
+	enum ha_status st = json_strict_check(h, n, JSON_MAX_DEPTH, &f, &keys,
+	                                      &top_keys);
+	if (st == HA_ENOMEM)
+		return ha_fail(err, HA_ENOMEM, "out of memory for the header");
+	if (st != HA_OK && f.depth == 1)
+		return ha_fail(err, HA_EFORMAT, "header JSON: the tensor name "
+		               "'%.*s' is given twice",
+		               (int)(f.len > 200 ? 200 : f.len), h + f.at + 1);
+	if (st != HA_OK && f.depth == 0)
+		return ha_fail(err, HA_EFORMAT, "header JSON: %s at byte %zu",
+		               f.why, f.at);
+	if (st == HA_OK && keys == tree_keys(root))
 		return HA_OK;
-	size_t keys = (size_t)json_object_object_length(root);
-	size_t count = text_keys(h, n, NULL); /* an upper bound on the top's */
-	struct raw_key *k = malloc((count ? count : 1) * sizeof *k);
-	if (!k)
-		return ha_fail(err, HA_EFORMAT, "header JSON: a key is repeated");
-	size_t m = text_keys(h, n, k);
-	enum ha_status st = ha_fail(err, HA_EFORMAT, "header JSON: a key is "
-	                            "given twice in a tensor's entry");
-	if (m != keys)
-		st = ha_fail(err, HA_EFORMAT, "header JSON: a tensor name is given "
-		             "twice (spelt with different escapes)");
-	qsort(k, m, sizeof *k, cmp_raw_key);
-	for (size_t i = 1; m != keys && i < m; i++)
-		if (cmp_raw_key(&k[i - 1], &k[i]) == 0) {
-			st = ha_fail(err, HA_EFORMAT, "header JSON: the tensor name "
-			             "'%.*s' is given twice",
-			             (int)(k[i].len > 200 ? 200 : k[i].len), k[i].at);
-			break;
-		}
-	free(k);
-	return st;
+	if (st == HA_OK &&
+	    top_keys != (size_t)json_object_object_length(root))
+		return ha_fail(err, HA_EFORMAT, "header JSON: a tensor name is "
+		               "given twice (spelt with different escapes)");
+	return ha_fail(err, HA_EFORMAT, "header JSON: a key is given twice "
+	               "in a tensor's entry");
 }
 
 enum ha_status ha_safetensors_open(struct ha_weights *w, struct ha_error *err)
@@ -408,28 +363,10 @@ enum ha_status ha_safetensors_open(struct ha_weights *w, struct ha_error *err)
 		goto out;
 	}
 
-	size_t keys = (size_t)json_object_object_length(root);
-	/* The grammar json-c's strict mode still lets through (single
-	 * quotes, NaN, raw control characters in strings): json_strict.h,
-	 * the reader of a model directory's config.json and index. */
-	struct json_strict_fault fault;
-	struct json_object *strict = NULL;
-	st = json_strict_parse(header, (size_t)hlen, JSON_MAX_DEPTH, &strict,
-	                       &fault);
-	json_object_put(strict);
-	if (st == HA_ENOMEM) {
-		st = ha_fail(err, HA_ENOMEM, "out of memory for the header");
-		goto out;
-	}
-	/* a repeated key: check_repeated_keys names the tensor */
-	if (st != HA_OK && strncmp(fault.why, "a key given twice", 17) != 0) {
-		st = ha_fail(err, HA_EFORMAT, "header JSON: %s at byte %zu",
-		             fault.why, fault.at);
-		goto out;
-	}
-	st = check_repeated_keys(header, (size_t)hlen, root, err);
+	st = check_strict(header, (size_t)hlen, root, err);
 	if (st != HA_OK)
 		goto out;
+	size_t keys = (size_t)json_object_object_length(root);
 	w->tensors = calloc(keys ? keys : 1, sizeof *w->tensors);
 	spans = calloc(keys ? keys : 1, sizeof *spans);
 	if (!w->tensors || !spans) {

@@ -67,7 +67,7 @@ struct ckpt_shape {
 /* Read the shape of preset p's keys from cfg, config.json's object
  * `section` (NULL: config.json itself; named in the messages).
  * HA_EFORMAT (a missing or ill-typed field, heads that do not divide),
- * as ckpt_config_size. */
+ * naming the field. */
 enum ha_status ckpt_read_shape(const struct ckpt_dir *d, json_object *cfg,
                                const char *section,
                                const struct ckpt_preset *p,
