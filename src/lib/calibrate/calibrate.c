@@ -163,45 +163,6 @@ static int fit_warnings(struct ha_calibration *c, const struct ha_run *runs,
 	return ok;
 }
 
-static int bootstrap_warnings(struct ha_calibration *c,
-                              const struct cal_data *data,
-                              const struct ha_run *runs)
-{
-	const struct ha_cal_bootstrap *b = &c->bootstrap;
-	if (b->unconverged > 0 &&
-	    !cal_warn(c, HA_CAL_WARN_UNCONVERGED,
-	          "%zu of %zu bootstrap refits were still improving when they "
-	          "stopped (a direction the resampled runs hardly determine): "
-	          "their last values are in the intervals, whose ends may lie "
-	          "further out still", b->unconverged, b->fitted))
-		return 0;
-	if (b->degenerate && b->fitted > 0 &&
-	    !cal_warn(c, HA_CAL_WARN_DEGENERATE,
-	          "the bootstrap is degenerate: %s; its intervals and shares "
-	          "understate the uncertainty%s",
-	          b->distinct <= c->fit.free_count + 2
-	              ? "the runs' distinct configurations exceed the free "
-	                "parameters by 2 or fewer"
-	              : "almost every fittable resample holds every distinct run "
-	                "(reorderings of the data itself)",
-	          b->kind == HA_CAL_BOOT_CASES &&
-	                  b->distinct > c->fit.free_count + 2
-	              ? " (try --bootstrap-kind residuals)"
-	              : " (more runs at new configurations are needed)"))
-		return 0;
-	if (b->resamples && !cal_coverage_warning(c, cal_runs_unequal_se(data, runs)))
-		return 0;
-	if (b->unfittable == 0 && b->failed == 0)
-		return 1;
-	return cal_warn(c, HA_CAL_WARN_UNFITTABLE,
-	            "%zu of %zu bootstrap resamples could not be fitted (%zu with "
-	            "fewer distinct runs than free parameters + 1 or one head_dim, "
-	            "%zu without a finite optimum): the intervals rest on the "
-	            "other %zu",
-	            b->unfittable + b->failed, b->resamples, b->unfittable,
-	            b->failed, b->fitted);
-}
-
 static int lack_of_fit_warning(struct ha_calibration *c)
 {
 	const struct ha_cal_goodness *g = &c->goodness;
@@ -321,7 +282,8 @@ enum ha_status ha_calibrate(const struct ha_run *runs, size_t count,
 	struct cal_poll poll;
 	cal_poll_init(&poll, &o->progress, "fits", 1);
 	data.poll = o->progress.fn ? &poll : NULL;
-	st = cal_fit_data(runs, &data, &o->law, o->huber_delta, &c->fit, err);
+	st = cal_fit_data(runs, &data, &o->law, o->huber_delta, NULL, 0, &c->fit,
+	                  err);
 	data.poll = NULL;
 	if (st != HA_OK)
 		goto fail_quiet;
@@ -358,7 +320,7 @@ enum ha_status ha_calibrate(const struct ha_run *runs, size_t count,
 		ha_fail(err, st, "the bootstrap was cancelled");
 		goto fail_quiet;
 	}
-	if (st != HA_OK || !bootstrap_warnings(c, &data, runs))
+	if (st != HA_OK || !cal_bootstrap_warnings(c, &data, runs))
 		goto fail_oom;
 	if (solver && (cal_support(runs, &data, o->huber_delta, solver, c) != HA_OK ||
 	               !support_warnings(c)))

@@ -176,12 +176,12 @@ static enum ha_status loo_one(void *ctx, size_t worker, size_t out)
 		local.weight[i] = i == out ? 0.0 : 1.0;
 	char msg[HA_CAL_MESSAGE_MAX];
 	x->kind[out] = LOO_UNFITTABLE;
-	if (!cal_identifiable(&local, x->runs, x->fit->free_count, msg))
+	if (!cal_identifiable(&local, x->runs, x->fit->free_count, NULL, msg))
 		return HA_OK;
 	double th[HA_CAL_PARAMS], objective;
 	enum ha_status st = cal_minimise(&local, &x->fit->law, x->delta,
-	                                 x->fit->law.value, th, &objective, NULL,
-	                                 NULL, &x->converged[out]);
+	                                 x->fit->law.value, NULL, 0, th, &objective,
+	                                 NULL, NULL, &x->converged[out]);
 	x->kind[out] = st == HA_OK ? LOO_FITTED : st == HA_ENOMEM ? LOO_NOMEM
 	                                                          : LOO_FAILED;
 	if (st == HA_OK)
@@ -308,8 +308,8 @@ static enum ha_status fit_row(const struct ha_run *runs,
 	ha_error_init(&err);
 	size_t ns = row_seeds(c, r, ls_values, ls_fitted,
 	                      isinf(delta) ? main_law : NULL, seeds);
-	row->status = cal_fit_data_seeded(runs, data, &row->law, INFINITY, seeds,
-	                                  ns, &fit, &err);
+	row->status = cal_fit_data(runs, data, &row->law, INFINITY, seeds,
+	                           ns, &fit, &err);
 	if (row->status == HA_ENOMEM || row->status == HA_ECANCELED)
 		return row->status;
 	if (row->status != HA_OK) {
@@ -357,8 +357,8 @@ static enum ha_status fit_row(const struct ha_run *runs,
 	ns = row_seeds(c, r, huber_values, huber_fitted, main_law, seeds);
 	/* and the least-squares optimum: a start in the same basin, often */
 	memcpy(seeds + HA_CAL_PARAMS * ns++, row->law.value, sizeof row->law.value);
-	row->huber_status = cal_fit_data_seeded(runs, data, &row->law, delta,
-	                                        seeds, ns, &fit, &err);
+	row->huber_status = cal_fit_data(runs, data, &row->law, delta,
+	                                  seeds, ns, &fit, &err);
 	if (row->huber_status == HA_ENOMEM || row->huber_status == HA_ECANCELED)
 		return row->huber_status;
 	if (row->huber_status != HA_OK)

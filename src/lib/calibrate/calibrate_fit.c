@@ -193,14 +193,76 @@ enum ha_status cal_check_law(const struct ha_cal_law *law, double delta,
 	return HA_OK;
 }
 
+/* The Jacobian of the standardised residuals over the free parameters
+ * index[0..k), each column scaled to unit norm (scale[j]; 0 for a zero
+ * column, which changes no projection), and its thin SVD a = U S V'
+ * (U into a): the covariance and the leverages both read it. */
+struct jacobian_svd {
+	double *r, *jac;
+	gsl_matrix *a, *v;
+	gsl_vector *sv, *work;
+	double scale[HA_CAL_PARAMS];
+	int finite; /* the residuals were finite at th */
+};
+
+static void svd_free(struct jacobian_svd *s)
+{
+	free(s->r);
+	free(s->jac);
+	gsl_matrix_free(s->a);
+	gsl_matrix_free(s->v);
+	gsl_vector_free(s->sv);
+	gsl_vector_free(s->work);
+}
+
+/* 0 when out of memory. */
+static int svd_alloc(struct jacobian_svd *s, size_t m, size_t k)
+{
+	s->r = malloc(m * sizeof *s->r);
+	s->jac = malloc(m * HA_CAL_PARAMS * sizeof *s->jac);
+	s->a = gsl_matrix_alloc(m, k);
+	s->v = gsl_matrix_alloc(k, k);
+	s->sv = gsl_vector_alloc(k);
+	s->work = gsl_vector_alloc(k);
+	return s->r && s->jac && s->a && s->v && s->sv && s->work;
+}
+
+/* The scaled Jacobian at th into s->a (s->finite), then (when finite or
+ * always) its SVD: GSL's status, or 0 without the SVD. */
+static int svd_compute(struct jacobian_svd *s, const struct cal_data *data,
+                       const double *th, const int *index, size_t k,
+                       int always)
+{
+	size_t m = data->m;
+	s->finite = cal_residuals(data, th, s->r, s->jac);
+	for (size_t j = 0; j < k; j++) {
+		double s2 = 0.0;
+		for (size_t i = 0; i < m; i++) {
+			double x = s->jac[i * HA_CAL_PARAMS + index[j]];
+			s2 += x * x;
+		}
+		s->scale[j] = s2 > 0.0 ? 1.0 / sqrt(s2) : 0.0;
+		for (size_t i = 0; i < m; i++)
+			gsl_matrix_set(s->a, i, j, s->jac[i * HA_CAL_PARAMS + index[j]] * s->scale[j]);
+	}
+	return s->finite || always ? gsl_linalg_SV_decomp(s->a, s->v, s->sv, s->work) : 0;
+}
+
+static int free_index(const struct ha_cal_law *law, int *index)
+{
+	int k = 0;
+	for (int p = 0; p < HA_CAL_PARAMS; p++)
+		if (law->free[p])
+			index[k++] = p;
+	return k;
+}
+
 static void covariance(struct ha_cal_fit *fit, const struct cal_data *data,
                        const double *th)
 {
 	size_t m = data->m, k = fit->free_count;
-	int index[HA_CAL_PARAMS], n = 0;
-	for (int p = 0; p < HA_CAL_PARAMS; p++)
-		if (fit->law.free[p])
-			index[n++] = p;
+	int index[HA_CAL_PARAMS];
+	free_index(&fit->law, index);
 	fit->has_covariance = 0;
 	if (k == 0) {
 		snprintf(fit->no_covariance, sizeof fit->no_covariance,
@@ -213,31 +275,19 @@ static void covariance(struct ha_cal_fit *fit, const struct cal_data *data,
 		         m, k);
 		return;
 	}
-	double *r = malloc(m * sizeof *r);
-	double *jac = malloc(m * HA_CAL_PARAMS * sizeof *jac);
-	gsl_matrix *a = gsl_matrix_alloc(m, k);
-	gsl_matrix *v = gsl_matrix_alloc(k, k);
-	gsl_vector *sv = gsl_vector_alloc(k);
-	gsl_vector *work = gsl_vector_alloc(k);
+	struct jacobian_svd s = {0};
 	snprintf(fit->no_covariance, sizeof fit->no_covariance,
 	         "out of memory for the covariance");
-	if (!r || !jac || !a || !v || !sv || !work)
+	if (!svd_alloc(&s, m, k))
 		goto done;
-	cal_residuals(data, th, r, jac);
-	double scale[HA_CAL_PARAMS];
-	for (size_t j = 0; j < k; j++) {
-		double s2 = 0.0;
-		for (size_t i = 0; i < m; i++)
-			s2 += jac[i * HA_CAL_PARAMS + index[j]] * jac[i * HA_CAL_PARAMS + index[j]];
-		scale[j] = s2 > 0.0 ? 1.0 / sqrt(s2) : 0.0;
-		for (size_t i = 0; i < m; i++)
-			gsl_matrix_set(a, i, j, jac[i * HA_CAL_PARAMS + index[j]] * scale[j]);
-	}
-	if (gsl_linalg_SV_decomp(a, v, sv, work) != 0) {
+	if (svd_compute(&s, data, th, index, k, 1) != 0) {
 		snprintf(fit->no_covariance, sizeof fit->no_covariance,
 		         "the singular value decomposition of the Jacobian failed");
 		goto done;
 	}
+	const double *scale = s.scale;
+	gsl_matrix *v = s.v;
+	gsl_vector *sv = s.sv;
 	double smax = gsl_vector_get(sv, 0), smin = gsl_vector_get(sv, k - 1);
 	int zero_column = 0;
 	for (size_t j = 0; j < k; j++)
@@ -266,8 +316,8 @@ static void covariance(struct ha_cal_fit *fit, const struct cal_data *data,
 		for (size_t l = 0; l < k; l++) {
 			double c = 0.0;
 			for (size_t q = 0; q < k; q++) {
-				double s = gsl_vector_get(sv, q);
-				c += gsl_matrix_get(v, j, q) * gsl_matrix_get(v, l, q) / (s * s);
+				double sq = gsl_vector_get(sv, q);
+				c += gsl_matrix_get(v, j, q) * gsl_matrix_get(v, l, q) / (sq * sq);
 			}
 			fit->covariance[index[j]][index[l]] = sigma2 * c * scale[j] * scale[l];
 		}
@@ -283,7 +333,7 @@ static void covariance(struct ha_cal_fit *fit, const struct cal_data *data,
 		for (size_t l = 0; l < k; l++) {
 			double cjl = 0.0, cjj = 0.0, cll = 0.0;
 			for (size_t q = 0; q < k; q++) {
-				double s = gsl_vector_get(sv, q), s2 = s * s;
+				double sq = gsl_vector_get(sv, q), s2 = sq * sq;
 				double vj = gsl_matrix_get(v, j, q), vl = gsl_matrix_get(v, l, q);
 				cjl += vj * vl / s2;
 				cjj += vj * vj / s2;
@@ -296,12 +346,52 @@ static void covariance(struct ha_cal_fit *fit, const struct cal_data *data,
 	fit->has_covariance = 1;
 	fit->no_covariance[0] = '\0';
 done:
-	free(r);
-	free(jac);
-	gsl_matrix_free(a);
-	gsl_matrix_free(v);
-	gsl_vector_free(sv);
-	gsl_vector_free(work);
+	svd_free(&s);
+}
+
+/* The leverages of the runs at a fit: the diagonal of the Gauss–Newton
+ * hat matrix H = J (J'J)^+ J' of the standardised residuals' Jacobian J
+ * over the free parameters (headalloc-model(7), CALIBRATION (Uncertainty
+ * and identifiability)).  The residual bootstrap divides each residual by
+ * sqrt(1 - h_ii): a fit pulls its curve towards the runs it rests on
+ * most, whose residuals are therefore smaller than the noise, and the
+ * modified residuals have the noise's variance again (Davison and
+ * Hinkley 1997, chapter 6, for a linear model; Gauss–Newton makes it
+ * the first-order version for a nonlinear one).  With the scaled SVD,
+ * H = U_r U_r' over the r singular values the Jacobian resolves, so
+ * h_ii = sum_q U_iq^2: no inverse is formed, and a direction the runs do
+ * not determine adds no leverage. */
+int cal_leverage(const struct cal_data *data, const struct ha_cal_law *law,
+                 const double *th, double *h)
+{
+	size_t m = data->m;
+	int index[HA_CAL_PARAMS];
+	size_t k = (size_t)free_index(law, index);
+	for (size_t i = 0; i < m; i++)
+		h[i] = k > 0 && m <= k ? 1.0 : 0.0;
+	/* as many runs as parameters or fewer: the fit passes through every
+	 * run (or could), and no residual is left to resample */
+	if (k == 0 || m <= k)
+		return 1;
+	struct jacobian_svd s = {0};
+	int ok = svd_alloc(&s, m, k);
+	/* no finite fit here: no leverage either */
+	if (ok && svd_compute(&s, data, th, index, k, 0) == 0 && s.finite) {
+		double smax = gsl_vector_get(s.sv, 0);
+		for (size_t q = 0; q < k; q++) {
+			/* the covariance's rank test; descending: the rest are below */
+			if (!(gsl_vector_get(s.sv, q) > 1e-10 * smax))
+				break;
+			for (size_t i = 0; i < m; i++) {
+				double u = gsl_matrix_get(s.a, i, q);
+				h[i] += u * u;
+			}
+		}
+		for (size_t i = 0; i < m; i++)
+			h[i] = h[i] > 1.0 ? 1.0 : h[i];
+	}
+	svd_free(&s);
+	return ok;
 }
 
 /* The statistics of the optimum th of the (unit-weight) data. */
@@ -353,16 +443,8 @@ static enum ha_status fill_fit(struct ha_cal_fit *fit, const struct ha_run *runs
 
 enum ha_status cal_fit_data(const struct ha_run *runs, const struct cal_data *data,
                             const struct ha_cal_law *law, double delta,
+                            const double *seeds, size_t seed_count,
                             struct ha_cal_fit *out, struct ha_error *err)
-{
-	return cal_fit_data_seeded(runs, data, law, delta, NULL, 0, out, err);
-}
-
-enum ha_status cal_fit_data_seeded(const struct ha_run *runs,
-                                   const struct cal_data *data,
-                                   const struct ha_cal_law *law, double delta,
-                                   const double *seeds, size_t seed_count,
-                                   struct ha_cal_fit *out, struct ha_error *err)
 {
 	memset(out, 0, sizeof *out);
 	out->law = *law;
@@ -370,16 +452,15 @@ enum ha_status cal_fit_data_seeded(const struct ha_run *runs,
 	out->free_count = cal_free_count(law);
 	out->huber_delta = delta;
 	char msg[HA_CAL_MESSAGE_MAX];
-	if (!cal_design_check(data, runs, out->free_count, law, msg) ||
+	if (!cal_identifiable(data, runs, out->free_count, law, msg) ||
 	    !cal_data_term_identifiable(data, law, msg))
 		return ha_fail(err, HA_EDEGENERATE, "%s", msg);
 	if (!cal_check_weights(data, runs, msg))
 		return ha_fail(err, HA_EINVAL, "%s", msg);
 	double th[HA_CAL_PARAMS];
-	enum ha_status st = cal_minimise_seeded(data, law, delta, seeds,
-	                                        seed_count, th, &out->objective,
-	                                        &out->starts, &out->reached_best,
-	                                        NULL);
+	enum ha_status st = cal_minimise(data, law, delta, NULL, seeds,
+	                                 seed_count, th, &out->objective,
+	                                 &out->starts, &out->reached_best, NULL);
 	if (st == HA_ENOMEM)
 		return ha_fail(err, st, "out of memory");
 	if (st == HA_ECANCELED)
@@ -415,7 +496,7 @@ enum ha_status ha_cal_fit_runs(const struct ha_run *runs, size_t count,
 	struct cal_data data;
 	if (cal_data_init(&data, runs, count) != HA_OK)
 		return ha_fail(err, HA_ENOMEM, "out of memory");
-	st = cal_fit_data(runs, &data, law, huber_delta, out, err);
+	st = cal_fit_data(runs, &data, law, huber_delta, NULL, 0, out, err);
 	cal_data_free(&data);
 	return st;
 }

@@ -96,7 +96,8 @@ static uint64_t argmin_with(const struct cal_data *data,
 	held.free[p] = 0;
 	held.value[p] = v;
 	double th[HA_CAL_PARAMS], f;
-	if (cal_minimise(data, &held, delta, NULL, th, &f, NULL, NULL, NULL) != HA_OK)
+	if (cal_minimise(data, &held, delta, NULL, NULL, 0, th, &f, NULL, NULL,
+	                 NULL) != HA_OK)
 		return 0;
 	struct ha_allocation a;
 	if (cal_predict(solver, samples, th, &a, NULL) != HA_OK)

@@ -177,8 +177,8 @@ enum ha_status cal_least_squares(const struct ha_run *runs,
 	struct ha_cal_fit fit;
 	struct ha_error err;
 	ha_error_init(&err);
-	enum ha_status st = cal_fit_data_seeded(runs, data, &c->fit.law, INFINITY,
-	                                        c->fit.law.value, 1, &fit, &err);
+	enum ha_status st = cal_fit_data(runs, data, &c->fit.law, INFINITY,
+	                                 c->fit.law.value, 1, &fit, &err);
 	if (st == HA_ENOMEM)
 		return st;
 	if (st != HA_OK)
