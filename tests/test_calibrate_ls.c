@@ -49,7 +49,7 @@ static double polish_objective(unsigned n, const double *x, double *grad,
 	memcpy(th, p->th, sizeof th);
 	for (unsigned j = 0; j < n; j++)
 		th[p->index[j]] = x[j];
-	double f = cal_objective(p->data, th, INFINITY, NULL);
+	double f = cal_objective(p->data, th, INFINITY, NULL, NULL);
 	return isfinite(f) ? f : HUGE_VAL;
 }
 

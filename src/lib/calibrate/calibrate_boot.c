@@ -180,14 +180,13 @@ static void predict_into(const struct ha_solver *solver, double samples,
 
 /* ---- the distributions and refits of the outcomes ------------------------ */
 
-/* One more resample whose optimum is o's in the distribution *rows of
- * *count (room for *cap); 0 when out of memory. */
-static int count_optimum(struct ha_cal_share **rows, size_t *count,
-                         size_t *cap, const struct outcome *o)
+int cal_add_share(struct ha_cal_share **rows, size_t *count, size_t *cap,
+                  uint64_t heads, uint64_t head_dim, size_t more, double share)
 {
 	for (size_t i = 0; i < *count; i++)
-		if ((*rows)[i].head_dim == o->head_dim) {
-			(*rows)[i].count++;
+		if ((*rows)[i].head_dim == head_dim) {
+			(*rows)[i].count += more;
+			(*rows)[i].share += share;
 			return 1;
 		}
 	if (*count == *cap) {
@@ -198,7 +197,7 @@ static int count_optimum(struct ha_cal_share **rows, size_t *count,
 		*rows = grown;
 		*cap = n;
 	}
-	(*rows)[(*count)++] = (struct ha_cal_share){o->heads, o->head_dim, 1, 0.0};
+	(*rows)[(*count)++] = (struct ha_cal_share){heads, head_dim, more, share};
 	return 1;
 }
 
@@ -436,8 +435,8 @@ enum ha_status cal_bootstrap(const struct ha_run *runs, const struct cal_data *d
 		if (job.out[b].kind != OUT_FITTED || !job.out[b].predicted)
 			continue;
 		answered++;
-		if (!count_optimum(&pred->distribution, &pred->distribution_count,
-		                   &cap, &job.out[b]))
+		if (!cal_add_share(&pred->distribution, &pred->distribution_count,
+		                   &cap, job.out[b].heads, job.out[b].head_dim, 1, 0.0))
 			st = HA_ENOMEM;
 	}
 	if (solver && st == HA_OK) {
@@ -555,8 +554,8 @@ enum ha_status cal_compare_bootstrap(const struct ha_run *runs,
 			if (s->kind != OUT_FITTED || !s->predicted)
 				continue;
 			row->answered++;
-			if (!count_optimum(&row->distribution, &row->distribution_count,
-			                   &cap[r], s))
+			if (!cal_add_share(&row->distribution, &row->distribution_count,
+			                   &cap[r], s->heads, s->head_dim, 1, 0.0))
 				st = HA_ENOMEM;
 		}
 	for (size_t r = 0; r < n && st == HA_OK; r++) {

@@ -152,43 +152,21 @@ enum ha_status ha_cal_validate_runs(const struct ha_run *runs, size_t count,
 	return HA_OK;
 }
 
-/* A fixed value outside its parameter's domain, or NULL. */
-static const char *bad_fixed_value(const struct ha_cal_law *law)
-{
-	for (int p = 0; p < HA_CAL_PARAMS; p++) {
-		double v = law->value[p];
-		if (law->free[p])
-			continue;
-		int ok = isfinite(v);
-		if (p == HA_CAL_IRREDUCIBLE)
-			ok = ok && v >= 0.0;
-		if (p == HA_CAL_SMOOTHNESS || p == HA_CAL_DATA_POWER ||
-		    p == HA_CAL_VAR_SAMPLES_POWER)
-			ok = ok && v > 0.0;
-		if (p == HA_CAL_DATA_COEF)
-			ok = ok && v >= 0.0;
-		if (p == HA_CAL_VAR_RATE || p == HA_CAL_VAR_POWER)
-			ok = ok && v >= 0.0;
-		if (p == HA_CAL_HDI || p == HA_CAL_GROUP_HDI)
-			ok = ok && v >= 0.0 && v <= 1.0;
-		if (!ok)
-			return param_names[p];
-	}
-	return NULL;
-}
-
 enum ha_status cal_check_law(const struct ha_cal_law *law, double delta,
                              struct ha_error *err)
 {
 	if (!(delta > 0.0))
 		return ha_fail(err, HA_EINVAL,
 		               "huber_delta must be > 0 (or infinite), found %g", delta);
-	const char *bad = bad_fixed_value(law);
-	if (bad) {
-		int p = ha_cal_param_lookup(bad);
-		return ha_fail(err, HA_EINVAL,
-		               "%s: fixed value %g is outside the parameter's domain",
-		               bad, law->value[p]);
+	for (int p = 0; p < HA_CAL_PARAMS; p++) {
+		const char *what;
+		if (!law->free[p] &&
+		    !ha_cal_fixed_in_domain((enum ha_cal_param)p,
+		                            ha_cal_param_is_log((enum ha_cal_param)p),
+		                            law->value[p], &what))
+			return ha_fail(err, HA_EINVAL,
+			               "%s: fixed value %g is outside the parameter's domain",
+			               param_names[p], law->value[p]);
 	}
 	return HA_OK;
 }
@@ -234,7 +212,7 @@ static int svd_compute(struct jacobian_svd *s, const struct cal_data *data,
                        int always)
 {
 	size_t m = data->m;
-	s->finite = cal_residuals(data, th, s->r, s->jac);
+	s->finite = cal_residuals(data, th, NULL, NULL, 0, s->r, s->jac);
 	for (size_t j = 0; j < k; j++) {
 		double s2 = 0.0;
 		for (size_t i = 0; i < m; i++) {

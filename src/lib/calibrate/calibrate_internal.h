@@ -71,41 +71,31 @@ void cal_data_free(struct cal_data *data);
 /* ln L̂ of run i at fit-scale parameters th (E >= 0). */
 double cal_log_fitted(const struct cal_data *data, const double *th, size_t i);
 
-/* The objective sum_i weight_i huber(r_i) at th (all ten, fit scale);
- * +inf if a weighted run's ln L̂ is not finite.  With grad, the gradient
- * in all ten (fixed ones included; the caller picks). */
-double cal_objective(const struct cal_data *data, const double *th,
-                     double delta, double *grad);
-
-/* Residuals r_i (standardised) into r[m] and their Jacobian d r_i / d th_j
- * into jac[m * HA_CAL_PARAMS] (row-major; NULL to skip).  0 when some weighted run's
- * ln L̂ is not finite (r then undefined), else 1. */
-int cal_residuals(const struct cal_data *data, const double *th, double *r,
-                  double *jac);
-
-/* cal_residuals for the Levenberg–Marquardt iteration over the
- * parameters index[0..k): jac's columns outside index hold no meaning
- * (A's is 0 unless asked for). */
-int cal_residuals_free(const struct cal_data *data, const double *th,
-                       const int *index, int k, double *r, double *jac);
-
 /* The parts of one run's ln L̂ that the objective computes on the way
  * (calibrate_objective.c), in doubles. */
 #define CAL_PARTS 10
 
-/* cal_objective without a gradient, keeping each weighted run's parts
- * in kept[m * CAL_PARTS] (when finite) for
- * cal_residuals_kept at the same th: the Levenberg–Marquardt
- * iteration at an accepted point takes them rather than computing them
- * again (the same doubles). */
-double cal_objective_keep(const struct cal_data *data, const double *th,
-                          double delta, double *kept);
+/* The objective sum_i weight_i huber(r_i) at th (all ten, fit scale);
+ * +inf if a weighted run's ln L̂ is not finite.  With grad, the gradient
+ * in all ten (fixed ones included; the caller picks).  With kept, each
+ * weighted run's parts into kept[m * CAL_PARTS] (when finite) for
+ * cal_residuals at the same th: the Levenberg–Marquardt iteration at an
+ * accepted point takes them rather than computing them again (the same
+ * doubles). */
+double cal_objective(const struct cal_data *data, const double *th,
+                     double delta, double *grad, double *kept);
 
-/* cal_residuals_free at th from the parts cal_objective_keep kept
- * there (finite); the unweighted runs' r and jac rows are 0. */
-int cal_residuals_kept(const struct cal_data *data, const double *th,
-                       const double *kept, const int *index, int k, double *r,
-                       double *jac);
+/* Residuals r_i (standardised) into r[m] and their Jacobian d r_i / d th_j
+ * into jac[m * HA_CAL_PARAMS] (row-major; NULL to skip).  0 when some
+ * weighted run's ln L̂ is not finite (r then undefined), else 1.  index
+ * (NULL: all): the parameters index[0..k) the Levenberg–Marquardt
+ * iteration reads, jac's other columns holding no meaning (A's is 0
+ * unless asked for).  kept (NULL: none): cal_objective's parts at th,
+ * finite, from which the weighted runs' residuals come, the unweighted
+ * runs' r and jac rows then 0. */
+int cal_residuals(const struct cal_data *data, const double *th,
+                  const double *kept, const int *index, int k, double *r,
+                  double *jac);
 
 /* calboot: HA_EINVAL reasons (calibrate_design.c), msg filled when 0/1:
  * cal_check_weights is 0 when a run's weight (L/se)^2 is not a normal
@@ -227,9 +217,11 @@ enum ha_status cal_check_user_laws(const struct ha_cal_options *o,
  * rows). */
 void cal_compare_free(struct ha_calibration *c);
 
-/* Akaike weights, ΔAICc and c->verdict from the rows
- * (calibrate_verdict.c). */
-void cal_weights_and_verdict(struct ha_calibration *c);
+/* In rows[*count] (room for *cap), the row of head_dim gains more in
+ * count and share in share, or is appended (calibrate_boot.c); 0 when
+ * out of memory. */
+int cal_add_share(struct ha_cal_share **rows, size_t *count, size_t *cap,
+                  uint64_t heads, uint64_t head_dim, size_t more, double share);
 
 /* c->averaged from the rows' weights and distributions.  HA_ENOMEM only. */
 enum ha_status cal_average(struct ha_calibration *c);
@@ -269,7 +261,7 @@ struct cal_lm {
 	int k;
 	double *r, *jac, *jk;
 	double *kept;     /* 2 m CAL_PARTS: the parts at a trial and at its
-	                     correction (cal_objective_keep) */
+	                     correction (cal_objective) */
 	int converged;    /* out: stopped by tolerance, not by the step cap */
 	double bar;       /* a refit's best end so far in its resample
 	                     (INFINITY: none): stop once this start cannot

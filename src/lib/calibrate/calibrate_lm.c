@@ -67,6 +67,23 @@
  * than the arithmetic. */
 #define AT(i, j) a[(i) * n + (j)]
 
+/* The hot loops are written for a constant k (K_ONLY: the solves below,
+ * model_k and solve_model_k are inlined into a copy per k from 1 to 7,
+ * so that the loops over the free parameters unroll); each sum's terms
+ * and their order are those of the loops over a variable k. */
+#define K_ONLY static inline __attribute__((always_inline))
+#define BY_K(k, call_k)                                                     \
+	switch (k) {                                                        \
+	case 1: return call_k(1);                                           \
+	case 2: return call_k(2);                                           \
+	case 3: return call_k(3);                                           \
+	case 4: return call_k(4);                                           \
+	case 5: return call_k(5);                                           \
+	case 6: return call_k(6);                                           \
+	case 7: return call_k(7);                                           \
+	default: return call_k(k);                                          \
+	}
+
 /* The larger of a and b (b when either is NaN, as GSL_MAX). */
 static double larger(double a, double b)
 {
@@ -76,8 +93,7 @@ static double larger(double a, double b)
 /* The solve for one n; cholesky_solve calls it with n a constant
  * so that the loops unroll (each entry's arithmetic, and its order, is
  * the same as with a variable n). */
-static inline __attribute__((always_inline)) int factor(double *a, int *perm,
-                                                        const int n)
+K_ONLY int factor(double *a, int *perm, const int n)
 {
 	/* The lower triangle is the matrix; the upper one is never read or
 	 * written (callers may fill the lower one only).  Every entry takes
@@ -159,9 +175,7 @@ static inline __attribute__((always_inline)) int factor(double *a, int *perm,
 	return 1;
 }
 
-static inline __attribute__((always_inline)) int apply(const double *a,
-                                                       const int *perm,
-                                                       double *b, const int n)
+K_ONLY int apply(const double *a, const int *perm, double *b, const int n)
 {
 	/* x = P b; L w = x; D y = w; L' z = y; b = P' z. */
 	double x[HA_CAL_PARAMS];
@@ -183,43 +197,30 @@ static inline __attribute__((always_inline)) int apply(const double *a,
 	return 1;
 }
 
-static inline __attribute__((always_inline)) int solve(double *a, double *b,
-                                                       const int n)
+K_ONLY int solve(double *a, double *b, const int n)
 {
 	int perm[HA_CAL_PARAMS];
 	return factor(a, perm, n) && apply(a, perm, b, n);
 }
 
-#define BY_N(n, call_n)                                                     \
-	switch (n) {                                                        \
-	case 1: return call_n(1);                                           \
-	case 2: return call_n(2);                                           \
-	case 3: return call_n(3);                                           \
-	case 4: return call_n(4);                                           \
-	case 5: return call_n(5);                                           \
-	case 6: return call_n(6);                                           \
-	case 7: return call_n(7);                                           \
-	default: return call_n(n);                                          \
-	}
-
 static int cholesky_solve(double *a, double *b, int n)
 {
 #define SOLVE_N(nn) solve(a, b, nn)
-	BY_N(n, SOLVE_N)
+	BY_K(n, SOLVE_N)
 #undef SOLVE_N
 }
 
 static int cholesky_factor(double *a, int *perm, int n)
 {
 #define FACTOR_N(nn) factor(a, perm, nn)
-	BY_N(n, FACTOR_N)
+	BY_K(n, FACTOR_N)
 #undef FACTOR_N
 }
 
 static int cholesky_apply(const double *a, const int *perm, double *b, int n)
 {
 #define APPLY_N(nn) apply(a, perm, b, nn)
-	BY_N(n, APPLY_N)
+	BY_K(n, APPLY_N)
 #undef APPLY_N
 }
 
@@ -232,7 +233,7 @@ static int cholesky_apply(const double *a, const int *perm, double *b, int n)
 
 #define LLT_PIVOT_MIN 1e-13
 
-static inline __attribute__((always_inline)) int llt(double *a, const int n)
+K_ONLY int llt(double *a, const int n)
 {
 	double top = 0.0;
 	for (int i = 0; i < n; i++)
@@ -257,8 +258,7 @@ static inline __attribute__((always_inline)) int llt(double *a, const int n)
 	return 1;
 }
 
-static inline __attribute__((always_inline)) int llt_apply(const double *a,
-                                                           double *b, const int n)
+K_ONLY int llt_apply(const double *a, double *b, const int n)
 {
 	for (int i = 0; i < n; i++) {
 		double x = b[i];
@@ -281,7 +281,7 @@ static inline __attribute__((always_inline)) int llt_apply(const double *a,
 static int cholesky_plain_solve(double *a, double *b, int n)
 {
 #define PLAIN_N(nn) (llt(a, nn) && llt_apply(a, b, nn))
-	BY_N(n, PLAIN_N)
+	BY_K(n, PLAIN_N)
 #undef PLAIN_N
 }
 
@@ -355,23 +355,6 @@ static double psi(double r, double delta)
 }
 
 /* The local model at step d (undamped): sum w huber(r + J d). */
-/* The hot loops are written for a constant k (K_ONLY: model_k and
- * solve_model_k are inlined into a copy per k from 1 to 7, so that the
- * loops over the free parameters unroll); each sum's terms and their
- * order are those of the loops over a variable k. */
-#define K_ONLY static inline __attribute__((always_inline))
-#define BY_K(k, call_k)                                                     \
-	switch (k) {                                                        \
-	case 1: return call_k(1);                                           \
-	case 2: return call_k(2);                                           \
-	case 3: return call_k(3);                                           \
-	case 4: return call_k(4);                                           \
-	case 5: return call_k(5);                                           \
-	case 6: return call_k(6);                                           \
-	case 7: return call_k(7);                                           \
-	default: return call_k(k);                                          \
-	}
-
 K_ONLY double model_k(const struct cal_lm *lm, const double *d, const int k)
 {
 	const struct cal_data *data = lm->data;
@@ -637,7 +620,7 @@ static int correction(const struct cal_lm *lm, const double *trial,
 	const struct cal_data *data = lm->data;
 	int k = lm->k;
 	double *r2 = lm->r + data->m;
-	if (!cal_residuals_kept(data, trial, kept, lm->index, k, r2, NULL))
+	if (!cal_residuals(data, trial, kept, lm->index, k, r2, NULL))
 		return 0;
 	double h[HA_CAL_PARAMS * HA_CAL_PARAMS], g[HA_CAL_PARAMS] = {0};
 	memset(h, 0, (size_t)(k * k) * sizeof *h); /* the k x k it reads */
@@ -723,10 +706,7 @@ double cal_levenberg(struct cal_lm *lm, double *th, double f)
 	const double *kept = NULL;
 	double *kept_trial = lm->kept, *kept_corrected = lm->kept + data->m * CAL_PARTS;
 	for (it = 0; it < lm->steps && isfinite(f); it++) {
-		if (!(kept ? cal_residuals_kept(data, th, kept, lm->index, k,
-		                                lm->r, lm->jac)
-		           : cal_residuals_free(data, th, lm->index, k, lm->r,
-		                                lm->jac)))
+		if (!cal_residuals(data, th, kept, lm->index, k, lm->r, lm->jac))
 			return f;
 		/* The free columns of the Jacobian, gathered (row i's k
 		 * entries at jk + i k) for the loops below and the steps'. */
@@ -792,7 +772,7 @@ double cal_levenberg(struct cal_lm *lm, double *th, double f)
 			}
 			if (!(predicted > 1e-16 * f) || predicted <= 0.0)
 				return f;
-			double ft = cal_objective_keep(data, trial, lm->delta, kept_trial);
+			double ft = cal_objective(data, trial, lm->delta, NULL, kept_trial);
 			double ratio = (f - ft) / predicted;
 			const double *kept_taken = kept_trial; /* kept once taken */
 			double c[HA_CAL_PARAMS], t2[HA_CAL_PARAMS];
@@ -803,8 +783,8 @@ double cal_levenberg(struct cal_lm *lm, double *th, double f)
 				for (int j = 0; j < k; j++)
 					c[j] += d[j];
 				take(lm, th, c, t2);
-				double f2 = cal_objective_keep(data, t2, lm->delta,
-				                               kept_corrected);
+				double f2 = cal_objective(data, t2, lm->delta, NULL,
+				                          kept_corrected);
 				if (f2 < ft) {
 					ft = f2;
 					kept_taken = kept_corrected;

@@ -152,9 +152,8 @@ static double huber(double r, double delta, double *psi)
 _Static_assert(sizeof(struct parts) == CAL_PARTS * sizeof(double),
                "struct parts is CAL_PARTS doubles");
 
-/* cal_objective, each weighted run's parts into kept (NULL: not). */
-static double objective(const struct cal_data *data, const double *th,
-                        double delta, double *grad, double *kept)
+double cal_objective(const struct cal_data *data, const double *th,
+                     double delta, double *grad, double *kept)
 {
 	double f = 0.0;
 	if (grad)
@@ -185,24 +184,9 @@ static double objective(const struct cal_data *data, const double *th,
 	return f;
 }
 
-double cal_objective(const struct cal_data *data, const double *th,
-                     double delta, double *grad)
-{
-	return objective(data, th, delta, grad, NULL);
-}
-
-double cal_objective_keep(const struct cal_data *data, const double *th,
-                          double delta, double *kept)
-{
-	return objective(data, th, delta, NULL, kept);
-}
-
-/* cal_residuals_free; with kept (cal_objective_keep's at th) the
- * weighted runs' parts come from it and the unweighted runs' r and jac
- * rows are 0. */
-static int residuals(const struct cal_data *data, const double *th,
-                     const double *kept, const int *index, int k, double *r,
-                     double *jac)
+int cal_residuals(const struct cal_data *data, const double *th,
+                  const double *kept, const int *index, int k, double *r,
+                  double *jac)
 {
 	static const int all[HA_CAL_PARAMS] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
 	if (!index) {
@@ -246,25 +230,6 @@ static int residuals(const struct cal_data *data, const double *th,
 			jac[i * HA_CAL_PARAMS + j] = -data->inv_w[i] * g[j];
 	}
 	return ok;
-}
-
-int cal_residuals_free(const struct cal_data *data, const double *th,
-                       const int *index, int k, double *r, double *jac)
-{
-	return residuals(data, th, NULL, index, k, r, jac);
-}
-
-int cal_residuals_kept(const struct cal_data *data, const double *th,
-                       const double *kept, const int *index, int k, double *r,
-                       double *jac)
-{
-	return residuals(data, th, kept, index, k, r, jac);
-}
-
-int cal_residuals(const struct cal_data *data, const double *th, double *r,
-                  double *jac)
-{
-	return residuals(data, th, NULL, NULL, 0, r, jac);
 }
 
 size_t cal_free_count(const struct ha_cal_law *law)

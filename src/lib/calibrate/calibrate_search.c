@@ -348,7 +348,7 @@ static double local_objective(unsigned n, const double *z, double *grad,
 	const struct local *l = data;
 	double th[HA_CAL_PARAMS], g[HA_CAL_PARAMS];
 	point(l, z, th);
-	double f = cal_objective(l->lm.data, th, l->lm.delta, grad ? g : NULL);
+	double f = cal_objective(l->lm.data, th, l->lm.delta, grad ? g : NULL, NULL);
 	if (!isfinite(f)) {
 		/* An overflow: a wall the line search backs away from. */
 		if (grad)
@@ -367,7 +367,7 @@ static double local_objective(unsigned n, const double *z, double *grad,
 static void curvature_scales(struct local *l, const double *th)
 {
 	const struct cal_data *data = l->lm.data;
-	cal_residuals(data, th, l->lm.r, l->lm.jac);
+	cal_residuals(data, th, NULL, NULL, 0, l->lm.r, l->lm.jac);
 	for (int j = 0; j < l->lm.k; j++) {
 		double sum = 0.0;
 		for (size_t i = 0; i < data->m; i++) {
@@ -540,7 +540,7 @@ static enum ha_status search_start(void *ctx, size_t worker, size_t task)
 	struct local *l = &x->locals[worker];
 	double *t = x->th + s * HA_CAL_PARAMS;
 	memcpy(t, x->starts + s * HA_CAL_PARAMS, HA_CAL_PARAMS * sizeof *t);
-	double f = cal_objective(x->data, t, l->lm.delta, NULL);
+	double f = cal_objective(x->data, t, l->lm.delta, NULL, NULL);
 	x->converged[s] = 0;
 	if (l->lm.k > 0 && isfinite(f)) {
 		f = cal_levenberg(&l->lm, t, x->refit ? f : run_lbfgs(l, t));
@@ -745,7 +745,7 @@ enum ha_status cal_refit_grid(const struct cal_data *data,
 		if (start_of(starts, s, law) < s)
 			continue;
 		memcpy(t, starts + s * HA_CAL_PARAMS, sizeof t);
-		double f = cal_objective(data, t, delta, NULL);
+		double f = cal_objective(data, t, delta, NULL, NULL);
 		l.lm.bar = best_f;
 		if (l.lm.k > 0 && isfinite(f))
 			f = cal_levenberg(&l.lm, t, f);
