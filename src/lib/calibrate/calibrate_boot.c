@@ -7,8 +7,8 @@
  * Each resample is refitted from the same grid of starts as the full fit
  * (its linear starts recomputed on the resample) and from the full
  * data's optimum, by Levenberg–Marquardt from each (cal_refit_grid); the
- * best end wins.  A refit from the optimum alone never moves along a direction
- * the data do not identify, and its shares were an artefact of that.
+ * best end wins: a refit from the optimum alone would never move along
+ * a direction the data do not identify.
  *
  * Two kinds.  Cases: a resample draws m runs with replacement, entering
  * the objective as a multiplicity per run (no copy); resamples with fewer

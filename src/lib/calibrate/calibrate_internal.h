@@ -286,14 +286,6 @@ double cal_levenberg(struct cal_lm *lm, double *th, double f);
  * than that over its remaining steps, has reached it (cal_lm.near). */
 #define CAL_NEAR_BAR 1e-7
 
-/* calboot (calibrate_support.c): the goodness of fit of c->fit, and the
- * support of c->prediction (after the bootstrap).  HA_ENOMEM only. */
-void cal_goodness(const struct ha_cal_fit *fit, const struct ha_run *runs,
-                  struct ha_cal_goodness *goodness);
-enum ha_status cal_support(const struct ha_run *runs, const struct cal_data *data,
-                           double delta, const struct ha_solver *solver,
-                           struct ha_calibration *c);
-
 /* Free-parameter count of a law. */
 size_t cal_free_count(const struct ha_cal_law *law);
 
@@ -347,13 +339,12 @@ const char *ha_cal_bootstrap_kind_str(enum ha_cal_bootstrap_kind kind);
  * of its domain; HA_ENUMERIC when no start reaches a finite objective;
  * HA_ENOMEM.
  *
- * The starting grid: every combination of
- *   s in {1e-6, 0.5, 1, 2} (if free), γ in {0, 0.1, 0.5} (if free),
- *   κ in {0, 0.5, 2} (if free), hdi in {0, 0.5, 0.95, 1} (if free),
- *   E: the linear start below, and 0, L_min/2, 0.9 L_min (if free),
- * (fixed parameters at their values); at each, ln c_b and ln c_v (when
- * free) — and E, in its first variant — are the least-squares solution of
- * the linearised relative residuals (L̂_i - L_i)/L_i, with c_b, c_v >= 0
+ * The starting grid: every combination of the free nonlinear parameters'
+ * values (calibrate_search.c; E: the linear start below, then shares of
+ * the smallest loss), the fixed ones at their values; at each, ln c_b and
+ * ln c_v (when free) — and E, in its first variant — are the
+ * least-squares solution of the linearised relative residuals
+ * (L̂_i - L_i)/L_i, with c_b, c_v >= 0
  * (a coefficient the data cannot set gets a term equal to 1% of L at its
  * most favourable run; a negative linear E becomes 0).  Each start runs
  * L-BFGS, then Levenberg–Marquardt, to convergence; the best end wins.

@@ -24,19 +24,13 @@
  * minimised by one solve with J'WJ + μD² (solve_least_squares).
  *
  * Neither model keeps the residuals' second derivatives C = sum w psi(r)
- * Hess r.  With it they needed C + μD² positive definite, raising μ
- * until it was: μ was then held at the size of C's
- * most negative curvature, which along the curved, nearly flat valleys
- * of a law its runs hardly constrain shrank every step to a crawl (a
- * trace: ratio 1.000 for dozens of steps, μ raised x4 before each).
- * Least squares: tests/test_calibrate_ls.c's leave-one-out refits had
- * 83 of 154 at the step cap with C, none without.  Huber: the bench's
- * main bootstrap (B = 1000) took 302 k steps with C and 175 k without,
- * its 1000 best ends the same to 1e-9 in 993, lower in 2 (one by 3.8%),
- * higher in 5 (by at most 1e-4: another of the L1-like objective's nearly
- * equal local minima).  The
- * least-squares step is solved in variables scaled by D and retried
- * shorter where the box cuts it to no predicted gain: see there. */
+ * Hess r: with it they needed C + μD² positive definite, which held μ at
+ * the size of C's most negative curvature and, along the curved, nearly
+ * flat valleys of a law its runs hardly constrain, shrank every step to
+ * a crawl (tests/test_calibrate_ls.c's leave-one-out refits ran out their
+ * step cap).  The least-squares step is solved in variables scaled by D
+ * and retried shorter where the box cuts it to no predicted gain: see
+ * there. */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>

@@ -431,51 +431,44 @@ static size_t grid_starts(const struct cal_data *data,
                           const struct ha_cal_law *law, double *out,
                           double *work)
 {
+#define AXIS(param, grid) {param, grid, sizeof grid / sizeof *grid}
+	/* outermost first; E innermost, its starts sharing the columns; A's
+	 * values are shares (set from α below) */
+	static const struct {
+		int param;
+		const double *values;
+		size_t count;
+	} axes[] = {
+		AXIS(HA_CAL_SMOOTHNESS, grid_s), AXIS(HA_CAL_VAR_RATE, grid_rate),
+		AXIS(HA_CAL_VAR_POWER, grid_power), AXIS(HA_CAL_HDI, grid_hdi),
+		AXIS(HA_CAL_GROUP_HDI, grid_group_hdi),
+		AXIS(HA_CAL_DATA_POWER, grid_data_power),
+		AXIS(HA_CAL_DATA_COEF, grid_data_share),
+		AXIS(HA_CAL_VAR_SAMPLES_POWER, grid_samples_power),
+		AXIS(HA_CAL_IRREDUCIBLE, grid_e),
+	};
+#undef AXIS
+	enum { AXES = sizeof axes / sizeof *axes, E_AXIS = AXES - 1, A_AXIS = 6 };
 	const int *free = law->free;
-	size_t ns = free[HA_CAL_SMOOTHNESS] ? sizeof grid_s / sizeof *grid_s : 1;
-	size_t nr = free[HA_CAL_VAR_RATE] ? sizeof grid_rate / sizeof *grid_rate : 1;
-	size_t np = free[HA_CAL_VAR_POWER] ? sizeof grid_power / sizeof *grid_power : 1;
-	size_t nh = free[HA_CAL_HDI] ? sizeof grid_hdi / sizeof *grid_hdi : 1;
-	size_t ng = free[HA_CAL_GROUP_HDI]
-		? sizeof grid_group_hdi / sizeof *grid_group_hdi : 1;
-	size_t ne = free[HA_CAL_IRREDUCIBLE] ? 1 + sizeof grid_e / sizeof *grid_e : 1;
-	size_t na = free[HA_CAL_DATA_POWER] ? sizeof grid_data_power / sizeof *grid_data_power : 1;
-	size_t nc = free[HA_CAL_DATA_COEF] ? sizeof grid_data_share / sizeof *grid_data_share : 1;
-	size_t nb = free[HA_CAL_VAR_SAMPLES_POWER]
-		? sizeof grid_samples_power / sizeof *grid_samples_power : 1;
-	size_t total = ns * nr * np * nh * ne * na * nc * nb * ng;
+	size_t count[AXES], digit[AXES] = {0}, total = 1;
+	for (int x = 0; x < AXES; x++) {
+		/* E: the linear start, then the grid's shares */
+		count[x] = !free[axes[x].param] ? 1
+		           : axes[x].count + (x == E_AXIS);
+		total *= count[x];
+	}
 	if (!out)
 		return total;
-	size_t c = 0;
-	for (size_t a = 0; a < ns; a++)
-	for (size_t b = 0; b < nr; b++)
-	for (size_t p = 0; p < np; p++)
-	for (size_t h = 0; h < nh; h++)
-	for (size_t gh = 0; gh < ng; gh++)
-	for (size_t al = 0; al < na; al++)
-	for (size_t ac = 0; ac < nc; ac++)
-	for (size_t be = 0; be < nb; be++)
-	for (size_t e = 0; e < ne; e++, c++) {
+	for (size_t c = 0; c < total; c++) {
 		double *th = out + c * HA_CAL_PARAMS;
 		memcpy(th, law->value, HA_CAL_PARAMS * sizeof *th);
-		if (free[HA_CAL_DATA_POWER])
-			th[HA_CAL_DATA_POWER] = grid_data_power[al];
-		if (free[HA_CAL_VAR_SAMPLES_POWER])
-			th[HA_CAL_VAR_SAMPLES_POWER] = grid_samples_power[be];
+		for (int x = 0; x < E_AXIS; x++)
+			if (x != A_AXIS && free[axes[x].param])
+				th[axes[x].param] = axes[x].values[digit[x]];
 		if (free[HA_CAL_DATA_COEF])
-			th[HA_CAL_DATA_COEF] = grid_data_share[ac] * data->loss_min *
+			th[HA_CAL_DATA_COEF] = grid_data_share[digit[A_AXIS]] * data->loss_min *
 			                       exp(th[HA_CAL_DATA_POWER] * data->log_n_min);
-		if (free[HA_CAL_SMOOTHNESS])
-			th[HA_CAL_SMOOTHNESS] = grid_s[a];
-		if (free[HA_CAL_VAR_RATE])
-			th[HA_CAL_VAR_RATE] = grid_rate[b];
-		if (free[HA_CAL_VAR_POWER])
-			th[HA_CAL_VAR_POWER] = grid_power[p];
-		if (free[HA_CAL_HDI])
-			th[HA_CAL_HDI] = grid_hdi[h];
-		if (free[HA_CAL_GROUP_HDI])
-			th[HA_CAL_GROUP_HDI] = grid_group_hdi[gh];
-		/* E is the innermost loop: its starts share the columns */
+		size_t e = digit[E_AXIS];
 		if (e == 0)
 			linear_columns(data, th, work);
 		int e_linear = free[HA_CAL_IRREDUCIBLE] && e == 0;
@@ -487,6 +480,8 @@ static size_t grid_starts(const struct cal_data *data,
 			th[HA_CAL_IRREDUCIBLE] = 0.0;
 			linear_start(data, free, 0, th, work);
 		}
+		for (int x = AXES - 1; x >= 0 && ++digit[x] == count[x]; x--)
+			digit[x] = 0;
 	}
 	return total;
 }
@@ -583,11 +578,8 @@ static int in_list(const size_t *list, size_t count, size_t value)
  * with the refits' stopping rule against the seeds' best end (lm.bar,
  * calibrate_lm.c), beyond the margin that counts a start as having
  * reached the best: a grid start crawling along a flat valley far above
- * it no longer runs out its SEARCH_STEPS (on the calibration bench's
- * --compare, 271 of the full fits' 876 grid starts did, 230 of them to
- * end more than 0.1% above the best; the table is unchanged by the
- * rule).
- * The bar depends only on the seeds, so the result does not depend on
+ * it does not run out its SEARCH_STEPS.  The bar depends only on the
+ * seeds, so the result does not depend on
  * the thread count either. */
 enum ha_status cal_minimise(const struct cal_data *data,
                             const struct ha_cal_law *law, double delta,
