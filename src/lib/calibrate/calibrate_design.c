@@ -3,7 +3,6 @@
  * row per seed, and repeated rows add no design point — and whether the
  * weighted runs can fit a law's free parameters (headalloc-model(7),
  * CALIBRATION (Uncertainty and identifiability)). */
-#include <float.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -241,77 +240,5 @@ int cal_data_term_identifiable(const struct cal_data *data,
 		return 0;
 	}
 	msg[0] = '\0';
-	return 1;
-}
-
-/* Every weighted run's standardised residual, and its square, finite at
- * th: the objective then is too. */
-static int residuals_finite(const struct cal_data *data, const double *th)
-{
-	for (size_t i = 0; i < data->m; i++) {
-		if (data->weight[i] == 0.0)
-			continue;
-		double r = data->inv_w[i] * (data->log_loss[i] - cal_log_fitted(data, th, i));
-		if (!isfinite(r * r))
-			return 0;
-	}
-	return 1;
-}
-
-int cal_check_weights(const struct cal_data *data, const struct ha_run *runs,
-                      char *msg)
-{
-	for (size_t i = 0; i < data->m; i++) {
-		double w2 = data->inv_w[i] * data->inv_w[i];
-		if (isfinite(w2) && w2 >= DBL_MIN)
-			continue;
-		snprintf(msg, HA_CAL_MESSAGE_MAX,
-		         "run %zu: loss_se %g against loss %g gives the run a weight "
-		         "(L/se)^2 = %g beyond a double: the objective cannot weigh it",
-		         i + 1, runs[i].loss_se, runs[i].loss, w2);
-		return 0;
-	}
-	return 1;
-}
-
-int cal_trace_nonfinite(const struct cal_data *data, const struct ha_cal_law *law,
-                        const double *th, char *msg)
-{
-	if (th && residuals_finite(data, th))
-		return 0;
-	/* the fixed value whose seeds' default makes the fit finite */
-	struct ha_model seeds = ha_model_defaults();
-	struct ha_cal_law plain;
-	ha_cal_law_from_model(&plain, &seeds);
-	double t[HA_CAL_PARAMS];
-	memcpy(t, th ? th : law->value, sizeof t);
-	for (int p = 0; p < HA_CAL_PARAMS; p++) {
-		if (law->free[p])
-			continue;
-		double keep = t[p];
-		t[p] = plain.value[p];
-		int fixed_it = residuals_finite(data, t);
-		t[p] = keep;
-		if (fixed_it) {
-			snprintf(msg, HA_CAL_MESSAGE_MAX,
-			         "--fix %s%s=%g: at this value the fitted losses leave a "
-			         "double (the objective is not finite)",
-			         ha_cal_param_is_log((enum ha_cal_param)p) ? "log_" : "",
-			         ha_cal_param_str((enum ha_cal_param)p), law->value[p]);
-			return 1;
-		}
-	}
-	for (size_t i = 0; i < data->m; i++) {
-		double lf = cal_log_fitted(data, t, i);
-		if (!isfinite(lf) || !isfinite(data->inv_w[i] * (data->log_loss[i] - lf))) {
-			snprintf(msg, HA_CAL_MESSAGE_MAX,
-			         "run %zu: its fitted loss leaves a double at every start "
-			         "(ln L-hat %g): check the fixed values (--fix) and the "
-			         "run's loss_se", i + 1, lf);
-			return 1;
-		}
-	}
-	snprintf(msg, HA_CAL_MESSAGE_MAX,
-	         "the objective is not finite at the fixed values (--fix)");
 	return 1;
 }

@@ -1,6 +1,7 @@
 /* One law fitted to the runs: validation, identifiability, the search,
  * and the statistics of the optimum (residuals, AICc, BIC, Gauss–Newton
  * covariance). */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -419,6 +420,82 @@ static enum ha_status fill_fit(struct ha_cal_fit *fit, const struct ha_run *runs
 	return HA_OK;
 }
 
+/* HA_EINVAL reasons, msg filled when 0/1: check_weights is 0 when a
+ * run's weight (L/se)^2 is not a normal double; trace_nonfinite is 1 when
+ * the residuals at th (NULL: at the law's values) are not finite, naming
+ * the --fix value or the run. */
+/* Every weighted run's standardised residual, and its square, finite at
+ * th: the objective then is too. */
+static int residuals_finite(const struct cal_data *data, const double *th)
+{
+	for (size_t i = 0; i < data->m; i++) {
+		if (data->weight[i] == 0.0)
+			continue;
+		double r = data->inv_w[i] * (data->log_loss[i] - cal_log_fitted(data, th, i));
+		if (!isfinite(r * r))
+			return 0;
+	}
+	return 1;
+}
+
+static int check_weights(const struct cal_data *data, const struct ha_run *runs,
+                         char *msg)
+{
+	for (size_t i = 0; i < data->m; i++) {
+		double w2 = data->inv_w[i] * data->inv_w[i];
+		if (isfinite(w2) && w2 >= DBL_MIN)
+			continue;
+		snprintf(msg, HA_CAL_MESSAGE_MAX,
+		         "run %zu: loss_se %g against loss %g gives the run a weight "
+		         "(L/se)^2 = %g beyond a double: the objective cannot weigh it",
+		         i + 1, runs[i].loss_se, runs[i].loss, w2);
+		return 0;
+	}
+	return 1;
+}
+
+static int trace_nonfinite(const struct cal_data *data, const struct ha_cal_law *law,
+                           const double *th, char *msg)
+{
+	if (th && residuals_finite(data, th))
+		return 0;
+	/* the fixed value whose seeds' default makes the fit finite */
+	struct ha_model seeds = ha_model_defaults();
+	struct ha_cal_law plain;
+	ha_cal_law_from_model(&plain, &seeds);
+	double t[HA_CAL_PARAMS];
+	memcpy(t, th ? th : law->value, sizeof t);
+	for (int p = 0; p < HA_CAL_PARAMS; p++) {
+		if (law->free[p])
+			continue;
+		double keep = t[p];
+		t[p] = plain.value[p];
+		int fixed_it = residuals_finite(data, t);
+		t[p] = keep;
+		if (fixed_it) {
+			snprintf(msg, HA_CAL_MESSAGE_MAX,
+			         "--fix %s%s=%g: at this value the fitted losses leave a "
+			         "double (the objective is not finite)",
+			         ha_cal_param_is_log((enum ha_cal_param)p) ? "log_" : "",
+			         ha_cal_param_str((enum ha_cal_param)p), law->value[p]);
+			return 1;
+		}
+	}
+	for (size_t i = 0; i < data->m; i++) {
+		double lf = cal_log_fitted(data, t, i);
+		if (!isfinite(lf) || !isfinite(data->inv_w[i] * (data->log_loss[i] - lf))) {
+			snprintf(msg, HA_CAL_MESSAGE_MAX,
+			         "run %zu: its fitted loss leaves a double at every start "
+			         "(ln L-hat %g): check the fixed values (--fix) and the "
+			         "run's loss_se", i + 1, lf);
+			return 1;
+		}
+	}
+	snprintf(msg, HA_CAL_MESSAGE_MAX,
+	         "the objective is not finite at the fixed values (--fix)");
+	return 1;
+}
+
 enum ha_status cal_fit_data(const struct ha_run *runs, const struct cal_data *data,
                             const struct ha_cal_law *law, double delta,
                             const double *seeds, size_t seed_count,
@@ -433,7 +510,7 @@ enum ha_status cal_fit_data(const struct ha_run *runs, const struct cal_data *da
 	if (!cal_identifiable(data, runs, out->free_count, law, msg) ||
 	    !cal_data_term_identifiable(data, law, msg))
 		return ha_fail(err, HA_EDEGENERATE, "%s", msg);
-	if (!cal_check_weights(data, runs, msg))
+	if (!check_weights(data, runs, msg))
 		return ha_fail(err, HA_EINVAL, "%s", msg);
 	double th[HA_CAL_PARAMS];
 	enum ha_status st = cal_minimise(data, law, delta, NULL, seeds,
@@ -443,9 +520,9 @@ enum ha_status cal_fit_data(const struct ha_run *runs, const struct cal_data *da
 		return ha_fail(err, st, "out of memory");
 	if (st == HA_ECANCELED)
 		return ha_fail(err, st, "the fit was cancelled");
-	if (st == HA_ENUMERIC && cal_trace_nonfinite(data, law, NULL, msg))
+	if (st == HA_ENUMERIC && trace_nonfinite(data, law, NULL, msg))
 		return ha_fail(err, HA_EINVAL, "%s", msg);
-	if (st == HA_OK && cal_trace_nonfinite(data, law, th, msg))
+	if (st == HA_OK && trace_nonfinite(data, law, th, msg))
 		return ha_fail(err, HA_EINVAL, "%s", msg);
 	if (st != HA_OK)
 		return ha_fail(err, st, "no starting point reached a finite objective");

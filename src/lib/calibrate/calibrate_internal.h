@@ -97,15 +97,6 @@ int cal_residuals(const struct cal_data *data, const double *th,
                   const double *kept, const int *index, int k, double *r,
                   double *jac);
 
-/* calboot: HA_EINVAL reasons (calibrate_design.c), msg filled when 0/1:
- * cal_check_weights is 0 when a run's weight (L/se)^2 is not a normal
- * double; cal_trace_nonfinite is 1 when the residuals at th (NULL: at
- * the law's values) are not finite, naming the --fix value or the run. */
-int cal_check_weights(const struct cal_data *data, const struct ha_run *runs,
-                      char *msg);
-int cal_trace_nonfinite(const struct cal_data *data, const struct ha_cal_law *law,
-                        const double *th, char *msg);
-
 /* The domain box of each parameter in fit scale. */
 extern const double cal_lower[HA_CAL_PARAMS];
 extern const double cal_upper[HA_CAL_PARAMS];

@@ -19,8 +19,6 @@
 /* The bottom of the panels (a fraction of the page): the caption's seven
  * lines below. */
 #define PLOT_CAL_BOTTOM 0.32
-/* Points of a band (computed by ha_cal_picture_new, cal_picture.h). */
-#define PLOT_CAL_BAND_POINTS HA_CAL_PICTURE_BAND_POINTS
 /* Groups named in the legend. */
 #define PLOT_CAL_LEGEND_GROUPS 6
 /* Bars of the bootstrap's optima (the last: all the others). */
@@ -29,8 +27,6 @@
  * that fit across the page in one. */
 #define PLOT_CAL_CAPTION_LINES 7
 #define PLOT_CAL_CAPTION_ROOM 112
-/* The target's divisors on the axis beyond which none is marked. */
-#define PLOT_CAL_MARKS HA_CAL_PICTURE_MARKS
 
 struct plot_cal_run {
 	double x, y;

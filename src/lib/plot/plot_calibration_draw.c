@@ -87,7 +87,7 @@ static void curve(const struct calplot *p, const double *x, const double *y, siz
  * band covers the region. */
 static void draw_bands(const struct calplot *p)
 {
-	enum { MAX = 2 * PLOT_CAL_BAND_POINTS };
+	enum { MAX = 2 * HA_CAL_PICTURE_BAND_POINTS };
 	PLFLT x[MAX], y[MAX];
 	for (size_t g = 0; g < p->pic->group_count; g++) {
 		const struct ha_cal_picture_band *bd = &p->pic->groups[g].band;

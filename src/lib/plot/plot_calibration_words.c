@@ -214,8 +214,8 @@ void plot_cal_captions(struct calplot *p)
 			}
 		put(p, 0, ";  ", "%zu of its %zu feasible head_dims on the axis%s",
 		    p->pic->target_feasible_on_axis, p->pic->target_feasible,
-		    p->pic->target_on_axis > PLOT_CAL_MARKS ? " (not marked)" : "");
-		if (p->pic->have_band && p->pic->target_on_axis <= PLOT_CAL_MARKS)
+		    p->pic->target_on_axis > HA_CAL_PICTURE_MARKS ? " (not marked)" : "");
+		if (p->pic->have_band && p->pic->target_on_axis <= HA_CAL_PICTURE_MARKS)
 			put(p, 0, ", ", "each with the 95%% interval of its loss");
 	} else {
 		put(p, 1, "", "no target: no prediction");
