@@ -177,11 +177,11 @@ struct ha_cal_options {
 	struct ha_cal_law law;      /* the main fit */
 	double huber_delta;         /* δ > 0; INFINITY = least squares */
 	size_t bootstrap;           /* B resamples; 0 = no bootstrap */
-	uint64_t seed;              /* of the bootstrap's gsl_rng (mt19937) */
+	uint64_t seed;              /* of the bootstrap's streams (one a resample) */
 	int compare;                /* 1: fit the ladder of laws as well */
 	double collinear;           /* warn when |correlation| >= this */
 	struct ha_cal_target target;
-	/* calboot: the honest bootstrap (see the block at the end). */
+	/* the bootstrap's kind and degeneracy (see the block at the end) */
 	enum ha_cal_bootstrap_kind bootstrap_kind; /* cases (default), residuals or wild */
 	size_t threads;             /* bootstrap refits, full fits' starts, leave-one-out, the calling
 	                               thread one of them: 0 = one per online processor; 1 = the
@@ -280,7 +280,7 @@ struct ha_cal_share {
 	double share; /* count / bootstrap.resamples (all B: no_answer_share is the rest) */
 };
 
-/* ---- calboot: is the prediction supported? --------------------------------
+/* ---- is the prediction supported? ---------------------------------------
  * headalloc-model(7), CALIBRATION (The answer). */
 struct ha_cal_support {
 	int inside_measured_head_dims; /* lo <= head_dim <= hi */
@@ -317,7 +317,7 @@ struct ha_cal_prediction {
 	 * head_dim first); NULL / 0 without bootstrap. */
 	struct ha_cal_share *distribution;
 	size_t distribution_count;
-	/* calboot: resamples with no optimum (unfittable, failed, or no
+	/* resamples with no optimum (unfittable, failed, or no
 	 * allocation) over all B; and whether the data back the answer. */
 	double no_answer_share;
 	struct ha_cal_support support;
@@ -434,7 +434,6 @@ enum ha_cal_warning_kind {
 	HA_CAL_WARN_UNFITTABLE = 6,    /* bootstrap resamples that could not be fitted */
 	HA_CAL_WARN_AT_BOUND = 7,      /* a parameter ended on a bound */
 	HA_CAL_WARN_UNCONVERGED = 8,   /* bootstrap refits stopped by their step cap */
-	/* calboot */
 	HA_CAL_WARN_DEGENERATE = 9,    /* the bootstrap cannot vary the fit */
 	HA_CAL_WARN_LACK_OF_FIT = 10,  /* the law misfits the runs */
 	HA_CAL_WARN_UNSUPPORTED = 11,  /* a check of the prediction's support failed */
@@ -458,7 +457,7 @@ struct ha_cal_warning {
 	char message[HA_CAL_MESSAGE_MAX];
 };
 
-/* ---- calboot: goodness of fit ----------------------------------------------
+/* ---- goodness of fit ----------------------------------------------
  * headalloc-model(7), CALIBRATION (Goodness of fit).  chi2 = the rss of
  * the standardised residuals, dof = m - k, p_value = Q(chi2 | dof), all
  * only when every run has a loss_se (and dof > 0 for p).  Verdict: lack
@@ -500,7 +499,7 @@ struct ha_calibration {
 	struct ha_cal_least_squares least_squares;
 	struct ha_cal_warning *warnings;
 	size_t warning_count;
-	struct ha_cal_goodness goodness; /* calboot */
+	struct ha_cal_goodness goodness;
 };
 
 /* The whole of headalloc-model(7), CALIBRATION: fit, uncertainty, prediction, comparison
@@ -532,7 +531,7 @@ struct ha_cal_point {
 	double samples;  /* n > 1, finite */
 };
 
-/* ---- calboot: the joint work limit -----------------------------------------
+/* ---- the joint work limit --------------------------------------------------
  * A calibration's work in run-fits, counting only the fits that will run:
  * runs x (1 + B + laws x (runs + 1 + min(B, HA_CAL_COMPARE_RESAMPLES))):
  * the main fit, its B bootstrap refits and, for each law of the comparison

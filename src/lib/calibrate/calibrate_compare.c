@@ -46,7 +46,7 @@ static const struct rung ladder[HA_CAL_LADDER] = {
 	 "var_rate=0"},
 	{"rate", "irreducible,bias_coef,smoothness,var_coef,var_rate",
 	 "var_power=0"},
-	/* calmodel: the data term A n^-α; fitted only on runs at 3 or more
+	/* the data term A n^-α; fitted only on runs at 3 or more
 	 * distinct sample sizes (cal_data_term_identifiable), else the row
 	 * is not fitted, with the reason */
 	{"seeds+data", "irreducible,bias_coef,var_coef,data_coef,data_power",

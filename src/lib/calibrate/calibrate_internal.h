@@ -53,7 +53,7 @@ struct cal_data {
 	double loss_min;   /* the smallest L */
 	double log_n_min;  /* the smallest ln n */
 	void *block;       /* one allocation for all of the above */
-	/* calboot: runs of one configuration (H, d, n) are one design point */
+	/* runs of one configuration (H, d, n) are one design point */
 	size_t *config;    /* run i's configuration, in [0, distinct) */
 	size_t *order;     /* the runs grouped by configuration (in config's block) */
 	size_t distinct;   /* distinct configurations */
@@ -147,7 +147,7 @@ enum ha_status cal_minimise(const struct cal_data *data,
                             size_t seed_count, double *th, double *objective,
                             size_t *total, size_t *reached, int *converged);
 
-/* calboot: a bootstrap refit (calibrate_search.c) from every start of
+/* A bootstrap refit (calibrate_search.c) from every start of
  * the grid and from seed_count seeds (HA_CAL_PARAMS fit-scale values
  * each; the law's fixed values replace theirs), Levenberg–Marquardt
  * alone (the refit's cap and tolerance) from each; the best end into th. */

@@ -197,21 +197,25 @@ K_ONLY int solve(double *a, double *b, const int n)
 	return factor(a, perm, n) && apply(a, perm, b, n);
 }
 
-static int cholesky_solve(double *a, double *b, int n)
+/* The solves are called, not inlined: their eight unrolled copies are
+ * each too large to repeat at every call. */
+#define OUT_OF_LINE static __attribute__((noinline))
+
+OUT_OF_LINE int cholesky_solve(double *a, double *b, int n)
 {
 #define SOLVE_N(nn) solve(a, b, nn)
 	BY_K(n, SOLVE_N)
 #undef SOLVE_N
 }
 
-static int cholesky_factor(double *a, int *perm, int n)
+OUT_OF_LINE int cholesky_factor(double *a, int *perm, int n)
 {
 #define FACTOR_N(nn) factor(a, perm, nn)
 	BY_K(n, FACTOR_N)
 #undef FACTOR_N
 }
 
-static int cholesky_apply(const double *a, const int *perm, double *b, int n)
+OUT_OF_LINE int cholesky_apply(const double *a, const int *perm, double *b, int n)
 {
 #define APPLY_N(nn) apply(a, perm, b, nn)
 	BY_K(n, APPLY_N)
@@ -272,7 +276,7 @@ K_ONLY int llt_apply(const double *a, double *b, const int n)
 	return 1;
 }
 
-static int cholesky_plain_solve(double *a, double *b, int n)
+OUT_OF_LINE int cholesky_plain_solve(double *a, double *b, int n)
 {
 #define PLAIN_N(nn) (llt(a, nn) && llt_apply(a, b, nn))
 	BY_K(n, PLAIN_N)

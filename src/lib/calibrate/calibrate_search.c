@@ -700,7 +700,7 @@ done:
 	return st;
 }
 
-/* calboot: a bootstrap refit from every start of the grid and from the
+/* A bootstrap refit from every start of the grid and from the
  * seeds (the full data's optimum; in the comparison also the resample's
  * optima of the laws this one contains), Levenberg–Marquardt alone from
  * each (the refit's step cap and tolerance), the best end kept.  The

@@ -433,7 +433,7 @@ static void text_fit(FILE *f, const struct ha_calibration *c,
 	}
 }
 
-/* calboot: the goodness of fit and the prediction's support in words. */
+/* The goodness of fit and the prediction's support in words. */
 static void text_goodness(FILE *f, const struct ha_cal_goodness *g)
 {
 	char b1[32], b2[32], b3[32], b4[32];
