@@ -289,47 +289,39 @@ static enum ha_status make_target(pic_t *p, const struct ha_calibration *c,
 	const struct ha_cal_prediction *pr = &c->prediction;
 	const double *value = c->fit.law.value;
 	uint64_t *divisors = NULL;
-	size_t count = 0;
+	size_t count = 0, banded = 0;
 	enum ha_status st = ha_divisors(pr->budget, &divisors, &count);
 	if (st != HA_OK)
 		return st;
 	p->target_feasible = feasible_count;
-	for (size_t i = 0, j = 0; i < count; i++) {
-		while (j < feasible_count && feasible[j] < divisors[i])
-			j++;
-		double x = log10((double)divisors[i]);
-		if (x < p->x0 || x > p->x1)
-			continue;
-		p->target_on_axis++;
-		p->target_feasible_on_axis += j < feasible_count && feasible[j] == divisors[i];
-	}
-	size_t in_view = p->target_on_axis;
-	if (in_view > HA_CAL_PICTURE_MARKS) {
-		free(divisors);
-		return HA_OK; /* the curve only */
-	}
-	p->marks = calloc(in_view ? in_view : 1, sizeof *p->marks);
-	struct ha_cal_point *pts = malloc((in_view ? in_view : 1) * sizeof *pts);
-	double *lo = malloc((in_view ? in_view : 1) * sizeof *lo);
-	double *hi = malloc((in_view ? in_view : 1) * sizeof *hi);
+	size_t room = count < HA_CAL_PICTURE_MARKS ? count : HA_CAL_PICTURE_MARKS;
+	p->marks = calloc(room, sizeof *p->marks);
+	struct ha_cal_point *pts = malloc(room * sizeof *pts);
+	double *lo = malloc(room * sizeof *lo);
+	double *hi = malloc(room * sizeof *hi);
 	if (!p->marks || !pts || !lo || !hi)
 		st = HA_ENOMEM;
-	size_t banded = 0;
 	for (size_t i = 0, j = 0; st == HA_OK && i < count; i++) {
 		while (j < feasible_count && feasible[j] < divisors[i])
 			j++;
 		double x = log10((double)divisors[i]);
 		if (x < p->x0 || x > p->x1)
 			continue;
+		int feasible_i = j < feasible_count && feasible[j] == divisors[i];
+		p->target_feasible_on_axis += feasible_i;
+		if (++p->target_on_axis > HA_CAL_PICTURE_MARKS)
+			continue;
 		struct ha_cal_picture_mark *mk = &p->marks[p->mark_count++];
 		mk->x = x;
 		mk->y = log10_loss(value, (double)pr->budget, (double)divisors[i], pr->samples);
-		mk->feasible = j < feasible_count && feasible[j] == divisors[i];
+		mk->feasible = feasible_i;
 		mk->optimum = divisors[i] == pr->head_dim;
 		if (mk->feasible)
 			pts[banded++] = (struct ha_cal_point){(double)pr->budget,
 			                                      (double)divisors[i], pr->samples};
 	}
+	if (p->target_on_axis > HA_CAL_PICTURE_MARKS)
+		p->mark_count = banded = 0; /* the curve only */
 	if (st == HA_OK && p->have_band && banded) {
 		st = ha_cal_band(c, pts, banded, 0.025, 0.975, lo, hi, err);
 		for (size_t i = 0, b = 0; st == HA_OK && i < p->mark_count; i++) {
