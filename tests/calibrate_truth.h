@@ -20,19 +20,7 @@
 
 #define MAX_RUNS 128
 
-static uint64_t rng_state = 12345;
-
-static inline double unit(void)
-{
-	rng_state = rng_state * UINT64_C(6364136223846793005) +
-	            UINT64_C(1442695040888963407);
-	return ((double)(rng_state >> 11) + 0.5) / 9007199254740992.0;
-}
-
-static inline double gauss(void)
-{
-	return sqrt(-2.0 * log(unit())) * cos(6.283185307179586 * unit());
-}
+#include "cal_random.h"
 
 /* The loss of (H, d, n) under th, through the allocator's model. */
 static inline double loss_of(const double *th, uint64_t heads, uint64_t dim, double n)

@@ -19,23 +19,12 @@
 #include <criterion/criterion.h>
 
 #include <headalloc/calibrate.h>
+#define CAL_TEST_SEED 0
+#include "cal_random.h"
 
 #define SETS 200
 #define RESAMPLES 200
 #define SIGMA 0.02
-
-static uint64_t state;
-
-static double unit(void)
-{
-	state = state * UINT64_C(6364136223846793005) + UINT64_C(1442695040888963407);
-	return ((double)(state >> 11) + 0.5) / 9007199254740992.0;
-}
-
-static double gauss(void)
-{
-	return sqrt(-2.0 * log(unit())) * cos(6.283185307179586 * unit());
-}
 
 /* E = 1, c_b = 4, s = 1, a power-law variance (γ = 0, κ = 2) with
  * c_v = 0.5e4 / 4096; E, c_b, s, c_v free.  96 runs: d = 2..256, H in
@@ -50,7 +39,7 @@ static void coverage(enum ha_cal_bootstrap_kind kind, const char *label)
 	const double th[HA_CAL_PARAMS] = {1.0, log(4.0), 1.0, log(0.5e4 / 4096.0),
 	                                  0.0, 2.0, 1.0, 0.0, 0.28, 1.0};
 	int covered[HA_CAL_PARAMS] = {0};
-	state = 20240611;
+	rng_state = 20240611;
 	for (int set = 0; set < SETS; set++) {
 		struct ha_run runs[96];
 		size_t m = 0;

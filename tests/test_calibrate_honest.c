@@ -9,19 +9,8 @@
 #include <headalloc/model.h>
 #include <headalloc/runs.h>
 #include "calibrate/calibrate_internal.h"
-
-static uint64_t state = 99;
-
-static double unit(void)
-{
-	state = state * UINT64_C(6364136223846793005) + UINT64_C(1442695040888963407);
-	return ((double)(state >> 11) + 0.5) / 9007199254740992.0;
-}
-
-static double gauss(void)
-{
-	return sqrt(-2.0 * log(unit())) * cos(6.283185307179586 * unit());
-}
+#define CAL_TEST_SEED 99
+#include "cal_random.h"
 
 static void truth(double *th)
 {
@@ -77,16 +66,6 @@ static struct ha_cal_options opts(size_t b)
 	return o;
 }
 
-static int warned(const struct ha_calibration *c, enum ha_cal_warning_kind k,
-                  const char *text)
-{
-	for (size_t i = 0; i < c->warning_count; i++)
-		if (c->warnings[i].kind == k &&
-		    (!text || strstr(c->warnings[i].message, text)))
-			return 1;
-	return 0;
-}
-
 static struct ha_calibration *calibrate(const struct ha_run *runs, size_t m,
                                         const struct ha_cal_options *o)
 {
@@ -106,7 +85,7 @@ static int same_bootstrap(const struct ha_calibration *a, const struct ha_calibr
 Test(honest, seeds_are_distinct_streams_and_threads_change_nothing)
 {
 	struct ha_run runs[16];
-	state = 5;
+	rng_state = 5;
 	size_t m = runs_of(runs, dims, 4, ns, 3, 0.02, 0);
 	struct ha_cal_options o = opts(40);
 	uint64_t seeds[] = {0, 4357, 1, UINT64_C(1) + (UINT64_C(1) << 32), UINT64_MAX};
@@ -136,7 +115,7 @@ Test(honest, shares_are_over_every_resample_and_a_thin_design_is_degenerate)
 {
 	/* 5 distinct configurations for 3 free parameters */
 	struct ha_run runs[16];
-	state = 8;
+	rng_state = 8;
 	size_t m = runs_of(runs, dims, 4, ns + 1, 1, 0.02, 0);
 	runs[m] = runs[0];
 	runs[m++].samples = 1e6;
@@ -157,7 +136,7 @@ Test(honest, shares_are_over_every_resample_and_a_thin_design_is_degenerate)
 	ha_calibration_free(c);
 
 	/* 12 configurations: not degenerate */
-	state = 9;
+	rng_state = 9;
 	m = runs_of(runs, dims, 4, ns, 3, 0.02, 0);
 	c = calibrate(runs, m, &o);
 	cr_assert(!c->bootstrap.degenerate);
@@ -169,7 +148,7 @@ Test(honest, shares_are_over_every_resample_and_a_thin_design_is_degenerate)
 Test(honest, the_residual_bootstrap_keeps_every_run)
 {
 	struct ha_run runs[16];
-	state = 5;
+	rng_state = 5;
 	size_t m = runs_of(runs, dims, 4, ns, 3, 0.02, 0);
 	struct ha_cal_options o = opts(60);
 	o.bootstrap_kind = HA_CAL_BOOT_RESIDUALS;
@@ -190,7 +169,7 @@ Test(honest, the_residual_bootstrap_keeps_every_run)
 Test(honest, goodness_with_se_both_sides)
 {
 	struct ha_run runs[16];
-	state = 21;
+	rng_state = 21;
 	size_t m = runs_of(runs, dims, 4, ns + 1, 1, 0.01, 1);
 	runs[m] = runs[0];
 	runs[m].samples = 1e6;
@@ -229,7 +208,7 @@ Test(honest, goodness_with_se_both_sides)
 Test(honest, goodness_without_se_both_sides)
 {
 	struct ha_run runs[16];
-	state = 5;
+	rng_state = 5;
 	size_t m = runs_of(runs, dims, 4, ns, 3, 0.01, 0);
 	struct ha_cal_options o = opts(0);
 	struct ha_calibration *c = calibrate(runs, m, &o);
@@ -258,7 +237,7 @@ Test(honest, goodness_without_se_both_sides)
 Test(honest, the_support_of_the_prediction)
 {
 	struct ha_run runs[16];
-	state = 5;
+	rng_state = 5;
 	size_t m = runs_of(runs, dims, 4, ns, 3, 0.01, 0);
 	struct ha_cal_options o = opts(40);
 	struct ha_calibration *c = calibrate(runs, m, &o);
@@ -315,7 +294,7 @@ Test(honest, repeated_rows_are_one_design_point)
 {
 	/* 3 configurations exported three times each (a row per seed) */
 	struct ha_run runs[16];
-	state = 5;
+	rng_state = 5;
 	size_t m = runs_of(runs, dims + 1, 3, ns + 1, 1, 0.01, 0);
 	for (size_t r = 1; r < 3; r++)
 		for (size_t i = 0; i < 3; i++) {
@@ -348,7 +327,7 @@ Test(honest, one_head_dim_when_the_fixed_ones_allow_it)
 Test(honest, non_finite_objectives_name_their_value_and_work_is_bounded)
 {
 	struct ha_run runs[16];
-	state = 5;
+	rng_state = 5;
 	size_t m = runs_of(runs, dims, 4, ns, 3, 0.01, 0);
 	struct ha_cal_options o = opts(0);
 	o.law.value[HA_CAL_VAR_COEF] = 1e300;
@@ -402,7 +381,7 @@ static int cancel_at(void *ctx, const char *what, uint64_t done, uint64_t total)
 Test(honest, the_bootstrap_reports_progress_and_cancels)
 {
 	struct ha_run runs[16];
-	state = 5;
+	rng_state = 5;
 	size_t m = runs_of(runs, dims, 4, ns, 3, 0.02, 0);
 	struct ha_cal_options o = opts(50);
 	uint64_t at = 3;

@@ -14,22 +14,10 @@
 #include <headalloc/calibrate.h>
 #include <headalloc/runs.h>
 #include "calibrate/calibrate_internal.h"
+#define CAL_TEST_SEED 777
+#include "cal_random.h"
 
 #define MAX_RUNS 64
-
-static uint64_t rng_state = 777;
-
-static double unit(void)
-{
-	rng_state = rng_state * UINT64_C(6364136223846793005) +
-	            UINT64_C(1442695040888963407);
-	return ((double)(rng_state >> 11) + 0.5) / 9007199254740992.0;
-}
-
-static double gauss(void)
-{
-	return sqrt(-2.0 * log(unit())) * cos(6.283185307179586 * unit());
-}
 
 /* Runs on dims x heads x samples under th (through the allocator's
  * model), each loss times exp(sigma z). */

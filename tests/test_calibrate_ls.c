@@ -49,7 +49,7 @@ static double polish_objective(unsigned n, const double *x, double *grad,
 	memcpy(th, p->th, sizeof th);
 	for (unsigned j = 0; j < n; j++)
 		th[p->index[j]] = x[j];
-	double f = cal_objective(p->data, th, INFINITY, NULL);
+	double f = cal_objective(p->data, th, INFINITY, NULL, NULL);
 	return isfinite(f) ? f : HUGE_VAL;
 }
 
@@ -111,18 +111,18 @@ static void every_law(const struct ha_run *runs, size_t m, struct tally *t)
 		if (!cal_data_term_identifiable(&data, law, msg))
 			continue;
 		double full[HA_CAL_PARAMS], f;
-		cr_assert_eq(cal_minimise(&data, law, INFINITY, NULL, full, &f,
-		                          NULL, NULL, NULL), HA_OK, "%s", law->name);
+		cr_assert_eq(cal_minimise(&data, law, INFINITY, NULL, NULL, 0, full,
+		                          &f, NULL, NULL, NULL), HA_OK, "%s", law->name);
 		for (size_t out = 0; out < m; out++) {
 			for (size_t i = 0; i < m; i++)
 				data.weight[i] = i == out ? 0.0 : 1.0;
-			if (!cal_identifiable(&data, runs, cal_free_count(law), msg) ||
+			if (!cal_identifiable(&data, runs, cal_free_count(law), NULL, msg) ||
 			    !cal_data_term_identifiable(&data, law, msg))
 				continue;
 			double th[HA_CAL_PARAMS], fr;
 			int converged = 0;
-			cr_assert_eq(cal_minimise(&data, law, INFINITY, full, th, &fr,
-			                          NULL, NULL, &converged), HA_OK);
+			cr_assert_eq(cal_minimise(&data, law, INFINITY, full, NULL, 0, th,
+			                          &fr, NULL, NULL, &converged), HA_OK);
 			t->refits++;
 			if (!converged) {
 				/* Still descending at the cap: a valley its runs

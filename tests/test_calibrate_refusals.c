@@ -135,16 +135,6 @@ Test(calibrate, what_cannot_be_fitted_is_refused)
 
 /* ---- warnings ------------------------------------------------------------ */
 
-static int has_warning(const struct ha_calibration *c,
-                       enum ha_cal_warning_kind kind, const char *fragment)
-{
-	for (size_t i = 0; i < c->warning_count; i++)
-		if (c->warnings[i].kind == kind &&
-		    (!fragment || strstr(c->warnings[i].message, fragment)))
-			return 1;
-	return 0;
-}
-
 Test(calibrate, warnings_of_identifiability_and_extrapolation)
 {
 	double th[HA_CAL_PARAMS];
@@ -158,9 +148,9 @@ Test(calibrate, warnings_of_identifiability_and_extrapolation)
 	struct ha_calibration *c = NULL;
 	struct ha_error err;
 	cr_assert_eq(ha_calibrate(runs, m, &o, &c, &err), HA_OK, "%s", err.message);
-	cr_assert(has_warning(c, HA_CAL_WARN_ONE_SAMPLES, "every run has samples 100000"));
-	cr_assert(has_warning(c, HA_CAL_WARN_BUDGET_OUTSIDE, "target budget 4096 lies outside the runs' budgets [8, 128]"));
-	cr_assert(has_warning(c, HA_CAL_WARN_SAMPLES_OUTSIDE, "target samples 1e+09"));
+	cr_assert(warned(c, HA_CAL_WARN_ONE_SAMPLES, "every run has samples 100000"));
+	cr_assert(warned(c, HA_CAL_WARN_BUDGET_OUTSIDE, "target budget 4096 lies outside the runs' budgets [8, 128]"));
+	cr_assert(warned(c, HA_CAL_WARN_SAMPLES_OUTSIDE, "target samples 1e+09"));
 	ha_calibration_free(c);
 
 	/* Inside the runs' range: no extrapolation warning; several n. */
@@ -168,9 +158,9 @@ Test(calibrate, warnings_of_identifiability_and_extrapolation)
 	o.target = (struct ha_cal_target){48, 1e5, {0}};
 	o.collinear = 0.98;
 	cr_assert_eq(ha_calibrate(runs, m, &o, &c, &err), HA_OK, "%s", err.message);
-	cr_assert(!has_warning(c, HA_CAL_WARN_ONE_SAMPLES, NULL));
-	cr_assert(!has_warning(c, HA_CAL_WARN_BUDGET_OUTSIDE, NULL));
-	cr_assert(!has_warning(c, HA_CAL_WARN_SAMPLES_OUTSIDE, NULL));
+	cr_assert(!warned(c, HA_CAL_WARN_ONE_SAMPLES, NULL));
+	cr_assert(!warned(c, HA_CAL_WARN_BUDGET_OUTSIDE, NULL));
+	cr_assert(!warned(c, HA_CAL_WARN_SAMPLES_OUTSIDE, NULL));
 	/* E, c_b and s over d in [4, 16] are nearly collinear: exactly the
 	 * pairs of the fit's correlation matrix at or past 0.98 are named. */
 	cr_assert(c->fit.has_covariance);
@@ -185,7 +175,7 @@ Test(calibrate, warnings_of_identifiability_and_extrapolation)
 			         ha_cal_param_str((enum ha_cal_param)p),
 			         ha_cal_param_str((enum ha_cal_param)q), r);
 			int big = c->fit.param[p].free && c->fit.param[q].free && fabs(r) >= 0.98;
-			cr_assert_eq(has_warning(c, HA_CAL_WARN_COLLINEAR, text), big, "%s", text);
+			cr_assert_eq(warned(c, HA_CAL_WARN_COLLINEAR, text), big, "%s", text);
 			pairs += (size_t)big;
 		}
 	cr_assert_geq(pairs, 1);
@@ -193,7 +183,7 @@ Test(calibrate, warnings_of_identifiability_and_extrapolation)
 	ha_calibration_free(c);
 	o.collinear = 1.0; /* no pair is exactly collinear */
 	cr_assert_eq(ha_calibrate(runs, m, &o, &c, &err), HA_OK, "%s", err.message);
-	cr_assert(!has_warning(c, HA_CAL_WARN_COLLINEAR, NULL));
+	cr_assert(!warned(c, HA_CAL_WARN_COLLINEAR, NULL));
 	ha_calibration_free(c);
 }
 
@@ -216,7 +206,7 @@ Test(calibrate, no_standard_errors_says_why)
 	cr_assert(strstr(c->fit.no_covariance, "hdi") != NULL, "%s", c->fit.no_covariance);
 	for (int p = 0; p < HA_CAL_PARAMS; p++)
 		cr_assert(!c->fit.param[p].has_se);
-	cr_assert(has_warning(c, HA_CAL_WARN_NO_COVARIANCE, "no standard errors: the Jacobian"));
+	cr_assert(warned(c, HA_CAL_WARN_NO_COVARIANCE, "no standard errors: the Jacobian"));
 	ha_calibration_free(c);
 }
 
@@ -244,8 +234,8 @@ Test(calibrate, unfittable_and_unconverged_resamples_are_counted)
 	cr_assert_eq(b->fitted + b->unfittable + b->failed, 1000);
 	cr_assert_gt(b->unfittable, 0);
 	cr_assert_gt(b->fitted, 900);
-	cr_assert(has_warning(c, HA_CAL_WARN_UNFITTABLE, "bootstrap resamples could not be fitted"));
-	cr_assert_eq(has_warning(c, HA_CAL_WARN_UNCONVERGED, NULL), b->unconverged > 0);
+	cr_assert(warned(c, HA_CAL_WARN_UNFITTABLE, "bootstrap resamples could not be fitted"));
+	cr_assert_eq(warned(c, HA_CAL_WARN_UNCONVERGED, NULL), b->unconverged > 0);
 	cr_assert_eq(b->predicted, b->fitted);
 	double total = 0.0;
 	size_t counted = 0;

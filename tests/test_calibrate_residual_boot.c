@@ -18,19 +18,8 @@
 #include <headalloc/runs.h>
 
 #include "calibrate/calibrate_internal.h"
-
-static uint64_t state = 4242;
-
-static double unit(void)
-{
-	state = state * UINT64_C(6364136223846793005) + UINT64_C(1442695040888963407);
-	return ((double)(state >> 11) + 0.5) / 9007199254740992.0;
-}
-
-static double gauss(void)
-{
-	return sqrt(-2.0 * log(unit())) * cos(6.283185307179586 * unit());
-}
+#define CAL_TEST_SEED 4242
+#include "cal_random.h"
 
 /* data/runs.yaml's truth and configurations, noise sigma[i % 3] in ln L,
  * loss_se stated when with_se. */
@@ -139,16 +128,6 @@ Test(calibrate_residual_boot, leverage_weighs_runs_by_their_se)
 	check_leverage(1);
 }
 
-static int warned(const struct ha_calibration *c, enum ha_cal_warning_kind kind,
-                  const char *text)
-{
-	for (size_t i = 0; i < c->warning_count; i++)
-		if (c->warnings[i].kind == kind &&
-		    (!text || strstr(c->warnings[i].message, text)))
-			return 1;
-	return 0;
-}
-
 static struct ha_calibration *calibrate_ten(enum ha_cal_bootstrap_kind kind, int with_se)
 {
 	static const double sigma[3] = {0.005, 0.01, 0.02};
@@ -198,11 +177,11 @@ Test(calibrate_residual_boot, a_kind_measured_to_hold_does_not_warn)
  * of some width, and not the pooled residuals' ones. */
 Test(calibrate_residual_boot, wild_is_reproducible_and_its_own)
 {
-	state = 4242;
+	rng_state = 4242;
 	struct ha_calibration *a = calibrate_ten(HA_CAL_BOOT_WILD, 0);
-	state = 4242;
+	rng_state = 4242;
 	struct ha_calibration *b = calibrate_ten(HA_CAL_BOOT_WILD, 0);
-	state = 4242;
+	rng_state = 4242;
 	struct ha_calibration *r = calibrate_ten(HA_CAL_BOOT_RESIDUALS, 0);
 	int differs = 0;
 	for (int p = 0; p < HA_CAL_PARAMS; p++) {

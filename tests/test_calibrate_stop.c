@@ -28,18 +28,12 @@
 #include <headalloc/model.h>
 
 #include "calibrate/calibrate_internal.h"
+#define CAL_TEST_SEED 17
+#include "cal_random.h"
 
 /* The refit's cap and tolerance (calibrate_search.c). */
 #define STEPS 100
 #define TOLERANCE 1e-10
-
-static uint64_t state = 17;
-
-static double unit(void)
-{
-	state = state * UINT64_C(6364136223846793005) + UINT64_C(1442695040888963407);
-	return ((double)(state >> 11) + 0.5) / 9007199254740992.0;
-}
 
 /* The bench's runs: the seeds' law over d x n at D = 64, 1% noise. */
 static size_t runs_of(struct ha_run *runs)
@@ -114,7 +108,7 @@ static void one_refit(const struct cal_data *data, const struct ha_cal_law *law,
 		double start[HA_CAL_PARAMS], full[HA_CAL_PARAMS], cut[HA_CAL_PARAMS],
 			both[HA_CAL_PARAMS];
 		start_of(data, law, start);
-		double f0 = cal_objective(data, start, delta, NULL);
+		double f0 = cal_objective(data, start, delta, NULL, NULL);
 		if (!isfinite(f0))
 			continue;
 		memcpy(full, start, sizeof full);

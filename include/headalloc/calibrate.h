@@ -9,9 +9,8 @@
  * and, for a run with G = kv_heads < H (groups of g = H/G query heads),
  * the grouped factor F = (1 + (g - 1) rho_g + (H - g) rho) / H,
  * rho_g = 1 - group_hdi, in place of rho + (1 - rho)/H (which it is at
- * G = H), with eleven parameters (the ten below and group_hdi; "ten" in
- * the older text counts them without it) (enum ha_cal_param), each free or fixed.  The fit
- * minimises the SUM over runs of the Huber loss of the log residuals
+ * G = H): eleven parameters (enum ha_cal_param), each free or fixed.  The
+ * fit minimises the SUM over runs of the Huber loss of the log residuals
  *
  *   r_i = (ln L_i - ln L̂_i) / (se_i / L_i)     (/ 1 where se is absent)
  *   huber(r) = r^2/2 for |r| <= δ,  δ(|r| - δ/2) beyond   (δ = inf: r^2/2)
@@ -21,49 +20,35 @@
  * Gauss–Newton curvature of the start, then Levenberg–Marquardt on the
  * exact Huber loss of the linearised residuals to full precision.
  * Parameters are fitted on these scales ("fit scale"): E, ln c_b, s,
- * ln c_v, γ, κ, hdi, A, α, β (linear all but the two logs); ln c_b and ln c_v
- * are unbounded (their values may lie far beyond a double: ln c_v ≈ -1598
- * is a real case), and the others are held in their domains by box
- * bounds: E >= 0, s >= HA_CAL_SMOOTHNESS_MIN, γ >= 0, κ >= 0,
- * 0 <= hdi <= 1, A >= 0, α >= HA_CAL_POWER_MIN, β >= HA_CAL_POWER_MIN.  A free parameter that ends within 1e-8 (relative, or
- * absolute below 1) of one of these bounds is reported `at_bound`.
- * (E >= 0 where headalloc-model(7), CALIBRATION (The parameters) says "real": as n and d grow L -> E,
- * so a negative E predicts a negative error, which CALIBRATION rules out; the
- * allocator's model rejects it for the same reason.)
+ * ln c_v, γ, κ, hdi, A, α, β, group_hdi (linear all but the two logs);
+ * ln c_b and ln c_v are unbounded (their values may lie far beyond a
+ * double: ln c_v ≈ -1598 is a real case), and the others are held in
+ * their domains by box bounds: E >= 0, s >= HA_CAL_SMOOTHNESS_MIN,
+ * γ >= 0, κ >= 0, 0 <= hdi, group_hdi <= 1, A >= 0,
+ * α, β >= HA_CAL_POWER_MIN.  A free parameter that ends within 1e-8
+ * (relative, or absolute below 1) of one of these bounds is reported
+ * `at_bound`.  (E >= 0 where CALIBRATION (The parameters) says "real":
+ * as n and d grow L -> E, so a negative E predicts a negative error, which
+ * CALIBRATION rules out; the allocator's model rejects it likewise.)
  *
- * Uncertainty: Gauss–Newton standard errors (least squares approximation
- * at the optimum: cov = σ^2 (J'J)^-1, σ^2 = RSS/(m - k), J the Jacobian of
- * the residuals r_i in fit scale) where m > k and J has full rank; and a
- * seeded case bootstrap (gsl_rng mt19937) giving percentile 95% intervals
- * and the distribution of the optimal allocation at a target.  Each
- * resample is refitted from the full data's optimum by Levenberg–Marquardt
- * alone, at most 100 steps: where a resample's optimum lies far along a
- * direction its runs hardly determine (an L1-like Huber fit has long,
- * nearly flat valleys, e.g. s -> 0 traded against E and c_b) the refit
- * stops still improving; such refits are counted (`unconverged`) and
- * warned about, and their last values stay in the intervals.
+ * Uncertainty: Gauss–Newton standard errors (cov = σ^2 (J'J)^-1,
+ * σ^2 = RSS/(m - k), J the Jacobian of the residuals r_i in fit scale)
+ * where m > k and J has full rank; and a seeded bootstrap (cases,
+ * residuals or wild; one random stream per resample) giving percentile
+ * 95% intervals and the distribution of the optimal allocation at a
+ * target.  Each resample is refitted by Levenberg–Marquardt alone from
+ * the grid and from the full data's optimum, at most 100 steps a start:
+ * where a resample's optimum lies far along a direction its runs hardly
+ * determine, the refit stops still improving; such refits are counted
+ * (`unconverged`) and warned about, and their last values stay in the
+ * intervals.
  *
  * Residuals, RSS and AICc: `residual` is ln L - ln L̂; `standardised` is
  * it divided by se/L (= residual without se); rss sums the squared
  * standardised residuals, rms is sqrt(mean residual^2); the objective is
- * the Huber sum of the standardised ones.
- *
- * Everything here is a plain C struct with fixed-size members plus a few
- * arrays, laid out so that a report writer can emit
- *   calibration: {runs, huber_delta, objective, rss, rms, aicc, bic,
- *                 starts: {total, reached_best},
- *                 parameters: {NAME: {value, free, se, ci95, at_bound}},
- *                 residuals: [{heads, head_dim, samples, loss, fitted,
- *                              residual}], warnings: [...]}
- *   model: {...}                              (struct ha_calibration.model)
- *   prediction: {budget, samples, heads, head_dim, loss,
- *                distribution: [{heads, head_dim, share}]}
- *   comparison: {laws: [{law, free, k, rss, aicc, bic, loo_rmse, weight,
- *                        heads, head_dim, share, ...}],
- *                verdict, averaged: [{heads, head_dim, share}]}
- * A quantity that is not defined (an AICc with m - k - 1 <= 0, an SE
- * without full rank) has a flag beside it and its double is 0, never NaN
- * or inf. */
+ * the Huber sum of the standardised ones.  A quantity that is not
+ * defined (an AICc with m - k - 1 <= 0, an SE without full rank) has a
+ * flag beside it and its double is 0, never NaN or inf. */
 #ifndef HEADALLOC_CALIBRATE_H
 #define HEADALLOC_CALIBRATE_H
 
@@ -84,7 +69,8 @@
 extern "C" {
 #endif
 
-/* The ten parameters of headalloc-model(7), CALIBRATION (The parameters), in this order everywhere. */
+/* The parameters of headalloc-model(7), CALIBRATION (The parameters), in
+ * this order everywhere. */
 enum ha_cal_param {
 	HA_CAL_IRREDUCIBLE = 0, /* "irreducible": E (fit scale: E) */
 	HA_CAL_BIAS_COEF = 1,   /* "bias_coef": c_b (fit scale: ln c_b) */
@@ -191,11 +177,11 @@ struct ha_cal_options {
 	struct ha_cal_law law;      /* the main fit */
 	double huber_delta;         /* δ > 0; INFINITY = least squares */
 	size_t bootstrap;           /* B resamples; 0 = no bootstrap */
-	uint64_t seed;              /* of the bootstrap's gsl_rng (mt19937) */
+	uint64_t seed;              /* of the bootstrap's streams (one a resample) */
 	int compare;                /* 1: fit the ladder of laws as well */
 	double collinear;           /* warn when |correlation| >= this */
 	struct ha_cal_target target;
-	/* calboot: the honest bootstrap (see the block at the end). */
+	/* the bootstrap's kind and degeneracy (see the block at the end) */
 	enum ha_cal_bootstrap_kind bootstrap_kind; /* cases (default), residuals or wild */
 	size_t threads;             /* bootstrap refits, full fits' starts, leave-one-out, the calling
 	                               thread one of them: 0 = one per online processor; 1 = the
@@ -294,7 +280,7 @@ struct ha_cal_share {
 	double share; /* count / bootstrap.resamples (all B: no_answer_share is the rest) */
 };
 
-/* ---- calboot: is the prediction supported? --------------------------------
+/* ---- is the prediction supported? ---------------------------------------
  * headalloc-model(7), CALIBRATION (The answer). */
 struct ha_cal_support {
 	int inside_measured_head_dims; /* lo <= head_dim <= hi */
@@ -331,7 +317,7 @@ struct ha_cal_prediction {
 	 * head_dim first); NULL / 0 without bootstrap. */
 	struct ha_cal_share *distribution;
 	size_t distribution_count;
-	/* calboot: resamples with no optimum (unfittable, failed, or no
+	/* resamples with no optimum (unfittable, failed, or no
 	 * allocation) over all B; and whether the data back the answer. */
 	double no_answer_share;
 	struct ha_cal_support support;
@@ -448,7 +434,6 @@ enum ha_cal_warning_kind {
 	HA_CAL_WARN_UNFITTABLE = 6,    /* bootstrap resamples that could not be fitted */
 	HA_CAL_WARN_AT_BOUND = 7,      /* a parameter ended on a bound */
 	HA_CAL_WARN_UNCONVERGED = 8,   /* bootstrap refits stopped by their step cap */
-	/* calboot */
 	HA_CAL_WARN_DEGENERATE = 9,    /* the bootstrap cannot vary the fit */
 	HA_CAL_WARN_LACK_OF_FIT = 10,  /* the law misfits the runs */
 	HA_CAL_WARN_UNSUPPORTED = 11,  /* a check of the prediction's support failed */
@@ -472,7 +457,7 @@ struct ha_cal_warning {
 	char message[HA_CAL_MESSAGE_MAX];
 };
 
-/* ---- calboot: goodness of fit ----------------------------------------------
+/* ---- goodness of fit ----------------------------------------------
  * headalloc-model(7), CALIBRATION (Goodness of fit).  chi2 = the rss of
  * the standardised residuals, dof = m - k, p_value = Q(chi2 | dof), all
  * only when every run has a loss_se (and dof > 0 for p).  Verdict: lack
@@ -514,7 +499,7 @@ struct ha_calibration {
 	struct ha_cal_least_squares least_squares;
 	struct ha_cal_warning *warnings;
 	size_t warning_count;
-	struct ha_cal_goodness goodness; /* calboot */
+	struct ha_cal_goodness goodness;
 };
 
 /* The whole of headalloc-model(7), CALIBRATION: fit, uncertainty, prediction, comparison
@@ -546,7 +531,7 @@ struct ha_cal_point {
 	double samples;  /* n > 1, finite */
 };
 
-/* ---- calboot: the joint work limit -----------------------------------------
+/* ---- the joint work limit --------------------------------------------------
  * A calibration's work in run-fits, counting only the fits that will run:
  * runs x (1 + B + laws x (runs + 1 + min(B, HA_CAL_COMPARE_RESAMPLES))):
  * the main fit, its B bootstrap refits and, for each law of the comparison

@@ -1,9 +1,8 @@
-/* The design of a calibration: which runs are one configuration
- * (H, d, n) — trackers export a row per seed, and repeated rows add no
- * design point — and whether the weighted runs can fit a law's free
- * parameters (headalloc-model(7), CALIBRATION (Uncertainty and
- * identifiability)). */
-#include <float.h>
+/* The design of a calibration: the runs reduced to what the objective
+ * needs, which runs are one configuration (H, d, n) — trackers export a
+ * row per seed, and repeated rows add no design point — and whether the
+ * weighted runs can fit a law's free parameters (headalloc-model(7),
+ * CALIBRATION (Uncertainty and identifiability)). */
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -36,7 +35,7 @@ static int same_config(const struct ha_run *x, const struct ha_run *y)
 	       x->samples == y->samples && x->kv_heads == y->kv_heads;
 }
 
-enum ha_status cal_data_configs(struct cal_data *data, const struct ha_run *runs)
+static enum ha_status data_configs(struct cal_data *data, const struct ha_run *runs)
 {
 	size_t m = data->m;
 	data->config = malloc((2 * m + 1) * sizeof *data->config);
@@ -59,6 +58,72 @@ enum ha_status cal_data_configs(struct cal_data *data, const struct ha_run *runs
 	}
 	data->distinct = m ? id + 1 : 0;
 	return HA_OK;
+}
+
+enum ha_status cal_data_init(struct cal_data *data, const struct ha_run *runs,
+                             size_t count)
+{
+	const size_t arrays = 9;
+	double *block = malloc(arrays * count * sizeof *block);
+	if (!block)
+		return HA_ENOMEM;
+	data->block = block;
+	data->m = count;
+	data->log_d = block;
+	data->d_log_d = block + count;
+	data->log_n = block + 2 * count;
+	data->log_loss = block + 3 * count;
+	data->inv_w = block + 4 * count;
+	data->cover = block + 5 * count;
+	data->weight = block + 6 * count;
+	data->log_q1 = block + 7 * count;
+	data->gcover = block + 8 * count;
+	data->grouped = 0;
+	data->loss_min = INFINITY;
+	data->log_n_min = INFINITY;
+	data->threads = 1;
+	data->poll = NULL;
+	for (size_t i = 0; i < count; i++) {
+		double d = (double)runs[i].head_dim;
+		data->log_d[i] = log(d);
+		data->d_log_d[i] = d * log(d);
+		data->log_n[i] = log(runs[i].samples);
+		data->log_loss[i] = log(runs[i].loss);
+		data->inv_w[i] = isnan(runs[i].loss_se) ? 1.0
+		                                        : runs[i].loss / runs[i].loss_se;
+		uint64_t h = runs[i].heads, g = runs[i].kv_heads;
+		if (g == 0 || g == h) {
+			data->cover[i] = 1.0 - 1.0 / (double)h; /* as before groups */
+			data->gcover[i] = 0.0;
+		} else { /* g query heads a group: F = 1 - hdi (H-g)/H - group_hdi (g-1)/H */
+			uint64_t size = h / g;
+			data->cover[i] = (double)(h - size) / (double)h;
+			data->gcover[i] = (double)(size - 1) / (double)h;
+			data->grouped = 1;
+		}
+		data->log_q1[i] = log(1.0 - 1.0 * data->cover[i]);
+		data->weight[i] = 1.0;
+		if (runs[i].loss < data->loss_min)
+			data->loss_min = runs[i].loss;
+		if (data->log_n[i] < data->log_n_min)
+			data->log_n_min = data->log_n[i];
+	}
+	if (data_configs(data, runs) != HA_OK) {
+		free(block);
+		data->block = NULL;
+		return HA_ENOMEM;
+	}
+	return HA_OK;
+}
+
+void cal_data_free(struct cal_data *data)
+{
+	if (data) {
+		free(data->block);
+		data->block = NULL;
+		free(data->config);
+		data->config = NULL;
+	}
 }
 
 /* How many of the free set a single head_dim cannot tell apart: E, c_b
@@ -90,7 +155,7 @@ static const char *one_dim_conflict(const struct ha_cal_law *law, char *names,
 	return NULL;
 }
 
-int cal_design_check(const struct cal_data *data, const struct ha_run *runs,
+int cal_identifiable(const struct cal_data *data, const struct ha_run *runs,
                      size_t k, const struct ha_cal_law *law, char *msg)
 {
 	size_t distinct = 0, weighted = 0, current = (size_t)-1;
@@ -145,74 +210,35 @@ int cal_design_check(const struct cal_data *data, const struct ha_run *runs,
 	return 1;
 }
 
-/* Every weighted run's standardised residual, and its square, finite at
- * th: the objective then is too. */
-static int residuals_finite(const struct cal_data *data, const double *th)
+static size_t distinct_samples(const struct cal_data *data)
 {
+	size_t distinct = 0;
 	for (size_t i = 0; i < data->m; i++) {
 		if (data->weight[i] == 0.0)
 			continue;
-		double r = data->inv_w[i] * (data->log_loss[i] - cal_log_fitted(data, th, i));
-		if (!isfinite(r * r))
-			return 0;
+		int seen = 0;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = data->weight[j] != 0.0 && data->log_n[j] == data->log_n[i];
+		distinct += !seen;
 	}
-	return 1;
+	return distinct;
 }
 
-int cal_check_weights(const struct cal_data *data, const struct ha_run *runs,
-                      char *msg)
+int cal_data_term_identifiable(const struct cal_data *data,
+                               const struct ha_cal_law *law, char *msg)
 {
-	for (size_t i = 0; i < data->m; i++) {
-		double w2 = data->inv_w[i] * data->inv_w[i];
-		if (isfinite(w2) && w2 >= DBL_MIN)
-			continue;
+	if (!law->free[HA_CAL_DATA_COEF] && !law->free[HA_CAL_DATA_POWER]) {
+		msg[0] = '\0';
+		return 1;
+	}
+	size_t distinct = distinct_samples(data);
+	if (distinct < 3) {
 		snprintf(msg, HA_CAL_MESSAGE_MAX,
-		         "run %zu: loss_se %g against loss %g gives the run a weight "
-		         "(L/se)^2 = %g beyond a double: the objective cannot weigh it",
-		         i + 1, runs[i].loss_se, runs[i].loss, w2);
+		         "the runs hold %zu distinct sample size%s: the data term "
+		         "(data_coef, data_power) needs runs at 3 or more",
+		         distinct, distinct == 1 ? "" : "s");
 		return 0;
 	}
-	return 1;
-}
-
-int cal_trace_nonfinite(const struct cal_data *data, const struct ha_cal_law *law,
-                        const double *th, char *msg)
-{
-	if (th && residuals_finite(data, th))
-		return 0;
-	/* the fixed value whose seeds' default makes the fit finite */
-	struct ha_model seeds = ha_model_defaults();
-	struct ha_cal_law plain;
-	ha_cal_law_from_model(&plain, &seeds);
-	double t[HA_CAL_PARAMS];
-	memcpy(t, th ? th : law->value, sizeof t);
-	for (int p = 0; p < HA_CAL_PARAMS; p++) {
-		if (law->free[p])
-			continue;
-		double keep = t[p];
-		t[p] = plain.value[p];
-		int fixed_it = residuals_finite(data, t);
-		t[p] = keep;
-		if (fixed_it) {
-			snprintf(msg, HA_CAL_MESSAGE_MAX,
-			         "--fix %s%s=%g: at this value the fitted losses leave a "
-			         "double (the objective is not finite)",
-			         ha_cal_param_is_log((enum ha_cal_param)p) ? "log_" : "",
-			         ha_cal_param_str((enum ha_cal_param)p), law->value[p]);
-			return 1;
-		}
-	}
-	for (size_t i = 0; i < data->m; i++) {
-		double lf = cal_log_fitted(data, t, i);
-		if (!isfinite(lf) || !isfinite(data->inv_w[i] * (data->log_loss[i] - lf))) {
-			snprintf(msg, HA_CAL_MESSAGE_MAX,
-			         "run %zu: its fitted loss leaves a double at every start "
-			         "(ln L-hat %g): check the fixed values (--fix) and the "
-			         "run's loss_se", i + 1, lf);
-			return 1;
-		}
-	}
-	snprintf(msg, HA_CAL_MESSAGE_MAX,
-	         "the objective is not finite at the fixed values (--fix)");
+	msg[0] = '\0';
 	return 1;
 }

@@ -1,6 +1,7 @@
 /* One law fitted to the runs: validation, identifiability, the search,
  * and the statistics of the optimum (residuals, AICc, BIC, Gauss–Newton
  * covariance). */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,55 +153,95 @@ enum ha_status ha_cal_validate_runs(const struct ha_run *runs, size_t count,
 	return HA_OK;
 }
 
-/* A fixed value outside its parameter's domain, or NULL. */
-static const char *bad_fixed_value(const struct ha_cal_law *law)
-{
-	for (int p = 0; p < HA_CAL_PARAMS; p++) {
-		double v = law->value[p];
-		if (law->free[p])
-			continue;
-		int ok = isfinite(v);
-		if (p == HA_CAL_IRREDUCIBLE)
-			ok = ok && v >= 0.0;
-		if (p == HA_CAL_SMOOTHNESS || p == HA_CAL_DATA_POWER ||
-		    p == HA_CAL_VAR_SAMPLES_POWER)
-			ok = ok && v > 0.0;
-		if (p == HA_CAL_DATA_COEF)
-			ok = ok && v >= 0.0;
-		if (p == HA_CAL_VAR_RATE || p == HA_CAL_VAR_POWER)
-			ok = ok && v >= 0.0;
-		if (p == HA_CAL_HDI || p == HA_CAL_GROUP_HDI)
-			ok = ok && v >= 0.0 && v <= 1.0;
-		if (!ok)
-			return param_names[p];
-	}
-	return NULL;
-}
-
 enum ha_status cal_check_law(const struct ha_cal_law *law, double delta,
                              struct ha_error *err)
 {
 	if (!(delta > 0.0))
 		return ha_fail(err, HA_EINVAL,
 		               "huber_delta must be > 0 (or infinite), found %g", delta);
-	const char *bad = bad_fixed_value(law);
-	if (bad) {
-		int p = ha_cal_param_lookup(bad);
-		return ha_fail(err, HA_EINVAL,
-		               "%s: fixed value %g is outside the parameter's domain",
-		               bad, law->value[p]);
+	for (int p = 0; p < HA_CAL_PARAMS; p++) {
+		const char *what;
+		if (!law->free[p] &&
+		    !ha_cal_fixed_in_domain((enum ha_cal_param)p,
+		                            ha_cal_param_is_log((enum ha_cal_param)p),
+		                            law->value[p], &what))
+			return ha_fail(err, HA_EINVAL,
+			               "%s: fixed value %g is outside the parameter's domain",
+			               param_names[p], law->value[p]);
 	}
 	return HA_OK;
+}
+
+/* The Jacobian of the standardised residuals over the free parameters
+ * index[0..k), each column scaled to unit norm (scale[j]; 0 for a zero
+ * column, which changes no projection), and its thin SVD a = U S V'
+ * (U into a): the covariance and the leverages both read it. */
+struct jacobian_svd {
+	double *r, *jac;
+	gsl_matrix *a, *v;
+	gsl_vector *sv, *work;
+	double scale[HA_CAL_PARAMS];
+	int finite; /* the residuals were finite at th */
+};
+
+static void svd_free(struct jacobian_svd *s)
+{
+	free(s->r);
+	free(s->jac);
+	gsl_matrix_free(s->a);
+	gsl_matrix_free(s->v);
+	gsl_vector_free(s->sv);
+	gsl_vector_free(s->work);
+}
+
+/* 0 when out of memory. */
+static int svd_alloc(struct jacobian_svd *s, size_t m, size_t k)
+{
+	s->r = malloc(m * sizeof *s->r);
+	s->jac = malloc(m * HA_CAL_PARAMS * sizeof *s->jac);
+	s->a = gsl_matrix_alloc(m, k);
+	s->v = gsl_matrix_alloc(k, k);
+	s->sv = gsl_vector_alloc(k);
+	s->work = gsl_vector_alloc(k);
+	return s->r && s->jac && s->a && s->v && s->sv && s->work;
+}
+
+/* The scaled Jacobian at th into s->a (s->finite), then (when finite or
+ * always) its SVD: GSL's status, or 0 without the SVD. */
+static int svd_compute(struct jacobian_svd *s, const struct cal_data *data,
+                       const double *th, const int *index, size_t k,
+                       int always)
+{
+	size_t m = data->m;
+	s->finite = cal_residuals(data, th, NULL, NULL, 0, s->r, s->jac);
+	for (size_t j = 0; j < k; j++) {
+		double s2 = 0.0;
+		for (size_t i = 0; i < m; i++) {
+			double x = s->jac[i * HA_CAL_PARAMS + index[j]];
+			s2 += x * x;
+		}
+		s->scale[j] = s2 > 0.0 ? 1.0 / sqrt(s2) : 0.0;
+		for (size_t i = 0; i < m; i++)
+			gsl_matrix_set(s->a, i, j, s->jac[i * HA_CAL_PARAMS + index[j]] * s->scale[j]);
+	}
+	return s->finite || always ? gsl_linalg_SV_decomp(s->a, s->v, s->sv, s->work) : 0;
+}
+
+static int free_index(const struct ha_cal_law *law, int *index)
+{
+	int k = 0;
+	for (int p = 0; p < HA_CAL_PARAMS; p++)
+		if (law->free[p])
+			index[k++] = p;
+	return k;
 }
 
 static void covariance(struct ha_cal_fit *fit, const struct cal_data *data,
                        const double *th)
 {
 	size_t m = data->m, k = fit->free_count;
-	int index[HA_CAL_PARAMS], n = 0;
-	for (int p = 0; p < HA_CAL_PARAMS; p++)
-		if (fit->law.free[p])
-			index[n++] = p;
+	int index[HA_CAL_PARAMS];
+	free_index(&fit->law, index);
 	fit->has_covariance = 0;
 	if (k == 0) {
 		snprintf(fit->no_covariance, sizeof fit->no_covariance,
@@ -213,31 +254,19 @@ static void covariance(struct ha_cal_fit *fit, const struct cal_data *data,
 		         m, k);
 		return;
 	}
-	double *r = malloc(m * sizeof *r);
-	double *jac = malloc(m * HA_CAL_PARAMS * sizeof *jac);
-	gsl_matrix *a = gsl_matrix_alloc(m, k);
-	gsl_matrix *v = gsl_matrix_alloc(k, k);
-	gsl_vector *sv = gsl_vector_alloc(k);
-	gsl_vector *work = gsl_vector_alloc(k);
+	struct jacobian_svd s = {0};
 	snprintf(fit->no_covariance, sizeof fit->no_covariance,
 	         "out of memory for the covariance");
-	if (!r || !jac || !a || !v || !sv || !work)
+	if (!svd_alloc(&s, m, k))
 		goto done;
-	cal_residuals(data, th, r, jac);
-	double scale[HA_CAL_PARAMS];
-	for (size_t j = 0; j < k; j++) {
-		double s2 = 0.0;
-		for (size_t i = 0; i < m; i++)
-			s2 += jac[i * HA_CAL_PARAMS + index[j]] * jac[i * HA_CAL_PARAMS + index[j]];
-		scale[j] = s2 > 0.0 ? 1.0 / sqrt(s2) : 0.0;
-		for (size_t i = 0; i < m; i++)
-			gsl_matrix_set(a, i, j, jac[i * HA_CAL_PARAMS + index[j]] * scale[j]);
-	}
-	if (gsl_linalg_SV_decomp(a, v, sv, work) != 0) {
+	if (svd_compute(&s, data, th, index, k, 1) != 0) {
 		snprintf(fit->no_covariance, sizeof fit->no_covariance,
 		         "the singular value decomposition of the Jacobian failed");
 		goto done;
 	}
+	const double *scale = s.scale;
+	gsl_matrix *v = s.v;
+	gsl_vector *sv = s.sv;
 	double smax = gsl_vector_get(sv, 0), smin = gsl_vector_get(sv, k - 1);
 	int zero_column = 0;
 	for (size_t j = 0; j < k; j++)
@@ -266,8 +295,8 @@ static void covariance(struct ha_cal_fit *fit, const struct cal_data *data,
 		for (size_t l = 0; l < k; l++) {
 			double c = 0.0;
 			for (size_t q = 0; q < k; q++) {
-				double s = gsl_vector_get(sv, q);
-				c += gsl_matrix_get(v, j, q) * gsl_matrix_get(v, l, q) / (s * s);
+				double sq = gsl_vector_get(sv, q);
+				c += gsl_matrix_get(v, j, q) * gsl_matrix_get(v, l, q) / (sq * sq);
 			}
 			fit->covariance[index[j]][index[l]] = sigma2 * c * scale[j] * scale[l];
 		}
@@ -283,7 +312,7 @@ static void covariance(struct ha_cal_fit *fit, const struct cal_data *data,
 		for (size_t l = 0; l < k; l++) {
 			double cjl = 0.0, cjj = 0.0, cll = 0.0;
 			for (size_t q = 0; q < k; q++) {
-				double s = gsl_vector_get(sv, q), s2 = s * s;
+				double sq = gsl_vector_get(sv, q), s2 = sq * sq;
 				double vj = gsl_matrix_get(v, j, q), vl = gsl_matrix_get(v, l, q);
 				cjl += vj * vl / s2;
 				cjj += vj * vj / s2;
@@ -296,12 +325,52 @@ static void covariance(struct ha_cal_fit *fit, const struct cal_data *data,
 	fit->has_covariance = 1;
 	fit->no_covariance[0] = '\0';
 done:
-	free(r);
-	free(jac);
-	gsl_matrix_free(a);
-	gsl_matrix_free(v);
-	gsl_vector_free(sv);
-	gsl_vector_free(work);
+	svd_free(&s);
+}
+
+/* The leverages of the runs at a fit: the diagonal of the Gauss–Newton
+ * hat matrix H = J (J'J)^+ J' of the standardised residuals' Jacobian J
+ * over the free parameters (headalloc-model(7), CALIBRATION (Uncertainty
+ * and identifiability)).  The residual bootstrap divides each residual by
+ * sqrt(1 - h_ii): a fit pulls its curve towards the runs it rests on
+ * most, whose residuals are therefore smaller than the noise, and the
+ * modified residuals have the noise's variance again (Davison and
+ * Hinkley 1997, chapter 6, for a linear model; Gauss–Newton makes it
+ * the first-order version for a nonlinear one).  With the scaled SVD,
+ * H = U_r U_r' over the r singular values the Jacobian resolves, so
+ * h_ii = sum_q U_iq^2: no inverse is formed, and a direction the runs do
+ * not determine adds no leverage. */
+int cal_leverage(const struct cal_data *data, const struct ha_cal_law *law,
+                 const double *th, double *h)
+{
+	size_t m = data->m;
+	int index[HA_CAL_PARAMS];
+	size_t k = (size_t)free_index(law, index);
+	for (size_t i = 0; i < m; i++)
+		h[i] = k > 0 && m <= k ? 1.0 : 0.0;
+	/* as many runs as parameters or fewer: the fit passes through every
+	 * run (or could), and no residual is left to resample */
+	if (k == 0 || m <= k)
+		return 1;
+	struct jacobian_svd s = {0};
+	int ok = svd_alloc(&s, m, k);
+	/* no finite fit here: no leverage either */
+	if (ok && svd_compute(&s, data, th, index, k, 0) == 0 && s.finite) {
+		double smax = gsl_vector_get(s.sv, 0);
+		for (size_t q = 0; q < k; q++) {
+			/* the covariance's rank test; descending: the rest are below */
+			if (!(gsl_vector_get(s.sv, q) > 1e-10 * smax))
+				break;
+			for (size_t i = 0; i < m; i++) {
+				double u = gsl_matrix_get(s.a, i, q);
+				h[i] += u * u;
+			}
+		}
+		for (size_t i = 0; i < m; i++)
+			h[i] = h[i] > 1.0 ? 1.0 : h[i];
+	}
+	svd_free(&s);
+	return ok;
 }
 
 /* The statistics of the optimum th of the (unit-weight) data. */
@@ -351,18 +420,86 @@ static enum ha_status fill_fit(struct ha_cal_fit *fit, const struct ha_run *runs
 	return HA_OK;
 }
 
-enum ha_status cal_fit_data(const struct ha_run *runs, const struct cal_data *data,
-                            const struct ha_cal_law *law, double delta,
-                            struct ha_cal_fit *out, struct ha_error *err)
+/* HA_EINVAL reasons, msg filled when 0/1: check_weights is 0 when a
+ * run's weight (L/se)^2 is not a normal double; trace_nonfinite is 1 when
+ * the residuals at th (NULL: at the law's values) are not finite, naming
+ * the --fix value or the run. */
+/* Every weighted run's standardised residual, and its square, finite at
+ * th: the objective then is too. */
+static int residuals_finite(const struct cal_data *data, const double *th)
 {
-	return cal_fit_data_seeded(runs, data, law, delta, NULL, 0, out, err);
+	for (size_t i = 0; i < data->m; i++) {
+		if (data->weight[i] == 0.0)
+			continue;
+		double r = data->inv_w[i] * (data->log_loss[i] - cal_log_fitted(data, th, i));
+		if (!isfinite(r * r))
+			return 0;
+	}
+	return 1;
 }
 
-enum ha_status cal_fit_data_seeded(const struct ha_run *runs,
-                                   const struct cal_data *data,
-                                   const struct ha_cal_law *law, double delta,
-                                   const double *seeds, size_t seed_count,
-                                   struct ha_cal_fit *out, struct ha_error *err)
+static int check_weights(const struct cal_data *data, const struct ha_run *runs,
+                         char *msg)
+{
+	for (size_t i = 0; i < data->m; i++) {
+		double w2 = data->inv_w[i] * data->inv_w[i];
+		if (isfinite(w2) && w2 >= DBL_MIN)
+			continue;
+		snprintf(msg, HA_CAL_MESSAGE_MAX,
+		         "run %zu: loss_se %g against loss %g gives the run a weight "
+		         "(L/se)^2 = %g beyond a double: the objective cannot weigh it",
+		         i + 1, runs[i].loss_se, runs[i].loss, w2);
+		return 0;
+	}
+	return 1;
+}
+
+static int trace_nonfinite(const struct cal_data *data, const struct ha_cal_law *law,
+                           const double *th, char *msg)
+{
+	if (th && residuals_finite(data, th))
+		return 0;
+	/* the fixed value whose seeds' default makes the fit finite */
+	struct ha_model seeds = ha_model_defaults();
+	struct ha_cal_law plain;
+	ha_cal_law_from_model(&plain, &seeds);
+	double t[HA_CAL_PARAMS];
+	memcpy(t, th ? th : law->value, sizeof t);
+	for (int p = 0; p < HA_CAL_PARAMS; p++) {
+		if (law->free[p])
+			continue;
+		double keep = t[p];
+		t[p] = plain.value[p];
+		int fixed_it = residuals_finite(data, t);
+		t[p] = keep;
+		if (fixed_it) {
+			snprintf(msg, HA_CAL_MESSAGE_MAX,
+			         "--fix %s%s=%g: at this value the fitted losses leave a "
+			         "double (the objective is not finite)",
+			         ha_cal_param_is_log((enum ha_cal_param)p) ? "log_" : "",
+			         ha_cal_param_str((enum ha_cal_param)p), law->value[p]);
+			return 1;
+		}
+	}
+	for (size_t i = 0; i < data->m; i++) {
+		double lf = cal_log_fitted(data, t, i);
+		if (!isfinite(lf) || !isfinite(data->inv_w[i] * (data->log_loss[i] - lf))) {
+			snprintf(msg, HA_CAL_MESSAGE_MAX,
+			         "run %zu: its fitted loss leaves a double at every start "
+			         "(ln L-hat %g): check the fixed values (--fix) and the "
+			         "run's loss_se", i + 1, lf);
+			return 1;
+		}
+	}
+	snprintf(msg, HA_CAL_MESSAGE_MAX,
+	         "the objective is not finite at the fixed values (--fix)");
+	return 1;
+}
+
+enum ha_status cal_fit_data(const struct ha_run *runs, const struct cal_data *data,
+                            const struct ha_cal_law *law, double delta,
+                            const double *seeds, size_t seed_count,
+                            struct ha_cal_fit *out, struct ha_error *err)
 {
 	memset(out, 0, sizeof *out);
 	out->law = *law;
@@ -370,23 +507,22 @@ enum ha_status cal_fit_data_seeded(const struct ha_run *runs,
 	out->free_count = cal_free_count(law);
 	out->huber_delta = delta;
 	char msg[HA_CAL_MESSAGE_MAX];
-	if (!cal_design_check(data, runs, out->free_count, law, msg) ||
+	if (!cal_identifiable(data, runs, out->free_count, law, msg) ||
 	    !cal_data_term_identifiable(data, law, msg))
 		return ha_fail(err, HA_EDEGENERATE, "%s", msg);
-	if (!cal_check_weights(data, runs, msg))
+	if (!check_weights(data, runs, msg))
 		return ha_fail(err, HA_EINVAL, "%s", msg);
 	double th[HA_CAL_PARAMS];
-	enum ha_status st = cal_minimise_seeded(data, law, delta, seeds,
-	                                        seed_count, th, &out->objective,
-	                                        &out->starts, &out->reached_best,
-	                                        NULL);
+	enum ha_status st = cal_minimise(data, law, delta, NULL, seeds,
+	                                 seed_count, th, &out->objective,
+	                                 &out->starts, &out->reached_best, NULL);
 	if (st == HA_ENOMEM)
 		return ha_fail(err, st, "out of memory");
 	if (st == HA_ECANCELED)
 		return ha_fail(err, st, "the fit was cancelled");
-	if (st == HA_ENUMERIC && cal_trace_nonfinite(data, law, NULL, msg))
+	if (st == HA_ENUMERIC && trace_nonfinite(data, law, NULL, msg))
 		return ha_fail(err, HA_EINVAL, "%s", msg);
-	if (st == HA_OK && cal_trace_nonfinite(data, law, th, msg))
+	if (st == HA_OK && trace_nonfinite(data, law, th, msg))
 		return ha_fail(err, HA_EINVAL, "%s", msg);
 	if (st != HA_OK)
 		return ha_fail(err, st, "no starting point reached a finite objective");
@@ -415,7 +551,7 @@ enum ha_status ha_cal_fit_runs(const struct ha_run *runs, size_t count,
 	struct cal_data data;
 	if (cal_data_init(&data, runs, count) != HA_OK)
 		return ha_fail(err, HA_ENOMEM, "out of memory");
-	st = cal_fit_data(runs, &data, law, huber_delta, out, err);
+	st = cal_fit_data(runs, &data, law, huber_delta, NULL, 0, out, err);
 	cal_data_free(&data);
 	return st;
 }

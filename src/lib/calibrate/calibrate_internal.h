@@ -15,7 +15,7 @@
  * grid of starts takes up to seconds): told again where the work stands
  * (what, done of total), on the thread that made the call only, at most
  * every CAL_POLL_SECONDS; once it returns non-zero the fits stop at their
- * next start and return HA_ECANCELED (calibrate_poll.c). */
+ * next start and return HA_ECANCELED (calibrate_search.c). */
 #define CAL_POLL_SECONDS 0.05
 struct cal_data;
 struct cal_poll {
@@ -34,8 +34,6 @@ int cal_poll_tell(struct cal_poll *p);
 /* From any thread: the callback told when on the calling thread and
  * CAL_POLL_SECONDS have passed; 0 once the work is stopped. */
 int cal_poll_check(struct cal_poll *p);
-/* 1 when data's fits were stopped (data->poll set and stopped). */
-int cal_poll_stopped(const struct cal_data *data);
 
 /* The runs reduced to what the objective needs, once. */
 struct cal_data {
@@ -55,7 +53,7 @@ struct cal_data {
 	double loss_min;   /* the smallest L */
 	double log_n_min;  /* the smallest ln n */
 	void *block;       /* one allocation for all of the above */
-	/* calboot: runs of one configuration (H, d, n) are one design point */
+	/* runs of one configuration (H, d, n) are one design point */
 	size_t *config;    /* run i's configuration, in [0, distinct) */
 	size_t *order;     /* the runs grouped by configuration (in config's block) */
 	size_t distinct;   /* distinct configurations */
@@ -65,9 +63,7 @@ struct cal_data {
 	                          searches; NULL (cal_data_init): none */
 };
 
-/* Fill data->config and data->distinct (calibrate_design.c); HA_ENOMEM. */
-enum ha_status cal_data_configs(struct cal_data *data, const struct ha_run *runs);
-
+/* The runs' data, weights 1 (calibrate_design.c); HA_ENOMEM. */
 enum ha_status cal_data_init(struct cal_data *data, const struct ha_run *runs,
                              size_t count);
 void cal_data_free(struct cal_data *data);
@@ -75,85 +71,53 @@ void cal_data_free(struct cal_data *data);
 /* ln L̂ of run i at fit-scale parameters th (E >= 0). */
 double cal_log_fitted(const struct cal_data *data, const double *th, size_t i);
 
-/* The objective sum_i weight_i huber(r_i) at th (all ten, fit scale);
- * +inf if a weighted run's ln L̂ is not finite.  With grad, the gradient
- * in all ten (fixed ones included; the caller picks). */
-double cal_objective(const struct cal_data *data, const double *th,
-                     double delta, double *grad);
-
-/* Residuals r_i (standardised) into r[m] and their Jacobian d r_i / d th_j
- * into jac[m * HA_CAL_PARAMS] (row-major; NULL to skip).  0 when some weighted run's
- * ln L̂ is not finite (r then undefined), else 1. */
-int cal_residuals(const struct cal_data *data, const double *th, double *r,
-                  double *jac);
-
-/* cal_residuals for the Levenberg–Marquardt iteration over the
- * parameters index[0..k): jac's columns outside index hold no meaning
- * (A's is 0 unless asked for). */
-int cal_residuals_free(const struct cal_data *data, const double *th,
-                       const int *index, int k, double *r, double *jac);
-
 /* The parts of one run's ln L̂ that the objective computes on the way
  * (calibrate_objective.c), in doubles. */
 #define CAL_PARTS 10
 
-/* cal_objective without a gradient, keeping each weighted run's parts
- * in kept[m * CAL_PARTS] (when finite) for
- * cal_residuals_kept at the same th: the Levenberg–Marquardt
- * iteration at an accepted point takes them rather than computing them
- * again (the same doubles). */
-double cal_objective_keep(const struct cal_data *data, const double *th,
-                          double delta, double *kept);
+/* The objective sum_i weight_i huber(r_i) at th (all ten, fit scale);
+ * +inf if a weighted run's ln L̂ is not finite.  With grad, the gradient
+ * in all ten (fixed ones included; the caller picks).  With kept, each
+ * weighted run's parts into kept[m * CAL_PARTS] (when finite) for
+ * cal_residuals at the same th: the Levenberg–Marquardt iteration at an
+ * accepted point takes them rather than computing them again (the same
+ * doubles). */
+double cal_objective(const struct cal_data *data, const double *th,
+                     double delta, double *grad, double *kept);
 
-/* cal_residuals_free at th from the parts cal_objective_keep kept
- * there (finite); the unweighted runs' r and jac rows are 0. */
-int cal_residuals_kept(const struct cal_data *data, const double *th,
-                       const double *kept, const int *index, int k, double *r,
-                       double *jac);
-
-/* cal_identifiable for a law (calibrate_design.c): the single-head_dim
- * rule needs its free set; law = NULL refuses a single head_dim. */
-int cal_design_check(const struct cal_data *data, const struct ha_run *runs,
-                     size_t k, const struct ha_cal_law *law, char *msg);
-
-/* calboot: HA_EINVAL reasons (calibrate_design.c), msg filled when 0/1:
- * cal_check_weights is 0 when a run's weight (L/se)^2 is not a normal
- * double; cal_trace_nonfinite is 1 when the residuals at th (NULL: at
- * the law's values) are not finite, naming the --fix value or the run. */
-int cal_check_weights(const struct cal_data *data, const struct ha_run *runs,
-                      char *msg);
-int cal_trace_nonfinite(const struct cal_data *data, const struct ha_cal_law *law,
-                        const double *th, char *msg);
+/* Residuals r_i (standardised) into r[m] and their Jacobian d r_i / d th_j
+ * into jac[m * HA_CAL_PARAMS] (row-major; NULL to skip).  0 when some
+ * weighted run's ln L̂ is not finite (r then undefined), else 1.  index
+ * (NULL: all): the parameters index[0..k) the Levenberg–Marquardt
+ * iteration reads, jac's other columns holding no meaning (A's is 0
+ * unless asked for).  kept (NULL: none): cal_objective's parts at th,
+ * finite, from which the weighted runs' residuals come, the unweighted
+ * runs' r and jac rows then 0. */
+int cal_residuals(const struct cal_data *data, const double *th,
+                  const double *kept, const int *index, int k, double *r,
+                  double *jac);
 
 /* The domain box of each parameter in fit scale. */
 extern const double cal_lower[HA_CAL_PARAMS];
 extern const double cal_upper[HA_CAL_PARAMS];
 
-/* Whether the weighted runs can fit k free parameters: at least k + 1
- * distinct configurations (H, d, n), and (k > 0) two distinct head
- * dimensions, or one where the law frees at most one of E, c_b, s and
- * one of c_v, γ, κ (cal_identifiable_law).  Fills msg
- * (HA_CAL_MESSAGE_MAX) with the reason when not. */
+/* Whether the weighted runs can fit k free parameters
+ * (calibrate_design.c): at least k + 1 distinct configurations (H, d,
+ * n), and (k > 0) two distinct head dimensions, or one where the law
+ * frees at most one of E, c_b, s and one of c_v, γ, κ (law = NULL: not
+ * one).  Fills msg (HA_CAL_MESSAGE_MAX) with the reason when not. */
 int cal_identifiable(const struct cal_data *data, const struct ha_run *runs,
-                     size_t k, char *msg);
+                     size_t k, const struct ha_cal_law *law, char *msg);
 
 /* The Gauss–Newton leverages h[m] of the runs at th over the law's free
- * parameters (calibrate_leverage.c), each in [0, 1]; 0 on no memory. */
+ * parameters (calibrate_fit.c), each in [0, 1]; 0 on no memory. */
 int cal_leverage(const struct cal_data *data, const struct ha_cal_law *law,
                  const double *th, double *h);
 
-/* Whether the runs state unequal noise: every run has a loss_se and
- * their relative se/L differ (calibrate_coverage.c). */
-int cal_runs_unequal_se(const struct cal_data *data, const struct ha_run *runs);
-
-/* Warn (HA_CAL_WARN_COVERAGE) when the bootstrap's kind was measured to
- * fall short on the design nearest the calibration's runs
- * (calibrate_coverage.c); unequal_se: the runs state unequal se/L.  0 on
- * no memory. */
-int cal_coverage_warning(struct ha_calibration *c, int unequal_se);
-
-/* The number of distinct sample sizes among the weighted runs. */
-size_t cal_distinct_samples(const struct cal_data *data);
+/* The bootstrap's warnings (calibrate_boot.c), its coverage's among
+ * them; 0 on no memory. */
+int cal_bootstrap_warnings(struct ha_calibration *c, const struct cal_data *data,
+                           const struct ha_run *runs);
 
 /* Whether the weighted runs can fit the law's free data term: A, α (and
  * β) free need runs at 3 or more distinct n (E + A n^-α on fewer is one
@@ -165,36 +129,25 @@ int cal_data_term_identifiable(const struct cal_data *data,
  * (0 when A = 0). */
 double cal_data_share(const struct cal_data *data, const double *th, size_t i);
 
-/* The local fit of one law on the weighted data.  start = NULL: the full
- * search from the grid of ha_cal_fit_runs' comment (L-BFGS, then
- * Levenberg–Marquardt to convergence).  Else a refit (bootstrap,
- * leave-one-out) from start (fit scale) and from start with E, ln c_b,
- * by Levenberg–Marquardt alone with a looser stop and a step cap.  On
- * HA_OK th[HA_CAL_PARAMS] holds the best parameters, *objective its value; *total
- * and *reached count the starts, *converged says whether the best one
- * stopped by its tolerance rather than its step cap (each may be NULL). */
+/* The local fit of one law on the weighted data (calibrate_search.c).
+ * start = NULL: the full search from the grid of ha_cal_fit_runs'
+ * comment (L-BFGS, then Levenberg–Marquardt to convergence), and after
+ * it from seed_count seeds (HA_CAL_PARAMS fit-scale values each; the
+ * law's fixed values replace theirs): the optima of the laws this one
+ * contains, so that its objective cannot end above theirs; *total counts
+ * the seeds among the starts.  Else a refit (leave-one-out) from start
+ * (fit scale) by Levenberg–Marquardt alone with a looser stop and a step
+ * cap.  On HA_OK th[HA_CAL_PARAMS] holds the best parameters, *objective
+ * its value; *total and *reached count the starts, *converged says
+ * whether the best one stopped by its tolerance rather than its step cap
+ * (each may be NULL). */
 enum ha_status cal_minimise(const struct cal_data *data,
                             const struct ha_cal_law *law, double delta,
-                            const double *start, double *th,
-                            double *objective, size_t *total, size_t *reached,
-                            int *converged);
+                            const double *start, const double *seeds,
+                            size_t seed_count, double *th, double *objective,
+                            size_t *total, size_t *reached, int *converged);
 
-/* Set the free ones of E, ln c_b, ln c_v in th (E only when e_free) from
- * the weighted least-squares fit of the relative residuals
- * (E + c_b X1_i + c_v X2_i) / L_i - 1 with c_b, c_v >= 0, the other
- * parameters at their values in th: a grid point's start
- * (calibrate_start.c).  work (3 + 4 m doubles) holds the fit's columns,
- * which depend on th's other parameters but not on E, c_b or c_v: filled
- * by cal_linear_columns at th, they serve every start that differs from
- * it in those three alone, instead of being computed again in each of
- * up to nine passes over the runs for each of a grid point's four values
- * of E. */
-void cal_linear_columns(const struct cal_data *data, const double *th,
-                        double *work);
-void cal_linear_start(const struct cal_data *data, const int *free, int e_free,
-                      double *th, const double *work);
-
-/* calboot: a bootstrap refit (calibrate_search.c) from every start of
+/* A bootstrap refit (calibrate_search.c) from every start of
  * the grid and from seed_count seeds (HA_CAL_PARAMS fit-scale values
  * each; the law's fixed values replace theirs), Levenberg–Marquardt
  * alone (the refit's cap and tolerance) from each; the best end into th. */
@@ -202,17 +155,6 @@ enum ha_status cal_refit_grid(const struct cal_data *data,
                               const struct ha_cal_law *law, double delta,
                               const double *seeds, size_t seed_count,
                               double *th, double *objective, int *converged);
-
-/* cal_minimise's full search (start = NULL) from the grid and, after it,
- * from seed_count seeds (HA_CAL_PARAMS fit-scale values each; the law's
- * fixed values replace theirs): the optima of the laws this one
- * contains, so that its objective cannot end above theirs.  *total
- * counts the seeds among the starts. */
-enum ha_status cal_minimise_seeded(const struct cal_data *data,
-                                   const struct ha_cal_law *law, double delta,
-                                   const double *seeds, size_t seed_count,
-                                   double *th, double *objective, size_t *total,
-                                   size_t *reached, int *converged);
 
 /* Append a warning to c (calibrate.c); 0 when out of memory. */
 int cal_warn(struct ha_calibration *c, enum ha_cal_warning_kind kind,
@@ -223,17 +165,11 @@ enum ha_status cal_check_law(const struct ha_cal_law *law, double delta,
                              struct ha_error *err);
 
 /* ha_cal_fit_runs on prepared data (weights included), the runs and the
- * law already validated. */
+ * law already validated, with cal_minimise's seeds. */
 enum ha_status cal_fit_data(const struct ha_run *runs, const struct cal_data *data,
                             const struct ha_cal_law *law, double delta,
+                            const double *seeds, size_t seed_count,
                             struct ha_cal_fit *out, struct ha_error *err);
-
-/* cal_fit_data with the seeds of cal_minimise_seeded. */
-enum ha_status cal_fit_data_seeded(const struct ha_run *runs,
-                                   const struct cal_data *data,
-                                   const struct ha_cal_law *law, double delta,
-                                   const double *seeds, size_t seed_count,
-                                   struct ha_cal_fit *out, struct ha_error *err);
 
 /* The optimum under fit-scale values th at the target (solver; n =
  * samples): HA_OK and *out, or the solver's status. */
@@ -272,14 +208,16 @@ enum ha_status cal_check_user_laws(const struct ha_cal_options *o,
  * rows). */
 void cal_compare_free(struct ha_calibration *c);
 
-/* Akaike weights, ΔAICc and c->verdict from the rows
- * (calibrate_verdict.c). */
-void cal_weights_and_verdict(struct ha_calibration *c);
+/* In rows[*count] (room for *cap), the row of head_dim gains more in
+ * count and share in share, or is appended (calibrate_boot.c); 0 when
+ * out of memory. */
+int cal_add_share(struct ha_cal_share **rows, size_t *count, size_t *cap,
+                  uint64_t heads, uint64_t head_dim, size_t more, double share);
 
 /* c->averaged from the rows' weights and distributions.  HA_ENOMEM only. */
 enum ha_status cal_average(struct ha_calibration *c);
 
-/* The rows' bootstrap (calibrate_compare_boot.c), then cal_average;
+/* The rows' bootstrap (calibrate_boot.c), then cal_average;
  * order is the fitting order, ls_values the rows' least-squares optima
  * (ls_fitted: which exist).  HA_ENOMEM, or HA_ECANCELED when
  * o->progress, told of the resamples refitted, stops it. */
@@ -314,7 +252,7 @@ struct cal_lm {
 	int k;
 	double *r, *jac, *jk;
 	double *kept;     /* 2 m CAL_PARTS: the parts at a trial and at its
-	                     correction (cal_objective_keep) */
+	                     correction (cal_objective) */
 	int converged;    /* out: stopped by tolerance, not by the step cap */
 	double bar;       /* a refit's best end so far in its resample
 	                     (INFINITY: none): stop once this start cannot
@@ -338,34 +276,6 @@ double cal_levenberg(struct cal_lm *lm, double *th, double f);
  * of the objective above the best end so far, and is gaining no more
  * than that over its remaining steps, has reached it (cal_lm.near). */
 #define CAL_NEAR_BAR 1e-7
-
-/* Solve the n x n symmetric system a x = b (row-major, n <=
- * HA_CAL_PARAMS; only a's lower triangle is read; a overwritten, b
- * becomes x) by the modified Cholesky
- * factorisation (calibrate_cholesky.c); 0 when a is not numerically
- * positive definite (the factorisation would perturb it) or an entry
- * or the solution is not finite. */
-int cal_cholesky_solve(double *a, double *b, int n);
-/* cal_cholesky_solve in two parts, the same doubles: the factorisation
- * of a in place with its pivots into perm[n] (0 where the solve would
- * return 0 before solving), and the solve with them (b as in the solve;
- * 0 when the solution is not finite).  A matrix factored once serves
- * many right-hand sides. */
-int cal_cholesky_factor(double *a, int *perm, int n);
-int cal_cholesky_apply(const double *a, const int *perm, double *b, int n);
-/* Solve a x = b (lower triangle of a read and overwritten, b becomes x)
- * by plain Cholesky, for a matrix scaled to a diagonal of order one: 0
- * when a pivot is not above 1e-13 of the largest diagonal entry (not
- * numerically positive definite) or x is not finite. */
-int cal_cholesky_plain_solve(double *a, double *b, int n);
-
-/* calboot (calibrate_support.c): the goodness of fit of c->fit, and the
- * support of c->prediction (after the bootstrap).  HA_ENOMEM only. */
-void cal_goodness(const struct ha_cal_fit *fit, const struct ha_run *runs,
-                  struct ha_cal_goodness *goodness);
-enum ha_status cal_support(const struct ha_run *runs, const struct cal_data *data,
-                           double delta, const struct ha_solver *solver,
-                           struct ha_calibration *c);
 
 /* Free-parameter count of a law. */
 size_t cal_free_count(const struct ha_cal_law *law);
@@ -420,13 +330,12 @@ const char *ha_cal_bootstrap_kind_str(enum ha_cal_bootstrap_kind kind);
  * of its domain; HA_ENUMERIC when no start reaches a finite objective;
  * HA_ENOMEM.
  *
- * The starting grid: every combination of
- *   s in {1e-6, 0.5, 1, 2} (if free), γ in {0, 0.1, 0.5} (if free),
- *   κ in {0, 0.5, 2} (if free), hdi in {0, 0.5, 0.95, 1} (if free),
- *   E: the linear start below, and 0, L_min/2, 0.9 L_min (if free),
- * (fixed parameters at their values); at each, ln c_b and ln c_v (when
- * free) — and E, in its first variant — are the least-squares solution of
- * the linearised relative residuals (L̂_i - L_i)/L_i, with c_b, c_v >= 0
+ * The starting grid: every combination of the free nonlinear parameters'
+ * values (calibrate_search.c; E: the linear start below, then shares of
+ * the smallest loss), the fixed ones at their values; at each, ln c_b and
+ * ln c_v (when free) — and E, in its first variant — are the
+ * least-squares solution of the linearised relative residuals
+ * (L̂_i - L_i)/L_i, with c_b, c_v >= 0
  * (a coefficient the data cannot set gets a term equal to 1% of L at its
  * most favourable run; a negative linear E becomes 0).  Each start runs
  * L-BFGS, then Levenberg–Marquardt, to convergence; the best end wins.

@@ -24,24 +24,266 @@
  * minimised by one solve with J'WJ + μD² (solve_least_squares).
  *
  * Neither model keeps the residuals' second derivatives C = sum w psi(r)
- * Hess r.  With it they needed C + μD² positive definite, raising μ
- * until it was: μ was then held at the size of C's
- * most negative curvature, which along the curved, nearly flat valleys
- * of a law its runs hardly constrain shrank every step to a crawl (a
- * trace: ratio 1.000 for dozens of steps, μ raised x4 before each).
- * Least squares: tests/test_calibrate_ls.c's leave-one-out refits had
- * 83 of 154 at the step cap with C, none without.  Huber: the bench's
- * main bootstrap (B = 1000) took 302 k steps with C and 175 k without,
- * its 1000 best ends the same to 1e-9 in 993, lower in 2 (one by 3.8%),
- * higher in 5 (by at most 1e-4: another of the L1-like objective's nearly
- * equal local minima).  The
- * least-squares step is solved in variables scaled by D and retried
- * shorter where the box cuts it to no predicted gain: see there. */
+ * Hess r: with it they needed C + μD² positive definite, which held μ at
+ * the size of C's most negative curvature and, along the curved, nearly
+ * flat valleys of a law its runs hardly constrain, shrank every step to
+ * a crawl (tests/test_calibrate_ls.c's leave-one-out refits ran out their
+ * step cap).  The least-squares step is solved in variables scaled by D
+ * and retried shorter where the box cuts it to no predicted gain: see
+ * there. */
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "calibrate_internal.h"
+
+/* ---- the linear algebra ------------------------------------------------- */
+
+/* A small dense symmetric solve for the Levenberg–Marquardt steps
+ * (k <= HA_CAL_PARAMS): the modified Cholesky factorisation of Gill,
+ * Murray and Wright (Practical Optimization, 1981, §4.4.2.2) in its
+ * outer-product form with diagonal pivoting (Golub and Van Loan, Matrix
+ * Computations, 4th ed., algorithm 4.2.2),
+ *
+ *   P A P' = L D L',  L unit lower triangular,  D diagonal,
+ *
+ * where step j takes d_j = max(ε, |a_jj|, θ_j² / β²), θ_j the largest
+ * entry below the pivot in its column and β² = max(γ, ξ / sqrt(k² - 1), ε)
+ * from the largest diagonal entry γ and off-diagonal entry ξ.  A step
+ * with d_j != a_jj perturbs the matrix, which the solver reads as "not
+ * numerically positive definite" and answers with more damping.  This
+ * is the test GSL's gsl_linalg_mcholesky_decomp applies (its θ_j taken,
+ * as GSL 2.7 does, as the largest of the column's first entry, signed,
+ * and the absolute values of the others), so the steps decide as they
+ * did on GSL; written out here because on 9 x 9 matrices GSL's calls
+ * into BLAS (views, a permutation object, BLAS's buffer locks) cost more
+ * than the arithmetic. */
+#define AT(i, j) a[(i) * n + (j)]
+
+/* The hot loops are written for a constant k (K_ONLY: the solves below,
+ * model_k and solve_model_k are inlined into a copy per k from 1 to 7,
+ * so that the loops over the free parameters unroll); each sum's terms
+ * and their order are those of the loops over a variable k. */
+#define K_ONLY static inline __attribute__((always_inline))
+#define BY_K(k, call_k)                                                     \
+	switch (k) {                                                        \
+	case 1: return call_k(1);                                           \
+	case 2: return call_k(2);                                           \
+	case 3: return call_k(3);                                           \
+	case 4: return call_k(4);                                           \
+	case 5: return call_k(5);                                           \
+	case 6: return call_k(6);                                           \
+	case 7: return call_k(7);                                           \
+	default: return call_k(k);                                          \
+	}
+
+/* The larger of a and b (b when either is NaN, as GSL_MAX). */
+static double larger(double a, double b)
+{
+	return a > b ? a : b;
+}
+
+/* The solve for one n; cholesky_solve calls it with n a constant
+ * so that the loops unroll (each entry's arithmetic, and its order, is
+ * the same as with a variable n). */
+K_ONLY int factor(double *a, int *perm, const int n)
+{
+	/* The lower triangle is the matrix; the upper one is never read or
+	 * written (callers may fill the lower one only).  Every entry takes
+	 * the arithmetic of the symmetric full-matrix form, in its order. */
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j <= i; j++)
+			if (!isfinite(AT(i, j)))
+				return 0;
+	/* γ, ξ and β. */
+	double gamma = 0.0, xi = 0.0;
+	for (int i = 0; i < n; i++) {
+		gamma = larger(gamma, fabs(AT(i, i)));
+		for (int j = 0; j < i; j++)
+			xi = larger(xi, fabs(AT(i, j)));
+	}
+	double beta2 = n == 1 ? larger(larger(gamma, xi), DBL_EPSILON)
+	                      : larger(larger(gamma, xi / sqrt(n * n - 1.0)), DBL_EPSILON);
+	double beta = sqrt(beta2);
+	for (int i = 0; i < n; i++)
+		perm[i] = i;
+	for (int j = 0; j < n; j++) {
+		/* The pivot: the largest remaining diagonal entry (the first
+		 * of equals). */
+		int q = j;
+		double top = AT(j, j);
+		for (int i = j + 1; i < n; i++)
+			if (fabs(AT(i, i)) > top) {
+				top = fabs(AT(i, i));
+				q = i;
+			}
+		if (q != j) {
+			/* Swap j and q in the lower triangle: L's columns (c < j)
+			 * by rows, the trailing block symmetrically. */
+			int t = perm[j];
+			perm[j] = perm[q];
+			perm[q] = t;
+			double x;
+			for (int c = 0; c < j; c++) {
+				x = AT(j, c);
+				AT(j, c) = AT(q, c);
+				AT(q, c) = x;
+			}
+			x = AT(j, j);
+			AT(j, j) = AT(q, q);
+			AT(q, q) = x;
+			for (int i = j + 1; i < q; i++) {
+				x = AT(i, j);
+				AT(i, j) = AT(q, i);
+				AT(q, i) = x;
+			}
+			for (int i = q + 1; i < n; i++) {
+				x = AT(i, j);
+				AT(i, j) = AT(i, q);
+				AT(i, q) = x;
+			}
+		}
+		double theta = 0.0;
+		if (j < n - 1) {
+			theta = AT(j + 1, j);
+			for (int i = j + 2; i < n; i++)
+				if (fabs(AT(i, j)) > theta)
+					theta = fabs(AT(i, j));
+		}
+		double u = theta / beta, ajj = AT(j, j);
+		double alpha = larger(larger(DBL_EPSILON, fabs(ajj)), u * u);
+		if (alpha != ajj)
+			return 0; /* perturbed: not positive definite */
+		double inv = 1.0 / alpha;
+		/* The trailing block minus v v' / alpha, then v / alpha into
+		 * L's column. */
+		for (int r = j + 1; r < n; r++) {
+			double s = -inv * AT(r, j);
+			for (int c = j + 1; c <= r; c++)
+				AT(r, c) += s * AT(c, j);
+		}
+		for (int r = j + 1; r < n; r++)
+			AT(r, j) *= inv;
+	}
+	return 1;
+}
+
+K_ONLY int apply(const double *a, const int *perm, double *b, const int n)
+{
+	/* x = P b; L w = x; D y = w; L' z = y; b = P' z. */
+	double x[HA_CAL_PARAMS];
+	for (int i = 0; i < n; i++)
+		x[i] = b[perm[i]];
+	for (int i = 0; i < n; i++)
+		for (int c = 0; c < i; c++)
+			x[i] -= AT(i, c) * x[c];
+	for (int i = 0; i < n; i++)
+		x[i] /= AT(i, i);
+	for (int i = n - 1; i >= 0; i--)
+		for (int r = i + 1; r < n; r++)
+			x[i] -= AT(r, i) * x[r];
+	for (int i = 0; i < n; i++) {
+		if (!isfinite(x[i]))
+			return 0;
+		b[perm[i]] = x[i];
+	}
+	return 1;
+}
+
+K_ONLY int solve(double *a, double *b, const int n)
+{
+	int perm[HA_CAL_PARAMS];
+	return factor(a, perm, n) && apply(a, perm, b, n);
+}
+
+/* The solves are called, not inlined: their eight unrolled copies are
+ * each too large to repeat at every call. */
+#define OUT_OF_LINE static __attribute__((noinline))
+
+OUT_OF_LINE int cholesky_solve(double *a, double *b, int n)
+{
+#define SOLVE_N(nn) solve(a, b, nn)
+	BY_K(n, SOLVE_N)
+#undef SOLVE_N
+}
+
+OUT_OF_LINE int cholesky_factor(double *a, int *perm, int n)
+{
+#define FACTOR_N(nn) factor(a, perm, nn)
+	BY_K(n, FACTOR_N)
+#undef FACTOR_N
+}
+
+OUT_OF_LINE int cholesky_apply(const double *a, const int *perm, double *b, int n)
+{
+#define APPLY_N(nn) apply(a, perm, b, nn)
+	BY_K(n, APPLY_N)
+#undef APPLY_N
+}
+
+/* ---- plain Cholesky, for a matrix scaled to a unit-sized diagonal ----
+ * The least-squares step's Hessian in variables scaled by the damping
+ * scales (calibrate_lm.c): no pivoting, and positive definiteness is
+ * tested by each pivot against the largest diagonal entry: the step's
+ * matrix is factored at every iteration, and this needs a third of the
+ * pivoted factorisation's operations. */
+
+#define LLT_PIVOT_MIN 1e-13
+
+K_ONLY int llt(double *a, const int n)
+{
+	double top = 0.0;
+	for (int i = 0; i < n; i++)
+		top = AT(i, i) > top ? AT(i, i) : top;
+	if (!(top > 0.0) || !isfinite(top))
+		return 0;
+	for (int j = 0; j < n; j++) {
+		double pivot = AT(j, j);
+		for (int c = 0; c < j; c++)
+			pivot -= AT(j, c) * AT(j, c);
+		if (!(pivot > LLT_PIVOT_MIN * top))
+			return 0;
+		double root = sqrt(pivot), inv = 1.0 / root;
+		AT(j, j) = root;
+		for (int r = j + 1; r < n; r++) {
+			double x = AT(r, j);
+			for (int c = 0; c < j; c++)
+				x -= AT(r, c) * AT(j, c);
+			AT(r, j) = x * inv;
+		}
+	}
+	return 1;
+}
+
+K_ONLY int llt_apply(const double *a, double *b, const int n)
+{
+	for (int i = 0; i < n; i++) {
+		double x = b[i];
+		for (int c = 0; c < i; c++)
+			x -= AT(i, c) * b[c];
+		b[i] = x / AT(i, i);
+	}
+	for (int i = n - 1; i >= 0; i--) {
+		double x = b[i];
+		for (int r = i + 1; r < n; r++)
+			x -= AT(r, i) * b[r];
+		b[i] = x / AT(i, i);
+	}
+	for (int i = 0; i < n; i++)
+		if (!isfinite(b[i]))
+			return 0;
+	return 1;
+}
+
+OUT_OF_LINE int cholesky_plain_solve(double *a, double *b, int n)
+{
+#define PLAIN_N(nn) (llt(a, nn) && llt_apply(a, b, nn))
+	BY_K(n, PLAIN_N)
+#undef PLAIN_N
+}
+
+/* ---- the iteration ------------------------------------------------------- */
 
 #define INNER_STEPS 40
 
@@ -111,23 +353,6 @@ static double psi(double r, double delta)
 }
 
 /* The local model at step d (undamped): sum w huber(r + J d). */
-/* The hot loops are written for a constant k (K_ONLY: model_k and
- * solve_model_k are inlined into a copy per k from 1 to 7, so that the
- * loops over the free parameters unroll); each sum's terms and their
- * order are those of the loops over a variable k. */
-#define K_ONLY static inline __attribute__((always_inline))
-#define BY_K(k, call_k)                                                     \
-	switch (k) {                                                        \
-	case 1: return call_k(1);                                           \
-	case 2: return call_k(2);                                           \
-	case 3: return call_k(3);                                           \
-	case 4: return call_k(4);                                           \
-	case 5: return call_k(5);                                           \
-	case 6: return call_k(6);                                           \
-	case 7: return call_k(7);                                           \
-	default: return call_k(k);                                          \
-	}
-
 K_ONLY double model_k(const struct cal_lm *lm, const double *d, const int k)
 {
 	const struct cal_data *data = lm->data;
@@ -253,10 +478,10 @@ K_ONLY int solve_model_k(const struct cal_lm *lm, double mu, const double *dd,
 						h[j * k + l] = l == j ? 1.0 : 0.0;
 						h[l * k + j] = l == j ? 1.0 : 0.0;
 					}
-			if (!cal_cholesky_factor(h, perm, k))
+			if (!cholesky_factor(h, perm, k))
 				return it > 0;
 		}
-		if (!cal_cholesky_apply(h, perm, step, k))
+		if (!cholesky_apply(h, perm, step, k))
 			return it > 0;
 		for (int j = 0; j < k; j++)
 			slope += g[j] * step[j];
@@ -356,7 +581,7 @@ static int solve_least_squares(const struct cal_lm *lm, double mu,
 				: (lm->ls_h[j * k + l] + (l == j ? mu * dd[j] : 0.0)) *
 				  scale[j] * scale[l];
 	}
-	if (!cal_cholesky_plain_solve(h, d, k))
+	if (!cholesky_plain_solve(h, d, k))
 		return 0;
 	for (int j = 0; j < k; j++)
 		d[j] *= scale[j];
@@ -393,7 +618,7 @@ static int correction(const struct cal_lm *lm, const double *trial,
 	const struct cal_data *data = lm->data;
 	int k = lm->k;
 	double *r2 = lm->r + data->m;
-	if (!cal_residuals_kept(data, trial, kept, lm->index, k, r2, NULL))
+	if (!cal_residuals(data, trial, kept, lm->index, k, r2, NULL))
 		return 0;
 	double h[HA_CAL_PARAMS * HA_CAL_PARAMS], g[HA_CAL_PARAMS] = {0};
 	memset(h, 0, (size_t)(k * k) * sizeof *h); /* the k x k it reads */
@@ -427,7 +652,7 @@ static int correction(const struct cal_lm *lm, const double *trial,
 			g[j] = 0.0;
 		}
 	}
-	if (!cal_cholesky_solve(h, g, k))
+	if (!cholesky_solve(h, g, k))
 		return 0;
 	memcpy(c, g, (size_t)k * sizeof *c);
 	return 1;
@@ -479,10 +704,7 @@ double cal_levenberg(struct cal_lm *lm, double *th, double f)
 	const double *kept = NULL;
 	double *kept_trial = lm->kept, *kept_corrected = lm->kept + data->m * CAL_PARTS;
 	for (it = 0; it < lm->steps && isfinite(f); it++) {
-		if (!(kept ? cal_residuals_kept(data, th, kept, lm->index, k,
-		                                lm->r, lm->jac)
-		           : cal_residuals_free(data, th, lm->index, k, lm->r,
-		                                lm->jac)))
+		if (!cal_residuals(data, th, kept, lm->index, k, lm->r, lm->jac))
 			return f;
 		/* The free columns of the Jacobian, gathered (row i's k
 		 * entries at jk + i k) for the loops below and the steps'. */
@@ -548,7 +770,7 @@ double cal_levenberg(struct cal_lm *lm, double *th, double f)
 			}
 			if (!(predicted > 1e-16 * f) || predicted <= 0.0)
 				return f;
-			double ft = cal_objective_keep(data, trial, lm->delta, kept_trial);
+			double ft = cal_objective(data, trial, lm->delta, NULL, kept_trial);
 			double ratio = (f - ft) / predicted;
 			const double *kept_taken = kept_trial; /* kept once taken */
 			double c[HA_CAL_PARAMS], t2[HA_CAL_PARAMS];
@@ -559,8 +781,8 @@ double cal_levenberg(struct cal_lm *lm, double *th, double f)
 				for (int j = 0; j < k; j++)
 					c[j] += d[j];
 				take(lm, th, c, t2);
-				double f2 = cal_objective_keep(data, t2, lm->delta,
-				                               kept_corrected);
+				double f2 = cal_objective(data, t2, lm->delta, NULL,
+				                          kept_corrected);
 				if (f2 < ft) {
 					ft = f2;
 					kept_taken = kept_corrected;

@@ -8,8 +8,6 @@
  * without them (A = 0 takes the old path; 1 * ln n is ln n). */
 #include <float.h>
 #include <math.h>
-#include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,72 +21,6 @@ const double cal_upper[HA_CAL_PARAMS] = {
 	INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, 1.0,
 	INFINITY, INFINITY, INFINITY, 1.0,
 };
-
-enum ha_status cal_data_init(struct cal_data *data, const struct ha_run *runs,
-                             size_t count)
-{
-	const size_t arrays = 9;
-	double *block = malloc(arrays * count * sizeof *block);
-	if (!block)
-		return HA_ENOMEM;
-	data->block = block;
-	data->m = count;
-	data->log_d = block;
-	data->d_log_d = block + count;
-	data->log_n = block + 2 * count;
-	data->log_loss = block + 3 * count;
-	data->inv_w = block + 4 * count;
-	data->cover = block + 5 * count;
-	data->weight = block + 6 * count;
-	data->log_q1 = block + 7 * count;
-	data->gcover = block + 8 * count;
-	data->grouped = 0;
-	data->loss_min = INFINITY;
-	data->log_n_min = INFINITY;
-	data->threads = 1;
-	data->poll = NULL;
-	for (size_t i = 0; i < count; i++) {
-		double d = (double)runs[i].head_dim;
-		data->log_d[i] = log(d);
-		data->d_log_d[i] = d * log(d);
-		data->log_n[i] = log(runs[i].samples);
-		data->log_loss[i] = log(runs[i].loss);
-		data->inv_w[i] = isnan(runs[i].loss_se) ? 1.0
-		                                        : runs[i].loss / runs[i].loss_se;
-		uint64_t h = runs[i].heads, g = runs[i].kv_heads;
-		if (g == 0 || g == h) {
-			data->cover[i] = 1.0 - 1.0 / (double)h; /* as before groups */
-			data->gcover[i] = 0.0;
-		} else { /* g query heads a group: F = 1 - hdi (H-g)/H - group_hdi (g-1)/H */
-			uint64_t size = h / g;
-			data->cover[i] = (double)(h - size) / (double)h;
-			data->gcover[i] = (double)(size - 1) / (double)h;
-			data->grouped = 1;
-		}
-		data->log_q1[i] = log(1.0 - 1.0 * data->cover[i]);
-		data->weight[i] = 1.0;
-		if (runs[i].loss < data->loss_min)
-			data->loss_min = runs[i].loss;
-		if (data->log_n[i] < data->log_n_min)
-			data->log_n_min = data->log_n[i];
-	}
-	if (cal_data_configs(data, runs) != HA_OK) {
-		free(block);
-		data->block = NULL;
-		return HA_ENOMEM;
-	}
-	return HA_OK;
-}
-
-void cal_data_free(struct cal_data *data)
-{
-	if (data) {
-		free(data->block);
-		data->block = NULL;
-		free(data->config);
-		data->config = NULL;
-	}
-}
 
 static double log_add(double a, double b)
 {
@@ -220,9 +152,8 @@ static double huber(double r, double delta, double *psi)
 _Static_assert(sizeof(struct parts) == CAL_PARTS * sizeof(double),
                "struct parts is CAL_PARTS doubles");
 
-/* cal_objective, each weighted run's parts into kept (NULL: not). */
-static double objective(const struct cal_data *data, const double *th,
-                        double delta, double *grad, double *kept)
+double cal_objective(const struct cal_data *data, const double *th,
+                     double delta, double *grad, double *kept)
 {
 	double f = 0.0;
 	if (grad)
@@ -253,24 +184,9 @@ static double objective(const struct cal_data *data, const double *th,
 	return f;
 }
 
-double cal_objective(const struct cal_data *data, const double *th,
-                     double delta, double *grad)
-{
-	return objective(data, th, delta, grad, NULL);
-}
-
-double cal_objective_keep(const struct cal_data *data, const double *th,
-                          double delta, double *kept)
-{
-	return objective(data, th, delta, NULL, kept);
-}
-
-/* cal_residuals_free; with kept (cal_objective_keep's at th) the
- * weighted runs' parts come from it and the unweighted runs' r and jac
- * rows are 0. */
-static int residuals(const struct cal_data *data, const double *th,
-                     const double *kept, const int *index, int k, double *r,
-                     double *jac)
+int cal_residuals(const struct cal_data *data, const double *th,
+                  const double *kept, const int *index, int k, double *r,
+                  double *jac)
 {
 	static const int all[HA_CAL_PARAMS] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
 	if (!index) {
@@ -316,64 +232,12 @@ static int residuals(const struct cal_data *data, const double *th,
 	return ok;
 }
 
-int cal_residuals_free(const struct cal_data *data, const double *th,
-                       const int *index, int k, double *r, double *jac)
-{
-	return residuals(data, th, NULL, index, k, r, jac);
-}
-
-int cal_residuals_kept(const struct cal_data *data, const double *th,
-                       const double *kept, const int *index, int k, double *r,
-                       double *jac)
-{
-	return residuals(data, th, kept, index, k, r, jac);
-}
-
-int cal_residuals(const struct cal_data *data, const double *th, double *r,
-                  double *jac)
-{
-	return residuals(data, th, NULL, NULL, 0, r, jac);
-}
-
 size_t cal_free_count(const struct ha_cal_law *law)
 {
 	size_t k = 0;
 	for (int j = 0; j < HA_CAL_PARAMS; j++)
 		k += law->free[j] != 0;
 	return k;
-}
-
-size_t cal_distinct_samples(const struct cal_data *data)
-{
-	size_t distinct = 0;
-	for (size_t i = 0; i < data->m; i++) {
-		if (data->weight[i] == 0.0)
-			continue;
-		int seen = 0;
-		for (size_t j = 0; j < i && !seen; j++)
-			seen = data->weight[j] != 0.0 && data->log_n[j] == data->log_n[i];
-		distinct += !seen;
-	}
-	return distinct;
-}
-
-int cal_data_term_identifiable(const struct cal_data *data,
-                               const struct ha_cal_law *law, char *msg)
-{
-	if (!law->free[HA_CAL_DATA_COEF] && !law->free[HA_CAL_DATA_POWER]) {
-		msg[0] = '\0';
-		return 1;
-	}
-	size_t distinct = cal_distinct_samples(data);
-	if (distinct < 3) {
-		snprintf(msg, HA_CAL_MESSAGE_MAX,
-		         "the runs hold %zu distinct sample size%s: the data term "
-		         "(data_coef, data_power) needs runs at 3 or more",
-		         distinct, distinct == 1 ? "" : "s");
-		return 0;
-	}
-	msg[0] = '\0';
-	return 1;
 }
 
 double cal_data_share(const struct cal_data *data, const double *th, size_t i)
@@ -384,8 +248,3 @@ double cal_data_share(const struct cal_data *data, const double *th, size_t i)
 	           data->log_loss[i]);
 }
 
-int cal_identifiable(const struct cal_data *data, const struct ha_run *runs,
-                     size_t k, char *msg)
-{
-	return cal_design_check(data, runs, k, NULL, msg);
-}

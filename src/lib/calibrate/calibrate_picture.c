@@ -1,4 +1,6 @@
-/* A calibration's picture data (cal_picture.h): the runs in groups of one
+/* A calibration's fitted curves with their bootstrap bands
+ * (ha_cal_log_loss, ha_cal_band), and its picture data (cal_picture.h):
+ * the runs in groups of one
  * (D, n), the window of the head-dimension axis, and on it the fitted
  * curves, their bootstrap bands, the target's curve and divisors and the
  * compared laws' curves — computed here so that ha_plot_calibration only
@@ -6,6 +8,8 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
+
+#include <gsl/gsl_statistics_double.h>
 
 #include <headalloc/cal_picture.h>
 #include "alloc/divisors.h"
@@ -18,6 +22,99 @@
 #define LN10 2.302585092994045684
 
 typedef struct ha_cal_picture pic_t;
+
+/* ---- the fitted curves and their bootstrap bands ------------------------------------- */
+
+/* ln L̂ at a real head dimension (H = D/d), and its quantiles over the
+ * kept refits, point by point, in one double a refit of memory.  A point is
+ * evaluated as a run of the fit is (cal_log_fitted), so that at a run
+ * the curve passes through the run's fitted value, bit for bit. */
+static int point_ok(const struct ha_cal_point *p)
+{
+	return p && isfinite(p->budget) && p->budget >= 1.0 &&
+	       p->head_dim >= 1.0 && p->head_dim <= p->budget &&
+	       isfinite(p->samples) && p->samples > 1.0;
+}
+
+/* A point as the one run of the objective's data. */
+struct one_run {
+	struct cal_data data;
+	double log_d, d_log_d, log_n, cover, gcover, weight;
+};
+
+static void one_run(struct one_run *r, const struct ha_cal_point *p)
+{
+	double d = p->head_dim, heads = p->budget / p->head_dim;
+	r->log_d = log(d);
+	r->d_log_d = d * r->log_d;
+	r->log_n = log(p->samples);
+	r->cover = 1.0 - 1.0 / heads;
+	r->gcover = 0.0; /* a point is ungrouped (G = H) */
+	r->weight = 1.0;
+	r->data = (struct cal_data){.m = 1, .log_d = &r->log_d, .d_log_d = &r->d_log_d,
+	                            .log_n = &r->log_n, .cover = &r->cover,
+	                            .gcover = &r->gcover, .weight = &r->weight};
+}
+
+double ha_cal_log_loss(const double value[HA_CAL_PARAMS],
+                       const struct ha_cal_point *point)
+{
+	if (!value || !point_ok(point))
+		return NAN;
+	struct one_run r;
+	one_run(&r, point);
+	return cal_log_fitted(&r.data, value, 0);
+}
+
+/* The q-quantile of v[0..n) as gsl_stats_quantile_from_sorted_data takes
+ * it from sorted data (the parameters' ci95), by selection: v is
+ * reordered. */
+static double quantile(double *v, size_t n, double q)
+{
+	double at = q * (double)(n - 1);
+	size_t lhs = (size_t)floor(at);
+	double delta = at - (double)lhs;
+	double a = gsl_stats_select(v, 1, n, lhs);
+	if (delta == 0.0 || lhs + 1 >= n)
+		return a;
+	double b = gsl_stats_select(v, 1, n, lhs + 1);
+	return (1.0 - delta) * a + delta * b;
+}
+
+enum ha_status ha_cal_band(const struct ha_calibration *c,
+                           const struct ha_cal_point *points, size_t count,
+                           double lower, double upper, double *log_lower,
+                           double *log_upper, struct ha_error *err)
+{
+	if (!c || (count && (!points || !log_lower || !log_upper)))
+		return ha_fail(err, HA_EINVAL, "a band needs a calibration, points and outputs");
+	if (!(lower >= 0.0 && lower <= upper && upper <= 1.0))
+		return ha_fail(err, HA_EINVAL,
+		               "a band's quantiles must satisfy 0 <= lower <= upper <= 1, found %g and %g",
+		               lower, upper);
+	for (size_t i = 0; i < count; i++)
+		if (!point_ok(&points[i]))
+			return ha_fail(err, HA_EINVAL,
+			               "point %zu of the band is out of its domain (D %g, d %g, n %g)",
+			               i, points[i].budget, points[i].head_dim, points[i].samples);
+	size_t b = c->bootstrap.fitted;
+	if (b < 2 || !c->bootstrap.refits)
+		return ha_fail(err, HA_EDEGENERATE,
+		               "a band needs at least two bootstrap refits, found %zu", b);
+	double *v = malloc(b * sizeof *v);
+	if (!v)
+		return ha_fail(err, HA_ENOMEM, "out of memory");
+	for (size_t i = 0; i < count; i++) {
+		struct one_run run;
+		one_run(&run, &points[i]);
+		for (size_t r = 0; r < b; r++)
+			v[r] = cal_log_fitted(&run.data, c->bootstrap.refits + r * HA_CAL_PARAMS, 0);
+		log_lower[i] = quantile(v, b, lower);
+		log_upper[i] = quantile(v, b, upper);
+	}
+	free(v);
+	return HA_OK;
+}
 
 /* ---- the groups ------------------------------------------------------------------- */
 
@@ -104,28 +201,36 @@ static double log10_loss(const double *value, double budget, double d, double n)
 	return ha_cal_log_loss(value, &pt) / LN10;
 }
 
-/* A curve of the values over real d of the window (up to D), on points
- * points: x in log10 d, y in log10 L (NaN without values). */
-static enum ha_status make_curve(const pic_t *p, struct ha_cal_picture_curve *cv,
-                                 const double *value, double budget, double n,
-                                 size_t points)
+/* The window's x (log10 d) up to D on `points` points into x; 0 when
+ * the window holds no d in [1, D], else points. */
+static size_t window_x(const pic_t *p, double budget, size_t points, double *x)
 {
 	double a = fmax(p->x0, 0.0), b = fmin(p->x1, log10(budget));
-	cv->x = malloc(points * sizeof *cv->x);
-	cv->y = malloc(points * sizeof *cv->y);
+	if (!(b > a))
+		return 0;
+	for (size_t j = 0; j < points; j++)
+		x[j] = a + (b - a) * (double)j / (double)(points - 1);
+	return points;
+}
+
+/* The head dimension at x, within [1, D]. */
+static double head_dim_at(double x, double budget)
+{
+	return fmin(fmax(pow(10.0, x), 1.0), budget);
+}
+
+/* A curve of the values at (D, n) over the window: x in log10 d, y in
+ * log10 L. */
+static enum ha_status make_curve(const pic_t *p, struct ha_cal_picture_curve *cv,
+                                 const double *value, double budget, double n)
+{
+	cv->x = malloc(HA_CAL_PICTURE_CURVE_POINTS * sizeof *cv->x);
+	cv->y = malloc(HA_CAL_PICTURE_CURVE_POINTS * sizeof *cv->y);
 	if (!cv->x || !cv->y)
 		return HA_ENOMEM;
-	if (!(b > a)) {
-		cv->n = 0;
-		return HA_OK;
-	}
-	cv->n = points;
-	for (size_t j = 0; j < points; j++) {
-		double u = a + (b - a) * (double)j / (double)(points - 1);
-		double d = fmin(fmax(pow(10.0, u), 1.0), budget);
-		cv->x[j] = u;
-		cv->y[j] = value ? log10_loss(value, budget, d, n) : NAN;
-	}
+	cv->n = window_x(p, budget, HA_CAL_PICTURE_CURVE_POINTS, cv->x);
+	for (size_t j = 0; j < cv->n; j++)
+		cv->y[j] = log10_loss(value, budget, head_dim_at(cv->x[j], budget), n);
 	return HA_OK;
 }
 
@@ -135,30 +240,24 @@ static enum ha_status make_band(const pic_t *p, const struct ha_calibration *c,
                                 struct ha_cal_picture_band *bd, double budget,
                                 double n, struct ha_error *err)
 {
-	struct ha_cal_picture_curve grid = {0};
-	enum ha_status st = make_curve(p, &grid, NULL, budget, n, HA_CAL_PICTURE_BAND_POINTS);
-	struct ha_cal_point *pts = malloc(HA_CAL_PICTURE_BAND_POINTS * sizeof *pts);
+	struct ha_cal_point pts[HA_CAL_PICTURE_BAND_POINTS] = {{0.0, 0.0, 0.0}};
+	bd->x = malloc(HA_CAL_PICTURE_BAND_POINTS * sizeof *bd->x);
 	bd->lo = malloc(HA_CAL_PICTURE_BAND_POINTS * sizeof *bd->lo);
 	bd->hi = malloc(HA_CAL_PICTURE_BAND_POINTS * sizeof *bd->hi);
-	bd->x = grid.x;
-	free(grid.y);
-	if (st == HA_OK && (!pts || !bd->lo || !bd->hi))
-		st = HA_ENOMEM;
-	if (st == HA_OK) {
-		for (size_t j = 0; j < grid.n; j++)
-			pts[j] = (struct ha_cal_point){
-				budget, fmin(fmax(pow(10.0, grid.x[j]), 1.0), budget), n};
-		st = ha_cal_band(c, pts, grid.n, 0.025, 0.975, bd->lo, bd->hi, err);
+	if (!bd->x || !bd->lo || !bd->hi)
+		return HA_ENOMEM;
+	size_t count = window_x(p, budget, HA_CAL_PICTURE_BAND_POINTS, bd->x);
+	for (size_t j = 0; j < count; j++)
+		pts[j] = (struct ha_cal_point){budget, head_dim_at(bd->x[j], budget), n};
+	enum ha_status st = ha_cal_band(c, pts, count, 0.025, 0.975, bd->lo, bd->hi, err);
+	if (st != HA_OK)
+		return st;
+	bd->n = count;
+	for (size_t j = 0; j < count; j++) {
+		bd->lo[j] /= LN10;
+		bd->hi[j] /= LN10;
 	}
-	if (st == HA_OK) {
-		bd->n = grid.n;
-		for (size_t j = 0; j < grid.n; j++) {
-			bd->lo[j] /= LN10;
-			bd->hi[j] /= LN10;
-		}
-	}
-	free(pts);
-	return st;
+	return HA_OK;
 }
 
 /* ---- the target ----------------------------------------------------------------------- */
@@ -190,50 +289,39 @@ static enum ha_status make_target(pic_t *p, const struct ha_calibration *c,
 	const struct ha_cal_prediction *pr = &c->prediction;
 	const double *value = c->fit.law.value;
 	uint64_t *divisors = NULL;
-	size_t count = 0;
+	size_t count = 0, banded = 0;
 	enum ha_status st = ha_divisors(pr->budget, &divisors, &count);
 	if (st != HA_OK)
 		return st;
 	p->target_feasible = feasible_count;
-	size_t in_view = 0;
-	for (size_t i = 0; i < count; i++) {
-		double x = log10((double)divisors[i]);
-		in_view += x >= p->x0 && x <= p->x1;
-	}
-	p->target_on_axis = in_view;
-	for (size_t i = 0, j = 0; i < count; i++) {
-		while (j < feasible_count && feasible[j] < divisors[i])
-			j++;
-		double x = log10((double)divisors[i]);
-		if (x >= p->x0 && x <= p->x1 && j < feasible_count && feasible[j] == divisors[i])
-			p->target_feasible_on_axis++;
-	}
-	if (in_view > HA_CAL_PICTURE_MARKS) {
-		free(divisors);
-		return HA_OK; /* the curve only */
-	}
-	p->marks = calloc(in_view ? in_view : 1, sizeof *p->marks);
-	struct ha_cal_point *pts = malloc((in_view ? in_view : 1) * sizeof *pts);
-	double *lo = malloc((in_view ? in_view : 1) * sizeof *lo);
-	double *hi = malloc((in_view ? in_view : 1) * sizeof *hi);
+	size_t room = count < HA_CAL_PICTURE_MARKS ? count : HA_CAL_PICTURE_MARKS;
+	p->marks = calloc(room, sizeof *p->marks);
+	struct ha_cal_point *pts = malloc(room * sizeof *pts);
+	double *lo = malloc(room * sizeof *lo);
+	double *hi = malloc(room * sizeof *hi);
 	if (!p->marks || !pts || !lo || !hi)
 		st = HA_ENOMEM;
-	size_t banded = 0;
 	for (size_t i = 0, j = 0; st == HA_OK && i < count; i++) {
 		while (j < feasible_count && feasible[j] < divisors[i])
 			j++;
 		double x = log10((double)divisors[i]);
 		if (x < p->x0 || x > p->x1)
 			continue;
+		int feasible_i = j < feasible_count && feasible[j] == divisors[i];
+		p->target_feasible_on_axis += feasible_i;
+		if (++p->target_on_axis > HA_CAL_PICTURE_MARKS)
+			continue;
 		struct ha_cal_picture_mark *mk = &p->marks[p->mark_count++];
 		mk->x = x;
 		mk->y = log10_loss(value, (double)pr->budget, (double)divisors[i], pr->samples);
-		mk->feasible = j < feasible_count && feasible[j] == divisors[i];
+		mk->feasible = feasible_i;
 		mk->optimum = divisors[i] == pr->head_dim;
 		if (mk->feasible)
 			pts[banded++] = (struct ha_cal_point){(double)pr->budget,
 			                                      (double)divisors[i], pr->samples};
 	}
+	if (p->target_on_axis > HA_CAL_PICTURE_MARKS)
+		p->mark_count = banded = 0; /* the curve only */
 	if (st == HA_OK && p->have_band && banded) {
 		st = ha_cal_band(c, pts, banded, 0.025, 0.975, lo, hi, err);
 		for (size_t i = 0, b = 0; st == HA_OK && i < p->mark_count; i++) {
@@ -297,8 +385,7 @@ static enum ha_status make_laws(pic_t *p, const struct ha_calibration *c)
 		struct ha_cal_picture_law *lw = &p->laws[p->law_count++];
 		if (row->status != HA_OK)
 			continue;
-		enum ha_status st = make_curve(p, &lw->curve, row->law.value, budget, n,
-		                               HA_CAL_PICTURE_CURVE_POINTS);
+		enum ha_status st = make_curve(p, &lw->curve, row->law.value, budget, n);
 		if (st != HA_OK)
 			return st;
 		if (pr->defined && row->has_prediction) {
@@ -336,14 +423,13 @@ static enum ha_status compute(pic_t *p, const struct ha_calibration *c, struct h
 		struct ha_cal_picture_group *gr = &p->groups[g];
 		if (!gr->curve)
 			continue;
-		st = make_curve(p, &gr->fit, c->fit.law.value, (double)gr->budget, gr->samples,
-		                HA_CAL_PICTURE_CURVE_POINTS);
+		st = make_curve(p, &gr->fit, c->fit.law.value, (double)gr->budget, gr->samples);
 		if (st == HA_OK && p->have_band)
 			st = make_band(p, c, &gr->band, (double)gr->budget, gr->samples, err);
 	}
 	if (st == HA_OK && pr->defined) {
 		st = make_curve(p, &p->target, c->fit.law.value, (double)pr->budget,
-		                pr->samples, HA_CAL_PICTURE_CURVE_POINTS);
+		                pr->samples);
 		if (st == HA_OK)
 			st = make_target(p, c, feasible, feasible_count, err);
 	}

@@ -3,8 +3,7 @@
  * many threads there are.  splitmix64 (Steele, Lea and Flood 2014) maps
  * the 64-bit seed and the index into the 256-bit state of xoshiro256**
  * (Blackman and Vigna 2018): every seed in [0, 2^64) gives a different
- * first stream (the seed's mix is a bijection), where GSL's mt19937 took
- * 32 bits of it and read 0 as 4357.  Not installed. */
+ * first stream (the seed's mix is a bijection).  Not installed. */
 #ifndef HEADALLOC_CALIBRATE_RNG_H
 #define HEADALLOC_CALIBRATE_RNG_H
 

@@ -16,12 +16,256 @@
  *   the parameters: Gauss–Newton steps on the same objective (iteratively
  *   reweighted for Huber) then converge quadratically to full precision. */
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <nlopt.h>
 
 #include "calibrate_internal.h"
+
+/* ---- the progress callback heard inside a search -------------------------- */
+
+/* Only the thread that called ha_calibrate tells the callback
+ * (progress.h); the pool's other workers read the stopped flag. */
+static double monotonic_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void cal_poll_init(struct cal_poll *p, const struct ha_progress *progress,
+                   const char *what, size_t total)
+{
+	p->progress = progress;
+	p->what = what;
+	p->done = 0;
+	p->total = total;
+	p->caller = pthread_self();
+	p->last = monotonic_seconds();
+	atomic_init(&p->stopped, 0);
+}
+
+int cal_poll_tell(struct cal_poll *p)
+{
+	if (atomic_load(&p->stopped))
+		return 0;
+	const struct ha_progress *cb = p->progress;
+	p->last = monotonic_seconds();
+	if (cb && cb->fn && cb->fn(cb->ctx, p->what, p->done, p->total) != 0) {
+		atomic_store(&p->stopped, 1);
+		return 0;
+	}
+	return 1;
+}
+
+int cal_poll_check(struct cal_poll *p)
+{
+	if (atomic_load(&p->stopped))
+		return 0;
+	/* The callback belongs to the caller's thread (progress.h); the
+	 * workers only read the flag. */
+	if (!pthread_equal(pthread_self(), p->caller) ||
+	    monotonic_seconds() - p->last < CAL_POLL_SECONDS)
+		return 1;
+	return cal_poll_tell(p);
+}
+
+static int poll_stopped(const struct cal_data *data)
+{
+	return data->poll && atomic_load(&data->poll->stopped);
+}
+
+/* ---- the linear start of a grid point ------------------------------------ */
+
+/* ln c_b and
+ * ln c_v enter linearly in the relative residuals (L̂_i / L_i - 1), so at
+ * each start of the grid they, and E, come from a small linear
+ * least-squares problem, and the grid covers only the nonlinear
+ * parameters. */
+/* Solve the n x n system a x = b (row-major, n <= 3) by Gaussian
+ * elimination with partial pivoting; 0 when (nearly) singular. */
+static int solve_small(double *a, double *b, int n)
+{
+	for (int c = 0; c < n; c++) {
+		int p = c;
+		for (int r = c + 1; r < n; r++)
+			if (fabs(a[r * n + c]) > fabs(a[p * n + c]))
+				p = r;
+		if (!(fabs(a[p * n + c]) > 1e-14))
+			return 0;
+		if (p != c) {
+			for (int k = 0; k < n; k++) {
+				double t = a[c * n + k];
+				a[c * n + k] = a[p * n + k];
+				a[p * n + k] = t;
+			}
+			double t = b[c];
+			b[c] = b[p];
+			b[p] = t;
+		}
+		for (int r = c + 1; r < n; r++) {
+			double f = a[r * n + c] / a[c * n + c];
+			for (int k = c; k < n; k++)
+				a[r * n + k] -= f * a[c * n + k];
+			b[r] -= f * b[c];
+		}
+	}
+	for (int c = n - 1; c >= 0; c--) {
+		for (int k = c + 1; k < n; k++)
+			b[c] -= a[c * n + k] * b[k];
+		b[c] /= a[c * n + c];
+	}
+	return 1;
+}
+
+/* Run i's columns of the linear start as logs, relative to L_i: E, c_b
+ * X1 and c_v X2 at unit coefficients. */
+static void log_columns(const struct cal_data *data, const double *th,
+                        size_t i, double *x)
+{
+	double t[HA_CAL_PARAMS];
+	memcpy(t, th, sizeof t);
+	t[HA_CAL_IRREDUCIBLE] = 0.0;
+	t[HA_CAL_DATA_COEF] = 0.0; /* a fixed part of the target (linear_solve) */
+	t[HA_CAL_BIAS_COEF] = 0.0;
+	t[HA_CAL_VAR_COEF] = -INFINITY;
+	x[1] = cal_log_fitted(data, t, i) - data->log_loss[i];
+	t[HA_CAL_BIAS_COEF] = -INFINITY;
+	t[HA_CAL_VAR_COEF] = 0.0;
+	x[2] = cal_log_fitted(data, t, i) - data->log_loss[i];
+	x[0] = -data->log_loss[i];
+}
+
+/* Least squares over the columns in use (the others free ones are zero,
+ * the fixed ones move to the target); 0 when singular or a coefficient
+ * in use is not positive.  cols: each weighted run's three columns
+ * scaled by e^-shift and its target before the fixed columns. */
+static int linear_solve(const struct cal_data *data, const double *th,
+                        const double *shift, const int *is_free,
+                        const int *use, const double *cols, double *sol,
+                        double *rss)
+{
+	static const int slot[3] = {HA_CAL_IRREDUCIBLE, HA_CAL_BIAS_COEF,
+	                            HA_CAL_VAR_COEF};
+	int idx[3], n = 0;
+	for (int c = 0; c < 3; c++)
+		if (use[c])
+			idx[n++] = c;
+	double fixed[3];
+	for (int c = 0; c < 3; c++)
+		fixed[c] = c == 0 ? th[slot[0]] * exp(shift[0])
+		                  : exp(th[slot[c]] + shift[c]);
+	double a[9] = {0}, b[3] = {0};
+	for (int pass = 0; pass < 2; pass++) {
+		*rss = 0.0;
+		for (size_t i = 0; i < data->m; i++) {
+			double w = data->weight[i];
+			if (w == 0.0)
+				continue;
+			const double *x = cols + 4 * i;
+			double target = x[3];
+			for (int c = 0; c < 3; c++)
+				if (!use[c] && !is_free[c])
+					target -= fixed[c] * x[c];
+			double ww = w * data->inv_w[i] * data->inv_w[i];
+			if (pass == 0) {
+				for (int r = 0; r < n; r++) {
+					for (int c = 0; c < n; c++)
+						a[r * n + c] += ww * x[idx[r]] * x[idx[c]];
+					b[r] += ww * x[idx[r]] * target;
+				}
+			} else {
+				double fit = 0.0;
+				for (int r = 0; r < n; r++)
+					fit += sol[idx[r]] * x[idx[r]];
+				*rss += ww * (fit - target) * (fit - target);
+			}
+		}
+		if (pass == 0) {
+			if (n > 0 && !solve_small(a, b, n))
+				return 0;
+			for (int r = 0; r < n; r++)
+				sol[idx[r]] = b[r];
+			if ((use[1] && !(sol[1] > 0)) || (use[2] && !(sol[2] > 0)))
+				return 0;
+		}
+	}
+	return isfinite(*rss);
+}
+
+static void linear_columns(const struct cal_data *data, const double *th,
+                        double *work)
+{
+	double *shift = work, *cols = work + 3;
+	for (int c = 0; c < 3; c++)
+		shift[c] = -INFINITY;
+	/* Each column's largest log (its scale). */
+	for (size_t i = 0; i < data->m; i++) {
+		if (data->weight[i] == 0.0)
+			continue;
+		double *col = cols + 4 * i;
+		log_columns(data, th, i, col);
+		for (int c = 0; c < 3; c++)
+			if (col[c] > shift[c])
+				shift[c] = col[c];
+	}
+	for (size_t i = 0; i < data->m; i++) {
+		if (data->weight[i] == 0.0)
+			continue;
+		double *col = cols + 4 * i;
+		for (int c = 0; c < 3; c++)
+			col[c] = exp(col[c] - shift[c]);
+		col[3] = 1.0 - cal_data_share(data, th, i);
+	}
+}
+
+/* Set the free ones of E, ln c_b, ln c_v in th (E only when e_free) from
+ * the least-squares fit of the relative residuals
+ *   sum_i w_i inv_w_i^2 ((E + c_b X1_i + c_v X2_i) / L_i - 1)^2,
+ * c_b, c_v >= 0, the other parameters at their values in th.  Columns are
+ * carried as logs and scaled to a largest entry of 1. */
+static void linear_start(const struct cal_data *data, const int *free, int e_free,
+                      double *th, const double *work)
+{
+	static const int slot[3] = {HA_CAL_IRREDUCIBLE, HA_CAL_BIAS_COEF,
+	                            HA_CAL_VAR_COEF};
+	int is_free[3] = {e_free, free[HA_CAL_BIAS_COEF], free[HA_CAL_VAR_COEF]};
+	const double *shift = work;
+	/* Try each set of free coefficients held at zero (at most 4), keep
+	 * the best solution whose other coefficients are positive. */
+	double best_rss = INFINITY, best[3] = {0, 0, 0};
+	int best_zero = -1;
+	for (int zero = 0; zero < 4; zero++) {
+		if ((zero & 1 && !is_free[1]) || (zero & 2 && !is_free[2]))
+			continue;
+		int use[3] = {is_free[0], is_free[1] && !(zero & 1),
+		              is_free[2] && !(zero & 2)};
+		double sol[3] = {0, 0, 0}, rss = 0.0;
+		if (!linear_solve(data, th, shift, is_free, use, work + 3, sol, &rss))
+			continue;
+		if (rss < best_rss) {
+			best_rss = rss;
+			memcpy(best, sol, sizeof best);
+			best_zero = zero;
+		}
+	}
+	for (int c = 0; c < 3; c++) {
+		if (!is_free[c])
+			continue;
+		int zeroed = best_zero < 0 || (c == 1 && (best_zero & 1)) ||
+		             (c == 2 && (best_zero & 2));
+		if (c == 0)
+			th[slot[0]] = best_zero < 0 ? th[slot[0]] : best[0] / exp(shift[0]);
+		else if (zeroed)
+			th[slot[c]] = log(0.01) - shift[c]; /* 1% of L at its best run */
+		else
+			th[slot[c]] = log(best[c]) - shift[c];
+	}
+}
 
 /* Starting values of the nonlinear parameters (ha_cal_fit_runs' comment):
  * each grid holds its parameter's bounds (s at HA_CAL_SMOOTHNESS_MIN,
@@ -104,7 +348,7 @@ static double local_objective(unsigned n, const double *z, double *grad,
 	const struct local *l = data;
 	double th[HA_CAL_PARAMS], g[HA_CAL_PARAMS];
 	point(l, z, th);
-	double f = cal_objective(l->lm.data, th, l->lm.delta, grad ? g : NULL);
+	double f = cal_objective(l->lm.data, th, l->lm.delta, grad ? g : NULL, NULL);
 	if (!isfinite(f)) {
 		/* An overflow: a wall the line search backs away from. */
 		if (grad)
@@ -123,7 +367,7 @@ static double local_objective(unsigned n, const double *z, double *grad,
 static void curvature_scales(struct local *l, const double *th)
 {
 	const struct cal_data *data = l->lm.data;
-	cal_residuals(data, th, l->lm.r, l->lm.jac);
+	cal_residuals(data, th, NULL, NULL, 0, l->lm.r, l->lm.jac);
 	for (int j = 0; j < l->lm.k; j++) {
 		double sum = 0.0;
 		for (size_t i = 0; i < data->m; i++) {
@@ -187,62 +431,57 @@ static size_t grid_starts(const struct cal_data *data,
                           const struct ha_cal_law *law, double *out,
                           double *work)
 {
+#define AXIS(param, grid) {param, grid, sizeof grid / sizeof *grid}
+	/* outermost first; E innermost, its starts sharing the columns; A's
+	 * values are shares (set from α below) */
+	static const struct {
+		int param;
+		const double *values;
+		size_t count;
+	} axes[] = {
+		AXIS(HA_CAL_SMOOTHNESS, grid_s), AXIS(HA_CAL_VAR_RATE, grid_rate),
+		AXIS(HA_CAL_VAR_POWER, grid_power), AXIS(HA_CAL_HDI, grid_hdi),
+		AXIS(HA_CAL_GROUP_HDI, grid_group_hdi),
+		AXIS(HA_CAL_DATA_POWER, grid_data_power),
+		AXIS(HA_CAL_DATA_COEF, grid_data_share),
+		AXIS(HA_CAL_VAR_SAMPLES_POWER, grid_samples_power),
+		AXIS(HA_CAL_IRREDUCIBLE, grid_e),
+	};
+#undef AXIS
+	enum { AXES = sizeof axes / sizeof *axes, E_AXIS = AXES - 1, A_AXIS = 6 };
 	const int *free = law->free;
-	size_t ns = free[HA_CAL_SMOOTHNESS] ? sizeof grid_s / sizeof *grid_s : 1;
-	size_t nr = free[HA_CAL_VAR_RATE] ? sizeof grid_rate / sizeof *grid_rate : 1;
-	size_t np = free[HA_CAL_VAR_POWER] ? sizeof grid_power / sizeof *grid_power : 1;
-	size_t nh = free[HA_CAL_HDI] ? sizeof grid_hdi / sizeof *grid_hdi : 1;
-	size_t ng = free[HA_CAL_GROUP_HDI]
-		? sizeof grid_group_hdi / sizeof *grid_group_hdi : 1;
-	size_t ne = free[HA_CAL_IRREDUCIBLE] ? 1 + sizeof grid_e / sizeof *grid_e : 1;
-	size_t na = free[HA_CAL_DATA_POWER] ? sizeof grid_data_power / sizeof *grid_data_power : 1;
-	size_t nc = free[HA_CAL_DATA_COEF] ? sizeof grid_data_share / sizeof *grid_data_share : 1;
-	size_t nb = free[HA_CAL_VAR_SAMPLES_POWER]
-		? sizeof grid_samples_power / sizeof *grid_samples_power : 1;
-	size_t total = ns * nr * np * nh * ne * na * nc * nb * ng;
+	size_t count[AXES], digit[AXES] = {0}, total = 1;
+	for (int x = 0; x < AXES; x++) {
+		/* E: the linear start, then the grid's shares */
+		count[x] = !free[axes[x].param] ? 1
+		           : axes[x].count + (x == E_AXIS);
+		total *= count[x];
+	}
 	if (!out)
 		return total;
-	size_t c = 0;
-	for (size_t a = 0; a < ns; a++)
-	for (size_t b = 0; b < nr; b++)
-	for (size_t p = 0; p < np; p++)
-	for (size_t h = 0; h < nh; h++)
-	for (size_t gh = 0; gh < ng; gh++)
-	for (size_t al = 0; al < na; al++)
-	for (size_t ac = 0; ac < nc; ac++)
-	for (size_t be = 0; be < nb; be++)
-	for (size_t e = 0; e < ne; e++, c++) {
+	for (size_t c = 0; c < total; c++) {
 		double *th = out + c * HA_CAL_PARAMS;
 		memcpy(th, law->value, HA_CAL_PARAMS * sizeof *th);
-		if (free[HA_CAL_DATA_POWER])
-			th[HA_CAL_DATA_POWER] = grid_data_power[al];
-		if (free[HA_CAL_VAR_SAMPLES_POWER])
-			th[HA_CAL_VAR_SAMPLES_POWER] = grid_samples_power[be];
+		for (int x = 0; x < E_AXIS; x++)
+			if (x != A_AXIS && free[axes[x].param])
+				th[axes[x].param] = axes[x].values[digit[x]];
 		if (free[HA_CAL_DATA_COEF])
-			th[HA_CAL_DATA_COEF] = grid_data_share[ac] * data->loss_min *
+			th[HA_CAL_DATA_COEF] = grid_data_share[digit[A_AXIS]] * data->loss_min *
 			                       exp(th[HA_CAL_DATA_POWER] * data->log_n_min);
-		if (free[HA_CAL_SMOOTHNESS])
-			th[HA_CAL_SMOOTHNESS] = grid_s[a];
-		if (free[HA_CAL_VAR_RATE])
-			th[HA_CAL_VAR_RATE] = grid_rate[b];
-		if (free[HA_CAL_VAR_POWER])
-			th[HA_CAL_VAR_POWER] = grid_power[p];
-		if (free[HA_CAL_HDI])
-			th[HA_CAL_HDI] = grid_hdi[h];
-		if (free[HA_CAL_GROUP_HDI])
-			th[HA_CAL_GROUP_HDI] = grid_group_hdi[gh];
-		/* E is the innermost loop: its starts share the columns */
+		size_t e = digit[E_AXIS];
 		if (e == 0)
-			cal_linear_columns(data, th, work);
+			linear_columns(data, th, work);
 		int e_linear = free[HA_CAL_IRREDUCIBLE] && e == 0;
 		if (free[HA_CAL_IRREDUCIBLE] && e > 0)
 			th[HA_CAL_IRREDUCIBLE] = grid_e[e - 1] * data->loss_min;
-		cal_linear_start(data, free, e_linear, th, work);
+		linear_start(data, free, e_linear, th, work);
 		/* E >= 0: a negative linear E is no start, use 0. */
 		if (e_linear && !(th[HA_CAL_IRREDUCIBLE] >= 0.0)) {
 			th[HA_CAL_IRREDUCIBLE] = 0.0;
-			cal_linear_start(data, free, 0, th, work);
+			linear_start(data, free, 0, th, work);
 		}
+		for (int x = AXES - 1; x >= 0 && ++digit[x] == count[x]; x--)
+			digit[x] = 0;
 	}
 	return total;
 }
@@ -296,7 +535,7 @@ static enum ha_status search_start(void *ctx, size_t worker, size_t task)
 	struct local *l = &x->locals[worker];
 	double *t = x->th + s * HA_CAL_PARAMS;
 	memcpy(t, x->starts + s * HA_CAL_PARAMS, HA_CAL_PARAMS * sizeof *t);
-	double f = cal_objective(x->data, t, l->lm.delta, NULL);
+	double f = cal_objective(x->data, t, l->lm.delta, NULL, NULL);
 	x->converged[s] = 0;
 	if (l->lm.k > 0 && isfinite(f)) {
 		f = cal_levenberg(&l->lm, t, x->refit ? f : run_lbfgs(l, t));
@@ -339,18 +578,14 @@ static int in_list(const size_t *list, size_t count, size_t value)
  * with the refits' stopping rule against the seeds' best end (lm.bar,
  * calibrate_lm.c), beyond the margin that counts a start as having
  * reached the best: a grid start crawling along a flat valley far above
- * it no longer runs out its SEARCH_STEPS (on the calibration bench's
- * --compare, 271 of the full fits' 876 grid starts did, 230 of them to
- * end more than 0.1% above the best; the table is unchanged by the
- * rule).
- * The bar depends only on the seeds, so the result does not depend on
+ * it does not run out its SEARCH_STEPS.  The bar depends only on the
+ * seeds, so the result does not depend on
  * the thread count either. */
-static enum ha_status minimise(const struct cal_data *data,
-                               const struct ha_cal_law *law, double delta,
-                               const double *start, const double *seeds,
-                               size_t seed_count, double *th,
-                               double *objective, size_t *total,
-                               size_t *reached, int *converged)
+enum ha_status cal_minimise(const struct cal_data *data,
+                            const struct ha_cal_law *law, double delta,
+                            const double *start, const double *seeds,
+                            size_t seed_count, double *th, double *objective,
+                            size_t *total, size_t *reached, int *converged)
 {
 	struct local locals[POOL_MAX_THREADS];
 	struct local l = {.lm = {.data = data, .delta = delta}};
@@ -400,7 +635,7 @@ static enum ha_status minimise(const struct cal_data *data,
 	                   end_th, end_converged, locals};
 	if (first_pass) {
 		pool_for(first_pass, threads, search_start, &x, NULL, NULL);
-		if (cal_poll_stopped(data)) {
+		if (poll_stopped(data)) {
 			st = HA_ECANCELED;
 			goto done;
 		}
@@ -418,7 +653,7 @@ static enum ha_status minimise(const struct cal_data *data,
 			tasks[done++] = s;
 	x.tasks = tasks + first_pass;
 	pool_for(done - first_pass, threads, search_start, &x, NULL, NULL);
-	if (cal_poll_stopped(data)) {
+	if (poll_stopped(data)) {
 		st = HA_ECANCELED;
 		goto done;
 	}
@@ -465,7 +700,7 @@ done:
 	return st;
 }
 
-/* calboot: a bootstrap refit from every start of the grid and from the
+/* A bootstrap refit from every start of the grid and from the
  * seeds (the full data's optimum; in the comparison also the resample's
  * optima of the laws this one contains), Levenberg–Marquardt alone from
  * each (the refit's step cap and tolerance), the best end kept.  The
@@ -502,7 +737,7 @@ enum ha_status cal_refit_grid(const struct cal_data *data,
 		if (start_of(starts, s, law) < s)
 			continue;
 		memcpy(t, starts + s * HA_CAL_PARAMS, sizeof t);
-		double f = cal_objective(data, t, delta, NULL);
+		double f = cal_objective(data, t, delta, NULL, NULL);
 		l.lm.bar = best_f;
 		if (l.lm.k > 0 && isfinite(f))
 			f = cal_levenberg(&l.lm, t, f);
@@ -520,24 +755,4 @@ done:
 	free(work);
 	local_free(&l);
 	return st;
-}
-
-enum ha_status cal_minimise(const struct cal_data *data,
-                            const struct ha_cal_law *law, double delta,
-                            const double *start, double *th,
-                            double *objective, size_t *total, size_t *reached,
-                            int *converged)
-{
-	return minimise(data, law, delta, start, NULL, 0, th, objective, total,
-	                reached, converged);
-}
-
-enum ha_status cal_minimise_seeded(const struct cal_data *data,
-                                   const struct ha_cal_law *law, double delta,
-                                   const double *seeds, size_t seed_count,
-                                   double *th, double *objective, size_t *total,
-                                   size_t *reached, int *converged)
-{
-	return minimise(data, law, delta, NULL, seeds, seed_count, th, objective,
-	                total, reached, converged);
 }

@@ -1,8 +1,8 @@
 /* The calibration's picture (library-internal): what plot_calibration.c
  * lays out from the calibration and its picture data (ha_cal_picture_new)
- * and plot_calibration_draw.c draws.  Losses are log10 values until
- * map_to_axis() turns them into world coordinates of the axis (log10 L on
- * a log axis, L on a linear one). */
+ * and plot_calibration_draw.c draws.  The picture's losses are log10
+ * values; plot_cal_on_axis() turns them into world coordinates of the
+ * axis (log10 L on a log axis, L on a linear one) as they are drawn. */
 #ifndef HEADALLOC_PLOT_CALIBRATION_H
 #define HEADALLOC_PLOT_CALIBRATION_H
 
@@ -19,8 +19,6 @@
 /* The bottom of the panels (a fraction of the page): the caption's seven
  * lines below. */
 #define PLOT_CAL_BOTTOM 0.32
-/* Points of a band (computed by ha_cal_picture_new, cal_picture.h). */
-#define PLOT_CAL_BAND_POINTS HA_CAL_PICTURE_BAND_POINTS
 /* Groups named in the legend. */
 #define PLOT_CAL_LEGEND_GROUPS 6
 /* Bars of the bootstrap's optima (the last: all the others). */
@@ -29,49 +27,11 @@
  * that fit across the page in one. */
 #define PLOT_CAL_CAPTION_LINES 7
 #define PLOT_CAL_CAPTION_ROOM 112
-/* The target's divisors on the axis beyond which none is marked. */
-#define PLOT_CAL_MARKS HA_CAL_PICTURE_MARKS
-
-struct plot_cal_curve {
-	double *x, *y; /* log10 d; the loss */
-	size_t n;
-};
-
-struct plot_cal_band {
-	double *x, *lo, *hi;
-	size_t n;
-};
-
-/* The runs of one budget D and one n. */
-struct plot_cal_group {
-	uint64_t budget;
-	double samples;
-	size_t count;
-	int curve; /* one of the largest: drawn with its curve and band */
-	struct plot_cal_curve fit;
-	struct plot_cal_band band;
-};
 
 struct plot_cal_run {
 	double x, y;
 	int has_bar, cut_lo, cut_hi; /* a bar end beyond the axis is at its edge */
 	double lo, hi;
-};
-
-/* A divisor of the target on the axis. */
-struct plot_cal_mark {
-	double x, y;
-	int feasible, optimum;
-	int off;      /* -1 below the axis, 1 above (drawn at the edge), 0 on it */
-	int has_band;
-	double lo, hi;
-};
-
-struct plot_cal_law {
-	const struct ha_cal_comparison *row;
-	struct plot_cal_curve curve; /* none when the law was not fitted */
-	int has_mark, mark_off;      /* its optimum at the target */
-	double mark_x, mark_y;
 };
 
 struct plot_cal_bar {
@@ -87,32 +47,25 @@ struct calplot {
 	const struct ha_calibration *c;
 	const struct ha_cal_picture *pic; /* what is drawn, in log10 L */
 	size_t m;                     /* runs */
-	struct plot_cal_run *runs;    /* in the runs' order */
-	const size_t *group_of;       /* run -> group (the picture's) */
-	struct plot_cal_group *groups; /* ascending D, then n */
-	size_t group_count, curve_groups, largest;
-	int have_band, bar_panel;
+	struct plot_cal_run *runs;    /* in the runs' order, on the axis */
+	int bar_panel;
 	double panel[2];              /* left and right of the losses' panel */
-	double x0, x1, y0, y1;
+	double y0, y1;                /* the loss axis (x: the picture's window) */
 	int y_log;
-	struct plot_cal_curve target; /* the target's fitted curve */
 	double optimum_x, optimum_y;  /* the prediction */
-	struct plot_cal_mark *marks;
-	size_t mark_count;
-	size_t target_feasible, target_on_axis, target_feasible_on_axis;
-	struct plot_cal_law *laws;
-	size_t law_count;
+	size_t above, below, bars_cut; /* marks beyond the axis; bars cut */
 	double *labels;               /* head dimensions named under the axis */
 	size_t label_count;
 	struct plot_cal_bar *bars;
 	size_t bar_count, others;     /* others: allocations in the others' bar */
-	size_t above, below, bars_cut;
 	char caption[PLOT_CAL_CAPTION_LINES][PLOT_CAPTION_MAX + 1];
 	int caption_line;             /* the line being filled */
 };
 
-enum ha_status plot_cal_compute(struct calplot *p, struct ha_error *err);
-void plot_cal_free(struct calplot *p);
+/* log10 L on the axis: its world coordinate; and which side of the axis
+ * it lies beyond (-1 below, 1 above, 0 on it). */
+double plot_cal_on_axis(const struct calplot *p, double log10_value);
+int plot_cal_off_axis(const struct calplot *p, double log10_value);
 /* The head dimensions named under the axis into p->labels, and the
  * captions into p->caption, from the computed data
  * (plot_calibration_words.c). */

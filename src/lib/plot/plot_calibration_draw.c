@@ -25,7 +25,7 @@ static const enum plot_colour group_palette[] = {
 static int group_ink(const struct calplot *p, size_t g, int tinted)
 {
 	PLINT rgb[3];
-	if (p->group_count <= GROUP_PALETTE) {
+	if (p->pic->group_count <= GROUP_PALETTE) {
 		if (!tinted) {
 			plcol0(group_palette[g]);
 			return group_palette[g];
@@ -33,7 +33,7 @@ static int group_ink(const struct calplot *p, size_t g, int tinted)
 		plgcol0(group_palette[g], &rgb[0], &rgb[1], &rgb[2]);
 	} else {
 		unsigned v[3];
-		plot_viridis_rgb(0.85 * (double)g / (double)(p->group_count - 1), v);
+		plot_viridis_rgb(0.85 * (double)g / (double)(p->pic->group_count - 1), v);
 		for (int k = 0; k < 3; k++)
 			rgb[k] = (PLINT)v[k];
 	}
@@ -70,33 +70,44 @@ static void style(PLINT line, double width)
 
 /* ---- the losses --------------------------------------------------------------------- */
 
+/* A curve of the picture (y in log10 L) on the axis. */
+static void curve(const struct calplot *p, const double *x, const double *y, size_t n)
+{
+	enum { MAX = HA_CAL_PICTURE_CURVE_POINTS > HA_CAL_PICTURE_BAND_POINTS
+	                     ? HA_CAL_PICTURE_CURVE_POINTS : HA_CAL_PICTURE_BAND_POINTS };
+	PLFLT v[MAX];
+	for (size_t j = 0; j < n && j < MAX; j++)
+		v[j] = plot_cal_on_axis(p, y[j]);
+	plot_polyline(x, v, n < MAX ? n : MAX);
+}
+
 /* The bands: each region filled with a tint of its group's colour
  * (opaque, so that coinciding bands do not darken into a blot), then
  * every band's edges in the colour itself, which stay seen where a later
  * band covers the region. */
 static void draw_bands(const struct calplot *p)
 {
-	enum { MAX = 2 * PLOT_CAL_BAND_POINTS };
+	enum { MAX = 2 * HA_CAL_PICTURE_BAND_POINTS };
 	PLFLT x[MAX], y[MAX];
-	for (size_t g = 0; g < p->group_count; g++) {
-		const struct plot_cal_band *bd = &p->groups[g].band;
+	for (size_t g = 0; g < p->pic->group_count; g++) {
+		const struct ha_cal_picture_band *bd = &p->pic->groups[g].band;
 		if (bd->n < 2)
 			continue;
 		for (size_t j = 0; j < bd->n; j++) {
 			x[j] = bd->x[j];
-			y[j] = bd->hi[j];
+			y[j] = plot_cal_on_axis(p, bd->hi[j]);
 			x[2 * bd->n - 1 - j] = bd->x[j];
-			y[2 * bd->n - 1 - j] = bd->lo[j];
+			y[2 * bd->n - 1 - j] = plot_cal_on_axis(p, bd->lo[j]);
 		}
 		group_ink(p, g, 1);
 		plfill((PLINT)(2 * bd->n), x, y);
 	}
 	style(1, 0.6);
-	for (size_t g = 0; g < p->group_count; g++) {
-		const struct plot_cal_band *bd = &p->groups[g].band;
+	for (size_t g = 0; g < p->pic->group_count; g++) {
+		const struct ha_cal_picture_band *bd = &p->pic->groups[g].band;
 		group_ink(p, g, 0);
-		plot_polyline(bd->x, bd->lo, bd->n);
-		plot_polyline(bd->x, bd->hi, bd->n);
+		curve(p, bd->x, bd->lo, bd->n);
+		curve(p, bd->x, bd->hi, bd->n);
 	}
 }
 
@@ -146,32 +157,35 @@ static void draw_target(const struct plot_canvas *c, const struct calplot *p)
 {
 	plcol0(PLOT_BLACK);
 	style(1, 1.5);
-	plot_polyline(p->target.x, p->target.y, p->target.n);
-	for (size_t i = 0; i < p->mark_count; i++) {
-		const struct plot_cal_mark *mk = &p->marks[i];
-		if (mk->has_band && !mk->off) {
+	curve(p, p->pic->target.x, p->pic->target.y, p->pic->target.n);
+	for (size_t i = 0; i < p->pic->mark_count; i++) {
+		const struct ha_cal_picture_mark *mk = &p->pic->marks[i];
+		int off = plot_cal_off_axis(p, mk->y);
+		if (mk->has_band && !off) {
+			double lo = plot_cal_on_axis(p, mk->lo), hi = plot_cal_on_axis(p, mk->hi);
 			plcol0(PLOT_BLACK);
 			style(1, 1.2);
-			interval(c, mk->x, fmax(mk->lo, p->y0), fmin(mk->hi, p->y1),
-			         mk->lo < p->y0, mk->hi > p->y1);
+			interval(c, mk->x, fmax(lo, p->y0), fmin(hi, p->y1), lo < p->y0, hi > p->y1);
 		}
 		plcol0(mk->feasible ? PLOT_BLACK : PLOT_GREY);
-		mark(c, p, mk->x, mk->y, mk->off, 4.0);
+		mark(c, p, mk->x, plot_cal_on_axis(p, mk->y), off, 4.0);
 	}
 }
 
 static void draw_laws(const struct plot_canvas *c, const struct calplot *p)
 {
-	for (size_t k = 0; k < p->law_count; k++) {
-		const struct plot_cal_law *lw = &p->laws[k];
+	for (size_t k = 0; k < p->pic->law_count; k++) {
+		const struct ha_cal_picture_law *lw = &p->pic->laws[k];
 		plcol0(law_ink(k));
 		style((PLINT)(2 + k % 7), 1.8);
-		plot_polyline(lw->curve.x, lw->curve.y, lw->curve.n);
+		curve(p, lw->curve.x, lw->curve.y, lw->curve.n);
 		style(1, 1.5);
-		if (lw->has_mark && !lw->mark_off)
-			ring(c, lw->mark_x, lw->mark_y, 7.0 + 2.0 * (double)k);
+		int off = lw->has_mark ? plot_cal_off_axis(p, lw->mark_y) : 0;
+		double y = plot_cal_on_axis(p, lw->mark_y);
+		if (lw->has_mark && !off)
+			ring(c, lw->mark_x, y, 7.0 + 2.0 * (double)k);
 		else if (lw->has_mark)
-			mark(c, p, lw->mark_x, lw->mark_y, lw->mark_off, 4.0);
+			mark(c, p, lw->mark_x, y, off, 4.0);
 	}
 }
 
@@ -181,12 +195,12 @@ static void draw_runs(const struct plot_canvas *c, const struct calplot *p)
 		const struct plot_cal_run *r = &p->runs[i];
 		if (!r->has_bar)
 			continue;
-		group_ink(p, p->group_of[i], 0);
+		group_ink(p, p->pic->group_of[i], 0);
 		style(1, 1.5);
 		interval(c, r->x, r->lo, r->hi, r->cut_lo, r->cut_hi);
 	}
 	for (size_t i = 0; i < p->m; i++) {
-		group_ink(p, p->group_of[i], 0);
+		group_ink(p, p->pic->group_of[i], 0);
 		plot_disc(c, p->runs[i].x, p->runs[i].y, 5.0, 1);
 	}
 }
@@ -201,7 +215,7 @@ static void draw_axes(const struct plot_canvas *c, const struct calplot *p)
 		double x = log10(p->labels[i]);
 		plline(2, (PLFLT[2]){x, x}, (PLFLT[2]){p->y0, p->y0 + tick});
 		plline(2, (PLFLT[2]){x, x}, (PLFLT[2]){p->y1, p->y1 - tick});
-		plot_mtex("b", 1.3, (x - p->x0) / (p->x1 - p->x0), 0.5, "%.0f", p->labels[i]);
+		plot_mtex("b", 1.3, (x - p->pic->x0) / (p->pic->x1 - p->pic->x0), 0.5, "%.0f", p->labels[i]);
 	}
 	plot_mtex("b", 3.0, 0.5, 0.5, "head_dim d#dk#u (log scale; each group has H = D / d#dk#u heads)");
 	plot_mtex("l", 4.2, 0.5, 0.5, "loss L (the runs' unit%s)",
@@ -258,10 +272,10 @@ static double draw_legend(const struct calplot *p)
 	struct legend l;
 	memset(&l, 0, sizeof l);
 	const struct ha_calibration *cal = p->c;
-	size_t shown = p->group_count <= PLOT_CAL_LEGEND_GROUPS + 1 ? p->group_count
+	size_t shown = p->pic->group_count <= PLOT_CAL_LEGEND_GROUPS + 1 ? p->pic->group_count
 	                                                             : PLOT_CAL_LEGEND_GROUPS;
 	for (size_t g = 0; g < shown; g++) {
-		const struct plot_cal_group *gr = &p->groups[g];
+		const struct ha_cal_picture_group *gr = &p->pic->groups[g];
 		char n[32], d[32];
 		plot_cal_format_samples(n, sizeof n, gr->samples);
 		plot_cal_format_count(d, sizeof d, gr->budget);
@@ -269,10 +283,10 @@ static double draw_legend(const struct calplot *p)
 		      group_ink(p, g, 0), 1, 2.0, PLOT_DISC_GLYPH,
 		      "D = %s, n = %s: %zu run%s", d, n, gr->count, gr->count == 1 ? "" : "s");
 	}
-	if (shown < p->group_count)
+	if (shown < p->pic->group_count)
 		entry(&l, PL_LEGEND_NONE, PLOT_BLACK, 1, 1.0, "",
-		      "... %zu more groups, viridis in order", p->group_count - shown);
-	if (p->have_band)
+		      "... %zu more groups, viridis in order", p->pic->group_count - shown);
+	if (p->pic->have_band)
 		entry(&l, PL_LEGEND_COLOR_BOX, PLOT_LIGHT_GREY, 1, 1.0, "",
 		      "95%% bootstrap band (each curve's tint)");
 	if (cal->prediction.defined) {
@@ -286,15 +300,15 @@ static double draw_legend(const struct calplot *p)
 		entry(&l, PL_LEGEND_SYMBOL, PLOT_VERMILION, 1, 1.0, PLOT_DISC_GLYPH,
 		      "its optimum: %s " PLOT_TIMES " %s", h, k);
 		int infeasible = 0;
-		for (size_t i = 0; i < p->mark_count; i++)
-			infeasible |= !p->marks[i].feasible;
+		for (size_t i = 0; i < p->pic->mark_count; i++)
+			infeasible |= !p->pic->marks[i].feasible;
 		if (infeasible)
 			entry(&l, PL_LEGEND_SYMBOL, PLOT_GREY, 1, 1.0, PLOT_DISC_GLYPH,
 			      "infeasible head_dim of the target");
 	}
-	if (p->law_count) {
+	if (p->pic->law_count) {
 		char n[32], d[32];
-		const struct plot_cal_group *gr = &p->groups[p->largest];
+		const struct ha_cal_picture_group *gr = &p->pic->groups[p->pic->largest];
 		plot_cal_format_samples(n, sizeof n, gr->samples);
 		plot_cal_format_count(d, sizeof d, gr->budget);
 		if (cal->prediction.defined)
@@ -304,18 +318,19 @@ static double draw_legend(const struct calplot *p)
 			entry(&l, PL_LEGEND_NONE, PLOT_BLACK, 1, 1.0, "",
 			      "the laws, at D = %s, n = %s:", d, n);
 	}
-	for (size_t k = 0; k < p->law_count; k++) {
-		const struct plot_cal_law *lw = &p->laws[k];
+	for (size_t k = 0; k < p->pic->law_count; k++) {
+		const struct ha_cal_picture_law *lw = &p->pic->laws[k];
+		const struct ha_cal_comparison *row = &cal->comparison[k];
 		char weight[32] = "";
-		if (lw->row->weight_defined)
-			snprintf(weight, sizeof weight, ", weight %.2f", lw->row->weight);
+		if (row->weight_defined)
+			snprintf(weight, sizeof weight, ", weight %.2f", row->weight);
 		if (lw->curve.n == 0)
 			entry(&l, PL_LEGEND_NONE, law_ink(k), 1, 1.0, "",
-			      "%s: not fitted", lw->row->law.name);
+			      "%s: not fitted", row->law.name);
 		else
 			entry(&l, PL_LEGEND_LINE | (lw->has_mark ? PL_LEGEND_SYMBOL : 0),
 			      law_ink(k), (PLINT)(2 + k % 7), 1.8, PLOT_RING_GLYPH,
-			      "%s (k = %zu)%s", lw->row->law.name, lw->row->free_count,
+			      "%s (k = %zu)%s", row->law.name, row->free_count,
 			      weight);
 	}
 	PLFLT width = 0, height = 0;
@@ -430,13 +445,13 @@ static void draw_bars(struct plot_canvas *c, const struct calplot *p, double leg
 void plot_cal_draw(struct plot_canvas *c, const void *data)
 {
 	const struct calplot *p = data;
-	plot_panel(c, p->panel[0], p->panel[1], PLOT_CAL_BOTTOM, 0.90, p->x0, p->x1, p->y0, p->y1, 1,
+	plot_panel(c, p->panel[0], p->panel[1], PLOT_CAL_BOTTOM, 0.90, p->pic->x0, p->pic->x1, p->y0, p->y1, 1,
 	           p->y_log);
 	draw_bands(p);
-	for (size_t g = 0; g < p->group_count; g++) {
+	for (size_t g = 0; g < p->pic->group_count; g++) {
 		group_ink(p, g, 0);
 		style(1, 2.0);
-		plot_polyline(p->groups[g].fit.x, p->groups[g].fit.y, p->groups[g].fit.n);
+		curve(p, p->pic->groups[g].fit.x, p->pic->groups[g].fit.y, p->pic->groups[g].fit.n);
 	}
 	draw_laws(c, p);
 	if (p->c->prediction.defined)

@@ -46,7 +46,7 @@ void plot_cal_format_samples(char *dst, size_t size, double n)
  * each at least 44 pixels from every one named. */
 enum ha_status plot_cal_choose_labels(struct calplot *p)
 {
-	size_t cap = p->m + p->mark_count + 1;
+	size_t cap = p->m + p->pic->mark_count + 1;
 	double *v = malloc(cap * sizeof *v);
 	p->labels = malloc(cap * sizeof *p->labels);
 	if (!v || !p->labels) {
@@ -56,15 +56,15 @@ enum ha_status plot_cal_choose_labels(struct calplot *p)
 	size_t n = 0;
 	for (size_t i = 0; i < p->m; i++)
 		v[n++] = (double)p->c->fit.residuals[i].head_dim;
-	for (size_t i = 0; i < p->mark_count; i++)
-		v[n++] = nearbyint(pow(10.0, p->marks[i].x));
+	for (size_t i = 0; i < p->pic->mark_count; i++)
+		v[n++] = nearbyint(pow(10.0, p->pic->marks[i].x));
 	for (size_t i = 1; i < n; i++) /* insertion sort: few values, mostly sorted */
 		for (size_t j = i; j > 0 && v[j] < v[j - 1]; j--) {
 			double t = v[j];
 			v[j] = v[j - 1];
 			v[j - 1] = t;
 		}
-	double px = (p->panel[1] - p->panel[0]) * PLOT_CAL_WIDTH / (p->x1 - p->x0);
+	double px = (p->panel[1] - p->panel[0]) * PLOT_CAL_WIDTH / (p->pic->x1 - p->pic->x0);
 	if (p->c->prediction.defined)
 		p->labels[p->label_count++] = (double)p->c->prediction.head_dim;
 	for (size_t i = 0; i < n; i++) {
@@ -213,9 +213,9 @@ void plot_cal_captions(struct calplot *p)
 				break;
 			}
 		put(p, 0, ";  ", "%zu of its %zu feasible head_dims on the axis%s",
-		    p->target_feasible_on_axis, p->target_feasible,
-		    p->target_on_axis > PLOT_CAL_MARKS ? " (not marked)" : "");
-		if (p->have_band && p->target_on_axis <= PLOT_CAL_MARKS)
+		    p->pic->target_feasible_on_axis, p->pic->target_feasible,
+		    p->pic->target_on_axis > HA_CAL_PICTURE_MARKS ? " (not marked)" : "");
+		if (p->pic->have_band && p->pic->target_on_axis <= HA_CAL_PICTURE_MARKS)
 			put(p, 0, ", ", "each with the 95%% interval of its loss");
 	} else {
 		put(p, 1, "", "no target: no prediction");
@@ -228,9 +228,9 @@ void plot_cal_captions(struct calplot *p)
 		    b->fitted, b->resamples, b->seed);
 	else
 		put(p, 1, "", "no bootstrap (%zu refits): no intervals, no bands", b->fitted);
-	if (p->curve_groups < p->group_count)
-		put(p, 0, ";  ", "curves of the %zu largest of %zu groups", p->curve_groups,
-		    p->group_count);
+	if (p->pic->curve_groups < p->pic->group_count)
+		put(p, 0, ";  ", "curves of the %zu largest of %zu groups", p->pic->curve_groups,
+		    p->pic->group_count);
 	put(p, 0, ";  ", "beyond the axis: %zu mark%s above, %zu below", p->above,
 	    p->above == 1 ? "" : "s", p->below);
 	if (p->bars_cut)

@@ -9,63 +9,125 @@
 #include <string.h>
 
 #include "report_internal.h"
-#include "report/report_calibration.h"
 #include "calibrate/calibrate_internal.h"
 
 /* ---- YAML ------------------------------------------------------------------ */
 
-/* calboot: the bootstrap's kind and degeneracy, the goodness of fit, the
- * prediction's no-answer share, support and warnings. */
-static void yaml_bootstrap_honest(struct ha_yaml_writer *w,
-                                  const struct ha_cal_bootstrap *b)
+/* A key and its value: the pair every map of the report is made of. */
+static void put_double(struct ha_yaml_writer *w, const char *key, double v)
 {
-	ha_yaml_key(w, "kind");
-	ha_yaml_string(w, ha_cal_bootstrap_kind_str(b->kind));
-	ha_yaml_key(w, "degenerate");
-	ha_yaml_bool(w, b->degenerate);
+	ha_yaml_key(w, key);
+	ha_yaml_double(w, v);
+}
+
+static void put_uint(struct ha_yaml_writer *w, const char *key, uint64_t v)
+{
+	ha_yaml_key(w, key);
+	ha_yaml_uint(w, v);
+}
+
+static void put_bool(struct ha_yaml_writer *w, const char *key, int v)
+{
+	ha_yaml_key(w, key);
+	ha_yaml_bool(w, v);
+}
+
+static void put_string(struct ha_yaml_writer *w, const char *key, const char *v)
+{
+	ha_yaml_key(w, key);
+	ha_yaml_string(w, v);
+}
+
+/* A value, or null when it is not defined. */
+static void put_maybe(struct ha_yaml_writer *w, const char *key, int defined,
+                      double v)
+{
+	ha_yaml_key(w, key);
+	if (defined)
+		ha_yaml_double(w, v);
+	else
+		ha_yaml_null(w);
+}
+
+/* The keys heads and head_dim, or null values when not defined. */
+static void put_pair(struct ha_yaml_writer *w, int defined, uint64_t heads,
+                     uint64_t head_dim)
+{
+	ha_yaml_key(w, "heads");
+	if (defined)
+		ha_yaml_uint(w, heads);
+	else
+		ha_yaml_null(w);
+	ha_yaml_key(w, "head_dim");
+	if (defined)
+		ha_yaml_uint(w, head_dim);
+	else
+		ha_yaml_null(w);
+}
+
+/* %.6g, or "-" when not defined. */
+static const char *text_maybe(int defined, double v, char buf[32])
+{
+	if (!defined)
+		return "-";
+	return report_human(v, buf);
+}
+
+static void yaml_shares(struct ha_yaml_writer *w, const struct ha_cal_share *s,
+                        size_t count)
+{
+	ha_yaml_begin_seq(w, count == 0);
+	for (size_t i = 0; i < count; i++) {
+		ha_yaml_begin_map(w, 1);
+		put_pair(w, 1, s[i].heads, s[i].head_dim);
+		put_double(w, "share", s[i].share);
+		ha_yaml_end_map(w);
+	}
+	ha_yaml_end_seq(w);
 }
 
 static void yaml_goodness(struct ha_yaml_writer *w, const struct ha_cal_goodness *g)
 {
 	ha_yaml_key(w, "goodness");
 	ha_yaml_begin_map(w, 1);
-	ha_yaml_key(w, "rms_log_residual");
-	ha_yaml_double(w, g->rms_log_residual);
-	ha_yaml_key(w, "loss_spread");
-	ha_yaml_double(w, g->loss_spread);
-	ha_yaml_key(w, "chi2");
-	report_cal_yaml_maybe(w, g->has_chi2, g->chi2);
+	put_double(w, "rms_log_residual", g->rms_log_residual);
+	put_double(w, "loss_spread", g->loss_spread);
+	put_maybe(w, "chi2", g->has_chi2, g->chi2);
 	ha_yaml_key(w, "dof");
 	if (g->has_chi2)
 		ha_yaml_uint(w, g->dof);
 	else
 		ha_yaml_null(w);
-	ha_yaml_key(w, "p_value");
-	report_cal_yaml_maybe(w, g->has_p, g->p_value);
-	ha_yaml_key(w, "verdict");
-	ha_yaml_string(w, g->lack_of_fit ? "lack of fit" : "fits");
+	put_maybe(w, "p_value", g->has_p, g->p_value);
+	put_string(w, "verdict", g->lack_of_fit ? "lack of fit" : "fits");
 	ha_yaml_end_map(w);
 }
 
-static void yaml_allocation(struct ha_yaml_writer *w, uint64_t heads,
-                            uint64_t head_dim)
+/* Every warning (all), or those that say the prediction is no evidence. */
+static void yaml_warnings(struct ha_yaml_writer *w, const struct ha_calibration *c,
+                          int all)
 {
-	ha_yaml_key(w, "heads");
-	ha_yaml_uint(w, heads);
-	ha_yaml_key(w, "head_dim");
-	ha_yaml_uint(w, head_dim);
+	ha_yaml_key(w, "warnings");
+	size_t n = 0;
+	for (size_t i = 0; i < c->warning_count; i++)
+		n += all || c->warnings[i].kind == HA_CAL_WARN_UNSUPPORTED ||
+		     c->warnings[i].kind == HA_CAL_WARN_LACK_OF_FIT;
+	ha_yaml_begin_seq(w, n == 0);
+	for (size_t i = 0; i < c->warning_count; i++)
+		if (all || c->warnings[i].kind == HA_CAL_WARN_UNSUPPORTED ||
+		    c->warnings[i].kind == HA_CAL_WARN_LACK_OF_FIT)
+			ha_yaml_string(w, c->warnings[i].message);
+	ha_yaml_end_seq(w);
 }
 
 static void yaml_support(struct ha_yaml_writer *w, const struct ha_calibration *c)
 {
 	const struct ha_cal_prediction *p = &c->prediction;
 	const struct ha_cal_support *s = &p->support;
-	ha_yaml_key(w, "no_answer_share");
-	report_cal_yaml_maybe(w, c->bootstrap.resamples > 0, p->no_answer_share);
+	put_maybe(w, "no_answer_share", c->bootstrap.resamples > 0, p->no_answer_share);
 	ha_yaml_key(w, "support");
 	ha_yaml_begin_map(w, 0);
-	ha_yaml_key(w, "inside_measured_head_dims");
-	ha_yaml_bool(w, s->inside_measured_head_dims);
+	put_bool(w, "inside_measured_head_dims", s->inside_measured_head_dims);
 	ha_yaml_key(w, "measured_head_dims");
 	ha_yaml_begin_seq(w, 1);
 	ha_yaml_uint(w, s->measured_head_dims[0]);
@@ -74,23 +136,19 @@ static void yaml_support(struct ha_yaml_writer *w, const struct ha_calibration *
 	ha_yaml_key(w, "runner_up");
 	if (s->has_runner_up) {
 		ha_yaml_begin_map(w, 1);
-		yaml_allocation(w, s->runner_heads, s->runner_head_dim);
-		ha_yaml_key(w, "loss_gap");
-		ha_yaml_double(w, s->loss_gap);
-		ha_yaml_key(w, "probability_better");
-		report_cal_yaml_maybe(w, s->has_probability, s->probability_better);
+		put_pair(w, 1, s->runner_heads, s->runner_head_dim);
+		put_double(w, "loss_gap", s->loss_gap);
+		put_maybe(w, "probability_better", s->has_probability, s->probability_better);
 		ha_yaml_end_map(w);
 	} else {
 		ha_yaml_null(w);
 	}
-	ha_yaml_key(w, "noise");
-	ha_yaml_double(w, s->noise);
+	put_double(w, "noise", s->noise);
 	ha_yaml_key(w, "best_measured");
 	if (s->has_best_measured) {
 		ha_yaml_begin_map(w, 1);
-		yaml_allocation(w, s->best_heads, s->best_head_dim);
-		ha_yaml_key(w, "loss");
-		ha_yaml_double(w, s->best_loss);
+		put_pair(w, 1, s->best_heads, s->best_head_dim);
+		put_double(w, "loss", s->best_loss);
 		ha_yaml_end_map(w);
 	} else {
 		ha_yaml_null(w);
@@ -106,17 +164,7 @@ static void yaml_support(struct ha_yaml_writer *w, const struct ha_calibration *
 		ha_yaml_string(w, ha_cal_param_str((enum ha_cal_param)s->unidentified[i]));
 	ha_yaml_end_seq(w);
 	ha_yaml_end_map(w);
-	ha_yaml_key(w, "warnings");
-	size_t n = 0;
-	for (size_t i = 0; i < c->warning_count; i++)
-		n += c->warnings[i].kind == HA_CAL_WARN_UNSUPPORTED ||
-		     c->warnings[i].kind == HA_CAL_WARN_LACK_OF_FIT;
-	ha_yaml_begin_seq(w, n == 0);
-	for (size_t i = 0; i < c->warning_count; i++)
-		if (c->warnings[i].kind == HA_CAL_WARN_UNSUPPORTED ||
-		    c->warnings[i].kind == HA_CAL_WARN_LACK_OF_FIT)
-			ha_yaml_string(w, c->warnings[i].message);
-	ha_yaml_end_seq(w);
+	yaml_warnings(w, c, 0);
 }
 
 static void yaml_parameter(struct ha_yaml_writer *w,
@@ -124,14 +172,10 @@ static void yaml_parameter(struct ha_yaml_writer *w,
 {
 	ha_yaml_key(w, e->name);
 	ha_yaml_begin_map(w, 1);
-	ha_yaml_key(w, "scale");
-	ha_yaml_string(w, e->log_scale ? "log" : "linear");
-	ha_yaml_key(w, "value");
-	ha_yaml_double(w, e->value);
-	ha_yaml_key(w, "free");
-	ha_yaml_bool(w, e->free);
-	ha_yaml_key(w, "se");
-	report_cal_yaml_maybe(w, e->has_se, e->se);
+	put_string(w, "scale", e->log_scale ? "log" : "linear");
+	put_double(w, "value", e->value);
+	put_bool(w, "free", e->free);
+	put_maybe(w, "se", e->has_se, e->se);
 	ha_yaml_key(w, "ci95");
 	if (e->has_ci) {
 		ha_yaml_begin_seq(w, 1);
@@ -141,126 +185,23 @@ static void yaml_parameter(struct ha_yaml_writer *w,
 	} else {
 		ha_yaml_null(w);
 	}
-	ha_yaml_key(w, "at_bound");
-	ha_yaml_bool(w, e->at_bound);
+	put_bool(w, "at_bound", e->at_bound);
 	ha_yaml_end_map(w);
 }
 
 static void yaml_bootstrap(struct ha_yaml_writer *w,
                            const struct ha_cal_bootstrap *b)
 {
-	const struct { const char *key; uint64_t value; } items[] = {
-		{"resamples", b->resamples}, {"seed", b->seed},
-		{"fitted", b->fitted},       {"unconverged", b->unconverged},
-		{"unfittable", b->unfittable}, {"failed", b->failed},
-	};
 	ha_yaml_key(w, "bootstrap");
 	ha_yaml_begin_map(w, 1);
-	for (size_t i = 0; i < sizeof items / sizeof *items; i++) {
-		ha_yaml_key(w, items[i].key);
-		ha_yaml_uint(w, items[i].value);
-	}
-	yaml_bootstrap_honest(w, b);
-	ha_yaml_end_map(w);
-}
-
-static void yaml_least_squares(struct ha_yaml_writer *w,
-                               const struct ha_calibration *c);
-
-static void yaml_fit(struct ha_yaml_writer *w, const struct ha_calibration *c)
-{
-	const struct ha_cal_fit *fit = &c->fit;
-	ha_yaml_key(w, "calibration");
-	ha_yaml_begin_map(w, 0);
-	ha_yaml_key(w, "runs");
-	ha_yaml_uint(w, fit->runs);
-	ha_yaml_key(w, "huber_delta");
-	ha_yaml_double(w, fit->huber_delta);
-	ha_yaml_key(w, "objective");
-	ha_yaml_double(w, fit->objective);
-	ha_yaml_key(w, "rss");
-	ha_yaml_double(w, fit->rss);
-	ha_yaml_key(w, "rms");
-	ha_yaml_double(w, fit->rms);
-	ha_yaml_key(w, "aicc");
-	report_cal_yaml_maybe(w, fit->aicc_defined, fit->aicc);
-	ha_yaml_key(w, "bic");
-	report_cal_yaml_maybe(w, fit->bic_defined, fit->bic);
-	yaml_least_squares(w, c);
-	ha_yaml_key(w, "starts");
-	ha_yaml_begin_map(w, 1);
-	ha_yaml_key(w, "total");
-	ha_yaml_uint(w, fit->starts);
-	ha_yaml_key(w, "reached_best");
-	ha_yaml_uint(w, fit->reached_best);
-	ha_yaml_end_map(w);
-	ha_yaml_key(w, "parameters");
-	ha_yaml_begin_map(w, 0);
-	for (int p = 0; p < HA_CAL_PARAMS; p++)
-		if (ha_cal_param_reported((enum ha_cal_param)p, &fit->param[p]))
-			yaml_parameter(w, &fit->param[p]);
-	ha_yaml_end_map(w);
-	yaml_goodness(w, &c->goodness);
-	yaml_bootstrap(w, &c->bootstrap);
-	ha_yaml_key(w, "residuals");
-	ha_yaml_begin_seq(w, 0);
-	for (size_t i = 0; i < fit->runs; i++) {
-		const struct ha_cal_residual *res = &fit->residuals[i];
-		ha_yaml_begin_map(w, 1);
-		ha_yaml_key(w, "heads");
-		ha_yaml_uint(w, res->heads);
-		ha_yaml_key(w, "head_dim");
-		ha_yaml_uint(w, res->head_dim);
-		ha_yaml_key(w, "samples");
-		ha_yaml_double(w, res->samples);
-		ha_yaml_key(w, "loss");
-		ha_yaml_double(w, res->loss);
-		ha_yaml_key(w, "fitted");
-		ha_yaml_double(w, res->fitted);
-		ha_yaml_key(w, "residual");
-		ha_yaml_double(w, res->residual);
-		ha_yaml_end_map(w);
-	}
-	ha_yaml_end_seq(w);
-	ha_yaml_key(w, "warnings");
-	ha_yaml_begin_seq(w, c->warning_count == 0);
-	for (size_t i = 0; i < c->warning_count; i++)
-		ha_yaml_string(w, c->warnings[i].message);
-	ha_yaml_end_seq(w);
-	ha_yaml_end_map(w);
-}
-
-static void yaml_prediction(struct ha_yaml_writer *w,
-                            const struct ha_calibration *c)
-{
-	const struct ha_cal_prediction *p = &c->prediction;
-	ha_yaml_key(w, "prediction");
-	ha_yaml_begin_map(w, 0);
-	ha_yaml_key(w, "budget");
-	ha_yaml_uint(w, p->budget);
-	ha_yaml_key(w, "samples");
-	ha_yaml_double(w, p->samples);
-	ha_yaml_key(w, "heads");
-	ha_yaml_uint(w, p->heads);
-	ha_yaml_key(w, "head_dim");
-	ha_yaml_uint(w, p->head_dim);
-	ha_yaml_key(w, "loss");
-	ha_yaml_double(w, p->loss);
-	ha_yaml_key(w, "distribution");
-	ha_yaml_begin_seq(w, p->distribution_count == 0);
-	for (size_t i = 0; i < p->distribution_count; i++) {
-		const struct ha_cal_share *s = &p->distribution[i];
-		ha_yaml_begin_map(w, 1);
-		ha_yaml_key(w, "heads");
-		ha_yaml_uint(w, s->heads);
-		ha_yaml_key(w, "head_dim");
-		ha_yaml_uint(w, s->head_dim);
-		ha_yaml_key(w, "share");
-		ha_yaml_double(w, s->share);
-		ha_yaml_end_map(w);
-	}
-	ha_yaml_end_seq(w);
-	yaml_support(w, c);
+	put_uint(w, "resamples", b->resamples);
+	put_uint(w, "seed", b->seed);
+	put_uint(w, "fitted", b->fitted);
+	put_uint(w, "unconverged", b->unconverged);
+	put_uint(w, "unfittable", b->unfittable);
+	put_uint(w, "failed", b->failed);
+	put_string(w, "kind", ha_cal_bootstrap_kind_str(b->kind));
+	put_bool(w, "degenerate", b->degenerate);
 	ha_yaml_end_map(w);
 }
 
@@ -276,19 +217,146 @@ static void yaml_least_squares(struct ha_yaml_writer *w,
 		return;
 	}
 	ha_yaml_begin_map(w, 1);
-	ha_yaml_key(w, "rss");
-	ha_yaml_double(w, ls->rss);
-	ha_yaml_key(w, "residual_scale");
-	ha_yaml_double(w, ls->residual_scale);
-	ha_yaml_key(w, "delta_below_scale");
-	ha_yaml_bool(w, ls->delta_below_scale);
-	report_cal_yaml_pair(w, ls->has_prediction, ls->heads, ls->head_dim);
-	ha_yaml_key(w, "prediction_changes");
-	ha_yaml_bool(w, ls->prediction_changes);
+	put_double(w, "rss", ls->rss);
+	put_double(w, "residual_scale", ls->residual_scale);
+	put_bool(w, "delta_below_scale", ls->delta_below_scale);
+	put_pair(w, ls->has_prediction, ls->heads, ls->head_dim);
+	put_bool(w, "prediction_changes", ls->prediction_changes);
+	ha_yaml_end_map(w);
+}
+
+static void yaml_fit(struct ha_yaml_writer *w, const struct ha_calibration *c)
+{
+	const struct ha_cal_fit *fit = &c->fit;
+	ha_yaml_key(w, "calibration");
+	ha_yaml_begin_map(w, 0);
+	put_uint(w, "runs", fit->runs);
+	put_double(w, "huber_delta", fit->huber_delta);
+	put_double(w, "objective", fit->objective);
+	put_double(w, "rss", fit->rss);
+	put_double(w, "rms", fit->rms);
+	put_maybe(w, "aicc", fit->aicc_defined, fit->aicc);
+	put_maybe(w, "bic", fit->bic_defined, fit->bic);
+	yaml_least_squares(w, c);
+	ha_yaml_key(w, "starts");
+	ha_yaml_begin_map(w, 1);
+	put_uint(w, "total", fit->starts);
+	put_uint(w, "reached_best", fit->reached_best);
+	ha_yaml_end_map(w);
+	ha_yaml_key(w, "parameters");
+	ha_yaml_begin_map(w, 0);
+	for (int p = 0; p < HA_CAL_PARAMS; p++)
+		if (ha_cal_param_reported((enum ha_cal_param)p, &fit->param[p]))
+			yaml_parameter(w, &fit->param[p]);
+	ha_yaml_end_map(w);
+	yaml_goodness(w, &c->goodness);
+	yaml_bootstrap(w, &c->bootstrap);
+	ha_yaml_key(w, "residuals");
+	ha_yaml_begin_seq(w, 0);
+	for (size_t i = 0; i < fit->runs; i++) {
+		const struct ha_cal_residual *res = &fit->residuals[i];
+		ha_yaml_begin_map(w, 1);
+		put_pair(w, 1, res->heads, res->head_dim);
+		put_double(w, "samples", res->samples);
+		put_double(w, "loss", res->loss);
+		put_double(w, "fitted", res->fitted);
+		put_double(w, "residual", res->residual);
+		ha_yaml_end_map(w);
+	}
+	ha_yaml_end_seq(w);
+	yaml_warnings(w, c, 1);
+	ha_yaml_end_map(w);
+}
+
+static void yaml_prediction(struct ha_yaml_writer *w,
+                            const struct ha_calibration *c)
+{
+	const struct ha_cal_prediction *p = &c->prediction;
+	ha_yaml_key(w, "prediction");
+	ha_yaml_begin_map(w, 0);
+	put_uint(w, "budget", p->budget);
+	put_double(w, "samples", p->samples);
+	put_pair(w, 1, p->heads, p->head_dim);
+	put_double(w, "loss", p->loss);
+	ha_yaml_key(w, "distribution");
+	yaml_shares(w, p->distribution, p->distribution_count);
+	yaml_support(w, c);
+	ha_yaml_end_map(w);
+}
+
+static void yaml_law(struct ha_yaml_writer *w, const struct ha_calibration *c,
+                     const struct ha_cal_comparison *row)
+{
+	int fitted = row->status == HA_OK;
+	ha_yaml_begin_map(w, 0);
+	put_string(w, "law", row->law.name);
+	put_bool(w, "user", row->user);
+	ha_yaml_key(w, "free");
+	ha_yaml_begin_seq(w, 1);
+	for (int p = 0; p < HA_CAL_PARAMS; p++)
+		if (row->law.free[p])
+			ha_yaml_string(w, ha_cal_param_str((enum ha_cal_param)p));
+	ha_yaml_end_seq(w);
+	ha_yaml_key(w, "contains");
+	ha_yaml_begin_seq(w, 1);
+	for (size_t i = 0; i < row->contains_count; i++)
+		ha_yaml_string(w, c->comparison[row->contains[i]].law.name);
+	ha_yaml_end_seq(w);
+	put_uint(w, "k", row->free_count);
+	if (!fitted)
+		put_string(w, "error", row->message[0] ? row->message
+		                                       : ha_status_str(row->status));
+	put_maybe(w, "rss", fitted, row->rss);
+	put_maybe(w, "aicc", fitted && row->aicc_defined, row->aicc);
+	put_maybe(w, "bic", fitted && row->bic_defined, row->bic);
+	put_maybe(w, "loo_rmse", fitted && row->loo_defined, row->loo_rmse);
+	put_maybe(w, "weight", row->weight_defined, row->weight);
+	put_pair(w, fitted && row->has_prediction, row->heads, row->head_dim);
+	put_maybe(w, "share", fitted && row->has_prediction && row->resamples > 0,
+	          row->share);
+	put_uint(w, "resamples", row->resamples);
+	ha_yaml_key(w, "huber");
+	ha_yaml_begin_map(w, 1);
+	put_maybe(w, "objective", row->huber_status == HA_OK, row->huber_objective);
+	put_pair(w, row->huber_status == HA_OK && row->huber_has_prediction,
+	         row->huber_heads, row->huber_head_dim);
+	put_bool(w, "prediction_changes", row->prediction_changes);
+	ha_yaml_end_map(w);
+	ha_yaml_end_map(w);
+}
+
+/* The comparison of laws: the laws, the verdict, the average over laws. */
+static void yaml_comparison(struct ha_yaml_writer *w, const struct ha_calibration *c)
+{
+	ha_yaml_key(w, "comparison");
+	ha_yaml_begin_map(w, 0);
+	put_string(w, "criteria", "least squares");
+	ha_yaml_key(w, "laws");
+	ha_yaml_begin_seq(w, 0);
+	for (size_t i = 0; i < c->comparison_count; i++)
+		yaml_law(w, c, &c->comparison[i]);
+	ha_yaml_end_seq(w);
+	put_string(w, "verdict", c->verdict.text);
+	ha_yaml_key(w, "averaged");
+	yaml_shares(w, c->averaged, c->averaged_count);
+	put_double(w, "averaged_no_answer", c->averaged_no_answer);
 	ha_yaml_end_map(w);
 }
 
 /* ---- text ------------------------------------------------------------------ */
+
+/* "NAME h x d s%, ..." with the no-answer share, then the ending. */
+static void text_shares(FILE *f, const char *name, const struct ha_cal_share *s,
+                        size_t count, double no_answer, const char *ending)
+{
+	fputs(name, f);
+	for (size_t i = 0; i < count; i++)
+		fprintf(f, "%s %" PRIu64 " x %" PRIu64 " %.1f%%", i ? "," : "",
+		        s[i].heads, s[i].head_dim, 100.0 * s[i].share);
+	if (no_answer > 0.0)
+		fprintf(f, ", no answer %.1f%%", 100.0 * no_answer);
+	fputs(ending, f);
+}
 
 /* A file name on a line of text: control characters (a newline in a
  * hostile name) become '?'. */
@@ -314,8 +382,8 @@ static void text_fit(FILE *f, const struct ha_calibration *c,
 		fprintf(f, ", Huber delta %s\n", report_human(fit->huber_delta, b1));
 	fprintf(f, "fit          objective %s, rss %s, rms %s, AICc %s, BIC %s\n",
 	        report_human(fit->objective, b1), report_human(fit->rss, b2),
-	        report_human(fit->rms, b3), report_cal_maybe(fit->aicc_defined, fit->aicc, b4),
-	        report_cal_maybe(fit->bic_defined, fit->bic, b5));
+	        report_human(fit->rms, b3), text_maybe(fit->aicc_defined, fit->aicc, b4),
+	        text_maybe(fit->bic_defined, fit->bic, b5));
 	fprintf(f, "starts       %zu of %zu reached the best\n", fit->reached_best,
 	        fit->starts);
 	const struct ha_cal_bootstrap *b = &c->bootstrap;
@@ -350,7 +418,7 @@ static void text_fit(FILE *f, const struct ha_calibration *c,
 		else
 			snprintf(interval, sizeof interval, "-");
 		fprintf(f, "%-16s %14s %14s  %s%s\n", name,
-		        report_human(e->value, b3), report_cal_maybe(e->has_se, e->se, b4),
+		        report_human(e->value, b3), text_maybe(e->has_se, e->se, b4),
 		        interval, e->at_bound ? " (at a bound)" : "");
 	}
 
@@ -365,14 +433,14 @@ static void text_fit(FILE *f, const struct ha_calibration *c,
 	}
 }
 
-/* calboot: the goodness of fit and the prediction's support in words. */
+/* The goodness of fit and the prediction's support in words. */
 static void text_goodness(FILE *f, const struct ha_cal_goodness *g)
 {
 	char b1[32], b2[32], b3[32], b4[32];
 	if (g->has_chi2)
 		fprintf(f, "goodness     chi2 %s on %zu dof, p %s; rms log residual %s, "
 		        "loss spread %s: %s\n", report_human(g->chi2, b1), g->dof,
-		        report_cal_maybe(g->has_p, g->p_value, b2),
+		        text_maybe(g->has_p, g->p_value, b2),
 		        report_human(g->rms_log_residual, b3),
 		        report_human(g->loss_spread, b4),
 		        g->lack_of_fit ? "lack of fit" : "fits");
@@ -421,17 +489,59 @@ static void text_prediction(FILE *f, const struct ha_cal_prediction *p)
 	        " heads x head_dim %" PRIu64 ", loss %s\n", p->budget,
 	        report_human(p->samples, b1), p->heads, p->head_dim,
 	        report_human(p->loss, b2));
-	if (!p->distribution_count)
-		return;
-	fputs("distribution", f);
-	for (size_t i = 0; i < p->distribution_count; i++) {
-		const struct ha_cal_share *s = &p->distribution[i];
-		fprintf(f, "%s %" PRIu64 " x %" PRIu64 " %.1f%%", i ? "," : "",
-		        s->heads, s->head_dim, 100.0 * s->share);
+	if (p->distribution_count)
+		text_shares(f, "distribution", p->distribution, p->distribution_count,
+		            p->no_answer_share, " of the bootstrap's resamples\n");
+}
+
+static void text_comparison(FILE *f, const struct ha_calibration *c)
+{
+	char b1[32], b2[32], b3[32], b4[32];
+	fprintf(f, "\nlaws by least squares (the criteria's likelihood); %s\n",
+	        isinf(c->fit.huber_delta)
+	                ? "so is the main fit, whose optimum the huber column repeats"
+	                : "Huber optimum beside");
+	fprintf(f, "%-12s %2s %12s %12s %12s %12s %8s  %-10s %6s  %-10s %s\n",
+	        "law", "k", "rss", "AICc", "BIC", "loo_rmse", "weight", "optimum",
+	        "share", "huber", "contains");
+	for (size_t i = 0; i < c->comparison_count; i++) {
+		const struct ha_cal_comparison *row = &c->comparison[i];
+		if (row->status != HA_OK) {
+			fprintf(f, "%-12s %2zu  not fitted: %s\n", row->law.name,
+			        row->free_count, row->message[0]
+			                                 ? row->message
+			                                 : ha_status_str(row->status));
+			continue;
+		}
+		char optimum[48] = "-", huber[48] = "-", share[16] = "-";
+		char weight[16] = "-";
+		if (row->weight_defined)
+			snprintf(weight, sizeof weight, "%.3g", row->weight);
+		if (row->has_prediction)
+			snprintf(optimum, sizeof optimum, "%" PRIu64 " x %" PRIu64,
+			         row->heads, row->head_dim);
+		if (row->huber_status == HA_OK && row->huber_has_prediction)
+			snprintf(huber, sizeof huber, "%" PRIu64 " x %" PRIu64 "%s",
+			         row->huber_heads, row->huber_head_dim,
+			         row->prediction_changes ? "*" : "");
+		if (row->has_prediction && row->resamples)
+			snprintf(share, sizeof share, "%.0f%%", 100.0 * row->share);
+		fprintf(f, "%-12s %2zu %12s %12s %12s %12s %8s  %-10s %6s  %-10s ",
+		        row->law.name, row->free_count, report_human(row->rss, b1),
+		        text_maybe(row->aicc_defined, row->aicc, b2),
+		        text_maybe(row->bic_defined, row->bic, b3),
+		        text_maybe(row->loo_defined, row->loo_rmse, b4), weight, optimum,
+		        share, huber);
+		for (size_t q = 0; q < row->contains_count; q++)
+			fprintf(f, "%s%s", q ? "," : "",
+			        c->comparison[row->contains[q]].law.name);
+		fputs(row->contains_count ? "\n" : "-\n", f);
 	}
-	if (p->no_answer_share > 0.0)
-		fprintf(f, ", no answer %.1f%%", 100.0 * p->no_answer_share);
-	fputs(" of the bootstrap's resamples\n", f);
+	fprintf(f, "verdict      %s\n", c->verdict.text);
+	if (c->averaged_count)
+		text_shares(f, "averaged", c->averaged, c->averaged_count,
+		            c->averaged_no_answer,
+		            " over laws (Akaike weights) and resamples\n");
 }
 
 /* ---- the section ----------------------------------------------------------- */
@@ -461,7 +571,7 @@ enum ha_status ha_report_calibration(struct ha_report *r,
 		if (c->prediction.defined)
 			yaml_prediction(r->yaml, c);
 		if (c->comparison_count)
-			report_cal_yaml_comparison(r->yaml, c);
+			yaml_comparison(r->yaml, c);
 		return report_end(r, err);
 	}
 	FILE *f = r->stream;
@@ -472,7 +582,7 @@ enum ha_status ha_report_calibration(struct ha_report *r,
 		text_support(f, c);
 	}
 	if (c->comparison_count)
-		report_cal_text_comparison(f, c);
+		text_comparison(f, c);
 	fputs("\nmodel        ", f);
 	report_text_model(f, &c->model);
 	fputc('\n', f);
