@@ -4,12 +4,19 @@
  * geomspace all name, computed here once for all three. */
 #include <math.h>
 
-#include <headalloc/sweep.h>
-
 #include "alloc/model_internal.h"
+#include "sweep/sweep_internal.h"
 
-double ha_samples_value(const struct ha_samples *s, size_t i)
+void samples_reader_init(struct samples_reader *r, const struct ha_samples *s)
 {
+	r->samples = s;
+	r->log_from = s->values ? 0.0 : log10(s->from);
+	r->log_to = s->values ? 0.0 : log10(s->to);
+}
+
+double samples_read(const struct samples_reader *r, size_t i)
+{
+	const struct ha_samples *s = r->samples;
 	if (s->values)
 		return s->values[i];
 	if (i == 0)
@@ -18,8 +25,15 @@ double ha_samples_value(const struct ha_samples *s, size_t i)
 		return s->to;
 	/* In decades: ranges between powers of ten, the usual kind, then land
 	 * exactly on the powers of ten (1e5, not 100000.00000000001). */
-	double lo = log10(s->from), hi = log10(s->to);
+	double lo = r->log_from, hi = r->log_to;
 	return pow(10.0, lo + (hi - lo) * ((double)i / (double)(s->count - 1)));
+}
+
+double ha_samples_value(const struct ha_samples *s, size_t i)
+{
+	struct samples_reader r;
+	samples_reader_init(&r, s);
+	return samples_read(&r, i);
 }
 
 enum ha_status ha_samples_check(const struct ha_samples *s, size_t *bad)

@@ -268,7 +268,7 @@ static void fill_job(struct sweep_rows *rs, struct rows_job *job, size_t total)
 	for (size_t k = 0; k < job->count; k++) {
 		size_t i = (job->first + k) / nb;
 		if (i != rs->point) {
-			rs->samples = ha_samples_value(&rs->s->req.samples, i);
+			rs->samples = samples_read(&rs->s->n, i);
 			rs->point = i;
 		}
 		job->rows[k].samples = rs->samples;
@@ -420,6 +420,7 @@ enum ha_status ha_sweep_new(const struct ha_sweep_request *req,
 	if (!s)
 		return out_of_memory(err, "preparing the table");
 	s->req = *req;
+	samples_reader_init(&s->n, &s->req.samples);
 	enum ha_status st = prepare(s, err);
 	if (st != HA_OK) {
 		ha_sweep_free(s);
@@ -470,7 +471,7 @@ static enum ha_status journaled_coords(void *ctx, size_t i, double c[FIT_PAIR_CO
 static enum ha_status replay_dim(void *ctx, size_t i, double *x, double *y)
 {
 	struct ha_sweep *s = ctx;
-	*x = ha_samples_value(&s->req.samples, i);
+	*x = samples_read(&s->n, i);
 	size_t column = sweep_column(s->columns, s->replay_budget);
 	return journal_get(s->journal, column + SWEEP_X, 1, i, y);
 }
@@ -504,9 +505,9 @@ enum ha_status ha_sweep_budget_fits(struct ha_sweep *s, size_t b,
 		                   &logarithmic->result, &logarithmic->status);
 	power->claimed = ha_fit_seed_exponent(s->model.smoothness);
 	if (power->status == HA_OK)
-		power->largest_at = ha_samples_value(&s->req.samples, power->result.max_residual_index);
+		power->largest_at = samples_read(&s->n, power->result.max_residual_index);
 	if (logarithmic->status == HA_OK)
 		logarithmic->largest_at =
-			ha_samples_value(&s->req.samples, logarithmic->result.max_residual_index);
+			samples_read(&s->n, logarithmic->result.max_residual_index);
 	return HA_OK;
 }

@@ -26,8 +26,21 @@
 struct sweep_rows;   /* sweep.c */
 struct grouped_pairs; /* grouped_internal.h */
 
+/* The values of n read one by one, a range's ends' logarithms taken once
+ * (a sweep reads every n twice; taken each time, they would cost a few
+ * per cent of a long sweep): samples_read(r, i) is ha_samples_value(s, i),
+ * the same double. */
+struct samples_reader {
+	const struct ha_samples *samples;
+	double log_from, log_to; /* log10 of a range's ends */
+};
+
+void samples_reader_init(struct samples_reader *r, const struct ha_samples *s);
+double samples_read(const struct samples_reader *r, size_t i);
+
 struct ha_sweep {
 	struct ha_sweep_request req;  /* as given; pointers borrowed */
+	struct samples_reader n;      /* of req.samples */
 	struct ha_model model;        /* *req.model */
 	struct ha_solver **solvers;   /* one per budget */
 	int own_solvers;              /* made here (not lent) */

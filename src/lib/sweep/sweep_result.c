@@ -15,6 +15,7 @@
 
 struct ha_sweep_result {
 	struct ha_sweep_request req;   /* its pointers into the copies below */
+	struct samples_reader n;       /* of req.samples */
 	struct ha_model model;
 	struct ha_constraints constraints;
 	struct ha_kv_constraints kv;
@@ -101,6 +102,7 @@ static enum ha_status copy_request(struct ha_sweep_result *r,
 			return HA_ENOMEM;
 		r->req.samples.values = memcpy(r->samples, req->samples.values, bytes);
 	}
+	samples_reader_init(&r->n, &r->req.samples);
 	memcpy(r->budgets, req->budgets, nb * sizeof *r->budgets);
 	r->req.budgets = r->budgets;
 	if (nb > 1 && ha_fit_new(HA_FIT_POWER, nb <= HA_FIT_STORE_DEFAULT ? nb : 0,
@@ -233,7 +235,7 @@ enum ha_status ha_sweep_result_rows(struct ha_sweep_result *r, size_t first,
 	double n = NAN, v[SWEEP_GROUPED_COLUMNS];
 	for (size_t k = 0; k < count; k++) {
 		if (k == 0 || b == 0)
-			n = ha_samples_value(&r->req.samples, i);
+			n = samples_read(&r->n, i);
 		if (journal_get(r->journal, sweep_column(r->columns, b), r->columns,
 		                i, v) != HA_OK)
 			return lost(err);
@@ -276,7 +278,7 @@ enum ha_status ha_sweep_result_samples_fits(struct ha_sweep_result *r,
 	size_t nb = r->req.budget_count;
 	for (size_t k = 0; k < count; k++) {
 		size_t i = first + k;
-		fits[k].samples = ha_samples_value(&r->req.samples, i);
+		fits[k].samples = samples_read(&r->n, i);
 		for (size_t b = 0; b < nb; b++)
 			if (journal_get(r->journal, sweep_column(r->columns, b) + SWEEP_X,
 			                1, i, &r->dims[b]) != HA_OK)
