@@ -27,9 +27,9 @@ struct sweep_rows;   /* sweep.c */
 struct grouped_pairs; /* grouped_internal.h */
 
 /* The values of n read one by one, a range's ends' logarithms taken once
- * (a sweep reads every n twice; taken each time, they would cost a few
- * per cent of a long sweep): samples_read(r, i) is ha_samples_value(s, i),
- * the same double. */
+ * (a sweep reads every n twice: a long one-budget sweep would otherwise
+ * take four logarithms a row): samples_read(r, i) is ha_samples_value(s,
+ * i), the same double. */
 struct samples_reader {
 	const struct ha_samples *samples;
 	double log_from, log_to; /* log10 of a range's ends */
