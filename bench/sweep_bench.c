@@ -13,7 +13,6 @@
 
 #include "sweep_bench.h"
 #include "alloc/solver_internal.h"
-#include "sweep/sweep_values.h"
 
 #ifndef HA_BENCH_DIR
 #define HA_BENCH_DIR "bench"
@@ -42,10 +41,6 @@ static double cpu_now(void)
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static double sweep_at(const void *ctx, size_t i)
-{
-	return ha_scenario_sweep_value(FROM, TO, *(const size_t *)ctx, i);
-}
 
 static volatile double sweep_sink;
 
@@ -63,11 +58,12 @@ static double solve_rate(size_t points)
 		return 0;
 	}
 	struct ha_model m = ha_model_defaults();
+	struct ha_samples range = {NULL, points, FROM, TO};
 	double start = cpu_now();
 	for (size_t i = 0; i < points; i++) {
 		struct ha_allocation a;
 		struct ha_relaxed r;
-		double n = sweep_at(&points, i);
+		double n = ha_samples_value(&range, i);
 		ha_solver_solve_integer(s, &m, n, &a, NULL);
 		ha_relaxed_solver_solve(w, &m, n, &r);
 		sweep_sink += r.head_dim + (double)a.head_dim;
@@ -97,7 +93,7 @@ static enum ha_status table_run(size_t points, size_t budgets,
 	if (st == HA_OK) {
 		struct ha_sweep_request problem = {
 			.model = &m, .budgets = four, .budget_count = budgets,
-			.samples = {points, sweep_at, &points},
+			.samples = {NULL, points, FROM, TO},
 			.threads = 1}; /* per CPU second: the calling thread alone */
 		struct ha_sweep_result *result = NULL;
 		if (ha_sweep_run(&problem, NULL, &result, NULL) == HA_OK)

@@ -125,7 +125,7 @@ done
 # terminal-safe text, and the parsers and checks of what its options name.
 cli_internal_headers=" base/number.h base/text.h base/format_internal.h
 	alloc/divisors.h alloc/model_internal.h alloc/grouped_internal.h
-	checkpoint/checkpoint_internal.h input/runs_internal.h sweep/sweep_values.h
+	checkpoint/checkpoint_internal.h input/runs_internal.h
 	input/budget_list.h
 	hdi/hdi_internal.h hdi/hdi_path_internal.h calibrate/calibrate_internal.h "
 

@@ -175,19 +175,16 @@ Test(landscape, the_most_divisors_of_any_budget)
 
 /* ---- 2. the sweep ------------------------------------------------------------------ */
 
-static double decade(const void *ctx, size_t i)
-{
-	(void)ctx;
-	return pow(10.0, 4.0 + (double)i); /* 1e4 .. 1e12 */
-}
+/* n = 1e4, 1e5, ..., 1e12 */
+static const struct ha_samples decades = {.count = 9, .from = 1e4, .to = 1e12};
 
 Test(sweep, valid_and_deterministic)
 {
 	struct ha_model m = ha_model_defaults();
 	uint64_t budgets[] = {128, 512};
-	probe_check_valid(probe_sweep, &(struct ha_sweep_request){.model = &m, .constraints = NULL, .budgets = budgets, .budget_count = 2, .samples = {9, decade, NULL}});
+	probe_check_valid(probe_sweep, &(struct ha_sweep_request){.model = &m, .constraints = NULL, .budgets = budgets, .budget_count = 2, .samples = decades});
 	uint64_t many[] = {128, 256, 512, 1024};
-	probe_check_valid(probe_sweep, &(struct ha_sweep_request){.model = &m, .constraints = NULL, .budgets = many, .budget_count = 4, .samples = {1, decade, NULL}});
+	probe_check_valid(probe_sweep, &(struct ha_sweep_request){.model = &m, .constraints = NULL, .budgets = many, .budget_count = 4, .samples = {.count = 1, .from = 1e4}});
 }
 
 Test(sweep, each_budget_steps_where_its_optimum_is)
@@ -196,7 +193,7 @@ Test(sweep, each_budget_steps_where_its_optimum_is)
 	struct ha_constraints none = {0};
 	uint64_t budgets[] = {128, 512};
 	struct image im;
-	struct picture p = probe_png(probe_sweep, &(struct ha_sweep_request){.model = &m, .constraints = NULL, .budgets = budgets, .budget_count = 2, .samples = {9, decade, NULL}}, &im);
+	struct picture p = probe_png(probe_sweep, &(struct ha_sweep_request){.model = &m, .constraints = NULL, .budgets = budgets, .budget_count = 2, .samples = decades}, &im);
 	cr_assert_eq(p.target.axes_count, 1);
 	cr_assert(p.axes[0].x_log);
 	cr_assert(p.axes[0].x_min < 4.0 && p.axes[0].x_max > 12.0);
@@ -231,7 +228,7 @@ Test(sweep, caption_gives_the_fit_and_the_claim)
 	uint64_t budgets[] = {512};
 	struct picture p;
 	picture_draw(&p, HA_PLOT_SVG, probe_sweep,
-	             &(struct ha_sweep_request){.model = &m, .constraints = NULL, .budgets = budgets, .budget_count = 1, .samples = {9, decade, NULL}});
+	             &(struct ha_sweep_request){.model = &m, .constraints = NULL, .budgets = budgets, .budget_count = 1, .samples = decades});
 	cr_assert_eq(p.status, HA_OK);
 	char *text = svg_text(p.data, p.size);
 	cr_assert_not_null(strstr(text, "seeds claim b = 0.3333 (outside the interval)"), "%s", text);
@@ -550,7 +547,7 @@ Test(plot, failures_are_statuses_and_write_nothing)
 	cr_assert_eq(p.status, HA_EINVAL);
 	picture_free(&p);
 	uint64_t one[] = {512};
-	picture_draw(&p, HA_PLOT_SVG, probe_sweep, &(struct ha_sweep_request){.model = &m, .constraints = NULL, .budgets = one, .budget_count = 1, .samples = {1, decade, NULL}});
+	picture_draw(&p, HA_PLOT_SVG, probe_sweep, &(struct ha_sweep_request){.model = &m, .constraints = NULL, .budgets = one, .budget_count = 1, .samples = {.count = 1, .from = 1e4}});
 	cr_assert_eq(p.status, HA_EINVAL, "one budget and one n is a landscape");
 	picture_free(&p);
 	picture_draw(&p, HA_PLOT_SVG, probe_regimes, &(struct ha_regimes_request){.model = &m, .constraints = NULL, .budgets = one, .budget_count = 0});
@@ -609,7 +606,7 @@ Test(plot, drawing_prints_nothing, .init = cr_redirect_stdout)
 		struct picture p;
 		picture_draw(&p, formats[f], probe_landscape, &(struct probe_landscape_request){{&m, NULL, 512, NULL, NULL}, n_samples});
 		picture_free(&p);
-		picture_draw(&p, formats[f], probe_sweep, &(struct ha_sweep_request){.model = &m, .constraints = NULL, .budgets = budgets, .budget_count = 2, .samples = {9, decade, NULL}});
+		picture_draw(&p, formats[f], probe_sweep, &(struct ha_sweep_request){.model = &m, .constraints = NULL, .budgets = budgets, .budget_count = 2, .samples = decades});
 		picture_free(&p);
 		picture_draw(&p, formats[f], probe_regimes, &(struct ha_regimes_request){.model = &m, .constraints = NULL, .budgets = budgets, .budget_count = 2});
 		picture_free(&p);

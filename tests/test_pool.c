@@ -241,12 +241,6 @@ Test(pool, a_bootstrap_gives_the_same_doubles_on_one_thread_and_two)
 #define POINTS 1500
 static const uint64_t budgets[] = {256, 512, 4096};
 
-static double log_spaced(const void *ctx, size_t i)
-{
-	(void)ctx;
-	return exp(log(1e3) + (log(1e12) - log(1e3)) * (double)i / (POINTS - 1));
-}
-
 /* Every double a sweep's result gives, in order. */
 static double *sweep_doubles(size_t threads, size_t *n)
 {
@@ -254,7 +248,7 @@ static double *sweep_doubles(size_t threads, size_t *n)
 	struct ha_sweep_result *s = NULL;
 	cr_assert_eq(ha_sweep_run(&(struct ha_sweep_request){
 		.model = &model, .budgets = budgets, .budget_count = 3,
-		.samples = {POINTS, log_spaced, NULL}, .threads = threads,
+		.samples = {.count = POINTS, .from = 1e3, .to = 1e12}, .threads = threads,
 	}, NULL, &s, NULL), HA_OK);
 	size_t cap = 3 * POINTS * 6 + 6 * 16 + POINTS * 16, used = 0;
 	double *out = malloc(cap * sizeof *out);

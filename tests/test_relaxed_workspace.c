@@ -18,7 +18,6 @@
 #include "sweep_table.h"
 
 #include "alloc/solver_internal.h"
-#include "sweep/sweep_values.h"
 
 static void assert_same(const struct ha_relaxed *got, const struct ha_relaxed *want,
                         uint64_t budget, const struct ha_model *m, double samples)
@@ -136,9 +135,10 @@ Test(relaxed, a_predicted_sweep_answers_as_the_definition, .timeout = 600)
 		                                 : pick_model(&rng, &drawn);
 		double from = problem == 0 ? 1e4 : log_uniform(&rng, 1.001, 1e20);
 		double to = problem == 0 ? 1e12 : from * log_uniform(&rng, 1e3, 1e40);
-		size_t count = problem == 0 ? 20000 : 400;
-		for (size_t i = 0; i < count; i++) {
-			double n_samples = ha_scenario_sweep_value(from, to, count, i);
+		struct ha_samples range = {.count = problem == 0 ? 20000 : 400,
+		                           .from = from, .to = to};
+		for (size_t i = 0; i < range.count; i++) {
+			double n_samples = ha_samples_value(&range, i);
 			struct ha_relaxed got;
 			if (ha_relaxed_solver_solve(w, &m, n_samples, &got) != HA_OK)
 				continue;
@@ -182,11 +182,6 @@ Test(relaxed, a_workspace_refuses_bad_arguments)
 	ha_relaxed_solver_free(w);
 	ha_relaxed_solver_free(NULL);
 	ha_solver_free(s);
-}
-
-static double table_sample(const void *ctx, size_t i)
-{
-	return ((const double *)ctx)[i];
 }
 
 /* The next number after key in text from *at on (moved past it). */
@@ -234,7 +229,7 @@ Test(relaxed, every_table_row_is_the_single_query_of_its_point, .timeout = 600)
 		cr_assert_eq(ha_report_new(f, HA_FORMAT_YAML, &r), HA_OK);
 		cr_assert_eq(sweep_table(r, (struct ha_sweep_request){
 			.model = &m, .budgets = budgets, .budget_count = 3,
-			.samples = {count, table_sample, samples}, .threads = threads,
+			.samples = {.values = samples, .count = count}, .threads = threads,
 		}, &err), HA_OK, "%s", err.message);
 		cr_assert_eq(ha_report_end(r), HA_OK);
 		ha_report_free(r);

@@ -209,11 +209,6 @@ Test(report, a_stream_that_cannot_be_written_gives_eio)
 	fclose(f);
 }
 
-static double sample_from_array(const void *ctx, size_t i)
-{
-	return ((const double *)ctx)[i];
-}
-
 static const double sweep[] = {1e4, 1e6, 1e8, 1e10, 1e12};
 
 static enum ha_status table_sections(struct ha_report *r, const void *ctx,
@@ -226,7 +221,7 @@ static enum ha_status table_sections(struct ha_report *r, const void *ctx,
 		.model = &m,
 		.budgets = budgets + 1,
 		.budget_count = (size_t)budgets[0],
-		.samples = {5, sample_from_array, sweep},
+		.samples = {.values = sweep, .count = 5},
 	}, err);
 }
 
@@ -514,7 +509,7 @@ static enum ha_status borrowed_sections(struct ha_report *r, const void *ctx,
 		.model = &m,
 		.budgets = b->budgets,
 		.budget_count = b->count,
-		.samples = {5, sample_from_array, sweep},
+		.samples = {.values = sweep, .count = 5},
 		.solvers = b->solvers,
 	}, err);
 	return report_regimes_of(r, (struct ha_regimes_request){

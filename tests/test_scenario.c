@@ -11,7 +11,7 @@
 #include "base/number.h"
 #include <headalloc/scenario.h>
 #include "base/format_internal.h"
-#include "sweep/sweep_values.h"
+#include <headalloc/sweep.h>
 
 /* Write text to a fresh file in the temp dir, read it back, remove it. */
 static enum ha_status read_text(const char *text, struct ha_scenario **sc,
@@ -620,9 +620,9 @@ Test(scenario, io_and_argument_errors)
 	cr_expect_null(sc);
 }
 
-/* A log sweep's values, its ends' logarithms taken once, against the
- * formula written out here (decades from log10 of each end, both ends
- * exact), on random sweeps: the same doubles. */
+/* A range's values (ha_samples_value, a scenario's {from, to, points})
+ * against the formula written out here (decades from log10 of each end,
+ * both ends exact), on random ranges: the same doubles. */
 Test(scenario, log_sweep_values)
 {
 	unsigned long long state = 88172645463325252ULL;
@@ -631,14 +631,12 @@ Test(scenario, log_sweep_values)
 		double from = pow(10.0, (double)(state % 3000) / 10.0 - 10.0);
 		double to = from * pow(10.0, 1e-6 + (double)(state >> 40) / (1 << 20));
 		size_t points = 2 + (size_t)(state >> 20) % 5000;
-		struct ha_log_sweep s;
-		ha_log_sweep_init(&s, from, to, points);
+		struct ha_samples s = {.count = points, .from = from, .to = to};
 		double lo = log10(from), hi = log10(to);
 		for (size_t i = 0; i < points; i++) {
 			double want = i == 0 ? from : i + 1 == points ? to
 				: pow(10.0, lo + (hi - lo) * ((double)i / (double)(points - 1)));
-			cr_assert_eq(ha_log_sweep_value(&s, i), want, "%zu of %zu", i, points);
-			cr_assert_eq(ha_scenario_sweep_value(from, to, points, i), want);
+			cr_assert_eq(ha_samples_value(&s, i), want, "%zu of %zu", i, points);
 		}
 	}
 }

@@ -20,10 +20,11 @@
 
 static const uint64_t budgets[BUDGETS] = {512, 4096, 768};
 
-static double log_spaced(const void *ctx, size_t i)
+static const struct ha_samples samples = {.count = POINTS, .from = 1e3, .to = 1e12};
+
+static double log_spaced(size_t i)
 {
-	(void)ctx;
-	return exp(log(1e3) + (log(1e12) - log(1e3)) * (double)i / (POINTS - 1));
+	return ha_samples_value(&samples, i);
 }
 
 static struct ha_sweep_request request(size_t threads)
@@ -32,7 +33,7 @@ static struct ha_sweep_request request(size_t threads)
 	m = ha_model_defaults();
 	return (struct ha_sweep_request){
 		.model = &m, .budgets = budgets, .budget_count = BUDGETS,
-		.samples = {POINTS, log_spaced, NULL}, .threads = threads,
+		.samples = samples, .threads = threads,
 	};
 }
 
@@ -56,7 +57,7 @@ static void check_rows(struct ha_sweep *s)
 		for (size_t k = 0; k < count; k++, at++) {
 			size_t i = at / BUDGETS, b = at % BUDGETS;
 			struct ha_solution want;
-			double n_samples = log_spaced(NULL, i);
+			double n_samples = log_spaced(i);
 			cr_assert_eq(ha_solve(budgets[b], NULL, &m, n_samples, &want), HA_OK);
 			cr_assert_eq(rows[k].budget, budgets[b]);
 			cr_assert_eq(rows[k].samples, n_samples);
@@ -80,8 +81,8 @@ static void check_fits(struct ha_sweep *s, size_t threads)
 		cr_assert_eq(ha_fit_new(HA_FIT_POWER_LOGLN, HA_FIT_STORE_DEFAULT, &power), HA_OK);
 		cr_assert_eq(ha_fit_new(HA_FIT_LOG, HA_FIT_STORE_DEFAULT, &logarithmic), HA_OK);
 		for (size_t i = 0; i < POINTS; i++) {
-			ha_fit_add(power, log_spaced(NULL, i), dims[i][b]);
-			ha_fit_add(logarithmic, log_spaced(NULL, i), dims[i][b]);
+			ha_fit_add(power, log_spaced(i), dims[i][b]);
+			ha_fit_add(logarithmic, log_spaced(i), dims[i][b]);
 		}
 		struct ha_fit_result wp, wl;
 		cr_assert_eq(ha_fit_result(power, NULL, NULL, &wp), HA_OK);
@@ -93,7 +94,7 @@ static void check_fits(struct ha_sweep *s, size_t threads)
 		cr_assert_eq(p.result.slope, wp.slope);
 		cr_assert_eq(p.result.intercept, wp.intercept);
 		cr_assert_eq(p.result.max_abs_residual, wp.max_abs_residual);
-		cr_assert_eq(p.largest_at, log_spaced(NULL, wp.max_residual_index));
+		cr_assert_eq(p.largest_at, log_spaced(wp.max_residual_index));
 		cr_assert_eq(p.claimed, ha_fit_seed_exponent(ha_model_defaults().smoothness));
 		cr_assert_eq(l.result.slope, wl.slope);
 		cr_assert_eq(l.result.intercept, wl.intercept);
@@ -114,7 +115,7 @@ static void check_fits(struct ha_sweep *s, size_t threads)
 			ha_fit_add(heads, (double)budgets[b], (double)budgets[b] / dims[at][b]);
 		struct ha_fit_result want;
 		cr_assert_eq(ha_fit_result(heads, NULL, NULL, &want), HA_OK);
-		cr_assert_eq(fits[at].samples, log_spaced(NULL, at));
+		cr_assert_eq(fits[at].samples, log_spaced(at));
 		cr_assert_eq(fits[at].heads_law.status, HA_OK);
 		cr_assert_eq(fits[at].heads_law.result.slope, want.slope);
 		cr_assert_eq(fits[at].heads_law.largest_budget, budgets[want.max_residual_index]);
@@ -161,7 +162,7 @@ Test(sweep, bad_requests)
 	struct ha_constraints c = {.min_heads = 1000};
 	cr_assert_eq(ha_sweep_new(&(struct ha_sweep_request){
 		.model = &m, .constraints = &c, .budgets = budgets,
-		.budget_count = BUDGETS, .samples = {POINTS, log_spaced, NULL},
+		.budget_count = BUDGETS, .samples = samples,
 	}, &s, &err), HA_EINFEASIBLE);
 	cr_assert_null(s);
 	cr_assert_str_eq(err.message, "no (heads, head_dim) pair of budget 512 "
@@ -172,4 +173,58 @@ Test(sweep, bad_requests)
 	cr_assert_str_eq(err.message, "a table needs a model, budgets and samples");
 	cr_assert_eq(ha_sweep_new(NULL, &s, NULL), HA_EINVAL);
 	ha_sweep_free(NULL);
+}
+
+/* A sweep's values: a list's each a valid n, a range's ends in order;
+ * the first bad value named, or the count for the shape. */
+Test(sweep, samples_checked)
+{
+	double list[] = {1e4, 2.0, 1.0, 0.5};
+	size_t bad = 99;
+	cr_assert_eq(ha_samples_check(&(struct ha_samples){.values = list, .count = 2}, &bad),
+	             HA_OK);
+	cr_assert_eq(ha_samples_check(&(struct ha_samples){.values = list, .count = 4}, &bad),
+	             HA_EINVAL);
+	cr_assert_eq(bad, 2);
+	list[0] = NAN;
+	cr_assert_eq(ha_samples_check(&(struct ha_samples){.values = list, .count = 4}, &bad),
+	             HA_EINVAL);
+	cr_assert_eq(bad, 0);
+	const struct ha_samples ranges[] = {
+		{.count = 2, .from = 1e3, .to = 1e3},     /* not from < to */
+		{.count = 2, .from = 1.0, .to = 1e3},     /* from not > 1 */
+		{.count = 2, .from = 1e3, .to = 2e300},   /* to above 1e300 */
+		{.count = 1, .from = 1e3, .to = 1e4},     /* one point */
+		{.count = 0, .from = 1e3, .to = 1e4},
+		{.count = HA_SWEEP_MAX_ROWS + 1, .from = 1e3, .to = 1e4},
+	};
+	for (size_t k = 0; k < sizeof ranges / sizeof *ranges; k++) {
+		cr_assert_eq(ha_samples_check(&ranges[k], &bad), HA_EINVAL, "range %zu", k);
+		cr_assert_eq(bad, ranges[k].count);
+	}
+	cr_assert_eq(ha_samples_check(&(struct ha_samples){.count = HA_SWEEP_MAX_ROWS,
+	                              .from = 1.5, .to = 1e300}, &bad), HA_OK);
+	cr_assert_eq(ha_samples_check(&samples, &bad), HA_OK);
+}
+
+/* A result keeps its own copy of a list of n: the caller's may go. */
+Test(sweep, result_copies_a_list)
+{
+	struct ha_model m = ha_model_defaults();
+	double *list = malloc(3 * sizeof *list);
+	cr_assert_not_null(list);
+	list[0] = 1e5, list[1] = 1e7, list[2] = 3e9;
+	struct ha_sweep_result *r = NULL;
+	cr_assert_eq(ha_sweep_run(&(struct ha_sweep_request){
+		.model = &m, .budgets = budgets, .budget_count = BUDGETS,
+		.samples = {.values = list, .count = 3}}, NULL, &r, NULL), HA_OK);
+	list[1] = -1.0;
+	free(list);
+	const struct ha_samples *kept = &ha_sweep_result_request(r)->samples;
+	cr_assert_eq(kept->count, 3);
+	cr_assert_eq(ha_samples_value(kept, 1), 1e7);
+	struct ha_sweep_row row;
+	cr_assert_eq(ha_sweep_result_rows(r, BUDGETS, 1, &row, NULL), HA_OK);
+	cr_assert_eq(row.samples, 1e7);
+	ha_sweep_result_free(r);
 }

@@ -34,12 +34,6 @@ static double uniform(void) /* xorshift64, [0, 1) */
 
 static double samples[POINTS];
 
-static double sample_at(const void *ctx, size_t i)
-{
-	(void)ctx;
-	return samples[i];
-}
-
 /* One random sweep: budgets 2^a 3^b 5^c (a >= 6, so that every fixed
  * G <= 8 divides some H), n log-uniform in [1e3, 1e14], group_hdi in
  * [0, 1), and a fixed G in {1, 2, 4, 8} or G d <= K, K in [16, 2048]. */
@@ -66,7 +60,7 @@ static void check_random_sweep(size_t threads, int fixed)
 	struct ha_sweep *s = NULL;
 	cr_assert_eq(ha_sweep_new(&(struct ha_sweep_request){
 		.model = &m, .budgets = budgets, .budget_count = BUDGETS,
-		.samples = {POINTS, sample_at, NULL}, .threads = threads,
+		.samples = {.values = samples, .count = POINTS}, .threads = threads,
 		.kv = &kv, .shape = &shape,
 	}, &s, NULL), HA_OK);
 	struct ha_solver *solvers[BUDGETS];
@@ -132,13 +126,13 @@ Test(sweep_grouped, refused)
 	struct ha_sweep *s = NULL;
 	cr_assert_eq(ha_sweep_new(&(struct ha_sweep_request){
 		.model = &m, .budgets = &budget, .budget_count = 1,
-		.samples = {1, sample_at, NULL}, .kv = &bad}, &s, NULL), HA_EINVAL);
+		.samples = {.values = samples, .count = 1}, .kv = &bad}, &s, NULL), HA_EINVAL);
 	cr_assert_null(s);
 	uint64_t huge = 897612484786617600u; /* far over HA_GROUPED_MAX_TRIPLES */
 	struct ha_kv_constraints g = {.kv_heads = 1};
 	cr_assert_eq(ha_sweep_new(&(struct ha_sweep_request){
 		.model = &m, .budgets = &huge, .budget_count = 1,
-		.samples = {1, sample_at, NULL}, .kv = &g}, &s, NULL), HA_EUNSUPPORTED);
+		.samples = {.values = samples, .count = 1}, .kv = &g}, &s, NULL), HA_EUNSUPPORTED);
 	/* A fixed G that divides no H of the budget: the row is infeasible. */
 	uint64_t odd = 9;
 	struct ha_kv_constraints two = {.kv_heads = 2};
@@ -146,7 +140,7 @@ Test(sweep_grouped, refused)
 	size_t count;
 	cr_assert_eq(ha_sweep_new(&(struct ha_sweep_request){
 		.model = &m, .budgets = &odd, .budget_count = 1,
-		.samples = {1, sample_at, NULL}, .kv = &two}, &s, NULL), HA_OK);
+		.samples = {.values = samples, .count = 1}, .kv = &two}, &s, NULL), HA_OK);
 	cr_assert_eq(ha_sweep_rows(s, &rows, &count, NULL), HA_EINFEASIBLE);
 	cr_assert_eq(count, 0);
 	ha_sweep_free(s);
@@ -165,13 +159,6 @@ static uint64_t triples_counted(uint64_t budget)
 			n += heads % g == 0;
 	}
 	return n;
-}
-
-static double one_n(const void *ctx, size_t i)
-{
-	(void)ctx;
-	(void)i;
-	return 1e9;
 }
 
 /* The joint bounds of a grouped sweep, before any work: values of n x the
@@ -196,7 +183,7 @@ Test(sweep_grouped, joint_bounds_before_any_work)
 	struct ha_sweep *s = NULL;
 	cr_assert_eq(ha_sweep_new(&(struct ha_sweep_request){
 		.model = &m, .budgets = &budget, .budget_count = 1,
-		.samples = {edge + 1, one_n, NULL}, .kv = &any}, &s, &err),
+		.samples = {.count = edge + 1, .from = 1e9, .to = 1e10}, .kv = &any}, &s, &err),
 		HA_EUNSUPPORTED);
 	cr_assert_null(s);
 	/* three budgets of 1837080 triples each: each within the limit, not

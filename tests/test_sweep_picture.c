@@ -16,10 +16,17 @@
 
 #define POINTS 9
 
-static double decade(const void *ctx, size_t i)
+static double decade(size_t i)
 {
-	(void)ctx;
 	return pow(10.0, 4.0 + (double)i);
+}
+
+/* n = decade(0), ..., decade(count - 1): a range lands on the powers of
+ * ten. */
+static struct ha_samples decades(size_t count)
+{
+	return (struct ha_samples){.count = count, .from = decade(0),
+	                           .to = decade(count - 1)};
 }
 
 /* A picture borrows its sweep's result and regimes: all made by
@@ -84,7 +91,7 @@ static struct ha_sweep_picture *picture_of(const struct ha_model *m,
 	struct ha_error err;
 	cr_assert_eq(picture_new(&(struct ha_sweep_request){
 		.model = m, .budgets = budgets, .budget_count = count,
-		.samples = {samples, decade, NULL},
+		.samples = decades(samples),
 	}, &p, &err), HA_OK, "%s", err.message);
 	return p;
 }
@@ -126,13 +133,13 @@ Test(sweep_picture, against_n_every_number_is_the_single_query)
 		cr_assert_eq(s->row_count, POINTS);
 		double x_sum = 0.0, y_sum = 0.0;
 		for (size_t i = 0; i < POINTS; i++) {
-			struct ha_solution want = solved(budgets[b], decade(NULL, i));
-			cr_assert_eq(s->rows[i].samples, decade(NULL, i));
+			struct ha_solution want = solved(budgets[b], decade(i));
+			cr_assert_eq(s->rows[i].samples, decade(i));
 			cr_assert_eq(s->rows[i].head_dim, want.optimum.head_dim);
 			cr_assert_eq(s->rows[i].relaxed_head_dim, want.relaxed.head_dim);
-			ha_fit_add(power, decade(NULL, i), want.relaxed.head_dim);
-			ha_fit_add(logarithmic, decade(NULL, i), want.relaxed.head_dim);
-			x_sum += log(log(decade(NULL, i)));
+			ha_fit_add(power, decade(i), want.relaxed.head_dim);
+			ha_fit_add(logarithmic, decade(i), want.relaxed.head_dim);
+			x_sum += log(log(decade(i)));
 			y_sum += log(want.relaxed.head_dim);
 		}
 		struct ha_fit_result wp, wl;
@@ -178,7 +185,7 @@ Test(sweep_picture, against_d_rows_ascend_and_the_heads_law_fits_them)
 	cr_assert_eq(ha_fit_new(HA_FIT_POWER, 4, &heads), HA_OK);
 	double x_sum = 0.0, y_sum = 0.0;
 	for (size_t i = 0; i < 4; i++) {
-		struct ha_solution want = solved(ascending[i], decade(NULL, 0));
+		struct ha_solution want = solved(ascending[i], decade(0));
 		cr_assert_eq(s->rows[i].budget, ascending[i]);
 		cr_assert_eq(s->rows[i].head_dim, want.optimum.head_dim);
 		cr_assert_eq(s->rows[i].relaxed_head_dim, want.relaxed.head_dim);
@@ -205,7 +212,7 @@ Test(sweep_picture, many_points_keep_no_rows_but_fit_them_all)
 	struct ha_sweep_picture *p = NULL;
 	cr_assert_eq(picture_new(&(struct ha_sweep_request){
 		.model = &m, .budgets = budgets, .budget_count = 1,
-		.samples = {HA_SWEEP_PICTURE_MARK_LIMIT + 1, decade, NULL},
+		.samples = decades(HA_SWEEP_PICTURE_MARK_LIMIT + 1),
 	}, &p, NULL), HA_OK);
 	cr_assert_eq(p->series[0].row_count, 0);
 	cr_assert_eq(p->series[0].power.count, HA_SWEEP_PICTURE_MARK_LIMIT + 1);
@@ -221,14 +228,14 @@ Test(sweep_picture, refuses_what_has_no_picture)
 	cr_assert_eq(picture_new(NULL, &p, &err), HA_EINVAL);
 	cr_assert_null(p);
 	struct ha_sweep_request point = {.model = &m, .budgets = one, .budget_count = 1,
-	                                 .samples = {1, decade, NULL}};
+	                                 .samples = decades(1)};
 	cr_assert_eq(picture_new(&point, &p, &err), HA_EINVAL);
 	cr_assert_str_eq(err.message, "a sweep needs several budgets or several values of n");
 	const uint64_t infeasible[] = {7};
 	struct ha_constraints none_fit = {.min_head_dim = 64};
 	struct ha_sweep_request hard = {.model = &m, .constraints = &none_fit,
 	                                .budgets = infeasible, .budget_count = 1,
-	                                .samples = {3, decade, NULL}};
+	                                .samples = decades(3)};
 	cr_assert_eq(picture_new(&hard, &p, &err), HA_EINFEASIBLE);
 	cr_assert_str_eq(err.message, "no (heads, head_dim) pair of budget 7 meets the constraints");
 	cr_assert_null(p);
@@ -263,7 +270,7 @@ Test(sweep_picture, grouped_rows_curve_and_steps_are_the_single_grouped_queries)
 		struct ha_error err;
 		cr_assert_eq(picture_new(&(struct ha_sweep_request){
 			.model = &m, .budgets = budgets, .budget_count = 2,
-			.samples = {POINTS, decade, NULL}, .kv = &kvs[k], .shape = &shape,
+			.samples = decades(POINTS), .kv = &kvs[k], .shape = &shape,
 		}, &p, &err), HA_OK, "%s", err.message);
 		cr_assert(p->regimes->grouped);
 		size_t grouped = 0;
@@ -273,7 +280,7 @@ Test(sweep_picture, grouped_rows_curve_and_steps_are_the_single_grouped_queries)
 			for (size_t i = 0; i < POINTS; i++) {
 				const struct ha_sweep_row *r = &s->rows[i];
 				struct ha_grouped_solution want;
-				solved_grouped(budgets[b], decade(NULL, i), &kvs[k], &shape, &want);
+				solved_grouped(budgets[b], decade(i), &kvs[k], &shape, &want);
 				cr_assert_eq(r->heads, want.optimum.heads, "D %zu n %zu", b, i);
 				cr_assert_eq(r->kv_heads, want.optimum.kv_heads);
 				cr_assert_eq(r->head_dim, want.optimum.head_dim);
@@ -321,14 +328,14 @@ Test(sweep_picture, grouped_against_d_rows_are_the_single_grouped_queries)
 	struct ha_sweep_picture *p = NULL;
 	cr_assert_eq(picture_new(&(struct ha_sweep_request){
 		.model = &m, .budgets = budgets, .budget_count = 3,
-		.samples = {1, decade, NULL}, .kv = &kv,
+		.samples = decades(1), .kv = &kv,
 	}, &p, NULL), HA_OK);
 	cr_assert(p->against_budget);
 	const struct ha_sweep_picture_series *s = &p->series[0];
 	cr_assert_eq(s->row_count, 3);
 	for (size_t i = 0; i < 3; i++) {
 		struct ha_grouped_solution want;
-		solved_grouped(ascending[i], decade(NULL, 0), &kv, NULL, &want);
+		solved_grouped(ascending[i], decade(0), &kv, NULL, &want);
 		cr_assert_eq(s->rows[i].budget, ascending[i]);
 		cr_assert_eq(s->rows[i].head_dim, want.optimum.head_dim);
 		cr_assert_eq(s->rows[i].kv_heads, want.optimum.kv_heads);

@@ -19,17 +19,15 @@
 #include "fit/fit_internal.h"
 #include "sweep/sweep_internal.h"
 
-static double log_spaced(const void *ctx, size_t i)
+static double log_spaced(size_t points, size_t i)
 {
-	size_t points = *(const size_t *)ctx;
-	return exp(log(1e3) + (log(1e12) - log(1e3)) * (double)i / (double)(points - 1));
+	return ha_samples_value(&(struct ha_samples){.count = points, .from = 1e3, .to = 1e12}, i);
 }
 
 /* A request the test owns, to free after the run. */
 struct owned {
 	struct ha_model model;
 	uint64_t *budgets;
-	size_t points;
 	struct ha_kv_constraints kv;
 };
 
@@ -40,11 +38,10 @@ static struct ha_sweep_request request_of(struct owned *o, const uint64_t *budge
 	o->budgets = malloc(count * sizeof *o->budgets);
 	cr_assert_not_null(o->budgets);
 	memcpy(o->budgets, budgets, count * sizeof *budgets);
-	o->points = points;
 	o->kv = (struct ha_kv_constraints){.max_kv_dim = 256};
 	return (struct ha_sweep_request){
 		.model = &o->model, .budgets = o->budgets, .budget_count = count,
-		.samples = {points, log_spaced, &o->points}, .threads = 2,
+		.samples = {.count = points, .from = 1e3, .to = 1e12}, .threads = 2,
 		.kv = grouped ? &o->kv : NULL,
 	};
 }
@@ -133,7 +130,7 @@ static void check_against_sweep(const uint64_t *budgets, size_t nb, size_t point
 				           (double)budgets[b] / dims[at * nb + b]);
 			struct ha_fit_result want;
 			enum ha_status st = ha_fit_result(heads, NULL, NULL, &want);
-			cr_assert_eq(mine[j].samples, log_spaced(&points, at));
+			cr_assert_eq(mine[j].samples, log_spaced(points, at));
 			cr_assert_eq(mine[j].heads_law.status, st);
 			cr_assert_eq(mine[j].heads_law.points, nb);
 			cr_assert_eq(mine[j].heads_law.claimed, HA_FIT_SEED_BUDGET_EXPONENT);
@@ -153,7 +150,7 @@ static void check_against_sweep(const uint64_t *budgets, size_t nb, size_t point
 		struct ha_sweep_row last;
 		cr_assert_eq(ha_sweep_result_rows(r, nb * points - 1, 1, &last, NULL), HA_OK);
 		struct ha_model m = ha_model_defaults();
-		double n_samples = log_spaced(&points, points - 1);
+		double n_samples = log_spaced(points, points - 1);
 		struct ha_solution want;
 		cr_assert_eq(ha_solve(budgets[nb - 1], NULL, &m, n_samples, &want), HA_OK);
 		cr_assert_eq(last.heads, want.optimum.heads);
@@ -225,13 +222,12 @@ Test(sweep_result, refusals)
 	cr_assert_eq(ha_sweep_run(&req, NULL, NULL, &err), HA_EINVAL);
 	/* the CLI's limit: 10^6 rows */
 	req.samples.count = HA_SWEEP_MAX_ROWS / 3 + 1;
-	o.points = req.samples.count;
 	cr_assert_eq(ha_sweep_run(&req, NULL, &r, &err), HA_EINVAL);
 	cr_assert_str_eq(err.message, "a table of 3 budgets x 333334 values of n: at "
 	                 "most 1000000 rows");
 	cr_assert_null(r);
 
-	req.samples.count = o.points = 10;
+	req.samples.count = 10;
 	cr_assert_eq(ha_sweep_run(&req, NULL, &r, &err), HA_OK);
 	struct ha_sweep_row row;
 	cr_assert_eq(ha_sweep_result_rows(r, 30, 0, NULL, NULL), HA_OK);

@@ -33,11 +33,6 @@ struct sweep {
 	size_t sample_count;
 };
 
-static double sample_of(const void *ctx, size_t i)
-{
-	return ((const struct sweep *)ctx)->samples[i];
-}
-
 /* The table of k, alone in a report, into a new string, by `threads`
  * threads (0: one per online processor). */
 static char *render_threads(const struct sweep *k, enum ha_report_format format,
@@ -55,7 +50,7 @@ static char *render_threads(const struct sweep *k, enum ha_report_format format,
 		.constraints = &k->constraints,
 		.budgets = k->budgets,
 		.budget_count = k->budget_count,
-		.samples = {k->sample_count, sample_of, k},
+		.samples = {.values = k->samples, .count = k->sample_count},
 		.threads = threads,
 	}, &err);
 	cr_assert_eq(st, HA_OK, "%s", err.message);
@@ -282,7 +277,7 @@ Test(table, a_stream_full_among_the_rows_gives_eio)
 		.model = &k.model,
 		.budgets = k.budgets,
 		.budget_count = k.budget_count,
-		.samples = {k.sample_count, sample_of, &k},
+		.samples = {.values = k.samples, .count = k.sample_count},
 	}, &err);
 	cr_assert_eq(st, HA_EIO);
 	cr_assert_eq(err.status, HA_EIO);
@@ -376,7 +371,7 @@ static enum ha_status table_with_progress(size_t threads, struct rows_seen *seen
 		.model = &k.model,
 		.budgets = k.budgets,
 		.budget_count = k.budget_count,
-		.samples = {k.sample_count, sample_of, &k},
+		.samples = {.values = k.samples, .count = k.sample_count},
 		.threads = threads,
 	}, (struct ha_progress){count_rows, seen}, &err);
 	ha_report_free(r);

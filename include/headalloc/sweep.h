@@ -5,10 +5,11 @@
  * ha_sweep_run() solves every row and returns an owned result
  * (struct ha_sweep_result) that the renderers read (ha_report_table,
  * ha_sweep_picture_new, the Python package): they never solve, fit or
- * start threads.  Its memory does not grow with its rows: the rows and
- * the relaxed optima the fits need twice are kept in memory while they
- * take at most 1 MiB, else in an unlinked temporary file in $TMPDIR (or
- * /tmp), else (no file could be made) in memory.
+ * start threads.  Its memory does not grow with its rows (it copies a
+ * list of n, not a range): the rows and the relaxed optima the fits need
+ * twice are kept in memory while they take at most 1 MiB, else in an
+ * unlinked temporary file in $TMPDIR (or /tmp), else (no file could be
+ * made) in memory.
  *
  *     struct ha_sweep_result *res;
  *     ha_sweep_run(&(struct ha_sweep_request){...}, NULL, &res, &err);
@@ -38,14 +39,25 @@
 extern "C" {
 #endif
 
-/* The values of n of a sweep, produced on demand so that a log-spaced
- * sweep of a million points takes no memory: at(ctx, i) is the i-th of
- * count values (each > 1). */
+/* The values of n of a sweep: the list values[0 .. count), or, with
+ * values NULL, count values log-spaced from `from` to `to`, both ends
+ * exact, made on demand so that a range of a million takes no memory. */
 struct ha_samples {
+	const double *values; /* borrowed; NULL: the range */
 	size_t count;
-	double (*at)(const void *ctx, size_t i);
-	const void *ctx;
+	double from, to;      /* the range's ends */
 };
+
+/* The i-th value (i < count): values[i], or the range's from at 0, to at
+ * count - 1 and 10^(lg from + (lg to - lg from) i / (count - 1)) between
+ * (in decades, so that a range between powers of ten lands on them). */
+HA_API double ha_samples_value(const struct ha_samples *s, size_t i);
+
+/* HA_OK when s holds 1 to HA_SWEEP_MAX_ROWS values, each a valid n
+ * (ha_samples_validate), a range's ends 1 < from < to with count >= 2;
+ * else HA_EINVAL with *bad the index of the first invalid value, or count
+ * when the count or the range's ends are out of their domain. */
+HA_API enum ha_status ha_samples_check(const struct ha_samples *s, size_t *bad);
 
 /* The most rows a renderer reads from a result at a time. */
 #define HA_SWEEP_BATCH_MAX ((size_t)512)
@@ -66,7 +78,7 @@ struct ha_sweep_request {
 	 * waits), as in every request: 0, one per online processor; 1, the
 	 * calling thread alone; N, N threads; at most 8 either way.  Sweeps
 	 * of fewer than 2048 rows or more than 64 budgets use the calling
-	 * thread alone.  samples.at is called on the calling thread only. */
+	 * thread alone. */
 	size_t threads;
 	/* Optional: the grouped-query allocation (grouped.h) of every row
 	 * under these KV constraints (validated; NULL: rows over (H, d) as
@@ -124,8 +136,8 @@ struct ha_sweep_result;
  * ha_sweep_result_free().  progress (NULL: none) is told of the rows
  * solved ("rows") after each batch; a nonzero return stops the sweep with
  * HA_ECANCELED ("the table was cancelled after R of T rows").  HA_EINVAL
- * for a NULL argument, no budget, no sample, a NULL samples.at,
- * inconsistent KV constraints or more than HA_SWEEP_MAX_ROWS rows; the
+ * for a NULL argument, no budget, no sample, inconsistent KV
+ * constraints or more than HA_SWEEP_MAX_ROWS rows; the
  * statuses of ha_solver_new (HA_EINFEASIBLE: no pair of a budget meets
  * the constraints) and a failed row's, its words in err ("no (heads,
  * head_dim) pair of budget 7 meets the constraints", "solving: ...");
@@ -140,8 +152,7 @@ HA_API enum ha_status ha_sweep_run(const struct ha_sweep_request *req,
 HA_API void ha_sweep_result_free(struct ha_sweep_result *result);
 
 /* The request the result answers, its pointers into the result's own
- * copies (valid until ha_sweep_result_free; samples.at reads the kept n;
- * solvers and threads unset). */
+ * copies (valid until ha_sweep_result_free; solvers and threads unset). */
 HA_API const struct ha_sweep_request *ha_sweep_result_request(
 	const struct ha_sweep_result *result);
 

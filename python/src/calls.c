@@ -11,7 +11,6 @@
 #include "alloc/model_internal.h"
 #include "alloc/solver_internal.h"
 #include "input/runs_internal.h"
-#include "sweep/sweep_values.h"
 
 PyObject *ha_py_terms_tuple(const struct ha_terms *t)
 {
@@ -206,7 +205,8 @@ PyObject *ha_py_model_from_yaml(PyObject *self, PyObject *args)
 	return result;
 }
 
-/* _sweep_values(from, to, points) -> the log-spaced values of a sweep. */
+/* _sweep_values(from, to, points) -> the log-spaced values of a sweep's
+ * range. */
 PyObject *ha_py_sweep_values(PyObject *self, PyObject *args)
 {
 	(void)self;
@@ -221,8 +221,9 @@ PyObject *ha_py_sweep_values(PyObject *self, PyObject *args)
 	if (!a)
 		return NULL;
 	double *d = PyArray_DATA((PyArrayObject *)a);
+	struct ha_samples range = {NULL, (size_t)points, from, to};
 	for (Py_ssize_t i = 0; i < points; i++)
-		d[i] = ha_scenario_sweep_value(from, to, (size_t)points, (size_t)i);
+		d[i] = ha_samples_value(&range, (size_t)i);
 	return a;
 }
 

@@ -213,8 +213,6 @@ struct ha_py_problem {
 	struct ha_kv_shape shape;
 };
 
-/* samples[i] of a problem (ctx), for struct ha_samples. */
-double ha_py_problem_sample(const void *ctx, size_t i);
 /* Free what a problem holds. */
 void ha_py_problem_release(struct ha_py_problem *p);
 /* (budgets, samples, model, constraints[, all]): budgets and samples

@@ -5,11 +5,6 @@
 
 #include <string.h>
 
-double ha_py_problem_sample(const void *ctx, size_t i)
-{
-	return ((const struct ha_py_problem *)ctx)->samples[i];
-}
-
 void ha_py_problem_release(struct ha_py_problem *p)
 {
 	PyMem_Free(p->budgets);

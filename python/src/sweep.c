@@ -21,7 +21,7 @@ static void sweep_request(const struct ha_py_problem *p, struct ha_sweep_request
 		.constraints = &p->constraints,
 		.budgets = p->budgets,
 		.budget_count = p->budget_count,
-		.samples = {p->sample_count, ha_py_problem_sample, p},
+		.samples = {.values = p->samples, .count = p->sample_count},
 		.threads = 0, /* one per online processor */
 	};
 	if (p->grouped) {

@@ -66,7 +66,7 @@ static int has_models(const struct cli_options *o)
 
 static int single_point(const struct cli_options *o)
 {
-	return o->budget_count == 1 && sample_count(&o->samples) == 1 &&
+	return o->budget_count == 1 && o->samples.count == 1 &&
 	       !has_models(o);
 }
 
@@ -244,11 +244,6 @@ static int compare_models(struct allocation *a)
 	return EXIT_OK;
 }
 
-static double sample_of(const void *samples, size_t i)
-{
-	return sample_at(samples, i);
-}
-
 /* The sweep of the run: every (n, D), with the run's solvers, over
  * (H, G, d) under the KV constraints when they are given. */
 static struct ha_sweep_request sweep_problem(const struct allocation *a)
@@ -259,7 +254,7 @@ static struct ha_sweep_request sweep_problem(const struct allocation *a)
 		.constraints = &o->constraints,
 		.budgets = o->budgets,
 		.budget_count = o->budget_count,
-		.samples = {sample_count(&o->samples), sample_of, &o->samples},
+		.samples = o->samples,
 		.solvers = a->s.of_budget,
 		.kv = o->grouped.active ? &o->grouped.kv : NULL,
 		.shape = o->grouped.active ? &o->grouped.shape : NULL,
@@ -411,7 +406,7 @@ static enum ha_status draw_picture(struct ha_plot_target *t, const void *ctx,
 			.solvers = a->s.of_budget,
 			.regimes = a->regimes,
 		}, err);
-	if (o->budget_count == 1 && sample_count(&o->samples) == 1) {
+	if (o->budget_count == 1 && o->samples.count == 1) {
 		/* the landscape: the solved allocation's divisors, else made here */
 		struct ha_allocation_result *own = NULL;
 		const struct ha_allocation_result *single = a->single;
@@ -451,10 +446,10 @@ int cli_allocate_main(int argc, char **argv)
 		if (status == EXIT_OK && has_models(&o))
 			status = compare_models(&a);
 		int sweep_picture = o.plot.path && !o.regimes &&
-		                    !(o.budget_count == 1 && sample_count(&o.samples) == 1);
+		                    !(o.budget_count == 1 && o.samples.count == 1);
 		/* The regimes for the report, or for the picture's steps. */
 		if (status == EXIT_OK &&
-		    (o.regimes || (sweep_picture && sample_count(&o.samples) > 1)))
+		    (o.regimes || (sweep_picture && o.samples.count > 1)))
 			status = compute_regimes(&a);
 		if (status == EXIT_OK && !single_point(&o) && o.have_samples &&
 		    o.budget_count)

@@ -115,7 +115,7 @@ struct plan_cli {
 	struct ha_plan_options plan;
 	struct cli_cal_shared shared;
 	const char *pool_file;
-	struct sample_source pool_samples;
+	struct ha_samples pool_samples;
 	int have_next;
 	enum cli_progress_mode progress;
 };
@@ -169,8 +169,7 @@ static int apply(void *options, int code, const char *arg)
 		o->pool_file = arg;
 		return EXIT_OK;
 	case OPT_POOL_SAMPLES:
-		free(o->pool_samples.values);
-		memset(&o->pool_samples, 0, sizeof o->pool_samples);
+		cli_free_samples(&o->pool_samples);
 		return cli_parse_sample_list("--pool-samples", arg, &o->pool_samples);
 	case OPT_COST:
 		switch (cli_word_index(CLI_WORDS_COST, arg)) {
@@ -232,7 +231,7 @@ static int finish_options(struct plan_cli *o)
 	static const char *const command = "plan";
 	if (!o->shared.have_budget || !o->shared.have_samples)
 		return cli_usage_error(command, "--budget and --samples are required");
-	if (o->pool_file && sample_count(&o->pool_samples))
+	if (o->pool_file && o->pool_samples.count)
 		return cli_usage_error(command, "--pool and --pool-samples are two "
 		                       "pools: give one");
 	int status = cli_cal_finish(&o->shared, command);
@@ -263,7 +262,7 @@ static int finish_options(struct plan_cli *o)
 /* The --pool-samples values into the options (a sweep expanded). */
 static int take_pool_samples(struct plan_cli *o, double **values)
 {
-	size_t n = sample_count(&o->pool_samples);
+	size_t n = o->pool_samples.count;
 	*values = NULL;
 	if (n == 0)
 		return EXIT_OK;
@@ -274,7 +273,7 @@ static int take_pool_samples(struct plan_cli *o, double **values)
 	if (!*values)
 		return cli_library_failure(NULL, NULL, HA_ENOMEM, NULL);
 	for (size_t i = 0; i < n; i++)
-		(*values)[i] = sample_at(&o->pool_samples, i);
+		(*values)[i] = ha_samples_value(&o->pool_samples, i);
 	o->plan.pool_samples = *values;
 	o->plan.pool_samples_count = n;
 	return EXIT_OK;
@@ -366,7 +365,7 @@ int cli_plan_main(int argc, char **argv)
 	defaults(&o);
 	int status;
 	if (!cli_parse_options(&cmd, argc, argv, &o, apply, &status)) {
-		free(o.pool_samples.values);
+		cli_free_samples(&o.pool_samples);
 		return status;
 	}
 	status = operands(&o, argc, argv);
@@ -382,6 +381,6 @@ int cli_plan_main(int argc, char **argv)
 		status = run(&o);
 	free(samples);
 	free(pool);
-	free(o.pool_samples.values);
+	cli_free_samples(&o.pool_samples);
 	return status;
 }

@@ -220,11 +220,11 @@ static int parse_budgets(const char *arg, struct cli_options *o)
 
 static int parse_samples(const char *arg, struct cli_options *o)
 {
-	struct sample_source s;
+	struct ha_samples s;
 	int rc = cli_parse_sample_list("--samples", arg, &s);
 	if (rc != EXIT_OK)
 		return rc;
-	free(o->samples.values);
+	cli_free_samples(&o->samples);
 	o->samples = s;
 	o->have_samples = 1;
 	o->samples_from_config = 0;
@@ -393,12 +393,12 @@ static int load_config(struct cli_options *o)
 		o->budget_count = sc->budget_count;
 	}
 	if (sc->sample_count) {
-		o->samples.values = malloc(sc->sample_count * sizeof *o->samples.values);
-		if (!o->samples.values)
+		size_t bytes = sc->sample_count * sizeof *sc->samples;
+		double *values = malloc(bytes);
+		if (!values)
 			return EXIT_IO;
-		memcpy(o->samples.values, sc->samples,
-		       sc->sample_count * sizeof *o->samples.values);
-		o->samples.count = sc->sample_count;
+		o->samples = (struct ha_samples){.values = memcpy(values, sc->samples, bytes),
+		                                 .count = sc->sample_count};
 		o->have_samples = 1;
 	}
 	o->all = sc->report_all;
@@ -513,13 +513,13 @@ static int check_combination(const struct cli_options *o,
 		                       "(a model directory does not)");
 	if (!o->hdi_from && (h->tensor || h->heads || h->have_layout))
 		return cli_usage_error(NULL, "--hdi-tensor, --hdi-heads and --hdi-layout go with --hdi-from");
-	if (o->all && (o->budget_count > 1 || sample_count(&o->samples) > 1))
+	if (o->all && (o->budget_count > 1 || o->samples.count > 1))
 		return o->all_from_config
 		       ? cli_usage_error(NULL, "%s: report.all needs a single budget "
 		                         "and a single sample size, found %zu and "
 		                         "%zu",
 		                         o->config, o->budget_count,
-		                         sample_count(&o->samples))
+		                         o->samples.count)
 		       : o->budgets_from_config && o->budget_count > 1
 		       ? cli_usage_error(NULL, "--all needs a single budget, and "
 		                         "%s gives %zu (give --budget)", o->config,
@@ -528,18 +528,18 @@ static int check_combination(const struct cli_options *o,
 		                         "single value of --samples");
 	/* A table's rows are computed, written and fitted one by one: the
 	 * limit keeps a run to seconds (bench: "limits"). */
-	uint64_t rows = (uint64_t)o->budget_count * sample_count(&o->samples);
+	uint64_t rows = (uint64_t)o->budget_count * o->samples.count;
 	if (rows > HA_SCENARIO_MAX_ROWS)
 		return cli_usage_error(NULL, "expected at most %" PRIu64 " rows "
 		                       "(budgets x sample sizes), found %zu x %zu",
 		                       HA_SCENARIO_MAX_ROWS, o->budget_count,
-		                       sample_count(&o->samples));
+		                       o->samples.count);
 	/* The public-model comparison alone has no picture. */
 	if (o->plot.path && (!o->budget_count || (!o->have_samples && !o->regimes)))
 		return cli_usage_error(NULL, "--plot draws a sweep, a landscape or regimes:"
 		                       " it needs --budget and --samples or --regimes");
 	return cli_grouped_check(&o->grouped, o->budgets, o->budget_count,
-	                         sample_count(&o->samples),
+	                         o->samples.count,
 	                         o->all ? 1 + o->all_from_config : 0, o->regimes,
 	                         has_models, o->plot.path != NULL);
 }
@@ -600,8 +600,8 @@ static bool parse(int argc, char **argv, struct cli_options *o, int *status)
 	o->hdi_heads = p.h.heads;
 	o->hdi_layout = p.h.layout;
 	o->hdi_have_layout = p.h.have_layout;
-	o->first_samples = sample_count(&o->samples) ? sample_at(&o->samples, 0)
-	                                             : HA_SAMPLES_DEFAULT;
+	o->first_samples = o->samples.count ? ha_samples_value(&o->samples, 0)
+	                                    : HA_SAMPLES_DEFAULT;
 	return true;
 }
 
@@ -627,7 +627,7 @@ void cli_options_free(struct cli_options *o)
 {
 	atomic_file_forget_inputs(); /* they point into argv and o */
 	free(o->budgets);
-	free(o->samples.values);
+	cli_free_samples(&o->samples);
 	ha_scenario_free(o->scenario);
 	memset(o, 0, sizeof *o);
 }

@@ -29,7 +29,7 @@ struct cli_options {
 	struct ha_constraints constraints;
 	uint64_t *budgets;
 	size_t budget_count;
-	struct sample_source samples;
+	struct ha_samples samples;
 	int have_samples;
 	/* The n of one allocation, and the one assumed for a model row
 	 * without its own: the first of the samples, else

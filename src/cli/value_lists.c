@@ -15,18 +15,6 @@
 /* The largest number of budgets or values of n on one command line. */
 #define MAX_LIST 1000000
 
-size_t sample_count(const struct sample_source *s)
-{
-	return s->count;
-}
-
-double sample_at(const struct sample_source *s, size_t i)
-{
-	if (s->values)
-		return s->values[i];
-	return ha_log_sweep_value(&s->sweep, i);
-}
-
 int cli_bad_number(const char *option, const char *value, const char *expected)
 {
 	/* "0512": refused by the number grammar, since a YAML 1.1 reader
@@ -41,11 +29,6 @@ int cli_bad_number(const char *option, const char *value, const char *expected)
 }
 
 static const char sample_size[] = HA_MODEL_SAMPLES_DOMAIN;
-
-static int is_sample_size(double n)
-{
-	return n > 1.0 && n <= 1e300;
-}
 
 /* Split "a,b,c" into its items; each item must be non-empty.  Returns the
  * number of items (at most MAX_LIST), or 0 for a malformed list. */
@@ -117,9 +100,9 @@ int cli_parse_budget_list(const char *option, const char *arg,
 	return EXIT_OK;
 }
 
-/* FROM:TO:POINTS, a log-spaced sweep with both ends included. */
-static int parse_sweep(const char *option, const char *arg,
-                       struct sample_source *s)
+/* FROM:TO:POINTS, a log-spaced range with both ends included. */
+static int parse_range(const char *option, const char *arg,
+                       struct ha_samples *s)
 {
 	static const char expected[] =
 		"FROM:TO:POINTS with 1 < FROM < TO <= 1e300 and 2 <= POINTS <= 1000000";
@@ -135,22 +118,28 @@ static int parse_sweep(const char *option, const char *arg,
 	to[c2 - c1 - 1] = '\0';
 	strcpy(points, c2 + 1);
 	uint64_t n;
+	size_t bad;
 	if (!cli_parse_real(from, &s->from) || !cli_parse_real(to, &s->to) ||
-	    !cli_parse_uint(points, 2, MAX_LIST, &n) || !is_sample_size(s->from) ||
-	    !is_sample_size(s->to) || !(s->from < s->to))
+	    !cli_parse_uint(points, 0, MAX_LIST, &n))
 		return cli_bad_number(option, arg, expected);
 	s->values = NULL;
 	s->count = (size_t)n;
-	ha_log_sweep_init(&s->sweep, s->from, s->to, s->count);
-	return EXIT_OK;
+	return ha_samples_check(s, &bad) == HA_OK ? EXIT_OK
+	                                          : cli_bad_number(option, arg, expected);
+}
+
+void cli_free_samples(struct ha_samples *s)
+{
+	free((double *)s->values); /* the command line's own list */
+	*s = (struct ha_samples){.values = NULL};
 }
 
 int cli_parse_sample_list(const char *option, const char *arg,
-                          struct sample_source *out)
+                          struct ha_samples *out)
 {
-	struct sample_source s = {.values = NULL};
+	struct ha_samples s = {.values = NULL};
 	if (strchr(arg, ':')) {
-		int rc = parse_sweep(option, arg, &s);
+		int rc = parse_range(option, arg, &s);
 		if (rc != EXIT_OK)
 			return rc;
 	} else {
@@ -158,19 +147,19 @@ int cli_parse_sample_list(const char *option, const char *arg,
 		size_t count = split_list(arg, &items);
 		if (!count)
 			return cli_bad_number(option, arg, sample_size);
-		s.values = malloc(count * sizeof *s.values);
-		s.count = count;
-		int rc = s.values ? EXIT_OK
-		                  : cli_library_failure(option, NULL, HA_ENOMEM, NULL);
+		double *values = malloc(count * sizeof *values);
+		int rc = values ? EXIT_OK
+		                : cli_library_failure(option, NULL, HA_ENOMEM, NULL);
 		for (size_t i = 0; rc == EXIT_OK && i < count; i++)
-			if (!cli_parse_real(items[i], &s.values[i]) ||
-			    !is_sample_size(s.values[i]))
+			if (!cli_parse_real(items[i], &values[i]) ||
+			    ha_samples_validate(values[i]) != HA_OK)
 				rc = cli_bad_number(option, count > 1 ? items[i] : arg, sample_size);
 		free_list(items);
 		if (rc != EXIT_OK) {
-			free(s.values);
+			free(values);
 			return rc;
 		}
+		s = (struct ha_samples){.values = values, .count = count};
 	}
 	*out = s;
 	return EXIT_OK;

@@ -6,22 +6,9 @@
 #include <stdint.h>
 
 #include <headalloc/headalloc.h>
-#include "sweep/sweep_values.h"
 
 /* What a budget must be, in messages. */
 #define CLI_WHOLE_NUMBER "a whole number from 1 to 9223372036854775807"
-
-/* The values of n: an explicit list, or a log-spaced sweep generated on
- * demand so that a million points take no memory. */
-struct sample_source {
-	double *values; /* the list, or NULL for a sweep */
-	size_t count;
-	double from, to; /* the sweep's ends (both included) */
-	struct ha_log_sweep sweep; /* its values, the ends' logarithms taken once */
-};
-
-size_t sample_count(const struct sample_source *s);
-double sample_at(const struct sample_source *s, size_t i);
 
 /* "headalloc: OPTION: invalid value 'VALUE': expected EXPECTED", saying
  * "without a leading zero" where VALUE has one (the number grammar
@@ -35,11 +22,14 @@ int cli_bad_number(const char *option, const char *value, const char *expected);
 int cli_parse_budget_list(const char *option, const char *arg,
                           uint64_t **out, size_t *count);
 
-/* "N", "N,N,..." or "FROM:TO:POINTS" (log-spaced, both ends included):
- * each 1 < n <= 1e300.  On EXIT_OK *out owns its values (free
- * out->values); otherwise the message is printed and the exit status
- * returned. */
+/* "N", "N,N,..." or the range "FROM:TO:POINTS" (log-spaced, both ends
+ * included), as ha_samples_check takes them.  On EXIT_OK *out owns its
+ * list (cli_free_samples); otherwise the message is printed and the exit
+ * status returned. */
 int cli_parse_sample_list(const char *option, const char *arg,
-                          struct sample_source *out);
+                          struct ha_samples *out);
+
+/* Free the list of values of n the command line made, and empty s. */
+void cli_free_samples(struct ha_samples *s);
 
 #endif

@@ -9,11 +9,11 @@
 
 #include <headalloc/grouped.h>
 #include <headalloc/scenario.h>
+#include <headalloc/sweep.h>
 
 #include "input/yaml_reader.h"
 #include "alloc/grouped_internal.h"
 #include "alloc/model_internal.h"
-#include "sweep/sweep_values.h"
 
 /* The largest sample size, as ha_model_validate() has it; spelled once so
  * that the message states the value compared with. */
@@ -361,9 +361,9 @@ static enum ha_status read_sweep(struct ha_yr *r, const char *where,
 	sc->samples = malloc((size_t)s.points * sizeof *sc->samples);
 	if (!sc->samples)
 		return ha_yr_nomem(r);
+	struct ha_samples range = {NULL, (size_t)s.points, s.from, s.to};
 	for (uint64_t i = 0; i < s.points; i++)
-		sc->samples[i] = ha_scenario_sweep_value(s.from, s.to,
-		                                         (size_t)s.points, (size_t)i);
+		sc->samples[i] = ha_samples_value(&range, (size_t)i);
 	sc->sample_count = (size_t)s.points;
 	return HA_OK;
 }

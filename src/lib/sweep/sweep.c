@@ -11,7 +11,7 @@
  * A row is the same function of (n, D) on any thread: every thread has a
  * relaxation workspace of its own for each budget (a workspace's answers
  * do not depend on its past), the integer solvers are only read.  The
- * calling thread alone calls the request's samples.at and puts the
+ * calling thread alone reads the request's values of n and puts the
  * relaxed optima into the journal and the fits (in row order, so that
  * their sums are the same). */
 #include <inttypes.h>
@@ -268,7 +268,7 @@ static void fill_job(struct sweep_rows *rs, struct rows_job *job, size_t total)
 	for (size_t k = 0; k < job->count; k++) {
 		size_t i = (job->first + k) / nb;
 		if (i != rs->point) {
-			rs->samples = sweep_sample_at(&rs->s->req, i);
+			rs->samples = samples_read(&rs->s->n, i);
 			rs->point = i;
 		}
 		job->rows[k].samples = rs->samples;
@@ -305,9 +305,6 @@ static enum ha_status rows_next(struct ha_sweep *s, const struct ha_sweep_row **
 		                  row->relaxed_head_dim, job->log_samples[k],
 		                  job->log_relaxed[k], &power_st, &log_st, c);
 		s->fit_refused |= power_st != HA_OK || log_st != HA_OK;
-		/* The point's n before its first budget's row (sweep_column). */
-		if (b == 0)
-			journal_put_values(s->journal, &row->samples, 1);
 		double put[SWEEP_GROUPED_COLUMNS];
 		row_to_columns(row, c, put);
 		journal_put_values(s->journal, put, s->columns);
@@ -364,7 +361,7 @@ static enum ha_status prepare(struct ha_sweep *s, struct ha_error *err)
 	s->dim_power = calloc(nb, sizeof *s->dim_power);
 	s->dim_log = calloc(nb, sizeof *s->dim_log);
 	if (!s->solvers || !s->dim_power || !s->dim_log ||
-	    nb > (SIZE_MAX - 1) / s->columns ||
+	    nb > SIZE_MAX / s->columns ||
 	    journal_new(sweep_column(s->columns, nb), ns, &s->journal) != HA_OK)
 		return out_of_memory(err, "preparing the table");
 	if (req->kv) {
@@ -412,7 +409,7 @@ enum ha_status ha_sweep_new(const struct ha_sweep_request *req,
 	if (out)
 		*out = NULL;
 	if (!req || !out || !req->model || !req->budgets || req->budget_count == 0 ||
-	    req->samples.count == 0 || !req->samples.at)
+	    req->samples.count == 0)
 		return ha_fail(err, HA_EINVAL,
 		               "a table needs a model, budgets and samples");
 	if (req->kv && ha_kv_constraints_validate(req->kv) != HA_OK)
@@ -423,6 +420,7 @@ enum ha_status ha_sweep_new(const struct ha_sweep_request *req,
 	if (!s)
 		return out_of_memory(err, "preparing the table");
 	s->req = *req;
+	samples_reader_init(&s->n, &s->req.samples);
 	enum ha_status st = prepare(s, err);
 	if (st != HA_OK) {
 		ha_sweep_free(s);
@@ -473,7 +471,7 @@ static enum ha_status journaled_coords(void *ctx, size_t i, double c[FIT_PAIR_CO
 static enum ha_status replay_dim(void *ctx, size_t i, double *x, double *y)
 {
 	struct ha_sweep *s = ctx;
-	*x = sweep_sample_at(&s->req, i);
+	*x = samples_read(&s->n, i);
 	size_t column = sweep_column(s->columns, s->replay_budget);
 	return journal_get(s->journal, column + SWEEP_X, 1, i, y);
 }
@@ -507,9 +505,9 @@ enum ha_status ha_sweep_budget_fits(struct ha_sweep *s, size_t b,
 		                   &logarithmic->result, &logarithmic->status);
 	power->claimed = ha_fit_seed_exponent(s->model.smoothness);
 	if (power->status == HA_OK)
-		power->largest_at = sweep_sample_at(&s->req, power->result.max_residual_index);
+		power->largest_at = samples_read(&s->n, power->result.max_residual_index);
 	if (logarithmic->status == HA_OK)
 		logarithmic->largest_at =
-			sweep_sample_at(&s->req, logarithmic->result.max_residual_index);
+			samples_read(&s->n, logarithmic->result.max_residual_index);
 	return HA_OK;
 }

@@ -26,8 +26,21 @@
 struct sweep_rows;   /* sweep.c */
 struct grouped_pairs; /* grouped_internal.h */
 
+/* The values of n read one by one, a range's ends' logarithms taken once
+ * (a sweep reads every n twice: a long one-budget sweep would otherwise
+ * take four logarithms a row): samples_read(r, i) is ha_samples_value(s,
+ * i), the same double. */
+struct samples_reader {
+	const struct ha_samples *samples;
+	double log_from, log_to; /* log10 of a range's ends */
+};
+
+void samples_reader_init(struct samples_reader *r, const struct ha_samples *s);
+double samples_read(const struct samples_reader *r, size_t i);
+
 struct ha_sweep {
 	struct ha_sweep_request req;  /* as given; pointers borrowed */
+	struct samples_reader n;      /* of req.samples */
 	struct ha_model model;        /* *req.model */
 	struct ha_solver **solvers;   /* one per budget */
 	int own_solvers;              /* made here (not lent) */
@@ -66,9 +79,9 @@ enum ha_status ha_sweep_budget_fits(struct ha_sweep *sweep, size_t b,
                                     struct ha_sweep_fit *power,
                                     struct ha_sweep_fit *logarithmic);
 
-/* The journal's columns: n first, then a budget's SWEEP_ROW_COLUMNS
- * (with ha_sweep_request.kv, SWEEP_GROUPED_COLUMNS): x*(n, D), then the
- * coordinates the per-budget fits took of the row (ln ln n and ln x* of
+/* The journal's columns, a budget's SWEEP_ROW_COLUMNS (with
+ * ha_sweep_request.kv, SWEEP_GROUPED_COLUMNS) each (n is the request's):
+ * x*(n, D), then the coordinates the per-budget fits took of the row (ln ln n and ln x* of
  * the power law, ln n of the log law, whose Y is x* itself), which their
  * second pass reads back, then the rest of the row (its integers kept as
  * their bits), so that a result (sweep_result.c) hands the rows out. */
@@ -83,13 +96,7 @@ enum sweep_column {
 /* Budget b's first column in a sweep of `columns` columns a budget. */
 static inline size_t sweep_column(size_t columns, size_t b)
 {
-	return 1 + b * columns;
-}
-
-/* n_i, from the request's samples (on the calling thread only). */
-static inline double sweep_sample_at(const struct ha_sweep_request *req, size_t i)
-{
-	return req->samples.at(req->samples.ctx, i);
+	return b * columns;
 }
 
 #endif

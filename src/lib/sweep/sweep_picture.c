@@ -48,11 +48,6 @@ static double curve_ln_n(const struct curve_samples *cs, size_t i)
 	return log(cs->n_lo) + (log(cs->n_hi) - log(cs->n_lo)) * (int)i / (CURVE_POINTS - 1);
 }
 
-static double curve_sample(const void *ctx, size_t i)
-{
-	return exp(curve_ln_n(ctx, i));
-}
-
 /* One budget (the result's b) against n: the rows at the request's n
  * (kept up to the mark limit), the fits over all of them, the relaxed
  * curve. */
@@ -65,6 +60,9 @@ static enum ha_status budget_series(const struct ha_sweep_picture *p,
 	const struct ha_sweep_request *req = &p->request;
 	struct ha_sweep *curve = NULL;
 	struct curve_samples cs = {p->samples_low, p->samples_high};
+	double curve_n[CURVE_POINTS];
+	for (size_t i = 0; i < CURVE_POINTS; i++)
+		curve_n[i] = exp(curve_ln_n(&cs, i));
 	enum ha_status st = HA_OK;
 	size_t ns = req->samples.count, nb = req->budget_count;
 	int marked = ns <= HA_SWEEP_PICTURE_MARK_LIMIT;
@@ -72,7 +70,7 @@ static enum ha_status budget_series(const struct ha_sweep_picture *p,
 		st = out_of_memory(err);
 	double x_sum = 0.0;
 	for (size_t i = 0; st == HA_OK && i < ns; i++) {
-		x_sum += log(log(sweep_sample_at(req, i)));
+		x_sum += log(log(ha_samples_value(&req->samples, i)));
 		if (marked)
 			st = ha_sweep_result_rows(result, i * nb + b, 1,
 			                          &s->rows[s->row_count++], err);
@@ -93,7 +91,7 @@ static enum ha_status budget_series(const struct ha_sweep_picture *p,
 		struct ha_sweep_request curve_req = *req;
 		curve_req.budgets = &s->budget;
 		curve_req.budget_count = 1;
-		curve_req.samples = (struct ha_samples){CURVE_POINTS, curve_sample, &cs};
+		curve_req.samples = (struct ha_samples){.values = curve_n, .count = CURVE_POINTS};
 		curve_req.solvers = solver;
 		st = ha_sweep_new(&curve_req, &curve, err);
 	}
@@ -154,7 +152,7 @@ static enum ha_status check_request(const struct ha_sweep_request *req,
                                     double *lo, double *hi, struct ha_error *err)
 {
 	if (!req || !req->model || !req->budgets || req->budget_count == 0 ||
-	    req->samples.count == 0 || !req->samples.at ||
+	    req->samples.count == 0 ||
 	    ha_model_validate(req->model) != HA_OK ||
 	    ha_constraints_validate(req->constraints) != HA_OK)
 		return ha_fail(err, HA_EINVAL, "a sweep needs a valid model, budgets and samples");
@@ -163,7 +161,7 @@ static enum ha_status check_request(const struct ha_sweep_request *req,
 	*lo = INFINITY;
 	*hi = -INFINITY;
 	for (size_t i = 0; i < req->samples.count; i++) {
-		double n = sweep_sample_at(req, i);
+		double n = ha_samples_value(&req->samples, i);
 		if (!(n > 1.0 && n <= 1e300))
 			return ha_fail(err, HA_EINVAL, "a sweep's n must be in (1, 1e300], not %g", n);
 		*lo = fmin(*lo, n);

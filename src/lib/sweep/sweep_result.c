@@ -1,6 +1,6 @@
 /* A sweep's result (sweep.h): every row solved by the sweep, then kept
- * in its journal (n, and each row's columns, sweep_internal.h) with its
- * per-budget fits, so that renderers read rows and fits and never solve.
+ * in its journal (each row's columns, sweep_internal.h; n in its
+ * request) with its per-budget fits, so that renderers read rows and fits and never solve.
  * The per-n fits are made on demand from the kept x*, in the order asked,
  * on the calling thread: one a value of n, they would take memory that
  * grows with the sweep if they were kept. */
@@ -15,10 +15,12 @@
 
 struct ha_sweep_result {
 	struct ha_sweep_request req;   /* its pointers into the copies below */
+	struct samples_reader n;       /* of req.samples */
 	struct ha_model model;
 	struct ha_constraints constraints;
 	struct ha_kv_constraints kv;
 	struct ha_kv_shape shape;
+	double *samples;               /* a list's values (NULL: a range) */
 	uint64_t *budgets;
 	struct journal *journal;       /* the sweep's, taken over */
 	size_t columns;                /* the journal's columns a budget */
@@ -33,6 +35,7 @@ void ha_sweep_result_free(struct ha_sweep_result *r)
 		return;
 	journal_free(r->journal);
 	ha_fit_free(r->heads_fit);
+	free(r->samples);
 	free(r->budgets);
 	free(r->budget_fits);
 	free(r->dims);
@@ -67,16 +70,6 @@ static void row_of_columns(const double *v, size_t columns, uint64_t budget,
 	}
 }
 
-/* n_i as the journal kept it (NaN where it cannot be read back). */
-static double kept_sample(const void *ctx, size_t i)
-{
-	/* The journal's reads move its cache: the result is read by one
-	 * thread at a time. */
-	struct ha_sweep_result *r = (struct ha_sweep_result *)ctx;
-	double n;
-	return journal_get(r->journal, 0, 1, i, &n) == HA_OK ? n : NAN;
-}
-
 /* The result's own copies of what the request borrowed. */
 static enum ha_status copy_request(struct ha_sweep_result *r,
                                    const struct ha_sweep_request *req)
@@ -86,7 +79,7 @@ static enum ha_status copy_request(struct ha_sweep_result *r,
 	r->req = (struct ha_sweep_request){
 		.model = &r->model,
 		.budget_count = nb,
-		.samples = {req->samples.count, kept_sample, r},
+		.samples = req->samples,
 	};
 	if (req->constraints) {
 		r->constraints = *req->constraints;
@@ -103,6 +96,13 @@ static enum ha_status copy_request(struct ha_sweep_result *r,
 	r->dims = malloc(nb * sizeof *r->dims);
 	if (!r->budgets || !r->budget_fits || !r->dims)
 		return HA_ENOMEM;
+	if (req->samples.values) {
+		size_t bytes = req->samples.count * sizeof *r->samples;
+		if (!(r->samples = malloc(bytes)))
+			return HA_ENOMEM;
+		r->req.samples.values = memcpy(r->samples, req->samples.values, bytes);
+	}
+	samples_reader_init(&r->n, &r->req.samples);
 	memcpy(r->budgets, req->budgets, nb * sizeof *r->budgets);
 	r->req.budgets = r->budgets;
 	if (nb > 1 && ha_fit_new(HA_FIT_POWER, nb <= HA_FIT_STORE_DEFAULT ? nb : 0,
@@ -234,8 +234,8 @@ enum ha_status ha_sweep_result_rows(struct ha_sweep_result *r, size_t first,
 	size_t i = first / nb, b = first % nb;
 	double n = NAN, v[SWEEP_GROUPED_COLUMNS];
 	for (size_t k = 0; k < count; k++) {
-		if ((k == 0 || b == 0) && journal_get(r->journal, 0, 1, i, &n) != HA_OK)
-			return lost(err);
+		if (k == 0 || b == 0)
+			n = samples_read(&r->n, i);
 		if (journal_get(r->journal, sweep_column(r->columns, b), r->columns,
 		                i, v) != HA_OK)
 			return lost(err);
@@ -278,8 +278,7 @@ enum ha_status ha_sweep_result_samples_fits(struct ha_sweep_result *r,
 	size_t nb = r->req.budget_count;
 	for (size_t k = 0; k < count; k++) {
 		size_t i = first + k;
-		if (journal_get(r->journal, 0, 1, i, &fits[k].samples) != HA_OK)
-			return lost(err);
+		fits[k].samples = samples_read(&r->n, i);
 		for (size_t b = 0; b < nb; b++)
 			if (journal_get(r->journal, sweep_column(r->columns, b) + SWEEP_X,
 			                1, i, &r->dims[b]) != HA_OK)
