@@ -16,11 +16,14 @@ void report_yaml_error_terms(struct ha_yaml_writer *w, const struct ha_terms *t)
 	ha_yaml_key_double(w, "covariance", t->covariance);
 }
 
-void report_yaml_terms(struct ha_yaml_writer *w, const struct ha_allocation *a)
+void report_yaml_terms(struct ha_yaml_writer *w, const char *key, int flow,
+                       const struct ha_allocation *a)
 {
+	ha_yaml_key_map(w, key, flow);
 	ha_yaml_key_uint(w, "heads", a->heads);
 	ha_yaml_key_uint(w, "head_dim", a->head_dim);
 	report_yaml_error_terms(w, &a->terms);
+	ha_yaml_end_map(w);
 }
 
 /* The model's parameters as written: the four of headalloc-model(7), THE OBJECTS always, each
@@ -99,8 +102,7 @@ void report_text_caution(FILE *f, const struct ha_model *m)
 void report_yaml_model(struct ha_yaml_writer *w, const struct ha_model *model)
 {
 	struct model_items it = model_items(model);
-	ha_yaml_key(w, "model");
-	ha_yaml_begin_map(w, 0);
+	ha_yaml_key_map(w, "model", 0);
 	for (size_t i = 0; i < it.count; i++)
 		ha_yaml_key_double(w, it.key[i], it.value[i]);
 	ha_yaml_key_bool(w, "calibrated", model_calibrated(model));
@@ -163,21 +165,16 @@ static void yaml_solution(struct ha_yaml_writer *w,
 
 	report_yaml_model(w, req->model);
 
-	ha_yaml_key(w, "optimum");
-	ha_yaml_begin_map(w, 0);
-	report_yaml_terms(w, &sol->optimum);
-	ha_yaml_end_map(w);
+	report_yaml_terms(w, "optimum", 0, &sol->optimum);
 
-	ha_yaml_key(w, "relaxed");
-	ha_yaml_begin_map(w, 0);
+	ha_yaml_key_map(w, "relaxed", 0);
 	ha_yaml_key_double(w, "head_dim", sol->relaxed.head_dim);
 	ha_yaml_key_double(w, "heads", sol->relaxed.heads);
 	ha_yaml_key_double(w, "mse", ha_exp_or_inf(sol->relaxed.log_mse));
 	ha_yaml_key_double(w, "log10_mse", report_log10(sol->relaxed.log_mse));
 	ha_yaml_end_map(w);
 
-	ha_yaml_key(w, "certificate");
-	ha_yaml_begin_map(w, 0);
+	ha_yaml_key_map(w, "certificate", 0);
 	ha_yaml_key_string(w, "method",
 	                   ha_certificate_method_str(sol->certificate.method));
 	ha_yaml_key_uint(w, "divisors", sol->certificate.divisors);
@@ -187,13 +184,9 @@ static void yaml_solution(struct ha_yaml_writer *w,
 
 	if (!req->candidates)
 		return;
-	ha_yaml_key(w, "candidates");
-	ha_yaml_begin_seq(w, 0);
-	for (size_t i = 0; i < req->candidate_count; i++) {
-		ha_yaml_begin_map(w, 1);
-		report_yaml_terms(w, &req->candidates[i]);
-		ha_yaml_end_map(w);
-	}
+	ha_yaml_key_seq(w, "candidates", 0);
+	for (size_t i = 0; i < req->candidate_count; i++)
+		report_yaml_terms(w, NULL, 1, &req->candidates[i]);
 	ha_yaml_end_seq(w);
 }
 
@@ -286,8 +279,7 @@ static void yaml_constraints(struct ha_yaml_writer *w,
 		{"min_heads", c->min_heads},
 		{"max_heads", c->max_heads},
 	};
-	ha_yaml_key(w, "constraints");
-	ha_yaml_begin_map(w, 1);
+	ha_yaml_key_map(w, "constraints", 1);
 	/* Only the constraints in force, so that the map reads back as a
 	 * scenario file's constraints. */
 	for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {

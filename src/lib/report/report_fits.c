@@ -139,12 +139,21 @@ static const char *join(char key[32], const char *a, const char *b)
 	return key;
 }
 
-/* The keys and values of a fit (status HA_OK) after form and points. */
+/* The keys and values of a fit; a failed one's status in words, which
+ * only the emitter writes (report_raw_fit takes no failed fit). */
 static void out_fit(struct fit_out *o, const struct report_law_fit *fit)
 {
 	struct law_names n = law_names(fit->law);
 	const struct ha_fit_result *r = &fit->result;
 	char key[32];
+	out_key(o, "form");
+	out_form(o, n.form);
+	out_key(o, "points");
+	out_uint(o, fit->points);
+	if (fit->status != HA_OK) {
+		ha_yaml_key_string(o->w, "status", status_words(fit->status));
+		return;
+	}
 	out_key_double(o, n.slope, r->slope);
 	out_key_double(o, join(key, n.slope, "_se"), r->se_slope);
 	out_key_double(o, join(key, n.slope, "_low"), r->slope_low);
@@ -183,15 +192,6 @@ void report_yaml_fit(struct ha_yaml_writer *w, const struct report_law_fit *fit)
 {
 	struct fit_out o = {.w = w};
 	ha_yaml_begin_map(w, 0);
-	out_key(&o, "form");
-	out_form(&o, law_names(fit->law).form);
-	out_key(&o, "points");
-	out_uint(&o, fit->points);
-	if (fit->status != HA_OK) {
-		ha_yaml_key_string(w, "status", status_words(fit->status));
-		ha_yaml_end_map(w);
-		return;
-	}
 	out_fit(&o, fit);
 	ha_yaml_end_map(w);
 }
@@ -201,10 +201,6 @@ char *report_raw_fit(char *p, size_t indent, const struct report_law_fit *fit)
 	if (fit->status != HA_OK)
 		return NULL;
 	struct fit_out o = {.p = p, .indent = indent};
-	out_key(&o, "form");
-	out_form(&o, law_names(fit->law).form);
-	out_key(&o, "points");
-	out_uint(&o, fit->points);
 	out_fit(&o, fit);
 	return o.p;
 }

@@ -6,49 +6,40 @@
 #include "report_internal.h"
 #include "alloc/solver_internal.h"
 
-static void yaml_allocation(struct ha_yaml_writer *w,
+/* The allocation as the value of key (NULL: an item of a sequence). */
+static void yaml_allocation(struct ha_yaml_writer *w, const char *key, int flow,
                             const struct ha_grouped_allocation *a, int params)
 {
-	const struct { const char *key; uint64_t value; } ints[] = {
-		{"heads", a->heads}, {"kv_heads", a->kv_heads},
-		{"group_size", a->group_size}, {"head_dim", a->head_dim},
-		{"kv_dim", a->kv_dim},
-		{"kv_cache_bytes_per_token", a->kv_cache_bytes_per_token},
-	};
-	for (size_t i = 0; i < sizeof ints / sizeof *ints; i++) {
-		ha_yaml_key(w, ints[i].key);
-		ha_yaml_uint(w, ints[i].value);
-	}
-	if (params) {
-		ha_yaml_key(w, "attention_params");
-		ha_yaml_uint(w, a->attention_params);
-	}
+	ha_yaml_key_map(w, key, flow);
+	ha_yaml_key_uint(w, "heads", a->heads);
+	ha_yaml_key_uint(w, "kv_heads", a->kv_heads);
+	ha_yaml_key_uint(w, "group_size", a->group_size);
+	ha_yaml_key_uint(w, "head_dim", a->head_dim);
+	ha_yaml_key_uint(w, "kv_dim", a->kv_dim);
+	ha_yaml_key_uint(w, "kv_cache_bytes_per_token", a->kv_cache_bytes_per_token);
+	if (params)
+		ha_yaml_key_uint(w, "attention_params", a->attention_params);
 	report_yaml_error_terms(w, &a->terms);
-	ha_yaml_key(w, "loss_ratio");
-	ha_yaml_double(w, a->loss_ratio);
+	ha_yaml_key_double(w, "loss_ratio", a->loss_ratio);
+	ha_yaml_end_map(w);
 }
 
 static void yaml_kv(struct ha_yaml_writer *w, const struct ha_kv_constraints *kv,
                     const struct ha_kv_shape *shape)
 {
-	ha_yaml_key(w, "kv");
-	ha_yaml_begin_map(w, 1);
-	ha_yaml_key(w, "kv_heads");
+	ha_yaml_key_map(w, "kv", 1);
 	if (kv->kv_heads)
-		ha_yaml_uint(w, kv->kv_heads);
+		ha_yaml_key_uint(w, "kv_heads", kv->kv_heads);
 	else
-		ha_yaml_string(w, "auto");
+		ha_yaml_key_string(w, "kv_heads", "auto");
 	const struct { const char *key; uint64_t value; } fields[] = {
 		{"max_kv_dim", kv->max_kv_dim}, {"min_kv_heads", kv->min_kv_heads},
 		{"max_kv_heads", kv->max_kv_heads}, {"layers", shape->layers},
 		{"kv_bytes", shape->kv_bytes}, {"model_dim", shape->model_dim},
 	};
-	for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
-		if (!fields[i].value)
-			continue;
-		ha_yaml_key(w, fields[i].key);
-		ha_yaml_uint(w, fields[i].value);
-	}
+	for (size_t i = 0; i < sizeof fields / sizeof *fields; i++)
+		if (fields[i].value)
+			ha_yaml_key_uint(w, fields[i].key, fields[i].value);
 	ha_yaml_end_map(w);
 }
 
@@ -59,70 +50,45 @@ static void yaml_grouped(struct ha_yaml_writer *w,
 {
 	const struct ha_grouped_solution *sol = req->solution;
 	int params = shape->model_dim != 0;
-	ha_yaml_key(w, "budget");
-	ha_yaml_uint(w, sol->budget);
-	ha_yaml_key(w, "samples");
-	ha_yaml_double(w, sol->samples);
+	ha_yaml_key_uint(w, "budget", sol->budget);
+	ha_yaml_key_double(w, "samples", sol->samples);
 	report_yaml_model(w, req->model);
 	yaml_kv(w, kv, shape);
-	ha_yaml_key(w, "optimum");
-	ha_yaml_begin_map(w, 0);
-	yaml_allocation(w, &sol->optimum, params);
-	ha_yaml_end_map(w);
-	ha_yaml_key(w, "unconstrained");
-	ha_yaml_begin_map(w, 0);
-	yaml_allocation(w, &sol->unconstrained, params);
-	ha_yaml_end_map(w);
+	yaml_allocation(w, "optimum", 0, &sol->optimum, params);
+	yaml_allocation(w, "unconstrained", 0, &sol->unconstrained, params);
 
 	const struct ha_grouped_relaxed *x = &sol->relaxed;
-	ha_yaml_key(w, "relaxed");
-	ha_yaml_begin_map(w, 0);
-	const struct { const char *key; double value; } reals[] = {
-		{"head_dim", x->head_dim}, {"kv_heads", x->kv_heads},
-		{"heads", x->heads}, {"kv_dim", x->kv_dim},
-		{"mse", ha_exp_or_inf(x->log_mse)}, {"log10_mse", report_log10(x->log_mse)},
-	};
-	for (size_t i = 0; i < sizeof reals / sizeof *reals; i++) {
-		ha_yaml_key(w, reals[i].key);
-		ha_yaml_double(w, reals[i].value);
-	}
+	ha_yaml_key_map(w, "relaxed", 0);
+	ha_yaml_key_double(w, "head_dim", x->head_dim);
+	ha_yaml_key_double(w, "kv_heads", x->kv_heads);
+	ha_yaml_key_double(w, "heads", x->heads);
+	ha_yaml_key_double(w, "kv_dim", x->kv_dim);
+	ha_yaml_key_double(w, "mse", ha_exp_or_inf(x->log_mse));
+	ha_yaml_key_double(w, "log10_mse", report_log10(x->log_mse));
 	ha_yaml_end_map(w);
 
 	const struct ha_grouped_certificate *c = &sol->certificate;
-	ha_yaml_key(w, "certificate");
-	ha_yaml_begin_map(w, 0);
-	ha_yaml_key(w, "method");
-	ha_yaml_string(w, ha_certificate_method_str(c->method));
-	const struct { const char *key; uint64_t value; } counts[] = {
-		{"divisors", c->divisors}, {"head_dims", c->head_dims},
-		{"candidates", c->candidates}, {"feasible", c->feasible},
-		{"bound", c->bound},
-	};
-	for (size_t i = 0; i < sizeof counts / sizeof *counts; i++) {
-		ha_yaml_key(w, counts[i].key);
-		ha_yaml_uint(w, counts[i].value);
-	}
+	ha_yaml_key_map(w, "certificate", 0);
+	ha_yaml_key_string(w, "method", ha_certificate_method_str(c->method));
+	ha_yaml_key_uint(w, "divisors", c->divisors);
+	ha_yaml_key_uint(w, "head_dims", c->head_dims);
+	ha_yaml_key_uint(w, "candidates", c->candidates);
+	ha_yaml_key_uint(w, "feasible", c->feasible);
+	ha_yaml_key_uint(w, "bound", c->bound);
 	ha_yaml_end_map(w);
 
 	if (sol->front) {
-		ha_yaml_key(w, "front");
-		ha_yaml_begin_seq(w, 0);
-		for (size_t i = 0; i < sol->front_count; i++) {
-			ha_yaml_begin_map(w, 1);
-			yaml_allocation(w, &sol->front[i], params);
-			ha_yaml_end_map(w);
-		}
+		ha_yaml_key_seq(w, "front", 0);
+		for (size_t i = 0; i < sol->front_count; i++)
+			yaml_allocation(w, NULL, 1, &sol->front[i], params);
 		ha_yaml_end_seq(w);
 	}
 	if (req->max_loss_ratio > 0.0) {
-		ha_yaml_key(w, "max_loss_ratio");
-		ha_yaml_double(w, req->max_loss_ratio);
-		ha_yaml_key(w, "chosen");
-		if (sol->front && sol->chosen < sol->front_count) {
-			ha_yaml_begin_map(w, 0);
-			yaml_allocation(w, &sol->front[sol->chosen], params);
-			ha_yaml_end_map(w);
-		} else {
+		ha_yaml_key_double(w, "max_loss_ratio", req->max_loss_ratio);
+		if (sol->front && sol->chosen < sol->front_count)
+			yaml_allocation(w, "chosen", 0, &sol->front[sol->chosen], params);
+		else {
+			ha_yaml_key(w, "chosen");
 			ha_yaml_null(w);
 		}
 	}

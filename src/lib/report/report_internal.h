@@ -52,10 +52,13 @@ const char *report_human(double v, char buf[32]);
 /* ---- pieces more than one section writes --------------------------------- */
 
 /* The YAML keys mse, log10_mse, bias2, variance and covariance of an
- * allocation's terms, inside an open map; heads and head_dim before them
- * for the allocation. */
+ * allocation's terms, inside an open map. */
 void report_yaml_error_terms(struct ha_yaml_writer *w, const struct ha_terms *t);
-void report_yaml_terms(struct ha_yaml_writer *w, const struct ha_allocation *a);
+
+/* An allocation as the map {heads, head_dim, its terms}, the value of key
+ * (NULL: an item of a sequence). */
+void report_yaml_terms(struct ha_yaml_writer *w, const char *key, int flow,
+                       const struct ha_allocation *a);
 
 /* The key "model" and its map {smoothness, bias_coef, var_coef, hdi},
  * inside an open map.  A coefficient held as its log is written as that

@@ -17,14 +17,8 @@ static void yaml_comparison(struct ha_yaml_writer *w,
 	ha_yaml_key_bool(w, "samples_assumed", cmp->samples_assumed);
 	if (cmp->note)
 		ha_yaml_key_string(w, "note", cmp->note);
-	ha_yaml_key(w, "actual");
-	ha_yaml_begin_map(w, 1);
-	report_yaml_terms(w, &cmp->actual);
-	ha_yaml_end_map(w);
-	ha_yaml_key(w, "theory");
-	ha_yaml_begin_map(w, 1);
-	report_yaml_terms(w, &cmp->theory.optimum);
-	ha_yaml_end_map(w);
+	report_yaml_terms(w, "actual", 1, &cmp->actual);
+	report_yaml_terms(w, "theory", 1, &cmp->theory.optimum);
 	ha_yaml_key_double(w, "relaxed_head_dim", cmp->theory.relaxed.head_dim);
 	ha_yaml_key_double(w, "mse_ratio",
 	                   ha_exp_or_inf(cmp->log10_ratio * log(10.0)));
@@ -60,8 +54,7 @@ enum ha_status ha_report_models(struct ha_report *r,
 			return report_fail(r, err, HA_EINVAL,
 			                   "model comparison %zu has no name", i);
 	if (r->yaml) {
-		ha_yaml_key(r->yaml, "models");
-		ha_yaml_begin_seq(r->yaml, 0);
+		ha_yaml_key_seq(r->yaml, "models", 0);
 	} else {
 		fprintf(r->stream, "\n%-18s %8s %10s %13s %9s %13s %16s  %s\n", "model",
 		        "budget", "samples", "actual H x d", "kv heads", "theory H x d",

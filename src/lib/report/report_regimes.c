@@ -92,8 +92,7 @@ enum ha_status ha_report_regimes(struct ha_report *r,
 		                   "regimes (ha_regimes_new)");
 	const struct ha_regimes *g = req->regimes;
 	if (r->yaml) {
-		ha_yaml_key(r->yaml, "regimes");
-		ha_yaml_begin_seq(r->yaml, 0);
+		ha_yaml_key_seq(r->yaml, "regimes", 0);
 	}
 	for (size_t b = 0; b < g->count && !report_write_failed(r); b++) {
 		const struct ha_budget_regimes *row = &g->budgets[b];

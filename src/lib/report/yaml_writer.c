@@ -520,3 +520,17 @@ void ha_yaml_key_bool(struct ha_yaml_writer *w, const char *key, int value)
 	ha_yaml_key(w, key);
 	ha_yaml_bool(w, value);
 }
+
+void ha_yaml_key_map(struct ha_yaml_writer *w, const char *key, int flow)
+{
+	if (key)
+		ha_yaml_key(w, key);
+	ha_yaml_begin_map(w, flow);
+}
+
+void ha_yaml_key_seq(struct ha_yaml_writer *w, const char *key, int flow)
+{
+	if (key)
+		ha_yaml_key(w, key);
+	ha_yaml_begin_seq(w, flow);
+}

@@ -62,6 +62,11 @@ void ha_yaml_key_uint(struct ha_yaml_writer *w, const char *key, uint64_t value)
 void ha_yaml_key_double(struct ha_yaml_writer *w, const char *key, double value);
 void ha_yaml_key_bool(struct ha_yaml_writer *w, const char *key, int value);
 
+/* A key and the map or sequence that is its value, opened in one call;
+ * with key NULL, a map or sequence that is an item of a sequence. */
+void ha_yaml_key_map(struct ha_yaml_writer *w, const char *key, int flow);
+void ha_yaml_key_seq(struct ha_yaml_writer *w, const char *key, int flow);
+
 /* The plain scalar ha_yaml_double writes for value: ha_format_double's
  * text, or .nan, .inf, -.inf.  Returns buf (at least 32 bytes). */
 const char *ha_yaml_double_text(double value, char buf[32]);
