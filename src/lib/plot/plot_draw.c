@@ -180,6 +180,16 @@ int plot_category(size_t i, size_t count)
 
 /* ---- text ---------------------------------------------------------------------------- */
 
+/* text, an array, formatted from fmt and the arguments after it, in a
+ * function of printf's form. */
+#define FORMAT(text, fmt)                                \
+	do {                                             \
+		va_list ap_;                             \
+		va_start(ap_, fmt);                      \
+		vsnprintf(text, sizeof text, fmt, ap_);  \
+		va_end(ap_);                             \
+	} while (0)
+
 void plot_escape(char *dst, size_t size, const char *src, size_t max_chars)
 {
 	size_t o = 0, taken = 0;
@@ -215,20 +225,14 @@ void plot_mtex(const char *side, double disp, double pos, double just,
                const char *fmt, ...)
 {
 	char text[512];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(text, sizeof text, fmt, ap);
-	va_end(ap);
+	FORMAT(text, fmt);
 	plmtex(side, disp, pos, just, text);
 }
 
 void plot_ptex(double x, double y, double just, const char *fmt, ...)
 {
 	char text[512];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(text, sizeof text, fmt, ap);
-	va_end(ap);
+	FORMAT(text, fmt);
 	plptex(x, y, 1.0, 0.0, just, text);
 }
 
@@ -262,20 +266,14 @@ static void page_text(const struct plot_canvas *c, double y_fraction,
 void plot_caption_at(const struct plot_canvas *c, double points, const char *fmt, ...)
 {
 	char text[PLOT_CAPTION_MAX + 1];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(text, sizeof text, fmt, ap);
-	va_end(ap);
+	FORMAT(text, fmt);
 	page_text(c, points / c->height, 0.7, CAPTION_PAGE, text);
 }
 
 void plot_caption(const struct plot_canvas *c, int line, const char *fmt, ...)
 {
 	char text[PLOT_CAPTION_MAX + 1];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(text, sizeof text, fmt, ap);
-	va_end(ap);
+	FORMAT(text, fmt);
 	/* Four lines of 28 points at the bottom of the page, line 0 highest,
 	 * the last one's subscripts clear of the edge. */
 	plot_caption_at(c, 4.0 * 28.0 - 28.0 * line - 8.0, "%s", text);
@@ -284,10 +282,7 @@ void plot_caption(const struct plot_canvas *c, int line, const char *fmt, ...)
 void plot_title(const struct plot_canvas *c, const char *fmt, ...)
 {
 	char text[256];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(text, sizeof text, fmt, ap);
-	va_end(ap);
+	FORMAT(text, fmt);
 	page_text(c, 1.0 - 32.0 / c->height, 1.0, 0.0, text);
 }
 
