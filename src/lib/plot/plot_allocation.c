@@ -71,6 +71,7 @@ struct landscape {
 	struct ha_solution sol;
 	size_t count;                 /* divisors */
 	size_t feasible_count;
+	double *block;                /* the arrays below, in one allocation */
 	double *x;                    /* log10 head_dim, ascending */
 	double *y[CURVES];            /* log10 of each part; NAN for an exact 0 */
 	double *line_x[CURVES], *line_y[CURVES]; /* the curves as drawn */
@@ -126,16 +127,6 @@ static size_t thin(double *x, double *y, size_t n, double x_lo, double x_hi,
 	return out;
 }
 
-static void free_landscape(struct landscape *l)
-{
-	free(l->x);
-	for (int k = 0; k < CURVES; k++) {
-		free(l->y[k]);
-		free(l->line_x[k]);
-		free(l->line_y[k]);
-	}
-}
-
 static double log10_or_nan(double log_value)
 {
 	return isinf(log_value) ? NAN : log_value / log(10.0);
@@ -150,21 +141,20 @@ static enum ha_status compute(struct landscape *l, struct ha_error *err)
 	if (!a || a->budget != req->budget || !a->divisors)
 		return ha_fail(err, HA_EINVAL, "drawing the landscape: the allocation "
 		               "is not of budget %" PRIu64 " with its divisors", req->budget);
-	enum ha_status st = HA_OK;
 	size_t n = a->divisor_count;
 	l->sol = a->solution;
 	l->count = n;
-	l->x = malloc(n * sizeof *l->x);
+	l->block = malloc((1 + 3 * CURVES) * n * sizeof *l->block);
+	if (!l->block)
+		return ha_fail(err, HA_ENOMEM, "drawing the landscape: %s",
+		               ha_status_str(HA_ENOMEM));
+	l->x = l->block;
 	for (int k = 0; k < CURVES; k++) {
-		l->y[k] = malloc(n * sizeof *l->y[k]);
-		l->line_x[k] = malloc(n * sizeof *l->line_x[k]);
-		l->line_y[k] = malloc(n * sizeof *l->line_y[k]);
-		if (!l->y[k] || !l->line_x[k] || !l->line_y[k])
-			st = HA_ENOMEM;
+		l->y[k] = l->block + (1 + 3 * k) * n;
+		l->line_x[k] = l->y[k] + n;
+		l->line_y[k] = l->y[k] + 2 * n;
 	}
-	if (!l->x)
-		st = HA_ENOMEM;
-	for (size_t i = 0; st == HA_OK && i < n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		const struct ha_terms *t = &a->divisors[i].terms;
 		l->x[i] = log10((double)a->divisors[i].head_dim);
 		l->y[MSE][i] = log10_or_nan(t->log_mse);
@@ -173,8 +163,6 @@ static enum ha_status compute(struct landscape *l, struct ha_error *err)
 		l->y[COVARIANCE][i] = log10_or_nan(t->log_covariance);
 	}
 	l->feasible_count = a->feasible_count;
-	if (st != HA_OK)
-		return ha_fail(err, st, "drawing the landscape: %s", ha_status_str(st));
 	return HA_OK;
 }
 
@@ -183,8 +171,8 @@ static enum ha_status compute(struct landscape *l, struct ha_error *err)
  * the basin is seen; whatever lies beyond is marked and counted. */
 static void choose_window(struct landscape *l)
 {
-	double m = l->y[MSE][0], lo = INFINITY, hi = -INFINITY;
-	m = l->sol.optimum.terms.log_mse / log(10.0);
+	double m = l->sol.optimum.terms.log_mse / log(10.0);
+	double lo = INFINITY, hi = -INFINITY;
 	int any_covariance = 0;
 	for (size_t i = 0; i < l->count; i++)
 		for (int k = 0; k < CURVES; k++) {
@@ -362,7 +350,7 @@ enum ha_status ha_plot_allocation(struct ha_plot_target *target,
 		choose_window(&l);
 		st = plot_render(target, 1200, 800, draw_landscape, &l, err);
 	}
-	free_landscape(&l);
+	free(l.block);
 	return st;
 }
 
@@ -371,7 +359,7 @@ enum ha_status ha_plot_allocation(struct ha_plot_target *target,
 struct front {
 	const struct ha_plot_grouped_request *req;
 	const struct ha_grouped_solution *sol;
-	double *x, *y;      /* log10 bytes a token, log10 loss ratio */
+	double *x, *y;      /* log10 bytes a token, log10 loss ratio (y in x's block) */
 	size_t n;
 	double x0, x1, y0, y1;
 	int has_pick;       /* a --max-loss-ratio with an entry within it */
@@ -390,11 +378,11 @@ static enum ha_status collect(struct front *f, struct ha_error *err)
 {
 	const struct ha_grouped_solution *sol = f->sol;
 	f->n = sol->front_count;
-	f->x = malloc(f->n * sizeof *f->x);
-	f->y = malloc(f->n * sizeof *f->y);
-	if (!f->x || !f->y)
+	f->x = malloc(2 * f->n * sizeof *f->x);
+	if (!f->x)
 		return ha_fail(err, HA_ENOMEM, "drawing the front: %s",
 		               ha_status_str(HA_ENOMEM));
+	f->y = f->x + f->n;
 	double lo = INFINITY, hi = -INFINITY, ylo = 0.0, yhi = 0.0;
 	for (size_t i = 0; i < f->n; i++) {
 		const struct ha_grouped_allocation *a = &sol->front[i];
@@ -545,6 +533,5 @@ enum ha_status ha_plot_grouped(struct ha_plot_target *target,
 	if (st == HA_OK)
 		st = plot_render(target, 1200, 800, draw_front, &f, err);
 	free(f.x);
-	free(f.y);
 	return st;
 }

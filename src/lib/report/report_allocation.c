@@ -1,8 +1,10 @@
 /* One solved allocation, ungrouped or grouped-query (over (H, G, d),
  * with its trade-off front: headalloc-model(7), GROUPED-QUERY ATTENTION),
- * the model as every report writes it (and its caution when
- * uncalibrated), and the problem header of a sweep. */
+ * public models' allocations against the theory's, the model as every
+ * report writes it (and its caution when uncalibrated), and the problem
+ * header of a sweep. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 
 #include "report_internal.h"
@@ -18,7 +20,9 @@ static void yaml_error_terms(struct ha_yaml_writer *w, const struct ha_terms *t)
 	ha_yaml_key_double(w, "covariance", t->covariance);
 }
 
-void report_yaml_terms(struct ha_yaml_writer *w, const char *key, int flow,
+/* An allocation as the map {heads, head_dim, its terms}, the value of key
+ * (NULL: an item of a sequence). */
+static void yaml_terms(struct ha_yaml_writer *w, const char *key, int flow,
                        const struct ha_allocation *a)
 {
 	ha_yaml_key_map(w, key, flow);
@@ -28,11 +32,10 @@ void report_yaml_terms(struct ha_yaml_writer *w, const char *key, int flow,
 	ha_yaml_end_map(w);
 }
 
-/* The model's parameters as written: the four of headalloc-model(7), THE OBJECTS always, each
- * coefficient in the form it is held: plain, or as its exact
- * logarithm (so that a calibrated c_v beyond a double reads back bit for
- * bit), then E, γ and κ only where they differ from the defaults (so that
- * every report of the seeds' model stays as it was). */
+/* The model's parameters as written: the four of headalloc-model(7), THE
+ * OBJECTS, always, each coefficient in the form it is held (plain, or its
+ * exact logarithm, so that a calibrated c_v beyond a double reads back bit
+ * for bit); every other one only off its default, α beside any A > 0. */
 struct model_items {
 	size_t count;
 	const char *key[11];
@@ -60,8 +63,6 @@ static struct model_items model_items(const struct ha_model *m)
 		ITEM("var_rate", m->var_rate);
 	if (m->var_power != defaults.var_power)
 		ITEM("var_power", m->var_power);
-	/* The data term and β, off their defaults only (so the reports of
-	 * the seeds' model stay as they were); α beside any A > 0. */
 	if (m->data_coef != defaults.data_coef)
 		ITEM("data_coef", m->data_coef);
 	if (m->data_coef != defaults.data_coef ||
@@ -75,11 +76,10 @@ static struct model_items model_items(const struct ha_model *m)
 	return it;
 }
 
-/* 0 when the loss law's coefficients are all headalloc's defaults (ln c_b,
- * ln c_v, smoothness, irreducible E, var_rate γ, var_power κ; the samples
- * and the HDI do not count: they describe the data and the heads, not the
- * law): the answer is then the shape of the theory, not a measurement.
- * The YAML model map carries it as calibrated: true|false. */
+/* 0 when the loss law's coefficients are all headalloc's defaults (the
+ * HDIs do not count: they describe the heads, not the law): the answer is
+ * then the shape of the theory, not a measurement.  The YAML model map
+ * carries it as calibrated: true|false. */
 static int model_calibrated(const struct ha_model *m)
 {
 	const struct ha_model d = ha_model_defaults();
@@ -91,8 +91,6 @@ static int model_calibrated(const struct ha_model *m)
 	       m->var_samples_power != d.var_samples_power;
 }
 
-/* The word of caution for an answer of the default model: its
- * coefficients are shapes, not measurements. */
 void report_text_caution(FILE *f, const struct ha_model *m)
 {
 	if (!model_calibrated(m))
@@ -182,7 +180,7 @@ static void yaml_solution(struct ha_yaml_writer *w,
 
 	report_yaml_model(w, req->model);
 
-	report_yaml_terms(w, "optimum", 0, &sol->optimum);
+	yaml_terms(w, "optimum", 0, &sol->optimum);
 
 	ha_yaml_key_map(w, "relaxed", 0);
 	ha_yaml_key_double(w, "head_dim", sol->relaxed.head_dim);
@@ -203,7 +201,7 @@ static void yaml_solution(struct ha_yaml_writer *w,
 		return;
 	ha_yaml_key_seq(w, "candidates", 0);
 	for (size_t i = 0; i < req->candidate_count; i++)
-		report_yaml_terms(w, NULL, 1, &req->candidates[i]);
+		yaml_terms(w, NULL, 1, &req->candidates[i]);
 	ha_yaml_end_seq(w);
 }
 
@@ -468,6 +466,74 @@ enum ha_status ha_report_grouped(struct ha_report *r,
 	else
 		text_grouped(r->stream, req, kv, &shape);
 	return answer_end(r, err, req->model, req->hdi_source);
+}
+
+/* ---- public models against the theory: what ha_compare_model found ------- */
+
+static void yaml_comparison(struct ha_yaml_writer *w,
+                            const struct ha_model_comparison *cmp)
+{
+	ha_yaml_begin_map(w, 0);
+	ha_yaml_key_string(w, "name", cmp->name);
+	ha_yaml_key_uint(w, "budget", cmp->theory.budget);
+	ha_yaml_key_uint(w, "kv_heads",
+	                 cmp->kv_heads ? cmp->kv_heads : cmp->actual.heads);
+	ha_yaml_key_double(w, "samples", cmp->samples);
+	ha_yaml_key_bool(w, "samples_assumed", cmp->samples_assumed);
+	if (cmp->note)
+		ha_yaml_key_string(w, "note", cmp->note);
+	yaml_terms(w, "actual", 1, &cmp->actual);
+	yaml_terms(w, "theory", 1, &cmp->theory.optimum);
+	ha_yaml_key_double(w, "relaxed_head_dim", cmp->theory.relaxed.head_dim);
+	ha_yaml_key_double(w, "mse_ratio",
+	                   ha_exp_or_inf(cmp->log10_ratio * log(10.0)));
+	ha_yaml_key_double(w, "log10_mse_ratio", cmp->log10_ratio);
+	ha_yaml_end_map(w);
+}
+
+static void text_comparison(FILE *f, const struct ha_model_comparison *cmp)
+{
+	char actual[48], theory[48];
+	snprintf(actual, sizeof actual, "%" PRIu64 " x %" PRIu64,
+	         cmp->actual.heads, cmp->actual.head_dim);
+	snprintf(theory, sizeof theory, "%" PRIu64 " x %" PRIu64,
+	         cmp->theory.optimum.heads, cmp->theory.optimum.head_dim);
+	fprintf(f, "%-18s %8" PRIu64 " %10.4g %13s %9" PRIu64 " %13s %16.6g  %s%s\n",
+	        cmp->name, cmp->theory.budget, cmp->samples, actual,
+	        cmp->kv_heads ? cmp->kv_heads : cmp->actual.heads, theory,
+	        cmp->log10_ratio, cmp->samples_assumed ? "(samples assumed) " : "",
+	        cmp->note ? cmp->note : "");
+}
+
+enum ha_status ha_report_models(struct ha_report *r,
+                                const struct ha_models_request *req,
+                                struct ha_error *err)
+{
+	enum ha_status st = report_start(r, req, err);
+	if (st != HA_OK)
+		return st;
+	if (req->count && !req->comparisons)
+		return report_fail(r, err, HA_EINVAL, "a models table needs its comparisons");
+	for (size_t i = 0; i < req->count; i++)
+		if (!req->comparisons[i].name)
+			return report_fail(r, err, HA_EINVAL,
+			                   "model comparison %zu has no name", i);
+	if (r->yaml) {
+		ha_yaml_key_seq(r->yaml, "models", 0);
+	} else {
+		fprintf(r->stream, "\n%-18s %8s %10s %13s %9s %13s %16s  %s\n", "model",
+		        "budget", "samples", "actual H x d", "kv heads", "theory H x d",
+		        "log10 mse ratio", "note");
+	}
+	for (size_t i = 0; i < req->count; i++) {
+		if (r->yaml)
+			yaml_comparison(r->yaml, &req->comparisons[i]);
+		else
+			text_comparison(r->stream, &req->comparisons[i]);
+	}
+	if (r->yaml)
+		ha_yaml_end_seq(r->yaml);
+	return report_end(r, err);
 }
 
 /* ---- the problem of a sweep ------------------------------------------------ */

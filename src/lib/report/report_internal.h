@@ -50,11 +50,6 @@ const char *report_human(double v, char buf[32]);
 
 /* ---- pieces more than one section writes --------------------------------- */
 
-/* An allocation as the map {heads, head_dim, its terms}, the value of key
- * (NULL: an item of a sequence). */
-void report_yaml_terms(struct ha_yaml_writer *w, const char *key, int flow,
-                       const struct ha_allocation *a);
-
 /* The key "model" and its map {smoothness, bias_coef, var_coef, hdi},
  * inside an open map.  A coefficient held as its log is written as that
  * exact logarithm instead (log_bias_coef, log_var_coef), and irreducible,

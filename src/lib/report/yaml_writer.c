@@ -496,30 +496,19 @@ char *yaml_flat_double(char *p, double value)
 	return yaml_flat_double_inline(p, value);
 }
 
-void ha_yaml_key_string(struct ha_yaml_writer *w, const char *key,
-                        const char *value)
-{
-	ha_yaml_key(w, key);
-	ha_yaml_string(w, value);
-}
+/* ha_yaml_key_string, _uint, _double and _bool: the key, then the value. */
+#define KEY_VALUE(kind, type)                                                  \
+	void ha_yaml_key_##kind(struct ha_yaml_writer *w, const char *key,     \
+	                        type value)                                    \
+	{                                                                      \
+		ha_yaml_key(w, key);                                           \
+		ha_yaml_##kind(w, value);                                      \
+	}
 
-void ha_yaml_key_uint(struct ha_yaml_writer *w, const char *key, uint64_t value)
-{
-	ha_yaml_key(w, key);
-	ha_yaml_uint(w, value);
-}
-
-void ha_yaml_key_double(struct ha_yaml_writer *w, const char *key, double value)
-{
-	ha_yaml_key(w, key);
-	ha_yaml_double(w, value);
-}
-
-void ha_yaml_key_bool(struct ha_yaml_writer *w, const char *key, int value)
-{
-	ha_yaml_key(w, key);
-	ha_yaml_bool(w, value);
-}
+KEY_VALUE(string, const char *)
+KEY_VALUE(uint, uint64_t)
+KEY_VALUE(double, double)
+KEY_VALUE(bool, int)
 
 void ha_yaml_key_map(struct ha_yaml_writer *w, const char *key, int flow)
 {
