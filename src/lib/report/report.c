@@ -58,8 +58,8 @@ enum ha_status ha_report_new_events(const struct ha_report_events *events,
 	if (out)
 		*out = NULL;
 	if (!events || !out || !events->begin || !events->end || !events->key ||
-	    !events->string || !events->uint || !events->integer || !events->real ||
-	    !events->boolean || !events->null)
+	    !events->string || !events->uint || !events->real || !events->boolean ||
+	    !events->null)
 		return HA_EINVAL;
 	return report_new(NULL, HA_FORMAT_YAML, events, ctx, out);
 }

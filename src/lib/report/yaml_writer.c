@@ -414,15 +414,6 @@ void ha_yaml_uint(struct ha_yaml_writer *w, uint64_t value)
 	plain_scalar(w, buf);
 }
 
-void ha_yaml_int(struct ha_yaml_writer *w, int64_t value)
-{
-	if (EVENT(w, integer(w->events_ctx, value)))
-		return;
-	char buf[32];
-	snprintf(buf, sizeof buf, "%" PRId64, value);
-	plain_scalar(w, buf);
-}
-
 const char *ha_yaml_double_text(double value, char buf[32])
 {
 	if (isnan(value))

@@ -49,7 +49,6 @@ void ha_yaml_end_seq(struct ha_yaml_writer *w);
 void ha_yaml_key(struct ha_yaml_writer *w, const char *key);
 void ha_yaml_string(struct ha_yaml_writer *w, const char *value);
 void ha_yaml_uint(struct ha_yaml_writer *w, uint64_t value);
-void ha_yaml_int(struct ha_yaml_writer *w, int64_t value);
 void ha_yaml_double(struct ha_yaml_writer *w, double value);
 void ha_yaml_bool(struct ha_yaml_writer *w, int value);
 void ha_yaml_null(struct ha_yaml_writer *w);
