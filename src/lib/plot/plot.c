@@ -29,14 +29,9 @@ static ssize_t sink_write(void *cookie, const char *buf, size_t size)
 	struct sink *s = cookie;
 	if (size > s->capacity - s->size) {
 		size_t want = s->capacity ? s->capacity : 65536;
-		while (want - s->size < size) {
-			if (want > SIZE_MAX / 2) {
-				s->out_of_memory = 1;
-				return -1;
-			}
+		while (want - s->size < size && want <= SIZE_MAX / 2)
 			want *= 2;
-		}
-		char *grown = realloc(s->data, want);
+		char *grown = want - s->size < size ? NULL : realloc(s->data, want);
 		if (!grown) {
 			s->out_of_memory = 1;
 			return -1;

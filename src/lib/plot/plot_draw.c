@@ -123,13 +123,15 @@ void plot_box(const struct plot_canvas *c, const char *xopt, const char *yopt)
 
 /* ---- colours --------------------------------------------------------------------------- */
 
+/* t clamped to [0, 1], NaN to 0. */
+static double unit(double t)
+{
+	return !(t >= 0.0) ? 0.0 : t > 1.0 ? 1.0 : t;
+}
+
 void plot_viridis_rgb(double t, unsigned rgb[3])
 {
-	if (!(t >= 0.0))
-		t = 0.0;
-	if (t > 1.0)
-		t = 1.0;
-	double at = t * 8.0;
+	double at = unit(t) * 8.0;
 	int i = (int)at;
 	if (i > 7)
 		i = 7;
@@ -150,11 +152,7 @@ enum plot_colour plot_text_on_viridis(double t)
 
 void plot_viridis_ink(double t)
 {
-	if (!(t >= 0.0))
-		t = 0.0;
-	if (t > 1.0)
-		t = 1.0;
-	plcol1(t);
+	plcol1(unit(t));
 }
 
 int plot_category(size_t i, size_t count)

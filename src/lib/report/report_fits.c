@@ -47,6 +47,14 @@ static const char *status_words(enum ha_status status)
 		? "no fit: fewer than 3 distinct points" : ha_status_str(status);
 }
 
+/* text at p; returns its end. */
+static char *put_str(char *p, const char *text)
+{
+	size_t length = strlen(text);
+	memcpy(p, text, length);
+	return p + length;
+}
+
 /* Where a fit's YAML goes: the emitter, or (w NULL) raw text at p, as
  * the emitter writes a block map whose keys are indent spaces in. */
 struct fit_out {
@@ -63,20 +71,15 @@ static void out_key(struct fit_out *o, const char *key)
 	}
 	*o->p++ = '\n';
 	memset(o->p, ' ', o->indent);
-	o->p += o->indent;
-	size_t length = strlen(key);
-	memcpy(o->p, key, length);
-	o->p += length;
+	o->p = put_str(o->p + o->indent, key);
 	*o->p++ = ':';
 }
 
 /* A plain scalar after its key. */
 static void out_plain(struct fit_out *o, const char *text)
 {
-	size_t length = strlen(text);
 	*o->p++ = ' ';
-	memcpy(o->p, text, length);
-	o->p += length;
+	o->p = put_str(o->p, text);
 }
 
 static void out_double(struct fit_out *o, double value)
@@ -114,22 +117,6 @@ static void out_null(struct fit_out *o)
 		out_plain(o, "null");
 }
 
-/* The forms: single-quoted by the emitter (they are not plain words), as
- * a raw string is here; report_raw_fit writes no other string. */
-static void out_form(struct fit_out *o, const char *form)
-{
-	if (o->w) {
-		ha_yaml_string(o->w, form);
-		return;
-	}
-	size_t length = strlen(form);
-	*o->p++ = ' ';
-	*o->p++ = '\'';
-	memcpy(o->p, form, length);
-	o->p += length;
-	*o->p++ = '\'';
-}
-
 /* The key a followed by b ("b" "_se"), into key[32] (every key is short). */
 static const char *join(char key[32], const char *a, const char *b)
 {
@@ -147,7 +134,16 @@ static void out_fit(struct fit_out *o, const struct report_law_fit *fit)
 	const struct ha_fit_result *r = &fit->result;
 	char key[32];
 	out_key(o, "form");
-	out_form(o, n.form);
+	if (o->w) {
+		ha_yaml_string(o->w, n.form);
+	} else {
+		/* single-quoted, as the emitter quotes a form (not a plain
+		 * word); the raw text holds no other string */
+		*o->p++ = ' ';
+		*o->p++ = '\'';
+		o->p = put_str(o->p, n.form);
+		*o->p++ = '\'';
+	}
 	out_key(o, "points");
 	out_uint(o, fit->points);
 	if (fit->status != HA_OK) {
@@ -205,14 +201,8 @@ char *report_raw_fit(char *p, size_t indent, const struct report_law_fit *fit)
 	return o.p;
 }
 
-/* Text for people, appended at p: what fprintf's formats would write,
- * without printf (a line for each of a sweep's values of n). */
-static char *put_str(char *p, const char *text)
-{
-	size_t length = strlen(text);
-	memcpy(p, text, length);
-	return p + length;
-}
+/* ---- text for people, appended at p: what fprintf's formats would
+ * write, without printf (a line for each of a sweep's values of n) ---- */
 
 /* "%.{precision}g" */
 static char *put_g(char *p, double value, int precision)

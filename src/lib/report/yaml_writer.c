@@ -110,17 +110,12 @@ enum ha_status ha_yaml_writer_new(FILE *stream, struct ha_yaml_writer **out)
 	yaml_emitter_set_unicode(&w->emitter, 1);
 	yaml_emitter_set_width(&w->emitter, -1);
 
+	/* Neither event allocates (no version, no tags) nor can fail. */
 	yaml_event_t event;
-	if (!yaml_stream_start_event_initialize(&event, YAML_UTF8_ENCODING))
-		w->status = HA_ENOMEM;
-	else
-		emit(w, &event);
-	if (w->status == HA_OK) {
-		if (!yaml_document_start_event_initialize(&event, NULL, NULL, NULL, 0))
-			w->status = HA_ENOMEM;
-		else
-			emit(w, &event);
-	}
+	yaml_stream_start_event_initialize(&event, YAML_UTF8_ENCODING);
+	emit(w, &event);
+	yaml_document_start_event_initialize(&event, NULL, NULL, NULL, 0);
+	emit(w, &event);
 	return HA_OK;
 }
 
@@ -139,10 +134,8 @@ enum ha_status ha_yaml_writer_end(struct ha_yaml_writer *w)
 		yaml_event_t event;
 		yaml_document_end_event_initialize(&event, 1);
 		emit(w, &event);
-		if (w->status == HA_OK) {
-			yaml_stream_end_event_initialize(&event);
-			emit(w, &event);
-		}
+		yaml_stream_end_event_initialize(&event);
+		emit(w, &event);
 		if (w->status == HA_OK && !yaml_emitter_flush(&w->emitter))
 			w->status = HA_EIO;
 	}
