@@ -118,14 +118,11 @@ static void draw_strip(struct plot_canvas *c, const struct hdi_picture *p)
 {
 	const struct ha_hdi_report *hdi = p->req->hdi;
 	/* every layer, or (selected_only) the selected ones at their indices */
-	size_t n = hdi->count, first = 0, last = n - 1;
-	if (p->req->selected_only) {
-		first = last = p->layers[0];
-		for (size_t k = 1; k < p->count; k++) {
-			first = p->layers[k] < first ? p->layers[k] : first;
-			last = p->layers[k] > last ? p->layers[k] : last;
-		}
-	}
+	size_t first = 0, last = hdi->count - 1;
+	while (p->req->selected_only && !p->selected[first])
+		first++;
+	while (p->req->selected_only && !p->selected[last])
+		last--;
 	size_t span = last - first + 1;
 	double left = (double)MARGIN_LEFT / p->width;
 	double right = 1.0 - (double)MARGIN_RIGHT / p->width;

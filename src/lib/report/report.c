@@ -18,7 +18,6 @@ static enum ha_status report_new(FILE *stream, enum ha_report_format format,
 	if (!r)
 		return HA_ENOMEM;
 	r->stream = stream;
-	r->format = format;
 	ha_error_init(&r->failure);
 	/* YAML and JSON: one writer, two syntaxes (and the events a third). */
 	enum ha_status st = HA_OK;

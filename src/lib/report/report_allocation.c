@@ -554,11 +554,9 @@ static void yaml_constraints(struct ha_yaml_writer *w,
 	ha_yaml_key_map(w, "constraints", 1);
 	/* Only the constraints in force, so that the map reads back as a
 	 * scenario file's constraints. */
-	for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
-		if (!fields[i].value)
-			continue;
-		ha_yaml_key_uint(w, fields[i].key, fields[i].value);
-	}
+	for (size_t i = 0; i < sizeof fields / sizeof *fields; i++)
+		if (fields[i].value)
+			ha_yaml_key_uint(w, fields[i].key, fields[i].value);
 	ha_yaml_end_map(w);
 }
 

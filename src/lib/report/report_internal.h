@@ -15,7 +15,6 @@
 
 struct ha_report {
 	FILE *stream;
-	enum ha_report_format format;
 	struct ha_yaml_writer *yaml; /* YAML or JSON; NULL for text */
 	int yaml_text;               /* YAML: long sections may write their
 	                                items as YAML text past the emitter */
