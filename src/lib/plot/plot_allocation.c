@@ -237,9 +237,7 @@ static void draw_curves(const struct landscape *l)
 		[COVARIANCE] = {PLOT_PURPLE, 4, 2.0},
 	};
 	for (int k = CURVES - 1; k >= 0; k--) {
-		plcol0(look[k].colour);
-		pllsty(look[k].style);
-		plwidth(look[k].width);
+		plot_pen(look[k].colour, look[k].style, look[k].width);
 		plot_polyline(l->line_x[k], l->line_y[k], l->line_n[k]);
 	}
 	pllsty(1);
@@ -279,9 +277,7 @@ static void draw_landscape(struct plot_canvas *c, const void *data)
 
 	/* The relaxed optimum under everything else. */
 	double xr = log10(sol->relaxed.head_dim);
-	plcol0(PLOT_VERMILION);
-	pllsty(2);
-	plwidth(1.5);
+	plot_pen(PLOT_VERMILION, 2, 1.5);
 	plot_segment(xr, l->y0, xr, l->y1);
 	draw_curves(l);
 
@@ -417,9 +413,7 @@ static enum ha_status collect(struct front *f, struct ha_error *err)
 static void hline(const struct front *f, double y, enum plot_colour colour,
                   PLINT style)
 {
-	plcol0(colour);
-	pllsty(style);
-	plwidth(1.5);
+	plot_pen(colour, style, 1.5);
 	plot_segment(f->x0, y, f->x1, y);
 	pllsty(1);
 	plwidth(1.0);

@@ -107,9 +107,7 @@ void plot_axes_box(const char *xopt, double xspan, const char *yopt,
 	relabel |= axis_options(yo, yopt, yspan, &ytick);
 	if (relabel)
 		plslabelfunc(log_label, NULL);
-	plcol0(PLOT_BLACK);
-	plwidth(1.0);
-	pllsty(1);
+	plot_pen(PLOT_BLACK, 1, 1.0);
 	plbox(xo, xtick, 0, yo, ytick, 0);
 	if (relabel)
 		plslabelfunc(NULL, NULL);
@@ -399,9 +397,7 @@ void plot_disc(const struct plot_canvas *c, double x, double y, double r,
 	}
 	plfill(SIDES, px, py);
 	if (outline) {
-		plcol0(PLOT_BLACK);
-		plwidth(1.0);
-		pllsty(1);
+		plot_pen(PLOT_BLACK, 1, 1.0);
 		plline(SIDES + 1, px, py);
 	}
 }
@@ -413,6 +409,13 @@ void plot_arrowhead(const struct plot_canvas *c, double x, double y,
 	PLFLT px[3] = {x - rx, x + rx, x};
 	PLFLT py[3] = {y - dir * ry, y - dir * ry, y + dir * ry};
 	plfill(3, px, py);
+}
+
+void plot_pen(enum plot_colour colour, int style, double width)
+{
+	plcol0(colour);
+	pllsty(style);
+	plwidth(width);
 }
 
 void plot_segment(double x0, double y0, double x1, double y1)
