@@ -1,8 +1,8 @@
 /* _headalloc — a report as Python objects, built from the report's own
  * events (ha_report_new_events): maps are dicts (in order), sequences
- * lists, and each scalar the Python object of its type (an unsigned or
- * signed integer an int, a double a float, a boolean a bool, null None,
- * a string a str).  No text is made or read: a double reaches Python as
+ * lists, and each scalar the Python object of its type (an unsigned
+ * integer an int, a double a float, a boolean a bool, null None, a
+ * string a str).  No text is made or read: a double reaches Python as
  * the double the library computed. */
 #include "ha_py.h"
 
@@ -147,11 +147,6 @@ static int on_uint(void *ctx, uint64_t value)
 	return scalar(ctx, PyLong_FromUnsignedLongLong(value));
 }
 
-static int on_integer(void *ctx, int64_t value)
-{
-	return scalar(ctx, PyLong_FromLongLong(value));
-}
-
 static int on_real(void *ctx, double value)
 {
 	return scalar(ctx, PyFloat_FromDouble(value));
@@ -168,7 +163,7 @@ static int on_null(void *ctx)
 }
 
 static const struct ha_report_events tree_events = {
-	on_begin, on_end, on_key, on_string, on_uint, on_integer, on_real,
+	on_begin, on_end, on_key, on_string, on_uint, on_real,
 	on_boolean, on_null,
 };
 

@@ -29,14 +29,9 @@ static ssize_t sink_write(void *cookie, const char *buf, size_t size)
 	struct sink *s = cookie;
 	if (size > s->capacity - s->size) {
 		size_t want = s->capacity ? s->capacity : 65536;
-		while (want - s->size < size) {
-			if (want > SIZE_MAX / 2) {
-				s->out_of_memory = 1;
-				return -1;
-			}
+		while (want - s->size < size && want <= SIZE_MAX / 2)
 			want *= 2;
-		}
-		char *grown = realloc(s->data, want);
+		char *grown = want - s->size < size ? NULL : realloc(s->data, want);
 		if (!grown) {
 			s->out_of_memory = 1;
 			return -1;
@@ -201,18 +196,17 @@ static void guarded(struct run *volatile run)
 
 /* ---- the format ----------------------------------------------------------------- */
 
-static const char *device_of(enum ha_plot_format f)
-{
-	switch (f) {
-	case HA_PLOT_SVG:
-		return "svg";
-	case HA_PLOT_PNG:
-		return "pngcairo";
-	case HA_PLOT_PDF:
-		return "pdfcairo";
-	}
-	return NULL;
-}
+/* Each format's PLplot driver, the bytes its files begin with, and the
+ * Debian package that has the driver. */
+static const struct format {
+	const char *device, *magic;
+	size_t magic_length;
+	const char *package;
+} formats[] = {
+	[HA_PLOT_SVG] = {"svg", "<?xml", 5, "libplplot17"},
+	[HA_PLOT_PNG] = {"pngcairo", "\x89PNG\r\n\x1a\n", 8, "plplot-driver-cairo"},
+	[HA_PLOT_PDF] = {"pdfcairo", "%PDF-", 5, "plplot-driver-cairo"},
+};
 
 /* Whether PLplot has the driver (1), not (0), or memory ran out (-1):
  * asked first, since plinit() prompts on the terminal for an unknown
@@ -232,14 +226,6 @@ static int have_device(const char *name)
 	free((void *)menu);
 	free((void *)names);
 	return found;
-}
-
-static int has_magic(const struct sink *s, enum ha_plot_format f)
-{
-	static const char png[] = "\x89PNG\r\n\x1a\n";
-	const char *magic = f == HA_PLOT_PNG ? png : f == HA_PLOT_PDF ? "%PDF-" : "<?xml";
-	size_t len = f == HA_PLOT_PNG ? 8 : 5;
-	return s->size > len && memcmp(s->data, magic, len) == 0;
 }
 
 /* cairo dates its PDFs: blank the date (spaces keep every byte offset of
@@ -266,26 +252,26 @@ enum ha_status plot_check_target(const struct ha_plot_target *t,
 {
 	if (!t || !t->stream)
 		return ha_fail(err, HA_EINVAL, "a picture needs a target stream");
-	if (!device_of(t->format))
+	if ((unsigned)t->format >= sizeof formats / sizeof *formats)
 		return ha_fail(err, HA_EINVAL, "unknown picture format %d", (int)t->format);
 	return HA_OK;
 }
 
 /* Draw into sink with plplot_lock held (plot_render). */
-static enum ha_status render_locked(struct ha_plot_target *t, const char *device,
-                                    unsigned width, unsigned height,
-                                    plot_draw_fn draw, const void *data,
-                                    struct sink *sink, struct ha_error *err)
+static enum ha_status render_locked(struct ha_plot_target *t, unsigned width,
+                                    unsigned height, plot_draw_fn draw,
+                                    const void *data, struct sink *sink,
+                                    struct ha_error *err)
 {
+	const struct format *format = &formats[t->format];
+	const char *device = format->device;
 	int have = have_device(device);
 	if (have < 0)
 		return ha_fail(err, HA_ENOMEM, "drawing: %s", ha_status_str(HA_ENOMEM));
 	if (!have)
 		return ha_fail(err, HA_EUNSUPPORTED,
 		               "PLplot has no '%s' driver for %s pictures (install %s)",
-		               device, ha_plot_format_str(t->format),
-		               t->format == HA_PLOT_SVG ? "libplplot17"
-		                                        : "plplot-driver-cairo");
+		               device, ha_plot_format_str(t->format), format->package);
 	struct run *run = calloc(1, sizeof *run);
 	cookie_io_functions_t io = {NULL, sink_write, NULL, sink_close};
 	FILE *file = run ? fopencookie(sink, "w", io) : NULL;
@@ -313,7 +299,8 @@ static enum ha_status render_locked(struct ha_plot_target *t, const char *device
 		             guard_message[0] ? guard_message
 		                              : run->started ? "unknown error"
 		                                             : "no PLplot stream left");
-	else if (!has_magic(sink, t->format))
+	else if (sink->size <= format->magic_length ||
+	         memcmp(sink->data, format->magic, format->magic_length) != 0)
 		st = ha_fail(err, HA_EIO, "drawing with PLplot failed: its %s driver wrote no %s",
 		             device, ha_plot_format_str(t->format));
 	free(run);
@@ -327,10 +314,9 @@ enum ha_status plot_render(struct ha_plot_target *t, unsigned width,
 	enum ha_status st = plot_check_target(t, err);
 	if (st != HA_OK)
 		return st;
-	const char *device = device_of(t->format);
 	struct sink sink = {0};
 	pthread_mutex_lock(&plplot_lock);
-	st = render_locked(t, device, width, height, draw, data, &sink, err);
+	st = render_locked(t, width, height, draw, data, &sink, err);
 	pthread_mutex_unlock(&plplot_lock);
 	/* The caller's stream may be slow (a pipe): written without the
 	 * lock, so that other threads draw meanwhile. */

@@ -1,4 +1,11 @@
-/* Picture 1: the error landscape of one budget at one n (headalloc-model(7), THE ERROR MODEL and THE ALLOCATION PROBLEM). */
+/* The pictures of one budget at one n.  Picture 1: the error landscape
+ * of its divisors (headalloc-model(7), THE ERROR MODEL and THE ALLOCATION
+ * PROBLEM).  Picture 7: the trade-off front of a grouped-query allocation
+ * (headalloc-model(7), GROUPED-QUERY ATTENTION): every non-dominated
+ * (error, KV cache) allocation, the KV cache in bytes a token on a log x
+ * axis, the loss ratio to the unconstrained optimum on a log y axis; the
+ * optimum under the KV constraints and the --max-loss-ratio pick marked.
+ * Both draw the solution they are given and compute nothing. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -11,18 +18,60 @@
 
 enum { MSE, BIAS, VARIANCE, COVARIANCE, CURVES };
 
-/* Divisors beyond this many are drawn as curves only (no marker each). */
+/* Divisors (allocations of a front) beyond this many are drawn as curves
+ * only (no marker each). */
 #define MARKER_LIMIT 400
 /* Divisors up to this many are named on the axes. */
 #define NAMED_LIMIT 12
 /* Curves keep at most 4 points a column of this many. */
 #define COLUMNS 1200
 
+/* ---- legends ---------------------------------------------------------------------- */
+
+/* A legend right of the panel, built an entry at a time. */
+enum { LEGEND_MAX = 9 };
+struct legend {
+	int n;
+	const char *text[LEGEND_MAX], *symbols[LEGEND_MAX];
+	PLINT opts[LEGEND_MAX], text_colours[LEGEND_MAX], colours[LEGEND_MAX],
+	      styles[LEGEND_MAX], numbers[LEGEND_MAX];
+	PLFLT widths[LEGEND_MAX], scales[LEGEND_MAX];
+};
+
+/* A line of style and width, or (symbol not NULL) the symbol at scale. */
+static void entry(struct legend *l, const char *text, enum plot_colour colour,
+                  PLINT style, double width, const char *symbol, double scale)
+{
+	int n = l->n++;
+	l->opts[n] = symbol ? PL_LEGEND_SYMBOL : PL_LEGEND_LINE;
+	l->text[n] = text;
+	l->text_colours[n] = PLOT_BLACK;
+	l->colours[n] = colour;
+	l->styles[n] = style;
+	l->widths[n] = width;
+	l->symbols[n] = symbol ? symbol : "";
+	l->scales[n] = scale;
+	l->numbers[n] = 1;
+}
+
+static void legend_draw(const struct legend *l)
+{
+	PLFLT width = 0, height = 0;
+	pllegend(&width, &height, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
+	         PL_POSITION_OUTSIDE | PL_POSITION_RIGHT, 0.025, 0.0, 0.06,
+	         PLOT_WHITE, PLOT_BLACK, 1, 0, 0, l->n, l->opts, 1.0, 0.75, 2.0,
+	         0.0, l->text_colours, l->text, NULL, NULL, NULL, NULL, l->colours,
+	         l->styles, l->widths, l->colours, l->scales, l->numbers, l->symbols);
+}
+
+/* ---- the landscape ------------------------------------------------------------------ */
+
 struct landscape {
 	const struct ha_plot_allocation_request *req;
 	struct ha_solution sol;
 	size_t count;                 /* divisors */
 	size_t feasible_count;
+	double *block;                /* the arrays below, in one allocation */
 	double *x;                    /* log10 head_dim, ascending */
 	double *y[CURVES];            /* log10 of each part; NAN for an exact 0 */
 	double *line_x[CURVES], *line_y[CURVES]; /* the curves as drawn */
@@ -78,16 +127,6 @@ static size_t thin(double *x, double *y, size_t n, double x_lo, double x_hi,
 	return out;
 }
 
-static void free_landscape(struct landscape *l)
-{
-	free(l->x);
-	for (int k = 0; k < CURVES; k++) {
-		free(l->y[k]);
-		free(l->line_x[k]);
-		free(l->line_y[k]);
-	}
-}
-
 static double log10_or_nan(double log_value)
 {
 	return isinf(log_value) ? NAN : log_value / log(10.0);
@@ -102,21 +141,20 @@ static enum ha_status compute(struct landscape *l, struct ha_error *err)
 	if (!a || a->budget != req->budget || !a->divisors)
 		return ha_fail(err, HA_EINVAL, "drawing the landscape: the allocation "
 		               "is not of budget %" PRIu64 " with its divisors", req->budget);
-	enum ha_status st = HA_OK;
 	size_t n = a->divisor_count;
 	l->sol = a->solution;
 	l->count = n;
-	l->x = malloc(n * sizeof *l->x);
+	l->block = malloc((1 + 3 * CURVES) * n * sizeof *l->block);
+	if (!l->block)
+		return ha_fail(err, HA_ENOMEM, "drawing the landscape: %s",
+		               ha_status_str(HA_ENOMEM));
+	l->x = l->block;
 	for (int k = 0; k < CURVES; k++) {
-		l->y[k] = malloc(n * sizeof *l->y[k]);
-		l->line_x[k] = malloc(n * sizeof *l->line_x[k]);
-		l->line_y[k] = malloc(n * sizeof *l->line_y[k]);
-		if (!l->y[k] || !l->line_x[k] || !l->line_y[k])
-			st = HA_ENOMEM;
+		l->y[k] = l->block + (1 + 3 * k) * n;
+		l->line_x[k] = l->y[k] + n;
+		l->line_y[k] = l->y[k] + 2 * n;
 	}
-	if (!l->x)
-		st = HA_ENOMEM;
-	for (size_t i = 0; st == HA_OK && i < n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		const struct ha_terms *t = &a->divisors[i].terms;
 		l->x[i] = log10((double)a->divisors[i].head_dim);
 		l->y[MSE][i] = log10_or_nan(t->log_mse);
@@ -125,8 +163,6 @@ static enum ha_status compute(struct landscape *l, struct ha_error *err)
 		l->y[COVARIANCE][i] = log10_or_nan(t->log_covariance);
 	}
 	l->feasible_count = a->feasible_count;
-	if (st != HA_OK)
-		return ha_fail(err, st, "drawing the landscape: %s", ha_status_str(st));
 	return HA_OK;
 }
 
@@ -135,8 +171,8 @@ static enum ha_status compute(struct landscape *l, struct ha_error *err)
  * the basin is seen; whatever lies beyond is marked and counted. */
 static void choose_window(struct landscape *l)
 {
-	double m = l->y[MSE][0], lo = INFINITY, hi = -INFINITY;
-	m = l->sol.optimum.terms.log_mse / log(10.0);
+	double m = l->sol.optimum.terms.log_mse / log(10.0);
+	double lo = INFINITY, hi = -INFINITY;
 	int any_covariance = 0;
 	for (size_t i = 0; i < l->count; i++)
 		for (int k = 0; k < CURVES; k++) {
@@ -201,64 +237,38 @@ static void draw_curves(const struct landscape *l)
 		[COVARIANCE] = {PLOT_PURPLE, 4, 2.0},
 	};
 	for (int k = CURVES - 1; k >= 0; k--) {
-		plcol0(look[k].colour);
-		pllsty(look[k].style);
-		plwidth(look[k].width);
+		plot_pen(look[k].colour, look[k].style, look[k].width);
 		plot_polyline(l->line_x[k], l->line_y[k], l->line_n[k]);
 	}
 	pllsty(1);
 	plwidth(1.0);
 }
 
-static void draw_legend(const struct landscape *l)
+static void landscape_legend(const struct landscape *l)
 {
 	char optimum[64], relaxed[64];
 	snprintf(optimum, sizeof optimum, "integer optimum (d#dk#u = %" PRIu64 ")",
 	         l->sol.optimum.head_dim);
 	snprintf(relaxed, sizeof relaxed, "relaxed optimum (d#dk#u = %.4g)",
 	         l->sol.relaxed.head_dim);
-	const char *text[9];
-	PLINT opts[9], text_colours[9], line_colours[9], styles[9], symbol_colours[9],
-	      symbol_numbers[9];
-	PLFLT widths[9], symbol_scales[9];
-	const char *symbols[9];
-	int n = 0;
-#define ENTRY(o, t, colour, style, width, symbol)                             \
-	do {                                                                  \
-		opts[n] = (o);                                                \
-		text[n] = (t);                                                \
-		text_colours[n] = PLOT_BLACK;                                 \
-		line_colours[n] = symbol_colours[n] = (colour);               \
-		styles[n] = (style);                                          \
-		widths[n] = (width);                                          \
-		symbols[n] = (symbol);                                        \
-		symbol_scales[n] = 1.0;                                       \
-		symbol_numbers[n] = 1;                                        \
-		n++;                                                          \
-	} while (0)
-	ENTRY(PL_LEGEND_LINE, "MSE", PLOT_BLACK, 1, 2.5, "");
+	struct legend g = {0};
+	entry(&g, "MSE", PLOT_BLACK, 1, 2.5, NULL, 1.0);
 	if (l->count <= MARKER_LIMIT)
-		ENTRY(PL_LEGEND_SYMBOL, "feasible divisor", PLOT_BLUE, 1, 1.0, PLOT_DISC_GLYPH);
+		entry(&g, "feasible divisor", PLOT_BLUE, 1, 1.0, PLOT_DISC_GLYPH, 1.0);
 	if (l->feasible_count < l->count && l->count <= MARKER_LIMIT)
-		ENTRY(PL_LEGEND_SYMBOL, "infeasible divisor", PLOT_GREY, 1, 1.0, PLOT_DISC_GLYPH);
+		entry(&g, "infeasible divisor", PLOT_GREY, 1, 1.0, PLOT_DISC_GLYPH, 1.0);
 	if (l->count <= MARKER_LIMIT && l->mse_off_axis)
-		ENTRY(PL_LEGEND_SYMBOL, "MSE off the axis", PLOT_BLUE, 1, 1.0, PLOT_UP_GLYPH);
-	ENTRY(PL_LEGEND_SYMBOL, optimum, PLOT_VERMILION, 1, 1.0, PLOT_DISC_GLYPH);
-	ENTRY(PL_LEGEND_LINE, relaxed, PLOT_VERMILION, 2, 1.5, "");
-	ENTRY(PL_LEGEND_LINE, "bias" PLOT_SQUARED, PLOT_ORANGE, 2, 2.0, "");
-	ENTRY(PL_LEGEND_LINE, "variance", PLOT_GREEN, 3, 2.0, "");
-	ENTRY(PL_LEGEND_LINE, l->covariance_zero ? "covariance = 0" : "covariance",
-	      PLOT_PURPLE, 4, 2.0, "");
-#undef ENTRY
-	PLFLT width = 0, height = 0;
-	pllegend(&width, &height, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
-	         PL_POSITION_OUTSIDE | PL_POSITION_RIGHT, 0.025, 0.0,
-	         0.06, PLOT_WHITE, PLOT_BLACK, 1, 0, 0, n, opts, 1.0, 0.75, 2.0, 0.0,
-	         text_colours, text, NULL, NULL, NULL, NULL, line_colours, styles,
-	         widths, symbol_colours, symbol_scales, symbol_numbers, symbols);
+		entry(&g, "MSE off the axis", PLOT_BLUE, 1, 1.0, PLOT_UP_GLYPH, 1.0);
+	entry(&g, optimum, PLOT_VERMILION, 1, 1.0, PLOT_DISC_GLYPH, 1.0);
+	entry(&g, relaxed, PLOT_VERMILION, 2, 1.5, NULL, 1.0);
+	entry(&g, "bias" PLOT_SQUARED, PLOT_ORANGE, 2, 2.0, NULL, 1.0);
+	entry(&g, "variance", PLOT_GREEN, 3, 2.0, NULL, 1.0);
+	entry(&g, l->covariance_zero ? "covariance = 0" : "covariance",
+	      PLOT_PURPLE, 4, 2.0, NULL, 1.0);
+	legend_draw(&g);
 }
 
-static void draw(struct plot_canvas *c, const void *data)
+static void draw_landscape(struct plot_canvas *c, const void *data)
 {
 	const struct landscape *l = data;
 	const struct ha_plot_allocation_request *req = l->req;
@@ -267,9 +277,7 @@ static void draw(struct plot_canvas *c, const void *data)
 
 	/* The relaxed optimum under everything else. */
 	double xr = log10(sol->relaxed.head_dim);
-	plcol0(PLOT_VERMILION);
-	pllsty(2);
-	plwidth(1.5);
+	plot_pen(PLOT_VERMILION, 2, 1.5);
 	plot_segment(xr, l->y0, xr, l->y1);
 	draw_curves(l);
 
@@ -301,7 +309,7 @@ static void draw(struct plot_canvas *c, const void *data)
 	plot_axes_box(named ? "cstl" : "cmstl", l->x1 - l->x0, "", 0.0);
 	plot_mtex("t", named ? 3.5 : 4.1, 0.5, 0.5, "heads H = D / d#dk#u (log scale)");
 	plwind(l->x0, l->x1, l->y0, l->y1);
-	draw_legend(l);
+	landscape_legend(l);
 
 	char model[PLOT_CAPTION_MAX];
 	plot_describe_model(model, sizeof model, req->model, req->constraints,
@@ -336,8 +344,188 @@ enum ha_status ha_plot_allocation(struct ha_plot_target *target,
 	st = compute(&l, err);
 	if (st == HA_OK) {
 		choose_window(&l);
-		st = plot_render(target, 1200, 800, draw, &l, err);
+		st = plot_render(target, 1200, 800, draw_landscape, &l, err);
 	}
-	free_landscape(&l);
+	free(l.block);
+	return st;
+}
+
+/* ---- the grouped front ------------------------------------------------------------- */
+
+struct front {
+	const struct ha_plot_grouped_request *req;
+	const struct ha_grouped_solution *sol;
+	double *x, *y;      /* log10 bytes a token, log10 loss ratio (y in x's block) */
+	size_t n;
+	double x0, x1, y0, y1;
+	int has_pick;       /* a --max-loss-ratio with an entry within it */
+	int unconstrained_on_front; /* the unconstrained optimum meets the KV constraints */
+};
+
+static double log10_ratio(const struct ha_grouped_allocation *a)
+{
+	/* The ratio of two MSEs from their logarithms: never an overflowed
+	 * quotient. */
+	return a->loss_ratio > 0.0 && isfinite(a->loss_ratio) ? log10(a->loss_ratio)
+	                                                       : NAN;
+}
+
+static enum ha_status collect(struct front *f, struct ha_error *err)
+{
+	const struct ha_grouped_solution *sol = f->sol;
+	f->n = sol->front_count;
+	f->x = malloc(2 * f->n * sizeof *f->x);
+	if (!f->x)
+		return ha_fail(err, HA_ENOMEM, "drawing the front: %s",
+		               ha_status_str(HA_ENOMEM));
+	f->y = f->x + f->n;
+	double lo = INFINITY, hi = -INFINITY, ylo = 0.0, yhi = 0.0;
+	for (size_t i = 0; i < f->n; i++) {
+		const struct ha_grouped_allocation *a = &sol->front[i];
+		f->x[i] = log10((double)a->kv_cache_bytes_per_token);
+		f->y[i] = log10_ratio(a);
+		if (!isfinite(f->y[i]))
+			return ha_fail(err, HA_EINVAL, "drawing the front: entry %zu has "
+			               "no finite loss ratio", i);
+		lo = fmin(lo, f->x[i]);
+		hi = fmax(hi, f->x[i]);
+		ylo = fmin(ylo, f->y[i]);
+		yhi = fmax(yhi, f->y[i]);
+		f->unconstrained_on_front |=
+			a->heads == sol->unconstrained.heads &&
+			a->kv_heads == sol->unconstrained.kv_heads &&
+			a->head_dim == sol->unconstrained.head_dim;
+	}
+	double xu = log10((double)sol->unconstrained.kv_cache_bytes_per_token);
+	lo = fmin(lo, xu);
+	hi = fmax(hi, xu);
+	f->has_pick = f->req->max_loss_ratio > 0.0 && sol->chosen < f->n;
+	if (f->req->max_loss_ratio > 0.0)
+		yhi = fmax(yhi, log10(f->req->max_loss_ratio));
+	double xspan = fmax(hi - lo, 1.0), yspan = fmax(yhi - ylo, 0.5);
+	f->x0 = lo - 0.06 * xspan;
+	f->x1 = hi + 0.06 * xspan;
+	f->y0 = ylo - 0.06 * yspan;
+	f->y1 = yhi + 0.08 * yspan;
+	return HA_OK;
+}
+
+static void hline(const struct front *f, double y, enum plot_colour colour,
+                  PLINT style)
+{
+	plot_pen(colour, style, 1.5);
+	plot_segment(f->x0, y, f->x1, y);
+	pllsty(1);
+	plwidth(1.0);
+}
+
+static void front_legend(const struct front *f)
+{
+	char optimum[96], pick[96], ratio[64];
+	const struct ha_grouped_allocation *o = &f->sol->optimum;
+	snprintf(optimum, sizeof optimum, "optimum (H %" PRIu64 ", G %" PRIu64
+	         ", d#dk#u %" PRIu64 ")", o->heads, o->kv_heads, o->head_dim);
+	if (f->has_pick) {
+		const struct ha_grouped_allocation *p = &f->sol->front[f->sol->chosen];
+		snprintf(pick, sizeof pick, "pick (H %" PRIu64 ", G %" PRIu64
+		         ", d#dk#u %" PRIu64 ")", p->heads, p->kv_heads, p->head_dim);
+	}
+	snprintf(ratio, sizeof ratio, "--max-loss-ratio %.4g", f->req->max_loss_ratio);
+	struct legend l = {0};
+	entry(&l, "the front", PLOT_BLACK, 1, 2.0, NULL, 1.0);
+	if (f->n <= MARKER_LIMIT)
+		entry(&l, "a non-dominated (H, G, d#dk#u)", PLOT_BLUE, 1, 1.0,
+		      PLOT_DISC_GLYPH, 1.0);
+	entry(&l, optimum, PLOT_VERMILION, 1, 1.0, PLOT_DISC_GLYPH, 1.4);
+	if (f->has_pick)
+		entry(&l, pick, PLOT_GREEN, 1, 1.0, PLOT_DISC_GLYPH, 1.4);
+	if (f->req->max_loss_ratio > 0.0)
+		entry(&l, ratio, PLOT_GREEN, 2, 1.5, NULL, 1.0);
+	entry(&l, "ratio 1: unconstrained", PLOT_GREY, 3, 1.5, NULL, 1.0);
+	if (!f->unconstrained_on_front)
+		entry(&l, "unconstrained optimum", PLOT_GREY, 1, 1.0, PLOT_DISC_GLYPH, 1.0);
+	legend_draw(&l);
+}
+
+static void draw_front(struct plot_canvas *c, const void *data)
+{
+	const struct front *f = data;
+	const struct ha_plot_grouped_request *req = f->req;
+	const struct ha_grouped_solution *sol = f->sol;
+	plot_panel(c, 0.085, 0.62, 0.27, 0.84, f->x0, f->x1, f->y0, f->y1, 1, 1);
+
+	hline(f, 0.0, PLOT_GREY, 3);
+	if (req->max_loss_ratio > 0.0)
+		hline(f, log10(req->max_loss_ratio), PLOT_GREEN, 2);
+	plcol0(PLOT_BLACK);
+	plwidth(2.0);
+	plot_polyline(f->x, f->y, f->n);
+	plwidth(1.0);
+	if (f->n <= MARKER_LIMIT)
+		for (size_t i = 0; i < f->n; i++) {
+			plcol0(PLOT_BLUE);
+			plot_disc(c, f->x[i], f->y[i], 4.0, 0);
+		}
+	if (!f->unconstrained_on_front) {
+		plcol0(PLOT_GREY);
+		plot_disc(c, log10((double)sol->unconstrained.kv_cache_bytes_per_token),
+		          0.0, 6.0, 1);
+	}
+	if (f->has_pick) {
+		plcol0(PLOT_GREEN);
+		plot_disc(c, f->x[sol->chosen], f->y[sol->chosen], 11.0, 1);
+	}
+	double xo = log10((double)sol->optimum.kv_cache_bytes_per_token);
+	plcol0(PLOT_VERMILION);
+	plot_disc(c, xo, log10_ratio(&sol->optimum), 7.0, 1);
+
+	plot_box(c, "bcnstl", "bcnstlv");
+	plcol0(PLOT_BLACK);
+	plot_mtex("b", 3.0, 0.5, 0.5, "KV cache, bytes a token (log scale)");
+	plot_mtex("l", 4.6, 0.5, 0.5, "loss ratio to the unconstrained optimum (log scale)");
+	front_legend(f);
+
+	char model[PLOT_CAPTION_MAX], kv[PLOT_CAPTION_MAX];
+	plot_describe_model(model, sizeof model, req->model, req->constraints,
+	                    req->hdi_source);
+	plot_describe_kv(kv, sizeof kv, req->model, req->kv, req->shape);
+	plot_title(c, "KV cache against error: D = %" PRIu64 " at n = %.6g",
+	           sol->budget, sol->samples);
+	plot_caption(c, 0, "%s", model);
+	plot_caption(c, 1, "%s", kv);
+	plot_caption(c, 2, "optimum (" PLOT_DISC_GLYPH "): %" PRIu64 " heads " PLOT_TIMES
+	             " d#dk#u = %" PRIu64 " in %" PRIu64 " kv heads, %" PRIu64
+	             " bytes a token, loss ratio %.6g", sol->optimum.heads,
+	             sol->optimum.head_dim, sol->optimum.kv_heads,
+	             sol->optimum.kv_cache_bytes_per_token, sol->optimum.loss_ratio);
+	if (f->has_pick)
+		plot_caption(c, 3, "%zu allocations on the front; the pick: %" PRIu64
+		             " bytes a token at loss ratio %.6g (within %.6g)", f->n,
+		             sol->front[sol->chosen].kv_cache_bytes_per_token,
+		             sol->front[sol->chosen].loss_ratio, req->max_loss_ratio);
+	else
+		plot_caption(c, 3, "%zu allocations on the front, from the best error "
+		             "to the smallest KV cache%s", f->n,
+		             f->n > MARKER_LIMIT ? " (not marked)" : "");
+}
+
+enum ha_status ha_plot_grouped(struct ha_plot_target *target,
+                               const struct ha_plot_grouped_request *req,
+                               struct ha_error *err)
+{
+	enum ha_status st = plot_check_target(target, err);
+	if (st != HA_OK)
+		return st;
+	if (!req || !req->model || !req->solution || !req->solution->front ||
+	    req->solution->front_count == 0 ||
+	    ha_model_validate(req->model) != HA_OK ||
+	    !(req->max_loss_ratio == 0.0 || req->max_loss_ratio >= 1.0))
+		return ha_fail(err, HA_EINVAL, "a front's picture needs a valid model "
+		               "and a grouped solution with its front");
+	struct front f = {.req = req, .sol = req->solution};
+	st = collect(&f, err);
+	if (st == HA_OK)
+		st = plot_render(target, 1200, 800, draw_front, &f, err);
+	free(f.x);
 	return st;
 }

@@ -107,9 +107,7 @@ void plot_axes_box(const char *xopt, double xspan, const char *yopt,
 	relabel |= axis_options(yo, yopt, yspan, &ytick);
 	if (relabel)
 		plslabelfunc(log_label, NULL);
-	plcol0(PLOT_BLACK);
-	plwidth(1.0);
-	pllsty(1);
+	plot_pen(PLOT_BLACK, 1, 1.0);
 	plbox(xo, xtick, 0, yo, ytick, 0);
 	if (relabel)
 		plslabelfunc(NULL, NULL);
@@ -123,13 +121,15 @@ void plot_box(const struct plot_canvas *c, const char *xopt, const char *yopt)
 
 /* ---- colours --------------------------------------------------------------------------- */
 
+/* t clamped to [0, 1], NaN to 0. */
+static double unit(double t)
+{
+	return !(t >= 0.0) ? 0.0 : t > 1.0 ? 1.0 : t;
+}
+
 void plot_viridis_rgb(double t, unsigned rgb[3])
 {
-	if (!(t >= 0.0))
-		t = 0.0;
-	if (t > 1.0)
-		t = 1.0;
-	double at = t * 8.0;
+	double at = unit(t) * 8.0;
 	int i = (int)at;
 	if (i > 7)
 		i = 7;
@@ -150,11 +150,7 @@ enum plot_colour plot_text_on_viridis(double t)
 
 void plot_viridis_ink(double t)
 {
-	if (!(t >= 0.0))
-		t = 0.0;
-	if (t > 1.0)
-		t = 1.0;
-	plcol1(t);
+	plcol1(unit(t));
 }
 
 int plot_category(size_t i, size_t count)
@@ -179,6 +175,16 @@ int plot_category(size_t i, size_t count)
 }
 
 /* ---- text ---------------------------------------------------------------------------- */
+
+/* text, an array, formatted from fmt and the arguments after it, in a
+ * function of printf's form. */
+#define FORMAT(text, fmt)                                \
+	do {                                             \
+		va_list ap_;                             \
+		va_start(ap_, fmt);                      \
+		vsnprintf(text, sizeof text, fmt, ap_);  \
+		va_end(ap_);                             \
+	} while (0)
 
 void plot_escape(char *dst, size_t size, const char *src, size_t max_chars)
 {
@@ -215,20 +221,14 @@ void plot_mtex(const char *side, double disp, double pos, double just,
                const char *fmt, ...)
 {
 	char text[512];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(text, sizeof text, fmt, ap);
-	va_end(ap);
+	FORMAT(text, fmt);
 	plmtex(side, disp, pos, just, text);
 }
 
 void plot_ptex(double x, double y, double just, const char *fmt, ...)
 {
 	char text[512];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(text, sizeof text, fmt, ap);
-	va_end(ap);
+	FORMAT(text, fmt);
 	plptex(x, y, 1.0, 0.0, just, text);
 }
 
@@ -262,20 +262,14 @@ static void page_text(const struct plot_canvas *c, double y_fraction,
 void plot_caption_at(const struct plot_canvas *c, double points, const char *fmt, ...)
 {
 	char text[PLOT_CAPTION_MAX + 1];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(text, sizeof text, fmt, ap);
-	va_end(ap);
+	FORMAT(text, fmt);
 	page_text(c, points / c->height, 0.7, CAPTION_PAGE, text);
 }
 
 void plot_caption(const struct plot_canvas *c, int line, const char *fmt, ...)
 {
 	char text[PLOT_CAPTION_MAX + 1];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(text, sizeof text, fmt, ap);
-	va_end(ap);
+	FORMAT(text, fmt);
 	/* Four lines of 28 points at the bottom of the page, line 0 highest,
 	 * the last one's subscripts clear of the edge. */
 	plot_caption_at(c, 4.0 * 28.0 - 28.0 * line - 8.0, "%s", text);
@@ -284,10 +278,7 @@ void plot_caption(const struct plot_canvas *c, int line, const char *fmt, ...)
 void plot_title(const struct plot_canvas *c, const char *fmt, ...)
 {
 	char text[256];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(text, sizeof text, fmt, ap);
-	va_end(ap);
+	FORMAT(text, fmt);
 	page_text(c, 1.0 - 32.0 / c->height, 1.0, 0.0, text);
 }
 
@@ -406,9 +397,7 @@ void plot_disc(const struct plot_canvas *c, double x, double y, double r,
 	}
 	plfill(SIDES, px, py);
 	if (outline) {
-		plcol0(PLOT_BLACK);
-		plwidth(1.0);
-		pllsty(1);
+		plot_pen(PLOT_BLACK, 1, 1.0);
 		plline(SIDES + 1, px, py);
 	}
 }
@@ -420,6 +409,13 @@ void plot_arrowhead(const struct plot_canvas *c, double x, double y,
 	PLFLT px[3] = {x - rx, x + rx, x};
 	PLFLT py[3] = {y - dir * ry, y - dir * ry, y + dir * ry};
 	plfill(3, px, py);
+}
+
+void plot_pen(enum plot_colour colour, int style, double width)
+{
+	plcol0(colour);
+	pllsty(style);
+	plwidth(width);
 }
 
 void plot_segment(double x0, double y0, double x1, double y1)

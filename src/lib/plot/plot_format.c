@@ -15,17 +15,15 @@ int ha_plot_available(void)
 #endif
 }
 
+/* The formats' names, as a file name's extension spells them. */
+static const char *const names[] = {
+	[HA_PLOT_SVG] = "svg", [HA_PLOT_PNG] = "png", [HA_PLOT_PDF] = "pdf",
+};
+#define FORMATS (sizeof names / sizeof *names)
+
 const char *ha_plot_format_str(enum ha_plot_format format)
 {
-	switch (format) {
-	case HA_PLOT_SVG:
-		return "svg";
-	case HA_PLOT_PNG:
-		return "png";
-	case HA_PLOT_PDF:
-		return "pdf";
-	}
-	return "unknown";
+	return (unsigned)format < FORMATS ? names[format] : "unknown";
 }
 
 enum ha_status ha_plot_format_from_path(const char *path,
@@ -39,11 +37,9 @@ enum ha_status ha_plot_format_from_path(const char *path,
 	/* ".png" alone names a hidden file, not a PNG picture of no name. */
 	if (!dot || dot == base)
 		return HA_EINVAL;
-	static const enum ha_plot_format formats[] = {HA_PLOT_SVG, HA_PLOT_PNG,
-	                                              HA_PLOT_PDF};
-	for (size_t i = 0; i < sizeof formats / sizeof *formats; i++)
-		if (strcasecmp(dot + 1, ha_plot_format_str(formats[i])) == 0) {
-			*out = formats[i];
+	for (size_t i = 0; i < FORMATS; i++)
+		if (strcasecmp(dot + 1, names[i]) == 0) {
+			*out = (enum ha_plot_format)i;
 			return HA_OK;
 		}
 	return HA_EINVAL;

@@ -118,14 +118,11 @@ static void draw_strip(struct plot_canvas *c, const struct hdi_picture *p)
 {
 	const struct ha_hdi_report *hdi = p->req->hdi;
 	/* every layer, or (selected_only) the selected ones at their indices */
-	size_t n = hdi->count, first = 0, last = n - 1;
-	if (p->req->selected_only) {
-		first = last = p->layers[0];
-		for (size_t k = 1; k < p->count; k++) {
-			first = p->layers[k] < first ? p->layers[k] : first;
-			last = p->layers[k] > last ? p->layers[k] : last;
-		}
-	}
+	size_t first = 0, last = hdi->count - 1;
+	while (p->req->selected_only && !p->selected[first])
+		first++;
+	while (p->req->selected_only && !p->selected[last])
+		last--;
 	size_t span = last - first + 1;
 	double left = (double)MARGIN_LEFT / p->width;
 	double right = 1.0 - (double)MARGIN_RIGHT / p->width;
@@ -151,9 +148,7 @@ static void draw_strip(struct plot_canvas *c, const struct hdi_picture *p)
 		plschr(0.0, 0.8);
 	}
 	if (p->req->baseline) {
-		plcol0(PLOT_VERMILION);
-		pllsty(2);
-		plwidth(2.0);
+		plot_pen(PLOT_VERMILION, 2, 2.0);
 		for (size_t i = first; i <= last; i++) {
 			if (p->req->selected_only && !p->selected[i])
 				continue;
@@ -196,10 +191,8 @@ static void draw_hdi(struct plot_canvas *c, const void *data)
 		          t->hdi, t->heads, t->head_dim,
 		          p->maps[k].block > 1 ? " (block means)" : "");
 		plschr(0.0, 0.8);
-		if (k == p->columns - 1 || k == p->count - 1) {
-			if (row == 0)
-				colour_bar(0.0, 1.0, "overlap g");
-		}
+		if ((k == p->columns - 1 || k == p->count - 1) && row == 0)
+			colour_bar(0.0, 1.0, "overlap g");
 	}
 	draw_strip(c, p);
 
@@ -288,9 +281,7 @@ static void draw_weights(struct plot_canvas *c, const void *data)
 	plcol0(PLOT_BLUE);
 	for (size_t i = 0; i < w->heads; i++)
 		plot_rect((double)i - half, (double)i + half, 0.0, w->alpha[i]);
-	plcol0(PLOT_VERMILION);
-	pllsty(2);
-	plwidth(2.0);
+	plot_pen(PLOT_VERMILION, 2, 2.0);
 	plot_segment(-0.6, 1.0 / (double)w->heads, (double)w->heads - 0.4,
 	             1.0 / (double)w->heads);
 	pllsty(1);

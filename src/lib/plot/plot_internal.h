@@ -156,6 +156,10 @@ void plot_disc(const struct plot_canvas *c, double x, double y, double r,
 void plot_arrowhead(const struct plot_canvas *c, double x, double y,
                     double r, int dir);
 
+/* The pen of the lines that follow: colour, style (1 solid, 2 to 8
+ * PLplot's dashes) and width. */
+void plot_pen(enum plot_colour colour, int style, double width);
+
 /* The line from (x0, y0) to (x1, y1) in world coordinates. */
 void plot_segment(double x0, double y0, double x1, double y1);
 

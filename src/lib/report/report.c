@@ -9,6 +9,36 @@
 #include "report_events.h"
 #include "report_internal.h"
 
+/* A report in format to stream, or (stream NULL) through events. */
+static enum ha_status report_new(FILE *stream, enum ha_report_format format,
+                                 const struct ha_report_events *events,
+                                 void *ctx, struct ha_report **out)
+{
+	struct ha_report *r = calloc(1, sizeof *r);
+	if (!r)
+		return HA_ENOMEM;
+	r->stream = stream;
+	ha_error_init(&r->failure);
+	/* YAML and JSON: one writer, two syntaxes (and the events a third). */
+	enum ha_status st = HA_OK;
+	if (events)
+		st = yaml_writer_new_events(events, ctx, &r->yaml);
+	else if (format == HA_FORMAT_JSON)
+		st = ha_yaml_writer_new_json(stream, &r->yaml);
+	else if (format == HA_FORMAT_YAML)
+		st = ha_yaml_writer_new(stream, &r->yaml);
+	if (st != HA_OK) {
+		free(r);
+		return st;
+	}
+	if (r->yaml)
+		ha_yaml_begin_map(r->yaml, 0);
+	/* Through events, no section formats text of its own. */
+	r->yaml_text = stream && format == HA_FORMAT_YAML;
+	*out = r;
+	return HA_OK;
+}
+
 enum ha_status ha_report_new(FILE *stream, enum ha_report_format format,
                              struct ha_report **out)
 {
@@ -18,26 +48,7 @@ enum ha_status ha_report_new(FILE *stream, enum ha_report_format format,
 	    (format != HA_FORMAT_TEXT && format != HA_FORMAT_YAML &&
 	     format != HA_FORMAT_JSON))
 		return HA_EINVAL;
-	struct ha_report *r = calloc(1, sizeof *r);
-	if (!r)
-		return HA_ENOMEM;
-	r->stream = stream;
-	r->format = format;
-	ha_error_init(&r->failure);
-	if (format != HA_FORMAT_TEXT) {
-		/* YAML and JSON: one writer, two syntaxes. */
-		enum ha_status st = format == HA_FORMAT_JSON
-			? ha_yaml_writer_new_json(stream, &r->yaml)
-			: ha_yaml_writer_new(stream, &r->yaml);
-		if (st != HA_OK) {
-			free(r);
-			return st;
-		}
-		ha_yaml_begin_map(r->yaml, 0);
-		r->yaml_text = format == HA_FORMAT_YAML;
-	}
-	*out = r;
-	return HA_OK;
+	return report_new(stream, format, NULL, NULL, out);
 }
 
 enum ha_status ha_report_new_events(const struct ha_report_events *events,
@@ -46,24 +57,10 @@ enum ha_status ha_report_new_events(const struct ha_report_events *events,
 	if (out)
 		*out = NULL;
 	if (!events || !out || !events->begin || !events->end || !events->key ||
-	    !events->string || !events->uint || !events->integer || !events->real ||
-	    !events->boolean || !events->null)
+	    !events->string || !events->uint || !events->real || !events->boolean ||
+	    !events->null)
 		return HA_EINVAL;
-	struct ha_report *r = calloc(1, sizeof *r);
-	if (!r)
-		return HA_ENOMEM;
-	/* No stream: every section writes through the events (yaml_text 0,
-	 * so no section formats text of its own). */
-	r->format = HA_FORMAT_YAML;
-	ha_error_init(&r->failure);
-	enum ha_status st = yaml_writer_new_events(events, ctx, &r->yaml);
-	if (st != HA_OK) {
-		free(r);
-		return st;
-	}
-	ha_yaml_begin_map(r->yaml, 0);
-	*out = r;
-	return HA_OK;
+	return report_new(NULL, HA_FORMAT_YAML, events, ctx, out);
 }
 
 enum ha_status ha_report_end(struct ha_report *r)
@@ -94,12 +91,6 @@ void ha_report_free(struct ha_report *r)
 
 /* ---- the life of a section ----------------------------------------------- */
 
-static void copy_failure(const struct ha_report *r, struct ha_error *err)
-{
-	if (err)
-		*err = r->failure;
-}
-
 enum ha_status report_fail(struct ha_report *r, struct ha_error *err,
                            enum ha_status st, const char *fmt, ...)
 {
@@ -112,7 +103,8 @@ enum ha_status report_fail(struct ha_report *r, struct ha_error *err,
 			r->failure.message[0] = '\0';
 		va_end(ap);
 	}
-	copy_failure(r, err);
+	if (err)
+		*err = r->failure;
 	return r->failure.status;
 }
 
@@ -126,24 +118,17 @@ int report_write_failed(const struct ha_report *r)
 enum ha_status report_start(struct ha_report *r, const void *req,
                             struct ha_error *err)
 {
-	if (!r || !req) {
-		ha_fail(err, HA_EINVAL, "a report section needs a report and a request");
-		return HA_EINVAL;
-	}
-	if (r->failure.status != HA_OK)
-		copy_failure(r, err);
-	else if (report_write_failed(r))
-		report_fail(r, err, HA_EIO, "writing the report failed");
-	return r->failure.status;
+	if (!r || !req)
+		return ha_fail(err, HA_EINVAL, "a report section needs a report and a request");
+	return report_end(r, err);
 }
 
 enum ha_status report_end(struct ha_report *r, struct ha_error *err)
 {
-	if (r->failure.status == HA_OK && report_write_failed(r))
-		report_fail(r, err, HA_EIO, "writing the report failed");
-	else if (r->failure.status != HA_OK)
-		copy_failure(r, err);
-	return r->failure.status;
+	/* report_fail keeps an earlier failure and copies it to err. */
+	if (r->failure.status != HA_OK || report_write_failed(r))
+		return report_fail(r, err, HA_EIO, "writing the report failed");
+	return HA_OK;
 }
 
 /* ---- numbers for people ----------------------------------------------------- */

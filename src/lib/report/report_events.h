@@ -22,7 +22,6 @@ struct ha_report_events {
 	int (*key)(void *ctx, const char *key);
 	int (*string)(void *ctx, const char *value);
 	int (*uint)(void *ctx, uint64_t value);
-	int (*integer)(void *ctx, int64_t value);
 	int (*real)(void *ctx, double value);
 	int (*boolean)(void *ctx, int value);
 	int (*null)(void *ctx);

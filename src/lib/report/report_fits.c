@@ -47,6 +47,14 @@ static const char *status_words(enum ha_status status)
 		? "no fit: fewer than 3 distinct points" : ha_status_str(status);
 }
 
+/* text at p; returns its end. */
+static char *put_str(char *p, const char *text)
+{
+	size_t length = strlen(text);
+	memcpy(p, text, length);
+	return p + length;
+}
+
 /* Where a fit's YAML goes: the emitter, or (w NULL) raw text at p, as
  * the emitter writes a block map whose keys are indent spaces in. */
 struct fit_out {
@@ -63,20 +71,15 @@ static void out_key(struct fit_out *o, const char *key)
 	}
 	*o->p++ = '\n';
 	memset(o->p, ' ', o->indent);
-	o->p += o->indent;
-	size_t length = strlen(key);
-	memcpy(o->p, key, length);
-	o->p += length;
+	o->p = put_str(o->p + o->indent, key);
 	*o->p++ = ':';
 }
 
 /* A plain scalar after its key. */
 static void out_plain(struct fit_out *o, const char *text)
 {
-	size_t length = strlen(text);
 	*o->p++ = ' ';
-	memcpy(o->p, text, length);
-	o->p += length;
+	o->p = put_str(o->p, text);
 }
 
 static void out_double(struct fit_out *o, double value)
@@ -114,22 +117,6 @@ static void out_null(struct fit_out *o)
 		out_plain(o, "null");
 }
 
-/* The forms: single-quoted by the emitter (they are not plain words), as
- * a raw string is here; report_raw_fit writes no other string. */
-static void out_form(struct fit_out *o, const char *form)
-{
-	if (o->w) {
-		ha_yaml_string(o->w, form);
-		return;
-	}
-	size_t length = strlen(form);
-	*o->p++ = ' ';
-	*o->p++ = '\'';
-	memcpy(o->p, form, length);
-	o->p += length;
-	*o->p++ = '\'';
-}
-
 /* The key a followed by b ("b" "_se"), into key[32] (every key is short). */
 static const char *join(char key[32], const char *a, const char *b)
 {
@@ -139,12 +126,30 @@ static const char *join(char key[32], const char *a, const char *b)
 	return key;
 }
 
-/* The keys and values of a fit (status HA_OK) after form and points. */
+/* The keys and values of a fit; a failed one's status in words, which
+ * only the emitter writes (report_raw_fit takes no failed fit). */
 static void out_fit(struct fit_out *o, const struct report_law_fit *fit)
 {
 	struct law_names n = law_names(fit->law);
 	const struct ha_fit_result *r = &fit->result;
 	char key[32];
+	out_key(o, "form");
+	if (o->w) {
+		ha_yaml_string(o->w, n.form);
+	} else {
+		/* single-quoted, as the emitter quotes a form (not a plain
+		 * word); the raw text holds no other string */
+		*o->p++ = ' ';
+		*o->p++ = '\'';
+		o->p = put_str(o->p, n.form);
+		*o->p++ = '\'';
+	}
+	out_key(o, "points");
+	out_uint(o, fit->points);
+	if (fit->status != HA_OK) {
+		ha_yaml_key_string(o->w, "status", status_words(fit->status));
+		return;
+	}
 	out_key_double(o, n.slope, r->slope);
 	out_key_double(o, join(key, n.slope, "_se"), r->se_slope);
 	out_key_double(o, join(key, n.slope, "_low"), r->slope_low);
@@ -183,15 +188,6 @@ void report_yaml_fit(struct ha_yaml_writer *w, const struct report_law_fit *fit)
 {
 	struct fit_out o = {.w = w};
 	ha_yaml_begin_map(w, 0);
-	out_key(&o, "form");
-	out_form(&o, law_names(fit->law).form);
-	out_key(&o, "points");
-	out_uint(&o, fit->points);
-	if (fit->status != HA_OK) {
-		ha_yaml_key_string(w, "status", status_words(fit->status));
-		ha_yaml_end_map(w);
-		return;
-	}
 	out_fit(&o, fit);
 	ha_yaml_end_map(w);
 }
@@ -201,22 +197,12 @@ char *report_raw_fit(char *p, size_t indent, const struct report_law_fit *fit)
 	if (fit->status != HA_OK)
 		return NULL;
 	struct fit_out o = {.p = p, .indent = indent};
-	out_key(&o, "form");
-	out_form(&o, law_names(fit->law).form);
-	out_key(&o, "points");
-	out_uint(&o, fit->points);
 	out_fit(&o, fit);
 	return o.p;
 }
 
-/* Text for people, appended at p: what fprintf's formats would write,
- * without printf (a line for each of a sweep's values of n). */
-static char *put_str(char *p, const char *text)
-{
-	size_t length = strlen(text);
-	memcpy(p, text, length);
-	return p + length;
-}
+/* ---- text for people, appended at p: what fprintf's formats would
+ * write, without printf (a line for each of a sweep's values of n) ---- */
 
 /* "%.{precision}g" */
 static char *put_g(char *p, double value, int precision)

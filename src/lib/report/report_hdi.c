@@ -162,8 +162,7 @@ static void yaml_pair(struct ha_yaml_writer *w, const char *key,
 		return;
 	}
 	ha_yaml_begin_map(w, 1);
-	ha_yaml_key(w, "heads");
-	ha_yaml_begin_seq(w, 1);
+	ha_yaml_key_seq(w, "heads", 1);
 	ha_yaml_uint(w, p->first);
 	ha_yaml_uint(w, p->second);
 	ha_yaml_end_seq(w);
@@ -192,8 +191,7 @@ static void yaml_tensor(struct ha_yaml_writer *w,
 	ha_yaml_key_double(w, "baseline_hdi", t->baseline_hdi);
 	if (g) { /* the layer's group_hdi and the HDI of each key group */
 		ha_yaml_key_double(w, "group_hdi", g->group_hdi[layer]);
-		ha_yaml_key(w, "groups");
-		ha_yaml_begin_seq(w, 1);
+		ha_yaml_key_seq(w, "groups", 1);
 		for (size_t h = 0; h < g->key_heads; h++)
 			ha_yaml_double(w, g->groups->tensors[layer * g->key_heads + h].hdi);
 		ha_yaml_end_seq(w);
@@ -201,8 +199,7 @@ static void yaml_tensor(struct ha_yaml_writer *w,
 	ha_yaml_key_uint(w, "rank_deficient", t->rank_deficient);
 	yaml_pair(w, "most_similar", t, &t->most_similar);
 	yaml_pair(w, "least_similar", t, &t->least_similar);
-	ha_yaml_key(w, "overlap");
-	ha_yaml_begin_seq(w, 0);
+	ha_yaml_key_seq(w, "overlap", 0);
 	for (size_t i = 0; i < t->heads; i++) {
 		ha_yaml_begin_seq(w, 1);
 		for (size_t j = 0; j < t->heads; j++)
@@ -219,8 +216,7 @@ static void yaml_checkpoint(struct ha_yaml_writer *w,
 {
 	const struct ha_checkpoint *c = req->checkpoint;
 	const struct ha_hdi_report *r = req->hdi;
-	ha_yaml_key(w, "checkpoint");
-	ha_yaml_begin_map(w, 0);
+	ha_yaml_key_map(w, "checkpoint", 0);
 	ha_yaml_key_string(w, "model_type", c->model_type);
 	ha_yaml_key_string(w, "fusion", ha_key_fusion_str(c->fusion));
 	ha_yaml_key_uint(w, "query_heads", c->query_heads);
@@ -242,8 +238,7 @@ static void hdi_yaml(struct ha_yaml_writer *w, const struct ha_hdi_request *req)
 	ha_yaml_key_string(w, "layout", ha_layout_str(req->layout));
 	if (c)
 		yaml_checkpoint(w, req);
-	ha_yaml_key(w, "layers");
-	ha_yaml_begin_seq(w, 0);
+	ha_yaml_key_seq(w, "layers", 0);
 	for (size_t i = 0; i < r->count; i++)
 		yaml_tensor(w, &r->tensors[i], c ? &c->layers[i] : NULL,
 		            req->groups, i);
@@ -253,8 +248,7 @@ static void hdi_yaml(struct ha_yaml_writer *w, const struct ha_hdi_request *req)
 	const struct ha_hdi_groups *g = req->groups;
 	if (!g)
 		return;
-	ha_yaml_key(w, "key_groups");
-	ha_yaml_begin_map(w, 0);
+	ha_yaml_key_map(w, "key_groups", 0);
 	ha_yaml_key_uint(w, "key_heads", g->key_heads);
 	ha_yaml_key_uint(w, "query_heads", g->query_heads);
 	ha_yaml_key_uint(w, "group_size", g->group_size);
@@ -315,8 +309,7 @@ static void weights_yaml(struct ha_yaml_writer *w,
                          const struct ha_head_weights *hw)
 {
 	ha_yaml_key_uint(w, "heads", hw->heads);
-	ha_yaml_key(w, "alpha");
-	ha_yaml_begin_seq(w, 1);
+	ha_yaml_key_seq(w, "alpha", 1);
 	for (size_t i = 0; i < hw->heads; i++)
 		ha_yaml_double(w, hw->alpha[i]);
 	ha_yaml_end_seq(w);

@@ -15,7 +15,6 @@
 
 struct ha_report {
 	FILE *stream;
-	enum ha_report_format format;
 	struct ha_yaml_writer *yaml; /* YAML or JSON; NULL for text */
 	int yaml_text;               /* YAML: long sections may write their
 	                                items as YAML text past the emitter */
@@ -48,14 +47,7 @@ double report_log10(double log_value);
 /* A value for people: %.6g, or "inf" beyond a double.  Returns buf. */
 const char *report_human(double v, char buf[32]);
 
-
 /* ---- pieces more than one section writes --------------------------------- */
-
-/* The YAML keys mse, log10_mse, bias2, variance and covariance of an
- * allocation's terms, inside an open map; heads and head_dim before them
- * for the allocation. */
-void report_yaml_error_terms(struct ha_yaml_writer *w, const struct ha_terms *t);
-void report_yaml_terms(struct ha_yaml_writer *w, const struct ha_allocation *a);
 
 /* The key "model" and its map {smoothness, bias_coef, var_coef, hdi},
  * inside an open map.  A coefficient held as its log is written as that
@@ -64,21 +56,14 @@ void report_yaml_terms(struct ha_yaml_writer *w, const struct ha_allocation *a);
  * map reads back as a scenario file's model, bit for bit. */
 void report_yaml_model(struct ha_yaml_writer *w, const struct ha_model *model);
 
-/* For an uncalibrated model, the text report's last line: "note: the
- * model's coefficients are headalloc's defaults, ..." pointing at
- * headalloc calibrate; nothing otherwise. */
-void report_text_caution(FILE *f, const struct ha_model *m);
-
 /* The same parameters for people: "smoothness 2, bias_coef 1, var_coef 1,
  * hdi 1" (%.6g), with the same keys as the YAML map. */
 void report_text_model(FILE *f, const struct ha_model *model);
 
-/* The HDI's source: the YAML key hdi_source, or the text line "hdi
- * VALUE, SOURCE".  Nothing for a NULL source.  HA_ENOMEM (recorded in r)
- * when the description cannot be allocated. */
-enum ha_status report_hdi_source(struct ha_report *r, struct ha_error *err,
-                                 const struct ha_model *model,
-                                 const struct ha_hdi_source *source);
+/* For an uncalibrated model, the text report's last line: "note: the
+ * model's coefficients are headalloc's defaults, ..." pointing at
+ * headalloc calibrate; nothing otherwise. */
+void report_text_caution(FILE *f, const struct ha_model *m);
 
 /* ---- fits (headalloc-model(7), SCALING LAWS) --------------------------------------------------- */
 

@@ -13,14 +13,13 @@ static double log10_samples(double log_n)
 	return isinf(log_n) ? log_n : report_log10(log_n);
 }
 
-static void yaml_regimes(struct ha_yaml_writer *w, uint64_t budget,
-                         const struct ha_regime *regimes, size_t count,
-                         int grouped)
+static void yaml_regimes(struct ha_yaml_writer *w,
+                         const struct ha_budget_regimes *row, int grouped)
 {
-	for (size_t i = 0; i < count; i++) {
-		const struct ha_regime *g = &regimes[i];
+	for (size_t i = 0; i < row->count; i++) {
+		const struct ha_regime *g = &row->regimes[i];
 		ha_yaml_begin_map(w, 1);
-		ha_yaml_key_uint(w, "budget", budget);
+		ha_yaml_key_uint(w, "budget", row->budget);
 		ha_yaml_key_uint(w, "heads", g->heads);
 		if (grouped)
 			ha_yaml_key_uint(w, "kv_heads", g->kv_heads);
@@ -54,13 +53,12 @@ static const char *human_samples(double log_n, char buf[32])
 }
 
 /* A table of pairs (H, d), or of triples (H, G, d) with G d. */
-static void text_regimes(FILE *f, uint64_t budget,
-                         const struct ha_regime *regimes, size_t count,
+static void text_regimes(FILE *f, const struct ha_budget_regimes *row,
                          int grouped)
 {
 	char from[32], to[32];
 	fprintf(f, "\nregimes of budget %" PRIu64 " (each %s is optimal for n in"
-	        " [samples_from, samples_to]):\n", budget,
+	        " [samples_from, samples_to]):\n", row->budget,
 	        grouped ? "triple" : "pair");
 	if (grouped)
 		fprintf(f, "%20s %20s %20s %20s ", "heads", "kv_heads", "head_dim",
@@ -68,7 +66,8 @@ static void text_regimes(FILE *f, uint64_t budget,
 	else
 		fprintf(f, "%20s %20s ", "heads", "head_dim");
 	fprintf(f, "%16s %16s\n", "samples_from", "samples_to");
-	for (const struct ha_regime *g = regimes; g < regimes + count; g++) {
+	for (const struct ha_regime *g = row->regimes;
+	     g < row->regimes + row->count; g++) {
 		if (grouped)
 			fprintf(f, "%20" PRIu64 " %20" PRIu64 " %20" PRIu64 " %20"
 			        PRIu64 " ", g->heads, g->kv_heads, g->head_dim,
@@ -92,17 +91,13 @@ enum ha_status ha_report_regimes(struct ha_report *r,
 		                   "regimes (ha_regimes_new)");
 	const struct ha_regimes *g = req->regimes;
 	if (r->yaml) {
-		ha_yaml_key(r->yaml, "regimes");
-		ha_yaml_begin_seq(r->yaml, 0);
+		ha_yaml_key_seq(r->yaml, "regimes", 0);
 	}
 	for (size_t b = 0; b < g->count && !report_write_failed(r); b++) {
-		const struct ha_budget_regimes *row = &g->budgets[b];
 		if (r->yaml)
-			yaml_regimes(r->yaml, row->budget, row->regimes, row->count,
-			             g->grouped);
+			yaml_regimes(r->yaml, &g->budgets[b], g->grouped);
 		else
-			text_regimes(r->stream, row->budget, row->regimes, row->count,
-			             g->grouped);
+			text_regimes(r->stream, &g->budgets[b], g->grouped);
 	}
 	if (report_write_failed(r))
 		return report_end(r, err);

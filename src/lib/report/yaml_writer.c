@@ -110,17 +110,12 @@ enum ha_status ha_yaml_writer_new(FILE *stream, struct ha_yaml_writer **out)
 	yaml_emitter_set_unicode(&w->emitter, 1);
 	yaml_emitter_set_width(&w->emitter, -1);
 
+	/* Neither event allocates (no version, no tags) nor can fail. */
 	yaml_event_t event;
-	if (!yaml_stream_start_event_initialize(&event, YAML_UTF8_ENCODING))
-		w->status = HA_ENOMEM;
-	else
-		emit(w, &event);
-	if (w->status == HA_OK) {
-		if (!yaml_document_start_event_initialize(&event, NULL, NULL, NULL, 0))
-			w->status = HA_ENOMEM;
-		else
-			emit(w, &event);
-	}
+	yaml_stream_start_event_initialize(&event, YAML_UTF8_ENCODING);
+	emit(w, &event);
+	yaml_document_start_event_initialize(&event, NULL, NULL, NULL, 0);
+	emit(w, &event);
 	return HA_OK;
 }
 
@@ -139,10 +134,8 @@ enum ha_status ha_yaml_writer_end(struct ha_yaml_writer *w)
 		yaml_event_t event;
 		yaml_document_end_event_initialize(&event, 1);
 		emit(w, &event);
-		if (w->status == HA_OK) {
-			yaml_stream_end_event_initialize(&event);
-			emit(w, &event);
-		}
+		yaml_stream_end_event_initialize(&event);
+		emit(w, &event);
 		if (w->status == HA_OK && !yaml_emitter_flush(&w->emitter))
 			w->status = HA_EIO;
 	}
@@ -414,15 +407,6 @@ void ha_yaml_uint(struct ha_yaml_writer *w, uint64_t value)
 	plain_scalar(w, buf);
 }
 
-void ha_yaml_int(struct ha_yaml_writer *w, int64_t value)
-{
-	if (EVENT(w, integer(w->events_ctx, value)))
-		return;
-	char buf[32];
-	snprintf(buf, sizeof buf, "%" PRId64, value);
-	plain_scalar(w, buf);
-}
-
 const char *ha_yaml_double_text(double value, char buf[32])
 {
 	if (isnan(value))
@@ -496,27 +480,30 @@ char *yaml_flat_double(char *p, double value)
 	return yaml_flat_double_inline(p, value);
 }
 
-void ha_yaml_key_string(struct ha_yaml_writer *w, const char *key,
-                        const char *value)
+/* ha_yaml_key_string, _uint, _double and _bool: the key, then the value. */
+#define KEY_VALUE(kind, type)                                                  \
+	void ha_yaml_key_##kind(struct ha_yaml_writer *w, const char *key,     \
+	                        type value)                                    \
+	{                                                                      \
+		ha_yaml_key(w, key);                                           \
+		ha_yaml_##kind(w, value);                                      \
+	}
+
+KEY_VALUE(string, const char *)
+KEY_VALUE(uint, uint64_t)
+KEY_VALUE(double, double)
+KEY_VALUE(bool, int)
+
+void ha_yaml_key_map(struct ha_yaml_writer *w, const char *key, int flow)
 {
-	ha_yaml_key(w, key);
-	ha_yaml_string(w, value);
+	if (key)
+		ha_yaml_key(w, key);
+	ha_yaml_begin_map(w, flow);
 }
 
-void ha_yaml_key_uint(struct ha_yaml_writer *w, const char *key, uint64_t value)
+void ha_yaml_key_seq(struct ha_yaml_writer *w, const char *key, int flow)
 {
-	ha_yaml_key(w, key);
-	ha_yaml_uint(w, value);
-}
-
-void ha_yaml_key_double(struct ha_yaml_writer *w, const char *key, double value)
-{
-	ha_yaml_key(w, key);
-	ha_yaml_double(w, value);
-}
-
-void ha_yaml_key_bool(struct ha_yaml_writer *w, const char *key, int value)
-{
-	ha_yaml_key(w, key);
-	ha_yaml_bool(w, value);
+	if (key)
+		ha_yaml_key(w, key);
+	ha_yaml_begin_seq(w, flow);
 }

@@ -49,7 +49,6 @@ void ha_yaml_end_seq(struct ha_yaml_writer *w);
 void ha_yaml_key(struct ha_yaml_writer *w, const char *key);
 void ha_yaml_string(struct ha_yaml_writer *w, const char *value);
 void ha_yaml_uint(struct ha_yaml_writer *w, uint64_t value);
-void ha_yaml_int(struct ha_yaml_writer *w, int64_t value);
 void ha_yaml_double(struct ha_yaml_writer *w, double value);
 void ha_yaml_bool(struct ha_yaml_writer *w, int value);
 void ha_yaml_null(struct ha_yaml_writer *w);
@@ -61,6 +60,11 @@ void ha_yaml_key_string(struct ha_yaml_writer *w, const char *key,
 void ha_yaml_key_uint(struct ha_yaml_writer *w, const char *key, uint64_t value);
 void ha_yaml_key_double(struct ha_yaml_writer *w, const char *key, double value);
 void ha_yaml_key_bool(struct ha_yaml_writer *w, const char *key, int value);
+
+/* A key and the map or sequence that is its value, opened in one call;
+ * with key NULL, a map or sequence that is an item of a sequence. */
+void ha_yaml_key_map(struct ha_yaml_writer *w, const char *key, int flow);
+void ha_yaml_key_seq(struct ha_yaml_writer *w, const char *key, int flow);
 
 /* The plain scalar ha_yaml_double writes for value: ha_format_double's
  * text, or .nan, .inf, -.inf.  Returns buf (at least 32 bytes). */
