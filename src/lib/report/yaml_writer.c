@@ -174,9 +174,16 @@ static void json_puts(struct ha_yaml_writer *w, const char *text)
 /* A new line and the indentation of the current depth. */
 static void json_newline(struct ha_yaml_writer *w)
 {
-	if (w->status == HA_OK &&
-	    fprintf(w->stream, "\n%*s", (int)(2 * w->depth), "") < 0)
-		w->status = HA_EIO;
+	/* runs of spaces by fwrite, not fprintf's "%*s": a sweep's table
+	 * writes one newline a row, and a format string parsed per row
+	 * shows in its time */
+	static const char spaces[] = "                                ";
+	json_put(w, "\n", 1);
+	for (size_t n = 2 * w->depth; n > 0;) {
+		size_t k = n < sizeof spaces - 1 ? n : sizeof spaces - 1;
+		json_put(w, spaces, k);
+		n -= k;
+	}
 }
 
 /* A string, escaped as RFC 8259, section 7 asks: '"', '\\' and the
