@@ -62,18 +62,6 @@ void ha_model_set_log_var_coef(struct ha_model *m, double log_coef)
 	m->var_coef = log_coef != 0.0 ? log_coef : 1.0;
 }
 
-void ha_model_set_bias_coef(struct ha_model *m, double coef)
-{
-	m->bias_coef_is_log = 0;
-	m->bias_coef = coef;
-}
-
-void ha_model_set_var_coef(struct ha_model *m, double coef)
-{
-	m->var_coef_is_log = 0;
-	m->var_coef = coef;
-}
-
 /* A coefficient in its form: a positive finite c, or a finite ln c. */
 static int coef_valid(double value, int is_log)
 {
@@ -97,32 +85,29 @@ enum ha_status ha_samples_validate(double samples)
 
 const char *ha_model_param_domain(const char *name, double v, int *in_domain)
 {
-	static const char *const positive[] = {"smoothness", "bias_coef", "var_coef",
-	                                       "data_power", "var_samples_power"};
-	static const char *const nonnegative[] = {"irreducible", "var_rate", "var_power",
-	                                          "data_coef"};
-	static const char *const fractions[] = {"hdi", "group_hdi"};
-	static const char *const logarithms[] = {"log_bias_coef", "log_var_coef"};
-	for (size_t i = 0; i < sizeof positive / sizeof *positive; i++)
-		if (strcmp(name, positive[i]) == 0) {
-			*in_domain = positive_finite(v);
-			return "a finite number > 0";
-		}
-	for (size_t i = 0; i < sizeof nonnegative / sizeof *nonnegative; i++)
-		if (strcmp(name, nonnegative[i]) == 0) {
-			*in_domain = isfinite(v) && v >= 0.0;
-			return "a finite number >= 0";
-		}
-	for (size_t i = 0; i < sizeof fractions / sizeof *fractions; i++)
-		if (strcmp(name, fractions[i]) == 0) {
-			*in_domain = v >= 0.0 && v <= 1.0;
-			return "a number from 0 to 1";
-		}
-	for (size_t i = 0; i < sizeof logarithms / sizeof *logarithms; i++)
-		if (strcmp(name, logarithms[i]) == 0) {
-			*in_domain = isfinite(v);
-			return "a finite number";
-		}
+	enum { POSITIVE, NONNEGATIVE, FRACTION, LOGARITHM };
+	static const struct {
+		const char *name;
+		int domain;
+	} params[] = {
+		{"smoothness", POSITIVE}, {"bias_coef", POSITIVE}, {"var_coef", POSITIVE},
+		{"data_power", POSITIVE}, {"var_samples_power", POSITIVE},
+		{"irreducible", NONNEGATIVE}, {"var_rate", NONNEGATIVE},
+		{"var_power", NONNEGATIVE}, {"data_coef", NONNEGATIVE},
+		{"hdi", FRACTION}, {"group_hdi", FRACTION},
+		{"log_bias_coef", LOGARITHM}, {"log_var_coef", LOGARITHM},
+	};
+	static const char *const words[] = {"a finite number > 0", "a finite number >= 0",
+	                                    "a number from 0 to 1", "a finite number"};
+	for (size_t i = 0; i < sizeof params / sizeof *params; i++) {
+		if (strcmp(name, params[i].name) != 0)
+			continue;
+		int d = params[i].domain;
+		*in_domain = d == POSITIVE ? positive_finite(v)
+		           : d == NONNEGATIVE ? isfinite(v) && v >= 0.0
+		           : d == FRACTION ? v >= 0.0 && v <= 1.0 : isfinite(v);
+		return words[d];
+	}
 	*in_domain = 0;
 	return NULL;
 }
@@ -356,18 +341,6 @@ double ha_model_log_relative_mse(const struct ha_model *m, double samples,
 	                 (m->var_rate * d + m->var_power) * log(d) -
 	                 log_samples_power(m, samples) +
 	                 ha_model_log_group_factor(m, budget / head_dim, kv_heads);
-	return ha_log_add(log_bias, log_var);
-}
-
-double ha_model_log_relaxed_grouped(const struct ha_model *m, double samples,
-                                    double budget, double x, double kv_heads)
-{
-	double rho = 1.0 - m->hdi, rho_g = 1.0 - m->group_hdi;
-	double factor = rho + (1.0 - rho_g) * x / budget + (rho_g - rho) / kv_heads;
-	double lx = log(x);
-	double log_bias = ha_model_log_bias_coef(m) - m->smoothness * lx;
-	double log_var = ha_model_log_var_coef(m) - log_samples_power(m, samples) +
-	                 (m->var_rate * x + m->var_power) * lx + log(factor);
 	return ha_log_add(log_bias, log_var);
 }
 
