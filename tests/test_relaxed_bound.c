@@ -60,8 +60,9 @@ Test(relaxed_bound, the_computed_q_lies_within_its_bound, .timeout = 600)
 			}
 			if (!(x >= 1.0 && x <= (double)D))
 				continue;
-			double q = ha_relaxed_root_q(&root, x);
-			double e = 0.5 * ha_relaxed_root_bound(&root, x);
+			double e;
+			double q = ha_relaxed_root_q(&root, x, &e);
+			e *= 0.5;
 			long double exact = q_long(&root, x);
 			/* Q is -inf where the variance does not grow with d (γ = κ = 0
 			 * and ρ = 1): no certificate is had there, nor needed. */

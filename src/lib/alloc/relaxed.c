@@ -63,13 +63,8 @@ struct prediction {
  * its Newton point), and a prediction counts as near, to be trusted at
  * once next time, when it fell inside that bracket and within NEAR_WIDTHS
  * uncertainty widths of x* (farther, its bracket would hold more
- * questions than Newton steps cost).  On a 100,000-point sweep of D =
- * 512, n from 1e3 to 1e12, 1.5 and 1 spent 8.15 evaluations a point
- * (6.14 questions, 2.01 for certificates; 1.15 widths and no error term:
- * 9.96; 1.3 and 1.5: 8.34; 1.6 and 0.75: 8.14); with the looser error
- * bound of before and 1.15 widths alone, 10.37.  On a 40-point sweep of
- * n from 1e3 to 1e43, NEAR_WIDTHS 4 (or 2) spent 10.6 a point, no limit
- * 38.2. */
+ * questions than Newton steps cost).  The three are the fewest
+ * evaluations a point found on long sweeps (bench/sweep_bench.c). */
 #define PREDICTION_WIDTHS 1.5
 #define PREDICTION_ERRORS 1.0
 #define NEAR_WIDTHS 4.0
@@ -304,8 +299,8 @@ static enum ha_status solve(struct ha_relaxed_solver *w, const struct ha_model *
 	double width = 0.0, u_predicted = 0.0;
 	double predicted = predict(&w->prediction, &w->root, &width, &u_predicted);
 	double x = width > 0.0 && w->prediction.near
-		? ha_relaxed_root_solve_near(&w->root, predicted, width)
-		: ha_relaxed_root_solve(&w->root, width > 0.0 ? predicted : estimate);
+		? ha_relaxed_root_solve(&w->root, predicted, width)
+		: ha_relaxed_root_solve(&w->root, width > 0.0 ? predicted : estimate, 0.0);
 	relaxed->head_dim = x;
 	relaxed->heads = problem->budget / x;
 	/* The mse at x* itself (the double printed): without an irreducible

@@ -339,13 +339,8 @@ static int certify_near(struct ha_relaxed_root *r, double predicted, double widt
 	return 1;
 }
 
-double ha_relaxed_root_solve(struct ha_relaxed_root *r, double estimate)
-{
-	return ha_relaxed_root_solve_near(r, estimate, 0.0);
-}
-
-double ha_relaxed_root_solve_near(struct ha_relaxed_root *r, double estimate,
-                                  double width)
+double ha_relaxed_root_solve(struct ha_relaxed_root *r, double estimate,
+                             double width)
 {
 	struct certificates c = {0, 0, 0.0, 0.0};
 	r->last_slope = r->last_width = 0.0;
@@ -368,16 +363,10 @@ double ha_relaxed_root_reference(struct ha_relaxed_root *r)
 	return bisect(r, &none);
 }
 
-double ha_relaxed_root_q(struct ha_relaxed_root *r, double x)
+double ha_relaxed_root_q(struct ha_relaxed_root *r, double x, double *bound)
 {
 	struct stationarity e;
 	evaluate(r, x, &e);
+	*bound = e.bound;
 	return e.q;
-}
-
-double ha_relaxed_root_bound(struct ha_relaxed_root *r, double x)
-{
-	struct stationarity e;
-	evaluate(r, x, &e);
-	return e.bound;
 }
