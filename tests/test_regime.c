@@ -305,8 +305,10 @@ Test(regime, agrees_with_solver)
 		m.hdi = cases[c].hdi;
 		struct ha_regime *r = NULL;
 		size_t nr = 0;
-		cr_assert_eq(ha_regime_compute_solver(solver, &m, &r, &nr),
-		             HA_OK);
+		size_t nf;
+		const uint64_t *feasible = ha_solver_feasible(solver, &nf);
+		cr_assert_eq(ha_regime_compute(&m, cases[c].budget, feasible, nf, &r,
+		                               &nr), HA_OK);
 		for (size_t i = 0; i < nr; i++) {
 			double lo = r[i].log_samples_from;
 			double hi = r[i].unbounded ? lo + 10.0
@@ -334,7 +336,7 @@ Test(regime, agrees_with_solver)
 	struct ha_regime *r = (struct ha_regime *)1;
 	size_t nr = 3;
 	struct ha_model m = ha_model_defaults();
-	cr_expect_eq(ha_regime_compute_solver(NULL, &m, &r, &nr), HA_EINVAL);
+	cr_expect_eq(ha_regime_compute(&m, 64, NULL, 2, &r, &nr), HA_EINVAL);
 	cr_expect_null(r);
 }
 

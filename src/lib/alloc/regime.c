@@ -288,24 +288,6 @@ enum ha_status ha_regime_compute(const struct ha_model *model, uint64_t budget,
 	                  regimes);
 }
 
-enum ha_status ha_regime_compute_solver(const struct ha_solver *solver,
-                                        const struct ha_model *model,
-                                        struct ha_regime **out,
-                                        size_t *regimes)
-{
-	if (!solver) {
-		if (out)
-			*out = NULL;
-		if (regimes)
-			*regimes = 0;
-		return HA_EINVAL;
-	}
-	size_t count = 0;
-	const uint64_t *dims = ha_solver_feasible(solver, &count);
-	return ha_regime_compute(model, ha_solver_budget(solver), dims, count,
-	                         out, regimes);
-}
-
 enum ha_status ha_regime_compute_grouped(const struct ha_solver *solver,
                                          const struct ha_model *model,
                                          const struct ha_kv_constraints *kv,
@@ -319,7 +301,7 @@ enum ha_status ha_regime_compute_grouped(const struct ha_solver *solver,
 	if (!solver || !out || !regimes || ha_model_validate(model) != HA_OK ||
 	    ha_kv_constraints_validate(kv) != HA_OK)
 		return HA_EINVAL;
-	uint64_t budget = ha_solver_budget(solver);
+	uint64_t budget = solver->budget;
 	uint64_t bound = ha_grouped_triple_bound(budget);
 	if (bound == 0 || bound > HA_GROUPED_MAX_TRIPLES)
 		return HA_EUNSUPPORTED;

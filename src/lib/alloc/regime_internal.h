@@ -19,13 +19,6 @@ enum ha_status ha_regime_compute(const struct ha_model *model, uint64_t budget,
                                  const uint64_t *head_dims, size_t count,
                                  struct ha_regime **out, size_t *regimes);
 
-/* The same over a solver's feasible head dimensions
- * (ha_solver_feasible()) and budget.  HA_EINVAL for a NULL solver. */
-enum ha_status ha_regime_compute_solver(const struct ha_solver *solver,
-                                        const struct ha_model *model,
-                                        struct ha_regime **out,
-                                        size_t *regimes);
-
 /* Natural log of the switch point n at which head dimension d2 > d1
  * starts to beat d1 under budget D (both dividing D), for the model's
  * s, c_b, c_v, hdi.  Always finite for d1 < d2 (it may be negative: the

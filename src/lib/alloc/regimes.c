@@ -8,6 +8,7 @@
 #include "base/error_internal.h"
 #include "alloc/grouped_internal.h"
 #include "alloc/regime_internal.h"
+#include "alloc/solver_internal.h"
 
 void ha_regimes_free(struct ha_regimes *g)
 {
@@ -39,8 +40,9 @@ static enum ha_status budget_regimes(const struct ha_model *model,
 		return ha_fail(err, st, "solving: %s", ha_status_str(st));
 	st = grouped ? ha_regime_compute_grouped(solver, model, kv, &row->regimes,
 	                                         &row->count)
-	             : ha_regime_compute_solver(solver, model, &row->regimes,
-	                                        &row->count);
+	             : ha_regime_compute(model, solver->budget, solver->feasible,
+	                                 solver->feasible_count, &row->regimes,
+	                                 &row->count);
 	if (!borrowed)
 		ha_solver_free(solver);
 	if (grouped && st == HA_EINFEASIBLE)

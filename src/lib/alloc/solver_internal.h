@@ -137,9 +137,6 @@ const char *ha_certificate_method_str(enum ha_certificate_method method);
  * set), HA_EINVAL otherwise.  NULL means no constraints. */
 enum ha_status ha_constraints_validate(const struct ha_constraints *c);
 
-/* The solver's budget D. */
-uint64_t ha_solver_budget(const struct ha_solver *solver);
-
 /* The feasible head dimensions, ascending; valid until ha_solver_free. */
 const uint64_t *ha_solver_feasible(const struct ha_solver *solver,
                                    size_t *count);
