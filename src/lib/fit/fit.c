@@ -257,34 +257,6 @@ static void take_residual(struct ha_fit_result *r, double tx, double ty,
 	}
 }
 
-/* The second pass, over the store or a replay.  On HA_OK *ssr holds the
- * directly summed squared residuals. */
-static enum ha_status residual_pass(const struct ha_fit *fit,
-                                    ha_fit_replay_fn replay, void *ctx,
-                                    struct ha_fit_result *r, double *ssr)
-{
-	*ssr = 0.0;
-	r->max_abs_residual = 0.0;
-	r->max_residual_index = 0;
-	for (size_t i = 0; i < fit->count; i++) {
-		double tx, ty;
-		if (fit->count <= fit->store_cap) {
-			tx = fit->store[2 * i];
-			ty = fit->store[2 * i + 1];
-		} else {
-			double x, y;
-			enum ha_status st = replay(ctx, i, &x, &y);
-			if (st != HA_OK)
-				return st;
-			struct raw_point p = raw_point(x, y);
-			if (!transform(fit->kind, &p, &tx, &ty))
-				return HA_EINVAL;
-		}
-		take_residual(r, tx, ty, i, ssr);
-	}
-	return HA_OK;
-}
-
 /* The line of a fit into *r (zeroed first): HA_OK, or why there is none. */
 static enum ha_status line_of(const struct ha_fit *fit, struct ha_fit_result *r)
 {
@@ -341,75 +313,60 @@ static enum ha_status finish(const struct ha_fit *fit, struct ha_fit_result r,
 	return HA_OK;
 }
 
-enum ha_status ha_fit_result(const struct ha_fit *fit, ha_fit_replay_fn replay,
-                             void *ctx, struct ha_fit_result *out)
-{
-	if (!fit || !out)
-		return HA_EINVAL;
-	struct ha_fit_result r;
-	enum ha_status line = line_of(fit, &r);
-	if (line != HA_OK)
-		return line;
-	double ssr;
-	if (fit->count <= fit->store_cap || replay) {
-		enum ha_status st = residual_pass(fit, replay, ctx, &r, &ssr);
-		if (st != HA_OK)
-			return st;
-		r.max_residual_known = 1;
-	} else {
-		/* Without a pass: SSR = Syy - beta Sxy, clamped at zero
-		 * against rounding. */
-		ssr = fit->syy - r.slope * fit->sxy;
-		if (!(ssr > 0.0))
-			ssr = 0.0;
-	}
-	return finish(fit, r, ssr, out);
-}
-
-/* Where the joint pass reads its points: a raw replay (transformed for
- * each fit) or the pair's own coordinates, kept by the caller. */
-struct pair_source {
-	const struct ha_fit *fit[2];
+/* Where the second pass reads its points: the fit's store (one fit
+ * that holds them all), a raw replay (transformed for each fit) or a
+ * pair's own coordinates, kept by the caller. */
+struct pass_source {
+	const struct ha_fit *fit[2]; /* fit[1] NULL: one fit */
 	ha_fit_replay_fn replay;
 	fit_coords_fn coords;
 	void *ctx;
 };
 
-/* Point i's coordinates for both fits, into c; got[k] the status of
+/* Point i's coordinates for each fit, into c; got[k] the status of
  * fit k's point. */
-static void source_point(const struct pair_source *src, size_t i,
+static void source_point(const struct pass_source *src, size_t i,
                          double c[FIT_PAIR_COORDS], enum ha_status got[2])
 {
+	const struct ha_fit *one = src->fit[1] ? NULL : src->fit[0];
 	if (src->coords) {
 		got[0] = got[1] = src->coords(src->ctx, i, c);
+		return;
+	}
+	if (one && one->count <= one->store_cap) {
+		c[0] = one->store[2 * i];
+		c[1] = one->store[2 * i + 1];
+		got[0] = HA_OK;
 		return;
 	}
 	double x, y;
 	enum ha_status st = src->replay(src->ctx, i, &x, &y);
 	struct raw_point p = raw_point(x, y);
-	for (int k = 0; k < 2; k++)
+	for (int k = 0; k < (one ? 1 : 2); k++)
 		got[k] = st != HA_OK ? st
 		       : transform(src->fit[k]->kind, &p, &c[2 * k], &c[2 * k + 1])
 		       ? HA_OK : HA_EINVAL;
 }
 
-/* Both fits' second passes in one (residual_pass's order and sums), a
- * failing point stopping the fits it fails, as in its own pass. */
-static void pair_pass(const struct pair_source *src, struct ha_fit_result *out_a,
-                      enum ha_status *status_a, struct ha_fit_result *out_b,
-                      enum ha_status *status_b)
+/* The second pass of one fit, or of two at once (then into out_b and
+ * *status_b too): the residual sum of squares summed directly and the
+ * largest residual, a failing point stopping the fits it fails. */
+static void second_pass(const struct pass_source *src, struct ha_fit_result *out_a,
+                        enum ha_status *status_a, struct ha_fit_result *out_b,
+                        enum ha_status *status_b)
 {
+	int fits = src->fit[1] ? 2 : 1;
 	struct ha_fit_result r[2];
-	enum ha_status st[2];
+	enum ha_status st[2] = {HA_EINVAL, HA_EINVAL};
 	double ssr[2] = {0.0, 0.0};
-	for (int k = 0; k < 2; k++)
+	for (int k = 0; k < fits; k++)
 		st[k] = line_of(src->fit[k], &r[k]);
 	size_t count = src->fit[0]->count;
 	for (size_t i = 0; i < count && (st[0] == HA_OK || st[1] == HA_OK); i++) {
 		double c[FIT_PAIR_COORDS];
 		enum ha_status got[2];
 		source_point(src, i, c, got);
-		for (int k = 0; k < 2; k++) {
+		for (int k = 0; k < fits; k++) {
 			if (st[k] != HA_OK)
 				continue;
 			if (got[k] != HA_OK)
@@ -418,14 +375,36 @@ static void pair_pass(const struct pair_source *src, struct ha_fit_result *out_a
 				take_residual(&r[k], c[2 * k], c[2 * k + 1], i, &ssr[k]);
 		}
 	}
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < fits; k++) {
 		if (st[k] != HA_OK)
 			continue;
 		r[k].max_residual_known = 1;
 		st[k] = finish(src->fit[k], r[k], ssr[k], k ? out_b : out_a);
 	}
 	*status_a = st[0];
-	*status_b = st[1];
+	if (fits == 2)
+		*status_b = st[1];
+}
+
+enum ha_status ha_fit_result(const struct ha_fit *fit, ha_fit_replay_fn replay,
+                             void *ctx, struct ha_fit_result *out)
+{
+	if (!fit || !out)
+		return HA_EINVAL;
+	enum ha_status st;
+	if (fit->count <= fit->store_cap || replay) {
+		struct pass_source src = {{fit, NULL}, replay, NULL, ctx};
+		second_pass(&src, out, &st, NULL, NULL);
+		return st;
+	}
+	/* Without a pass: SSR = Syy - beta Sxy, clamped at zero against
+	 * rounding. */
+	struct ha_fit_result r;
+	st = line_of(fit, &r);
+	if (st != HA_OK)
+		return st;
+	double ssr = fit->syy - r.slope * fit->sxy;
+	return finish(fit, r, ssr > 0.0 ? ssr : 0.0, out);
 }
 
 void ha_fit_result_pair(const struct ha_fit *a, const struct ha_fit *b,
@@ -441,8 +420,8 @@ void ha_fit_result_pair(const struct ha_fit *a, const struct ha_fit *b,
 		*status_b = ha_fit_result(b, replay, ctx, out_b);
 		return;
 	}
-	struct pair_source src = {{a, b}, replay, NULL, ctx};
-	pair_pass(&src, out_a, status_a, out_b, status_b);
+	struct pass_source src = {{a, b}, replay, NULL, ctx};
+	second_pass(&src, out_a, status_a, out_b, status_b);
 }
 
 enum ha_status fit_result_pair_coords(const struct ha_fit *a, const struct ha_fit *b,
@@ -455,8 +434,8 @@ enum ha_status fit_result_pair_coords(const struct ha_fit *a, const struct ha_fi
 	if (!a || !b || !coords || !out_a || !out_b || !status_a || !status_b ||
 	    a->count != b->count || a->store_cap || b->store_cap)
 		return HA_EINVAL;
-	struct pair_source src = {{a, b}, NULL, coords, ctx};
-	pair_pass(&src, out_a, status_a, out_b, status_b);
+	struct pass_source src = {{a, b}, NULL, coords, ctx};
+	second_pass(&src, out_a, status_a, out_b, status_b);
 	return HA_OK;
 }
 
