@@ -71,18 +71,8 @@ int ha_is_prime(uint64_t n)
 	return 1;
 }
 
-static uint64_t gcd(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t t = a % b;
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 /* gcd by Stein's binary algorithm (no division). */
-static uint64_t binary_gcd(uint64_t a, uint64_t b)
+static uint64_t gcd(uint64_t a, uint64_t b)
 {
 	if (a == 0)
 		return b;
@@ -290,7 +280,7 @@ static uint64_t ecm_curve(const struct montgomery *m, uint64_t sigma,
 			power *= p;
 		q = ladder(&e, q, power);
 	}
-	g = binary_gcd(q.z, n);
+	g = gcd(q.z, n);
 	if (g != 1)
 		return g < n ? g : 0;
 
@@ -324,7 +314,7 @@ static uint64_t ecm_curve(const struct montgomery *m, uint64_t sigma,
 			at = next;
 		}
 	}
-	g = binary_gcd(acc, n);
+	g = gcd(acc, n);
 	return g > 1 && g < n ? g : 0;
 }
 
