@@ -27,41 +27,24 @@ static int kind_valid(enum ha_fit_kind kind)
 	       kind == HA_FIT_LOG || kind == HA_FIT_POWER;
 }
 
-/* A raw point and the logarithms of it that the kinds take, each made
- * at most once, so that fits of several kinds of one point (a sweep's
- * power and log laws) share them: the same log of the same double, so
- * the same coordinates as a point of each alone. */
+/* A raw point and the logarithms of it that the kinds take, made once,
+ * so that fits of several kinds of one point (a sweep's power and log
+ * laws) share them: the same log of the same double, so the same
+ * coordinates as a point of each alone.  A log given as NaN is taken
+ * here. */
 struct raw_point {
 	double x, y;
 	double log_x, log_y;
-	int has_log_x, has_log_y;
 };
 
-static struct raw_point raw_point(double x, double y)
+static struct raw_point raw_point(double x, double y, double log_x, double log_y)
 {
-	return (struct raw_point){.x = x, .y = y};
-}
-
-static double log_x_of(struct raw_point *p)
-{
-	if (!p->has_log_x) {
-		p->log_x = log(p->x);
-		p->has_log_x = 1;
-	}
-	return p->log_x;
-}
-
-static double log_y_of(struct raw_point *p)
-{
-	if (!p->has_log_y) {
-		p->log_y = log(p->y);
-		p->has_log_y = 1;
-	}
-	return p->log_y;
+	return (struct raw_point){x, y, isnan(log_x) ? log(x) : log_x,
+	                          isnan(log_y) ? log(y) : log_y};
 }
 
 /* Map a raw point into the fit's coordinates; 0 when outside the domain. */
-static int transform(enum ha_fit_kind kind, struct raw_point *p, double *tx,
+static int transform(enum ha_fit_kind kind, const struct raw_point *p, double *tx,
                      double *ty)
 {
 	double x = p->x, y = p->y;
@@ -75,20 +58,20 @@ static int transform(enum ha_fit_kind kind, struct raw_point *p, double *tx,
 	case HA_FIT_POWER_LOGLN:
 		if (!(x > 1.0) || !(y > 0.0))
 			return 0;
-		*tx = log(log_x_of(p));
-		*ty = log_y_of(p);
+		*tx = log(p->log_x);
+		*ty = p->log_y;
 		break;
 	case HA_FIT_LOG:
 		if (!(x > 0.0))
 			return 0;
-		*tx = log_x_of(p);
+		*tx = p->log_x;
 		*ty = y;
 		break;
 	case HA_FIT_POWER:
 		if (!(x > 0.0) || !(y > 0.0))
 			return 0;
-		*tx = log_x_of(p);
-		*ty = log_y_of(p);
+		*tx = p->log_x;
+		*ty = p->log_y;
 		break;
 	default:
 		return 0;
@@ -203,18 +186,18 @@ static void add_transformed(struct ha_fit *fit, double tx, double ty)
 enum ha_status ha_fit_add(struct ha_fit *fit, double x, double y)
 {
 	double tx, ty;
-	struct raw_point p = raw_point(x, y);
+	struct raw_point p = raw_point(x, y, NAN, NAN);
 	if (!fit || !transform(fit->kind, &p, &tx, &ty))
 		return HA_EINVAL;
 	add_transformed(fit, tx, ty);
 	return HA_OK;
 }
 
-/* fit_add_pair_logs of a point whose logarithms p may already hold. */
-static void add_pair(struct ha_fit *a, struct ha_fit *b, struct raw_point p,
-                     enum ha_status *status_a, enum ha_status *status_b,
-                     double coords[FIT_PAIR_COORDS])
+void fit_add_pair_logs(struct ha_fit *a, struct ha_fit *b, double x, double y,
+                       double log_x, double log_y, enum ha_status *status_a,
+                       enum ha_status *status_b, double coords[FIT_PAIR_COORDS])
 {
+	struct raw_point p = raw_point(x, y, log_x, log_y);
 	struct ha_fit *fit[2] = {a, b};
 	enum ha_status *status[2] = {status_a, status_b};
 	for (int k = 0; k < 2; k++) {
@@ -231,18 +214,6 @@ static void add_pair(struct ha_fit *a, struct ha_fit *b, struct raw_point p,
 			coords[2 * k + 1] = ty;
 		}
 	}
-}
-
-void fit_add_pair_logs(struct ha_fit *a, struct ha_fit *b, double x, double y,
-                       double log_x, double log_y, enum ha_status *status_a,
-                       enum ha_status *status_b, double coords[FIT_PAIR_COORDS])
-{
-	struct raw_point p = raw_point(x, y);
-	p.log_x = log_x;
-	p.log_y = log_y;
-	p.has_log_x = !isnan(log_x);
-	p.has_log_y = !isnan(log_y);
-	add_pair(a, b, p, status_a, status_b, coords);
 }
 
 /* Fold one residual into the running SSR and maximum. */
@@ -341,7 +312,7 @@ static void source_point(const struct pass_source *src, size_t i,
 	}
 	double x, y;
 	enum ha_status st = src->replay(src->ctx, i, &x, &y);
-	struct raw_point p = raw_point(x, y);
+	struct raw_point p = raw_point(x, y, NAN, NAN);
 	for (int k = 0; k < (one ? 1 : 2); k++)
 		got[k] = st != HA_OK ? st
 		       : transform(src->fit[k]->kind, &p, &c[2 * k], &c[2 * k + 1])
