@@ -234,16 +234,7 @@ enum ha_status ha_relaxed_solver_new(const struct ha_solver *s,
 
 void ha_relaxed_solver_free(struct ha_relaxed_solver *w)
 {
-	if (!w)
-		return;
 	free(w);
-}
-
-/* m is w's kept model, bit for bit (n may differ: it is not a model
- * parameter). */
-static int kept_model(const struct ha_relaxed_solver *w, const struct ha_model *m)
-{
-	return memcmp(m, &w->model, sizeof *m) == 0;
 }
 
 /* log_samples: log(samples), or NaN to take it here; *log_head_dim
@@ -262,8 +253,9 @@ static enum ha_status solve(struct ha_relaxed_solver *w, const struct ha_model *
 	/* A sweep moves n alone: then only the terms of n are made again,
 	 * by the same arithmetic as ha_relaxed_fn_init's and
 	 * ha_relaxed_root_init's (the other logarithms kept), and only n is
-	 * checked again (the kept model passed ha_model_validate). */
-	int same = w->has_model && (next_row || kept_model(w, m));
+	 * checked again (the kept model passed ha_model_validate; n is no
+	 * model parameter, so the kept model is compared bit for bit). */
+	int same = w->has_model && (next_row || memcmp(m, &w->model, sizeof *m) == 0);
 	if (!ha_samples_valid(samples) || (!same && ha_model_validate(m) != HA_OK))
 		return HA_EINVAL;
 	if (same) {

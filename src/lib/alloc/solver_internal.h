@@ -15,8 +15,7 @@
 
 /* The relaxation for many models of one solver (a sweep): a workspace that
  * keeps its previous answers for the next solve's estimate (a sweep's
- * neighbour is a close one: about eight evaluations a point), NLopt's
- * only for its first solve.  Its answers are those of
+ * neighbour is a close one), NLopt's only for its first solve.  Its answers are those of
  * ha_solver_solve_relaxed, bit for bit, whatever it solved before.  The
  * solver must outlive the workspace; a workspace serves one thread at a
  * time. */
@@ -54,8 +53,8 @@ void ha_integer_memo_free(struct ha_integer_memo *memo);
  * memo (made for s).  log_samples is log(samples), which a sweep's row
  * takes once for both of its solves and its fits (the same double).  m
  * is the model of the memo's earlier solves, at a new n (checked here),
- * so the model is not validated again (a row's checks were a fifth of
- * its integer search); the memo's first solve takes the whole path. */
+ * so the model is not validated again; the memo's first solve takes the
+ * whole path. */
 enum ha_status ha_solver_solve_integer_next(const struct ha_solver *s,
                                             struct ha_integer_memo *memo,
                                             const struct ha_model *m,
