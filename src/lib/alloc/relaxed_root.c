@@ -356,13 +356,6 @@ double ha_relaxed_root_log(const struct ha_relaxed_root *r, double x)
 	return x == r->yes_x ? r->yes_u : log(x);
 }
 
-double ha_relaxed_root_reference(struct ha_relaxed_root *r)
-{
-	struct certificates none = {0, 0, 0.0, 0.0};
-	r->yes_x = NAN;
-	return bisect(r, &none);
-}
-
 double ha_relaxed_root_q(struct ha_relaxed_root *r, double x, double *bound)
 {
 	struct stationarity e;

@@ -85,18 +85,16 @@ void ha_relaxed_root_init(struct ha_relaxed_root *root,
  * log_var_scale alone (a sweep's next n): what init would make. */
 void ha_relaxed_root_move(struct ha_relaxed_root *root, const struct ha_relaxed_fn *fn);
 /* x*, reached from estimate (any double; NaN for none: then every
- * question of the bisection is evaluated): the same double whatever the
- * estimate.  With width > 0 (in u), certificates are first sought at
- * estimate (1 ∓ width): two evaluations when estimate is a prediction
- * within a fraction of width of the root; otherwise the evaluations
- * spent are kept as certificates. */
+ * question of the bisection is evaluated, x* by the definition itself):
+ * the same double whatever the estimate.  With width > 0 (in u),
+ * certificates are first sought at estimate (1 ∓ width): two evaluations
+ * when estimate is a prediction within a fraction of width of the root;
+ * otherwise the evaluations spent are kept as certificates. */
 double ha_relaxed_root_solve(struct ha_relaxed_root *root, double estimate,
                              double width);
 /* log(x), taken from the last solve's questions when one was at x: the
  * same double as log(x) (the same call on the same double). */
 double ha_relaxed_root_log(const struct ha_relaxed_root *root, double x);
-/* x* by the definition itself: every question evaluated (tests). */
-double ha_relaxed_root_reference(struct ha_relaxed_root *root);
 /* The computed stationarity function Q at x, and in *bound 2E(x), twice
  * the bound E on |Q_c - Q| that the certificates use (relaxed_root.c,
  * THE SHORTCUT) (tests). */
