@@ -15,10 +15,7 @@ void ha_error_init(struct ha_error *err)
 	err->column = 0;
 }
 
-static void set_message(struct ha_error *err, enum ha_status status,
-                        long line, long column, const char *fmt, va_list ap)
-	HA_PRINTF(5, 0);
-
+HA_PRINTF(5, 0)
 static void set_message(struct ha_error *err, enum ha_status status,
                         long line, long column, const char *fmt, va_list ap)
 {
