@@ -415,16 +415,20 @@ enum ha_status ha_factorize(uint64_t n,
 	return HA_OK;
 }
 
-uint64_t ha_divisor_count(uint64_t n)
+/* prod (e_i + 1): the number of divisors of prod p_i^e_i. */
+static uint64_t divisors_of(const struct ha_prime_power *f, size_t count)
 {
-	struct ha_prime_power f[HA_MAX_PRIME_FACTORS];
-	size_t count;
-	if (ha_factorize(n, f, &count) != HA_OK)
-		return 0;
 	uint64_t total = 1;
 	for (size_t i = 0; i < count; i++)
 		total *= f[i].exponent + 1;
 	return total;
+}
+
+uint64_t ha_divisor_count(uint64_t n)
+{
+	struct ha_prime_power f[HA_MAX_PRIME_FACTORS];
+	size_t count;
+	return ha_factorize(n, f, &count) == HA_OK ? divisors_of(f, count) : 0;
 }
 
 static int by_value(const void *a, const void *b)
@@ -447,11 +451,7 @@ enum ha_status ha_divisors(uint64_t n, uint64_t **out, size_t *count)
 	enum ha_status st = ha_factorize(n, f, &nf);
 	if (st != HA_OK)
 		return st;
-	size_t total = 1;
-	for (size_t i = 0; i < nf; i++)
-		total *= f[i].exponent + 1;
-
-	uint64_t *d = malloc(total * sizeof *d);
+	uint64_t *d = malloc(divisors_of(f, nf) * sizeof *d);
 	if (!d)
 		return HA_ENOMEM;
 	/* Each prime power multiplies the divisors found so far. */

@@ -217,7 +217,7 @@ static enum ha_status describe(const struct ha_grouped_request *req,
                                struct ha_grouped_allocation *a)
 {
 	uint64_t budget = req->solver->budget;
-	struct ha_kv_shape shape = req->shape ? *req->shape : ha_kv_shape_defaults();
+	const struct ha_kv_shape shape = *req->shape; /* check_request's */
 	a->heads = budget / t->head_dim;
 	a->kv_heads = t->kv_heads;
 	a->group_size = a->heads / t->kv_heads;

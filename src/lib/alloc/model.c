@@ -1,12 +1,11 @@
-/* The error model of headalloc-model(7), THE ERROR MODEL and headalloc-model(7), CALIBRATION (The parameters), entirely in natural
- * logs.
+/* The error model of headalloc-model(7), THE ERROR MODEL and
+ * CALIBRATION (The parameters), entirely in natural logs.
  *
- * Byte-identical defaults: with E = 0, γ = 1/2, κ = 0 and plain coefficients
- * every expression below rounds exactly as the seeds' model did (x + 0.0
- * and 0.5 d + 0.0 are exact, and E = 0 takes the old path), so no printed
- * digit of an existing answer moves.  The data term keeps that too: A = 0
- * takes the old path, and β = 1 multiplies ln n by 1 and divides by n
- * itself (both exact). */
+ * At the defaults (E = A = 0, γ = 1/2, κ = 0, β = 1, plain coefficients)
+ * every expression below rounds exactly as the simple model's formula:
+ * x + 0.0 and 0.5 d + 0.0 are exact, E = A = 0 adds no constant, and
+ * β = 1 multiplies ln n by 1 and divides by n itself, so the general
+ * model moves no digit of a simple model's answer. */
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
@@ -182,12 +181,6 @@ double ha_model_log_constant(const struct ha_model *m, double samples)
 	                         m->data_power * log(samples));
 }
 
-/* ln(E + e^log_r) for E >= 0. */
-static double log_shift(double e, double log_r)
-{
-	return e == 0.0 ? log_r : ha_log_add(log(e), log_r);
-}
-
 /* direct when it is a normal double, else exp(log_value) (+inf beyond a
  * double); clears *all_direct when it falls back. */
 static double plain(double direct, double log_value, int *all_direct)
@@ -312,20 +305,17 @@ void ha_model_eval_from(const struct ha_model *m, double samples, uint64_t budge
 	out->reducible = direct && isnormal(sum) ? sum
 	                                         : ha_exp_or_inf(out->log_reducible);
 	out->irreducible = m->irreducible;
-	out->data = 0.0;
-	if (m->data_coef != 0.0) {
-		/* A n^-α: a plain value (it may underflow to 0; the log of the
-		 * sum below keeps it whatever its size). */
-		out->data = m->data_coef * pow(samples, -m->data_power);
-		out->log_mse = ha_log_add(ha_model_log_constant(m, samples),
-		                          out->log_reducible);
-		out->mse = m->irreducible + out->data + out->reducible;
-	} else if (m->irreducible == 0.0) {
+	/* A n^-α: a plain value (it may underflow to 0; the log of the sum
+	 * below keeps it whatever its size). */
+	out->data = m->data_coef == 0.0 ? 0.0
+	                                : m->data_coef * pow(samples, -m->data_power);
+	if (m->irreducible == 0.0 && m->data_coef == 0.0) {
 		out->log_mse = out->log_reducible;
 		out->mse = out->reducible;
 	} else {
-		out->log_mse = log_shift(m->irreducible, out->log_reducible);
-		out->mse = m->irreducible + out->reducible;
+		out->log_mse = ha_log_add(ha_model_log_constant(m, samples),
+		                          out->log_reducible);
+		out->mse = m->irreducible + out->data + out->reducible;
 	}
 }
 
@@ -404,8 +394,7 @@ double ha_model_log_relaxed_ln(const struct ha_model *m, double samples,
 	double log_r = ha_relaxed_fn_eval(&f, log_x, grad);
 	if (m->irreducible == 0.0 && m->data_coef == 0.0)
 		return log_r;
-	double log_f = m->data_coef == 0.0 ? log_shift(m->irreducible, log_r)
-	                                   : ha_log_add(ha_model_log_constant(m, samples), log_r);
+	double log_f = ha_log_add(ha_model_log_constant(m, samples), log_r);
 	/* d ln f/du = (R/f) d ln R/du, R/f = e^(ln R - ln f). */
 	if (grad)
 		*grad *= exp(log_r - log_f);

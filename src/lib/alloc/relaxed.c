@@ -344,9 +344,6 @@ enum ha_status ha_solver_solve_relaxed(const struct ha_solver *s,
                                        const struct ha_model *m, double samples,
                                        struct ha_relaxed *relaxed)
 {
-	if (!s || !relaxed || ha_model_validate(m) != HA_OK ||
-	    !ha_samples_valid(samples))
-		return HA_EINVAL;
 	struct ha_relaxed_solver *w;
 	enum ha_status st = ha_relaxed_solver_new(s, &w);
 	if (st == HA_OK)
