@@ -112,13 +112,9 @@ void ha_fit_free(struct ha_fit *fit)
 
 void ha_fit_reset(struct ha_fit *fit)
 {
-	if (!fit)
-		return;
-	fit->count = 0;
-	fit->mean_x = fit->mean_y = 0.0;
-	fit->sxx = fit->sxy = fit->syy = 0.0;
-	fit->first_x = fit->second_x = 0.0;
-	fit->distinct = 0;
+	if (fit)
+		*fit = (struct ha_fit){.kind = fit->kind, .store_cap = fit->store_cap,
+		                       .store_room = fit->store_room, .store = fit->store};
 }
 
 size_t ha_fit_count(const struct ha_fit *fit)
@@ -264,17 +260,9 @@ static enum ha_status finish(const struct ha_fit *fit, struct ha_fit_result r,
 	r.slope_low = r.slope - r.t_quantile * r.se_slope;
 	r.slope_high = r.slope + r.t_quantile * r.se_slope;
 
-	if (fit->syy > 0.0) {
-		r.r2 = 1.0 - ssr / fit->syy;
-		if (r.r2 < 0.0)
-			r.r2 = 0.0;
-		if (r.r2 > 1.0)
-			r.r2 = 1.0;
-		r.r2_defined = 1;
-	} else {
-		r.r2 = 1.0;
-		r.r2_defined = 0;
-	}
+	/* ssr and syy are finite here: 1 - ssr/syy is, clamped into [0, 1]. */
+	r.r2_defined = fit->syy > 0.0;
+	r.r2 = r.r2_defined ? fmin(1.0, fmax(0.0, 1.0 - ssr / fit->syy)) : 1.0;
 
 	if (!isfinite(r.se_slope) || !isfinite(r.se_intercept) ||
 	    !isfinite(r.t_quantile) || !isfinite(r.slope_low) ||
