@@ -141,43 +141,6 @@ static int best_kv_heads(const struct ha_model *m, uint64_t budget,
 	return 1;
 }
 
-/* The lines of the head dimensions dims (ascending) that can win, in
- * ascending d: *count of them in *out (the caller frees it).  Grouped
- * (divisors: those of the budget), each d's best G under kv, a d whose b
- * is no smaller than that of a larger d left out; else G = H. */
-static enum ha_status lines_of(const struct ha_model *m, uint64_t budget,
-                               const uint64_t *dims, size_t nd,
-                               const uint64_t *divisors, size_t divisor_count,
-                               const struct ha_kv_constraints *kv,
-                               struct line **out, size_t *count)
-{
-	struct line *lines = malloc((nd ? nd : 1) * sizeof *lines);
-	if (!lines)
-		return HA_ENOMEM;
-	/* Descending d, grouped keeping a line only when its b is below
-	 * every b of a larger d kept so far. */
-	size_t n = 0;
-	double least = INFINITY;
-	for (size_t i = nd; i-- > 0;) {
-		struct line l;
-		if (!divisors) {
-			lines[n++] = line_of(m, dims[i], budget / dims[i], budget / dims[i]);
-		} else if (best_kv_heads(m, budget, dims[i], divisors, divisor_count,
-		                         kv, &l) && l.log_slope < least) {
-			least = l.log_slope;
-			lines[n++] = l;
-		}
-	}
-	for (size_t i = 0; i < n / 2; i++) {
-		struct line swap = lines[i];
-		lines[i] = lines[n - 1 - i];
-		lines[n - 1 - i] = swap;
-	}
-	*out = lines;
-	*count = n;
-	return HA_OK;
-}
-
 /* The lower envelope of the lines as regimes in ascending n, those over
  * before n = 1 or never reached left out: *out (the caller frees it)
  * holds *regimes of them. */
@@ -238,33 +201,40 @@ static enum ha_status envelope(const struct ha_model *m, uint64_t budget,
 	return HA_OK;
 }
 
-static int dims_ok(uint64_t budget, const uint64_t *dims, size_t count)
-{
-	for (size_t i = 0; i < count; i++) {
-		if (dims[i] == 0 || budget % dims[i] != 0)
-			return 0;
-		if (i > 0 && dims[i] <= dims[i - 1])
-			return 0;
-	}
-	return 1;
-}
-
-/* The regimes of the lines of dims (see lines_of); HA_EINFEASIBLE when
- * none is left. */
+/* The regimes of the lines of the head dimensions dims (ascending) that
+ * can win: grouped (divisors: those of the budget), each d's best G
+ * under kv, a d whose b is no smaller than that of a larger d left out;
+ * else G = H.  HA_EINFEASIBLE when no line is left. */
 static enum ha_status regimes_of(const struct ha_model *m, uint64_t budget,
-                                 const uint64_t *dims, size_t count,
+                                 const uint64_t *dims, size_t nd,
                                  const uint64_t *divisors, size_t divisor_count,
                                  const struct ha_kv_constraints *kv,
                                  struct ha_regime **out, size_t *regimes)
 {
-	struct line *lines = NULL;
+	struct line *lines = malloc((nd ? nd : 1) * sizeof *lines);
+	if (!lines)
+		return HA_ENOMEM;
+	/* Descending d, grouped keeping a line only when its b is below
+	 * every b of a larger d kept so far; then reversed, ascending d. */
 	size_t n = 0;
-	enum ha_status st = lines_of(m, budget, dims, count, divisors,
-	                             divisor_count, kv, &lines, &n);
-	if (st == HA_OK && n == 0)
-		st = HA_EINFEASIBLE;
-	if (st == HA_OK)
-		st = envelope(m, budget, lines, n, out, regimes);
+	double least = INFINITY;
+	for (size_t i = nd; i-- > 0;) {
+		struct line l;
+		if (!divisors) {
+			lines[n++] = line_of(m, dims[i], budget / dims[i], budget / dims[i]);
+		} else if (best_kv_heads(m, budget, dims[i], divisors, divisor_count,
+		                         kv, &l) && l.log_slope < least) {
+			least = l.log_slope;
+			lines[n++] = l;
+		}
+	}
+	for (size_t i = 0; i < n / 2; i++) {
+		struct line swap = lines[i];
+		lines[i] = lines[n - 1 - i];
+		lines[n - 1 - i] = swap;
+	}
+	enum ha_status st = n ? envelope(m, budget, lines, n, out, regimes)
+	                      : HA_EINFEASIBLE;
 	free(lines);
 	return st;
 }
@@ -282,8 +252,10 @@ enum ha_status ha_regime_compute(const struct ha_model *model, uint64_t budget,
 		return HA_EINVAL;
 	if (count == 0)
 		return HA_EINFEASIBLE;
-	if (!dims_ok(budget, head_dims, count))
-		return HA_EINVAL;
+	for (size_t i = 0; i < count; i++)
+		if (head_dims[i] == 0 || budget % head_dims[i] != 0 ||
+		    (i > 0 && head_dims[i] <= head_dims[i - 1]))
+			return HA_EINVAL;
 	return regimes_of(model, budget, head_dims, count, NULL, 0, NULL, out,
 	                  regimes);
 }
@@ -305,13 +277,12 @@ enum ha_status ha_regime_compute_grouped(const struct ha_solver *solver,
 	uint64_t bound = ha_grouped_triple_bound(budget);
 	if (bound == 0 || bound > HA_GROUPED_MAX_TRIPLES)
 		return HA_EUNSUPPORTED;
-	size_t nd = 0, divisor_count = 0;
-	const uint64_t *dims = ha_solver_feasible(solver, &nd);
+	size_t divisor_count = 0;
 	uint64_t *divisors = NULL;
 	enum ha_status st = ha_divisors(budget, &divisors, &divisor_count);
 	if (st == HA_OK)
-		st = regimes_of(model, budget, dims, nd, divisors, divisor_count, kv,
-		                out, regimes);
+		st = regimes_of(model, budget, solver->feasible, solver->feasible_count,
+		                divisors, divisor_count, kv, out, regimes);
 	free(divisors);
 	return st;
 }
