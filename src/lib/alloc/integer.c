@@ -340,8 +340,7 @@ enum ha_status ha_solver_solve_integer_next(const struct ha_solver *s,
 		return HA_EINVAL;
 	memo_next(memo, m, samples, log_samples);
 	struct ha_certificate cert = {0};
-	size_t evaluated = 0;
-	struct evaluator e = {s, m, samples, memo, &evaluated, 0};
+	struct evaluator e = {s, m, samples, memo, &cert.evaluated, 0};
 	search(s, &e, memo->unimodal, &cert, optimum);
 	return HA_OK;
 }

@@ -356,7 +356,6 @@ void ha_relaxed_fn_init(struct ha_relaxed_fn *f, const struct ha_model *m,
 	f->log_budget = log(budget);
 	f->var_rate = m->var_rate;
 	f->var_power = m->var_power;
-	f->irreducible = m->irreducible;
 }
 
 double ha_relaxed_fn_eval(const struct ha_relaxed_fn *f, double log_x,

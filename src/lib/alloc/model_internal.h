@@ -24,7 +24,6 @@ struct ha_relaxed_fn {
 	double log_budget;
 	double var_rate;    /* γ */
 	double var_power;   /* κ */
-	double irreducible; /* E: kept for ha_model_log_relaxed_ln, not used by eval */
 };
 
 struct ha_eval_parts {

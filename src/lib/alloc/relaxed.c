@@ -38,7 +38,6 @@
 #define START_MAX_STEP 1.0
 
 struct relaxed_problem {
-	double budget;
 	struct ha_relaxed_fn fn;
 	size_t evaluations;
 };
@@ -227,7 +226,6 @@ enum ha_status ha_relaxed_solver_new(const struct ha_solver *s,
 	w->solver = s;
 	w->lo = log(s->x_lo);
 	w->hi = log(s->x_hi);
-	w->problem.budget = (double)s->budget;
 	*out = w;
 	return HA_OK;
 }
@@ -265,7 +263,7 @@ static enum ha_status solve(struct ha_relaxed_solver *w, const struct ha_model *
 		                            m->var_samples_power * log_samples;
 		ha_relaxed_root_move(&w->root, &problem->fn);
 	} else {
-		ha_relaxed_fn_init(&problem->fn, m, samples, problem->budget);
+		ha_relaxed_fn_init(&problem->fn, m, samples, (double)s->budget);
 		ha_relaxed_root_init(&w->root, &problem->fn, s->x_lo, s->x_hi);
 		w->model = *m;
 		w->log_var_coef = ha_model_log_var_coef(m);
@@ -279,7 +277,7 @@ static enum ha_status solve(struct ha_relaxed_solver *w, const struct ha_model *
 	 * bisection are evaluated, never its answer. */
 	double estimate = w->hint;
 	if (!w->has_hint && s->x_hi > s->x_lo) {
-		double u = starting_log_x(m, samples, problem->budget, w->lo, w->hi);
+		double u = starting_log_x(m, samples, problem->fn.budget, w->lo, w->hi);
 		enum ha_status st = nlopt_minimise(w, &u);
 		if (st == HA_ENOMEM)
 			return st;
@@ -294,7 +292,7 @@ static enum ha_status solve(struct ha_relaxed_solver *w, const struct ha_model *
 		? ha_relaxed_root_solve(&w->root, predicted, width)
 		: ha_relaxed_root_solve(&w->root, width > 0.0 ? predicted : estimate, 0.0);
 	relaxed->head_dim = x;
-	relaxed->heads = problem->budget / x;
+	relaxed->heads = problem->fn.budget / x;
 	/* The mse at x* itself (the double printed): without an irreducible
 	 * error E the prepared objective's value; the prepared objective
 	 * leaves E out (it moves no minimum), so with E > 0 the model adds it. */
@@ -306,7 +304,7 @@ static enum ha_status solve(struct ha_relaxed_solver *w, const struct ha_model *
 	relaxed->log_mse = !with_mse ? NAN
 		: m->irreducible == 0.0 && m->data_coef == 0.0
 		? ha_relaxed_fn_eval(&problem->fn, u, NULL)
-		: ha_model_log_relaxed_ln(m, samples, problem->budget, u, NULL);
+		: ha_model_log_relaxed_ln(m, samples, problem->fn.budget, u, NULL);
 	if (!isfinite(relaxed->head_dim) || (with_mse && !isfinite(relaxed->log_mse)))
 		return HA_ENUMERIC;
 	w->hint = x;
