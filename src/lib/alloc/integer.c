@@ -294,13 +294,10 @@ static enum ha_status solve_integer(const struct ha_solver *s,
 	struct ha_integer_memo local;
 	if (!memo && s->log_d && s->feasible_count <= STACK_MEMO_MAX &&
 	    1.0 - m->hdi == 0.0) {
-		memset(&local, 0, sizeof local);
 		memset(stamp, 0, s->feasible_count * sizeof *stamp);
-		local.solver = s;
-		local.log_share = s->log_share0;
-		local.share_rho = 0.0;
-		local.value = value;
-		local.stamp = stamp;
+		local = (struct ha_integer_memo){.solver = s, .log_share = s->log_share0,
+		                                 .share_rho = 0.0, .value = value,
+		                                 .stamp = stamp};
 		memo_start(&local, m, samples, log(samples));
 		memo = &local;
 	} else if (memo) {

@@ -6,13 +6,8 @@
 
 void ha_error_init(struct ha_error *err)
 {
-	if (!err)
-		return;
-	err->status = HA_OK;
-	err->file = NULL;
-	err->message[0] = '\0';
-	err->line = 0;
-	err->column = 0;
+	if (err)
+		*err = (struct ha_error){.status = HA_OK};
 }
 
 HA_PRINTF(5, 0)
