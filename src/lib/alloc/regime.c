@@ -108,17 +108,6 @@ static double log_switch(const struct ha_model *m, const struct line *l1,
 	       m->var_samples_power;
 }
 
-double ha_regime_log_switch(const struct ha_model *model, uint64_t budget,
-                            uint64_t d1, uint64_t d2)
-{
-	if (ha_model_validate(model) != HA_OK || budget == 0 || budget > HA_BUDGET_MAX ||
-	    d1 == 0 || d2 <= d1 || budget % d1 != 0 || budget % d2 != 0)
-		return INFINITY;
-	struct line l1 = line_of(model, d1, budget / d1, budget / d1);
-	struct line l2 = line_of(model, d2, budget / d2, budget / d2);
-	return log_switch(model, &l1, &l2);
-}
-
 /* The representative of head dimension d: the G of the least ln F, ties
  * within the solver's band to the larger G; 0 when no G meets kv. */
 static int best_kv_heads(const struct ha_model *m, uint64_t budget,

@@ -19,14 +19,6 @@ enum ha_status ha_regime_compute(const struct ha_model *model, uint64_t budget,
                                  const uint64_t *head_dims, size_t count,
                                  struct ha_regime **out, size_t *regimes);
 
-/* Natural log of the switch point n at which head dimension d2 > d1
- * starts to beat d1 under budget D (both dividing D), for the model's
- * s, c_b, c_v, hdi.  Always finite for d1 < d2 (it may be negative: the
- * switch lies below n = 1).  Returns +inf for invalid arguments and when
- * the bias gain s ln(d2/d1) underflows to zero (d2 never wins). */
-double ha_regime_log_switch(const struct ha_model *model, uint64_t budget,
-                            uint64_t d1, uint64_t d2);
-
 /* The regimes over the triples (H, G, d) of headalloc-model(7),
  * GROUPED-QUERY ATTENTION, under the KV constraints kv (NULL: none, G
  * auto), each with its G as kv_heads; regime.c says why they are an

@@ -217,9 +217,7 @@ static void find_certificates(struct ha_relaxed_root *r, double estimate,
 		settle(c, x, &e);
 		if (i == NEWTON_STEPS || !(fabs(e.q) > e.bound) || !(e.slope > 0.0))
 			break;
-		double step = -e.q / e.slope;
-		step = step > NEWTON_MAX_STEP ? NEWTON_MAX_STEP
-		     : step < -NEWTON_MAX_STEP ? -NEWTON_MAX_STEP : step;
+		double step = clamp(-e.q / e.slope, -NEWTON_MAX_STEP, NEWTON_MAX_STEP);
 		double u_next = clamp(u + step, u_lo, u_hi);
 		double x_next = clamp(exp(u_next), r->x_lo, r->x_hi);
 		if (x_next == x)
