@@ -14,7 +14,7 @@ struct ha_fit {
 	size_t count;
 	double mean_x, mean_y; /* running means of X and Y */
 	double sxx, sxy, syy;  /* centred sums of squares and products */
-	double first_x, second_x;
+	double seen[2];        /* the first two distinct X */
 	size_t distinct;       /* distinct X seen, capped at 3 */
 	size_t store_cap;
 	size_t store_room;     /* points the store has room for, <= cap */
@@ -124,16 +124,13 @@ size_t ha_fit_count(const struct ha_fit *fit)
 
 static void count_distinct(struct ha_fit *fit, double tx)
 {
-	if (fit->distinct == 0) {
-		fit->first_x = tx;
-		fit->distinct = 1;
-	} else if (fit->distinct == 1 && tx != fit->first_x) {
-		fit->second_x = tx;
-		fit->distinct = 2;
-	} else if (fit->distinct == 2 && tx != fit->first_x &&
-	           tx != fit->second_x) {
-		fit->distinct = 3;
-	}
+	for (size_t i = 0; i < fit->distinct && i < 2; i++)
+		if (tx == fit->seen[i])
+			return;
+	if (fit->distinct < 2)
+		fit->seen[fit->distinct] = tx;
+	if (fit->distinct < 3)
+		fit->distinct++;
 }
 
 /* Keep point number count while the store has a place for it, doubling
