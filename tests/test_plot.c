@@ -16,6 +16,7 @@
 #include "plot_probe.h"
 #include "alloc/model_internal.h"
 #include "alloc/regime_internal.h"
+#include "alloc/solver_internal.h"
 #include "hdi/hdi_internal.h"
 #include "plot/plot_internal.h"
 
@@ -261,7 +262,10 @@ Test(regimes, each_bar_has_its_head_dims_colour)
 	for (size_t b = 0; b < 2; b++) {
 		struct ha_solver *s;
 		cr_assert_eq(ha_solver_new(budgets[b], NULL, &s), HA_OK);
-		cr_assert_eq(ha_regime_compute_solver(s, &m, &reg[b], &count[b]), HA_OK);
+		size_t nf;
+		const uint64_t *feasible = ha_solver_feasible(s, &nf);
+		cr_assert_eq(ha_regime_compute(&m, budgets[b], feasible, nf, &reg[b],
+		                               &count[b]), HA_OK);
 		ha_solver_free(s);
 		/* the distinct head_dims drawn (those starting below 10^300) */
 		for (size_t i = 0; i < count[b]; i++) {

@@ -235,16 +235,31 @@ Test(regime, huge_budget_stays_finite)
 	free(r);
 }
 
+/* ln n where head dimension d2 > d1 starts to beat d1 under budget D:
+ * where the first regime of their table ends (+inf for no such table). */
+static double log_switch(const struct ha_model *m, uint64_t budget,
+                         uint64_t d1, uint64_t d2)
+{
+	uint64_t dims[] = {d1, d2};
+	struct ha_regime *r = NULL;
+	size_t nr = 0;
+	double l = INFINITY;
+	if (ha_regime_compute(m, budget, dims, 2, &r, &nr) == HA_OK && nr == 2)
+		l = r[0].log_samples_to;
+	free(r);
+	return l;
+}
+
 Test(regime, log_switch)
 {
 	struct ha_model m = ha_model_defaults();
-	double l = ha_regime_log_switch(&m, 512, 4, 8);
+	double l = log_switch(&m, 512, 4, 8);
 	cr_expect(fabs(l - log(63.875 * 64.0 / 3.0)) < 1e-13);
-	cr_expect(isinf(ha_regime_log_switch(&m, 512, 8, 4)));
-	cr_expect(isinf(ha_regime_log_switch(&m, 512, 3, 8)));
-	cr_expect(isinf(ha_regime_log_switch(NULL, 512, 4, 8)));
+	cr_expect(isinf(log_switch(&m, 512, 8, 4)));
+	cr_expect(isinf(log_switch(&m, 512, 3, 8)));
+	cr_expect(isinf(log_switch(NULL, 512, 4, 8)));
 	/* D = 2: d = 1 -> 2 switches at n = (2 - 1/2)/(1 - 1/4) = 2. */
-	l = ha_regime_log_switch(&m, 2, 1, 2);
+	l = log_switch(&m, 2, 1, 2);
 	cr_expect(fabs(l - log(2.0)) < 1e-14);
 }
 
@@ -305,8 +320,10 @@ Test(regime, agrees_with_solver)
 		m.hdi = cases[c].hdi;
 		struct ha_regime *r = NULL;
 		size_t nr = 0;
-		cr_assert_eq(ha_regime_compute_solver(solver, &m, &r, &nr),
-		             HA_OK);
+		size_t nf;
+		const uint64_t *feasible = ha_solver_feasible(solver, &nf);
+		cr_assert_eq(ha_regime_compute(&m, cases[c].budget, feasible, nf, &r,
+		                               &nr), HA_OK);
 		for (size_t i = 0; i < nr; i++) {
 			double lo = r[i].log_samples_from;
 			double hi = r[i].unbounded ? lo + 10.0
@@ -334,7 +351,7 @@ Test(regime, agrees_with_solver)
 	struct ha_regime *r = (struct ha_regime *)1;
 	size_t nr = 3;
 	struct ha_model m = ha_model_defaults();
-	cr_expect_eq(ha_regime_compute_solver(NULL, &m, &r, &nr), HA_EINVAL);
+	cr_expect_eq(ha_regime_compute(&m, 64, NULL, 2, &r, &nr), HA_EINVAL);
 	cr_expect_null(r);
 }
 

@@ -17,6 +17,7 @@
 #include "alloc/grouped_internal.h"
 #include "alloc/model_internal.h"
 #include "alloc/regime_internal.h"
+#include "alloc/solver_internal.h"
 
 static double uniform(double lo, double hi)
 {
@@ -238,7 +239,9 @@ Test(regime_grouped, ungrouped_is_the_plain_table_bit_for_bit)
 		cr_assert_eq(ha_solver_new(budget, NULL, &solver), HA_OK);
 		struct ha_regime *a = NULL, *b = NULL;
 		size_t na = 0, nb = 0;
-		cr_assert_eq(ha_regime_compute_solver(solver, &m, &a, &na), HA_OK);
+		size_t nf;
+		const uint64_t *feasible = ha_solver_feasible(solver, &nf);
+		cr_assert_eq(ha_regime_compute(&m, budget, feasible, nf, &a, &na), HA_OK);
 		cr_assert_eq(ha_regime_compute_grouped(solver, &m, NULL, &b, &nb), HA_OK);
 		cr_assert_eq(na, nb);
 		for (size_t i = 0; i < na; i++) {

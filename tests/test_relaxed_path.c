@@ -55,11 +55,11 @@ Test(relaxed_path, a_root_after_any_other_n_answers_as_a_fresh_one, .timeout = 6
 			ha_relaxed_fn_init(&fn, &m, n_samples, (double)D);
 			struct ha_relaxed_root fresh;
 			ha_relaxed_root_init(&fresh, &fn, 1.0, (double)D);
-			double want = ha_relaxed_root_reference(&fresh);
+			double want = ha_relaxed_root_solve(&fresh, NAN, 0.0);
 			ha_relaxed_root_move(&shared, &fn);
 			double estimate = next_random(&rng) % 2 ? last
 			                : log_uniform(&rng, 1.0, (double)D + 1.0);
-			double got = ha_relaxed_root_solve(&shared, estimate);
+			double got = ha_relaxed_root_solve(&shared, estimate, 0.0);
 			cr_assert(memcmp(&got, &want, sizeof got) == 0,
 			          "D=%llu n=%.17g s=%.17g hdi=%.17g: %.17g, defined %.17g",
 			          (unsigned long long)D, n_samples, m.smoothness, m.hdi, got, want);

@@ -146,7 +146,7 @@ Test(relaxed, a_predicted_sweep_answers_as_the_definition, .timeout = 600)
 			ha_relaxed_fn_init(&fn, &m, n_samples, (double)D);
 			struct ha_relaxed_root root;
 			ha_relaxed_root_init(&root, &fn, 1.0, (double)D);
-			double want = ha_relaxed_root_reference(&root);
+			double want = ha_relaxed_root_solve(&root, NAN, 0.0);
 			cr_assert(memcmp(&got.head_dim, &want, sizeof want) == 0,
 			          "D=%llu n=%.17g s=%.17g hdi=%.17g: %.17g, defined %.17g",
 			          (unsigned long long)D, n_samples, m.smoothness, m.hdi,

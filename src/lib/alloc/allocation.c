@@ -80,7 +80,7 @@ enum ha_status ha_allocation_result_new(uint64_t budget,
 		ha_solver_free(own);
 		return ha_fail(err, HA_ENOMEM, "solving: %s", ha_status_str(HA_ENOMEM));
 	}
-	a->budget = ha_solver_budget(solver);
+	a->budget = solver->budget;
 	st = ha_solver_solve(solver, model, samples, &a->solution);
 	if (st == HA_OK && (parts & HA_ALLOCATION_CANDIDATES))
 		st = ha_solver_enumerate(solver, model, samples, &a->candidates,

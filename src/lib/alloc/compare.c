@@ -39,7 +39,7 @@ static enum ha_status compare(const struct ha_solver *solver,
 	if (!solver || !model || !out || heads == 0 || head_dim == 0 ||
 	    kv_heads == 0 || heads % kv_heads != 0 ||
 	    heads > HA_BUDGET_MAX / head_dim ||
-	    ha_solver_budget(solver) != heads * head_dim)
+	    solver->budget != heads * head_dim)
 		return HA_EINVAL;
 	uint64_t budget = heads * head_dim;
 	enum ha_status st = kv_heads == heads

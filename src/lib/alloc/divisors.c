@@ -71,18 +71,8 @@ int ha_is_prime(uint64_t n)
 	return 1;
 }
 
-static uint64_t gcd(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t t = a % b;
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 /* gcd by Stein's binary algorithm (no division). */
-static uint64_t binary_gcd(uint64_t a, uint64_t b)
+static uint64_t gcd(uint64_t a, uint64_t b)
 {
 	if (a == 0)
 		return b;
@@ -290,7 +280,7 @@ static uint64_t ecm_curve(const struct montgomery *m, uint64_t sigma,
 			power *= p;
 		q = ladder(&e, q, power);
 	}
-	g = binary_gcd(q.z, n);
+	g = gcd(q.z, n);
 	if (g != 1)
 		return g < n ? g : 0;
 
@@ -324,7 +314,7 @@ static uint64_t ecm_curve(const struct montgomery *m, uint64_t sigma,
 			at = next;
 		}
 	}
-	g = binary_gcd(acc, n);
+	g = gcd(acc, n);
 	return g > 1 && g < n ? g : 0;
 }
 
@@ -425,16 +415,20 @@ enum ha_status ha_factorize(uint64_t n,
 	return HA_OK;
 }
 
-uint64_t ha_divisor_count(uint64_t n)
+/* prod (e_i + 1): the number of divisors of prod p_i^e_i. */
+static uint64_t divisors_of(const struct ha_prime_power *f, size_t count)
 {
-	struct ha_prime_power f[HA_MAX_PRIME_FACTORS];
-	size_t count;
-	if (ha_factorize(n, f, &count) != HA_OK)
-		return 0;
 	uint64_t total = 1;
 	for (size_t i = 0; i < count; i++)
 		total *= f[i].exponent + 1;
 	return total;
+}
+
+uint64_t ha_divisor_count(uint64_t n)
+{
+	struct ha_prime_power f[HA_MAX_PRIME_FACTORS];
+	size_t count;
+	return ha_factorize(n, f, &count) == HA_OK ? divisors_of(f, count) : 0;
 }
 
 static int by_value(const void *a, const void *b)
@@ -457,11 +451,7 @@ enum ha_status ha_divisors(uint64_t n, uint64_t **out, size_t *count)
 	enum ha_status st = ha_factorize(n, f, &nf);
 	if (st != HA_OK)
 		return st;
-	size_t total = 1;
-	for (size_t i = 0; i < nf; i++)
-		total *= f[i].exponent + 1;
-
-	uint64_t *d = malloc(total * sizeof *d);
+	uint64_t *d = malloc(divisors_of(f, nf) * sizeof *d);
 	if (!d)
 		return HA_ENOMEM;
 	/* Each prime power multiplies the divisors found so far. */

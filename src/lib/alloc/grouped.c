@@ -90,7 +90,7 @@ enum ha_status grouped_pairs_list(const struct ha_solver *solver,
                                   struct grouped_pairs *out)
 {
 	*out = (struct grouped_pairs){0};
-	uint64_t budget = ha_solver_budget(solver);
+	uint64_t budget = solver->budget;
 	out->bound = ha_grouped_triple_bound(budget);
 	if (out->bound == 0 || out->bound > HA_GROUPED_MAX_TRIPLES)
 		return HA_EUNSUPPORTED;
@@ -175,7 +175,7 @@ static enum ha_status list_triples(const struct ha_grouped_request *req,
                                    const struct grouped_pairs *p,
                                    struct triple **out)
 {
-	uint64_t budget = ha_solver_budget(req->solver);
+	uint64_t budget = req->solver->budget;
 	struct triple *t = malloc((p->count ? p->count : 1) * sizeof *t);
 	if (!t)
 		return HA_ENOMEM;
@@ -216,8 +216,8 @@ static enum ha_status describe(const struct ha_grouped_request *req,
                                const struct triple *t,
                                struct ha_grouped_allocation *a)
 {
-	uint64_t budget = ha_solver_budget(req->solver);
-	struct ha_kv_shape shape = req->shape ? *req->shape : ha_kv_shape_defaults();
+	uint64_t budget = req->solver->budget;
+	const struct ha_kv_shape shape = *req->shape; /* check_request's */
 	a->heads = budget / t->head_dim;
 	a->kv_heads = t->kv_heads;
 	a->group_size = a->heads / t->kv_heads;
@@ -337,7 +337,7 @@ static enum ha_status check_request(const struct ha_grouped_request *req,
 		r->kv = &none;
 	*shape = r->shape ? *r->shape : ha_kv_shape_defaults();
 	r->shape = shape;
-	return ha_kv_shape_validate(shape, ha_solver_budget(r->solver));
+	return ha_kv_shape_validate(shape, r->solver->budget);
 }
 
 enum ha_status grouped_solve_listed(const struct ha_grouped_request *req,
@@ -351,7 +351,7 @@ enum ha_status grouped_solve_listed(const struct ha_grouped_request *req,
 	struct ha_kv_shape shape;
 	if (check_request(req, &r, &shape) != HA_OK)
 		return HA_EINVAL;
-	out->budget = ha_solver_budget(r.solver);
+	out->budget = r.solver->budget;
 	out->samples = r.samples;
 	struct grouped_pairs own = {0};
 	const struct grouped_pairs *p = listed ? listed : &own;

@@ -22,17 +22,21 @@ enum ha_status ha_kv_constraints_validate(const struct ha_kv_constraints *c);
 enum ha_status ha_kv_shape_validate(const struct ha_kv_shape *shape,
                                     uint64_t budget);
 
+/* 1 when G key heads of dimension head_dim meet the KV constraints kv
+ * (NULL: none), the rule of the grouped allocation and its regimes. */
+int ha_kv_allows(const struct ha_kv_constraints *kv, uint64_t head_dim,
+                 uint64_t kv_heads);
+
 /* prod (e_i + 1)(e_i + 2)/2 for D = prod p_i^e_i: the number of triples
  * (H, G, d) with H d = D and G | H (saturated at UINT64_MAX; 0 for D out
  * of range). */
 uint64_t ha_grouped_triple_bound(uint64_t budget);
 
-/* The relaxation alone: min ln f over real x in the solver's interval and
- * real G in [max(1, min_kv_heads), min(D/x, max_kv_heads)] with G x <=
- * max_kv_dim (or G fixed), by NLopt's SLSQP in (ln x, ln G) with the
- * KV bound as an inequality constraint.  HA_EINVAL for bad arguments,
- * HA_EINFEASIBLE when the region is empty, HA_ENOMEM, HA_ENUMERIC when
- * NLopt fails. */
+/* The relaxation alone (relaxed_grouped.c): min ln f over real x in the
+ * solver's interval and real G in [max(1, min_kv_heads), min(D/x,
+ * max_kv_heads)] with G x <= max_kv_dim (or G fixed).  HA_EINVAL for bad
+ * arguments, HA_EINFEASIBLE when the region is empty, HA_ENOMEM,
+ * HA_ENUMERIC when NLopt fails. */
 enum ha_status ha_grouped_solve_relaxed(const struct ha_solver *solver,
                                         const struct ha_model *model,
                                         double samples,

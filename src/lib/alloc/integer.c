@@ -1,17 +1,14 @@
-/* The certified integer search of headalloc-model(7), THE CERTIFICATE: the feasible divisor with the
- * least MSE, and a certificate of how that is known.
+/* The certified integer search of headalloc-model(7), THE CERTIFICATE:
+ * the feasible divisor with the least MSE, and a certificate of how that
+ * is known.
  *
- * Why a bracket search is a proof: on x >= 1 every term of the relaxed
- * objective f(x) = c_b x^-s + c_v x^(x/2) (rho + (1 - rho) x / D) / n is
- * convex (x^-s for s > 0; x^(x/2) and x^(x/2 + 1) because, with h their
- * logarithm, h'' + h'^2 > 0 there), and x^-s is strictly convex.  So f is
- * strictly unimodal and so is its restriction to the ascending feasible
- * divisors: the first index where f stops decreasing is the integer
- * optimum, found by binary search on the sign of successive differences.
- * For the generalised model (irreducible E, variance c_v d^(gamma d +
- * kappa)) the condition under which the same holds is proven in model.c
- * and checked, per model, by ha_model_unimodal_on(): where it does not
- * hold the search enumerates. */
+ * Why a bracket search is a proof: where the relaxed objective f is
+ * strictly unimodal on x >= the least feasible divisor (proven in model.c
+ * for every validated model, checked per model by
+ * ha_model_unimodal_on()), so is its restriction to the ascending
+ * feasible divisors: the first index where f stops decreasing is the
+ * integer optimum, found by binary search on the sign of successive
+ * differences.  Where it is not proven the search enumerates. */
 #include <float.h>
 #include <math.h>
 #include <stddef.h>
@@ -48,7 +45,6 @@ struct evaluator {
 
 struct ha_integer_memo {
 	const struct ha_solver *solver;
-	const double *log_d;    /* ln d_i: the solver's */
 	double *log_share;      /* ln(rho + (1 - rho) / H_i) at share_rho */
 	double share_rho;       /* NaN: log_share not yet made */
 	double *value;          /* the values of this solve ... */
@@ -88,8 +84,8 @@ static double log_mse_at(const struct evaluator *e, size_t i)
 	/* ha_model_log_relative_mse, term by term in its order, with its
 	 * logarithms looked up. */
 	double d = (double)s->feasible[i];
-	double log_bias = -m->smoothness * w->log_d[i];
-	double log_var = w->log_coef_ratio + (m->var_rate * d + m->var_power) * w->log_d[i] -
+	double log_bias = -m->smoothness * s->log_d[i];
+	double log_var = w->log_coef_ratio + (m->var_rate * d + m->var_power) * s->log_d[i] -
 	                 w->log_samples + w->log_share[i];
 	w->stamp[i] = w->generation;
 	return w->value[i] = ha_log_add(log_bias, log_var);
@@ -115,7 +111,6 @@ enum ha_status ha_integer_memo_new(const struct ha_solver *s,
 		return HA_ENOMEM;
 	}
 	w->solver = s;
-	w->log_d = s->log_d;
 	w->share_rho = NAN;
 	*out = w;
 	return HA_OK;
@@ -299,14 +294,10 @@ static enum ha_status solve_integer(const struct ha_solver *s,
 	struct ha_integer_memo local;
 	if (!memo && s->log_d && s->feasible_count <= STACK_MEMO_MAX &&
 	    1.0 - m->hdi == 0.0) {
-		memset(&local, 0, sizeof local);
 		memset(stamp, 0, s->feasible_count * sizeof *stamp);
-		local.solver = s;
-		local.log_d = s->log_d;
-		local.log_share = s->log_share0;
-		local.share_rho = 0.0;
-		local.value = value;
-		local.stamp = stamp;
+		local = (struct ha_integer_memo){.solver = s, .log_share = s->log_share0,
+		                                 .share_rho = 0.0, .value = value,
+		                                 .stamp = stamp};
 		memo_start(&local, m, samples, log(samples));
 		memo = &local;
 	} else if (memo) {
@@ -346,8 +337,7 @@ enum ha_status ha_solver_solve_integer_next(const struct ha_solver *s,
 		return HA_EINVAL;
 	memo_next(memo, m, samples, log_samples);
 	struct ha_certificate cert = {0};
-	size_t evaluated = 0;
-	struct evaluator e = {s, m, samples, memo, &evaluated, 0};
+	struct evaluator e = {s, m, samples, memo, &cert.evaluated, 0};
 	search(s, &e, memo->unimodal, &cert, optimum);
 	return HA_OK;
 }

@@ -1,12 +1,11 @@
-/* The error model of headalloc-model(7), THE ERROR MODEL and headalloc-model(7), CALIBRATION (The parameters), entirely in natural
- * logs.
+/* The error model of headalloc-model(7), THE ERROR MODEL and
+ * CALIBRATION (The parameters), entirely in natural logs.
  *
- * Byte-identical defaults: with E = 0, γ = 1/2, κ = 0 and plain coefficients
- * every expression below rounds exactly as the seeds' model did (x + 0.0
- * and 0.5 d + 0.0 are exact, and E = 0 takes the old path), so no printed
- * digit of an existing answer moves.  The data term keeps that too: A = 0
- * takes the old path, and β = 1 multiplies ln n by 1 and divides by n
- * itself (both exact). */
+ * At the defaults (E = A = 0, γ = 1/2, κ = 0, β = 1, plain coefficients)
+ * every expression below rounds exactly as the simple model's formula:
+ * x + 0.0 and 0.5 d + 0.0 are exact, E = A = 0 adds no constant, and
+ * β = 1 multiplies ln n by 1 and divides by n itself, so the general
+ * model moves no digit of a simple model's answer. */
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
@@ -62,18 +61,6 @@ void ha_model_set_log_var_coef(struct ha_model *m, double log_coef)
 	m->var_coef = log_coef != 0.0 ? log_coef : 1.0;
 }
 
-void ha_model_set_bias_coef(struct ha_model *m, double coef)
-{
-	m->bias_coef_is_log = 0;
-	m->bias_coef = coef;
-}
-
-void ha_model_set_var_coef(struct ha_model *m, double coef)
-{
-	m->var_coef_is_log = 0;
-	m->var_coef = coef;
-}
-
 /* A coefficient in its form: a positive finite c, or a finite ln c. */
 static int coef_valid(double value, int is_log)
 {
@@ -97,32 +84,29 @@ enum ha_status ha_samples_validate(double samples)
 
 const char *ha_model_param_domain(const char *name, double v, int *in_domain)
 {
-	static const char *const positive[] = {"smoothness", "bias_coef", "var_coef",
-	                                       "data_power", "var_samples_power"};
-	static const char *const nonnegative[] = {"irreducible", "var_rate", "var_power",
-	                                          "data_coef"};
-	static const char *const fractions[] = {"hdi", "group_hdi"};
-	static const char *const logarithms[] = {"log_bias_coef", "log_var_coef"};
-	for (size_t i = 0; i < sizeof positive / sizeof *positive; i++)
-		if (strcmp(name, positive[i]) == 0) {
-			*in_domain = positive_finite(v);
-			return "a finite number > 0";
-		}
-	for (size_t i = 0; i < sizeof nonnegative / sizeof *nonnegative; i++)
-		if (strcmp(name, nonnegative[i]) == 0) {
-			*in_domain = isfinite(v) && v >= 0.0;
-			return "a finite number >= 0";
-		}
-	for (size_t i = 0; i < sizeof fractions / sizeof *fractions; i++)
-		if (strcmp(name, fractions[i]) == 0) {
-			*in_domain = v >= 0.0 && v <= 1.0;
-			return "a number from 0 to 1";
-		}
-	for (size_t i = 0; i < sizeof logarithms / sizeof *logarithms; i++)
-		if (strcmp(name, logarithms[i]) == 0) {
-			*in_domain = isfinite(v);
-			return "a finite number";
-		}
+	enum { POSITIVE, NONNEGATIVE, FRACTION, LOGARITHM };
+	static const struct {
+		const char *name;
+		int domain;
+	} params[] = {
+		{"smoothness", POSITIVE}, {"bias_coef", POSITIVE}, {"var_coef", POSITIVE},
+		{"data_power", POSITIVE}, {"var_samples_power", POSITIVE},
+		{"irreducible", NONNEGATIVE}, {"var_rate", NONNEGATIVE},
+		{"var_power", NONNEGATIVE}, {"data_coef", NONNEGATIVE},
+		{"hdi", FRACTION}, {"group_hdi", FRACTION},
+		{"log_bias_coef", LOGARITHM}, {"log_var_coef", LOGARITHM},
+	};
+	static const char *const words[] = {"a finite number > 0", "a finite number >= 0",
+	                                    "a number from 0 to 1", "a finite number"};
+	for (size_t i = 0; i < sizeof params / sizeof *params; i++) {
+		if (strcmp(name, params[i].name) != 0)
+			continue;
+		int d = params[i].domain;
+		*in_domain = d == POSITIVE ? positive_finite(v)
+		           : d == NONNEGATIVE ? isfinite(v) && v >= 0.0
+		           : d == FRACTION ? v >= 0.0 && v <= 1.0 : isfinite(v);
+		return words[d];
+	}
 	*in_domain = 0;
 	return NULL;
 }
@@ -195,12 +179,6 @@ double ha_model_log_constant(const struct ha_model *m, double samples)
 		return log_e;
 	return ha_log_add(log_e, log(m->data_coef) -
 	                         m->data_power * log(samples));
-}
-
-/* ln(E + e^log_r) for E >= 0. */
-static double log_shift(double e, double log_r)
-{
-	return e == 0.0 ? log_r : ha_log_add(log(e), log_r);
 }
 
 /* direct when it is a normal double, else exp(log_value) (+inf beyond a
@@ -327,20 +305,17 @@ void ha_model_eval_from(const struct ha_model *m, double samples, uint64_t budge
 	out->reducible = direct && isnormal(sum) ? sum
 	                                         : ha_exp_or_inf(out->log_reducible);
 	out->irreducible = m->irreducible;
-	out->data = 0.0;
-	if (m->data_coef != 0.0) {
-		/* A n^-α: a plain value (it may underflow to 0; the log of the
-		 * sum below keeps it whatever its size). */
-		out->data = m->data_coef * pow(samples, -m->data_power);
-		out->log_mse = ha_log_add(ha_model_log_constant(m, samples),
-		                          out->log_reducible);
-		out->mse = m->irreducible + out->data + out->reducible;
-	} else if (m->irreducible == 0.0) {
+	/* A n^-α: a plain value (it may underflow to 0; the log of the sum
+	 * below keeps it whatever its size). */
+	out->data = m->data_coef == 0.0 ? 0.0
+	                                : m->data_coef * pow(samples, -m->data_power);
+	if (m->irreducible == 0.0 && m->data_coef == 0.0) {
 		out->log_mse = out->log_reducible;
 		out->mse = out->reducible;
 	} else {
-		out->log_mse = log_shift(m->irreducible, out->log_reducible);
-		out->mse = m->irreducible + out->reducible;
+		out->log_mse = ha_log_add(ha_model_log_constant(m, samples),
+		                          out->log_reducible);
+		out->mse = m->irreducible + out->data + out->reducible;
 	}
 }
 
@@ -356,18 +331,6 @@ double ha_model_log_relative_mse(const struct ha_model *m, double samples,
 	                 (m->var_rate * d + m->var_power) * log(d) -
 	                 log_samples_power(m, samples) +
 	                 ha_model_log_group_factor(m, budget / head_dim, kv_heads);
-	return ha_log_add(log_bias, log_var);
-}
-
-double ha_model_log_relaxed_grouped(const struct ha_model *m, double samples,
-                                    double budget, double x, double kv_heads)
-{
-	double rho = 1.0 - m->hdi, rho_g = 1.0 - m->group_hdi;
-	double factor = rho + (1.0 - rho_g) * x / budget + (rho_g - rho) / kv_heads;
-	double lx = log(x);
-	double log_bias = ha_model_log_bias_coef(m) - m->smoothness * lx;
-	double log_var = ha_model_log_var_coef(m) - log_samples_power(m, samples) +
-	                 (m->var_rate * x + m->var_power) * lx + log(factor);
 	return ha_log_add(log_bias, log_var);
 }
 
@@ -393,7 +356,6 @@ void ha_relaxed_fn_init(struct ha_relaxed_fn *f, const struct ha_model *m,
 	f->log_budget = log(budget);
 	f->var_rate = m->var_rate;
 	f->var_power = m->var_power;
-	f->irreducible = m->irreducible;
 }
 
 double ha_relaxed_fn_eval(const struct ha_relaxed_fn *f, double log_x,
@@ -431,8 +393,7 @@ double ha_model_log_relaxed_ln(const struct ha_model *m, double samples,
 	double log_r = ha_relaxed_fn_eval(&f, log_x, grad);
 	if (m->irreducible == 0.0 && m->data_coef == 0.0)
 		return log_r;
-	double log_f = m->data_coef == 0.0 ? log_shift(m->irreducible, log_r)
-	                                   : ha_log_add(ha_model_log_constant(m, samples), log_r);
+	double log_f = ha_log_add(ha_model_log_constant(m, samples), log_r);
 	/* d ln f/du = (R/f) d ln R/du, R/f = e^(ln R - ln f). */
 	if (grad)
 		*grad *= exp(log_r - log_f);

@@ -24,7 +24,6 @@ struct ha_relaxed_fn {
 	double log_budget;
 	double var_rate;    /* γ */
 	double var_power;   /* κ */
-	double irreducible; /* E: kept for ha_model_log_relaxed_ln, not used by eval */
 };
 
 struct ha_eval_parts {
@@ -83,9 +82,6 @@ double ha_model_log_var_coef(const struct ha_model *model);
  * size (a log of 0 is held as the plain 1). */
 void ha_model_set_log_bias_coef(struct ha_model *model, double log_coef);
 void ha_model_set_log_var_coef(struct ha_model *model, double log_coef);
-/* Set c_b (c_v) to the plain coef (> 0, finite), held as given. */
-void ha_model_set_bias_coef(struct ha_model *model, double coef);
-void ha_model_set_var_coef(struct ha_model *model, double coef);
 
 /* ln(E + A n^-α), the part of the error common to every head dimension
  * at this n; -inf when E = A = 0.  The model is assumed validated. */
@@ -103,13 +99,6 @@ double ha_model_log_constant(const struct ha_model *model, double samples);
 double ha_model_log_relative_mse(const struct ha_model *model, double samples,
                                  uint64_t budget, uint64_t head_dim,
                                  uint64_t kv_heads);
-
-/* ln f(x, G) - the reducible part, ln(c_b x^-s + c_v x^(γx+κ)/n^β F) with
- * F = rho + (1 - rho_g) x/D + (rho_g - rho)/G - of real (x, G): the
- * objective of the grouped relaxation. */
-double ha_model_log_relaxed_grouped(const struct ha_model *model,
-                                    double samples, double budget, double x,
-                                    double kv_heads);
 
 /* The relaxed objective of headalloc-model(7), THE CONTINUOUS RELAXATION, at a real head dimension x >= 1 with
  * H = D/x: ln f(x), f(x) = E + A n^-α + c_b x^-s + c_v x^(γx+κ)/n^β (rho + (1-rho) x/D).

@@ -36,11 +36,13 @@
  * in ln(1/t), exactly as before, and every boundary divided by β (for
  * β = 1 a division by 1, exact).  β > 0 keeps the order of the boundaries,
  * so the envelope in n is the envelope in 1/t. */
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 
 #include <headalloc/regime.h>
 
+#include "base/error_internal.h"
 #include "alloc/divisors.h"
 #include "alloc/grouped_internal.h"
 #include "alloc/regime_internal.h"
@@ -106,17 +108,6 @@ static double log_switch(const struct ha_model *m, const struct line *l1,
 	       m->var_samples_power;
 }
 
-double ha_regime_log_switch(const struct ha_model *model, uint64_t budget,
-                            uint64_t d1, uint64_t d2)
-{
-	if (ha_model_validate(model) != HA_OK || budget == 0 || budget > HA_BUDGET_MAX ||
-	    d1 == 0 || d2 <= d1 || budget % d1 != 0 || budget % d2 != 0)
-		return INFINITY;
-	struct line l1 = line_of(model, d1, budget / d1, budget / d1);
-	struct line l2 = line_of(model, d2, budget / d2, budget / d2);
-	return log_switch(model, &l1, &l2);
-}
-
 /* The representative of head dimension d: the G of the least ln F, ties
  * within the solver's band to the larger G; 0 when no G meets kv. */
 static int best_kv_heads(const struct ha_model *m, uint64_t budget,
@@ -139,43 +130,6 @@ static int best_kv_heads(const struct ha_model *m, uint64_t budget,
 		    least + HA_TIE_LOG_TOLERANCE)
 			*out = line_of(m, d, heads, divisors[j]); /* ascending: the largest */
 	return 1;
-}
-
-/* The lines of the head dimensions dims (ascending) that can win, in
- * ascending d: *count of them in *out (the caller frees it).  Grouped
- * (divisors: those of the budget), each d's best G under kv, a d whose b
- * is no smaller than that of a larger d left out; else G = H. */
-static enum ha_status lines_of(const struct ha_model *m, uint64_t budget,
-                               const uint64_t *dims, size_t nd,
-                               const uint64_t *divisors, size_t divisor_count,
-                               const struct ha_kv_constraints *kv,
-                               struct line **out, size_t *count)
-{
-	struct line *lines = malloc((nd ? nd : 1) * sizeof *lines);
-	if (!lines)
-		return HA_ENOMEM;
-	/* Descending d, grouped keeping a line only when its b is below
-	 * every b of a larger d kept so far. */
-	size_t n = 0;
-	double least = INFINITY;
-	for (size_t i = nd; i-- > 0;) {
-		struct line l;
-		if (!divisors) {
-			lines[n++] = line_of(m, dims[i], budget / dims[i], budget / dims[i]);
-		} else if (best_kv_heads(m, budget, dims[i], divisors, divisor_count,
-		                         kv, &l) && l.log_slope < least) {
-			least = l.log_slope;
-			lines[n++] = l;
-		}
-	}
-	for (size_t i = 0; i < n / 2; i++) {
-		struct line swap = lines[i];
-		lines[i] = lines[n - 1 - i];
-		lines[n - 1 - i] = swap;
-	}
-	*out = lines;
-	*count = n;
-	return HA_OK;
 }
 
 /* The lower envelope of the lines as regimes in ascending n, those over
@@ -238,33 +192,40 @@ static enum ha_status envelope(const struct ha_model *m, uint64_t budget,
 	return HA_OK;
 }
 
-static int dims_ok(uint64_t budget, const uint64_t *dims, size_t count)
-{
-	for (size_t i = 0; i < count; i++) {
-		if (dims[i] == 0 || budget % dims[i] != 0)
-			return 0;
-		if (i > 0 && dims[i] <= dims[i - 1])
-			return 0;
-	}
-	return 1;
-}
-
-/* The regimes of the lines of dims (see lines_of); HA_EINFEASIBLE when
- * none is left. */
+/* The regimes of the lines of the head dimensions dims (ascending) that
+ * can win: grouped (divisors: those of the budget), each d's best G
+ * under kv, a d whose b is no smaller than that of a larger d left out;
+ * else G = H.  HA_EINFEASIBLE when no line is left. */
 static enum ha_status regimes_of(const struct ha_model *m, uint64_t budget,
-                                 const uint64_t *dims, size_t count,
+                                 const uint64_t *dims, size_t nd,
                                  const uint64_t *divisors, size_t divisor_count,
                                  const struct ha_kv_constraints *kv,
                                  struct ha_regime **out, size_t *regimes)
 {
-	struct line *lines = NULL;
+	struct line *lines = malloc((nd ? nd : 1) * sizeof *lines);
+	if (!lines)
+		return HA_ENOMEM;
+	/* Descending d, grouped keeping a line only when its b is below
+	 * every b of a larger d kept so far; then reversed, ascending d. */
 	size_t n = 0;
-	enum ha_status st = lines_of(m, budget, dims, count, divisors,
-	                             divisor_count, kv, &lines, &n);
-	if (st == HA_OK && n == 0)
-		st = HA_EINFEASIBLE;
-	if (st == HA_OK)
-		st = envelope(m, budget, lines, n, out, regimes);
+	double least = INFINITY;
+	for (size_t i = nd; i-- > 0;) {
+		struct line l;
+		if (!divisors) {
+			lines[n++] = line_of(m, dims[i], budget / dims[i], budget / dims[i]);
+		} else if (best_kv_heads(m, budget, dims[i], divisors, divisor_count,
+		                         kv, &l) && l.log_slope < least) {
+			least = l.log_slope;
+			lines[n++] = l;
+		}
+	}
+	for (size_t i = 0; i < n / 2; i++) {
+		struct line swap = lines[i];
+		lines[i] = lines[n - 1 - i];
+		lines[n - 1 - i] = swap;
+	}
+	enum ha_status st = n ? envelope(m, budget, lines, n, out, regimes)
+	                      : HA_EINFEASIBLE;
 	free(lines);
 	return st;
 }
@@ -282,28 +243,12 @@ enum ha_status ha_regime_compute(const struct ha_model *model, uint64_t budget,
 		return HA_EINVAL;
 	if (count == 0)
 		return HA_EINFEASIBLE;
-	if (!dims_ok(budget, head_dims, count))
-		return HA_EINVAL;
+	for (size_t i = 0; i < count; i++)
+		if (head_dims[i] == 0 || budget % head_dims[i] != 0 ||
+		    (i > 0 && head_dims[i] <= head_dims[i - 1]))
+			return HA_EINVAL;
 	return regimes_of(model, budget, head_dims, count, NULL, 0, NULL, out,
 	                  regimes);
-}
-
-enum ha_status ha_regime_compute_solver(const struct ha_solver *solver,
-                                        const struct ha_model *model,
-                                        struct ha_regime **out,
-                                        size_t *regimes)
-{
-	if (!solver) {
-		if (out)
-			*out = NULL;
-		if (regimes)
-			*regimes = 0;
-		return HA_EINVAL;
-	}
-	size_t count = 0;
-	const uint64_t *dims = ha_solver_feasible(solver, &count);
-	return ha_regime_compute(model, ha_solver_budget(solver), dims, count,
-	                         out, regimes);
 }
 
 enum ha_status ha_regime_compute_grouped(const struct ha_solver *solver,
@@ -319,17 +264,127 @@ enum ha_status ha_regime_compute_grouped(const struct ha_solver *solver,
 	if (!solver || !out || !regimes || ha_model_validate(model) != HA_OK ||
 	    ha_kv_constraints_validate(kv) != HA_OK)
 		return HA_EINVAL;
-	uint64_t budget = ha_solver_budget(solver);
+	uint64_t budget = solver->budget;
 	uint64_t bound = ha_grouped_triple_bound(budget);
 	if (bound == 0 || bound > HA_GROUPED_MAX_TRIPLES)
 		return HA_EUNSUPPORTED;
-	size_t nd = 0, divisor_count = 0;
-	const uint64_t *dims = ha_solver_feasible(solver, &nd);
+	size_t divisor_count = 0;
 	uint64_t *divisors = NULL;
 	enum ha_status st = ha_divisors(budget, &divisors, &divisor_count);
 	if (st == HA_OK)
-		st = regimes_of(model, budget, dims, nd, divisors, divisor_count, kv,
-		                out, regimes);
+		st = regimes_of(model, budget, solver->feasible, solver->feasible_count,
+		                divisors, divisor_count, kv, out, regimes);
 	free(divisors);
 	return st;
+}
+
+/* The regimes of several budgets as one result (regime.h): what
+ * ha_report_regimes and ha_plot_regimes render, computed once. */
+void ha_regimes_free(struct ha_regimes *g)
+{
+	if (!g)
+		return;
+	for (size_t b = 0; g->budgets && b < g->count; b++)
+		free(g->budgets[b].regimes);
+	free(g->budgets);
+	free(g);
+}
+
+/* The regimes of one budget, through its solver (made here when none is
+ * lent); over (H, G, d) when grouped, under kv. */
+static enum ha_status budget_regimes(const struct ha_model *model,
+                                     const struct ha_constraints *constraints,
+                                     int grouped,
+                                     const struct ha_kv_constraints *kv,
+                                     struct ha_solver *borrowed,
+                                     struct ha_budget_regimes *row,
+                                     struct ha_error *err)
+{
+	struct ha_solver *solver = borrowed;
+	enum ha_status st = solver ? HA_OK
+	                           : ha_solver_new(row->budget, constraints, &solver);
+	if (st == HA_EINFEASIBLE)
+		return ha_fail(err, st, "no (heads, head_dim) pair of budget %" PRIu64
+		               " meets the constraints", row->budget);
+	if (st != HA_OK)
+		return ha_fail(err, st, "solving: %s", ha_status_str(st));
+	st = grouped ? ha_regime_compute_grouped(solver, model, kv, &row->regimes,
+	                                         &row->count)
+	             : ha_regime_compute(model, solver->budget, solver->feasible,
+	                                 solver->feasible_count, &row->regimes,
+	                                 &row->count);
+	if (!borrowed)
+		ha_solver_free(solver);
+	if (grouped && st == HA_EINFEASIBLE)
+		return ha_fail(err, st, "no (heads, kv_heads, head_dim) of budget %"
+		               PRIu64 " meets the KV constraints", row->budget);
+	if (grouped && st == HA_EUNSUPPORTED)
+		return ha_fail(err, st, "%" PRIu64 ": the grouped regimes "
+		               "would evaluate up to %" PRIu64 " triples (H, G, d); "
+		               "at most %" PRIu64 " are allowed (see LIMITS in "
+		               "headalloc(1))", row->budget,
+		               ha_grouped_triple_bound(row->budget),
+		               HA_GROUPED_MAX_TRIPLES);
+	if (st != HA_OK)
+		return ha_fail(err, st, "computing the regimes: %s", ha_status_str(st));
+	return HA_OK;
+}
+
+static enum ha_status regimes_new(const struct ha_model *model,
+                                  const struct ha_constraints *constraints,
+                                  int grouped,
+                                  const struct ha_kv_constraints *kv,
+                                  const uint64_t *budgets, size_t budget_count,
+                                  struct ha_solver *const *solvers,
+                                  struct ha_regimes **out, struct ha_error *err)
+{
+	if (out)
+		*out = NULL;
+	if (!model || !out || (budget_count && !budgets))
+		return ha_fail(err, HA_EINVAL, "regimes need a model and budgets");
+	struct ha_regimes *g = calloc(1, sizeof *g);
+	if (g && budget_count)
+		g->budgets = calloc(budget_count, sizeof *g->budgets);
+	if (!g || (budget_count && !g->budgets)) {
+		ha_regimes_free(g);
+		return ha_fail(err, HA_ENOMEM, "computing the regimes: %s",
+		               ha_status_str(HA_ENOMEM));
+	}
+	g->grouped = grouped;
+	for (size_t b = 0; b < budget_count; b++) {
+		g->budgets[b].budget = budgets[b];
+		g->count++;
+		enum ha_status st = budget_regimes(model, constraints, grouped, kv,
+		                                   solvers ? solvers[b] : NULL,
+		                                   &g->budgets[b], err);
+		if (st != HA_OK) {
+			ha_regimes_free(g);
+			return st;
+		}
+	}
+	*out = g;
+	return HA_OK;
+}
+
+enum ha_status ha_regimes_new(const struct ha_model *model,
+                              const struct ha_constraints *constraints,
+                              const uint64_t *budgets, size_t budget_count,
+                              struct ha_solver *const *solvers,
+                              struct ha_regimes **out, struct ha_error *err)
+{
+	return regimes_new(model, constraints, 0, NULL, budgets, budget_count,
+	                   solvers, out, err);
+}
+
+enum ha_status ha_regimes_new_grouped(const struct ha_model *model,
+                                      const struct ha_constraints *constraints,
+                                      const struct ha_kv_constraints *kv,
+                                      const uint64_t *budgets,
+                                      size_t budget_count,
+                                      struct ha_solver *const *solvers,
+                                      struct ha_regimes **out,
+                                      struct ha_error *err)
+{
+	return regimes_new(model, constraints, 1, kv, budgets, budget_count,
+	                   solvers, out, err);
 }

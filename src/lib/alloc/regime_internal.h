@@ -19,33 +19,13 @@ enum ha_status ha_regime_compute(const struct ha_model *model, uint64_t budget,
                                  const uint64_t *head_dims, size_t count,
                                  struct ha_regime **out, size_t *regimes);
 
-/* The same over a solver's feasible head dimensions
- * (ha_solver_feasible()) and budget.  HA_EINVAL for a NULL solver. */
-enum ha_status ha_regime_compute_solver(const struct ha_solver *solver,
-                                        const struct ha_model *model,
-                                        struct ha_regime **out,
-                                        size_t *regimes);
-
-/* Natural log of the switch point n at which head dimension d2 > d1
- * starts to beat d1 under budget D (both dividing D), for the model's
- * s, c_b, c_v, hdi.  Always finite for d1 < d2 (it may be negative: the
- * switch lies below n = 1).  Returns +inf for invalid arguments and when
- * the bias gain s ln(d2/d1) underflows to zero (d2 never wins). */
-double ha_regime_log_switch(const struct ha_model *model, uint64_t budget,
-                            uint64_t d1, uint64_t d2);
-
 /* The regimes over the triples (H, G, d) of headalloc-model(7),
  * GROUPED-QUERY ATTENTION, under the KV constraints kv (NULL: none, G
- * auto), for the model's s, c_b, c_v, hdi and group_hdi (over every
- * n).  Every triple's error is still a_d + b_(d,G) n^-β with a_d =
- * c_b d^-s and b_(d,G) = c_v d^(γd+κ) F(H, G): for one d the G of the
- * least F wins at every n (ties to the larger G), a d whose b is no
- * smaller than that of a larger d never wins, and the envelope of the
- * rest is exact as ha_regime_compute's.  Each regime's kv_heads is its
- * G.  HA_EINVAL for a NULL solver, model or out, an invalid model or kv;
- * HA_EINFEASIBLE when no triple meets kv; HA_EUNSUPPORTED when the
- * budget's bound on the triples exceeds HA_GROUPED_MAX_TRIPLES (grouped.h);
- * HA_ENOMEM.  On error *out is NULL. */
+ * auto), each with its G as kv_heads; regime.c says why they are an
+ * exact envelope too.  HA_EINVAL for a NULL solver, model or out, an
+ * invalid model or kv; HA_EINFEASIBLE when no triple meets kv;
+ * HA_EUNSUPPORTED when the budget's bound on the triples exceeds
+ * HA_GROUPED_MAX_TRIPLES (grouped.h); HA_ENOMEM.  On error *out is NULL. */
 enum ha_status ha_regime_compute_grouped(const struct ha_solver *solver,
                                          const struct ha_model *model,
                                          const struct ha_kv_constraints *kv,

@@ -38,7 +38,6 @@
 #define START_MAX_STEP 1.0
 
 struct relaxed_problem {
-	double budget;
 	struct ha_relaxed_fn fn;
 	size_t evaluations;
 };
@@ -63,13 +62,8 @@ struct prediction {
  * its Newton point), and a prediction counts as near, to be trusted at
  * once next time, when it fell inside that bracket and within NEAR_WIDTHS
  * uncertainty widths of x* (farther, its bracket would hold more
- * questions than Newton steps cost).  On a 100,000-point sweep of D =
- * 512, n from 1e3 to 1e12, 1.5 and 1 spent 8.15 evaluations a point
- * (6.14 questions, 2.01 for certificates; 1.15 widths and no error term:
- * 9.96; 1.3 and 1.5: 8.34; 1.6 and 0.75: 8.14); with the looser error
- * bound of before and 1.15 widths alone, 10.37.  On a 40-point sweep of
- * n from 1e3 to 1e43, NEAR_WIDTHS 4 (or 2) spent 10.6 a point, no limit
- * 38.2. */
+ * questions than Newton steps cost).  The three are the fewest
+ * evaluations a point found on long sweeps (bench/sweep_bench.c). */
 #define PREDICTION_WIDTHS 1.5
 #define PREDICTION_ERRORS 1.0
 #define NEAR_WIDTHS 4.0
@@ -232,23 +226,13 @@ enum ha_status ha_relaxed_solver_new(const struct ha_solver *s,
 	w->solver = s;
 	w->lo = log(s->x_lo);
 	w->hi = log(s->x_hi);
-	w->problem.budget = (double)s->budget;
 	*out = w;
 	return HA_OK;
 }
 
 void ha_relaxed_solver_free(struct ha_relaxed_solver *w)
 {
-	if (!w)
-		return;
 	free(w);
-}
-
-/* m is w's kept model, bit for bit (n may differ: it is not a model
- * parameter). */
-static int kept_model(const struct ha_relaxed_solver *w, const struct ha_model *m)
-{
-	return memcmp(m, &w->model, sizeof *m) == 0;
 }
 
 /* log_samples: log(samples), or NaN to take it here; *log_head_dim
@@ -267,8 +251,9 @@ static enum ha_status solve(struct ha_relaxed_solver *w, const struct ha_model *
 	/* A sweep moves n alone: then only the terms of n are made again,
 	 * by the same arithmetic as ha_relaxed_fn_init's and
 	 * ha_relaxed_root_init's (the other logarithms kept), and only n is
-	 * checked again (the kept model passed ha_model_validate). */
-	int same = w->has_model && (next_row || kept_model(w, m));
+	 * checked again (the kept model passed ha_model_validate; n is no
+	 * model parameter, so the kept model is compared bit for bit). */
+	int same = w->has_model && (next_row || memcmp(m, &w->model, sizeof *m) == 0);
 	if (!ha_samples_valid(samples) || (!same && ha_model_validate(m) != HA_OK))
 		return HA_EINVAL;
 	if (same) {
@@ -278,7 +263,7 @@ static enum ha_status solve(struct ha_relaxed_solver *w, const struct ha_model *
 		                            m->var_samples_power * log_samples;
 		ha_relaxed_root_move(&w->root, &problem->fn);
 	} else {
-		ha_relaxed_fn_init(&problem->fn, m, samples, problem->budget);
+		ha_relaxed_fn_init(&problem->fn, m, samples, (double)s->budget);
 		ha_relaxed_root_init(&w->root, &problem->fn, s->x_lo, s->x_hi);
 		w->model = *m;
 		w->log_var_coef = ha_model_log_var_coef(m);
@@ -292,7 +277,7 @@ static enum ha_status solve(struct ha_relaxed_solver *w, const struct ha_model *
 	 * bisection are evaluated, never its answer. */
 	double estimate = w->hint;
 	if (!w->has_hint && s->x_hi > s->x_lo) {
-		double u = starting_log_x(m, samples, problem->budget, w->lo, w->hi);
+		double u = starting_log_x(m, samples, problem->fn.budget, w->lo, w->hi);
 		enum ha_status st = nlopt_minimise(w, &u);
 		if (st == HA_ENOMEM)
 			return st;
@@ -304,10 +289,10 @@ static enum ha_status solve(struct ha_relaxed_solver *w, const struct ha_model *
 	double width = 0.0, u_predicted = 0.0;
 	double predicted = predict(&w->prediction, &w->root, &width, &u_predicted);
 	double x = width > 0.0 && w->prediction.near
-		? ha_relaxed_root_solve_near(&w->root, predicted, width)
-		: ha_relaxed_root_solve(&w->root, width > 0.0 ? predicted : estimate);
+		? ha_relaxed_root_solve(&w->root, predicted, width)
+		: ha_relaxed_root_solve(&w->root, width > 0.0 ? predicted : estimate, 0.0);
 	relaxed->head_dim = x;
-	relaxed->heads = problem->budget / x;
+	relaxed->heads = problem->fn.budget / x;
 	/* The mse at x* itself (the double printed): without an irreducible
 	 * error E the prepared objective's value; the prepared objective
 	 * leaves E out (it moves no minimum), so with E > 0 the model adds it. */
@@ -319,7 +304,7 @@ static enum ha_status solve(struct ha_relaxed_solver *w, const struct ha_model *
 	relaxed->log_mse = !with_mse ? NAN
 		: m->irreducible == 0.0 && m->data_coef == 0.0
 		? ha_relaxed_fn_eval(&problem->fn, u, NULL)
-		: ha_model_log_relaxed_ln(m, samples, problem->budget, u, NULL);
+		: ha_model_log_relaxed_ln(m, samples, problem->fn.budget, u, NULL);
 	if (!isfinite(relaxed->head_dim) || (with_mse && !isfinite(relaxed->log_mse)))
 		return HA_ENUMERIC;
 	w->hint = x;
@@ -357,9 +342,6 @@ enum ha_status ha_solver_solve_relaxed(const struct ha_solver *s,
                                        const struct ha_model *m, double samples,
                                        struct ha_relaxed *relaxed)
 {
-	if (!s || !relaxed || ha_model_validate(m) != HA_OK ||
-	    !ha_samples_valid(samples))
-		return HA_EINVAL;
 	struct ha_relaxed_solver *w;
 	enum ha_status st = ha_relaxed_solver_new(s, &w);
 	if (st == HA_OK)

@@ -217,9 +217,7 @@ static void find_certificates(struct ha_relaxed_root *r, double estimate,
 		settle(c, x, &e);
 		if (i == NEWTON_STEPS || !(fabs(e.q) > e.bound) || !(e.slope > 0.0))
 			break;
-		double step = -e.q / e.slope;
-		step = step > NEWTON_MAX_STEP ? NEWTON_MAX_STEP
-		     : step < -NEWTON_MAX_STEP ? -NEWTON_MAX_STEP : step;
+		double step = clamp(-e.q / e.slope, -NEWTON_MAX_STEP, NEWTON_MAX_STEP);
 		double u_next = clamp(u + step, u_lo, u_hi);
 		double x_next = clamp(exp(u_next), r->x_lo, r->x_hi);
 		if (x_next == x)
@@ -339,13 +337,8 @@ static int certify_near(struct ha_relaxed_root *r, double predicted, double widt
 	return 1;
 }
 
-double ha_relaxed_root_solve(struct ha_relaxed_root *r, double estimate)
-{
-	return ha_relaxed_root_solve_near(r, estimate, 0.0);
-}
-
-double ha_relaxed_root_solve_near(struct ha_relaxed_root *r, double estimate,
-                                  double width)
+double ha_relaxed_root_solve(struct ha_relaxed_root *r, double estimate,
+                             double width)
 {
 	struct certificates c = {0, 0, 0.0, 0.0};
 	r->last_slope = r->last_width = 0.0;
@@ -361,23 +354,10 @@ double ha_relaxed_root_log(const struct ha_relaxed_root *r, double x)
 	return x == r->yes_x ? r->yes_u : log(x);
 }
 
-double ha_relaxed_root_reference(struct ha_relaxed_root *r)
-{
-	struct certificates none = {0, 0, 0.0, 0.0};
-	r->yes_x = NAN;
-	return bisect(r, &none);
-}
-
-double ha_relaxed_root_q(struct ha_relaxed_root *r, double x)
+double ha_relaxed_root_q(struct ha_relaxed_root *r, double x, double *bound)
 {
 	struct stationarity e;
 	evaluate(r, x, &e);
+	*bound = e.bound;
 	return e.q;
-}
-
-double ha_relaxed_root_bound(struct ha_relaxed_root *r, double x)
-{
-	struct stationarity e;
-	evaluate(r, x, &e);
-	return e.bound;
 }

@@ -129,11 +129,6 @@ void ha_solver_free(struct ha_solver *solver)
 	free(solver);
 }
 
-uint64_t ha_solver_budget(const struct ha_solver *solver)
-{
-	return solver->budget;
-}
-
 const uint64_t *ha_solver_feasible(const struct ha_solver *solver,
                                    size_t *count)
 {

@@ -13,17 +13,9 @@
 #include <headalloc/solver.h>
 #include "alloc/model_internal.h"
 
-/* The relaxation for many models of one solver (a sweep): a workspace that
- * keeps its previous answers for the next solve's estimate (a sweep's
- * neighbour is a close one: about eight evaluations a point), NLopt's
- * only for its first solve.  Its answers are those of
- * ha_solver_solve_relaxed, bit for bit, whatever it solved before.  The
- * solver must outlive the workspace; a workspace serves one thread at a
- * time. */
-struct ha_relaxed_solver;
-
-/* Equal MSE to this relative tolerance is a tie (headalloc-model(7), THE TIE RULE): two values of
- * ln MSE closer than this are equal, and the smaller d wins. */
+/* Equal MSE to this relative tolerance is a tie (headalloc-model(7), THE
+ * TIE RULE): two values of ln MSE closer than this are equal, and the
+ * smaller d wins. */
 #define HA_TIE_LOG_TOLERANCE 1e-12
 
 struct ha_solver {
@@ -36,6 +28,26 @@ struct ha_solver {
 	 * ln d_i and ln(rho + (1 - rho)/H_i) at rho = 0, as a memo makes them. */
 	double *log_d, *log_share0;
 };
+
+/* Name of a certificate method: "bracket" or "exhaustive". */
+const char *ha_certificate_method_str(enum ha_certificate_method method);
+
+/* HA_OK when the constraints are self-consistent (min <= max where both are
+ * set), HA_EINVAL otherwise.  NULL means no constraints. */
+enum ha_status ha_constraints_validate(const struct ha_constraints *c);
+
+/* The feasible head dimensions, ascending; valid until ha_solver_free. */
+const uint64_t *ha_solver_feasible(const struct ha_solver *solver,
+                                   size_t *count);
+
+/* The integer optimum over the feasible pairs, with its certificate, for a
+ * validated model at a valid n (HA_EINVAL otherwise).  Ties within a
+ * relative 1e-12 in MSE go to the smaller head dimension. */
+enum ha_status ha_solver_solve_integer(const struct ha_solver *solver,
+                                       const struct ha_model *model,
+                                       double samples,
+                                       struct ha_allocation *optimum,
+                                       struct ha_certificate *certificate);
 
 /* A sweep's memo for the integer search of one solver: the logarithms
  * ha_model_log_relative_mse takes of each feasible divisor, kept across
@@ -54,13 +66,58 @@ void ha_integer_memo_free(struct ha_integer_memo *memo);
  * memo (made for s).  log_samples is log(samples), which a sweep's row
  * takes once for both of its solves and its fits (the same double).  m
  * is the model of the memo's earlier solves, at a new n (checked here),
- * so the model is not validated again (a row's checks were a fifth of
- * its integer search); the memo's first solve takes the whole path. */
+ * so the model is not validated again; the memo's first solve takes the
+ * whole path. */
 enum ha_status ha_solver_solve_integer_next(const struct ha_solver *s,
                                             struct ha_integer_memo *memo,
                                             const struct ha_model *m,
                                             double samples, double log_samples,
                                             struct ha_allocation *optimum);
+
+/* The continuous relaxation over the feasible interval (relaxed.c): x*,
+ * and log_mse, ln f at the double head_dim itself.  HA_EINVAL for bad
+ * arguments, HA_ENOMEM when NLopt cannot allocate, HA_ENUMERIC if no
+ * finite optimum results. */
+enum ha_status ha_solver_solve_relaxed(const struct ha_solver *solver,
+                                       const struct ha_model *model,
+                                       double samples,
+                                       struct ha_relaxed *relaxed);
+
+/* The relaxation for many models of one solver (a sweep): a workspace
+ * that keeps its previous answers for the next solve's estimate, NLopt's
+ * only for its first solve.  ha_relaxed_solver_solve gives the answers
+ * and statuses of ha_solver_solve_relaxed, bit for bit, whatever it
+ * solved before.  The solver must outlive the workspace; a workspace
+ * serves one thread at a time.  _new: HA_EINVAL for NULL arguments,
+ * HA_ENOMEM; _free accepts NULL. */
+struct ha_relaxed_solver;
+enum ha_status ha_relaxed_solver_new(const struct ha_solver *solver,
+                                     struct ha_relaxed_solver **out);
+void ha_relaxed_solver_free(struct ha_relaxed_solver *relaxed_solver);
+enum ha_status ha_relaxed_solver_solve(struct ha_relaxed_solver *relaxed_solver,
+                                       const struct ha_model *model,
+                                       double samples,
+                                       struct ha_relaxed *relaxed);
+
+/* ha_relaxed_solver_solve for a sweep's next row, without
+ * relaxed->log_mse (set to NaN: a row prints x* and H* but not the
+ * relaxed mse), with log_samples = log(samples) given and
+ * *log_head_dim = log(relaxed->head_dim) on HA_OK (the solve has it: the
+ * same double).  m is the model of w's earlier solves, at a new n
+ * (checked here), so it is not compared with the kept one
+ * (ha_solver_solve_integer_next's contract). */
+enum ha_status ha_relaxed_solver_solve_next(struct ha_relaxed_solver *w,
+                                            const struct ha_model *m,
+                                            double samples, double log_samples,
+                                            struct ha_relaxed *relaxed,
+                                            double *log_head_dim);
+
+/* Evaluations a workspace spent on its last solve: of the stationarity
+ * function, and of the objective by NLopt (0 when the solve started from
+ * the previous answer). */
+void ha_relaxed_solver_last_cost(const struct ha_relaxed_solver *w,
+                                 size_t *root_evaluations,
+                                 size_t *nlopt_evaluations);
 
 /* The canonical relaxed optimum (relaxed_root.c): the bisection over the
  * doubles of [x_lo, x_hi] that defines x*, and its shortcut.  A problem
@@ -86,102 +143,19 @@ void ha_relaxed_root_init(struct ha_relaxed_root *root,
  * log_var_scale alone (a sweep's next n): what init would make. */
 void ha_relaxed_root_move(struct ha_relaxed_root *root, const struct ha_relaxed_fn *fn);
 /* x*, reached from estimate (any double; NaN for none: then every
- * question of the bisection is evaluated).  The same double whatever the
- * estimate. */
-double ha_relaxed_root_solve(struct ha_relaxed_root *root, double estimate);
-/* The same double, with certificates first sought at estimate (1 ∓
- * width), width > 0 in u: two evaluations when estimate is a prediction
- * within a fraction of width of the root; otherwise (or width <= 0) as
- * ha_relaxed_root_solve, the evaluations spent kept as certificates. */
-double ha_relaxed_root_solve_near(struct ha_relaxed_root *root, double estimate,
-                                  double width);
+ * question of the bisection is evaluated, x* by the definition itself):
+ * the same double whatever the estimate.  With width > 0 (in u),
+ * certificates are first sought at estimate (1 ∓ width): two evaluations
+ * when estimate is a prediction within a fraction of width of the root;
+ * otherwise the evaluations spent are kept as certificates. */
+double ha_relaxed_root_solve(struct ha_relaxed_root *root, double estimate,
+                             double width);
 /* log(x), taken from the last solve's questions when one was at x: the
  * same double as log(x) (the same call on the same double). */
 double ha_relaxed_root_log(const struct ha_relaxed_root *root, double x);
-/* x* by the definition itself: every question evaluated (tests). */
-double ha_relaxed_root_reference(struct ha_relaxed_root *root);
-/* The computed stationarity function Q at x (tests). */
-double ha_relaxed_root_q(struct ha_relaxed_root *root, double x);
-/* 2E(x), twice the bound E on |Q_c - Q| that the certificates use
- * (relaxed_root.c, THE SHORTCUT) (tests). */
-double ha_relaxed_root_bound(struct ha_relaxed_root *root, double x);
-
-/* ha_relaxed_solver_solve for a sweep's next row, without
- * relaxed->log_mse (set to NaN: a row prints x* and H* but not the
- * relaxed mse), with log_samples = log(samples) given and
- * *log_head_dim = log(relaxed->head_dim) on HA_OK (the solve has it: the
- * same double).  m is the model of w's earlier solves, at a new n
- * (checked here), so it is not compared with the kept one
- * (ha_solver_solve_integer_next's contract). */
-enum ha_status ha_relaxed_solver_solve_next(struct ha_relaxed_solver *w,
-                                            const struct ha_model *m,
-                                            double samples, double log_samples,
-                                            struct ha_relaxed *relaxed,
-                                            double *log_head_dim);
-
-/* Evaluations a workspace spent on its last solve: of the stationarity
- * function, and of the objective by NLopt (0 when the solve started from
- * the previous answer). */
-void ha_relaxed_solver_last_cost(const struct ha_relaxed_solver *w,
-                                 size_t *root_evaluations,
-                                 size_t *nlopt_evaluations);
-
-/* 1 when G key heads of dimension head_dim meet the KV constraints kv
- * (NULL: none), the rule of the grouped allocation and its regimes
- * (grouped.c). */
-struct ha_kv_constraints;
-int ha_kv_allows(const struct ha_kv_constraints *kv, uint64_t head_dim,
-                 uint64_t kv_heads);
-
-/* Name of a certificate method: "bracket" or "exhaustive". */
-const char *ha_certificate_method_str(enum ha_certificate_method method);
-
-/* HA_OK when the constraints are self-consistent (min <= max where both are
- * set), HA_EINVAL otherwise.  NULL means no constraints. */
-enum ha_status ha_constraints_validate(const struct ha_constraints *c);
-
-/* The solver's budget D. */
-uint64_t ha_solver_budget(const struct ha_solver *solver);
-
-/* The feasible head dimensions, ascending; valid until ha_solver_free. */
-const uint64_t *ha_solver_feasible(const struct ha_solver *solver,
-                                   size_t *count);
-
-/* The integer optimum over the feasible pairs, with its certificate, for a
- * validated model at a valid n (HA_EINVAL otherwise).  Ties within a
- * relative 1e-12 in MSE go to the smaller head dimension. */
-enum ha_status ha_solver_solve_integer(const struct ha_solver *solver,
-                                       const struct ha_model *model,
-                                       double samples,
-                                       struct ha_allocation *optimum,
-                                       struct ha_certificate *certificate);
-
-/* The continuous relaxation over the feasible interval (the constraints'
- * bounds on d and H, and d >= the multiple).  x* is defined by one fixed
- * bisection over the doubles of the interval on the computed sign of
- * f' (headalloc-model(7), THE CONTINUOUS RELAXATION): a function of the
- * problem alone.  NLopt's SLSQP in ln x gives the estimate the bisection
- * starts from, which changes how many of its steps are evaluated, never
- * its answer.  log_mse is ln f at the double head_dim itself.  HA_ENOMEM
- * when NLopt cannot allocate, HA_ENUMERIC if no finite optimum results. */
-enum ha_status ha_solver_solve_relaxed(const struct ha_solver *solver,
-                                       const struct ha_model *model,
-                                       double samples,
-                                       struct ha_relaxed *relaxed);
-
-/* Make a workspace for solver.  HA_EINVAL for NULL arguments, HA_ENOMEM;
- * on HA_OK *out owns it (free with ha_relaxed_solver_free). */
-enum ha_status ha_relaxed_solver_new(const struct ha_solver *solver,
-                                     struct ha_relaxed_solver **out);
-
-/* Free a workspace; NULL is accepted. */
-void ha_relaxed_solver_free(struct ha_relaxed_solver *relaxed_solver);
-
-/* ha_solver_solve_relaxed on the workspace's solver: the same answer and
- * the same statuses. */
-enum ha_status ha_relaxed_solver_solve(struct ha_relaxed_solver *relaxed_solver,
-                                       const struct ha_model *model,
-                                       double samples,
-                                       struct ha_relaxed *relaxed);
+/* The computed stationarity function Q at x, and in *bound 2E(x), twice
+ * the bound E on |Q_c - Q| that the certificates use (relaxed_root.c,
+ * THE SHORTCUT) (tests). */
+double ha_relaxed_root_q(struct ha_relaxed_root *root, double x, double *bound);
 
 #endif

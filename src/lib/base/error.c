@@ -6,19 +6,11 @@
 
 void ha_error_init(struct ha_error *err)
 {
-	if (!err)
-		return;
-	err->status = HA_OK;
-	err->file = NULL;
-	err->message[0] = '\0';
-	err->line = 0;
-	err->column = 0;
+	if (err)
+		*err = (struct ha_error){.status = HA_OK};
 }
 
-static void set_message(struct ha_error *err, enum ha_status status,
-                        long line, long column, const char *fmt, va_list ap)
-	HA_PRINTF(5, 0);
-
+HA_PRINTF(5, 0)
 static void set_message(struct ha_error *err, enum ha_status status,
                         long line, long column, const char *fmt, va_list ap)
 {

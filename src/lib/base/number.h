@@ -29,10 +29,8 @@
 
 #include <headalloc/status.h>
 
-/* The longest real number read, in characters.  Ample for any double
- * (%.17g prints at most 24 characters); the covariance reader had this
- * limit and, as the strictest of the three readers it unified, it now
- * holds for every real number. */
+/* The longest real number read, in characters: ample for any double
+ * (%.17g prints at most 24 characters). */
 #define HA_NUMBER_MAX_LENGTH 64
 
 /* Read text as a whole number from min to max.  HA_OK: *out is the value.

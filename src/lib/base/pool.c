@@ -69,13 +69,16 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-static void pool_discard(struct pool *p, int conds)
+/* Free p, of which the first `made` of its lock and its two conditions
+ * were initialised. */
+static void pool_discard(struct pool *p, int made)
 {
-	if (conds) {
+	if (made > 2)
 		pthread_cond_destroy(&p->job_done);
+	if (made > 1)
 		pthread_cond_destroy(&p->work_ready);
+	if (made > 0)
 		pthread_mutex_destroy(&p->lock);
-	}
 	free(p->done);
 	free(p->workers);
 	free(p);
@@ -91,28 +94,19 @@ enum ha_status pool_new(size_t threads, size_t slots, pool_work_fn work,
 		return HA_ENOMEM;
 	p->done = calloc(slots, sizeof *p->done);
 	p->workers = workers ? calloc(workers, sizeof *p->workers) : NULL;
-	if (!p->done || (workers && !p->workers)) {
-		pool_discard(p, 0);
+	int made = 0;
+	if (p->done && (!workers || p->workers)) {
+		made = pthread_mutex_init(&p->lock, NULL) == 0;
+		made += made == 1 && pthread_cond_init(&p->work_ready, NULL) == 0;
+		made += made == 2 && pthread_cond_init(&p->job_done, NULL) == 0;
+	}
+	if (made < 3) {
+		pool_discard(p, made);
 		return HA_ENOMEM;
 	}
 	p->slots = slots;
 	p->work = work;
 	p->ctx = ctx;
-	if (pthread_mutex_init(&p->lock, NULL) != 0) {
-		pool_discard(p, 0);
-		return HA_ENOMEM;
-	}
-	if (pthread_cond_init(&p->work_ready, NULL) != 0) {
-		pthread_mutex_destroy(&p->lock);
-		pool_discard(p, 0);
-		return HA_ENOMEM;
-	}
-	if (pthread_cond_init(&p->job_done, NULL) != 0) {
-		pthread_cond_destroy(&p->work_ready);
-		pthread_mutex_destroy(&p->lock);
-		pool_discard(p, 0);
-		return HA_ENOMEM;
-	}
 	/* Threads that cannot be started are done without: their jobs are
 	 * taken by the others and by the calling thread. */
 	while (p->started < workers) {
@@ -204,7 +198,7 @@ void pool_free(struct pool *p)
 	pthread_mutex_unlock(&p->lock);
 	for (size_t i = 0; i < p->started; i++)
 		pthread_join(p->workers[i].thread, NULL);
-	pool_discard(p, 1);
+	pool_discard(p, 3);
 }
 
 /* pool_for's jobs: its tasks, skipped once one has failed or the

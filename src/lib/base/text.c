@@ -52,17 +52,12 @@ size_t ha_utf8_length(const unsigned char *p, size_t n)
 size_t ha_text_unsafe_at(const char *s, size_t len, size_t *width)
 {
 	const unsigned char *u = (const unsigned char *)s;
-	for (size_t i = 0; i < len; i++) {
-		size_t w = unsafe(u + i, len - i);
-		if (w) {
-			if (width)
-				*width = w;
-			return i;
-		}
-	}
+	size_t i = 0, w = 0;
+	while (i < len && !(w = unsafe(u + i, len - i)))
+		i++;
 	if (width)
-		*width = 0;
-	return len;
+		*width = w;
+	return i;
 }
 
 const char *ha_text_safe(const char *s, char *buf, size_t size)

@@ -14,7 +14,7 @@ struct ha_fit {
 	size_t count;
 	double mean_x, mean_y; /* running means of X and Y */
 	double sxx, sxy, syy;  /* centred sums of squares and products */
-	double first_x, second_x;
+	double seen[2];        /* the first two distinct X */
 	size_t distinct;       /* distinct X seen, capped at 3 */
 	size_t store_cap;
 	size_t store_room;     /* points the store has room for, <= cap */
@@ -27,41 +27,24 @@ static int kind_valid(enum ha_fit_kind kind)
 	       kind == HA_FIT_LOG || kind == HA_FIT_POWER;
 }
 
-/* A raw point and the logarithms of it that the kinds take, each made
- * at most once, so that fits of several kinds of one point (a sweep's
- * power and log laws) share them: the same log of the same double, so
- * the same coordinates as a point of each alone. */
+/* A raw point and the logarithms of it that the kinds take, made once,
+ * so that fits of several kinds of one point (a sweep's power and log
+ * laws) share them: the same log of the same double, so the same
+ * coordinates as a point of each alone.  A log given as NaN is taken
+ * here. */
 struct raw_point {
 	double x, y;
 	double log_x, log_y;
-	int has_log_x, has_log_y;
 };
 
-static struct raw_point raw_point(double x, double y)
+static struct raw_point raw_point(double x, double y, double log_x, double log_y)
 {
-	return (struct raw_point){.x = x, .y = y};
-}
-
-static double log_x_of(struct raw_point *p)
-{
-	if (!p->has_log_x) {
-		p->log_x = log(p->x);
-		p->has_log_x = 1;
-	}
-	return p->log_x;
-}
-
-static double log_y_of(struct raw_point *p)
-{
-	if (!p->has_log_y) {
-		p->log_y = log(p->y);
-		p->has_log_y = 1;
-	}
-	return p->log_y;
+	return (struct raw_point){x, y, isnan(log_x) ? log(x) : log_x,
+	                          isnan(log_y) ? log(y) : log_y};
 }
 
 /* Map a raw point into the fit's coordinates; 0 when outside the domain. */
-static int transform(enum ha_fit_kind kind, struct raw_point *p, double *tx,
+static int transform(enum ha_fit_kind kind, const struct raw_point *p, double *tx,
                      double *ty)
 {
 	double x = p->x, y = p->y;
@@ -75,20 +58,20 @@ static int transform(enum ha_fit_kind kind, struct raw_point *p, double *tx,
 	case HA_FIT_POWER_LOGLN:
 		if (!(x > 1.0) || !(y > 0.0))
 			return 0;
-		*tx = log(log_x_of(p));
-		*ty = log_y_of(p);
+		*tx = log(p->log_x);
+		*ty = p->log_y;
 		break;
 	case HA_FIT_LOG:
 		if (!(x > 0.0))
 			return 0;
-		*tx = log_x_of(p);
+		*tx = p->log_x;
 		*ty = y;
 		break;
 	case HA_FIT_POWER:
 		if (!(x > 0.0) || !(y > 0.0))
 			return 0;
-		*tx = log_x_of(p);
-		*ty = log_y_of(p);
+		*tx = p->log_x;
+		*ty = p->log_y;
 		break;
 	default:
 		return 0;
@@ -129,13 +112,9 @@ void ha_fit_free(struct ha_fit *fit)
 
 void ha_fit_reset(struct ha_fit *fit)
 {
-	if (!fit)
-		return;
-	fit->count = 0;
-	fit->mean_x = fit->mean_y = 0.0;
-	fit->sxx = fit->sxy = fit->syy = 0.0;
-	fit->first_x = fit->second_x = 0.0;
-	fit->distinct = 0;
+	if (fit)
+		*fit = (struct ha_fit){.kind = fit->kind, .store_cap = fit->store_cap,
+		                       .store_room = fit->store_room, .store = fit->store};
 }
 
 size_t ha_fit_count(const struct ha_fit *fit)
@@ -145,16 +124,13 @@ size_t ha_fit_count(const struct ha_fit *fit)
 
 static void count_distinct(struct ha_fit *fit, double tx)
 {
-	if (fit->distinct == 0) {
-		fit->first_x = tx;
-		fit->distinct = 1;
-	} else if (fit->distinct == 1 && tx != fit->first_x) {
-		fit->second_x = tx;
-		fit->distinct = 2;
-	} else if (fit->distinct == 2 && tx != fit->first_x &&
-	           tx != fit->second_x) {
-		fit->distinct = 3;
-	}
+	for (size_t i = 0; i < fit->distinct && i < 2; i++)
+		if (tx == fit->seen[i])
+			return;
+	if (fit->distinct < 2)
+		fit->seen[fit->distinct] = tx;
+	if (fit->distinct < 3)
+		fit->distinct++;
 }
 
 /* Keep point number count while the store has a place for it, doubling
@@ -203,18 +179,18 @@ static void add_transformed(struct ha_fit *fit, double tx, double ty)
 enum ha_status ha_fit_add(struct ha_fit *fit, double x, double y)
 {
 	double tx, ty;
-	struct raw_point p = raw_point(x, y);
+	struct raw_point p = raw_point(x, y, NAN, NAN);
 	if (!fit || !transform(fit->kind, &p, &tx, &ty))
 		return HA_EINVAL;
 	add_transformed(fit, tx, ty);
 	return HA_OK;
 }
 
-/* fit_add_pair_logs of a point whose logarithms p may already hold. */
-static void add_pair(struct ha_fit *a, struct ha_fit *b, struct raw_point p,
-                     enum ha_status *status_a, enum ha_status *status_b,
-                     double coords[FIT_PAIR_COORDS])
+void fit_add_pair_logs(struct ha_fit *a, struct ha_fit *b, double x, double y,
+                       double log_x, double log_y, enum ha_status *status_a,
+                       enum ha_status *status_b, double coords[FIT_PAIR_COORDS])
 {
+	struct raw_point p = raw_point(x, y, log_x, log_y);
 	struct ha_fit *fit[2] = {a, b};
 	enum ha_status *status[2] = {status_a, status_b};
 	for (int k = 0; k < 2; k++) {
@@ -233,18 +209,6 @@ static void add_pair(struct ha_fit *a, struct ha_fit *b, struct raw_point p,
 	}
 }
 
-void fit_add_pair_logs(struct ha_fit *a, struct ha_fit *b, double x, double y,
-                       double log_x, double log_y, enum ha_status *status_a,
-                       enum ha_status *status_b, double coords[FIT_PAIR_COORDS])
-{
-	struct raw_point p = raw_point(x, y);
-	p.log_x = log_x;
-	p.log_y = log_y;
-	p.has_log_x = !isnan(log_x);
-	p.has_log_y = !isnan(log_y);
-	add_pair(a, b, p, status_a, status_b, coords);
-}
-
 /* Fold one residual into the running SSR and maximum. */
 static void take_residual(struct ha_fit_result *r, double tx, double ty,
                           size_t index, double *ssr)
@@ -255,34 +219,6 @@ static void take_residual(struct ha_fit_result *r, double tx, double ty,
 		r->max_abs_residual = fabs(res);
 		r->max_residual_index = index;
 	}
-}
-
-/* The second pass, over the store or a replay.  On HA_OK *ssr holds the
- * directly summed squared residuals. */
-static enum ha_status residual_pass(const struct ha_fit *fit,
-                                    ha_fit_replay_fn replay, void *ctx,
-                                    struct ha_fit_result *r, double *ssr)
-{
-	*ssr = 0.0;
-	r->max_abs_residual = 0.0;
-	r->max_residual_index = 0;
-	for (size_t i = 0; i < fit->count; i++) {
-		double tx, ty;
-		if (fit->count <= fit->store_cap) {
-			tx = fit->store[2 * i];
-			ty = fit->store[2 * i + 1];
-		} else {
-			double x, y;
-			enum ha_status st = replay(ctx, i, &x, &y);
-			if (st != HA_OK)
-				return st;
-			struct raw_point p = raw_point(x, y);
-			if (!transform(fit->kind, &p, &tx, &ty))
-				return HA_EINVAL;
-		}
-		take_residual(r, tx, ty, i, ssr);
-	}
-	return HA_OK;
 }
 
 /* The line of a fit into *r (zeroed first): HA_OK, or why there is none. */
@@ -321,17 +257,9 @@ static enum ha_status finish(const struct ha_fit *fit, struct ha_fit_result r,
 	r.slope_low = r.slope - r.t_quantile * r.se_slope;
 	r.slope_high = r.slope + r.t_quantile * r.se_slope;
 
-	if (fit->syy > 0.0) {
-		r.r2 = 1.0 - ssr / fit->syy;
-		if (r.r2 < 0.0)
-			r.r2 = 0.0;
-		if (r.r2 > 1.0)
-			r.r2 = 1.0;
-		r.r2_defined = 1;
-	} else {
-		r.r2 = 1.0;
-		r.r2_defined = 0;
-	}
+	/* ssr and syy are finite here: 1 - ssr/syy is, clamped into [0, 1]. */
+	r.r2_defined = fit->syy > 0.0;
+	r.r2 = r.r2_defined ? fmin(1.0, fmax(0.0, 1.0 - ssr / fit->syy)) : 1.0;
 
 	if (!isfinite(r.se_slope) || !isfinite(r.se_intercept) ||
 	    !isfinite(r.t_quantile) || !isfinite(r.slope_low) ||
@@ -341,75 +269,60 @@ static enum ha_status finish(const struct ha_fit *fit, struct ha_fit_result r,
 	return HA_OK;
 }
 
-enum ha_status ha_fit_result(const struct ha_fit *fit, ha_fit_replay_fn replay,
-                             void *ctx, struct ha_fit_result *out)
-{
-	if (!fit || !out)
-		return HA_EINVAL;
-	struct ha_fit_result r;
-	enum ha_status line = line_of(fit, &r);
-	if (line != HA_OK)
-		return line;
-	double ssr;
-	if (fit->count <= fit->store_cap || replay) {
-		enum ha_status st = residual_pass(fit, replay, ctx, &r, &ssr);
-		if (st != HA_OK)
-			return st;
-		r.max_residual_known = 1;
-	} else {
-		/* Without a pass: SSR = Syy - beta Sxy, clamped at zero
-		 * against rounding. */
-		ssr = fit->syy - r.slope * fit->sxy;
-		if (!(ssr > 0.0))
-			ssr = 0.0;
-	}
-	return finish(fit, r, ssr, out);
-}
-
-/* Where the joint pass reads its points: a raw replay (transformed for
- * each fit) or the pair's own coordinates, kept by the caller. */
-struct pair_source {
-	const struct ha_fit *fit[2];
+/* Where the second pass reads its points: the fit's store (one fit
+ * that holds them all), a raw replay (transformed for each fit) or a
+ * pair's own coordinates, kept by the caller. */
+struct pass_source {
+	const struct ha_fit *fit[2]; /* fit[1] NULL: one fit */
 	ha_fit_replay_fn replay;
 	fit_coords_fn coords;
 	void *ctx;
 };
 
-/* Point i's coordinates for both fits, into c; got[k] the status of
+/* Point i's coordinates for each fit, into c; got[k] the status of
  * fit k's point. */
-static void source_point(const struct pair_source *src, size_t i,
+static void source_point(const struct pass_source *src, size_t i,
                          double c[FIT_PAIR_COORDS], enum ha_status got[2])
 {
+	const struct ha_fit *one = src->fit[1] ? NULL : src->fit[0];
 	if (src->coords) {
 		got[0] = got[1] = src->coords(src->ctx, i, c);
 		return;
 	}
+	if (one && one->count <= one->store_cap) {
+		c[0] = one->store[2 * i];
+		c[1] = one->store[2 * i + 1];
+		got[0] = HA_OK;
+		return;
+	}
 	double x, y;
 	enum ha_status st = src->replay(src->ctx, i, &x, &y);
-	struct raw_point p = raw_point(x, y);
-	for (int k = 0; k < 2; k++)
+	struct raw_point p = raw_point(x, y, NAN, NAN);
+	for (int k = 0; k < (one ? 1 : 2); k++)
 		got[k] = st != HA_OK ? st
 		       : transform(src->fit[k]->kind, &p, &c[2 * k], &c[2 * k + 1])
 		       ? HA_OK : HA_EINVAL;
 }
 
-/* Both fits' second passes in one (residual_pass's order and sums), a
- * failing point stopping the fits it fails, as in its own pass. */
-static void pair_pass(const struct pair_source *src, struct ha_fit_result *out_a,
-                      enum ha_status *status_a, struct ha_fit_result *out_b,
-                      enum ha_status *status_b)
+/* The second pass of one fit, or of two at once (then into out_b and
+ * *status_b too): the residual sum of squares summed directly and the
+ * largest residual, a failing point stopping the fits it fails. */
+static void second_pass(const struct pass_source *src, struct ha_fit_result *out_a,
+                        enum ha_status *status_a, struct ha_fit_result *out_b,
+                        enum ha_status *status_b)
 {
+	int fits = src->fit[1] ? 2 : 1;
 	struct ha_fit_result r[2];
-	enum ha_status st[2];
+	enum ha_status st[2] = {HA_EINVAL, HA_EINVAL};
 	double ssr[2] = {0.0, 0.0};
-	for (int k = 0; k < 2; k++)
+	for (int k = 0; k < fits; k++)
 		st[k] = line_of(src->fit[k], &r[k]);
 	size_t count = src->fit[0]->count;
 	for (size_t i = 0; i < count && (st[0] == HA_OK || st[1] == HA_OK); i++) {
 		double c[FIT_PAIR_COORDS];
 		enum ha_status got[2];
 		source_point(src, i, c, got);
-		for (int k = 0; k < 2; k++) {
+		for (int k = 0; k < fits; k++) {
 			if (st[k] != HA_OK)
 				continue;
 			if (got[k] != HA_OK)
@@ -418,14 +331,36 @@ static void pair_pass(const struct pair_source *src, struct ha_fit_result *out_a
 				take_residual(&r[k], c[2 * k], c[2 * k + 1], i, &ssr[k]);
 		}
 	}
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < fits; k++) {
 		if (st[k] != HA_OK)
 			continue;
 		r[k].max_residual_known = 1;
 		st[k] = finish(src->fit[k], r[k], ssr[k], k ? out_b : out_a);
 	}
 	*status_a = st[0];
-	*status_b = st[1];
+	if (fits == 2)
+		*status_b = st[1];
+}
+
+enum ha_status ha_fit_result(const struct ha_fit *fit, ha_fit_replay_fn replay,
+                             void *ctx, struct ha_fit_result *out)
+{
+	if (!fit || !out)
+		return HA_EINVAL;
+	enum ha_status st;
+	if (fit->count <= fit->store_cap || replay) {
+		struct pass_source src = {{fit, NULL}, replay, NULL, ctx};
+		second_pass(&src, out, &st, NULL, NULL);
+		return st;
+	}
+	/* Without a pass: SSR = Syy - beta Sxy, clamped at zero against
+	 * rounding. */
+	struct ha_fit_result r;
+	st = line_of(fit, &r);
+	if (st != HA_OK)
+		return st;
+	double ssr = fit->syy - r.slope * fit->sxy;
+	return finish(fit, r, ssr > 0.0 ? ssr : 0.0, out);
 }
 
 void ha_fit_result_pair(const struct ha_fit *a, const struct ha_fit *b,
@@ -441,8 +376,8 @@ void ha_fit_result_pair(const struct ha_fit *a, const struct ha_fit *b,
 		*status_b = ha_fit_result(b, replay, ctx, out_b);
 		return;
 	}
-	struct pair_source src = {{a, b}, replay, NULL, ctx};
-	pair_pass(&src, out_a, status_a, out_b, status_b);
+	struct pass_source src = {{a, b}, replay, NULL, ctx};
+	second_pass(&src, out_a, status_a, out_b, status_b);
 }
 
 enum ha_status fit_result_pair_coords(const struct ha_fit *a, const struct ha_fit *b,
@@ -455,8 +390,8 @@ enum ha_status fit_result_pair_coords(const struct ha_fit *a, const struct ha_fi
 	if (!a || !b || !coords || !out_a || !out_b || !status_a || !status_b ||
 	    a->count != b->count || a->store_cap || b->store_cap)
 		return HA_EINVAL;
-	struct pair_source src = {{a, b}, NULL, coords, ctx};
-	pair_pass(&src, out_a, status_a, out_b, status_b);
+	struct pass_source src = {{a, b}, NULL, coords, ctx};
+	second_pass(&src, out_a, status_a, out_b, status_b);
 	return HA_OK;
 }
 
