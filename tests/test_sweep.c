@@ -190,6 +190,11 @@ Test(sweep, samples_checked)
 	cr_assert_eq(ha_samples_check(&(struct ha_samples){.values = list, .count = 4}, &bad),
 	             HA_EINVAL);
 	cr_assert_eq(bad, 0);
+	bad = 99;
+	cr_assert_eq(ha_samples_check(NULL, &bad), HA_EINVAL);
+	cr_assert_eq(bad, 99);
+	cr_assert_eq(ha_samples_check(&(struct ha_samples){.values = list, .count = 2}, NULL),
+	             HA_EINVAL);
 	const struct ha_samples ranges[] = {
 		{.count = 2, .from = 1e3, .to = 1e3},     /* not from < to */
 		{.count = 2, .from = 1.0, .to = 1e3},     /* from not > 1 */

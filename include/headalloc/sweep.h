@@ -56,7 +56,8 @@ HA_API double ha_samples_value(const struct ha_samples *s, size_t i);
 /* HA_OK when s holds 1 to HA_SWEEP_MAX_ROWS values, each a valid n
  * (ha_samples_validate), a range's ends 1 < from < to with count >= 2;
  * else HA_EINVAL with *bad the index of the first invalid value, or count
- * when the count or the range's ends are out of their domain. */
+ * when the count or the range's ends are out of their domain (and HA_EINVAL,
+ * *bad untouched, when s or bad is NULL). */
 HA_API enum ha_status ha_samples_check(const struct ha_samples *s, size_t *bad);
 
 /* The most rows a renderer reads from a result at a time. */
@@ -74,11 +75,11 @@ struct ha_sweep_request {
 	 * borrowed (only read, never freed here).  NULL: the sweep makes its
 	 * own. */
 	struct ha_solver *const *solvers;
-	/* Threads that solve the rows, the calling thread one of them (it takes the rows in order and solves while it
-	 * waits), as in every request: 0, one per online processor; 1, the
-	 * calling thread alone; N, N threads; at most 8 either way.  Sweeps
-	 * of fewer than 2048 rows or more than 64 budgets use the calling
-	 * thread alone. */
+	/* Threads that solve the rows, the calling thread one of them (it
+	 * takes the rows in order and solves while it waits), as in every
+	 * request: 0, one per online processor; 1, the calling thread
+	 * alone; N, N threads; at most 8 either way.  Sweeps of fewer than
+	 * 2048 rows or more than 64 budgets use the calling thread alone. */
 	size_t threads;
 	/* Optional: the grouped-query allocation (grouped.h) of every row
 	 * under these KV constraints (validated; NULL: rows over (H, d) as

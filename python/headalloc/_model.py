@@ -135,6 +135,29 @@ class Model:
         """
         return _ext.report_model(None, None, self._values, (0, 0, 0, 0, 0))["model"]
 
+    def __reduce__(self):
+        # by parameter name, so that a pickle outlives the tuple's layout
+        return (_model_of, (self._parameters(),))
+
+    def __setstate__(self, state):
+        # a pickle of 0.2, whose tuple held a factor and a log scale per
+        # coefficient where it now holds the value and whether it is a log
+        _, slots = state
+        v = list(slots["_values"])
+        for i, scale in ((1, 7), (2, 8)):
+            if v[scale]:
+                v[i], v[scale] = math.log(v[i]) + v[scale], True
+            else:
+                v[scale] = False
+        self._values = tuple(v)
+
+    def _parameters(self) -> Dict[str, float]:
+        params = dict(zip(_FIELDS, self._values))
+        for coef in ("bias_coef", "var_coef"):
+            if params.pop(coef + "_is_log"):
+                params["log_" + coef] = params.pop(coef)
+        return params
+
     def __eq__(self, other) -> bool:
         return isinstance(other, Model) and self._values == other._values
 
@@ -144,6 +167,10 @@ class Model:
     def __repr__(self) -> str:
         d = self.to_dict()
         return "Model(%s)" % ", ".join("%s=%r" % kv for kv in d.items())
+
+
+def _model_of(params):
+    return Model(**params)
 
 
 def _values_of(params):

@@ -35,3 +35,30 @@ def test_pictures(tmp_path):
     with pytest.raises(headalloc.InputError):
         results[0].plot(tmp_path / "p.jpg")
     assert not (tmp_path / "p.jpg").exists()
+
+
+def test_model_pickles_by_parameter_name():
+    import copy
+    import pickle
+    models = [headalloc.Model(), headalloc.Model(bias_coef=0.1, var_coef=0.7),
+              headalloc.Model(log_bias_coef=5.0, var_coef=0.3, hdi=0.4),
+              headalloc.Model(log_var_coef=-1598.0, smoothness=1.5)]
+    for m in models:
+        back = pickle.loads(pickle.dumps(m))
+        assert back == m and back.log_var_coef == m.log_var_coef
+        assert copy.deepcopy(m) == m
+
+
+def test_model_pickled_by_0_2_reads_as_the_same_model(monkeypatch):
+    # 0.2 pickled the slots' tuple, a factor and a log scale per
+    # coefficient at 1, 2 and 7, 8: the default reduction writes those bytes
+    import pickle
+    old = headalloc.Model.__new__(headalloc.Model)
+    old._values = (2.0, 1.0, 0.3, 0.4, 0.0, 0.5, 0.0, 5.0, 0.0,
+                   0.0, 0.28, 1.0, 0.0)
+    with monkeypatch.context() as patch:
+        patch.setattr(headalloc.Model, "__reduce__", object.__reduce__)
+        data = pickle.dumps(old, protocol=4)
+    m = pickle.loads(data)
+    assert m == headalloc.Model(log_bias_coef=5.0, var_coef=0.3, hdi=0.4)
+    assert m.log_bias_coef == 5.0 and m.var_coef == 0.3

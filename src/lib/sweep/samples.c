@@ -38,6 +38,8 @@ double ha_samples_value(const struct ha_samples *s, size_t i)
 
 enum ha_status ha_samples_check(const struct ha_samples *s, size_t *bad)
 {
+	if (!s || !bad)
+		return HA_EINVAL;
 	*bad = s->count;
 	if (s->count == 0 || s->count > HA_SWEEP_MAX_ROWS)
 		return HA_EINVAL;
