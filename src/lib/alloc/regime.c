@@ -3,8 +3,8 @@
  * (G = H ungrouped; headalloc-model(7), EXACT REGIMES IN N and
  * GROUPED-QUERY ATTENTION).
  *
- * With the generalised model of headalloc-model(7), CALIBRATION (The parameters) each allocation's error is
- * still affine in t = 1/n:
+ * With the generalised model of headalloc-model(7), CALIBRATION (The
+ * parameters) each allocation's error is still affine in t = 1/n:
  *   a_d = E + c_b d^-s,   b_(d,G) = c_v d^(γd + κ) F(H, G),
  * F = (1 + (g - 1) ρ_g + (H - g) ρ)/H, which is ρ + (1 - ρ) d/D at G = H.
  * E is common to every line, so it cancels from every switch point
