@@ -312,12 +312,8 @@ enum ha_status cal_least_squares(const struct ha_run *runs,
 	ls->rss = fit.rss;
 	ls->residual_scale = sqrt(fit.rss / (double)fit.runs);
 	ls->delta_below_scale = delta < ls->residual_scale;
-	struct ha_allocation a;
-	if (solver && cal_predict(solver, samples, fit.law.value, &a, NULL) == HA_OK) {
-		ls->has_prediction = 1;
-		ls->heads = a.heads;
-		ls->head_dim = a.head_dim;
-	}
+	ls->has_prediction = cal_predict(solver, samples, fit.law.value,
+	                                 &ls->heads, &ls->head_dim, NULL);
 	ha_cal_fit_finish(&fit);
 	const struct ha_cal_prediction *p = &c->prediction;
 	ls->prediction_changes = ls->has_prediction && p->defined &&
@@ -467,20 +463,6 @@ static size_t row_seeds(const struct ha_calibration *c, size_t r,
 	return n;
 }
 
-static void predict_row(const struct ha_solver *solver, double samples,
-                        const double *th, int *has, uint64_t *heads,
-                        uint64_t *head_dim, double *loss)
-{
-	struct ha_allocation a;
-	*has = solver && cal_predict(solver, samples, th, &a, NULL) == HA_OK;
-	if (*has) {
-		*heads = a.heads;
-		*head_dim = a.head_dim;
-		if (loss)
-			*loss = a.terms.mse;
-	}
-}
-
 /* Row r's least-squares fit (seeded) with its statistics and, when δ is
  * finite, its Huber fit (seeded likewise); HA_ECANCELED when the
  * callback (data->poll: told between the stages and inside the fits)
@@ -534,8 +516,8 @@ static enum ha_status fit_row(const struct ha_run *runs,
 		return HA_ENOMEM;
 	if (data->poll && !cal_poll_tell(data->poll))
 		return HA_ECANCELED; /* (a leave-one-out refit stopped too) */
-	predict_row(solver, samples, row->law.value, &row->has_prediction,
-	            &row->heads, &row->head_dim, &row->loss);
+	row->has_prediction = cal_predict(solver, samples, row->law.value,
+	                                  &row->heads, &row->head_dim, &row->loss);
 	if (isinf(delta)) {
 		row->huber_status = HA_OK;
 		row->huber_objective = row->objective;
@@ -560,8 +542,9 @@ static enum ha_status fit_row(const struct ha_run *runs,
 	huber_fitted[r] = 1;
 	memcpy(huber_values + HA_CAL_PARAMS * r, fit.law.value, sizeof fit.law.value);
 	row->huber_objective = fit.objective;
-	predict_row(solver, samples, fit.law.value, &row->huber_has_prediction,
-	            &row->huber_heads, &row->huber_head_dim, NULL);
+	row->huber_has_prediction = cal_predict(solver, samples, fit.law.value,
+	                                        &row->huber_heads,
+	                                        &row->huber_head_dim, NULL);
 	ha_cal_fit_finish(&fit);
 	row->prediction_changes = row->has_prediction && row->huber_has_prediction &&
 	                          row->huber_head_dim != row->head_dim;

@@ -13,11 +13,9 @@
 
 /* The caller's progress callback heard inside long fits (a full fit's
  * grid of starts takes up to seconds): told again where the work stands
- * (what, done of total), on the thread that made the call only, at most
- * every CAL_POLL_SECONDS; once it returns non-zero the fits stop at their
- * next start and return HA_ECANCELED (calibrate_search.c). */
-#define CAL_POLL_SECONDS 0.05
-struct cal_data;
+ * (what, done of total), on the thread that made the call only; once it
+ * returns non-zero the fits stop at their next start and return
+ * HA_ECANCELED (calibrate_search.c). */
 struct cal_poll {
 	const struct ha_progress *progress;
 	const char *what;   /* static: the unit, as the callback takes it */
@@ -31,9 +29,6 @@ void cal_poll_init(struct cal_poll *p, const struct ha_progress *progress,
 /* Tell the callback now (from the calling thread): 0 when it stops the
  * work, or stopped it before. */
 int cal_poll_tell(struct cal_poll *p);
-/* From any thread: the callback told when on the calling thread and
- * CAL_POLL_SECONDS have passed; 0 once the work is stopped. */
-int cal_poll_check(struct cal_poll *p);
 
 /* The runs reduced to what the objective needs, once. */
 struct cal_data {
@@ -171,11 +166,12 @@ enum ha_status cal_fit_data(const struct ha_run *runs, const struct cal_data *da
                             const double *seeds, size_t seed_count,
                             struct ha_cal_fit *out, struct ha_error *err);
 
-/* The optimum under fit-scale values th at the target (solver; n =
- * samples): HA_OK and *out, or the solver's status. */
-enum ha_status cal_predict(const struct ha_solver *solver, double samples,
-                           const double *th, struct ha_allocation *out,
-                           struct ha_certificate *certificate);
+/* The optimum at the target (n = samples) under fit-scale values th:
+ * 1 with its heads, head_dim and (loss not NULL) L̂, or 0 (the outputs
+ * untouched) without a solver, a valid model or an optimum. */
+int cal_predict(const struct ha_solver *solver, double samples,
+                const double *th, uint64_t *heads, uint64_t *head_dim,
+                double *loss);
 
 /* The case bootstrap of headalloc-model(7), CALIBRATION (Uncertainty and identifiability) for the fit in c->fit (law
  * value[] = the full-data optimum, the refits' start): fills
@@ -319,8 +315,11 @@ void ha_cal_law_from_model(struct ha_cal_law *law,
 int ha_cal_law_contains(const struct ha_cal_law *outer,
                         const struct ha_cal_law *inner);
 
-/* "cases" or "residuals"; NULL for an out-of-range value. */
+/* "cases", "residuals" or "wild"; NULL for an out-of-range value. */
 const char *ha_cal_bootstrap_kind_str(enum ha_cal_bootstrap_kind kind);
+
+/* The kind's word in "the case bootstrap": "case", "residual", "wild". */
+const char *cal_bootstrap_word(enum ha_cal_bootstrap_kind kind);
 
 /* Fit one law to the runs (validated here) with Huber δ.
  *

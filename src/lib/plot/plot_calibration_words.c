@@ -223,8 +223,7 @@ void plot_cal_captions(struct calplot *p)
 	if (b->fitted >= 2)
 		put(p, 1, "", "%s bootstrap: %zu of %zu resamples refitted (seed %" PRIu64
 		    "): 95%% intervals [ ], bands",
-		    b->kind == HA_CAL_BOOT_CASES ? "case"
-		    : b->kind == HA_CAL_BOOT_WILD ? "wild" : "residual",
+		    cal_bootstrap_word(b->kind),
 		    b->fitted, b->resamples, b->seed);
 	else
 		put(p, 1, "", "no bootstrap (%zu refits): no intervals, no bands", b->fitted);
