@@ -525,7 +525,7 @@ enum ha_status cal_compare_bootstrap(const struct ha_run *runs,
 	                                                : cap_resamples;
 	size_t n = c->comparison_count;
 	if (!solver || resamples == 0)
-		return cal_average(c);
+		return HA_OK;
 	struct compare_job job = {
 		.runs = runs, .data = data, .seed = o->seed, .solver = solver,
 		.samples = samples, .c = c, .order = order, .ls_values = ls_values,
@@ -548,8 +548,6 @@ enum ha_status cal_compare_bootstrap(const struct ha_run *runs,
 			    row->distribution[k].head_dim == row->head_dim)
 				row->share = row->distribution[k].share;
 	}
-	if (st == HA_OK)
-		st = cal_average(c);
 	free(job.out);
 	return st;
 }

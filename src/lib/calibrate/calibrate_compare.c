@@ -255,7 +255,8 @@ static int by_averaged_share(const void *a, const void *b)
 	return (x->head_dim > y->head_dim) - (x->head_dim < y->head_dim);
 }
 
-enum ha_status cal_average(struct ha_calibration *c)
+/* c->averaged from the rows' weights and distributions.  HA_ENOMEM only. */
+static enum ha_status average(struct ha_calibration *c)
 {
 	size_t cap = 0;
 	c->averaged_no_answer = 0.0;
@@ -348,7 +349,6 @@ struct loo {
 	const struct ha_run *runs;
 	const struct cal_data *data;
 	const struct ha_cal_fit *fit;
-	double delta;
 	double *weights;     /* m a worker */
 	enum loo_kind *kind; /* m */
 	double *error;       /* m: ln L - ln L̂ of the run left out */
@@ -369,7 +369,7 @@ static enum ha_status loo_one(void *ctx, size_t worker, size_t out)
 	if (!cal_identifiable(&local, x->runs, x->fit->free_count, NULL, msg))
 		return HA_OK;
 	double th[HA_CAL_PARAMS], objective;
-	enum ha_status st = cal_minimise(&local, &x->fit->law, x->delta,
+	enum ha_status st = cal_minimise(&local, &x->fit->law, INFINITY,
 	                                 x->fit->law.value, NULL, 0, th, &objective,
 	                                 NULL, NULL, &x->converged[out]);
 	x->kind[out] = st == HA_OK ? LOO_FITTED : st == HA_ENOMEM ? LOO_NOMEM
@@ -380,19 +380,18 @@ static enum ha_status loo_one(void *ctx, size_t worker, size_t out)
 	return HA_OK;
 }
 
-/* Leave-one-out: refit without each run (from the law's full-data
- * optimum) and predict it.  0 when some leave-one-out set cannot be
+/* Leave-one-out: refit without each run by least squares (from the
+ * law's full-data optimum) and predict it.  0 when some leave-one-out set cannot be
  * fitted, or a refit fails.  The refits run on data->threads threads
  * (loo_one) and are summed afterwards in the runs' order, stopping at
  * the first that fails: the serial loop's result whatever the thread
  * count. */
 static int leave_one_out(const struct ha_run *runs, const struct cal_data *data,
-                         const struct ha_cal_fit *fit, double delta,
-                         double *rmse, size_t *unconverged,
+                         const struct ha_cal_fit *fit, double *rmse, size_t *unconverged,
                          enum ha_status *oom)
 {
 	size_t m = data->m, threads = pool_threads(data->threads, m);
-	struct loo x = {runs, data, fit, delta,
+	struct loo x = {runs, data, fit,
 	                malloc(threads * m * sizeof *x.weights),
 	                malloc(m * sizeof *x.kind), malloc(m * sizeof *x.error),
 	                malloc(m * sizeof *x.converged)};
@@ -508,8 +507,7 @@ static enum ha_status fit_row(const struct ha_run *runs,
 	}
 	enum ha_status oom = HA_OK;
 	if (!lean)
-		row->loo_defined = leave_one_out(runs, data, &fit, INFINITY,
-		                                 &row->loo_rmse,
+		row->loo_defined = leave_one_out(runs, data, &fit, &row->loo_rmse,
 		                                 &row->loo_unconverged, &oom);
 	ha_cal_fit_finish(&fit);
 	if (oom == HA_ENOMEM)
@@ -610,6 +608,8 @@ enum ha_status cal_compare(const struct ha_run *runs, const struct cal_data *dat
 	weights_and_verdict(c);
 	st = cal_compare_bootstrap(runs, data, o, solver, samples, c, order,
 	                           ls_values, ls_fitted);
+	if (st == HA_OK)
+		st = average(c);
 done:
 	free(ls_values);
 	free(huber_values);

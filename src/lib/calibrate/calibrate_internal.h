@@ -210,10 +210,7 @@ void cal_compare_free(struct ha_calibration *c);
 int cal_add_share(struct ha_cal_share **rows, size_t *count, size_t *cap,
                   uint64_t heads, uint64_t head_dim, size_t more, double share);
 
-/* c->averaged from the rows' weights and distributions.  HA_ENOMEM only. */
-enum ha_status cal_average(struct ha_calibration *c);
-
-/* The rows' bootstrap (calibrate_boot.c), then cal_average;
+/* The rows' bootstrap (calibrate_boot.c) with a solver;
  * order is the fitting order, ls_values the rows' least-squares optima
  * (ls_fitted: which exist).  HA_ENOMEM, or HA_ECANCELED when
  * o->progress, told of the resamples refitted, stops it. */

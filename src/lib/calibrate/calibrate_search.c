@@ -577,15 +577,11 @@ static int in_list(const size_t *list, size_t count, size_t value)
 	return 0;
 }
 
-/* The search: from start alone (a refit), or from the grid and then
- * from each of seed_count seeds (full searches, L-BFGS then
- * Levenberg–Marquardt, like a grid start).  Every local optimisation
- * returns a point no worse than its start, so the best end is no worse
- * than the best seed: a law seeded with the optima of the laws it
- * contains never ends above them.  The starts are independent: they run
- * on data->threads threads (search_start), and their ends are read
- * afterwards in the starts' order, so the result is the serial loop's
- * whatever the thread count.
+/* Every local optimisation returns a point no worse than its start, so
+ * the best end is no worse than the best seed.  The starts are
+ * independent: they run on data->threads threads (search_start), and
+ * their ends are read afterwards in the starts' order, so the result is
+ * the serial loop's whatever the thread count.
  *
  * With seeds, they run first (to the end), and the grid's starts then
  * with the refits' stopping rule against the seeds' best end (lm.bar,
@@ -708,13 +704,11 @@ done:
 	return st;
 }
 
-/* A bootstrap refit from every start of the grid and from the
- * seeds (the full data's optimum; in the comparison also the resample's
- * optima of the laws this one contains), Levenberg–Marquardt alone from
- * each (the refit's step cap and tolerance), the best end kept.  The
- * seeds go first, then the grid in its order: each start is stopped
- * early once it cannot reach the best end so far (lm.bar; the rule in
- * calibrate_lm.c), which needs a good best early to save work. */
+/* The seeds (the full data's optimum; in the comparison also the
+ * resample's optima of the laws this one contains) go first, then the
+ * grid in its order: each start is stopped early once it cannot reach
+ * the best end so far (lm.bar; the rule in calibrate_lm.c), which needs
+ * a good best early to save work. */
 enum ha_status cal_refit_grid(const struct cal_data *data,
                               const struct ha_cal_law *law, double delta,
                               const double *seeds, size_t seed_count,
