@@ -125,10 +125,10 @@ int cal_data_term_identifiable(const struct cal_data *data,
 double cal_data_share(const struct cal_data *data, const double *th, size_t i);
 
 /* The local fit of one law on the weighted data (calibrate_search.c).
- * start = NULL: the full search from the grid of ha_cal_fit_runs'
- * comment (L-BFGS, then Levenberg–Marquardt to convergence), and after
- * it from seed_count seeds (HA_CAL_PARAMS fit-scale values each; the
- * law's fixed values replace theirs): the optima of the laws this one
+ * start = NULL: the full search from the grid (grid_starts; L-BFGS,
+ * then Levenberg–Marquardt to convergence), and after it from
+ * seed_count seeds (HA_CAL_PARAMS fit-scale values each; the law's
+ * fixed values replace theirs): the optima of the laws this one
  * contains, so that its objective cannot end above theirs; *total counts
  * the seeds among the starts.  Else a refit (leave-one-out) from start
  * (fit scale) by Levenberg–Marquardt alone with a looser stop and a step
@@ -324,17 +324,9 @@ const char *cal_bootstrap_word(enum ha_cal_bootstrap_kind kind);
  * parameters + 1; a single distinct head_dim while anything is free.
  * HA_EINVAL for bad runs, a NULL pointer, δ not > 0, or a fixed value out
  * of its domain; HA_ENUMERIC when no start reaches a finite objective;
- * HA_ENOMEM.
- *
- * The starting grid: every combination of the free nonlinear parameters'
- * values (calibrate_search.c; E: the linear start below, then shares of
- * the smallest loss), the fixed ones at their values; at each, ln c_b and
- * ln c_v (when free) — and E, in its first variant — are the
- * least-squares solution of the linearised relative residuals
- * (L̂_i - L_i)/L_i, with c_b, c_v >= 0
- * (a coefficient the data cannot set gets a term equal to 1% of L at its
- * most favourable run; a negative linear E becomes 0).  Each start runs
- * L-BFGS, then Levenberg–Marquardt, to convergence; the best end wins.
+ * HA_ENOMEM.  The starts: calibrate_search.c's grid (grid_starts, with
+ * its linear starts), each by L-BFGS, then Levenberg–Marquardt, to
+ * convergence; the best end wins.
  *
  * On HA_OK *out owns its residuals: release with ha_cal_fit_finish(). */
 enum ha_status ha_cal_fit_runs(const struct ha_run *runs, size_t count,

@@ -265,7 +265,7 @@ static void linear_start(const struct cal_data *data, const int *free, int e_fre
 	}
 }
 
-/* Starting values of the nonlinear parameters (ha_cal_fit_runs' comment):
+/* Starting values of the nonlinear parameters (grid_starts below):
  * each grid holds its parameter's bounds (s at HA_CAL_SMOOTHNESS_MIN,
  * γ = 0, κ = 0, hdi = 0 and 1) besides interior values, so that an
  * optimum on a bound (γ = 0: the variance a power of d) is started at,

@@ -24,20 +24,22 @@ static void put_maybe(struct ha_yaml_writer *w, const char *key, int defined,
 		ha_yaml_null(w);
 }
 
+static void put_maybe_uint(struct ha_yaml_writer *w, const char *key,
+                           int defined, uint64_t v)
+{
+	ha_yaml_key(w, key);
+	if (defined)
+		ha_yaml_uint(w, v);
+	else
+		ha_yaml_null(w);
+}
+
 /* The keys heads and head_dim, or null values when not defined. */
 static void put_pair(struct ha_yaml_writer *w, int defined, uint64_t heads,
                      uint64_t head_dim)
 {
-	ha_yaml_key(w, "heads");
-	if (defined)
-		ha_yaml_uint(w, heads);
-	else
-		ha_yaml_null(w);
-	ha_yaml_key(w, "head_dim");
-	if (defined)
-		ha_yaml_uint(w, head_dim);
-	else
-		ha_yaml_null(w);
+	put_maybe_uint(w, "heads", defined, heads);
+	put_maybe_uint(w, "head_dim", defined, head_dim);
 }
 
 /* %.6g, or "-" when not defined. */
@@ -68,11 +70,7 @@ static void yaml_goodness(struct ha_yaml_writer *w, const struct ha_cal_goodness
 	ha_yaml_key_double(w, "rms_log_residual", g->rms_log_residual);
 	ha_yaml_key_double(w, "loss_spread", g->loss_spread);
 	put_maybe(w, "chi2", g->has_chi2, g->chi2);
-	ha_yaml_key(w, "dof");
-	if (g->has_chi2)
-		ha_yaml_uint(w, g->dof);
-	else
-		ha_yaml_null(w);
+	put_maybe_uint(w, "dof", g->has_chi2, g->dof);
 	put_maybe(w, "p_value", g->has_p, g->p_value);
 	ha_yaml_key_string(w, "verdict", g->lack_of_fit ? "lack of fit" : "fits");
 	ha_yaml_end_map(w);
