@@ -187,10 +187,9 @@ static uint64_t argmin_with(const struct cal_data *data,
 	if (cal_minimise(data, &held, delta, NULL, NULL, 0, th, &f, NULL, NULL,
 	                 NULL) != HA_OK)
 		return 0;
-	struct ha_allocation a;
-	if (cal_predict(solver, samples, th, &a, NULL) != HA_OK)
-		return 0;
-	return a.head_dim;
+	uint64_t heads, head_dim;
+	return cal_predict(solver, samples, th, &heads, &head_dim, NULL) ? head_dim
+	                                                                 : 0;
 }
 
 /* The interval p moves across: its bootstrap ci95, else value ± 2 se,
@@ -501,7 +500,10 @@ enum ha_status ha_calibrate(const struct ha_run *runs, size_t count,
 	struct ha_cal_prediction *pred = &c->prediction;
 	if (solver) {
 		struct ha_allocation a;
-		st = cal_predict(solver, n, c->fit.law.value, &a, &pred->certificate);
+		st = ha_model_validate(&c->model) != HA_OK
+		     ? HA_EINVAL
+		     : ha_solver_solve_integer(solver, &c->model, n, &a,
+		                               &pred->certificate);
 		if (st != HA_OK) {
 			ha_fail(err, st, "the calibrated model gives no optimum at the target: %s",
 			        ha_status_str(st));

@@ -55,27 +55,39 @@
 #include "calibrate_rng.h"
 #include "alloc/solver_internal.h"
 
-enum ha_status cal_predict(const struct ha_solver *solver, double samples,
-                           const double *th, struct ha_allocation *out,
-                           struct ha_certificate *certificate)
+int cal_predict(const struct ha_solver *solver, double samples,
+                const double *th, uint64_t *heads, uint64_t *head_dim,
+                double *loss)
 {
 	struct ha_model m = ha_cal_model_of(th);
-	if (ha_model_validate(&m) != HA_OK)
-		return HA_EINVAL;
-	return ha_solver_solve_integer(solver, &m, samples, out, certificate);
+	struct ha_allocation a;
+	if (!solver || ha_model_validate(&m) != HA_OK ||
+	    ha_solver_solve_integer(solver, &m, samples, &a, NULL) != HA_OK)
+		return 0;
+	*heads = a.heads;
+	*head_dim = a.head_dim;
+	if (loss)
+		*loss = a.terms.mse;
+	return 1;
 }
+
+/* Each kind's name (the option's value) and its word before "bootstrap"
+ * in the reports ("the case bootstrap"). */
+static const char *const kind_words[][2] = {
+	[HA_CAL_BOOT_CASES] = {"cases", "case"},
+	[HA_CAL_BOOT_RESIDUALS] = {"residuals", "residual"},
+	[HA_CAL_BOOT_WILD] = {"wild", "wild"},
+};
 
 const char *ha_cal_bootstrap_kind_str(enum ha_cal_bootstrap_kind kind)
 {
-	switch (kind) {
-	case HA_CAL_BOOT_CASES:
-		return "cases";
-	case HA_CAL_BOOT_RESIDUALS:
-		return "residuals";
-	case HA_CAL_BOOT_WILD:
-		return "wild";
-	}
-	return NULL;
+	return (size_t)kind < sizeof kind_words / sizeof *kind_words
+	       ? kind_words[kind][0] : NULL;
+}
+
+const char *cal_bootstrap_word(enum ha_cal_bootstrap_kind kind)
+{
+	return ha_cal_bootstrap_kind_str(kind) ? kind_words[kind][1] : NULL;
 }
 
 /* ---- resamples on the pool ----------------------------------------------- */
@@ -166,18 +178,6 @@ static enum ha_status resample_all(const struct cal_data *data, size_t laws,
 	return st;
 }
 
-/* th's optimum at the target into o (o->predicted). */
-static void predict_into(const struct ha_solver *solver, double samples,
-                         struct outcome *o)
-{
-	struct ha_allocation a;
-	if (cal_predict(solver, samples, o->th, &a, NULL) == HA_OK) {
-		o->predicted = 1;
-		o->heads = a.heads;
-		o->head_dim = a.head_dim;
-	}
-}
-
 /* ---- the distributions and refits of the outcomes ------------------------ */
 
 int cal_add_share(struct ha_cal_share **rows, size_t *count, size_t *cap,
@@ -209,36 +209,38 @@ static int by_count(const void *a, const void *b)
 	return (x->head_dim > y->head_dim) - (x->head_dim < y->head_dim);
 }
 
-/* Most frequent first, each share of all the resamples. */
-static void finish_distribution(struct ha_cal_share *rows, size_t count,
-                                size_t resamples)
+/* The fitted outcomes out[b * stride] (one a resample): their parameters
+ * into *refits (*refit_count of them; NULL when none) and, with predict,
+ * the distribution of their optima into *rows (*count; most frequent
+ * first, each a share of all the resamples), *answered the optima. */
+static enum ha_status gather(const struct outcome *out, size_t stride,
+                             size_t resamples, int predict, double **refits,
+                             size_t *refit_count, struct ha_cal_share **rows,
+                             size_t *count, size_t *answered)
 {
-	if (count)
-		qsort(rows, count, sizeof *rows, by_count);
-	for (size_t i = 0; i < count; i++)
-		rows[i].share = (double)rows[i].count / (double)resamples;
-}
-
-/* The fitted outcomes' parameters (out[b * stride], one a resample) into
- * *refits, *count of them (NULL and 0 when none). */
-static enum ha_status keep_refits(const struct outcome *out, size_t stride,
-                                  size_t resamples, double **refits,
-                                  size_t *count)
-{
-	size_t fitted = 0;
+	size_t fitted = 0, cap = 0;
 	for (size_t b = 0; b < resamples; b++)
 		fitted += out[b * stride].kind == OUT_FITTED;
-	*refits = NULL;
-	*count = 0;
-	if (!fitted)
-		return HA_OK;
-	*refits = malloc(fitted * HA_CAL_PARAMS * sizeof **refits);
-	if (!*refits)
+	*refits = fitted ? malloc(fitted * HA_CAL_PARAMS * sizeof **refits) : NULL;
+	*refit_count = 0;
+	if (fitted && !*refits)
 		return HA_ENOMEM;
-	for (size_t b = 0; b < resamples; b++)
-		if (out[b * stride].kind == OUT_FITTED)
-			memcpy(*refits + HA_CAL_PARAMS * (*count)++, out[b * stride].th,
-			       sizeof out[b * stride].th);
+	for (size_t b = 0; b < resamples; b++) {
+		const struct outcome *o = &out[b * stride];
+		if (o->kind != OUT_FITTED)
+			continue;
+		memcpy(*refits + HA_CAL_PARAMS * (*refit_count)++, o->th,
+		       sizeof o->th);
+		if (!predict || !o->predicted)
+			continue;
+		++*answered;
+		if (!cal_add_share(rows, count, &cap, o->heads, o->head_dim, 1, 0.0))
+			return HA_ENOMEM;
+	}
+	if (*count)
+		qsort(*rows, *count, sizeof **rows, by_count);
+	for (size_t i = 0; i < *count; i++)
+		(*rows)[i].share = (double)(*rows)[i].count / (double)resamples;
 	return HA_OK;
 }
 
@@ -305,8 +307,9 @@ static enum ha_status refit_one(const void *ctx, struct space *s, size_t b)
 		return HA_ENOMEM;
 	}
 	o->kind = st == HA_OK ? OUT_FITTED : OUT_FAILED;
-	if (st == HA_OK && job->solver)
-		predict_into(job->solver, job->samples, o);
+	if (st == HA_OK)
+		o->predicted = cal_predict(job->solver, job->samples, o->th,
+		                           &o->heads, &o->head_dim, NULL);
 	return HA_OK;
 }
 
@@ -419,8 +422,10 @@ enum ha_status cal_bootstrap(const struct ha_run *runs, const struct cal_data *d
 		(o->bootstrap_kind == HA_CAL_BOOT_CASES && boot->fitted > 0 &&
 		 10 * boot->covering >= 9 * boot->fitted);
 	/* The refits stay for the curves' bands (ha_cal_band). */
-	size_t kept;
-	st = keep_refits(job.out, 1, resamples, &boot->refits, &kept);
+	size_t kept, answered = 0;
+	struct ha_cal_prediction *pred = &c->prediction;
+	st = gather(job.out, 1, resamples, solver != NULL, &boot->refits, &kept,
+	            &pred->distribution, &pred->distribution_count, &answered);
 	if (st == HA_OK && boot->fitted >= 2) {
 		double *column = malloc(boot->fitted * sizeof *column);
 		if (column)
@@ -429,21 +434,8 @@ enum ha_status cal_bootstrap(const struct ha_run *runs, const struct cal_data *d
 			st = HA_ENOMEM;
 		free(column);
 	}
-	struct ha_cal_prediction *pred = &c->prediction;
-	size_t cap = 0, answered = 0;
-	for (size_t b = 0; solver && st == HA_OK && b < resamples; b++) {
-		if (job.out[b].kind != OUT_FITTED || !job.out[b].predicted)
-			continue;
-		answered++;
-		if (!cal_add_share(&pred->distribution, &pred->distribution_count,
-		                   &cap, job.out[b].heads, job.out[b].head_dim, 1, 0.0))
-			st = HA_ENOMEM;
-	}
-	if (solver && st == HA_OK) {
-		finish_distribution(pred->distribution, pred->distribution_count,
-		                    resamples);
+	if (solver && st == HA_OK)
 		pred->no_answer_share = (double)(resamples - answered) / (double)resamples;
-	}
 done:
 	free(job.out);
 	free(modified);
@@ -496,7 +488,8 @@ static enum ha_status refit_row(const struct compare_job *job, struct space *s,
 	s->done[r] = 1;
 	memcpy(s->values + HA_CAL_PARAMS * r, o->th, sizeof o->th);
 	o->kind = OUT_FITTED;
-	predict_into(job->solver, job->samples, o);
+	o->predicted = cal_predict(job->solver, job->samples, o->th, &o->heads,
+	                           &o->head_dim, NULL);
 	return HA_OK;
 }
 
@@ -532,50 +525,30 @@ enum ha_status cal_compare_bootstrap(const struct ha_run *runs,
 	                                                : cap_resamples;
 	size_t n = c->comparison_count;
 	if (!solver || resamples == 0)
-		return cal_average(c);
+		return HA_OK;
 	struct compare_job job = {
 		.runs = runs, .data = data, .seed = o->seed, .solver = solver,
 		.samples = samples, .c = c, .order = order, .ls_values = ls_values,
 		.ls_fitted = ls_fitted, .n = n,
 	};
 	job.out = calloc(resamples * n, sizeof *job.out);
-	size_t *cap = calloc(n, sizeof *cap);
-	enum ha_status st = HA_ENOMEM;
-	if (!job.out || !cap)
-		goto out;
+	if (!job.out)
+		return HA_ENOMEM;
 	for (size_t r = 0; r < n; r++)
 		c->comparison[r].resamples = ls_fitted[r] ? resamples : 0;
-	st = resample_all(data, n, resamples, o->threads, &o->progress,
-	                  refit_resample, &job);
-	for (size_t b = 0; b < resamples && st == HA_OK; b++)
-		for (size_t r = 0; r < n && st == HA_OK; r++) {
-			struct ha_cal_comparison *row = &c->comparison[r];
-			const struct outcome *s = &job.out[b * n + r];
-			if (s->kind != OUT_FITTED || !s->predicted)
-				continue;
-			row->answered++;
-			if (!cal_add_share(&row->distribution, &row->distribution_count,
-			                   &cap[r], s->heads, s->head_dim, 1, 0.0))
-				st = HA_ENOMEM;
-		}
+	enum ha_status st = resample_all(data, n, resamples, o->threads,
+	                                 &o->progress, refit_resample, &job);
 	for (size_t r = 0; r < n && st == HA_OK; r++) {
 		struct ha_cal_comparison *row = &c->comparison[r];
-		st = keep_refits(job.out + r, n, resamples, &row->refits,
-		                 &row->refit_count);
-		if (st != HA_OK || !row->resamples)
-			continue;
-		finish_distribution(row->distribution, row->distribution_count,
-		                    row->resamples);
+		st = gather(job.out + r, n, resamples, 1, &row->refits,
+		            &row->refit_count, &row->distribution,
+		            &row->distribution_count, &row->answered);
 		for (size_t k = 0; k < row->distribution_count; k++)
 			if (row->has_prediction &&
 			    row->distribution[k].head_dim == row->head_dim)
 				row->share = row->distribution[k].share;
 	}
-	if (st == HA_OK)
-		st = cal_average(c);
-out:
 	free(job.out);
-	free(cap);
 	return st;
 }
 
@@ -678,8 +651,7 @@ static int coverage_warning(struct ha_calibration *c, int unequal_se)
 	            "%zu free parameters; %s the lowest; headalloc-calibrate(1), "
 	            "COVERAGE): with %zu runs and %zu free parameters here, read "
 	            "them as narrower than 95%%",
-	            b->kind == HA_CAL_BOOT_CASES ? "case"
-	            : b->kind == HA_CAL_BOOT_WILD ? "wild" : "residual",
+	            cal_bootstrap_word(b->kind),
 	            100.0 * t->lowest, t->design, t->runs, t->free,
 	            ha_cal_param_str(t->worst), m, k);
 }

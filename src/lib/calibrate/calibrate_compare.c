@@ -255,7 +255,8 @@ static int by_averaged_share(const void *a, const void *b)
 	return (x->head_dim > y->head_dim) - (x->head_dim < y->head_dim);
 }
 
-enum ha_status cal_average(struct ha_calibration *c)
+/* c->averaged from the rows' weights and distributions.  HA_ENOMEM only. */
+static enum ha_status average(struct ha_calibration *c)
 {
 	size_t cap = 0;
 	c->averaged_no_answer = 0.0;
@@ -312,12 +313,8 @@ enum ha_status cal_least_squares(const struct ha_run *runs,
 	ls->rss = fit.rss;
 	ls->residual_scale = sqrt(fit.rss / (double)fit.runs);
 	ls->delta_below_scale = delta < ls->residual_scale;
-	struct ha_allocation a;
-	if (solver && cal_predict(solver, samples, fit.law.value, &a, NULL) == HA_OK) {
-		ls->has_prediction = 1;
-		ls->heads = a.heads;
-		ls->head_dim = a.head_dim;
-	}
+	ls->has_prediction = cal_predict(solver, samples, fit.law.value,
+	                                 &ls->heads, &ls->head_dim, NULL);
 	ha_cal_fit_finish(&fit);
 	const struct ha_cal_prediction *p = &c->prediction;
 	ls->prediction_changes = ls->has_prediction && p->defined &&
@@ -352,7 +349,6 @@ struct loo {
 	const struct ha_run *runs;
 	const struct cal_data *data;
 	const struct ha_cal_fit *fit;
-	double delta;
 	double *weights;     /* m a worker */
 	enum loo_kind *kind; /* m */
 	double *error;       /* m: ln L - ln L̂ of the run left out */
@@ -373,7 +369,7 @@ static enum ha_status loo_one(void *ctx, size_t worker, size_t out)
 	if (!cal_identifiable(&local, x->runs, x->fit->free_count, NULL, msg))
 		return HA_OK;
 	double th[HA_CAL_PARAMS], objective;
-	enum ha_status st = cal_minimise(&local, &x->fit->law, x->delta,
+	enum ha_status st = cal_minimise(&local, &x->fit->law, INFINITY,
 	                                 x->fit->law.value, NULL, 0, th, &objective,
 	                                 NULL, NULL, &x->converged[out]);
 	x->kind[out] = st == HA_OK ? LOO_FITTED : st == HA_ENOMEM ? LOO_NOMEM
@@ -384,19 +380,18 @@ static enum ha_status loo_one(void *ctx, size_t worker, size_t out)
 	return HA_OK;
 }
 
-/* Leave-one-out: refit without each run (from the law's full-data
- * optimum) and predict it.  0 when some leave-one-out set cannot be
+/* Leave-one-out: refit without each run by least squares (from the
+ * law's full-data optimum) and predict it.  0 when some leave-one-out set cannot be
  * fitted, or a refit fails.  The refits run on data->threads threads
  * (loo_one) and are summed afterwards in the runs' order, stopping at
  * the first that fails: the serial loop's result whatever the thread
  * count. */
 static int leave_one_out(const struct ha_run *runs, const struct cal_data *data,
-                         const struct ha_cal_fit *fit, double delta,
-                         double *rmse, size_t *unconverged,
+                         const struct ha_cal_fit *fit, double *rmse, size_t *unconverged,
                          enum ha_status *oom)
 {
 	size_t m = data->m, threads = pool_threads(data->threads, m);
-	struct loo x = {runs, data, fit, delta,
+	struct loo x = {runs, data, fit,
 	                malloc(threads * m * sizeof *x.weights),
 	                malloc(m * sizeof *x.kind), malloc(m * sizeof *x.error),
 	                malloc(m * sizeof *x.converged)};
@@ -467,20 +462,6 @@ static size_t row_seeds(const struct ha_calibration *c, size_t r,
 	return n;
 }
 
-static void predict_row(const struct ha_solver *solver, double samples,
-                        const double *th, int *has, uint64_t *heads,
-                        uint64_t *head_dim, double *loss)
-{
-	struct ha_allocation a;
-	*has = solver && cal_predict(solver, samples, th, &a, NULL) == HA_OK;
-	if (*has) {
-		*heads = a.heads;
-		*head_dim = a.head_dim;
-		if (loss)
-			*loss = a.terms.mse;
-	}
-}
-
 /* Row r's least-squares fit (seeded) with its statistics and, when δ is
  * finite, its Huber fit (seeded likewise); HA_ECANCELED when the
  * callback (data->poll: told between the stages and inside the fits)
@@ -526,16 +507,15 @@ static enum ha_status fit_row(const struct ha_run *runs,
 	}
 	enum ha_status oom = HA_OK;
 	if (!lean)
-		row->loo_defined = leave_one_out(runs, data, &fit, INFINITY,
-		                                 &row->loo_rmse,
+		row->loo_defined = leave_one_out(runs, data, &fit, &row->loo_rmse,
 		                                 &row->loo_unconverged, &oom);
 	ha_cal_fit_finish(&fit);
 	if (oom == HA_ENOMEM)
 		return HA_ENOMEM;
 	if (data->poll && !cal_poll_tell(data->poll))
 		return HA_ECANCELED; /* (a leave-one-out refit stopped too) */
-	predict_row(solver, samples, row->law.value, &row->has_prediction,
-	            &row->heads, &row->head_dim, &row->loss);
+	row->has_prediction = cal_predict(solver, samples, row->law.value,
+	                                  &row->heads, &row->head_dim, &row->loss);
 	if (isinf(delta)) {
 		row->huber_status = HA_OK;
 		row->huber_objective = row->objective;
@@ -560,8 +540,9 @@ static enum ha_status fit_row(const struct ha_run *runs,
 	huber_fitted[r] = 1;
 	memcpy(huber_values + HA_CAL_PARAMS * r, fit.law.value, sizeof fit.law.value);
 	row->huber_objective = fit.objective;
-	predict_row(solver, samples, fit.law.value, &row->huber_has_prediction,
-	            &row->huber_heads, &row->huber_head_dim, NULL);
+	row->huber_has_prediction = cal_predict(solver, samples, fit.law.value,
+	                                        &row->huber_heads,
+	                                        &row->huber_head_dim, NULL);
 	ha_cal_fit_finish(&fit);
 	row->prediction_changes = row->has_prediction && row->huber_has_prediction &&
 	                          row->huber_head_dim != row->head_dim;
@@ -627,6 +608,8 @@ enum ha_status cal_compare(const struct ha_run *runs, const struct cal_data *dat
 	weights_and_verdict(c);
 	st = cal_compare_bootstrap(runs, data, o, solver, samples, c, order,
 	                           ls_values, ls_fitted);
+	if (st == HA_OK)
+		st = average(c);
 done:
 	free(ls_values);
 	free(huber_values);

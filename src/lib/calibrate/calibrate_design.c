@@ -63,21 +63,17 @@ static enum ha_status data_configs(struct cal_data *data, const struct ha_run *r
 enum ha_status cal_data_init(struct cal_data *data, const struct ha_run *runs,
                              size_t count)
 {
-	const size_t arrays = 9;
+	double **array[] = {&data->log_d, &data->d_log_d, &data->log_n,
+	                    &data->log_loss, &data->inv_w, &data->cover,
+	                    &data->weight, &data->log_q1, &data->gcover};
+	const size_t arrays = sizeof array / sizeof *array;
 	double *block = malloc(arrays * count * sizeof *block);
 	if (!block)
 		return HA_ENOMEM;
 	data->block = block;
 	data->m = count;
-	data->log_d = block;
-	data->d_log_d = block + count;
-	data->log_n = block + 2 * count;
-	data->log_loss = block + 3 * count;
-	data->inv_w = block + 4 * count;
-	data->cover = block + 5 * count;
-	data->weight = block + 6 * count;
-	data->log_q1 = block + 7 * count;
-	data->gcover = block + 8 * count;
+	for (size_t a = 0; a < arrays; a++)
+		*array[a] = block + a * count;
 	data->grouped = 0;
 	data->loss_min = INFINITY;
 	data->log_n_min = INFINITY;
@@ -210,28 +206,19 @@ int cal_identifiable(const struct cal_data *data, const struct ha_run *runs,
 	return 1;
 }
 
-static size_t distinct_samples(const struct cal_data *data)
+int cal_data_term_identifiable(const struct cal_data *data,
+                               const struct ha_cal_law *law, char *msg)
 {
-	size_t distinct = 0;
+	msg[0] = '\0';
+	if (!law->free[HA_CAL_DATA_COEF] && !law->free[HA_CAL_DATA_POWER])
+		return 1;
+	size_t distinct = 0; /* the weighted runs' sample sizes */
 	for (size_t i = 0; i < data->m; i++) {
-		if (data->weight[i] == 0.0)
-			continue;
-		int seen = 0;
+		int seen = data->weight[i] == 0.0;
 		for (size_t j = 0; j < i && !seen; j++)
 			seen = data->weight[j] != 0.0 && data->log_n[j] == data->log_n[i];
 		distinct += !seen;
 	}
-	return distinct;
-}
-
-int cal_data_term_identifiable(const struct cal_data *data,
-                               const struct ha_cal_law *law, char *msg)
-{
-	if (!law->free[HA_CAL_DATA_COEF] && !law->free[HA_CAL_DATA_POWER]) {
-		msg[0] = '\0';
-		return 1;
-	}
-	size_t distinct = distinct_samples(data);
 	if (distinct < 3) {
 		snprintf(msg, HA_CAL_MESSAGE_MAX,
 		         "the runs hold %zu distinct sample size%s: the data term "
@@ -239,6 +226,5 @@ int cal_data_term_identifiable(const struct cal_data *data,
 		         distinct, distinct == 1 ? "" : "s");
 		return 0;
 	}
-	msg[0] = '\0';
 	return 1;
 }

@@ -290,38 +290,33 @@ static void covariance(struct ha_cal_fit *fit, const struct cal_data *data,
 		         "%s separately", names);
 		goto done;
 	}
+	double inv[HA_CAL_PARAMS][HA_CAL_PARAMS]; /* (J'J)^-1, columns scaled */
+	for (size_t j = 0; j < k; j++)
+		for (size_t l = 0; l < k; l++) {
+			inv[j][l] = 0.0;
+			for (size_t q = 0; q < k; q++) {
+				double sq = gsl_vector_get(sv, q);
+				inv[j][l] += gsl_matrix_get(v, j, q) * gsl_matrix_get(v, l, q) /
+				             (sq * sq);
+			}
+		}
+	/* The correlation from (J'J)^-1 itself, so that it is defined even
+	 * where the residuals vanish (sigma^2 = 0): noise-free runs still
+	 * show which parameters the design cannot tell apart. */
 	double sigma2 = fit->rss / (double)(m - k);
 	for (size_t j = 0; j < k; j++)
 		for (size_t l = 0; l < k; l++) {
-			double c = 0.0;
-			for (size_t q = 0; q < k; q++) {
-				double sq = gsl_vector_get(sv, q);
-				c += gsl_matrix_get(v, j, q) * gsl_matrix_get(v, l, q) / (sq * sq);
-			}
-			fit->covariance[index[j]][index[l]] = sigma2 * c * scale[j] * scale[l];
+			fit->covariance[index[j]][index[l]] =
+				sigma2 * inv[j][l] * scale[j] * scale[l];
+			double c = inv[j][l] / sqrt(inv[j][j] * inv[l][l]);
+			fit->correlation[index[j]][index[l]] =
+				j == l ? 1.0 : c > 1.0 ? 1.0 : c < -1.0 ? -1.0 : c;
 		}
 	for (size_t j = 0; j < k; j++) {
 		double vj = fit->covariance[index[j]][index[j]];
 		fit->param[index[j]].has_se = 1;
 		fit->param[index[j]].se = sqrt(vj > 0.0 ? vj : 0.0);
 	}
-	/* The correlation from (J'J)^-1 itself, so that it is defined even
-	 * where the residuals vanish (sigma^2 = 0): noise-free runs still
-	 * show which parameters the design cannot tell apart. */
-	for (size_t j = 0; j < k; j++)
-		for (size_t l = 0; l < k; l++) {
-			double cjl = 0.0, cjj = 0.0, cll = 0.0;
-			for (size_t q = 0; q < k; q++) {
-				double sq = gsl_vector_get(sv, q), s2 = sq * sq;
-				double vj = gsl_matrix_get(v, j, q), vl = gsl_matrix_get(v, l, q);
-				cjl += vj * vl / s2;
-				cjj += vj * vj / s2;
-				cll += vl * vl / s2;
-			}
-			double c = cjl / sqrt(cjj * cll);
-			fit->correlation[index[j]][index[l]] =
-				j == l ? 1.0 : c > 1.0 ? 1.0 : c < -1.0 ? -1.0 : c;
-		}
 	fit->has_covariance = 1;
 	fit->no_covariance[0] = '\0';
 done:

@@ -13,11 +13,9 @@
 
 /* The caller's progress callback heard inside long fits (a full fit's
  * grid of starts takes up to seconds): told again where the work stands
- * (what, done of total), on the thread that made the call only, at most
- * every CAL_POLL_SECONDS; once it returns non-zero the fits stop at their
- * next start and return HA_ECANCELED (calibrate_search.c). */
-#define CAL_POLL_SECONDS 0.05
-struct cal_data;
+ * (what, done of total), on the thread that made the call only; once it
+ * returns non-zero the fits stop at their next start and return
+ * HA_ECANCELED (calibrate_search.c). */
 struct cal_poll {
 	const struct ha_progress *progress;
 	const char *what;   /* static: the unit, as the callback takes it */
@@ -31,9 +29,6 @@ void cal_poll_init(struct cal_poll *p, const struct ha_progress *progress,
 /* Tell the callback now (from the calling thread): 0 when it stops the
  * work, or stopped it before. */
 int cal_poll_tell(struct cal_poll *p);
-/* From any thread: the callback told when on the calling thread and
- * CAL_POLL_SECONDS have passed; 0 once the work is stopped. */
-int cal_poll_check(struct cal_poll *p);
 
 /* The runs reduced to what the objective needs, once. */
 struct cal_data {
@@ -130,10 +125,10 @@ int cal_data_term_identifiable(const struct cal_data *data,
 double cal_data_share(const struct cal_data *data, const double *th, size_t i);
 
 /* The local fit of one law on the weighted data (calibrate_search.c).
- * start = NULL: the full search from the grid of ha_cal_fit_runs'
- * comment (L-BFGS, then Levenberg–Marquardt to convergence), and after
- * it from seed_count seeds (HA_CAL_PARAMS fit-scale values each; the
- * law's fixed values replace theirs): the optima of the laws this one
+ * start = NULL: the full search from the grid (grid_starts; L-BFGS,
+ * then Levenberg–Marquardt to convergence), and after it from
+ * seed_count seeds (HA_CAL_PARAMS fit-scale values each; the law's
+ * fixed values replace theirs): the optima of the laws this one
  * contains, so that its objective cannot end above theirs; *total counts
  * the seeds among the starts.  Else a refit (leave-one-out) from start
  * (fit scale) by Levenberg–Marquardt alone with a looser stop and a step
@@ -171,11 +166,12 @@ enum ha_status cal_fit_data(const struct ha_run *runs, const struct cal_data *da
                             const double *seeds, size_t seed_count,
                             struct ha_cal_fit *out, struct ha_error *err);
 
-/* The optimum under fit-scale values th at the target (solver; n =
- * samples): HA_OK and *out, or the solver's status. */
-enum ha_status cal_predict(const struct ha_solver *solver, double samples,
-                           const double *th, struct ha_allocation *out,
-                           struct ha_certificate *certificate);
+/* The optimum at the target (n = samples) under fit-scale values th:
+ * 1 with its heads, head_dim and (loss not NULL) L̂, or 0 (the outputs
+ * untouched) without a solver, a valid model or an optimum. */
+int cal_predict(const struct ha_solver *solver, double samples,
+                const double *th, uint64_t *heads, uint64_t *head_dim,
+                double *loss);
 
 /* The case bootstrap of headalloc-model(7), CALIBRATION (Uncertainty and identifiability) for the fit in c->fit (law
  * value[] = the full-data optimum, the refits' start): fills
@@ -214,10 +210,7 @@ void cal_compare_free(struct ha_calibration *c);
 int cal_add_share(struct ha_cal_share **rows, size_t *count, size_t *cap,
                   uint64_t heads, uint64_t head_dim, size_t more, double share);
 
-/* c->averaged from the rows' weights and distributions.  HA_ENOMEM only. */
-enum ha_status cal_average(struct ha_calibration *c);
-
-/* The rows' bootstrap (calibrate_boot.c), then cal_average;
+/* The rows' bootstrap (calibrate_boot.c) with a solver;
  * order is the fitting order, ls_values the rows' least-squares optima
  * (ls_fitted: which exist).  HA_ENOMEM, or HA_ECANCELED when
  * o->progress, told of the resamples refitted, stops it. */
@@ -319,8 +312,11 @@ void ha_cal_law_from_model(struct ha_cal_law *law,
 int ha_cal_law_contains(const struct ha_cal_law *outer,
                         const struct ha_cal_law *inner);
 
-/* "cases" or "residuals"; NULL for an out-of-range value. */
+/* "cases", "residuals" or "wild"; NULL for an out-of-range value. */
 const char *ha_cal_bootstrap_kind_str(enum ha_cal_bootstrap_kind kind);
+
+/* The kind's word in "the case bootstrap": "case", "residual", "wild". */
+const char *cal_bootstrap_word(enum ha_cal_bootstrap_kind kind);
 
 /* Fit one law to the runs (validated here) with Huber δ.
  *
@@ -328,17 +324,9 @@ const char *ha_cal_bootstrap_kind_str(enum ha_cal_bootstrap_kind kind);
  * parameters + 1; a single distinct head_dim while anything is free.
  * HA_EINVAL for bad runs, a NULL pointer, δ not > 0, or a fixed value out
  * of its domain; HA_ENUMERIC when no start reaches a finite objective;
- * HA_ENOMEM.
- *
- * The starting grid: every combination of the free nonlinear parameters'
- * values (calibrate_search.c; E: the linear start below, then shares of
- * the smallest loss), the fixed ones at their values; at each, ln c_b and
- * ln c_v (when free) — and E, in its first variant — are the
- * least-squares solution of the linearised relative residuals
- * (L̂_i - L_i)/L_i, with c_b, c_v >= 0
- * (a coefficient the data cannot set gets a term equal to 1% of L at its
- * most favourable run; a negative linear E becomes 0).  Each start runs
- * L-BFGS, then Levenberg–Marquardt, to convergence; the best end wins.
+ * HA_ENOMEM.  The starts: calibrate_search.c's grid (grid_starts, with
+ * its linear starts), each by L-BFGS, then Levenberg–Marquardt, to
+ * convergence; the best end wins.
  *
  * On HA_OK *out owns its residuals: release with ha_cal_fit_finish(). */
 enum ha_status ha_cal_fit_runs(const struct ha_run *runs, size_t count,

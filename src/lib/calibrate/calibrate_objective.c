@@ -92,10 +92,7 @@ static void parts_of(const struct cal_data *data, const double *th, size_t i,
 	}
 	p->b = p->v = p->a_term = p->inv_l = 0.0;
 	p->log_r = log_add(p->log_b, p->log_v);
-	if (p->log_a != -INFINITY)
-		p->log_l = log_total(e, p->log_a, p->log_r);
-	else
-		p->log_l = e == 0.0 ? p->log_r : log_add(log(e), p->log_r);
+	p->log_l = log_total(e, p->log_a, p->log_r);
 }
 
 double cal_log_fitted(const struct cal_data *data, const double *th, size_t i)

@@ -262,21 +262,28 @@ static enum ha_status make_band(const pic_t *p, const struct ha_calibration *c,
 
 /* ---- the target ----------------------------------------------------------------------- */
 
+static void widen(double *lo, double *hi, double v)
+{
+	if (isfinite(v)) {
+		*lo = fmin(*lo, v);
+		*hi = fmax(*hi, v);
+	}
+}
+
 /* The feasible divisors of the target and the window's span they ask
  * for: the optimum and its feasible neighbours within a decade. */
 static void target_span(const struct ha_cal_prediction *pr, const uint64_t *feasible,
                         size_t count, double *lo, double *hi)
 {
 	double opt = log10((double)pr->head_dim);
-	*lo = fmin(*lo, opt);
-	*hi = fmax(*hi, opt);
+	widen(lo, hi, opt);
 	for (size_t i = 0; i < count; i++) {
 		if (feasible[i] != pr->head_dim)
 			continue;
 		if (i > 0 && opt - log10((double)feasible[i - 1]) <= 1.0)
-			*lo = fmin(*lo, log10((double)feasible[i - 1]));
+			widen(lo, hi, log10((double)feasible[i - 1]));
 		if (i + 1 < count && log10((double)feasible[i + 1]) - opt <= 1.0)
-			*hi = fmax(*hi, log10((double)feasible[i + 1]));
+			widen(lo, hi, log10((double)feasible[i + 1]));
 	}
 }
 
@@ -340,14 +347,6 @@ static enum ha_status make_target(pic_t *p, const struct ha_calibration *c,
 }
 
 /* ---- the window and the laws ---------------------------------------------------------- */
-
-static void widen(double *lo, double *hi, double v)
-{
-	if (isfinite(v)) {
-		*lo = fmin(*lo, v);
-		*hi = fmax(*hi, v);
-	}
-}
 
 /* The head-dimension window: the runs, the target's optimum and its
  * feasible neighbours within a decade, and the laws' optima at the

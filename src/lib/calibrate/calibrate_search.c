@@ -29,7 +29,10 @@
 /* ---- the progress callback heard inside a search -------------------------- */
 
 /* Only the thread that called ha_calibrate tells the callback
- * (progress.h); the pool's other workers read the stopped flag. */
+ * (progress.h), at most every CAL_POLL_SECONDS; the pool's other workers
+ * read the stopped flag. */
+#define CAL_POLL_SECONDS 0.05
+
 static double monotonic_seconds(void)
 {
 	struct timespec ts;
@@ -62,12 +65,12 @@ int cal_poll_tell(struct cal_poll *p)
 	return 1;
 }
 
-int cal_poll_check(struct cal_poll *p)
+/* From any thread: the callback told when on the calling thread and
+ * CAL_POLL_SECONDS have passed; 0 once the work is stopped. */
+static int poll_check(struct cal_poll *p)
 {
 	if (atomic_load(&p->stopped))
 		return 0;
-	/* The callback belongs to the caller's thread (progress.h); the
-	 * workers only read the flag. */
 	if (!pthread_equal(pthread_self(), p->caller) ||
 	    monotonic_seconds() - p->last < CAL_POLL_SECONDS)
 		return 1;
@@ -81,11 +84,6 @@ static int poll_stopped(const struct cal_data *data)
 
 /* ---- the linear start of a grid point ------------------------------------ */
 
-/* ln c_b and
- * ln c_v enter linearly in the relative residuals (L̂_i / L_i - 1), so at
- * each start of the grid they, and E, come from a small linear
- * least-squares problem, and the grid covers only the nonlinear
- * parameters. */
 /* Solve the n x n system a x = b (row-major, n <= 3) by Gaussian
  * elimination with partial pivoting; 0 when (nearly) singular. */
 static int solve_small(double *a, double *b, int n)
@@ -267,7 +265,7 @@ static void linear_start(const struct cal_data *data, const int *free, int e_fre
 	}
 }
 
-/* Starting values of the nonlinear parameters (ha_cal_fit_runs' comment):
+/* Starting values of the nonlinear parameters (grid_starts below):
  * each grid holds its parameter's bounds (s at HA_CAL_SMOOTHNESS_MIN,
  * γ = 0, κ = 0, hdi = 0 and 1) besides interior values, so that an
  * optimum on a bound (γ = 0: the variance a power of d) is started at,
@@ -309,6 +307,21 @@ struct local {
 	double origin[HA_CAL_PARAMS]; /* th at z = 0 */
 	double scale[HA_CAL_PARAMS];  /* d th_j / d z */
 };
+
+/* The law's free parameters under a full search's stopping rule or a
+ * refit's; no bar. */
+static struct local local_of(const struct cal_data *data,
+                             const struct ha_cal_law *law, double delta,
+                             int refit)
+{
+	struct local l = {.lm = {.data = data, .delta = delta, .bar = INFINITY}};
+	for (int p = 0; p < HA_CAL_PARAMS; p++)
+		if (law->free[p])
+			l.lm.index[l.lm.k++] = p;
+	l.lm.steps = refit ? REFIT_STEPS : SEARCH_STEPS;
+	l.lm.tolerance = refit ? REFIT_TOLERANCE : SEARCH_TOLERANCE;
+	return l;
+}
 
 static void local_free(struct local *l)
 {
@@ -543,7 +556,7 @@ static enum ha_status search_start(void *ctx, size_t worker, size_t task)
 	}
 	x->ends[s] = f;
 	/* HA_ECANCELED stops the pass (pool_for); minimise then says so */
-	return !x->data->poll || cal_poll_check(x->data->poll) ? HA_OK : HA_ECANCELED;
+	return !x->data->poll || poll_check(x->data->poll) ? HA_OK : HA_ECANCELED;
 }
 
 /* How far above the best objective best a start's end may lie and still
@@ -564,15 +577,11 @@ static int in_list(const size_t *list, size_t count, size_t value)
 	return 0;
 }
 
-/* The search: from start alone (a refit), or from the grid and then
- * from each of seed_count seeds (full searches, L-BFGS then
- * Levenberg–Marquardt, like a grid start).  Every local optimisation
- * returns a point no worse than its start, so the best end is no worse
- * than the best seed: a law seeded with the optima of the laws it
- * contains never ends above them.  The starts are independent: they run
- * on data->threads threads (search_start), and their ends are read
- * afterwards in the starts' order, so the result is the serial loop's
- * whatever the thread count.
+/* Every local optimisation returns a point no worse than its start, so
+ * the best end is no worse than the best seed.  The starts are
+ * independent: they run on data->threads threads (search_start), and
+ * their ends are read afterwards in the starts' order, so the result is
+ * the serial loop's whatever the thread count.
  *
  * With seeds, they run first (to the end), and the grid's starts then
  * with the refits' stopping rule against the seeds' best end (lm.bar,
@@ -588,13 +597,8 @@ enum ha_status cal_minimise(const struct cal_data *data,
                             size_t *total, size_t *reached, int *converged)
 {
 	struct local locals[POOL_MAX_THREADS];
-	struct local l = {.lm = {.data = data, .delta = delta}};
-	for (int p = 0; p < HA_CAL_PARAMS; p++)
-		if (law->free[p])
-			l.lm.index[l.lm.k++] = p;
-	l.lm.steps = start ? REFIT_STEPS : SEARCH_STEPS;
-	l.lm.tolerance = start ? REFIT_TOLERANCE : SEARCH_TOLERANCE;
-	l.lm.bar = INFINITY; /* no stop: the seeds' pass, or no seeds */
+	/* no bar: the seeds' pass, or no seeds */
+	struct local l = local_of(data, law, delta, start != NULL);
 	size_t grid = start ? 1 : grid_starts(data, law, NULL, NULL);
 	size_t count = grid + (start ? 0 : seed_count);
 	size_t threads = pool_threads(data->threads, count), ready = 0;
@@ -700,24 +704,17 @@ done:
 	return st;
 }
 
-/* A bootstrap refit from every start of the grid and from the
- * seeds (the full data's optimum; in the comparison also the resample's
- * optima of the laws this one contains), Levenberg–Marquardt alone from
- * each (the refit's step cap and tolerance), the best end kept.  The
- * seeds go first, then the grid in its order: each start is stopped
- * early once it cannot reach the best end so far (lm.bar; the rule in
- * calibrate_lm.c), which needs a good best early to save work. */
+/* The seeds (the full data's optimum; in the comparison also the
+ * resample's optima of the laws this one contains) go first, then the
+ * grid in its order: each start is stopped early once it cannot reach
+ * the best end so far (lm.bar; the rule in calibrate_lm.c), which needs
+ * a good best early to save work. */
 enum ha_status cal_refit_grid(const struct cal_data *data,
                               const struct ha_cal_law *law, double delta,
                               const double *seeds, size_t seed_count,
                               double *th, double *objective, int *converged)
 {
-	struct local l = {.lm = {.data = data, .delta = delta}};
-	for (int p = 0; p < HA_CAL_PARAMS; p++)
-		if (law->free[p])
-			l.lm.index[l.lm.k++] = p;
-	l.lm.steps = REFIT_STEPS;
-	l.lm.tolerance = REFIT_TOLERANCE;
+	struct local l = local_of(data, law, delta, 1);
 	l.lm.near = CAL_NEAR_BAR;
 	size_t grid = grid_starts(data, law, NULL, NULL), count = grid + seed_count;
 	double *starts = malloc(count * HA_CAL_PARAMS * sizeof *starts);

@@ -19,8 +19,6 @@
 #define ALPHA "\xce\xb1"
 #define BETA "\xce\xb2"
 
-/* A count for the legend, where width is short: exact up to 7 digits,
- * else %.4g (the caption gives it exactly). */
 void plot_cal_format_count(char *dst, size_t size, uint64_t v)
 {
 	if (v < 10000000)
@@ -29,7 +27,6 @@ void plot_cal_format_count(char *dst, size_t size, uint64_t v)
 		snprintf(dst, size, "%.4g", (double)v);
 }
 
-/* n in a caption or legend: 10^k for a power of ten from 10^4, else %.4g. */
 void plot_cal_format_samples(char *dst, size_t size, double n)
 {
 	double e = log10(n);
@@ -223,8 +220,7 @@ void plot_cal_captions(struct calplot *p)
 	if (b->fitted >= 2)
 		put(p, 1, "", "%s bootstrap: %zu of %zu resamples refitted (seed %" PRIu64
 		    "): 95%% intervals [ ], bands",
-		    b->kind == HA_CAL_BOOT_CASES ? "case"
-		    : b->kind == HA_CAL_BOOT_WILD ? "wild" : "residual",
+		    cal_bootstrap_word(b->kind),
 		    b->fitted, b->resamples, b->seed);
 	else
 		put(p, 1, "", "no bootstrap (%zu refits): no intervals, no bands", b->fitted);

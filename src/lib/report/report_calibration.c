@@ -13,31 +13,6 @@
 
 /* ---- YAML ------------------------------------------------------------------ */
 
-/* A key and its value: the pair every map of the report is made of. */
-static void put_double(struct ha_yaml_writer *w, const char *key, double v)
-{
-	ha_yaml_key(w, key);
-	ha_yaml_double(w, v);
-}
-
-static void put_uint(struct ha_yaml_writer *w, const char *key, uint64_t v)
-{
-	ha_yaml_key(w, key);
-	ha_yaml_uint(w, v);
-}
-
-static void put_bool(struct ha_yaml_writer *w, const char *key, int v)
-{
-	ha_yaml_key(w, key);
-	ha_yaml_bool(w, v);
-}
-
-static void put_string(struct ha_yaml_writer *w, const char *key, const char *v)
-{
-	ha_yaml_key(w, key);
-	ha_yaml_string(w, v);
-}
-
 /* A value, or null when it is not defined. */
 static void put_maybe(struct ha_yaml_writer *w, const char *key, int defined,
                       double v)
@@ -49,20 +24,22 @@ static void put_maybe(struct ha_yaml_writer *w, const char *key, int defined,
 		ha_yaml_null(w);
 }
 
+static void put_maybe_uint(struct ha_yaml_writer *w, const char *key,
+                           int defined, uint64_t v)
+{
+	ha_yaml_key(w, key);
+	if (defined)
+		ha_yaml_uint(w, v);
+	else
+		ha_yaml_null(w);
+}
+
 /* The keys heads and head_dim, or null values when not defined. */
 static void put_pair(struct ha_yaml_writer *w, int defined, uint64_t heads,
                      uint64_t head_dim)
 {
-	ha_yaml_key(w, "heads");
-	if (defined)
-		ha_yaml_uint(w, heads);
-	else
-		ha_yaml_null(w);
-	ha_yaml_key(w, "head_dim");
-	if (defined)
-		ha_yaml_uint(w, head_dim);
-	else
-		ha_yaml_null(w);
+	put_maybe_uint(w, "heads", defined, heads);
+	put_maybe_uint(w, "head_dim", defined, head_dim);
 }
 
 /* %.6g, or "-" when not defined. */
@@ -80,7 +57,7 @@ static void yaml_shares(struct ha_yaml_writer *w, const struct ha_cal_share *s,
 	for (size_t i = 0; i < count; i++) {
 		ha_yaml_begin_map(w, 1);
 		put_pair(w, 1, s[i].heads, s[i].head_dim);
-		put_double(w, "share", s[i].share);
+		ha_yaml_key_double(w, "share", s[i].share);
 		ha_yaml_end_map(w);
 	}
 	ha_yaml_end_seq(w);
@@ -90,16 +67,12 @@ static void yaml_goodness(struct ha_yaml_writer *w, const struct ha_cal_goodness
 {
 	ha_yaml_key(w, "goodness");
 	ha_yaml_begin_map(w, 1);
-	put_double(w, "rms_log_residual", g->rms_log_residual);
-	put_double(w, "loss_spread", g->loss_spread);
+	ha_yaml_key_double(w, "rms_log_residual", g->rms_log_residual);
+	ha_yaml_key_double(w, "loss_spread", g->loss_spread);
 	put_maybe(w, "chi2", g->has_chi2, g->chi2);
-	ha_yaml_key(w, "dof");
-	if (g->has_chi2)
-		ha_yaml_uint(w, g->dof);
-	else
-		ha_yaml_null(w);
+	put_maybe_uint(w, "dof", g->has_chi2, g->dof);
 	put_maybe(w, "p_value", g->has_p, g->p_value);
-	put_string(w, "verdict", g->lack_of_fit ? "lack of fit" : "fits");
+	ha_yaml_key_string(w, "verdict", g->lack_of_fit ? "lack of fit" : "fits");
 	ha_yaml_end_map(w);
 }
 
@@ -127,7 +100,7 @@ static void yaml_support(struct ha_yaml_writer *w, const struct ha_calibration *
 	put_maybe(w, "no_answer_share", c->bootstrap.resamples > 0, p->no_answer_share);
 	ha_yaml_key(w, "support");
 	ha_yaml_begin_map(w, 0);
-	put_bool(w, "inside_measured_head_dims", s->inside_measured_head_dims);
+	ha_yaml_key_bool(w, "inside_measured_head_dims", s->inside_measured_head_dims);
 	ha_yaml_key(w, "measured_head_dims");
 	ha_yaml_begin_seq(w, 1);
 	ha_yaml_uint(w, s->measured_head_dims[0]);
@@ -137,18 +110,18 @@ static void yaml_support(struct ha_yaml_writer *w, const struct ha_calibration *
 	if (s->has_runner_up) {
 		ha_yaml_begin_map(w, 1);
 		put_pair(w, 1, s->runner_heads, s->runner_head_dim);
-		put_double(w, "loss_gap", s->loss_gap);
+		ha_yaml_key_double(w, "loss_gap", s->loss_gap);
 		put_maybe(w, "probability_better", s->has_probability, s->probability_better);
 		ha_yaml_end_map(w);
 	} else {
 		ha_yaml_null(w);
 	}
-	put_double(w, "noise", s->noise);
+	ha_yaml_key_double(w, "noise", s->noise);
 	ha_yaml_key(w, "best_measured");
 	if (s->has_best_measured) {
 		ha_yaml_begin_map(w, 1);
 		put_pair(w, 1, s->best_heads, s->best_head_dim);
-		put_double(w, "loss", s->best_loss);
+		ha_yaml_key_double(w, "loss", s->best_loss);
 		ha_yaml_end_map(w);
 	} else {
 		ha_yaml_null(w);
@@ -172,9 +145,9 @@ static void yaml_parameter(struct ha_yaml_writer *w,
 {
 	ha_yaml_key(w, e->name);
 	ha_yaml_begin_map(w, 1);
-	put_string(w, "scale", e->log_scale ? "log" : "linear");
-	put_double(w, "value", e->value);
-	put_bool(w, "free", e->free);
+	ha_yaml_key_string(w, "scale", e->log_scale ? "log" : "linear");
+	ha_yaml_key_double(w, "value", e->value);
+	ha_yaml_key_bool(w, "free", e->free);
 	put_maybe(w, "se", e->has_se, e->se);
 	ha_yaml_key(w, "ci95");
 	if (e->has_ci) {
@@ -185,7 +158,7 @@ static void yaml_parameter(struct ha_yaml_writer *w,
 	} else {
 		ha_yaml_null(w);
 	}
-	put_bool(w, "at_bound", e->at_bound);
+	ha_yaml_key_bool(w, "at_bound", e->at_bound);
 	ha_yaml_end_map(w);
 }
 
@@ -194,14 +167,14 @@ static void yaml_bootstrap(struct ha_yaml_writer *w,
 {
 	ha_yaml_key(w, "bootstrap");
 	ha_yaml_begin_map(w, 1);
-	put_uint(w, "resamples", b->resamples);
-	put_uint(w, "seed", b->seed);
-	put_uint(w, "fitted", b->fitted);
-	put_uint(w, "unconverged", b->unconverged);
-	put_uint(w, "unfittable", b->unfittable);
-	put_uint(w, "failed", b->failed);
-	put_string(w, "kind", ha_cal_bootstrap_kind_str(b->kind));
-	put_bool(w, "degenerate", b->degenerate);
+	ha_yaml_key_uint(w, "resamples", b->resamples);
+	ha_yaml_key_uint(w, "seed", b->seed);
+	ha_yaml_key_uint(w, "fitted", b->fitted);
+	ha_yaml_key_uint(w, "unconverged", b->unconverged);
+	ha_yaml_key_uint(w, "unfittable", b->unfittable);
+	ha_yaml_key_uint(w, "failed", b->failed);
+	ha_yaml_key_string(w, "kind", ha_cal_bootstrap_kind_str(b->kind));
+	ha_yaml_key_bool(w, "degenerate", b->degenerate);
 	ha_yaml_end_map(w);
 }
 
@@ -217,11 +190,11 @@ static void yaml_least_squares(struct ha_yaml_writer *w,
 		return;
 	}
 	ha_yaml_begin_map(w, 1);
-	put_double(w, "rss", ls->rss);
-	put_double(w, "residual_scale", ls->residual_scale);
-	put_bool(w, "delta_below_scale", ls->delta_below_scale);
+	ha_yaml_key_double(w, "rss", ls->rss);
+	ha_yaml_key_double(w, "residual_scale", ls->residual_scale);
+	ha_yaml_key_bool(w, "delta_below_scale", ls->delta_below_scale);
 	put_pair(w, ls->has_prediction, ls->heads, ls->head_dim);
-	put_bool(w, "prediction_changes", ls->prediction_changes);
+	ha_yaml_key_bool(w, "prediction_changes", ls->prediction_changes);
 	ha_yaml_end_map(w);
 }
 
@@ -230,18 +203,18 @@ static void yaml_fit(struct ha_yaml_writer *w, const struct ha_calibration *c)
 	const struct ha_cal_fit *fit = &c->fit;
 	ha_yaml_key(w, "calibration");
 	ha_yaml_begin_map(w, 0);
-	put_uint(w, "runs", fit->runs);
-	put_double(w, "huber_delta", fit->huber_delta);
-	put_double(w, "objective", fit->objective);
-	put_double(w, "rss", fit->rss);
-	put_double(w, "rms", fit->rms);
+	ha_yaml_key_uint(w, "runs", fit->runs);
+	ha_yaml_key_double(w, "huber_delta", fit->huber_delta);
+	ha_yaml_key_double(w, "objective", fit->objective);
+	ha_yaml_key_double(w, "rss", fit->rss);
+	ha_yaml_key_double(w, "rms", fit->rms);
 	put_maybe(w, "aicc", fit->aicc_defined, fit->aicc);
 	put_maybe(w, "bic", fit->bic_defined, fit->bic);
 	yaml_least_squares(w, c);
 	ha_yaml_key(w, "starts");
 	ha_yaml_begin_map(w, 1);
-	put_uint(w, "total", fit->starts);
-	put_uint(w, "reached_best", fit->reached_best);
+	ha_yaml_key_uint(w, "total", fit->starts);
+	ha_yaml_key_uint(w, "reached_best", fit->reached_best);
 	ha_yaml_end_map(w);
 	ha_yaml_key(w, "parameters");
 	ha_yaml_begin_map(w, 0);
@@ -257,10 +230,10 @@ static void yaml_fit(struct ha_yaml_writer *w, const struct ha_calibration *c)
 		const struct ha_cal_residual *res = &fit->residuals[i];
 		ha_yaml_begin_map(w, 1);
 		put_pair(w, 1, res->heads, res->head_dim);
-		put_double(w, "samples", res->samples);
-		put_double(w, "loss", res->loss);
-		put_double(w, "fitted", res->fitted);
-		put_double(w, "residual", res->residual);
+		ha_yaml_key_double(w, "samples", res->samples);
+		ha_yaml_key_double(w, "loss", res->loss);
+		ha_yaml_key_double(w, "fitted", res->fitted);
+		ha_yaml_key_double(w, "residual", res->residual);
 		ha_yaml_end_map(w);
 	}
 	ha_yaml_end_seq(w);
@@ -274,10 +247,10 @@ static void yaml_prediction(struct ha_yaml_writer *w,
 	const struct ha_cal_prediction *p = &c->prediction;
 	ha_yaml_key(w, "prediction");
 	ha_yaml_begin_map(w, 0);
-	put_uint(w, "budget", p->budget);
-	put_double(w, "samples", p->samples);
+	ha_yaml_key_uint(w, "budget", p->budget);
+	ha_yaml_key_double(w, "samples", p->samples);
 	put_pair(w, 1, p->heads, p->head_dim);
-	put_double(w, "loss", p->loss);
+	ha_yaml_key_double(w, "loss", p->loss);
 	ha_yaml_key(w, "distribution");
 	yaml_shares(w, p->distribution, p->distribution_count);
 	yaml_support(w, c);
@@ -289,8 +262,8 @@ static void yaml_law(struct ha_yaml_writer *w, const struct ha_calibration *c,
 {
 	int fitted = row->status == HA_OK;
 	ha_yaml_begin_map(w, 0);
-	put_string(w, "law", row->law.name);
-	put_bool(w, "user", row->user);
+	ha_yaml_key_string(w, "law", row->law.name);
+	ha_yaml_key_bool(w, "user", row->user);
 	ha_yaml_key(w, "free");
 	ha_yaml_begin_seq(w, 1);
 	for (int p = 0; p < HA_CAL_PARAMS; p++)
@@ -302,9 +275,9 @@ static void yaml_law(struct ha_yaml_writer *w, const struct ha_calibration *c,
 	for (size_t i = 0; i < row->contains_count; i++)
 		ha_yaml_string(w, c->comparison[row->contains[i]].law.name);
 	ha_yaml_end_seq(w);
-	put_uint(w, "k", row->free_count);
+	ha_yaml_key_uint(w, "k", row->free_count);
 	if (!fitted)
-		put_string(w, "error", row->message[0] ? row->message
+		ha_yaml_key_string(w, "error", row->message[0] ? row->message
 		                                       : ha_status_str(row->status));
 	put_maybe(w, "rss", fitted, row->rss);
 	put_maybe(w, "aicc", fitted && row->aicc_defined, row->aicc);
@@ -314,13 +287,13 @@ static void yaml_law(struct ha_yaml_writer *w, const struct ha_calibration *c,
 	put_pair(w, fitted && row->has_prediction, row->heads, row->head_dim);
 	put_maybe(w, "share", fitted && row->has_prediction && row->resamples > 0,
 	          row->share);
-	put_uint(w, "resamples", row->resamples);
+	ha_yaml_key_uint(w, "resamples", row->resamples);
 	ha_yaml_key(w, "huber");
 	ha_yaml_begin_map(w, 1);
 	put_maybe(w, "objective", row->huber_status == HA_OK, row->huber_objective);
 	put_pair(w, row->huber_status == HA_OK && row->huber_has_prediction,
 	         row->huber_heads, row->huber_head_dim);
-	put_bool(w, "prediction_changes", row->prediction_changes);
+	ha_yaml_key_bool(w, "prediction_changes", row->prediction_changes);
 	ha_yaml_end_map(w);
 	ha_yaml_end_map(w);
 }
@@ -330,16 +303,16 @@ static void yaml_comparison(struct ha_yaml_writer *w, const struct ha_calibratio
 {
 	ha_yaml_key(w, "comparison");
 	ha_yaml_begin_map(w, 0);
-	put_string(w, "criteria", "least squares");
+	ha_yaml_key_string(w, "criteria", "least squares");
 	ha_yaml_key(w, "laws");
 	ha_yaml_begin_seq(w, 0);
 	for (size_t i = 0; i < c->comparison_count; i++)
 		yaml_law(w, c, &c->comparison[i]);
 	ha_yaml_end_seq(w);
-	put_string(w, "verdict", c->verdict.text);
+	ha_yaml_key_string(w, "verdict", c->verdict.text);
 	ha_yaml_key(w, "averaged");
 	yaml_shares(w, c->averaged, c->averaged_count);
-	put_double(w, "averaged_no_answer", c->averaged_no_answer);
+	ha_yaml_key_double(w, "averaged_no_answer", c->averaged_no_answer);
 	ha_yaml_end_map(w);
 }
 
@@ -400,8 +373,7 @@ static void text_fit(FILE *f, const struct ha_calibration *c,
 
 	fprintf(f, "\n%-16s %14s %14s  95%% interval (%s bootstrap)\n", "parameter",
 	        "value", "se", !b->resamples ? "no"
-	        : b->kind == HA_CAL_BOOT_CASES ? "case"
-	        : b->kind == HA_CAL_BOOT_WILD ? "wild" : "residual");
+	        : cal_bootstrap_word(b->kind));
 	for (int p = 0; p < HA_CAL_PARAMS; p++) {
 		const struct ha_cal_estimate *e = &fit->param[p];
 		char name[HA_CAL_NAME_MAX + 4], interval[80];
@@ -436,19 +408,16 @@ static void text_fit(FILE *f, const struct ha_calibration *c,
 /* The goodness of fit and the prediction's support in words. */
 static void text_goodness(FILE *f, const struct ha_cal_goodness *g)
 {
-	char b1[32], b2[32], b3[32], b4[32];
+	char b1[32], b2[32];
+	fputs("goodness     ", f);
 	if (g->has_chi2)
-		fprintf(f, "goodness     chi2 %s on %zu dof, p %s; rms log residual %s, "
-		        "loss spread %s: %s\n", report_human(g->chi2, b1), g->dof,
-		        text_maybe(g->has_p, g->p_value, b2),
-		        report_human(g->rms_log_residual, b3),
-		        report_human(g->loss_spread, b4),
-		        g->lack_of_fit ? "lack of fit" : "fits");
-	else
-		fprintf(f, "goodness     rms log residual %s, loss spread %s (no loss_se: "
-		        "no chi2): %s\n", report_human(g->rms_log_residual, b1),
-		        report_human(g->loss_spread, b2),
-		        g->lack_of_fit ? "lack of fit" : "fits");
+		fprintf(f, "chi2 %s on %zu dof, p %s; ", report_human(g->chi2, b1),
+		        g->dof, text_maybe(g->has_p, g->p_value, b2));
+	fprintf(f, "rms log residual %s, loss spread %s%s: %s\n",
+	        report_human(g->rms_log_residual, b1),
+	        report_human(g->loss_spread, b2),
+	        g->has_chi2 ? "" : " (no loss_se: no chi2)",
+	        g->lack_of_fit ? "lack of fit" : "fits");
 }
 
 static void text_support(FILE *f, const struct ha_calibration *c)
