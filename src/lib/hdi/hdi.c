@@ -626,22 +626,6 @@ enum ha_status ha_hdi_measure_weights(const struct ha_weights *w,
 	return HA_OK;
 }
 
-enum ha_status ha_hdi_from_file(const char *path, const char *pattern,
-                                size_t heads, enum ha_layout layout,
-                                struct ha_hdi_report **out,
-                                struct ha_error *err)
-{
-	struct ha_weights *w = NULL;
-	if (out)
-		*out = NULL;
-	enum ha_status st = ha_weights_open(path, &w, err);
-	if (st != HA_OK)
-		return st;
-	st = ha_hdi_measure_weights(w, pattern, heads, layout, NULL, out, err);
-	ha_weights_free(w);
-	return st;
-}
-
 enum ha_status ha_hdi_measure_checkpoint(const struct ha_checkpoint *c,
                                          const struct ha_hdi_options *opt,
                                          struct ha_hdi_report **out,

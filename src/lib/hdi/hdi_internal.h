@@ -41,13 +41,6 @@ const char *ha_layout_str(enum ha_layout layout);
 /* Parse "out-in" / "in-out" into *out.  HA_EINVAL for anything else. */
 enum ha_status ha_layout_parse(const char *text, enum ha_layout *out);
 
-/* ha_weights_open(path) + ha_hdi_measure_weights without options +
- * ha_weights_free. */
-enum ha_status ha_hdi_from_file(const char *path, const char *pattern,
-                                size_t heads, enum ha_layout layout,
-                                struct ha_hdi_report **out,
-                                struct ha_error *err);
-
 /* The expected HDI of `heads` independent uniformly random heads of
  * dimension head_dim in R^model_dim: 1 - min(head_dim, model_dim) /
  * model_dim, and 1 when heads < 2 (the HDI's own convention); 0 for a

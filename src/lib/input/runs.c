@@ -342,15 +342,6 @@ enum ha_status ha_runs_read_pool(const char *path, enum ha_runs_format format,
 	return HA_OK;
 }
 
-enum ha_status ha_runs_read_string(const char *text, size_t length,
-                                   enum ha_runs_format format,
-                                   struct ha_run **runs, size_t *count,
-                                   struct ha_error *err)
-{
-	return ha_runs_read_string_named(text, length, format, NULL, runs, count,
-	                                 err);
-}
-
 enum ha_status ha_runs_read_string_named(const char *text, size_t length,
                                          enum ha_runs_format format,
                                          const struct ha_runs_names *names,

@@ -46,14 +46,6 @@ enum ha_status runs_parse_csv(const char *text, size_t length,
  * ".csv" in any case, else HA_RUNS_YAML (also for NULL). */
 enum ha_runs_format ha_runs_format_of(const char *path);
 
-/* The same from length bytes at text (need not be NUL-terminated);
- * format must be HA_RUNS_YAML or HA_RUNS_CSV; err->file is NULL. */
-enum ha_status ha_runs_read_string(const char *text, size_t length,
-                                   enum ha_runs_format format,
-                                   struct ha_run **runs,
-                                   size_t *count,
-                                   struct ha_error *err);
-
 /* "heads", "head_dim", "model_dim", "samples", "loss", "loss_se",
  * "kv_heads"; NULL
  * outside the enum. */
@@ -72,14 +64,13 @@ enum ha_status ha_runs_names_parse(struct ha_runs_names *names,
 enum ha_status ha_runs_names_check(const struct ha_runs_names *names,
                                    struct ha_error *err);
 
-/* ha_runs_read_string with the CSV columns under names, as
- * ha_runs_read_file_named. */
-enum ha_status ha_runs_read_string_named(const char *text,
-                                         size_t length,
+/* ha_runs_read_file_named from length bytes at text (need not be
+ * NUL-terminated); format must be HA_RUNS_YAML or HA_RUNS_CSV; err->file
+ * is NULL. */
+enum ha_status ha_runs_read_string_named(const char *text, size_t length,
                                          enum ha_runs_format format,
                                          const struct ha_runs_names *names,
-                                         struct ha_run **runs,
-                                         size_t *count,
+                                         struct ha_run **runs, size_t *count,
                                          struct ha_error *err);
 
 /* ---- the rules of a runs table, wherever its values come from

@@ -125,18 +125,6 @@ double ha_bf16_to_double(uint16_t bits)
 	return (double)f;
 }
 
-const char *ha_dtype_str(enum ha_dtype dtype)
-{
-	switch (dtype) {
-	case HA_DTYPE_F64: return "F64";
-	case HA_DTYPE_F32: return "F32";
-	case HA_DTYPE_F16: return "F16";
-	case HA_DTYPE_BF16: return "BF16";
-	case HA_DTYPE_OTHER: break;
-	}
-	return "other";
-}
-
 static inline uint16_t load16(const unsigned char *p, int big)
 {
 	return big ? (uint16_t)(p[0] << 8 | p[1]) : (uint16_t)(p[0] | p[1] << 8);
