@@ -376,12 +376,6 @@ struct ha_hdi_skipped {
  * key projection before "and N more". */
 #define LISTED 10
 
-static int two_d(const struct ha_weights *w, size_t i)
-{
-	struct ha_tensor_info t;
-	return ha_weights_info(w, i, &t) == HA_OK && t.ndim == 2;
-}
-
 /* No name says "keys": HA_EINVAL listing the 2-D tensors, as many as the
  * message holds up to LISTED, then how many more. */
 static enum ha_status no_keys(const struct ha_weights *w, int fused,
@@ -459,7 +453,7 @@ static enum ha_status select_tensors(const struct ha_weights *w,
 	if (*n == 1 && strcmp(t.name, pattern) == 0)
 		return HA_OK; /* named exactly: 2-D or an error, as it is */
 	for (size_t i = 0; i < *n; i++) {
-		if (two_d(w, (*idx)[i])) {
+		if (ha_weights_info(w, (*idx)[i], &t) == HA_OK && t.ndim == 2) {
 			(*idx)[kept++] = (*idx)[i];
 			continue;
 		}

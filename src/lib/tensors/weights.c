@@ -86,11 +86,9 @@ enum ha_status ha_weights_read_at(const struct ha_weights *w, uint64_t offset,
 
 /* -------------------------------------------------------------- decoding */
 
-/* binary16 and bfloat16 by bit manipulation, not ldexp: a LLaMA layer is
- * 16 million elements, and ldexp per element cost a third of a second.
- * Both are exact (every binary16 and bfloat16 value is a binary32 value,
- * and every binary32 value a double), and NaN comes out as the old
- * decoder's NAN or -NAN, so the results are the same bits. */
+/* binary16 and bfloat16 through binary32's bits, not ldexp per element:
+ * exact, as every binary16 and bfloat16 value is a binary32 value and
+ * every binary32 value a double. */
 
 double ha_f16_to_double(uint16_t bits)
 {
