@@ -1,5 +1,5 @@
 /* What the two readers of runs files share (library-internal): the
- * columns, their domains in words, and the CSV reader's entry point. */
+ * columns' domains in words, and the CSV reader's entry point. */
 #ifndef HEADALLOC_RUNS_INTERNAL_H
 #define HEADALLOC_RUNS_INTERNAL_H
 
@@ -9,23 +9,6 @@
 #include <headalloc/error.h>
 #include <headalloc/runs.h>
 #include <headalloc/status.h>
-
-/* The columns (YAML keys) of a run, in this order in both formats. */
-enum runs_column {
-	RUNS_HEADS = 0,
-	RUNS_HEAD_DIM = 1,
-	RUNS_SAMPLES = 2,
-	RUNS_LOSS = 3,
-	RUNS_LOSS_SE = 4,
-	RUNS_KV_HEADS = 5
-};
-#define RUNS_COLUMNS 6
-
-/* "heads", ..., "loss_se", "kv_heads". */
-extern const char *const runs_column_name[RUNS_COLUMNS];
-
-/* The key of the runs tables (runs_key_what) a runs file's column is. */
-extern const enum ha_runs_key runs_column_key[RUNS_COLUMNS];
 
 /* The largest samples value, as ha_model_validate() has it. */
 #define RUNS_SAMPLES_MAX 1e300
