@@ -429,36 +429,26 @@ static enum ha_status select_tensors(const struct ha_weights *w,
 	enum ha_status st = ha_weights_select(w, pattern, idx, n, err);
 	if (st != HA_OK)
 		return st;
-	size_t kept = 0;
-	if (!pattern && keys_by_name && *n > 1) {
-		for (size_t i = 0; i < *n; i++) {
-			struct ha_tensor_info t;
-			ha_weights_info(w, (*idx)[i], &t);
-			if (t.ndim == 2 && ckpt_key_name(t.name, fused))
-				(*idx)[kept++] = (*idx)[i];
-		}
-		if (kept == 0) {
-			free(*idx);
-			*idx = NULL;
-			*n = 0;
-			return no_keys(w, fused, err);
-		}
-		*n = kept;
-		return HA_OK;
-	}
-	if (!pattern)
+	int by_name = !pattern && keys_by_name && *n > 1;
+	if (!pattern && !by_name)
 		return HA_OK;
 	struct ha_tensor_info t;
 	ha_weights_info(w, (*idx)[0], &t);
-	if (*n == 1 && strcmp(t.name, pattern) == 0)
+	if (pattern && *n == 1 && strcmp(t.name, pattern) == 0)
 		return HA_OK; /* named exactly: 2-D or an error, as it is */
+	size_t kept = 0;
 	for (size_t i = 0; i < *n; i++) {
-		if (ha_weights_info(w, (*idx)[i], &t) == HA_OK && t.ndim == 2) {
+		ha_weights_info(w, (*idx)[i], &t);
+		if (t.ndim == 2 && (!by_name || ckpt_key_name(t.name, fused)))
 			(*idx)[kept++] = (*idx)[i];
-			continue;
-		}
-		if (!skipped->count++)
+		else if (pattern && !skipped->count++)
 			skipped->first = (*idx)[i];
+	}
+	if (kept == 0 && by_name) {
+		free(*idx);
+		*idx = NULL;
+		*n = 0;
+		return no_keys(w, fused, err);
 	}
 	if (kept == 0) { /* every one is: the first one's error */
 		*n = 1;
