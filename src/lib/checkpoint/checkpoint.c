@@ -506,13 +506,12 @@ enum ha_status ha_checkpoint_read_queries(const struct ha_checkpoint *c,
 	double *data = NULL;
 	if (st == HA_OK)
 		st = ha_weights_read(w, index, &data, err);
+	free(name);
 	if (st != HA_OK) {
 		if (err && !err->file)
 			err->file = c->layers[layer].shard;
-		free(name);
 		return st;
 	}
-	free(name);
 	/* Compact the query heads to the front in head order, in place:
 	 * every destination precedes its source. */
 	if (out_in) {

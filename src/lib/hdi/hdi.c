@@ -167,18 +167,6 @@ void ha_hdi_report_free(struct ha_hdi_report *r)
 	free(r);
 }
 
-/* The options as this library knows them: the caller's, field by field
- * as far as its size reaches (a caller built against an older, shorter
- * struct gets the defaults for the rest). */
-static struct ha_hdi_options options_of(const struct ha_hdi_options *opt)
-{
-	struct ha_hdi_options o = HA_HDI_OPTIONS_INIT;
-	if (opt)
-		memcpy(&o, opt, opt->size < sizeof o ? opt->size : sizeof o);
-	o.size = sizeof o;
-	return o;
-}
-
 /* A new report with room for n tensors. */
 static struct ha_hdi_report *report_new(size_t n)
 {
@@ -579,7 +567,7 @@ enum ha_status ha_hdi_measure_weights(const struct ha_weights *w,
 		*out = NULL;
 	if (!w || !out)
 		return ha_fail(err, HA_EINVAL, "NULL argument");
-	struct ha_hdi_options o = options_of(opt);
+	struct ha_hdi_options o = ha_hdi_options_of(opt);
 
 	size_t *idx = NULL, n = 0;
 	struct ha_hdi_skipped skipped;
@@ -622,7 +610,7 @@ enum ha_status ha_hdi_measure_checkpoint(const struct ha_checkpoint *c,
 		return ha_fail(err, HA_EINVAL, "NULL argument");
 	if (c->count == 0)
 		return ha_fail(err, HA_EINVAL, "the checkpoint plan has no layers");
-	struct ha_hdi_options o = options_of(opt);
+	struct ha_hdi_options o = ha_hdi_options_of(opt);
 	/* The key block is key_heads * head_dim outputs wide whatever the
 	 * heads it is cut into. */
 	size_t block = c->key_heads * c->head_dim, heads = o.heads;

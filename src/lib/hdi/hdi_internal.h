@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <headalloc/error.h>
 #include <headalloc/hdi.h>
@@ -34,6 +35,19 @@ enum ha_status ha_hdi_check_work(const char *name, uint64_t rows,
  * rank; HA_ENOMEM. */
 enum ha_status ha_hdi_check_heads(struct ha_hdi_report *r, size_t i,
                                   struct ha_error *err);
+
+/* The options as this library knows them: the caller's, field by field
+ * as far as its size reaches (a caller built against an older, shorter
+ * struct gets the defaults for the rest). */
+static inline struct ha_hdi_options
+ha_hdi_options_of(const struct ha_hdi_options *opt)
+{
+	struct ha_hdi_options o = HA_HDI_OPTIONS_INIT;
+	if (opt)
+		memcpy(&o, opt, opt->size < sizeof o ? opt->size : sizeof o);
+	o.size = sizeof o;
+	return o;
+}
 
 /* "out-in" or "in-out". */
 const char *ha_layout_str(enum ha_layout layout);

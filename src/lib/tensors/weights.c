@@ -1,10 +1,5 @@
-/* The weights container (see weights.h): opening a file or an image in
- * memory, telling its format, the tensor directory, selecting tensors by
- * name and decoding their data.  The formats' headers are read by
- * safetensors.c, npy.c and onnx.c (weights_internal.h).
- *
- * Every size read from a file is checked against the file size before it
- * is used in arithmetic, an allocation or a read. */
+/* The weights container (weights.h; what it holds and how the formats'
+ * readers fill it: weights_internal.h). */
 #include <errno.h>
 #include <fnmatch.h>
 #include <math.h>
