@@ -1,4 +1,4 @@
-/* Tests of the weights readers' rejections, through ha_hdi_from_file: bad
+/* Tests of the weights readers' rejections, through hdi_measure_file: bad
  * safetensors headers, sizes and values, bad .npy headers and files, each
  * with its status and message (every file written here, into a temporary
  * directory). */
@@ -14,6 +14,7 @@
 
 #include "weights_files.h"
 #include "hdi/hdi_internal.h"
+#include "hdi_measure_file.h"
 
 TestSuite(hdi, .init = weights_setup, .fini = weights_teardown);
 
@@ -48,7 +49,7 @@ static void expect_hdi_error(const char *path, size_t heads,
 {
 	struct ha_hdi_report *r = (struct ha_hdi_report *)&r;
 	struct ha_error err;
-	enum ha_status st = ha_hdi_from_file(path, NULL, heads, HA_LAYOUT_OUT_IN,
+	enum ha_status st = hdi_measure_file(path, NULL, heads, HA_LAYOUT_OUT_IN,
 	                                     &r, &err);
 	cr_assert_eq(st, status, "%s: status %d (%s), want %d", path, st,
 	             err.message, status);

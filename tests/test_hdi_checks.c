@@ -13,6 +13,7 @@
 
 #include <headalloc/headalloc.h>
 #include "hdi/hdi_internal.h"
+#include "hdi_measure_file.h"
 
 static char path[64];
 
@@ -76,7 +77,7 @@ Test(hdi_checks, warnings_come_back_in_the_result)
 	write_f64(1, 6, 3, v);
 	struct ha_hdi_report *r;
 	struct ha_error err;
-	cr_assert_eq(ha_hdi_from_file(path, NULL, 3, HA_LAYOUT_OUT_IN, &r, &err),
+	cr_assert_eq(hdi_measure_file(path, NULL, 3, HA_LAYOUT_OUT_IN, &r, &err),
 	             HA_OK, "%s", err.message);
 	cr_assert_eq(r->warning_count, 2);
 	cr_assert_eq(r->warnings[0].kind, HA_HDI_WARN_ZERO_HEADS);
@@ -96,7 +97,7 @@ Test(hdi_checks, full_rank_heads_warn_nothing)
 	write_f64(1, 3, 3, v);
 	struct ha_hdi_report *r;
 	struct ha_error err;
-	cr_assert_eq(ha_hdi_from_file(path, NULL, 3, HA_LAYOUT_OUT_IN, &r, &err), HA_OK);
+	cr_assert_eq(hdi_measure_file(path, NULL, 3, HA_LAYOUT_OUT_IN, &r, &err), HA_OK);
 	cr_assert_eq(r->warning_count, 0);
 	cr_assert_null(r->warnings);
 	ha_hdi_report_free(r);
@@ -109,7 +110,7 @@ Test(hdi_checks, all_zero_heads_are_refused)
 	write_f64(1, 6, 3, v);
 	struct ha_hdi_report *r = (void *)1;
 	struct ha_error err;
-	cr_assert_eq(ha_hdi_from_file(path, NULL, 3, HA_LAYOUT_OUT_IN, &r, &err),
+	cr_assert_eq(hdi_measure_file(path, NULL, 3, HA_LAYOUT_OUT_IN, &r, &err),
 	             HA_EDEGENERATE);
 	cr_assert_null(r);
 	cr_assert_not_null(strstr(err.message, "all 3 heads are zero"), "%s", err.message);
@@ -122,13 +123,13 @@ Test(hdi_checks, work_limit_before_the_data)
 	write_f64(1, 1, 266240, NULL);
 	struct ha_hdi_report *r = (void *)1;
 	struct ha_error err;
-	cr_assert_eq(ha_hdi_from_file(path, NULL, 1024, HA_LAYOUT_IN_OUT, &r, &err),
+	cr_assert_eq(hdi_measure_file(path, NULL, 1024, HA_LAYOUT_IN_OUT, &r, &err),
 	             HA_EUNSUPPORTED);
 	cr_assert_null(r);
 	cr_assert_not_null(strstr(err.message, "more than the limit"), "%s", err.message);
 	/* 260 heads of 1024 over d_model 1 is the same work: the limit is on
 	 * (H d_k)^2 d_model, not on the heads. */
-	cr_assert_eq(ha_hdi_from_file(path, NULL, 260, HA_LAYOUT_IN_OUT, &r, &err),
+	cr_assert_eq(hdi_measure_file(path, NULL, 260, HA_LAYOUT_IN_OUT, &r, &err),
 	             HA_EUNSUPPORTED);
 }
 

@@ -18,6 +18,7 @@
 #include "alloc/regime_internal.h"
 #include "alloc/solver_internal.h"
 #include "hdi/hdi_internal.h"
+#include "hdi_measure_file.h"
 #include "plot/plot_internal.h"
 
 static const unsigned BLUE[3] = {0, 114, 178}, VERMILION[3] = {213, 94, 0},
@@ -329,7 +330,7 @@ static struct ha_hdi_report *two_layers(void)
 {
 	struct ha_hdi_report *r = NULL;
 	struct ha_error err;
-	cr_assert_eq(ha_hdi_from_file(HA_TEST_DATA "/two-layers.safetensors",
+	cr_assert_eq(hdi_measure_file(HA_TEST_DATA "/two-layers.safetensors",
 	                              "model.layers.*.k_proj.weight", 12, HA_LAYOUT_OUT_IN,
 	                              &r, &err), HA_OK, "%s", err.message);
 	cr_assert_eq(r->count, 2);

@@ -19,7 +19,8 @@ static enum ha_status read_string(const char *text, enum ha_runs_format f,
                                   struct ha_run **runs, size_t *count,
                                   struct ha_error *err)
 {
-	return ha_runs_read_string(text, strlen(text), f, runs, count, err);
+	return ha_runs_read_string_named(text, strlen(text), f, NULL, runs, count,
+	                                 err);
 }
 
 static struct ha_run *read_ok(const char *text, enum ha_runs_format f,
@@ -44,8 +45,8 @@ static void read_bad(const char *text, size_t length, enum ha_runs_format f,
 	struct ha_run *runs = (struct ha_run *)1;
 	size_t count = 7;
 	struct ha_error err;
-	enum ha_status st = ha_runs_read_string(text, length, f, &runs, &count,
-	                                        &err);
+	enum ha_status st = ha_runs_read_string_named(text, length, f, NULL, &runs,
+	                                              &count, &err);
 	cr_assert_eq(st, status, "status %d for: %s (%s)", (int)st, text,
 	             err.message);
 	cr_assert_eq(err.status, status);
@@ -359,8 +360,8 @@ Test(runs, at_most_the_maximum_of_runs)
 	/* One fewer is fine. */
 	size_t count;
 	struct ha_run *runs = NULL;
-	cr_assert_eq(ha_runs_read_string(text, n - 8, HA_RUNS_CSV, &runs, &count,
-	                                 NULL), HA_OK);
+	cr_assert_eq(ha_runs_read_string_named(text, n - 8, HA_RUNS_CSV, NULL,
+	                                       &runs, &count, NULL), HA_OK);
 	cr_assert_eq(count, HA_RUNS_MAX);
 	free(runs);
 	free(text);
@@ -370,11 +371,11 @@ Test(runs, arguments_and_formats)
 {
 	struct ha_run *runs;
 	size_t count;
-	cr_assert_eq(ha_runs_read_string("x", 1, HA_RUNS_AUTO, &runs, &count, NULL),
+	cr_assert_eq(ha_runs_read_string_named("x", 1, HA_RUNS_AUTO, NULL, &runs, &count, NULL),
 	             HA_EINVAL);
-	cr_assert_eq(ha_runs_read_string(NULL, 1, HA_RUNS_CSV, &runs, &count, NULL),
+	cr_assert_eq(ha_runs_read_string_named(NULL, 1, HA_RUNS_CSV, NULL, &runs, &count, NULL),
 	             HA_EINVAL);
-	cr_assert_eq(ha_runs_read_string("x", 1, HA_RUNS_CSV, NULL, &count, NULL),
+	cr_assert_eq(ha_runs_read_string_named("x", 1, HA_RUNS_CSV, NULL, NULL, &count, NULL),
 	             HA_EINVAL);
 	cr_assert_eq(ha_runs_read_file(NULL, HA_RUNS_CSV, &runs, &count, NULL),
 	             HA_EINVAL);
@@ -452,7 +453,8 @@ Test(runs, from_columns_as_a_dataframe_gives_them)
 	struct ha_run *want = NULL, *got = NULL, *derived = NULL;
 	size_t nw = 0, ng = 0, nd = 0;
 	struct ha_error err;
-	cr_assert_eq(ha_runs_read_string(csv, sizeof csv - 1, HA_RUNS_CSV, &want, &nw, &err),
+	cr_assert_eq(ha_runs_read_string_named(csv, sizeof csv - 1, HA_RUNS_CSV, NULL,
+	                                       &want, &nw, &err),
 	             HA_OK, "%s", err.message);
 	const double heads[] = {8, 4, 16}, dims[] = {16, 32, 8}, width[] = {128, 128, 128};
 	const double samples[] = {1e6, 1e7, 3e8}, loss[] = {3.21, 2.87, 2.5};
@@ -596,8 +598,9 @@ Test(runs, from_columns_refuse_as_the_csv_file_of_the_same_rows)
 		struct ha_run *runs = NULL;
 		size_t n = 0;
 		struct ha_error from_file, from_memory;
-		cr_assert_eq(ha_runs_read_string(cases[i].csv, strlen(cases[i].csv), HA_RUNS_CSV,
-		                                 &runs, &n, &from_file), HA_EFORMAT);
+		cr_assert_eq(ha_runs_read_string_named(cases[i].csv, strlen(cases[i].csv),
+		                                       HA_RUNS_CSV, NULL, &runs, &n,
+		                                       &from_file), HA_EFORMAT);
 		cr_assert_eq(ha_runs_from_columns(&cases[i].c, &runs, &n, &from_memory),
 		             HA_EFORMAT);
 		cr_assert_str_eq(from_memory.message, from_file.message);

@@ -28,8 +28,8 @@ static void read_bad(const char *text, enum ha_runs_format f, long line,
 	struct ha_run *runs = NULL;
 	size_t n = 7;
 	struct ha_error err;
-	enum ha_status st = ha_runs_read_string(text, strlen(text), f, &runs, &n,
-	                                        &err);
+	enum ha_status st = ha_runs_read_string_named(text, strlen(text), f,
+	                                              NULL, &runs, &n, &err);
 	cr_assert_eq(st, HA_EFORMAT, "status %d for %s", (int)st, text);
 	cr_assert_null(runs);
 	cr_assert_eq(n, 0);

@@ -48,8 +48,8 @@ static struct ha_run *read_own(size_t *n)
 {
 	struct ha_run *runs = NULL;
 	struct ha_error err;
-	cr_assert_eq(ha_runs_read_string(own, strlen(own), HA_RUNS_CSV, &runs, n,
-	                                 &err), HA_OK);
+	cr_assert_eq(ha_runs_read_string_named(own, strlen(own), HA_RUNS_CSV,
+	                                       NULL, &runs, n, &err), HA_OK);
 	return runs;
 }
 

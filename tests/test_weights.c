@@ -2,7 +2,7 @@
  * tensors longer than its read buffer, the element limit, the format and
  * tensor name chosen from a path, selection and argument checks.  The two
  * formats' headers have their own suites (test_npy.c, test_safetensors.c);
- * tests/test_hdi.c reads weights through ha_hdi_from_file.  The
+ * tests/test_hdi.c reads weights through hdi_measure_file.  The
  * half-precision decoders are checked bit for bit against the ldexp
  * ones they replaced. */
 #include <criterion/criterion.h>

@@ -16,8 +16,9 @@ static void check(const uint8_t *data, size_t size, enum ha_runs_format f)
 	struct ha_run *runs = NULL;
 	size_t count = 0;
 	struct ha_error err;
-	enum ha_status st = ha_runs_read_string((const char *)data, size, f,
-	                                        &runs, &count, &err);
+	enum ha_status st = ha_runs_read_string_named((const char *)data, size,
+	                                              f, NULL, &runs, &count,
+	                                              &err);
 	if (st == HA_OK) {
 		if (!runs || count == 0 || count > HA_RUNS_MAX)
 			abort();

@@ -15,10 +15,6 @@
 #include "checkpoint_presets.h"
 #include "tensors/weights_internal.h"
 
-#define CONFIG CKPT_CONFIG
-#define INDEX CKPT_INDEX
-#define SINGLE CKPT_SINGLE
-
 const char *ha_key_fusion_str(enum ha_key_fusion fusion)
 {
 	switch (fusion) {
@@ -141,11 +137,12 @@ static enum ha_status plan_stack(const struct ckpt_dir *d,
 		return HA_OK;
 	char *buf = NULL;
 	const char *outer = find_outer(nm, type, wr, s, &buf);
+	const char *names_file = nm->map ? CKPT_INDEX : CKPT_SINGLE;
 	enum ha_status st = HA_OK;
 	char *name = NULL;
 	if (!outer && wr) {
 		name = key_name(wr->outers[0], s, 0);
-		st = ckpt_fail(d, err, HA_EFORMAT, nm->map ? INDEX : SINGLE,
+		st = ckpt_fail(d, err, HA_EFORMAT, names_file,
 		               "no tensor '%s' (nor under '%s'): is this a %s "
 		               "checkpoint?", name ? name : "", wr->outers[1],
 		               type);
@@ -155,7 +152,7 @@ static enum ha_status plan_stack(const struct ckpt_dir *d,
 		if (s->optional)
 			goto out;
 		name = key_name("", s, 0);
-		st = ckpt_fail(d, err, HA_EFORMAT, nm->map ? INDEX : SINGLE,
+		st = ckpt_fail(d, err, HA_EFORMAT, names_file,
 		               "no tensor '%s' (nor with a prefix 'model.', "
 		               "'transformer.' or '%s.'): is this a %s "
 		               "checkpoint?", name ? name : "", type, type);
@@ -171,14 +168,14 @@ static enum ha_status plan_stack(const struct ckpt_dir *d,
 		const char *file = ckpt_shard_of(nm, name);
 		if (b == count) { /* one past the last must not exist */
 			if (file)
-				st = ckpt_fail(d, err, HA_EFORMAT, CONFIG,
+				st = ckpt_fail(d, err, HA_EFORMAT, CKPT_CONFIG,
 				               "says %zu layer%s, but the checkpoint "
 				               "has '%s'", count,
 				               count == 1 ? "" : "s", name);
 			break;
 		}
 		if (!file) {
-			st = ckpt_fail(d, err, HA_EFORMAT, nm->map ? INDEX : SINGLE,
+			st = ckpt_fail(d, err, HA_EFORMAT, names_file,
 			               "no tensor '%s' (config.json says %zu "
 			               "layers)", name, count);
 			break;
@@ -202,19 +199,19 @@ static enum ha_status text_model(const struct ckpt_dir *d,
 {
 	json_object *tc = NULL, *t = NULL;
 	if (!json_object_object_get_ex(*cfg, wr->section, &tc) || !tc)
-		return ckpt_fail(d, err, HA_EFORMAT, CONFIG,
+		return ckpt_fail(d, err, HA_EFORMAT, CKPT_CONFIG,
 		                 "model_type '%s' keeps its text model's fields "
 		                 "under '%s', and there is no '%s'", wr->type,
 		                 wr->section, wr->section);
 	if (!json_object_is_type(tc, json_type_object))
-		return ckpt_fail(d, err, HA_EFORMAT, CONFIG,
+		return ckpt_fail(d, err, HA_EFORMAT, CKPT_CONFIG,
 		                 "'%s' is %.40s, not an object", wr->section,
 		                 json_object_to_json_string_ext(
 		                         tc, JSON_C_TO_STRING_PLAIN));
 	if (json_object_object_get_ex(tc, "model_type", &t) && t &&
 	    (!json_object_is_type(t, json_type_string) ||
 	     strcmp(json_object_get_string(t), wr->text_type) != 0))
-		return ckpt_fail(d, err, HA_EUNSUPPORTED, CONFIG,
+		return ckpt_fail(d, err, HA_EUNSUPPORTED, CKPT_CONFIG,
 		                 "'%s.model_type' is %.40s; a '%s' model's text "
 		                 "model is read as '%s'", wr->section,
 		                 json_object_to_json_string_ext(
@@ -231,7 +228,7 @@ static enum ha_status plan(const struct ckpt_dir *d, json_object *cfg,
 	json_object *t = NULL;
 	if (!json_object_object_get_ex(cfg, "model_type", &t) ||
 	    !json_object_is_type(t, json_type_string))
-		return ckpt_fail(d, err, HA_EFORMAT, CONFIG,
+		return ckpt_fail(d, err, HA_EFORMAT, CKPT_CONFIG,
 		                 "no model_type string: which architecture is "
 		                 "this?");
 	const char *type = json_object_get_string(t);
@@ -246,7 +243,7 @@ static enum ha_status plan(const struct ckpt_dir *d, json_object *cfg,
 	}
 	const struct ckpt_preset *p = ckpt_preset_find(wr ? wr->text_type : type);
 	if (!p)
-		return ckpt_fail(d, err, HA_EUNSUPPORTED, CONFIG,
+		return ckpt_fail(d, err, HA_EUNSUPPORTED, CKPT_CONFIG,
 		                 "model_type '%.64s' has no preset (known: %s)", type,
 		                 ckpt_preset_list());
 	c->model_type = strdup(type);
@@ -296,7 +293,7 @@ enum ha_status ha_checkpoint_open(const char *dir, struct ha_checkpoint **out,
 		st = ha_fail(err, HA_ENOMEM, "out of memory");
 		goto out;
 	}
-	st = ckpt_read_json(&d, CONFIG, HA_CHECKPOINT_MAX_CONFIG, &cfg, err);
+	st = ckpt_read_json(&d, CKPT_CONFIG, HA_CHECKPOINT_MAX_CONFIG, &cfg, err);
 	if (st == HA_OK)
 		st = ckpt_names_open(&d, &nm, err);
 	if (st == HA_OK)
@@ -509,13 +506,12 @@ enum ha_status ha_checkpoint_read_queries(const struct ha_checkpoint *c,
 	double *data = NULL;
 	if (st == HA_OK)
 		st = ha_weights_read(w, index, &data, err);
+	free(name);
 	if (st != HA_OK) {
 		if (err && !err->file)
 			err->file = c->layers[layer].shard;
-		free(name);
 		return st;
 	}
-	free(name);
 	/* Compact the query heads to the front in head order, in place:
 	 * every destination precedes its source. */
 	if (out_in) {

@@ -167,18 +167,6 @@ void ha_hdi_report_free(struct ha_hdi_report *r)
 	free(r);
 }
 
-/* The options as this library knows them: the caller's, field by field
- * as far as its size reaches (a caller built against an older, shorter
- * struct gets the defaults for the rest). */
-static struct ha_hdi_options options_of(const struct ha_hdi_options *opt)
-{
-	struct ha_hdi_options o = HA_HDI_OPTIONS_INIT;
-	if (opt)
-		memcpy(&o, opt, opt->size < sizeof o ? opt->size : sizeof o);
-	o.size = sizeof o;
-	return o;
-}
-
 /* A new report with room for n tensors. */
 static struct ha_hdi_report *report_new(size_t n)
 {
@@ -376,12 +364,6 @@ struct ha_hdi_skipped {
  * key projection before "and N more". */
 #define LISTED 10
 
-static int two_d(const struct ha_weights *w, size_t i)
-{
-	struct ha_tensor_info t;
-	return ha_weights_info(w, i, &t) == HA_OK && t.ndim == 2;
-}
-
 /* No name says "keys": HA_EINVAL listing the 2-D tensors, as many as the
  * message holds up to LISTED, then how many more. */
 static enum ha_status no_keys(const struct ha_weights *w, int fused,
@@ -435,36 +417,26 @@ static enum ha_status select_tensors(const struct ha_weights *w,
 	enum ha_status st = ha_weights_select(w, pattern, idx, n, err);
 	if (st != HA_OK)
 		return st;
-	size_t kept = 0;
-	if (!pattern && keys_by_name && *n > 1) {
-		for (size_t i = 0; i < *n; i++) {
-			struct ha_tensor_info t;
-			ha_weights_info(w, (*idx)[i], &t);
-			if (t.ndim == 2 && ckpt_key_name(t.name, fused))
-				(*idx)[kept++] = (*idx)[i];
-		}
-		if (kept == 0) {
-			free(*idx);
-			*idx = NULL;
-			*n = 0;
-			return no_keys(w, fused, err);
-		}
-		*n = kept;
-		return HA_OK;
-	}
-	if (!pattern)
+	int by_name = !pattern && keys_by_name && *n > 1;
+	if (!pattern && !by_name)
 		return HA_OK;
 	struct ha_tensor_info t;
 	ha_weights_info(w, (*idx)[0], &t);
-	if (*n == 1 && strcmp(t.name, pattern) == 0)
+	if (pattern && *n == 1 && strcmp(t.name, pattern) == 0)
 		return HA_OK; /* named exactly: 2-D or an error, as it is */
+	size_t kept = 0;
 	for (size_t i = 0; i < *n; i++) {
-		if (two_d(w, (*idx)[i])) {
+		ha_weights_info(w, (*idx)[i], &t);
+		if (t.ndim == 2 && (!by_name || ckpt_key_name(t.name, fused)))
 			(*idx)[kept++] = (*idx)[i];
-			continue;
-		}
-		if (!skipped->count++)
+		else if (pattern && !skipped->count++)
 			skipped->first = (*idx)[i];
+	}
+	if (kept == 0 && by_name) {
+		free(*idx);
+		*idx = NULL;
+		*n = 0;
+		return no_keys(w, fused, err);
 	}
 	if (kept == 0) { /* every one is: the first one's error */
 		*n = 1;
@@ -595,7 +567,7 @@ enum ha_status ha_hdi_measure_weights(const struct ha_weights *w,
 		*out = NULL;
 	if (!w || !out)
 		return ha_fail(err, HA_EINVAL, "NULL argument");
-	struct ha_hdi_options o = options_of(opt);
+	struct ha_hdi_options o = ha_hdi_options_of(opt);
 
 	size_t *idx = NULL, n = 0;
 	struct ha_hdi_skipped skipped;
@@ -626,22 +598,6 @@ enum ha_status ha_hdi_measure_weights(const struct ha_weights *w,
 	return HA_OK;
 }
 
-enum ha_status ha_hdi_from_file(const char *path, const char *pattern,
-                                size_t heads, enum ha_layout layout,
-                                struct ha_hdi_report **out,
-                                struct ha_error *err)
-{
-	struct ha_weights *w = NULL;
-	if (out)
-		*out = NULL;
-	enum ha_status st = ha_weights_open(path, &w, err);
-	if (st != HA_OK)
-		return st;
-	st = ha_hdi_measure_weights(w, pattern, heads, layout, NULL, out, err);
-	ha_weights_free(w);
-	return st;
-}
-
 enum ha_status ha_hdi_measure_checkpoint(const struct ha_checkpoint *c,
                                          const struct ha_hdi_options *opt,
                                          struct ha_hdi_report **out,
@@ -654,7 +610,7 @@ enum ha_status ha_hdi_measure_checkpoint(const struct ha_checkpoint *c,
 		return ha_fail(err, HA_EINVAL, "NULL argument");
 	if (c->count == 0)
 		return ha_fail(err, HA_EINVAL, "the checkpoint plan has no layers");
-	struct ha_hdi_options o = options_of(opt);
+	struct ha_hdi_options o = ha_hdi_options_of(opt);
 	/* The key block is key_heads * head_dim outputs wide whatever the
 	 * heads it is cut into. */
 	size_t block = c->key_heads * c->head_dim, heads = o.heads;

@@ -121,10 +121,7 @@ enum ha_status ha_hdi_measure_groups(const struct ha_checkpoint *c,
 		*out = NULL;
 	if (!c || !out)
 		return ha_fail(err, HA_EINVAL, "NULL argument");
-	/* The caller's options as far as its struct reaches. */
-	struct ha_hdi_options o = HA_HDI_OPTIONS_INIT;
-	if (opt)
-		memcpy(&o, opt, opt->size < sizeof o ? opt->size : sizeof o);
+	struct ha_hdi_options o = ha_hdi_options_of(opt);
 	enum ha_status st = check_plan(c, &o, err);
 	if (st != HA_OK)
 		return st;

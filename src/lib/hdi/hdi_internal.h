@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <headalloc/error.h>
 #include <headalloc/hdi.h>
@@ -35,18 +36,24 @@ enum ha_status ha_hdi_check_work(const char *name, uint64_t rows,
 enum ha_status ha_hdi_check_heads(struct ha_hdi_report *r, size_t i,
                                   struct ha_error *err);
 
+/* The options as this library knows them: the caller's, field by field
+ * as far as its size reaches (a caller built against an older, shorter
+ * struct gets the defaults for the rest). */
+static inline struct ha_hdi_options
+ha_hdi_options_of(const struct ha_hdi_options *opt)
+{
+	struct ha_hdi_options o = HA_HDI_OPTIONS_INIT;
+	if (opt)
+		memcpy(&o, opt, opt->size < sizeof o ? opt->size : sizeof o);
+	o.size = sizeof o;
+	return o;
+}
+
 /* "out-in" or "in-out". */
 const char *ha_layout_str(enum ha_layout layout);
 
 /* Parse "out-in" / "in-out" into *out.  HA_EINVAL for anything else. */
 enum ha_status ha_layout_parse(const char *text, enum ha_layout *out);
-
-/* ha_weights_open(path) + ha_hdi_measure_weights without options +
- * ha_weights_free. */
-enum ha_status ha_hdi_from_file(const char *path, const char *pattern,
-                                size_t heads, enum ha_layout layout,
-                                struct ha_hdi_report **out,
-                                struct ha_error *err);
 
 /* The expected HDI of `heads` independent uniformly random heads of
  * dimension head_dim in R^model_dim: 1 - min(head_dim, model_dim) /

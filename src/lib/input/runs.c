@@ -17,11 +17,23 @@
 #include "runs_internal.h"
 #include "yaml_reader.h"
 
-const char *const runs_column_name[RUNS_COLUMNS] = {
+/* The keys of a run in a YAML file. */
+enum runs_column {
+	RUNS_HEADS,
+	RUNS_HEAD_DIM,
+	RUNS_SAMPLES,
+	RUNS_LOSS,
+	RUNS_LOSS_SE,
+	RUNS_KV_HEADS,
+	RUNS_COLUMNS
+};
+
+static const char *const runs_column_name[RUNS_COLUMNS] = {
 	"heads", "head_dim", "samples", "loss", "loss_se", "kv_heads",
 };
 
-const enum ha_runs_key runs_column_key[RUNS_COLUMNS] = {
+/* The key of the runs tables (runs_key_what) each is. */
+static const enum ha_runs_key runs_column_key[RUNS_COLUMNS] = {
 	HA_RUNS_KEY_HEADS, HA_RUNS_KEY_HEAD_DIM, HA_RUNS_KEY_SAMPLES,
 	HA_RUNS_KEY_LOSS,  HA_RUNS_KEY_LOSS_SE,  HA_RUNS_KEY_KV_HEADS,
 };
@@ -340,15 +352,6 @@ enum ha_status ha_runs_read_pool(const char *path, enum ha_runs_format format,
 		(*runs)[i].loss = NAN;
 	}
 	return HA_OK;
-}
-
-enum ha_status ha_runs_read_string(const char *text, size_t length,
-                                   enum ha_runs_format format,
-                                   struct ha_run **runs, size_t *count,
-                                   struct ha_error *err)
-{
-	return ha_runs_read_string_named(text, length, format, NULL, runs, count,
-	                                 err);
 }
 
 enum ha_status ha_runs_read_string_named(const char *text, size_t length,

@@ -1,5 +1,5 @@
 /* What the two readers of runs files share (library-internal): the
- * columns, their domains in words, and the CSV reader's entry point. */
+ * columns' domains in words, and the CSV reader's entry point. */
 #ifndef HEADALLOC_RUNS_INTERNAL_H
 #define HEADALLOC_RUNS_INTERNAL_H
 
@@ -9,23 +9,6 @@
 #include <headalloc/error.h>
 #include <headalloc/runs.h>
 #include <headalloc/status.h>
-
-/* The columns (YAML keys) of a run, in this order in both formats. */
-enum runs_column {
-	RUNS_HEADS = 0,
-	RUNS_HEAD_DIM = 1,
-	RUNS_SAMPLES = 2,
-	RUNS_LOSS = 3,
-	RUNS_LOSS_SE = 4,
-	RUNS_KV_HEADS = 5
-};
-#define RUNS_COLUMNS 6
-
-/* "heads", ..., "loss_se", "kv_heads". */
-extern const char *const runs_column_name[RUNS_COLUMNS];
-
-/* The key of the runs tables (runs_key_what) a runs file's column is. */
-extern const enum ha_runs_key runs_column_key[RUNS_COLUMNS];
 
 /* The largest samples value, as ha_model_validate() has it. */
 #define RUNS_SAMPLES_MAX 1e300
@@ -46,14 +29,6 @@ enum ha_status runs_parse_csv(const char *text, size_t length,
  * ".csv" in any case, else HA_RUNS_YAML (also for NULL). */
 enum ha_runs_format ha_runs_format_of(const char *path);
 
-/* The same from length bytes at text (need not be NUL-terminated);
- * format must be HA_RUNS_YAML or HA_RUNS_CSV; err->file is NULL. */
-enum ha_status ha_runs_read_string(const char *text, size_t length,
-                                   enum ha_runs_format format,
-                                   struct ha_run **runs,
-                                   size_t *count,
-                                   struct ha_error *err);
-
 /* "heads", "head_dim", "model_dim", "samples", "loss", "loss_se",
  * "kv_heads"; NULL
  * outside the enum. */
@@ -72,14 +47,13 @@ enum ha_status ha_runs_names_parse(struct ha_runs_names *names,
 enum ha_status ha_runs_names_check(const struct ha_runs_names *names,
                                    struct ha_error *err);
 
-/* ha_runs_read_string with the CSV columns under names, as
- * ha_runs_read_file_named. */
-enum ha_status ha_runs_read_string_named(const char *text,
-                                         size_t length,
+/* ha_runs_read_file_named from length bytes at text (need not be
+ * NUL-terminated); format must be HA_RUNS_YAML or HA_RUNS_CSV; err->file
+ * is NULL. */
+enum ha_status ha_runs_read_string_named(const char *text, size_t length,
                                          enum ha_runs_format format,
                                          const struct ha_runs_names *names,
-                                         struct ha_run **runs,
-                                         size_t *count,
+                                         struct ha_run **runs, size_t *count,
                                          struct ha_error *err);
 
 /* ---- the rules of a runs table, wherever its values come from

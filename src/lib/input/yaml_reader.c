@@ -155,19 +155,12 @@ static const char *describe(const yaml_event_t *ev,
 
 /* A plain number with a leading zero ("0512", "-007.5"), which the number
  * grammar refuses because YAML 1.1 reads it as octal. */
-static int leading_zero(const yaml_event_t *ev);
-
 int ha_yr_leading_zero(const struct ha_yr *r)
 {
-	return r->have_event && leading_zero(&r->ev);
-}
-
-static int leading_zero(const yaml_event_t *ev)
-{
-	if (ev->type != YAML_SCALAR_EVENT ||
-	    ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+	if (!r->have_event || r->ev.type != YAML_SCALAR_EVENT ||
+	    r->ev.data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
 		return 0;
-	const char *v = (const char *)ev->data.scalar.value;
+	const char *v = (const char *)r->ev.data.scalar.value;
 	v += *v == '+' || *v == '-';
 	return v[0] == '0' && v[1] >= '0' && v[1] <= '9';
 }
@@ -181,7 +174,7 @@ static enum ha_status expected(struct ha_yr *r, const char *where,
 	return ha_yr_fail_here(r, HA_EFORMAT, "%s%sexpected %s, found %s%s",
 	                       where, *where ? ": " : "", what,
 	                       describe(&r->ev, buf),
-	                       leading_zero(&r->ev)
+	                       ha_yr_leading_zero(r)
 	                               ? " (a leading zero: YAML 1.1 reads it "
 	                                 "as octal)"
 	                               : "");
@@ -323,6 +316,20 @@ void ha_yr_close(struct ha_yr *r)
 
 /* ---- events ------------------------------------------------------------ */
 
+/* "expected a value, found the KIND 'MARKNAME' (WHAT are not supported)",
+ * the name clipped to HA_YR_QUOTE_MAX bytes. */
+static enum ha_status unsupported(struct ha_yr *r, const char *kind,
+                                  const char *mark, const yaml_char_t *name,
+                                  const char *what)
+{
+	return ha_yr_fail_here(r, HA_EFORMAT,
+	                       "expected a value, found the %s '%s%.*s' (%s are "
+	                       "not supported)", kind, mark,
+	                       (int)clip(name, strlen((const char *)name),
+	                                 HA_YR_QUOTE_MAX),
+	                       (const char *)name, what);
+}
+
 /* Advance to the next event (r->ev).  Syntax and encoding errors, aliases,
  * anchors and tags are errors. */
 static enum ha_status next(struct ha_yr *r)
@@ -337,13 +344,8 @@ static enum ha_status next(struct ha_yr *r)
 	const yaml_char_t *anchor = NULL, *tag = NULL;
 	switch (r->ev.type) {
 	case YAML_ALIAS_EVENT:
-		anchor = r->ev.data.alias.anchor;
-		return ha_yr_fail_here(r, HA_EFORMAT,
-		                       "expected a value, found the alias '*%.*s' "
-		                       "(anchors and aliases are not supported)",
-		                       (int)clip(anchor, strlen((const char *)anchor),
-		                                 HA_YR_QUOTE_MAX),
-		                       (const char *)anchor);
+		return unsupported(r, "alias", "*", r->ev.data.alias.anchor,
+		                   "anchors and aliases");
 	case YAML_SCALAR_EVENT:
 		anchor = r->ev.data.scalar.anchor;
 		tag = r->ev.data.scalar.tag;
@@ -360,19 +362,9 @@ static enum ha_status next(struct ha_yr *r)
 		break;
 	}
 	if (anchor)
-		return ha_yr_fail_here(r, HA_EFORMAT,
-		                       "expected a value, found the anchor '&%.*s' "
-		                       "(anchors and aliases are not supported)",
-		                       (int)clip(anchor, strlen((const char *)anchor),
-		                                 HA_YR_QUOTE_MAX),
-		                       (const char *)anchor);
+		return unsupported(r, "anchor", "&", anchor, "anchors and aliases");
 	if (tag)
-		return ha_yr_fail_here(r, HA_EFORMAT,
-		                       "expected a value, found the tag '%.*s' "
-		                       "(tags are not supported)",
-		                       (int)clip(tag, strlen((const char *)tag),
-		                                 HA_YR_QUOTE_MAX),
-		                       (const char *)tag);
+		return unsupported(r, "tag", "", tag, "tags");
 	return HA_OK;
 }
 
@@ -497,13 +489,6 @@ enum ha_status ha_yr_word(struct ha_yr *r, const char *where,
 	return expected(r, where, what);
 }
 
-/* Whether a string breaks the one name rule (text.h): names and notes
- * reach the report. */
-static int breaks_name_rule(const unsigned char *s, size_t length)
-{
-	return ha_name_fault((const char *)s, length, NULL) != NULL;
-}
-
 /* What else a YAML reader takes a plain scalar for, or NULL when only a
  * string: "~" and "null" are null, "yes" and "off" are YAML 1.1
  * booleans, "1e3" and "0x10" numbers.  As a name or a note such a value
@@ -551,7 +536,9 @@ enum ha_status ha_yr_string(struct ha_yr *r, const char *where, size_t max,
 	const yaml_event_t *ev = &r->ev;
 	if (!ha_yr_at(r, YAML_SCALAR_EVENT) || ev->data.scalar.length == 0 ||
 	    ev->data.scalar.length > max ||
-	    breaks_name_rule(ev->data.scalar.value, ev->data.scalar.length)) {
+	    /* the one name rule (text.h): names and notes reach the report */
+	    ha_name_fault((const char *)ev->data.scalar.value,
+	                  ev->data.scalar.length, NULL)) {
 		char what[HA_YR_WHAT_SIZE];
 		snprintf(what, sizeof what, "a string of 1 to %zu bytes without "
 		         "control characters", max);
@@ -578,23 +565,6 @@ enum ha_status ha_yr_string(struct ha_yr *r, const char *where, size_t max,
 
 /* ---- collections ------------------------------------------------------- */
 
-/* where + sep + name into a path buffer; a path too long for it is cut
- * (it is only ever printed). */
-static void join(char path[HA_YR_MAX_WHERE], const char *where,
-                 const char *name)
-{
-	if (snprintf(path, HA_YR_MAX_WHERE, "%s%s%s", where, *where ? "." : "",
-	             name) < 0)
-		path[0] = '\0';
-}
-
-static void join_index(char path[HA_YR_MAX_WHERE], const char *where,
-                       size_t index)
-{
-	if (snprintf(path, HA_YR_MAX_WHERE, "%s[%zu]", where, index) < 0)
-		path[0] = '\0';
-}
-
 static enum ha_status unknown_key(struct ha_yr *r, const char *where,
                                   const struct ha_yr_map *map)
 {
@@ -613,15 +583,6 @@ static enum ha_status unknown_key(struct ha_yr *r, const char *where,
 	                       "%s%sexpected one of the keys %s, found %s",
 	                       where, *where ? ": " : "", list,
 	                       describe(&r->ev, buf));
-}
-
-/* The current key event's index in the table, or map->count. */
-static size_t key_index(const struct ha_yr *r, const struct ha_yr_map *map)
-{
-	size_t i = 0;
-	while (i < map->count && !ha_yr_is_word(r, map->keys[i].name))
-		i++;
-	return i;
 }
 
 /* Skip the value that starts at the current event: a scalar, or a whole
@@ -675,7 +636,9 @@ enum ha_status ha_yr_read_map(struct ha_yr *r, const char *where,
 			                       "key '<<' (merge keys are not "
 			                       "supported)",
 			                       where, *where ? ": " : "");
-		size_t i = key_index(r, map);
+		size_t i = 0;
+		while (i < map->count && !ha_yr_is_word(r, map->keys[i].name))
+			i++;
 		if (i == map->count)
 			return unknown_key(r, where, map);
 		if (map->seen[i])
@@ -688,8 +651,10 @@ enum ha_status ha_yr_read_map(struct ha_yr *r, const char *where,
 		map->seen[i] = 1;
 		map->key_at[i] = r->ev.start_mark;
 
-		char path[HA_YR_MAX_WHERE];
-		join(path, where, map->keys[i].name);
+		char path[HA_YR_MAX_WHERE]; /* cut when too long: only printed */
+		if (snprintf(path, sizeof path, "%s%s%s", where,
+		             *where ? "." : "", map->keys[i].name) < 0)
+			path[0] = '\0';
 		st = next(r);
 		if (st == HA_OK)
 			st = map->keys[i].required == HA_YR_IGNORED
@@ -726,8 +691,9 @@ enum ha_status ha_yr_read_seq(struct ha_yr *r, const char *where,
 			                       "%s%sexpected at most %zu entries, "
 			                       "found more",
 			                       where, *where ? ": " : "", max);
-		char path[HA_YR_MAX_WHERE];
-		join_index(path, where, *count);
+		char path[HA_YR_MAX_WHERE]; /* cut when too long: only printed */
+		if (snprintf(path, sizeof path, "%s[%zu]", where, *count) < 0)
+			path[0] = '\0';
 		st = fn(r, ctx, *count, path);
 		if (st != HA_OK)
 			return st;

@@ -277,14 +277,6 @@ static const struct dtype_of DTYPES[] = {
 	{16, "BFLOAT16", HA_DTYPE_BF16, 2},
 };
 
-static int host_big_endian(void)
-{
-	uint16_t one = 1;
-	unsigned char b;
-	memcpy(&b, &one, 1);
-	return b == 0;
-}
-
 /* A whole decimal number (an external_data offset or length) into *out. */
 static int decimal(const char *s, uint64_t *out)
 {
@@ -473,7 +465,9 @@ static enum ha_status locate_data(struct reader *r,
 	if (typed && (t->dtype == HA_DTYPE_F16 || t->dtype == HA_DTYPE_BF16))
 		return copy16(r, tp, t, err);
 	t->data = at;
-	t->big_endian = typed ? host_big_endian() : 0; /* raw_data: LE */
+	/* raw_data is little-endian; a typed field in the host's order */
+	static const uint16_t one = 1;
+	t->big_endian = typed && *(const unsigned char *)&one == 0;
 	return HA_OK;
 }
 

@@ -1,10 +1,5 @@
-/* The weights container (see weights.h): opening a file or an image in
- * memory, telling its format, the tensor directory, selecting tensors by
- * name and decoding their data.  The formats' headers are read by
- * safetensors.c, npy.c and onnx.c (weights_internal.h).
- *
- * Every size read from a file is checked against the file size before it
- * is used in arithmetic, an allocation or a read. */
+/* The weights container (weights.h; what it holds and how the formats'
+ * readers fill it: weights_internal.h). */
 #include <errno.h>
 #include <fnmatch.h>
 #include <math.h>
@@ -86,11 +81,9 @@ enum ha_status ha_weights_read_at(const struct ha_weights *w, uint64_t offset,
 
 /* -------------------------------------------------------------- decoding */
 
-/* binary16 and bfloat16 by bit manipulation, not ldexp: a LLaMA layer is
- * 16 million elements, and ldexp per element cost a third of a second.
- * Both are exact (every binary16 and bfloat16 value is a binary32 value,
- * and every binary32 value a double), and NaN comes out as the old
- * decoder's NAN or -NAN, so the results are the same bits. */
+/* binary16 and bfloat16 through binary32's bits, not ldexp per element:
+ * exact, as every binary16 and bfloat16 value is a binary32 value and
+ * every binary32 value a double. */
 
 double ha_f16_to_double(uint16_t bits)
 {
@@ -123,18 +116,6 @@ double ha_bf16_to_double(uint16_t bits)
 	float f;
 	memcpy(&f, &u, sizeof f);
 	return (double)f;
-}
-
-const char *ha_dtype_str(enum ha_dtype dtype)
-{
-	switch (dtype) {
-	case HA_DTYPE_F64: return "F64";
-	case HA_DTYPE_F32: return "F32";
-	case HA_DTYPE_F16: return "F16";
-	case HA_DTYPE_BF16: return "BF16";
-	case HA_DTYPE_OTHER: break;
-	}
-	return "other";
 }
 
 static inline uint16_t load16(const unsigned char *p, int big)

@@ -155,9 +155,6 @@ enum ha_status ha_weights_select(const struct ha_weights *w,
 enum ha_status ha_weights_read(const struct ha_weights *w, size_t index,
                                double **out, struct ha_error *err);
 
-/* Name of a dtype: "F64", "F32", "F16", "BF16", "other". */
-const char *ha_dtype_str(enum ha_dtype dtype);
-
 /* Exact conversions of binary16 and bfloat16 bit patterns to double,
  * including subnormals, signed zeros, infinities and NaN. */
 double ha_f16_to_double(uint16_t bits);
