@@ -31,7 +31,7 @@ typedef struct ha_cal_picture pic_t;
  * the curve passes through the run's fitted value, bit for bit. */
 static int point_ok(const struct ha_cal_point *p)
 {
-	return p && isfinite(p->budget) && p->budget >= 1.0 &&
+	return isfinite(p->budget) && p->budget >= 1.0 &&
 	       p->head_dim >= 1.0 && p->head_dim <= p->budget &&
 	       isfinite(p->samples) && p->samples > 1.0;
 }
@@ -59,7 +59,7 @@ static void one_run(struct one_run *r, const struct ha_cal_point *p)
 double ha_cal_log_loss(const double value[HA_CAL_PARAMS],
                        const struct ha_cal_point *point)
 {
-	if (!value || !point_ok(point))
+	if (!value || !point || !point_ok(point))
 		return NAN;
 	struct one_run r;
 	one_run(&r, point);
