@@ -4,7 +4,6 @@
 #include <stdlib.h>
 
 #include <headalloc/allocation.h>
-#include "alloc/divisors.h"
 
 #include "base/error_internal.h"
 #include "alloc/solver_internal.h"

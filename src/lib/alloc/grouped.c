@@ -7,11 +7,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "alloc/divisors.h"
 #include <headalloc/grouped.h>
 
 #include "base/error_internal.h"
-#include "alloc/grouped_internal.h"
 #include "alloc/solver_internal.h"
 
 /* One candidate triple: its head dimension, key/value heads and key. */

@@ -43,9 +43,6 @@
 #include <headalloc/regime.h>
 
 #include "base/error_internal.h"
-#include "alloc/divisors.h"
-#include "alloc/grouped_internal.h"
-#include "alloc/regime_internal.h"
 #include "alloc/solver_internal.h"
 
 /* The line of one head dimension: its G and ln F. */

@@ -6,7 +6,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "alloc/divisors.h"
 #include <headalloc/model.h>
 #include <headalloc/solver.h>
 

@@ -5,7 +5,7 @@
  * A row costs its two solves, nothing that grows with the sweep: the rows
  * are solved in chunks by worker threads (base/pool.h) and handed out in
  * order on the calling thread, and the fits' second pass reads the
- * relaxed optima back from a journal (sweep_journal.h) instead of keeping
+ * relaxed optima back from a journal (sweep_internal.h) instead of keeping
  * them or solving again.
  *
  * A row is the same function of (n, D) on any thread: every thread has a
@@ -23,7 +23,6 @@
 
 #include "base/error_internal.h"
 #include "base/pool.h"
-#include "alloc/grouped_internal.h"
 #include "alloc/solver_internal.h"
 #include "sweep/sweep_internal.h"
 #include "fit/fit_internal.h"
