@@ -123,7 +123,7 @@ done
 
 # The library-internal headers the CLI may include: the number grammar,
 # terminal-safe text, and the parsers and checks of what its options name.
-cli_internal_headers=" base/number.h base/text.h base/format_internal.h
+cli_internal_headers=" base/number.h base/text.h
 	alloc/model_internal.h alloc/solver_internal.h
 	checkpoint/checkpoint_internal.h input/runs_internal.h
 	input/budget_list.h

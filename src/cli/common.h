@@ -16,7 +16,6 @@
  * layouts and fusions, the checks behind the options. */
 #include "alloc/solver_internal.h"
 #include "alloc/model_internal.h"
-#include "base/format_internal.h"
 #include "base/text.h"
 #include "calibrate/calibrate_internal.h"
 #include "hdi/hdi_internal.h"

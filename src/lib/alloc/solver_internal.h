@@ -58,6 +58,10 @@ struct ha_solver {
 	double *log_d, *log_share0;
 };
 
+/* A failed solve of budget in words, into err (NULL: none); returns st. */
+enum ha_status ha_solve_failed(struct ha_error *err, enum ha_status st,
+                               uint64_t budget);
+
 /* "bracket" or "exhaustive". */
 const char *ha_certificate_method_str(enum ha_certificate_method method);
 

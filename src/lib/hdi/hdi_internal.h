@@ -10,13 +10,10 @@
 #include <headalloc/hdi.h>
 #include <headalloc/status.h>
 
-/* Replace each head's block of w (the weight, `cols` columns, row-major,
- * d_model = m, d_k = n, in `layout`) in place by an orthonormal basis of
- * its column space, padded with zero vectors to n, and fill t->rank,
- * t->rank_deficient, t->overlap, t->pairs, t->hdi, t->most_similar and
- * t->least_similar (t->overlap and t->rank already allocated, zeroed).
- * The caller has switched GSL's error handler off.  Errors: HA_ENOMEM,
- * HA_ENUMERIC, with a message naming t->name and the head. */
+/* Replace each head's block of w (`cols` columns, row-major, d_model =
+ * m, d_k = n, in `layout`) by an orthonormal basis of its column space,
+ * padded with zero vectors, and fill t's measures (its arrays allocated
+ * and zeroed), GSL's error handler off.  HA_ENOMEM, HA_ENUMERIC. */
 enum ha_status ha_hdi_overlaps(double *w, size_t cols, size_t m, size_t n,
                                size_t heads, enum ha_layout layout,
                                struct ha_hdi_tensor *t, struct ha_error *err);
@@ -36,9 +33,8 @@ enum ha_status ha_hdi_check_work(const char *name, uint64_t rows,
 enum ha_status ha_hdi_check_heads(struct ha_hdi_report *r, size_t i,
                                   struct ha_error *err);
 
-/* The options as this library knows them: the caller's, field by field
- * as far as its size reaches (a caller built against an older, shorter
- * struct gets the defaults for the rest). */
+/* The caller's options as far as its size reaches, the defaults beyond
+ * (a caller built against an older, shorter struct). */
 static inline struct ha_hdi_options
 ha_hdi_options_of(const struct ha_hdi_options *opt)
 {
@@ -49,16 +45,12 @@ ha_hdi_options_of(const struct ha_hdi_options *opt)
 	return o;
 }
 
-/* "out-in" or "in-out". */
+/* "out-in" or "in-out", and back (HA_EINVAL for anything else). */
 const char *ha_layout_str(enum ha_layout layout);
-
-/* Parse "out-in" / "in-out" into *out.  HA_EINVAL for anything else. */
 enum ha_status ha_layout_parse(const char *text, enum ha_layout *out);
 
 /* The expected HDI of `heads` independent uniformly random heads of
- * dimension head_dim in R^model_dim: 1 - min(head_dim, model_dim) /
- * model_dim, and 1 when heads < 2 (the HDI's own convention); 0 for a
- * model_dim of 0. */
+ * dimension head_dim in R^model_dim (1 for heads < 2, 0 for no model_dim). */
 double ha_hdi_random_baseline(size_t heads, size_t head_dim,
                               size_t model_dim);
 

@@ -1,12 +1,9 @@
-/* An HDI source given by its path, resolved once for every caller
- * (library-internal): `headalloc hdi PATH`, the allocation's --hdi-from
- * and headalloc.hdi(path) all measure what this decides, so a path, and
- * the options that go with it, mean one thing and fail with one message
- * wherever they are given.
- *
- * A source is a weights file (safetensors, .npy, ONNX: weights.h) or a
- * Hugging Face model directory (checkpoint.h), given as the directory,
- * its config.json or its model.safetensors.index.json. */
+/* An HDI source given by its path (library-internal): a weights file
+ * (weights.h) or a Hugging Face model directory (checkpoint.h), given as
+ * the directory, its config.json or its model.safetensors.index.json.
+ * `headalloc hdi PATH`, --hdi-from and headalloc.hdi(path) all resolve
+ * it here, so a path and its options mean one thing and fail with one
+ * message wherever they are given. */
 #ifndef HEADALLOC_HDI_PATH_INTERNAL_H
 #define HEADALLOC_HDI_PATH_INTERNAL_H
 
@@ -20,9 +17,8 @@
 #include <headalloc/status.h>
 #include <headalloc/weights.h>
 
-/* How the caller spells the options the messages name: the hdi
- * command's "--heads", --hdi-from's "--hdi-heads", Python's "heads".
- * The caller's words must outlive the source. */
+/* How the caller spells the options the messages name ("--heads",
+ * "--hdi-heads", Python's "heads"); they must outlive the source. */
 struct ha_hdi_path_words {
 	const char *heads, *tensor, *layout, *fused, *groups;
 };
@@ -43,22 +39,18 @@ struct ha_hdi_path_request {
 	const struct ha_hdi_path_words *words;
 };
 
-/* What a failure is about, for a caller that names it: */
+/* What a failure is about: the source's files (err->file, set but for
+ * HA_ENOMEM); options that do not go with the source, or one it needs
+ * (err->file NULL); the heads given (words->heads); the directory's key
+ * groups (words->groups). */
 enum ha_hdi_path_fault {
-	/* the source's files: err->file, which is never NULL after a
-	 * failure of this kind but HA_ENOMEM */
 	HA_HDI_PATH_FAULT_FILES,
-	/* options that do not go with this kind of source, or one it needs:
-	 * the message names them in the caller's words; err->file NULL */
 	HA_HDI_PATH_FAULT_OPTIONS,
-	/* the heads given do not cut the directory's tensors (words->heads) */
 	HA_HDI_PATH_FAULT_HEADS,
-	/* the directory's key groups cannot be measured (words->groups) */
 	HA_HDI_PATH_FAULT_GROUPS
 };
 
-/* A source resolved, then measured.  Caller storage; every field is
- * owned and freed by ha_hdi_path_close. */
+/* A source resolved, then measured; freed by ha_hdi_path_close. */
 struct ha_hdi_path {
 	char *directory; /* the model directory, or NULL for a weights file */
 	struct ha_weights *weights;       /* a weights file, open */
@@ -75,35 +67,27 @@ struct ha_hdi_path {
 	char reason[384];
 };
 
-/* HA_OK with *dir NULL when path is a weights file (or nothing: reading
- * it then says why), or a new string *dir naming the model directory
- * path stands for: the directory itself, or the one holding path when
- * path is a regular file named config.json or
- * model.safetensors.index.json.  HA_ENOMEM. */
+/* A new string *dir naming the model directory path stands for (the
+ * directory, or the one holding its config.json or
+ * model.safetensors.index.json), else NULL: a weights file, or nothing
+ * (reading it then says why).  HA_ENOMEM. */
 enum ha_status ha_hdi_path_directory(const char *path, char **dir);
 
-/* Resolve req into *s without reading any tensor: decide file or
- * directory, check the options against it, open the weights file or
- * make the directory's plan (after which the caller may check the
- * files it reads, and show checkpoint->warning).  Rules: a weights file
- * needs heads and takes no groups; in a directory, tensor needs heads
- * (its tensors are not the preset's), layout and fused need tensor (the
- * preset knows its keys' layout and fusion), groups takes neither heads
- * nor tensor.  Errors: HA_EINVAL for a broken rule, and those of
- * ha_weights_open, ha_checkpoint_open, ha_checkpoint_open_tensors and
- * ha_checkpoint_fuse, with s->fault saying what is at fault.  Whatever
- * the status, release *s with ha_hdi_path_close; err->file may point
- * into it until then. */
+/* Resolve req into *s without reading any tensor: file or directory, the
+ * options checked against it (hdi_path.c's rules; HA_EINVAL), the
+ * weights file opened or the directory's plan made (the caller may then
+ * check the files it reads and show checkpoint->warning).  Errors also
+ * those of the weights and checkpoint readers, with s->fault.  Whatever
+ * the status, release *s with ha_hdi_path_close (err->file may point
+ * into it until then). */
 enum ha_status ha_hdi_path_resolve(struct ha_hdi_path *s,
                                    const struct ha_hdi_path_request *req,
                                    struct ha_error *err);
 
-/* Measure a resolved source into s->hdi (and s->groups when asked, the
- * groups first so that a directory that is not grouped is refused
- * before its layers are read), telling progress (may be NULL) of each
- * layer.  A weights file's tensors are chosen as ha_hdi_options'
- * keys_by_name says.  Errors: those of ha_hdi_measure_weights,
- * ha_hdi_measure_groups and ha_hdi_measure_checkpoint, with s->fault. */
+/* Measure a resolved source into s->hdi (and s->groups when asked,
+ * first, so that a directory that is not grouped is refused before its
+ * layers are read), telling progress (may be NULL) of each layer.
+ * Errors: those of the ha_hdi_measure_* functions, with s->fault. */
 enum ha_status ha_hdi_path_measure(struct ha_hdi_path *s,
                                    const struct ha_progress *progress,
                                    struct ha_error *err);

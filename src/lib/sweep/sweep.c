@@ -59,16 +59,6 @@ struct sweep_rows {
 	double samples;                      /* that n */
 };
 
-/* A failed solve of budget, in words, into err; returns st. */
-static enum ha_status solve_failed(struct ha_error *err, enum ha_status st,
-                                   uint64_t budget)
-{
-	if (st == HA_EINFEASIBLE)
-		return ha_fail(err, st, "no (heads, head_dim) pair of budget %"
-		               PRIu64 " meets the constraints", budget);
-	return ha_fail(err, st, "solving: %s", ha_status_str(st));
-}
-
 static double bits_of(uint64_t value)
 {
 	double d;
@@ -315,7 +305,7 @@ static enum ha_status rows_next(struct ha_sweep *s, const struct ha_sweep_row **
 		               "of budget %" PRIu64 " meets the KV constraints",
 		               s->req.budgets[(job->first + job->solved) % nb]);
 	if (job->status != HA_OK)
-		return solve_failed(err, job->status,
+		return ha_solve_failed(err, job->status,
 		                    s->req.budgets[(job->first + job->solved) % nb]);
 	return HA_OK;
 }
@@ -388,7 +378,7 @@ static enum ha_status prepare(struct ha_sweep *s, struct ha_error *err)
 		if (st == HA_OK && req->kv)
 			st = grouped_pairs_list(s->solvers[b], &s->pairs[b]);
 		if (st != HA_OK)
-			return solve_failed(err, st, req->budgets[b]);
+			return ha_solve_failed(err, st, req->budgets[b]);
 		/* No store: the second pass reads the journal, at any length. */
 		if (ha_fit_new(HA_FIT_POWER_LOGLN, 0, &s->dim_power[b]) != HA_OK ||
 		    ha_fit_new(HA_FIT_LOG, 0, &s->dim_log[b]) != HA_OK)
@@ -398,7 +388,7 @@ static enum ha_status prepare(struct ha_sweep *s, struct ha_error *err)
 	if (st == HA_ENOMEM)
 		return out_of_memory(err, "preparing the table");
 	if (st != HA_OK)
-		return solve_failed(err, st, req->budgets[0]);
+		return ha_solve_failed(err, st, req->budgets[0]);
 	return HA_OK;
 }
 
