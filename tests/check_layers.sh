@@ -127,7 +127,7 @@ cli_internal_headers=" base/number.h base/text.h
 	alloc/model_internal.h alloc/solver_internal.h
 	checkpoint/checkpoint_internal.h input/runs_internal.h
 	input/budget_list.h
-	hdi/hdi_internal.h hdi/hdi_path_internal.h calibrate/calibrate_internal.h "
+	hdi/hdi_internal.h calibrate/calibrate_internal.h "
 
 # The writer of output files (src/atomic), linked by the CLI and the
 # Python extension, stands apart from the library: it includes none of

@@ -97,18 +97,15 @@ static enum ha_status solve_grouped_row(const struct ha_sweep *s, size_t b,
 		.kv = s->req.kv,
 		.shape = s->req.shape,
 	}, &s->pairs[b], &g);
-	if (st == HA_OK) {
-		row->budget = s->req.budgets[b];
-		row->heads = g.optimum.heads;
-		row->head_dim = g.optimum.head_dim;
-		row->mse = g.optimum.terms.mse;
-		row->log_mse = g.optimum.terms.log_mse;
-		row->relaxed_head_dim = g.relaxed.head_dim;
-		row->relaxed_heads = g.relaxed.heads;
-		row->kv_heads = g.optimum.kv_heads;
-		row->kv_dim = g.optimum.kv_dim;
-		row->kv_cache_bytes_per_token = g.optimum.kv_cache_bytes_per_token;
-	}
+	const struct ha_grouped_allocation *a = &g.optimum;
+	if (st == HA_OK)
+		*row = (struct ha_sweep_row){
+			.budget = s->req.budgets[b], .samples = row->samples,
+			.heads = a->heads, .head_dim = a->head_dim, .mse = a->terms.mse,
+			.log_mse = a->terms.log_mse, .relaxed_head_dim = g.relaxed.head_dim,
+			.relaxed_heads = g.relaxed.heads, .kv_heads = a->kv_heads,
+			.kv_dim = a->kv_dim,
+			.kv_cache_bytes_per_token = a->kv_cache_bytes_per_token};
 	ha_grouped_solution_finish(&g);
 	return st;
 }
@@ -156,14 +153,12 @@ static void solve_rows(void *ctx, size_t worker, size_t number)
 			job->status = st;
 			break;
 		}
-		row->budget = s->req.budgets[b];
-		row->heads = optimum.heads;
-		row->head_dim = optimum.head_dim;
-		row->mse = optimum.terms.mse;
-		row->log_mse = optimum.terms.log_mse;
-		row->relaxed_head_dim = relaxation.head_dim;
-		row->relaxed_heads = relaxation.heads;
-		row->kv_heads = row->kv_dim = row->kv_cache_bytes_per_token = 0;
+		*row = (struct ha_sweep_row){
+			.budget = s->req.budgets[b], .samples = row->samples,
+			.heads = optimum.heads, .head_dim = optimum.head_dim,
+			.mse = optimum.terms.mse, .log_mse = optimum.terms.log_mse,
+			.relaxed_head_dim = relaxation.head_dim,
+			.relaxed_heads = relaxation.heads};
 	}
 	job->solved = k;
 }
