@@ -346,7 +346,7 @@ static enum ha_status prepare(struct ha_sweep *s, struct ha_error *err)
 	s->dim_log = calloc(nb, sizeof *s->dim_log);
 	if (!s->solvers || !s->dim_power || !s->dim_log ||
 	    nb > SIZE_MAX / s->columns ||
-	    journal_new(sweep_column(s->columns, nb), ns, &s->journal) != HA_OK)
+	    journal_new(nb * s->columns, ns, &s->journal) != HA_OK)
 		return out_of_memory(err, "preparing the table");
 	if (req->kv) {
 		enum ha_status st = ha_grouped_sweep_check(req->budgets, nb, ns, err);
@@ -437,7 +437,7 @@ enum ha_status ha_sweep_rows(struct ha_sweep *s, const struct ha_sweep_row **row
 static enum ha_status journaled_coords(void *ctx, size_t i, double c[FIT_PAIR_COORDS])
 {
 	struct ha_sweep *s = ctx;
-	size_t column = sweep_column(s->columns, s->replay_budget);
+	size_t column = s->replay_budget * s->columns;
 	double v[SWEEP_LN_N + 1];
 	enum ha_status st = journal_get(s->journal, column, SWEEP_LN_N + 1, i, v);
 	if (st != HA_OK)
@@ -456,7 +456,7 @@ static enum ha_status replay_dim(void *ctx, size_t i, double *x, double *y)
 {
 	struct ha_sweep *s = ctx;
 	*x = samples_read(&s->n, i);
-	size_t column = sweep_column(s->columns, s->replay_budget);
+	size_t column = s->replay_budget * s->columns;
 	return journal_get(s->journal, column + SWEEP_X, 1, i, y);
 }
 

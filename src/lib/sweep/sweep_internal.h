@@ -74,10 +74,11 @@ enum ha_status ha_sweep_budget_fits(struct ha_sweep *sweep, size_t b,
                                     struct ha_sweep_fit *logarithmic);
 
 /* The journal's columns, a budget's SWEEP_ROW_COLUMNS (grouped,
- * SWEEP_GROUPED_COLUMNS) each: x*(n, D), the coordinates the per-budget
- * fits took of the row (ln ln n and ln x* of the power law, ln n of the
- * log law, whose Y is x* itself) for their second pass, then the rest of
- * the row (its integers as their bits) for a result to hand out. */
+ * SWEEP_GROUPED_COLUMNS) each, budget b's from b * columns on: x*(n, D),
+ * the coordinates the per-budget fits took of the row (ln ln n and ln x*
+ * of the power law, ln n of the log law, whose Y is x* itself) for their
+ * second pass, then the rest of the row (its integers as their bits) for
+ * a result to hand out. */
 enum sweep_column {
 	SWEEP_X, SWEEP_LNLN_N, SWEEP_LN_X, SWEEP_LN_N,
 	SWEEP_HEADS, SWEEP_HEAD_DIM, SWEEP_MSE, SWEEP_LOG_MSE, SWEEP_RELAXED_HEADS,
@@ -85,12 +86,6 @@ enum sweep_column {
 	SWEEP_KV_HEADS = SWEEP_ROW_COLUMNS, SWEEP_KV_DIM, SWEEP_KV_CACHE,
 	SWEEP_GROUPED_COLUMNS
 };
-
-/* Budget b's first column in a sweep of `columns` columns a budget. */
-static inline size_t sweep_column(size_t columns, size_t b)
-{
-	return b * columns;
-}
 
 /* A sweep's journal of these columns: the fits of headalloc-model(7),
  * SCALING LAWS need every point twice, and solving them again would
