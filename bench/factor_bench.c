@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "alloc/divisors.h"
+#include "alloc/solver_internal.h"
 
 __extension__ typedef unsigned __int128 u128;
 

@@ -25,7 +25,6 @@
 #include <headalloc/headalloc.h>
 
 #include "sweep_bench.h"
-#include "alloc/divisors.h"
 #include "alloc/solver_internal.h"
 #include "report/yaml_writer.h"
 

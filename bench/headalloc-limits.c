@@ -19,8 +19,7 @@
 #include <unistd.h>
 
 #include <headalloc/headalloc.h>
-#include "alloc/divisors.h"
-#include "alloc/grouped_internal.h"
+#include "alloc/solver_internal.h"
 
 static char dir[64];
 

@@ -123,11 +123,11 @@ done
 
 # The library-internal headers the CLI may include: the number grammar,
 # terminal-safe text, and the parsers and checks of what its options name.
-cli_internal_headers=" base/number.h base/text.h base/format_internal.h
-	alloc/divisors.h alloc/model_internal.h alloc/grouped_internal.h
+cli_internal_headers=" base/number.h base/text.h
+	alloc/model_internal.h alloc/solver_internal.h
 	checkpoint/checkpoint_internal.h input/runs_internal.h
 	input/budget_list.h
-	hdi/hdi_internal.h hdi/hdi_path_internal.h calibrate/calibrate_internal.h "
+	hdi/hdi_internal.h calibrate/calibrate_internal.h "
 
 # The writer of output files (src/atomic), linked by the CLI and the
 # Python extension, stands apart from the library: it includes none of

@@ -1,6 +1,6 @@
 /* The fitted curves of a calibration and their bootstrap bands
  * (ha_cal_log_loss, ha_cal_band, the kept refits): against the fit's own
- * residuals, the allocator's model (ha_model_eval, ha_model_log_relaxed:
+ * residuals, the allocator's model (ha_model_eval, ha_model_log_relaxed_ln:
  * another implementation of the same formula), and quantiles taken here
  * by sorting every refit's value. */
 #include <math.h>
@@ -111,7 +111,7 @@ Test(band, the_curve_is_the_allocators_model)
 			pt.head_dim = 1.37 * (double)d;
 			if (pt.head_dim > 4096.0)
 				continue;
-			double want = ha_model_log_relaxed(&m, n_samples, 4096.0, pt.head_dim, NULL);
+			double want = ha_model_log_relaxed_ln(&m, n_samples, 4096.0, log(pt.head_dim), NULL);
 			got = ha_cal_log_loss(th, &pt);
 			cr_assert(fabs(got - want) <= 1e-12 * fmax(1.0, fabs(want)), "d = %g", pt.head_dim);
 		}
@@ -184,8 +184,8 @@ Test(band, each_point_is_the_quantile_of_every_refits_value)
 			/* every refit through the allocator's model */
 			for (size_t r = 0; r < b->fitted; r++) {
 				struct ha_model model = ha_cal_model_of(b->refits + r * HA_CAL_PARAMS);
-				v[r] = ha_model_log_relaxed(&model, pts[i].samples, pts[i].budget,
-				                            pts[i].head_dim, NULL);
+				v[r] = ha_model_log_relaxed_ln(&model, pts[i].samples, pts[i].budget,
+				                               log(pts[i].head_dim), NULL);
 			}
 			qsort(v, b->fitted, sizeof *v, ascending);
 			double want_lo = sorted_quantile(v, b->fitted, levels[q][0]);

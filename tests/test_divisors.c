@@ -3,7 +3,7 @@
 
 #include <criterion/criterion.h>
 
-#include "alloc/divisors.h"
+#include "alloc/solver_internal.h"
 #include <headalloc/model.h>
 
 static uint64_t naive_divisor_count(uint64_t n)

@@ -10,7 +10,7 @@
 #include <criterion/criterion.h>
 
 #include <headalloc/headalloc.h>
-#include "alloc/grouped_internal.h"
+#include "alloc/solver_internal.h"
 #include "alloc/model_internal.h"
 
 static uint64_t next_random(uint64_t *state)

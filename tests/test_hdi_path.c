@@ -1,5 +1,5 @@
 /* The one resolver of an HDI source given by its path
- * (hdi/hdi_path_internal.h), called by `headalloc hdi`, --hdi-from and
+ * (hdi/hdi_internal.h), called by `headalloc hdi`, --hdi-from and
  * headalloc.hdi(path).  The cases are those where the command line and
  * Python used to read a path by different rules: each result is checked
  * against the library's lower-level calls made by hand (the plan of the
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include <headalloc/headalloc.h>
-#include "hdi/hdi_path_internal.h"
+#include "hdi/hdi_internal.h"
 
 #ifndef FIXTURES
 #error "FIXTURES must name tests/data/checkpoints"

@@ -15,7 +15,6 @@
 
 #include "plot_probe.h"
 #include "alloc/model_internal.h"
-#include "alloc/regime_internal.h"
 #include "alloc/solver_internal.h"
 #include "hdi/hdi_internal.h"
 #include "hdi_measure_file.h"

@@ -6,7 +6,6 @@
 #include <criterion/criterion.h>
 
 #include <headalloc/regime.h>
-#include "alloc/regime_internal.h"
 #include "alloc/solver_internal.h"
 
 struct limits {

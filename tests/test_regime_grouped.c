@@ -14,9 +14,7 @@
 
 #include <headalloc/grouped.h>
 #include <headalloc/regime.h>
-#include "alloc/grouped_internal.h"
 #include "alloc/model_internal.h"
-#include "alloc/regime_internal.h"
 #include "alloc/solver_internal.h"
 
 static double uniform(double lo, double hi)

@@ -18,7 +18,7 @@
 #include "report_readback.h"
 #include "sweep_table.h"
 #include "alloc/solver_internal.h"
-#include "base/format_internal.h"
+#include "base/text.h"
 
 /* ---- an independent optimum ---------------------------------------------------- */
 

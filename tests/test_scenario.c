@@ -10,7 +10,7 @@
 
 #include "base/number.h"
 #include <headalloc/scenario.h>
-#include "base/format_internal.h"
+#include "base/text.h"
 #include <headalloc/sweep.h>
 
 /* Write text to a fresh file in the temp dir, read it back, remove it. */

@@ -13,7 +13,6 @@
 #include <headalloc/headalloc.h>
 
 #include "solver_problems.h"
-#include "alloc/divisors.h"
 #include "alloc/solver_internal.h"
 
 static int by_value(const void *a, const void *b)

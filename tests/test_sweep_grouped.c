@@ -15,7 +15,7 @@
 #include <headalloc/solver.h>
 #include <headalloc/sweep.h>
 
-#include "alloc/grouped_internal.h"
+#include "alloc/solver_internal.h"
 #include "sweep/sweep_internal.h"
 
 /* 700 n x 3 budgets: over the 2048 rows from which a sweep takes threads. */

@@ -7,7 +7,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "alloc/grouped_internal.h"
 #include "alloc/solver_internal.h"
 
 static const char *const kv_names[7] = {"kv_heads", "max_kv_dim", "min_kv_heads",

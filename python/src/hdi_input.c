@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hdi/hdi_internal.h"
-#include "hdi/hdi_path_internal.h"
 #include "tensors/weights_internal.h"
 
 static void hdi_destroy(PyObject *capsule)
@@ -49,7 +48,7 @@ static int layout_of(const char *text, enum ha_layout *out)
 static const struct ha_hdi_path_words python_words = {"heads", "tensor", "layout",
                                                       "fused", "groups"};
 
-/* Resolve and measure path as the CLI does (hdi/hdi_path_internal.h), the
+/* Resolve and measure path as the CLI does (hdi/hdi_internal.h), the
  * GIL released; the callback takes it back (ha_py_progress_fn) to call
  * it. */
 static enum ha_status measure_path(const struct ha_hdi_path_request *req,

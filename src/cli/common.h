@@ -14,10 +14,8 @@
 /* The library internals the commands use (the CLI links the library's
  * objects, headalloc_internal): terminal-safe text, the names of formats,
  * layouts and fusions, the checks behind the options. */
-#include "alloc/divisors.h"
-#include "alloc/grouped_internal.h"
+#include "alloc/solver_internal.h"
 #include "alloc/model_internal.h"
-#include "base/format_internal.h"
 #include "base/text.h"
 #include "calibrate/calibrate_internal.h"
 #include "hdi/hdi_internal.h"

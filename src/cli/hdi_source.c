@@ -1,5 +1,5 @@
 /* headalloc hdi's input, and --hdi-from's: the library resolves the
- * path and measures it (hdi/hdi_path_internal.h); this file names the
+ * path and measures it (hdi/hdi_internal.h); this file names the
  * options in its messages, keeps the outputs off the files a model
  * directory reads and prints the warnings. */
 #include <stdio.h>

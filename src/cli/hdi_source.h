@@ -11,7 +11,7 @@
 
 #include <headalloc/headalloc.h>
 
-#include "hdi/hdi_path_internal.h"
+#include "hdi/hdi_internal.h"
 
 #include "pictures.h"
 

@@ -1,10 +1,8 @@
 /* One allocation as a result (allocation.h): the solution, and on request
  * the feasible pairs and every divisor's error. */
-#include <inttypes.h>
 #include <stdlib.h>
 
 #include <headalloc/allocation.h>
-#include "alloc/divisors.h"
 
 #include "base/error_internal.h"
 #include "alloc/solver_internal.h"
@@ -16,15 +14,6 @@ void ha_allocation_result_free(struct ha_allocation_result *a)
 	free(a->candidates);
 	free(a->divisors);
 	free(a);
-}
-
-static enum ha_status solve_failed(struct ha_error *err, enum ha_status st,
-                                   uint64_t budget)
-{
-	if (st == HA_EINFEASIBLE)
-		return ha_fail(err, st, "no (heads, head_dim) pair of budget %" PRIu64
-		               " meets the constraints", budget);
-	return ha_fail(err, st, "solving: %s", ha_status_str(st));
 }
 
 /* Every divisor's error, the feasible ones marked. */
@@ -73,7 +62,7 @@ enum ha_status ha_allocation_result_new(uint64_t budget,
 	struct ha_solver *own = NULL;
 	enum ha_status st = lent ? HA_OK : ha_solver_new(budget, constraints, &own);
 	if (st != HA_OK)
-		return solve_failed(err, st, budget);
+		return ha_solve_failed(err, st, budget);
 	const struct ha_solver *solver = lent ? lent : own;
 	struct ha_allocation_result *a = calloc(1, sizeof *a);
 	if (!a) {
@@ -86,7 +75,7 @@ enum ha_status ha_allocation_result_new(uint64_t budget,
 		st = ha_solver_enumerate(solver, model, samples, &a->candidates,
 		                         &a->candidate_count);
 	if (st != HA_OK) {
-		solve_failed(err, st, budget);
+		ha_solve_failed(err, st, budget);
 	} else if (parts & HA_ALLOCATION_DIVISORS) {
 		st = landscape(a, solver, model, samples);
 		if (st != HA_OK)

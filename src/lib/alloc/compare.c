@@ -3,7 +3,6 @@
 
 #include <headalloc/compare.h>
 #include <headalloc/grouped.h>
-#include "alloc/grouped_internal.h"
 #include "alloc/solver_internal.h"
 
 /* The optimum of solver's budget with G fixed at kv_heads, as a

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc/divisors.h"
+#include "alloc/solver_internal.h"
 #include <headalloc/model.h>
 
 __extension__ typedef unsigned __int128 u128;

@@ -7,11 +7,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "alloc/divisors.h"
 #include <headalloc/grouped.h>
 
 #include "base/error_internal.h"
-#include "alloc/grouped_internal.h"
 #include "alloc/solver_internal.h"
 
 /* One candidate triple: its head dimension, key/value heads and key. */
@@ -280,12 +278,6 @@ static enum ha_status make_front(const struct ha_grouped_request *req,
 	return HA_OK;
 }
 
-static double ratio_to(const struct ha_grouped_allocation *a,
-                       const struct ha_grouped_allocation *ref)
-{
-	return exp(a->terms.log_mse - ref->terms.log_mse);
-}
-
 static enum ha_status solve_triples(const struct ha_grouped_request *req,
                                     struct triple *t, size_t n,
                                     struct ha_grouped_solution *out)
@@ -298,7 +290,8 @@ static enum ha_status solve_triples(const struct ha_grouped_request *req,
 		st = describe(req, &t[opt], &out->optimum);
 	if (st != HA_OK)
 		return st;
-	out->optimum.loss_ratio = ratio_to(&out->optimum, &out->unconstrained);
+	double ref = out->unconstrained.terms.log_mse;
+	out->optimum.loss_ratio = exp(out->optimum.terms.log_mse - ref);
 	for (size_t i = 0; i < n; i++)
 		out->certificate.feasible += t[i].feasible != 0;
 	if (!req->front && !(req->max_loss_ratio > 0.0))
@@ -309,11 +302,10 @@ static enum ha_status solve_triples(const struct ha_grouped_request *req,
 	out->chosen = out->front_count;
 	for (size_t i = 0; i < out->front_count; i++) {
 		struct ha_grouped_allocation *a = &out->front[i];
-		a->loss_ratio = ratio_to(a, &out->unconstrained);
+		a->loss_ratio = exp(a->terms.log_mse - ref);
 		/* The smallest cache within R: the last of the front within. */
 		if (req->max_loss_ratio > 0.0 &&
-		    a->terms.log_mse - out->unconstrained.terms.log_mse <=
-		    log(req->max_loss_ratio))
+		    a->terms.log_mse - ref <= log(req->max_loss_ratio))
 			out->chosen = i;
 	}
 	return HA_OK;

@@ -16,25 +16,13 @@
 
 struct ha_model ha_model_defaults(void)
 {
-	struct ha_model m = {
-		.smoothness = 2.0,
-		.bias_coef = 1.0,
-		.var_coef = 1.0,
-		.hdi = 1.0,
-		.irreducible = 0.0,
-		.var_rate = 0.5,
-		.var_power = 0.0,
-		.bias_coef_is_log = 0,
-		.var_coef_is_log = 0,
-		.data_coef = 0.0,
-		/* α: the data exponent of Chinchilla's fit (Hoffmann et al.
-		 * 2022, L = E + A/N^0.34 + B/D^0.28): a realistic start for a
-		 * calibration; with A = 0 it changes nothing. */
-		.data_power = 0.28,
-		.var_samples_power = 1.0,
-		.group_hdi = 0.0,
-	};
-	return m;
+	/* The fields not named are 0: E, κ, A, group_hdi, plain coefficients.
+	 * α is the data exponent of Chinchilla's fit (Hoffmann et al. 2022,
+	 * L = E + A/N^0.34 + B/D^0.28): a realistic start for a calibration;
+	 * with A = 0 it changes nothing. */
+	return (struct ha_model){.smoothness = 2.0, .bias_coef = 1.0, .var_coef = 1.0,
+	                         .hdi = 1.0, .var_rate = 0.5, .data_power = 0.28,
+	                         .var_samples_power = 1.0};
 }
 
 double ha_model_log_bias_coef(const struct ha_model *m)
@@ -159,19 +147,6 @@ double ha_exp_or_inf(double log_value)
 	return isfinite(v) ? v : INFINITY;
 }
 
-/* β ln n: exactly ln n for β = 1. */
-static double log_samples_power(const struct ha_model *m, double samples)
-{
-	return m->var_samples_power * log(samples);
-}
-
-/* n^β: exactly n for β = 1 (+inf beyond a double, 0 below). */
-static double samples_power(const struct ha_model *m, double samples)
-{
-	return m->var_samples_power == 1.0 ? samples
-	                                   : pow(samples, m->var_samples_power);
-}
-
 double ha_model_log_constant(const struct ha_model *m, double samples)
 {
 	double log_e = m->irreducible == 0.0 ? -INFINITY : log(m->irreducible);
@@ -207,8 +182,10 @@ void ha_model_eval_parts(const struct ha_model *m, double samples, uint64_t budg
 	p->pow_var = pow(d, m->var_rate * d + m->var_power);
 	p->log_bias_coef = ha_model_log_bias_coef(m);
 	p->log_var_coef = ha_model_log_var_coef(m);
-	p->log_samples_power = log_samples_power(m, samples);
-	p->samples_power = samples_power(m, samples);
+	p->log_samples_power = m->var_samples_power * log(samples);
+	/* n^β: exactly n for β = 1 (+inf beyond a double, 0 below) */
+	p->samples_power = m->var_samples_power == 1.0
+		? samples : pow(samples, m->var_samples_power);
 }
 
 enum ha_status ha_model_eval_grouped(const struct ha_model *m, double samples,
@@ -329,27 +306,16 @@ double ha_model_log_relative_mse(const struct ha_model *m, double samples,
 	double log_bias = -m->smoothness * log(d);
 	double log_var = ha_model_log_var_coef(m) - ha_model_log_bias_coef(m) +
 	                 (m->var_rate * d + m->var_power) * log(d) -
-	                 log_samples_power(m, samples) +
+	                 m->var_samples_power * log(samples) +
 	                 ha_model_log_group_factor(m, budget / head_dim, kv_heads);
 	return ha_log_add(log_bias, log_var);
-}
-
-double ha_model_log_relaxed(const struct ha_model *m, double samples,
-                            double budget, double x, double *grad)
-{
-	double grad_u;
-	double log_f = ha_model_log_relaxed_ln(m, samples, budget, log(x),
-	                                       grad ? &grad_u : NULL);
-	if (grad)
-		*grad = grad_u / x;
-	return log_f;
 }
 
 void ha_relaxed_fn_init(struct ha_relaxed_fn *f, const struct ha_model *m,
                         double samples, double budget)
 {
 	f->log_bias_coef = ha_model_log_bias_coef(m);
-	f->log_var_scale = ha_model_log_var_coef(m) - log_samples_power(m, samples);
+	f->log_var_scale = ha_model_log_var_coef(m) - m->var_samples_power * log(samples);
 	f->smoothness = m->smoothness;
 	f->rho = 1.0 - m->hdi;
 	f->budget = budget;

@@ -1,8 +1,4 @@
-/* ha_model_eval in two steps (library-internal): what it computes of
- * the head dimension and the model's constants alone, and the rest.  A
- * sweep keeps the first (model.c's powers and logarithms of d, which n
- * does not move) and makes the second each row: the same arithmetic in
- * the same order, so the same terms to the bit. */
+/* The error model beneath model.h (library-internal; model.c). */
 #ifndef HEADALLOC_MODEL_INTERNAL_H
 #define HEADALLOC_MODEL_INTERNAL_H
 
@@ -11,10 +7,7 @@
 #include <headalloc/model.h>
 
 /* The relaxed objective prepared once for a model and a budget, so that
- * repeated evaluations (a minimiser's) skip the constant logarithms.
- * Its evaluation leaves E and A n^-α out: ha_relaxed_fn_eval is ln(f(x) -
- * E - A n^-α), the reducible part, which has the same minimiser as f for
- * every E and A. */
+ * a minimiser's evaluations skip the constant logarithms. */
 struct ha_relaxed_fn {
 	double log_bias_coef;
 	double log_var_scale; /* ln c_v - β ln n */
@@ -26,6 +19,9 @@ struct ha_relaxed_fn {
 	double var_power;   /* κ */
 };
 
+/* ha_model_eval's terms of d and the model's constants alone, which a
+ * sweep keeps (n does not move them); ha_model_eval_from makes the rest
+ * by the same arithmetic in the same order, so the same terms to the bit. */
 struct ha_eval_parts {
 	double log_d, log_heads;          /* ln d, ln H */
 	double log_rho, log1p_heads;      /* ln rho, ln(1 - 1/H): 0 without covariance */
@@ -47,20 +43,16 @@ int ha_samples_valid(double samples);
  * name that is no parameter. */
 const char *ha_model_param_domain(const char *name, double v, int *in_domain);
 
-/* For a valid model, valid n and budget % head_dim == 0 (ha_model_eval
- * checks). */
+/* For a valid model, n and budget % head_dim == 0. */
 void ha_model_eval_parts(const struct ha_model *m, double samples, uint64_t budget,
                          uint64_t head_dim, struct ha_eval_parts *parts);
 void ha_model_eval_from(const struct ha_model *m, double samples, uint64_t budget,
                         uint64_t head_dim, uint64_t kv_heads,
                         const struct ha_eval_parts *parts, struct ha_terms *out);
 
-/* The error of H = D/d query heads of dimension d in kv_heads groups
- * (kv_heads must divide H; headalloc-model(7), GROUPED-QUERY ATTENTION),
- * split as in ha_model_eval: the covariance term is var(d) ((g - 1)
- * rho_g + (H - g) rho) / H.  ha_model_eval is kv_heads = H.  HA_EINVAL
- * for the preconditions of ha_model_eval or a kv_heads that does not
- * divide H. */
+/* ha_model_eval of H = D/d query heads in kv_heads groups
+ * (headalloc-model(7), GROUPED-QUERY ATTENTION); ha_model_eval is
+ * kv_heads = H.  HA_EINVAL also for a kv_heads that does not divide H. */
 enum ha_status ha_model_eval_grouped(const struct ha_model *model,
                                      double samples, uint64_t budget,
                                      uint64_t head_dim, uint64_t kv_heads,
@@ -72,42 +64,32 @@ enum ha_status ha_model_eval_grouped(const struct ha_model *model,
 double ha_model_log_group_factor(const struct ha_model *model, uint64_t heads,
                                  uint64_t kv_heads);
 
-/* ln c_b and ln c_v, from the form each is held in.  Finite for a
- * validated model. */
+/* ln c_b and ln c_v, from the form each is held in. */
 double ha_model_log_bias_coef(const struct ha_model *model);
 double ha_model_log_var_coef(const struct ha_model *model);
 
-/* Set c_b (c_v) to exp(log_coef), exactly: held as its log, so
- * ha_model_log_bias_coef() returns log_coef bit for bit whatever its
- * size (a log of 0 is held as the plain 1). */
+/* Set c_b (c_v) to exp(log_coef), held as its log, so that
+ * ha_model_log_bias_coef() returns log_coef bit for bit. */
 void ha_model_set_log_bias_coef(struct ha_model *model, double log_coef);
 void ha_model_set_log_var_coef(struct ha_model *model, double log_coef);
 
-/* ln(E + A n^-α), the part of the error common to every head dimension
- * at this n; -inf when E = A = 0.  The model is assumed validated. */
+/* ln(E + A n^-α), common to every head dimension; -inf when E = A = 0. */
 double ha_model_log_constant(const struct ha_model *model, double samples);
 
 /* ln((MSE - E - A n^-α) / c_b) of head dimension d in kv_heads groups
- * (kv_heads = D/d: ungrouped), for comparing allocations: it differs from
- * ha_model_eval_grouped's log_reducible by the constant ln c_b, which changes no
- * comparison or ratio but keeps every digit where ln c_b is large (a tie
- * within 1e-12 is decided on it).  E is left out on purpose: it moves no
- * argmin (headalloc-model(7), CALIBRATION (The parameters)), and leaving it out keeps the tie rule, and
- * so every allocation, independent of E (with E in, a large E would widen
- * the relative tie band); the data term A n^-α is left out likewise.
- * The caller checks the preconditions of ha_model_eval_grouped. */
+ * (kv_heads = D/d: ungrouped), for comparing allocations: less ln c_b,
+ * which changes no comparison but keeps every digit where ln c_b is large
+ * (a tie within 1e-12 is decided on it).  E and A n^-α move no argmin
+ * (headalloc-model(7), CALIBRATION (The parameters)); left out, they
+ * cannot widen the relative tie band, so every allocation is independent
+ * of them.  The caller checks the preconditions of ha_model_eval_grouped. */
 double ha_model_log_relative_mse(const struct ha_model *model, double samples,
                                  uint64_t budget, uint64_t head_dim,
                                  uint64_t kv_heads);
 
-/* The relaxed objective of headalloc-model(7), THE CONTINUOUS RELAXATION, at a real head dimension x >= 1 with
- * H = D/x: ln f(x), f(x) = E + A n^-α + c_b x^-s + c_v x^(γx+κ)/n^β (rho + (1-rho) x/D).
- * Also stores d ln f / dx in *grad when grad is not NULL. */
-double ha_model_log_relaxed(const struct ha_model *model, double samples,
-                            double budget, double x, double *grad);
-
-/* The same in u = ln x: ln f(e^u), and d ln f / du in *grad when grad is
- * not NULL.  Exact where x rounds to 1 or e^u loses digits. */
+/* The relaxed objective of headalloc-model(7), THE CONTINUOUS RELAXATION,
+ * in u = ln x: ln f(e^u), f(x) = E + A n^-α + c_b x^-s + c_v x^(γx+κ)/n^β
+ * (rho + (1-rho) x/D), and d ln f / du in *grad when grad is not NULL. */
 double ha_model_log_relaxed_ln(const struct ha_model *model, double samples,
                                double budget, double log_x, double *grad);
 
@@ -115,26 +97,17 @@ double ha_model_log_relaxed_ln(const struct ha_model *model, double samples,
 void ha_relaxed_fn_init(struct ha_relaxed_fn *f, const struct ha_model *model,
                         double samples, double budget);
 
-/* ln(f(e^u) - E - A n^-α) with the prepared constants, and its derivative
- * in u in *grad when grad is not NULL.  With E = A = 0 this is
- * ha_model_log_relaxed_ln. */
+/* ln(f(e^u) - E - A n^-α), the reducible part (the same minimiser as f),
+ * and its derivative in u in *grad when grad is not NULL. */
 double ha_relaxed_fn_eval(const struct ha_relaxed_fn *f, double log_x,
                           double *grad);
 
-/* Whether the relaxed objective f (with or without E) is proven strictly
- * unimodal on [x_lo, inf) for this model's parameters — then so is the
- * sequence of its values at any ascending head dimensions >= x_lo, and a
- * discrete local minimum found by bisection on the sign of successive
- * differences is the global one (the solver's `bracket` certificate).
- * 1 when proven, 0 otherwise (the solver then evaluates every feasible
- * divisor: `exhaustive`).  The proof, in model.c, holds for s > 0, γ >= 0,
- * κ >= 0, hdi in [0, 1] and x_lo >= 1 — every validated model on every
- * divisor — whatever E, A, α, β, c_b, c_v and n; this function checks exactly those
- * hypotheses (NaN anywhere gives 0). */
+/* 1 when f is proven strictly unimodal on [x_lo, inf) (the proof is in
+ * model.c), so that the solver's `bracket` certificate holds; 0 otherwise
+ * (the solver then enumerates: `exhaustive`). */
 int ha_model_unimodal_on(const struct ha_model *model, double x_lo);
 
-/* exp(log_value) when that is a finite double, else +inf (never NaN for a
- * non-NaN argument).  A convenience for printing. */
+/* exp(log_value) when that is a finite double, else +inf. */
 double ha_exp_or_inf(double log_value);
 
 /* ln(exp(a) + exp(b)) without overflow; either may be -inf. */

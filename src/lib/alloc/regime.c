@@ -43,9 +43,6 @@
 #include <headalloc/regime.h>
 
 #include "base/error_internal.h"
-#include "alloc/divisors.h"
-#include "alloc/grouped_internal.h"
-#include "alloc/regime_internal.h"
 #include "alloc/solver_internal.h"
 
 /* The line of one head dimension: its G and ln F. */
@@ -303,11 +300,8 @@ static enum ha_status budget_regimes(const struct ha_model *model,
 	struct ha_solver *solver = borrowed;
 	enum ha_status st = solver ? HA_OK
 	                           : ha_solver_new(row->budget, constraints, &solver);
-	if (st == HA_EINFEASIBLE)
-		return ha_fail(err, st, "no (heads, head_dim) pair of budget %" PRIu64
-		               " meets the constraints", row->budget);
 	if (st != HA_OK)
-		return ha_fail(err, st, "solving: %s", ha_status_str(st));
+		return ha_solve_failed(err, st, row->budget);
 	st = grouped ? ha_regime_compute_grouped(solver, model, kv, &row->regimes,
 	                                         &row->count)
 	             : ha_regime_compute(model, solver->budget, solver->feasible,

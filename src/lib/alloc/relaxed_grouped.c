@@ -11,7 +11,6 @@
 #include <headalloc/grouped.h>
 
 #include "alloc/solver_internal.h"
-#include "alloc/grouped_internal.h"
 
 /* The objective's constants: ln f = lse(ln B, ln V) with
  * ln B = log_bias - s u and ln V = log_var + (γx + κ) u + ln F,

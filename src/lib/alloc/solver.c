@@ -3,13 +3,14 @@
  * enumeration of every feasible pair, and ha_solver_solve, which runs the
  * certified integer search (integer.c) and the continuous relaxation
  * (relaxed.c). */
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 
-#include "alloc/divisors.h"
 #include <headalloc/model.h>
 #include <headalloc/solver.h>
 
+#include "base/error_internal.h"
 #include "alloc/solver_internal.h"
 
 const char *ha_certificate_method_str(enum ha_certificate_method method)
@@ -213,6 +214,15 @@ enum ha_status ha_solver_enumerate(const struct ha_solver *s,
 	*out = rows;
 	*count = n;
 	return HA_OK;
+}
+
+enum ha_status ha_solve_failed(struct ha_error *err, enum ha_status st,
+                               uint64_t budget)
+{
+	if (st == HA_EINFEASIBLE)
+		return ha_fail(err, st, "no (heads, head_dim) pair of budget %" PRIu64
+		               " meets the constraints", budget);
+	return ha_fail(err, st, "solving: %s", ha_status_str(st));
 }
 
 enum ha_status ha_solve(uint64_t budget, const struct ha_constraints *c,

@@ -121,28 +121,37 @@ enum ha_status pool_new(size_t threads, size_t slots, pool_work_fn work,
 	return HA_OK;
 }
 
+/* Whether a slot is free for pool_submit. */
 int pool_can_submit(const struct pool *p)
 {
 	/* Read by the one thread that writes them (the caller's). */
 	return p->submitted - p->released < p->slots;
 }
 
+/* The number of the job the next pool_submit hands over. */
 size_t pool_next(const struct pool *p)
 {
 	return p->submitted;
 }
 
-void pool_submit(struct pool *p)
+/* One more job submitted (waking a worker) or released; without threads
+ * no lock is needed (pool_wait does the job). */
+static void count_job(struct pool *p, size_t *counter, int wake)
 {
 	if (p->started == 0) {
-		/* No threads: pool_wait does the job. */
-		p->submitted++;
+		(*counter)++;
 		return;
 	}
 	pthread_mutex_lock(&p->lock);
-	p->submitted++;
-	pthread_cond_signal(&p->work_ready);
+	(*counter)++;
+	if (wake)
+		pthread_cond_signal(&p->work_ready);
 	pthread_mutex_unlock(&p->lock);
+}
+
+void pool_submit(struct pool *p)
+{
+	count_job(p, &p->submitted, 1);
 }
 
 int pool_wait(struct pool *p, size_t *job)
@@ -179,13 +188,7 @@ int pool_wait(struct pool *p, size_t *job)
 
 void pool_release(struct pool *p)
 {
-	if (p->started == 0) {
-		p->released++;
-		return;
-	}
-	pthread_mutex_lock(&p->lock);
-	p->released++;
-	pthread_mutex_unlock(&p->lock);
+	count_job(p, &p->released, 0);
 }
 
 void pool_free(struct pool *p)

@@ -38,18 +38,15 @@
 
 #define POOL_MAX_THREADS 8
 
-/* The threads worth using for a request of `wanted` (see above) and
- * `jobs` jobs: in [1, POOL_MAX_THREADS], and no more than jobs (at least
- * 1). */
+/* The threads worth using for `wanted` (see above) and `jobs` jobs: in
+ * [1, POOL_MAX_THREADS], and no more than jobs. */
 size_t pool_threads(size_t wanted, size_t jobs);
 
-/* Run run(ctx, worker, task) for task in [0, tasks) on `threads` threads
- * (pool_threads's count; worker in [0, threads), the calling thread 0).
- * A run that returns other than HA_OK stops the tasks not yet begun, as
- * does a non-zero return of progress->fn (told on the calling thread of
- * the tasks done, in task order, as `what`; NULL: none).  Returns HA_OK,
- * HA_ECANCELED (the progress), or the status of a failed task.  Short
- * of memory or threads, the calling thread runs the tasks alone. */
+/* pool_for on `threads` threads (pool_threads's count).  A failed task
+ * stops the tasks not yet begun, as does a non-zero return of
+ * progress->fn (told of the tasks done, in task order, as `what`; NULL:
+ * none): HA_OK, HA_ECANCELED or the failed task's status.  Short of
+ * memory or threads, the calling thread runs the tasks alone. */
 typedef enum ha_status (*pool_task_fn)(void *ctx, size_t worker, size_t task);
 enum ha_status pool_for(size_t tasks, size_t threads, pool_task_fn run,
                         void *ctx, const struct ha_progress *progress,
@@ -60,30 +57,20 @@ typedef void (*pool_work_fn)(void *ctx, size_t worker, size_t job);
 struct pool;
 
 /* A pool of `threads` threads (the caller's among them) over `slots`
- * slots.  Threads that cannot be started are done without; only
- * HA_ENOMEM for the pool itself. */
+ * slots; threads that cannot be started are done without. */
 enum ha_status pool_new(size_t threads, size_t slots, pool_work_fn work,
                         void *ctx, struct pool **out);
 
-/* Whether a slot is free for pool_submit. */
 int pool_can_submit(const struct pool *p);
-
-/* The number of the job the next pool_submit hands over. */
 size_t pool_next(const struct pool *p);
-
-/* Hand job pool_next(p), its slot filled, to the workers. */
 void pool_submit(struct pool *p);
-
-/* The oldest job not released, once done, into *job: 0 when every job
- * submitted was released.  While it is not done the calling thread does
- * jobs no worker has taken. */
+/* The oldest job not released, once done (0: none left); meanwhile the
+ * calling thread does jobs no worker has taken. */
 int pool_wait(struct pool *p, size_t *job);
-
-/* Free the slot of the job pool_wait gave. */
 void pool_release(struct pool *p);
 
-/* Stop the workers (a job begun is finished, none is begun after) and
- * free the pool; NULL accepted. */
+/* Stop the workers (a job begun is finished) and free the pool (NULL
+ * accepted). */
 void pool_free(struct pool *p);
 
 #endif

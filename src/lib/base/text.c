@@ -1,4 +1,4 @@
-/* Text shown on a terminal (see text.h). */
+/* Text shown on a terminal, and the report formats' names (text.h). */
 #include <stdint.h>
 #include <string.h>
 
@@ -115,4 +115,26 @@ const char *ha_name_fault(const char *s, size_t len, size_t *at)
 	if (fault && at)
 		*at = where;
 	return fault;
+}
+
+const char *ha_report_format_str(enum ha_report_format format)
+{
+	return format == HA_FORMAT_YAML ? "yaml"
+	     : format == HA_FORMAT_JSON ? "json" : "text";
+}
+
+enum ha_status ha_report_format_parse(const char *text,
+                                      enum ha_report_format *out)
+{
+	if (!text || !out)
+		return HA_EINVAL;
+	if (strcmp(text, "text") == 0)
+		*out = HA_FORMAT_TEXT;
+	else if (strcmp(text, "yaml") == 0)
+		*out = HA_FORMAT_YAML;
+	else if (strcmp(text, "json") == 0)
+		*out = HA_FORMAT_JSON;
+	else
+		return HA_EINVAL;
+	return HA_OK;
 }

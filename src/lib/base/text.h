@@ -14,6 +14,9 @@
 
 #include <stddef.h>
 
+#include <headalloc/format.h>
+#include <headalloc/status.h>
+
 /* The byte offset of the first such character in s[0..len), or len when
  * there is none; *width (when not NULL) is its length in bytes. */
 size_t ha_text_unsafe_at(const char *s, size_t len, size_t *width);
@@ -41,5 +44,12 @@ size_t ha_utf8_length(const unsigned char *p, size_t n);
  * control character"), and *at (when not NULL) the byte offset of the
  * fault. */
 const char *ha_name_fault(const char *s, size_t len, size_t *at);
+
+/* The names of the report formats, which the CLI and scenario files
+ * write: "text", "yaml" or "json" (never NULL); parsed exactly
+ * (HA_EINVAL, *out untouched, for anything else or a NULL argument). */
+const char *ha_report_format_str(enum ha_report_format format);
+enum ha_status ha_report_format_parse(const char *text,
+                                      enum ha_report_format *out);
 
 #endif

@@ -12,7 +12,6 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include <headalloc/cal_picture.h>
-#include "alloc/divisors.h"
 #include <headalloc/solver.h>
 
 #include "base/error_internal.h"

@@ -201,6 +201,20 @@ static void means(struct ha_hdi_report *r)
 	r->mean_baseline_hdi = base / (double)r->count;
 }
 
+/* A report measured (st HA_OK: its means into it, it into *out) or
+ * failed (freed); returns st. */
+static enum ha_status report_done(struct ha_hdi_report *r, enum ha_status st,
+                                  struct ha_hdi_report **out)
+{
+	if (st != HA_OK) {
+		ha_hdi_report_free(r);
+		return st;
+	}
+	means(r);
+	*out = r;
+	return HA_OK;
+}
+
 /* ---- the rules of a report: the cost limit HA_HDI_MAX_WORK before any
  * data is read, and what it says about each tensor after (heads without
  * weights, heads of lower rank), the same for weights files and model
@@ -589,13 +603,7 @@ enum ha_status ha_hdi_measure_weights(const struct ha_weights *w,
 			st = measured(r, n, &o.progress, err);
 	}
 	free(idx);
-	if (st != HA_OK) {
-		ha_hdi_report_free(r);
-		return st;
-	}
-	means(r);
-	*out = r;
-	return HA_OK;
+	return report_done(r, st, out);
 }
 
 enum ha_status ha_hdi_measure_checkpoint(const struct ha_checkpoint *c,
@@ -642,11 +650,5 @@ enum ha_status ha_hdi_measure_checkpoint(const struct ha_checkpoint *c,
 		if (st == HA_OK)
 			st = measured(r, c->count, &o.progress, err);
 	}
-	if (st != HA_OK) {
-		ha_hdi_report_free(r);
-		return st;
-	}
-	means(r);
-	*out = r;
-	return HA_OK;
+	return report_done(r, st, out);
 }

@@ -1,12 +1,12 @@
 /* An HDI source given by its path: a weights file or a model directory,
- * and the options that go with each (see hdi_path_internal.h). */
+ * and the options that go with each (see hdi_internal.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "base/error_internal.h"
-#include "hdi_path_internal.h"
+#include "hdi_internal.h"
 #include "checkpoint/checkpoint_internal.h"
 
 enum ha_status ha_hdi_path_directory(const char *path, char **dir)

@@ -5,7 +5,7 @@
 
 #include <headalloc/scenario.h>
 
-#include "alloc/divisors.h"
+#include "alloc/solver_internal.h"
 #include "base/error_internal.h"
 #include "budget_list.h"
 

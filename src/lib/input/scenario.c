@@ -12,7 +12,7 @@
 #include <headalloc/sweep.h>
 
 #include "input/yaml_reader.h"
-#include "alloc/grouped_internal.h"
+#include "alloc/solver_internal.h"
 #include "alloc/model_internal.h"
 
 /* The largest sample size, as ha_model_validate() has it; spelled once so

@@ -5,7 +5,7 @@
  * A row costs its two solves, nothing that grows with the sweep: the rows
  * are solved in chunks by worker threads (base/pool.h) and handed out in
  * order on the calling thread, and the fits' second pass reads the
- * relaxed optima back from a journal (sweep_journal.h) instead of keeping
+ * relaxed optima back from a journal (sweep_internal.h) instead of keeping
  * them or solving again.
  *
  * A row is the same function of (n, D) on any thread: every thread has a
@@ -23,7 +23,6 @@
 
 #include "base/error_internal.h"
 #include "base/pool.h"
-#include "alloc/grouped_internal.h"
 #include "alloc/solver_internal.h"
 #include "sweep/sweep_internal.h"
 #include "fit/fit_internal.h"
@@ -59,16 +58,6 @@ struct sweep_rows {
 	size_t next, point;                  /* the next row; the last n asked */
 	double samples;                      /* that n */
 };
-
-/* A failed solve of budget, in words, into err; returns st. */
-static enum ha_status solve_failed(struct ha_error *err, enum ha_status st,
-                                   uint64_t budget)
-{
-	if (st == HA_EINFEASIBLE)
-		return ha_fail(err, st, "no (heads, head_dim) pair of budget %"
-		               PRIu64 " meets the constraints", budget);
-	return ha_fail(err, st, "solving: %s", ha_status_str(st));
-}
 
 static double bits_of(uint64_t value)
 {
@@ -108,18 +97,15 @@ static enum ha_status solve_grouped_row(const struct ha_sweep *s, size_t b,
 		.kv = s->req.kv,
 		.shape = s->req.shape,
 	}, &s->pairs[b], &g);
-	if (st == HA_OK) {
-		row->budget = s->req.budgets[b];
-		row->heads = g.optimum.heads;
-		row->head_dim = g.optimum.head_dim;
-		row->mse = g.optimum.terms.mse;
-		row->log_mse = g.optimum.terms.log_mse;
-		row->relaxed_head_dim = g.relaxed.head_dim;
-		row->relaxed_heads = g.relaxed.heads;
-		row->kv_heads = g.optimum.kv_heads;
-		row->kv_dim = g.optimum.kv_dim;
-		row->kv_cache_bytes_per_token = g.optimum.kv_cache_bytes_per_token;
-	}
+	const struct ha_grouped_allocation *a = &g.optimum;
+	if (st == HA_OK)
+		*row = (struct ha_sweep_row){
+			.budget = s->req.budgets[b], .samples = row->samples,
+			.heads = a->heads, .head_dim = a->head_dim, .mse = a->terms.mse,
+			.log_mse = a->terms.log_mse, .relaxed_head_dim = g.relaxed.head_dim,
+			.relaxed_heads = g.relaxed.heads, .kv_heads = a->kv_heads,
+			.kv_dim = a->kv_dim,
+			.kv_cache_bytes_per_token = a->kv_cache_bytes_per_token};
 	ha_grouped_solution_finish(&g);
 	return st;
 }
@@ -167,14 +153,12 @@ static void solve_rows(void *ctx, size_t worker, size_t number)
 			job->status = st;
 			break;
 		}
-		row->budget = s->req.budgets[b];
-		row->heads = optimum.heads;
-		row->head_dim = optimum.head_dim;
-		row->mse = optimum.terms.mse;
-		row->log_mse = optimum.terms.log_mse;
-		row->relaxed_head_dim = relaxation.head_dim;
-		row->relaxed_heads = relaxation.heads;
-		row->kv_heads = row->kv_dim = row->kv_cache_bytes_per_token = 0;
+		*row = (struct ha_sweep_row){
+			.budget = s->req.budgets[b], .samples = row->samples,
+			.heads = optimum.heads, .head_dim = optimum.head_dim,
+			.mse = optimum.terms.mse, .log_mse = optimum.terms.log_mse,
+			.relaxed_head_dim = relaxation.head_dim,
+			.relaxed_heads = relaxation.heads};
 	}
 	job->solved = k;
 }
@@ -316,7 +300,7 @@ static enum ha_status rows_next(struct ha_sweep *s, const struct ha_sweep_row **
 		               "of budget %" PRIu64 " meets the KV constraints",
 		               s->req.budgets[(job->first + job->solved) % nb]);
 	if (job->status != HA_OK)
-		return solve_failed(err, job->status,
+		return ha_solve_failed(err, job->status,
 		                    s->req.budgets[(job->first + job->solved) % nb]);
 	return HA_OK;
 }
@@ -362,7 +346,7 @@ static enum ha_status prepare(struct ha_sweep *s, struct ha_error *err)
 	s->dim_log = calloc(nb, sizeof *s->dim_log);
 	if (!s->solvers || !s->dim_power || !s->dim_log ||
 	    nb > SIZE_MAX / s->columns ||
-	    journal_new(sweep_column(s->columns, nb), ns, &s->journal) != HA_OK)
+	    journal_new(nb * s->columns, ns, &s->journal) != HA_OK)
 		return out_of_memory(err, "preparing the table");
 	if (req->kv) {
 		enum ha_status st = ha_grouped_sweep_check(req->budgets, nb, ns, err);
@@ -389,7 +373,7 @@ static enum ha_status prepare(struct ha_sweep *s, struct ha_error *err)
 		if (st == HA_OK && req->kv)
 			st = grouped_pairs_list(s->solvers[b], &s->pairs[b]);
 		if (st != HA_OK)
-			return solve_failed(err, st, req->budgets[b]);
+			return ha_solve_failed(err, st, req->budgets[b]);
 		/* No store: the second pass reads the journal, at any length. */
 		if (ha_fit_new(HA_FIT_POWER_LOGLN, 0, &s->dim_power[b]) != HA_OK ||
 		    ha_fit_new(HA_FIT_LOG, 0, &s->dim_log[b]) != HA_OK)
@@ -399,7 +383,7 @@ static enum ha_status prepare(struct ha_sweep *s, struct ha_error *err)
 	if (st == HA_ENOMEM)
 		return out_of_memory(err, "preparing the table");
 	if (st != HA_OK)
-		return solve_failed(err, st, req->budgets[0]);
+		return ha_solve_failed(err, st, req->budgets[0]);
 	return HA_OK;
 }
 
@@ -453,7 +437,7 @@ enum ha_status ha_sweep_rows(struct ha_sweep *s, const struct ha_sweep_row **row
 static enum ha_status journaled_coords(void *ctx, size_t i, double c[FIT_PAIR_COORDS])
 {
 	struct ha_sweep *s = ctx;
-	size_t column = sweep_column(s->columns, s->replay_budget);
+	size_t column = s->replay_budget * s->columns;
 	double v[SWEEP_LN_N + 1];
 	enum ha_status st = journal_get(s->journal, column, SWEEP_LN_N + 1, i, v);
 	if (st != HA_OK)
@@ -472,7 +456,7 @@ static enum ha_status replay_dim(void *ctx, size_t i, double *x, double *y)
 {
 	struct ha_sweep *s = ctx;
 	*x = samples_read(&s->n, i);
-	size_t column = sweep_column(s->columns, s->replay_budget);
+	size_t column = s->replay_budget * s->columns;
 	return journal_get(s->journal, column + SWEEP_X, 1, i, y);
 }
 

@@ -1,7 +1,8 @@
 /* The sweep beneath its result (library-internal): sweep.c solves its
- * rows on worker threads and makes the per-budget fits, sweep_result.c
- * runs it into a struct ha_sweep_result, and sweep_picture.c runs one
- * for the relaxed curve.
+ * rows on worker threads and makes the per-budget fits, sweep_journal.c
+ * keeps each row for the fits' second pass and the result,
+ * sweep_result.c runs it into a struct ha_sweep_result, and
+ * sweep_picture.c runs one for the relaxed curve.
  *
  *     struct ha_sweep *s;
  *     ha_sweep_new(&(struct ha_sweep_request){...}, &s, &err);
@@ -20,16 +21,14 @@
 #include <headalloc/solver.h>
 #include <headalloc/sweep.h>
 
-#include "sweep/sweep_journal.h"
 #include "alloc/solver_internal.h"
 
-struct sweep_rows;   /* sweep.c */
-struct grouped_pairs; /* grouped_internal.h */
+struct sweep_rows; /* sweep.c */
+struct journal;    /* sweep_journal.c */
 
 /* The values of n read one by one, a range's ends' logarithms taken once
- * (a sweep reads every n twice: a long one-budget sweep would otherwise
- * take four logarithms a row): samples_read(r, i) is ha_samples_value(s,
- * i), the same double. */
+ * (a sweep reads every n twice): samples_read(r, i) is
+ * ha_samples_value(s, i), the same double. */
 struct samples_reader {
 	const struct ha_samples *samples;
 	double log_from, log_to; /* log10 of a range's ends */
@@ -56,35 +55,30 @@ struct ha_sweep {
 	enum ha_status failed;        /* a row's failure, sticky */
 };
 
-/* Prepare a sweep (solvers, relaxation workspaces, fits, threads).  On
- * HA_OK *out is a sweep to free with ha_sweep_free(); else the statuses
- * and words of ha_sweep_run. */
+/* Prepare a sweep; else the statuses and words of ha_sweep_run. */
 enum ha_status ha_sweep_new(const struct ha_sweep_request *req,
                             struct ha_sweep **out, struct ha_error *err);
 
-/* Free a sweep (NULL accepted), stopping its threads. */
 void ha_sweep_free(struct ha_sweep *sweep);
 
-/* The next batch of rows, in order (n outer, budget inner): *rows is
- * *count rows valid until the next call; *count is 0 after the last.  On
- * a failed solve the rows before the failing one come with its status
- * and words; later calls return that status. */
+/* The next batch of rows, in order (n outer, budget inner), valid until
+ * the next call; *count is 0 after the last.  A failed solve's rows
+ * before it come with its status and words, which later calls repeat. */
 enum ha_status ha_sweep_rows(struct ha_sweep *sweep, const struct ha_sweep_row **rows,
                              size_t *count, struct ha_error *err);
 
-/* After the last row: budget b's fits over every n, as
- * ha_sweep_result_budget_fits hands them out.  HA_EINVAL before the last
- * row or for b out of range (then both fits carry the status). */
+/* After the last row: budget b's fits over every n (HA_EINVAL before it
+ * or for b out of range, in both fits too). */
 enum ha_status ha_sweep_budget_fits(struct ha_sweep *sweep, size_t b,
                                     struct ha_sweep_fit *power,
                                     struct ha_sweep_fit *logarithmic);
 
-/* The journal's columns, a budget's SWEEP_ROW_COLUMNS (with
- * ha_sweep_request.kv, SWEEP_GROUPED_COLUMNS) each (n is the request's):
- * x*(n, D), then the coordinates the per-budget fits took of the row (ln ln n and ln x* of
- * the power law, ln n of the log law, whose Y is x* itself), which their
- * second pass reads back, then the rest of the row (its integers kept as
- * their bits), so that a result (sweep_result.c) hands the rows out. */
+/* The journal's columns, a budget's SWEEP_ROW_COLUMNS (grouped,
+ * SWEEP_GROUPED_COLUMNS) each, budget b's from b * columns on: x*(n, D),
+ * the coordinates the per-budget fits took of the row (ln ln n and ln x*
+ * of the power law, ln n of the log law, whose Y is x* itself) for their
+ * second pass, then the rest of the row (its integers as their bits) for
+ * a result to hand out. */
 enum sweep_column {
 	SWEEP_X, SWEEP_LNLN_N, SWEEP_LN_X, SWEEP_LN_N,
 	SWEEP_HEADS, SWEEP_HEAD_DIM, SWEEP_MSE, SWEEP_LOG_MSE, SWEEP_RELAXED_HEADS,
@@ -93,10 +87,33 @@ enum sweep_column {
 	SWEEP_GROUPED_COLUMNS
 };
 
-/* Budget b's first column in a sweep of `columns` columns a budget. */
-static inline size_t sweep_column(size_t columns, size_t b)
-{
-	return b * columns;
-}
+/* A sweep's journal of these columns: the fits of headalloc-model(7),
+ * SCALING LAWS need every point twice, and solving them again would
+ * double a sweep's cost, holding them grow its memory.  Up to
+ * JOURNAL_MEMORY_VALUES values stay in memory; beyond, they go to an
+ * unlinked temporary file, so that neither memory nor the cost of a row
+ * jumps at any size.  Values are put row by row and read back by
+ * (budget, point) in any order, one block read a JOURNAL_BLOCK values in
+ * either order.  Without a file (or room in it) the values stay in
+ * memory; without that memory the journal keeps nothing and says so. */
+#define JOURNAL_BLOCK ((size_t)512)
+#define JOURNAL_MEMORY_VALUES ((size_t)1 << 17)
+
+/* HA_ENOMEM, or HA_OK with a journal (which may keep nothing). */
+enum ha_status journal_new(size_t budgets, size_t points, struct journal **out);
+void journal_free(struct journal *j);
+
+/* Put the next count values, in order (one call for a row's). */
+void journal_put_values(struct journal *j, const double *values, size_t count);
+
+/* 1 when every value put can be read back, 0 when the journal keeps
+ * nothing (no temporary file could be made or written). */
+int journal_kept(const struct journal *j);
+
+/* The values of budgets first .. first + count - 1 at one point into
+ * values[0 .. count).  HA_EIO when they cannot be read back (then
+ * journal_kept turns 0). */
+enum ha_status journal_get(struct journal *j, size_t first, size_t count,
+                           size_t point, double *values);
 
 #endif

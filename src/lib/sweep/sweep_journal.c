@@ -1,4 +1,4 @@
-/* The journal of a sweep's relaxed optima (see sweep_journal.h).
+/* The journal of a sweep's relaxed optima (see sweep_internal.h).
  *
  * In memory the values lie row by row.  In the file they lie in groups of
  * JOURNAL_BLOCK points: group k holds, budget after budget, one block of
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sweep/sweep_journal.h"
+#include "sweep/sweep_internal.h"
 
 struct journal {
 	size_t budgets, points;

@@ -236,7 +236,7 @@ enum ha_status ha_sweep_result_rows(struct ha_sweep_result *r, size_t first,
 	for (size_t k = 0; k < count; k++) {
 		if (k == 0 || b == 0)
 			n = samples_read(&r->n, i);
-		if (journal_get(r->journal, sweep_column(r->columns, b), r->columns,
+		if (journal_get(r->journal, b * r->columns, r->columns,
 		                i, v) != HA_OK)
 			return lost(err);
 		row_of_columns(v, r->columns, r->budgets[b], n, &rows[k]);
@@ -280,7 +280,7 @@ enum ha_status ha_sweep_result_samples_fits(struct ha_sweep_result *r,
 		size_t i = first + k;
 		fits[k].samples = samples_read(&r->n, i);
 		for (size_t b = 0; b < nb; b++)
-			if (journal_get(r->journal, sweep_column(r->columns, b) + SWEEP_X,
+			if (journal_get(r->journal, b * r->columns + SWEEP_X,
 			                1, i, &r->dims[b]) != HA_OK)
 				return lost(err);
 		fit_heads(r, &fits[k].heads_law);
