@@ -26,44 +26,6 @@ enum { MSE, BIAS, VARIANCE, COVARIANCE, CURVES };
 /* Curves keep at most 4 points a column of this many. */
 #define COLUMNS 1200
 
-/* ---- legends ---------------------------------------------------------------------- */
-
-/* A legend right of the panel, built an entry at a time. */
-enum { LEGEND_MAX = 9 };
-struct legend {
-	int n;
-	const char *text[LEGEND_MAX], *symbols[LEGEND_MAX];
-	PLINT opts[LEGEND_MAX], text_colours[LEGEND_MAX], colours[LEGEND_MAX],
-	      styles[LEGEND_MAX], numbers[LEGEND_MAX];
-	PLFLT widths[LEGEND_MAX], scales[LEGEND_MAX];
-};
-
-/* A line of style and width, or (symbol not NULL) the symbol at scale. */
-static void entry(struct legend *l, const char *text, enum plot_colour colour,
-                  PLINT style, double width, const char *symbol, double scale)
-{
-	int n = l->n++;
-	l->opts[n] = symbol ? PL_LEGEND_SYMBOL : PL_LEGEND_LINE;
-	l->text[n] = text;
-	l->text_colours[n] = PLOT_BLACK;
-	l->colours[n] = colour;
-	l->styles[n] = style;
-	l->widths[n] = width;
-	l->symbols[n] = symbol ? symbol : "";
-	l->scales[n] = scale;
-	l->numbers[n] = 1;
-}
-
-static void legend_draw(const struct legend *l)
-{
-	PLFLT width = 0, height = 0;
-	pllegend(&width, &height, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
-	         PL_POSITION_OUTSIDE | PL_POSITION_RIGHT, 0.025, 0.0, 0.06,
-	         PLOT_WHITE, PLOT_BLACK, 1, 0, 0, l->n, l->opts, 1.0, 0.75, 2.0,
-	         0.0, l->text_colours, l->text, NULL, NULL, NULL, NULL, l->colours,
-	         l->styles, l->widths, l->colours, l->scales, l->numbers, l->symbols);
-}
-
 /* ---- the landscape ------------------------------------------------------------------ */
 
 struct landscape {
@@ -246,26 +208,29 @@ static void draw_curves(const struct landscape *l)
 
 static void landscape_legend(const struct landscape *l)
 {
-	char optimum[64], relaxed[64];
-	snprintf(optimum, sizeof optimum, "integer optimum (d#dk#u = %" PRIu64 ")",
-	         l->sol.optimum.head_dim);
-	snprintf(relaxed, sizeof relaxed, "relaxed optimum (d#dk#u = %.4g)",
-	         l->sol.relaxed.head_dim);
-	struct legend g = {0};
-	entry(&g, "MSE", PLOT_BLACK, 1, 2.5, NULL, 1.0);
+	struct plot_legend g = {0};
+	plot_legend_entry(&g, PL_LEGEND_LINE, PLOT_BLACK, 1, 2.5, NULL, 1.0, "MSE");
 	if (l->count <= MARKER_LIMIT)
-		entry(&g, "feasible divisor", PLOT_BLUE, 1, 1.0, PLOT_DISC_GLYPH, 1.0);
+		plot_legend_entry(&g, PL_LEGEND_SYMBOL, PLOT_BLUE, 1, 1.0, PLOT_DISC_GLYPH,
+		                  1.0, "feasible divisor");
 	if (l->feasible_count < l->count && l->count <= MARKER_LIMIT)
-		entry(&g, "infeasible divisor", PLOT_GREY, 1, 1.0, PLOT_DISC_GLYPH, 1.0);
+		plot_legend_entry(&g, PL_LEGEND_SYMBOL, PLOT_GREY, 1, 1.0, PLOT_DISC_GLYPH,
+		                  1.0, "infeasible divisor");
 	if (l->count <= MARKER_LIMIT && l->mse_off_axis)
-		entry(&g, "MSE off the axis", PLOT_BLUE, 1, 1.0, PLOT_UP_GLYPH, 1.0);
-	entry(&g, optimum, PLOT_VERMILION, 1, 1.0, PLOT_DISC_GLYPH, 1.0);
-	entry(&g, relaxed, PLOT_VERMILION, 2, 1.5, NULL, 1.0);
-	entry(&g, "bias" PLOT_SQUARED, PLOT_ORANGE, 2, 2.0, NULL, 1.0);
-	entry(&g, "variance", PLOT_GREEN, 3, 2.0, NULL, 1.0);
-	entry(&g, l->covariance_zero ? "covariance = 0" : "covariance",
-	      PLOT_PURPLE, 4, 2.0, NULL, 1.0);
-	legend_draw(&g);
+		plot_legend_entry(&g, PL_LEGEND_SYMBOL, PLOT_BLUE, 1, 1.0, PLOT_UP_GLYPH,
+		                  1.0, "MSE off the axis");
+	plot_legend_entry(&g, PL_LEGEND_SYMBOL, PLOT_VERMILION, 1, 1.0, PLOT_DISC_GLYPH,
+	                  1.0, "integer optimum (d#dk#u = %" PRIu64 ")",
+	                  l->sol.optimum.head_dim);
+	plot_legend_entry(&g, PL_LEGEND_LINE, PLOT_VERMILION, 2, 1.5, NULL, 1.0,
+	                  "relaxed optimum (d#dk#u = %.4g)", l->sol.relaxed.head_dim);
+	plot_legend_entry(&g, PL_LEGEND_LINE, PLOT_ORANGE, 2, 2.0, NULL, 1.0,
+	                  "bias" PLOT_SQUARED);
+	plot_legend_entry(&g, PL_LEGEND_LINE, PLOT_GREEN, 3, 2.0, NULL, 1.0, "variance");
+	plot_legend_entry(&g, PL_LEGEND_LINE, PLOT_PURPLE, 4, 2.0, NULL, 1.0, "%s",
+	                  l->covariance_zero ? "covariance = 0" : "covariance");
+	plot_legend_draw(&g, PL_POSITION_OUTSIDE | PL_POSITION_RIGHT, 0.025, 0.06, 0, 0,
+	                 0.75, 2.0);
 }
 
 static void draw_landscape(struct plot_canvas *c, const void *data)
@@ -421,30 +386,31 @@ static void hline(const struct front *f, double y, enum plot_colour colour,
 
 static void front_legend(const struct front *f)
 {
-	char optimum[96], pick[96], ratio[64];
 	const struct ha_grouped_allocation *o = &f->sol->optimum;
-	snprintf(optimum, sizeof optimum, "optimum (H %" PRIu64 ", G %" PRIu64
-	         ", d#dk#u %" PRIu64 ")", o->heads, o->kv_heads, o->head_dim);
+	struct plot_legend l = {0};
+	plot_legend_entry(&l, PL_LEGEND_LINE, PLOT_BLACK, 1, 2.0, NULL, 1.0, "the front");
+	if (f->n <= MARKER_LIMIT)
+		plot_legend_entry(&l, PL_LEGEND_SYMBOL, PLOT_BLUE, 1, 1.0, PLOT_DISC_GLYPH,
+		                  1.0, "a non-dominated (H, G, d#dk#u)");
+	plot_legend_entry(&l, PL_LEGEND_SYMBOL, PLOT_VERMILION, 1, 1.0, PLOT_DISC_GLYPH,
+	                  1.4, "optimum (H %" PRIu64 ", G %" PRIu64 ", d#dk#u %" PRIu64 ")",
+	                  o->heads, o->kv_heads, o->head_dim);
 	if (f->has_pick) {
 		const struct ha_grouped_allocation *p = &f->sol->front[f->sol->chosen];
-		snprintf(pick, sizeof pick, "pick (H %" PRIu64 ", G %" PRIu64
-		         ", d#dk#u %" PRIu64 ")", p->heads, p->kv_heads, p->head_dim);
+		plot_legend_entry(&l, PL_LEGEND_SYMBOL, PLOT_GREEN, 1, 1.0, PLOT_DISC_GLYPH,
+		                  1.4, "pick (H %" PRIu64 ", G %" PRIu64 ", d#dk#u %" PRIu64 ")",
+		                  p->heads, p->kv_heads, p->head_dim);
 	}
-	snprintf(ratio, sizeof ratio, "--max-loss-ratio %.4g", f->req->max_loss_ratio);
-	struct legend l = {0};
-	entry(&l, "the front", PLOT_BLACK, 1, 2.0, NULL, 1.0);
-	if (f->n <= MARKER_LIMIT)
-		entry(&l, "a non-dominated (H, G, d#dk#u)", PLOT_BLUE, 1, 1.0,
-		      PLOT_DISC_GLYPH, 1.0);
-	entry(&l, optimum, PLOT_VERMILION, 1, 1.0, PLOT_DISC_GLYPH, 1.4);
-	if (f->has_pick)
-		entry(&l, pick, PLOT_GREEN, 1, 1.0, PLOT_DISC_GLYPH, 1.4);
 	if (f->req->max_loss_ratio > 0.0)
-		entry(&l, ratio, PLOT_GREEN, 2, 1.5, NULL, 1.0);
-	entry(&l, "ratio 1: unconstrained", PLOT_GREY, 3, 1.5, NULL, 1.0);
+		plot_legend_entry(&l, PL_LEGEND_LINE, PLOT_GREEN, 2, 1.5, NULL, 1.0,
+		                  "--max-loss-ratio %.4g", f->req->max_loss_ratio);
+	plot_legend_entry(&l, PL_LEGEND_LINE, PLOT_GREY, 3, 1.5, NULL, 1.0,
+	                  "ratio 1: unconstrained");
 	if (!f->unconstrained_on_front)
-		entry(&l, "unconstrained optimum", PLOT_GREY, 1, 1.0, PLOT_DISC_GLYPH, 1.0);
-	legend_draw(&l);
+		plot_legend_entry(&l, PL_LEGEND_SYMBOL, PLOT_GREY, 1, 1.0, PLOT_DISC_GLYPH,
+		                  1.0, "unconstrained optimum");
+	plot_legend_draw(&l, PL_POSITION_OUTSIDE | PL_POSITION_RIGHT, 0.025, 0.06, 0, 0,
+	                 0.75, 2.0);
 }
 
 static void draw_front(struct plot_canvas *c, const void *data)

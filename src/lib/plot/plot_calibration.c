@@ -687,127 +687,78 @@ static void draw_axes(const struct plot_canvas *c, const struct calplot *p)
 
 /* ---- the legend ------------------------------------------------------------------------ */
 
-#define ENTRIES (LEGEND_GROUPS + 12 + HA_CAL_LADDER) /* room for every law */
-
-struct legend {
-	int n;
-	PLINT opts[ENTRIES], text_colours[ENTRIES], box_colours[ENTRIES],
-	      box_patterns[ENTRIES], line_colours[ENTRIES], styles[ENTRIES],
-	      symbol_colours[ENTRIES], symbol_numbers[ENTRIES];
-	PLFLT box_scales[ENTRIES], box_widths[ENTRIES], widths[ENTRIES],
-	      symbol_scales[ENTRIES];
-	const char *text[ENTRIES], *symbols[ENTRIES];
-	char labels[ENTRIES][96];
-};
-
-static void entry(struct legend *l, PLINT opt, int colour, PLINT line, double width,
-                  const char *symbol, const char *fmt, ...) HA_PRINTF(7, 8);
-
-static void entry(struct legend *l, PLINT opt, int colour, PLINT line, double width,
-                  const char *symbol, const char *fmt, ...)
-{
-	if (l->n == ENTRIES)
-		return;
-	int i = l->n++;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(l->labels[i], sizeof l->labels[i], fmt, ap);
-	va_end(ap);
-	l->opts[i] = opt;
-	l->text[i] = l->labels[i];
-	l->text_colours[i] = PLOT_BLACK;
-	l->box_colours[i] = colour;
-	l->box_patterns[i] = 0;
-	l->box_scales[i] = 0.8;
-	l->box_widths[i] = 1.0;
-	l->line_colours[i] = l->symbol_colours[i] = colour;
-	l->styles[i] = line;
-	l->widths[i] = width;
-	l->symbols[i] = symbol;
-	l->symbol_scales[i] = 1.0;
-	l->symbol_numbers[i] = 1;
-}
-
 /* The legend in the right column, from the top of the losses' panel
  * down; returns its bottom (a fraction of the page's height). */
 static double draw_legend(const struct calplot *p)
 {
-	struct legend l;
-	memset(&l, 0, sizeof l);
+	struct plot_legend l = {.max = LEGEND_GROUPS + 12 + HA_CAL_LADDER};
 	const struct ha_calibration *cal = p->c;
 	size_t shown = p->pic->group_count <= LEGEND_GROUPS + 1 ? p->pic->group_count
-	                                                             : LEGEND_GROUPS;
+	                                                        : LEGEND_GROUPS;
+	char n[32], d[32], h[32], k[32];
 	for (size_t g = 0; g < shown; g++) {
 		const struct ha_cal_picture_group *gr = &p->pic->groups[g];
-		char n[32], d[32];
 		format_samples(n, sizeof n, gr->samples);
 		format_count(d, sizeof d, gr->budget);
-		entry(&l, gr->curve ? PL_LEGEND_LINE | PL_LEGEND_SYMBOL : PL_LEGEND_SYMBOL,
-		      group_ink(p, g, 0), 1, 2.0, PLOT_DISC_GLYPH,
-		      "D = %s, n = %s: %zu run%s", d, n, gr->count, gr->count == 1 ? "" : "s");
+		plot_legend_entry(&l, PL_LEGEND_SYMBOL | (gr->curve ? PL_LEGEND_LINE : 0),
+		                  group_ink(p, g, 0), 1, 2.0, PLOT_DISC_GLYPH, 1.0,
+		                  "D = %s, n = %s: %zu run%s", d, n, gr->count,
+		                  gr->count == 1 ? "" : "s");
 	}
 	if (shown < p->pic->group_count)
-		entry(&l, PL_LEGEND_NONE, PLOT_BLACK, 1, 1.0, "",
-		      "... %zu more groups, viridis in order", p->pic->group_count - shown);
+		plot_legend_entry(&l, PL_LEGEND_NONE, PLOT_BLACK, 1, 1.0, NULL, 1.0,
+		                  "... %zu more groups, viridis in order",
+		                  p->pic->group_count - shown);
 	if (p->pic->have_band)
-		entry(&l, PL_LEGEND_COLOR_BOX, PLOT_LIGHT_GREY, 1, 1.0, "",
-		      "95%% bootstrap band (each curve's tint)");
+		plot_legend_entry(&l, PL_LEGEND_COLOR_BOX, PLOT_LIGHT_GREY, 1, 1.0, NULL, 0.8,
+		                  "95%% bootstrap band (each curve's tint)");
 	if (cal->prediction.defined) {
-		char n[32], d[32], h[32], k[32];
 		format_samples(n, sizeof n, cal->prediction.samples);
 		format_count(d, sizeof d, cal->prediction.budget);
 		format_count(h, sizeof h, cal->prediction.heads);
 		format_count(k, sizeof k, cal->prediction.head_dim);
-		entry(&l, PL_LEGEND_LINE | PL_LEGEND_SYMBOL, PLOT_BLACK, 1, 1.5, PLOT_DISC_GLYPH,
-		      "target D = %s, n = %s", d, n);
-		entry(&l, PL_LEGEND_SYMBOL, PLOT_VERMILION, 1, 1.0, PLOT_DISC_GLYPH,
-		      "its optimum: %s " PLOT_TIMES " %s", h, k);
+		plot_legend_entry(&l, PL_LEGEND_LINE | PL_LEGEND_SYMBOL, PLOT_BLACK, 1, 1.5,
+		                  PLOT_DISC_GLYPH, 1.0, "target D = %s, n = %s", d, n);
+		plot_legend_entry(&l, PL_LEGEND_SYMBOL, PLOT_VERMILION, 1, 1.0, PLOT_DISC_GLYPH,
+		                  1.0, "its optimum: %s " PLOT_TIMES " %s", h, k);
 		int infeasible = 0;
 		for (size_t i = 0; i < p->pic->mark_count; i++)
 			infeasible |= !p->pic->marks[i].feasible;
 		if (infeasible)
-			entry(&l, PL_LEGEND_SYMBOL, PLOT_GREY, 1, 1.0, PLOT_DISC_GLYPH,
-			      "infeasible head_dim of the target");
+			plot_legend_entry(&l, PL_LEGEND_SYMBOL, PLOT_GREY, 1, 1.0, PLOT_DISC_GLYPH,
+			                  1.0, "infeasible head_dim of the target");
 	}
-	if (p->pic->law_count) {
-		char n[32], d[32];
+	if (p->pic->law_count && cal->prediction.defined) {
+		plot_legend_entry(&l, PL_LEGEND_NONE, PLOT_BLACK, 1, 1.0, NULL, 1.0,
+		                  "the laws at the target (ring: optimum):");
+	} else if (p->pic->law_count) {
 		const struct ha_cal_picture_group *gr = &p->pic->groups[p->pic->largest];
 		format_samples(n, sizeof n, gr->samples);
 		format_count(d, sizeof d, gr->budget);
-		if (cal->prediction.defined)
-			entry(&l, PL_LEGEND_NONE, PLOT_BLACK, 1, 1.0, "",
-			      "the laws at the target (ring: optimum):");
-		else
-			entry(&l, PL_LEGEND_NONE, PLOT_BLACK, 1, 1.0, "",
-			      "the laws, at D = %s, n = %s:", d, n);
+		plot_legend_entry(&l, PL_LEGEND_NONE, PLOT_BLACK, 1, 1.0, NULL, 1.0,
+		                  "the laws, at D = %s, n = %s:", d, n);
 	}
-	for (size_t k = 0; k < p->pic->law_count; k++) {
-		const struct ha_cal_picture_law *lw = &p->pic->laws[k];
-		const struct ha_cal_comparison *row = &cal->comparison[k];
+	for (size_t j = 0; j < p->pic->law_count; j++) {
+		const struct ha_cal_picture_law *lw = &p->pic->laws[j];
+		const struct ha_cal_comparison *row = &cal->comparison[j];
 		char weight[32] = "";
 		if (row->weight_defined)
 			snprintf(weight, sizeof weight, ", weight %.2f", row->weight);
 		if (lw->curve.n == 0)
-			entry(&l, PL_LEGEND_NONE, law_ink(k), 1, 1.0, "",
-			      "%s: not fitted", row->law.name);
+			plot_legend_entry(&l, PL_LEGEND_NONE, law_ink(j), 1, 1.0, NULL, 1.0,
+			                  "%s: not fitted", row->law.name);
 		else
-			entry(&l, PL_LEGEND_LINE | (lw->has_mark ? PL_LEGEND_SYMBOL : 0),
-			      law_ink(k), (PLINT)(2 + k % 7), 1.8, PLOT_RING_GLYPH,
-			      "%s (k = %zu)%s", row->law.name, row->free_count,
-			      weight);
+			plot_legend_entry(&l, PL_LEGEND_LINE | (lw->has_mark ? PL_LEGEND_SYMBOL : 0),
+			                  law_ink(j), (int)(2 + j % 7), 1.8, PLOT_RING_GLYPH, 1.0,
+			                  "%s (k = %zu)%s", row->law.name, row->free_count, weight);
 	}
-	PLFLT width = 0, height = 0;
 	plvpor(p->panel[1] + 0.03, 0.99, BOTTOM, 0.90);
 	plwind(0.0, 1.0, 0.0, 1.0);
-	pllegend(&width, &height, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
-	         PL_POSITION_INSIDE | PL_POSITION_LEFT | PL_POSITION_TOP, 0.0, 0.0,
-	         0.06, PLOT_WHITE, PLOT_BLACK, 1, 0, 0, l.n, l.opts, 1.0,
-	         /* past 13 entries (the data-term laws) the lines close up so
-	          * that the legend keeps its height above the bars */
-	         0.65, l.n > 13 ? 1.6 * 13.0 / l.n : 1.6, 0.0,
-	         l.text_colours, l.text, l.box_colours, l.box_patterns, l.box_scales,
-	         l.box_widths, l.line_colours, l.styles, l.widths, l.symbol_colours,
-	         l.symbol_scales, l.symbol_numbers, l.symbols);
+	/* past 13 entries (the data-term laws) the lines close up so that
+	 * the legend keeps its height above the bars */
+	double height = plot_legend_draw(&l, PL_POSITION_INSIDE | PL_POSITION_LEFT |
+	                                 PL_POSITION_TOP, 0.0, 0.06, 0, 0, 0.65,
+	                                 l.n > 13 ? 1.6 * 13.0 / l.n : 1.6);
 	return 0.90 - height * (0.90 - BOTTOM);
 }
 

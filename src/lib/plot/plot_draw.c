@@ -431,6 +431,47 @@ void plot_rect(double x0, double x1, double y0, double y1)
 	plfill(4, px, py);
 }
 
+/* ---- legends ------------------------------------------------------------------------- */
+
+/* The legend's arrays are passed to pllegend as PLplot's own. */
+_Static_assert(sizeof(PLINT) == sizeof(int32_t) && sizeof(PLFLT) == sizeof(double),
+               "PLplot's PLINT is int32_t and its PLFLT double");
+
+void plot_legend_entry(struct plot_legend *l, int opt, int colour, int style,
+                       double width, const char *symbol, double scale,
+                       const char *fmt, ...)
+{
+	if (l->n == (l->max > 0 && l->max < PLOT_LEGEND_MAX ? l->max : PLOT_LEGEND_MAX))
+		return;
+	int i = l->n++;
+	FORMAT(l->labels[i], fmt);
+	l->opts[i] = opt;
+	l->text[i] = l->labels[i];
+	l->text_colours[i] = PLOT_BLACK;
+	l->colours[i] = colour;
+	l->patterns[i] = 0;
+	l->styles[i] = style;
+	l->widths[i] = width;
+	l->box_widths[i] = 1.0;
+	l->symbols[i] = symbol ? symbol : "";
+	l->scales[i] = scale;
+	l->numbers[i] = 1;
+}
+
+double plot_legend_draw(const struct plot_legend *l, int position, double x,
+                        double plot_width, int rows, int columns,
+                        double text_scale, double spacing)
+{
+	PLFLT width = 0, height = 0;
+	pllegend(&width, &height, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
+	         position, x, 0.0, plot_width, PLOT_WHITE, PLOT_BLACK, 1, rows,
+	         columns, l->n, l->opts, 1.0, text_scale, spacing, 0.0,
+	         l->text_colours, l->text, l->colours, l->patterns, l->scales,
+	         l->box_widths, l->colours, l->styles, l->widths, l->colours,
+	         l->scales, l->numbers, l->symbols);
+	return height;
+}
+
 /* ---- data -------------------------------------------------------------------------------- */
 
 void plot_polyline(const double *x, const double *y, size_t n)

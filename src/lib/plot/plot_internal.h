@@ -175,6 +175,37 @@ void plot_box(const struct plot_canvas *c, const char *xopt, const char *yopt);
 void plot_axes_box(const char *xopt, double xspan, const char *yopt,
                    double yspan);
 
+/* ---- legends -------------------------------------------------------------------- */
+
+/* A legend: the arrays of PLplot's pllegend, filled an entry at a time,
+ * max entries at most (0: PLOT_LEGEND_MAX). */
+#define PLOT_LEGEND_MAX 40
+struct plot_legend {
+	int n, max;
+	int32_t opts[PLOT_LEGEND_MAX], text_colours[PLOT_LEGEND_MAX],
+	        colours[PLOT_LEGEND_MAX], patterns[PLOT_LEGEND_MAX],
+	        styles[PLOT_LEGEND_MAX], numbers[PLOT_LEGEND_MAX];
+	double scales[PLOT_LEGEND_MAX], box_widths[PLOT_LEGEND_MAX],
+	       widths[PLOT_LEGEND_MAX];
+	const char *text[PLOT_LEGEND_MAX], *symbols[PLOT_LEGEND_MAX];
+	char labels[PLOT_LEGEND_MAX][96];
+};
+
+/* An entry of kind opt (PL_LEGEND_LINE, _SYMBOL, _COLOR_BOX, _NONE) in
+ * colour: a line of style and width, the symbol (NULL: none) or a box at
+ * scale; none past the legend's max. */
+void plot_legend_entry(struct plot_legend *l, int opt, int colour, int style,
+                       double width, const char *symbol, double scale,
+                       const char *fmt, ...) HA_PRINTF(8, 9);
+
+/* Draw it at position (pllegend's PL_POSITION_*), x and plot_width as
+ * pllegend's, in rows x columns (0 x 0: one column), its text at
+ * text_scale, spacing lines apart; returns its height (a fraction of
+ * the panel's). */
+double plot_legend_draw(const struct plot_legend *l, int position, double x,
+                        double plot_width, int rows, int columns,
+                        double text_scale, double spacing);
+
 /* ---- data ------------------------------------------------------------------------- */
 
 /* Draw the polyline (x[i], y[i]), broken at NAN y. */

@@ -90,44 +90,18 @@ static void hline(const struct picture *p, double y, enum plot_colour colour,
 
 static void draw_legend(const struct picture *p)
 {
-	enum { N = SAMPLE_COLOURS + 2 };
-	char labels[SAMPLE_COLOURS][48];
-	const char *text[N], *symbols[N];
-	PLINT opts[N], text_colours[N], line_colours[N], styles[N],
-	      symbol_colours[N], symbol_numbers[N];
-	PLFLT widths[N], symbol_scales[N];
-	int n = 0;
-#define ENTRY(o, t, colour, style, width, symbol, scale)                      \
-	do {                                                                  \
-		opts[n] = (o);                                                \
-		text[n] = (t);                                                \
-		text_colours[n] = PLOT_BLACK;                                 \
-		line_colours[n] = symbol_colours[n] = (colour);               \
-		styles[n] = (style);                                          \
-		widths[n] = (width);                                          \
-		symbols[n] = (symbol);                                        \
-		symbol_scales[n] = (scale);                                   \
-		symbol_numbers[n] = 1;                                        \
-		n++;                                                          \
-	} while (0)
-	for (size_t i = 0; i < p->sample_count; i++) {
-		snprintf(labels[i], sizeof labels[i], "n = %.4g%s", p->samples[i],
-		         p->more_samples && i + 1 == p->sample_count ? " and more" : "");
-		ENTRY(PL_LEGEND_SYMBOL, labels[i], plot_category(i, p->sample_count), 1,
-		      1.0, PLOT_DISC_GLYPH, 1.0);
-	}
-	ENTRY(PL_LEGEND_SYMBOL, p->plan->initial ? "the initial design"
-	                                         : "a pick (its place)",
-	      PLOT_BLACK, 1, 1.0, PLOT_RING_GLYPH, 1.6);
+	struct plot_legend l = {0};
+	for (size_t i = 0; i < p->sample_count; i++)
+		plot_legend_entry(&l, PL_LEGEND_SYMBOL, plot_category(i, p->sample_count), 1,
+		                  1.0, PLOT_DISC_GLYPH, 1.0, "n = %.4g%s", p->samples[i],
+		                  p->more_samples && i + 1 == p->sample_count ? " and more" : "");
+	plot_legend_entry(&l, PL_LEGEND_SYMBOL, PLOT_BLACK, 1, 1.0, PLOT_RING_GLYPH, 1.6,
+	                  "%s", p->plan->initial ? "the initial design" : "a pick (its place)");
 	if (!p->plan->initial)
-		ENTRY(PL_LEGEND_LINE, "--stop-below", PLOT_GREEN, 2, 1.5, "", 1.0);
-#undef ENTRY
-	PLFLT width = 0, height = 0;
-	pllegend(&width, &height, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
-	         PL_POSITION_OUTSIDE | PL_POSITION_RIGHT, 0.025, 0.0,
-	         0.06, PLOT_WHITE, PLOT_BLACK, 1, 0, 0, n, opts, 1.0, 0.75, 2.0, 0.0,
-	         text_colours, text, NULL, NULL, NULL, NULL, line_colours, styles,
-	         widths, symbol_colours, symbol_scales, symbol_numbers, symbols);
+		plot_legend_entry(&l, PL_LEGEND_LINE, PLOT_GREEN, 2, 1.5, NULL, 1.0,
+		                  "--stop-below");
+	plot_legend_draw(&l, PL_POSITION_OUTSIDE | PL_POSITION_RIGHT, 0.025, 0.06, 0, 0,
+	                 0.75, 2.0);
 }
 
 static void draw_candidates(struct plot_canvas *c, const struct picture *p)

@@ -177,33 +177,17 @@ static size_t draw_row(const struct plot_canvas *c, const struct regimes *g,
 
 static void draw_legend(const struct regimes *g)
 {
-	enum { N = LEGEND_LIMIT };
-	const char *text[N];
-	char labels[N][32];
-	PLINT opts[N], text_colours[N], box_colours[N], box_patterns[N];
-	PLFLT box_scales[N], box_widths[N];
-	int n = 0;
-	for (size_t i = 0; i < g->dim_count && n < N; i++, n++) {
+	struct plot_legend l = {0};
+	for (size_t i = 0; i < g->dim_count; i++) {
 		unsigned rgb[3];
 		plot_viridis_rgb(colour_of(g, g->dims[i]), rgb);
-		int slot = PLOT_EXTRA + n % PLOT_EXTRAS;
+		int slot = PLOT_EXTRA + l.n % PLOT_EXTRAS;
 		plscol0(slot, (PLINT)rgb[0], (PLINT)rgb[1], (PLINT)rgb[2]);
-		snprintf(labels[n], sizeof labels[n], "d#dk#u = %" PRIu64, g->dims[i]);
-		text[n] = labels[n];
-		opts[n] = PL_LEGEND_COLOR_BOX;
-		text_colours[n] = PLOT_BLACK;
-		box_colours[n] = slot;
-		box_patterns[n] = 0;
-		box_scales[n] = 0.9;
-		box_widths[n] = 1.0;
+		plot_legend_entry(&l, PL_LEGEND_COLOR_BOX, slot, 1, 1.0, NULL, 0.9,
+		                  "d#dk#u = %" PRIu64, g->dims[i]);
 	}
-	PLFLT width = 0, height = 0;
-	pllegend(&width, &height, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
-	         PL_POSITION_OUTSIDE | PL_POSITION_RIGHT, 0.02, 0.0, 0.04,
-	         PLOT_WHITE, PLOT_BLACK, 1, n > 12 ? (n + 1) / 2 : n, n > 12 ? 2 : 1,
-	         n, opts, 1.0, 0.75, 1.8, 0.0, text_colours, text, box_colours,
-	         box_patterns, box_scales, box_widths, NULL, NULL, NULL, NULL, NULL,
-	         NULL, NULL);
+	plot_legend_draw(&l, PL_POSITION_OUTSIDE | PL_POSITION_RIGHT, 0.02, 0.04,
+	                 l.n > 12 ? (l.n + 1) / 2 : l.n, l.n > 12 ? 2 : 1, 0.75, 1.8);
 }
 
 /* " 2 of D = 512 (from 10^312.3)," for each budget. */

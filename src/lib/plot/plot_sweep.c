@@ -228,78 +228,50 @@ static void style(PLINT line, double width)
 	plwidth(width);
 }
 
-static const struct { PLINT line; double width; const char *label; } looks[] = {
-	{1, 3.0, "integer optimum (exact steps)"},
-	{1, 1.2, "relaxed optimum"},
-	{4, 1.5, "fit ln d = ln a + b ln ln n"},
-	{5, 1.5, "fit d = p + q ln n"},
-	{2, 1.5, "seeds' b = 2/(4+s), fitted a"},
+/* Each kind of line, and its label in the legend (against n, of a
+ * grouped sweep where it differs, against D: NULL, none). */
+static const struct {
+	PLINT line;
+	double width;
+	const char *label, *grouped, *against_budget;
+} looks[] = {
+	{1, 3.0, "integer optimum (exact steps)", "integer optimum, labelled d#dk#u, G",
+	 "integer optimum d#dk#u*"},
+	{1, 1.2, "relaxed optimum", "relaxed optimum over (d#dk#u, G)", "relaxed optimum"},
+	{4, 1.5, "fit ln d = ln a + b ln ln n", NULL, "fit ln H = ln c + e ln D"},
+	{5, 1.5, "fit d = p + q ln n", NULL, NULL},
+	{2, 1.5, "seeds' b = 2/(4+s), fitted a", NULL, "seeds' e = 1, fitted c"},
 };
 
 static void draw_legend(const struct sweep *sw)
 {
-	enum { MAX_ENTRIES = 24 };
-	const char *text[MAX_ENTRIES];
-	char labels[MAX_ENTRIES][48];
-	PLINT opts[MAX_ENTRIES], text_colours[MAX_ENTRIES], line_colours[MAX_ENTRIES],
-	      styles[MAX_ENTRIES], symbol_colours[MAX_ENTRIES], symbol_numbers[MAX_ENTRIES];
-	PLFLT widths[MAX_ENTRIES], symbol_scales[MAX_ENTRIES];
-	const char *symbols[MAX_ENTRIES];
-	int n = 0;
-	size_t kinds = sizeof looks / sizeof *looks;
-	for (size_t k = 0; k < kinds; k++) {
-		if (sw->against_budget && k == 3)
-			continue;
-		opts[n] = PL_LEGEND_LINE;
-		snprintf(labels[n], sizeof labels[n], "%s", looks[k].label);
-		/* the key to the styles in grey: black may be a budget's */
-		line_colours[n] = symbol_colours[n] = PLOT_DARK_GREY;
-		styles[n] = looks[k].line;
-		widths[n] = looks[k].width;
-		symbols[n] = "";
+	struct plot_legend l = {.max = 24}; /* as many as fit beside the panel */
+	for (size_t k = 0; k < sizeof looks / sizeof *looks; k++) {
+		const char *label = sw->grouped && looks[k].grouped ? looks[k].grouped
+		                    : sw->against_budget ? looks[k].against_budget
+		                                         : looks[k].label;
+		/* the key to the styles in grey: black may be a budget's;
+		 * against D, the optima are marks in colour */
+		int opt = PL_LEGEND_LINE, colour = PLOT_DARK_GREY;
+		const char *symbol = NULL;
 		if (sw->against_budget && k == 0) {
-			snprintf(labels[n], sizeof labels[n], "integer optimum d#dk#u*");
-			opts[n] = PL_LEGEND_SYMBOL;
-			symbol_colours[n] = PLOT_BLUE;
-			symbols[n] = PLOT_DISC_GLYPH;
+			opt = PL_LEGEND_SYMBOL;
+			colour = PLOT_BLUE;
+			symbol = PLOT_DISC_GLYPH;
+		} else if (sw->against_budget && k == 1) {
+			opt |= PL_LEGEND_SYMBOL;
+			colour = PLOT_VERMILION;
+			symbol = PLOT_RING_GLYPH;
 		}
-		if (sw->against_budget && k == 1) {
-			snprintf(labels[n], sizeof labels[n], "relaxed optimum");
-			opts[n] = PL_LEGEND_LINE | PL_LEGEND_SYMBOL;
-			line_colours[n] = symbol_colours[n] = PLOT_VERMILION;
-			symbols[n] = PLOT_RING_GLYPH;
-		}
-		if (sw->against_budget && k == 2)
-			snprintf(labels[n], sizeof labels[n], "fit ln H = ln c + e ln D");
-		if (sw->against_budget && k == 4)
-			snprintf(labels[n], sizeof labels[n], "seeds' e = 1, fitted c");
-		if (sw->grouped && k == 0)
-			snprintf(labels[n], sizeof labels[n], "integer optimum, labelled d#dk#u, G");
-		if (sw->grouped && k == 1)
-			snprintf(labels[n], sizeof labels[n], "relaxed optimum over (d#dk#u, G)");
-		n++;
+		if (label)
+			plot_legend_entry(&l, opt, colour, looks[k].line, looks[k].width, symbol,
+			                  1.0, "%s", label);
 	}
-	for (size_t b = 0; !sw->against_budget && b < sw->count && n < MAX_ENTRIES; b++) {
-		opts[n] = PL_LEGEND_LINE;
-		snprintf(labels[n], sizeof labels[n], "D = %" PRIu64, sw->picture->series[b].budget);
-		line_colours[n] = symbol_colours[n] = plot_category(b, sw->count);
-		styles[n] = 1;
-		widths[n] = 3.0;
-		symbols[n] = "";
-		n++;
-	}
-	for (int i = 0; i < n; i++) {
-		text[i] = labels[i];
-		text_colours[i] = PLOT_BLACK;
-		symbol_numbers[i] = 1;
-		symbol_scales[i] = 1.0;
-	}
-	PLFLT width = 0, height = 0;
-	pllegend(&width, &height, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
-	         PL_POSITION_OUTSIDE | PL_POSITION_RIGHT, 0.025, 0.0, 0.06,
-	         PLOT_WHITE, PLOT_BLACK, 1, 0, 0, n, opts, 1.0, 0.7, 2.0, 0.0,
-	         text_colours, text, NULL, NULL, NULL, NULL, line_colours, styles,
-	         widths, symbol_colours, symbol_scales, symbol_numbers, symbols);
+	for (size_t b = 0; !sw->against_budget && b < sw->count; b++)
+		plot_legend_entry(&l, PL_LEGEND_LINE, plot_category(b, sw->count), 1, 3.0, NULL,
+		                  1.0, "D = %" PRIu64, sw->picture->series[b].budget);
+	plot_legend_draw(&l, PL_POSITION_OUTSIDE | PL_POSITION_RIGHT, 0.025, 0.06, 0, 0,
+	                 0.7, 2.0);
 }
 
 /* A grouped sweep's integer optimum named "d, G": over each step wide
