@@ -177,19 +177,6 @@ static void choose_window(struct landscape *l)
 	}
 }
 
-/* A value of the MSE curve at its place, or an arrowhead at the edge of
- * the window it passes. */
-static void mark(const struct plot_canvas *c, const struct landscape *l,
-                 double x, double y, double r)
-{
-	if (y > l->y1)
-		plot_arrowhead(c, x, l->y1 - 7.0 * plot_px_y(c), r, 1);
-	else if (y < l->y0)
-		plot_arrowhead(c, x, l->y0 + 7.0 * plot_px_y(c), r, -1);
-	else
-		plot_disc(c, x, y, r, 0);
-}
-
 static void draw_curves(const struct landscape *l)
 {
 	static const struct { enum plot_colour colour; PLINT style; double width; } look[CURVES] = {
@@ -202,8 +189,7 @@ static void draw_curves(const struct landscape *l)
 		plot_pen(look[k].colour, look[k].style, look[k].width);
 		plot_polyline(l->line_x[k], l->line_y[k], l->line_n[k]);
 	}
-	pllsty(1);
-	plwidth(1.0);
+	plot_style(1, 1.0);
 }
 
 static void landscape_legend(const struct landscape *l)
@@ -248,8 +234,10 @@ static void draw_landscape(struct plot_canvas *c, const void *data)
 
 	if (l->count <= MARKER_LIMIT)
 		for (size_t i = 0; i < l->count; i++) {
+			double y = l->y[MSE][i];
 			plcol0(req->allocation->divisors[i].feasible ? PLOT_BLUE : PLOT_GREY);
-			mark(c, l, l->x[i], l->y[MSE][i], 4.0);
+			/* a value off the window: an arrowhead at the edge it passes */
+			plot_mark(c, l->x[i], y, (y > l->y1) - (y < l->y0), 4.0);
 		}
 	double xo = log10((double)sol->optimum.head_dim);
 	double yo = sol->optimum.terms.log_mse / log(10.0);
@@ -298,13 +286,14 @@ enum ha_status ha_plot_allocation(struct ha_plot_target *target,
                                   const struct ha_plot_allocation_request *req,
                                   struct ha_error *err)
 {
-	enum ha_status st = plot_check_target(target, err);
+	enum ha_status st = plot_check(target, req && req->model && req->budget >= 1 &&
+	                               req->budget <= HA_BUDGET_MAX &&
+	                               ha_model_validate(req->model) == HA_OK &&
+	                               ha_constraints_validate(req->constraints) == HA_OK,
+	                               "a landscape needs a valid model, budget and constraints",
+	                               err);
 	if (st != HA_OK)
 		return st;
-	if (!req || !req->model || req->budget < 1 || req->budget > HA_BUDGET_MAX ||
-	    ha_model_validate(req->model) != HA_OK ||
-	    ha_constraints_validate(req->constraints) != HA_OK)
-		return ha_fail(err, HA_EINVAL, "a landscape needs a valid model, budget and constraints");
 	struct landscape l = {.req = req};
 	st = compute(&l, err);
 	if (st == HA_OK) {
@@ -375,15 +364,6 @@ static enum ha_status collect(struct front *f, struct ha_error *err)
 	return HA_OK;
 }
 
-static void hline(const struct front *f, double y, enum plot_colour colour,
-                  PLINT style)
-{
-	plot_pen(colour, style, 1.5);
-	plot_segment(f->x0, y, f->x1, y);
-	pllsty(1);
-	plwidth(1.0);
-}
-
 static void front_legend(const struct front *f)
 {
 	const struct ha_grouped_allocation *o = &f->sol->optimum;
@@ -420,9 +400,10 @@ static void draw_front(struct plot_canvas *c, const void *data)
 	const struct ha_grouped_solution *sol = f->sol;
 	plot_panel(c, 0.085, 0.62, 0.27, 0.84, f->x0, f->x1, f->y0, f->y1, 1, 1);
 
-	hline(f, 0.0, PLOT_GREY, 3);
+	plot_rule(f->x0, 0.0, f->x1, 0.0, PLOT_GREY, 3, 1.5);
 	if (req->max_loss_ratio > 0.0)
-		hline(f, log10(req->max_loss_ratio), PLOT_GREEN, 2);
+		plot_rule(f->x0, log10(req->max_loss_ratio), f->x1, log10(req->max_loss_ratio),
+		          PLOT_GREEN, 2, 1.5);
 	plcol0(PLOT_BLACK);
 	plwidth(2.0);
 	plot_polyline(f->x, f->y, f->n);
@@ -479,15 +460,14 @@ enum ha_status ha_plot_grouped(struct ha_plot_target *target,
                                const struct ha_plot_grouped_request *req,
                                struct ha_error *err)
 {
-	enum ha_status st = plot_check_target(target, err);
+	enum ha_status st = plot_check(target, req && req->model && req->solution &&
+	                               req->solution->front && req->solution->front_count &&
+	                               ha_model_validate(req->model) == HA_OK &&
+	                               (req->max_loss_ratio == 0.0 || req->max_loss_ratio >= 1.0),
+	                               "a front's picture needs a valid model and a grouped "
+	                               "solution with its front", err);
 	if (st != HA_OK)
 		return st;
-	if (!req || !req->model || !req->solution || !req->solution->front ||
-	    req->solution->front_count == 0 ||
-	    ha_model_validate(req->model) != HA_OK ||
-	    !(req->max_loss_ratio == 0.0 || req->max_loss_ratio >= 1.0))
-		return ha_fail(err, HA_EINVAL, "a front's picture needs a valid model "
-		               "and a grouped solution with its front");
 	struct front f = {.req = req, .sol = req->solution};
 	st = collect(&f, err);
 	if (st == HA_OK)

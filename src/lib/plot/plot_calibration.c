@@ -290,22 +290,6 @@ static enum ha_status choose_labels(struct calplot *p)
 
 /* ---- captions ------------------------------------------------------------------------------ */
 
-/* The characters a caption shows: PLplot's escapes (#u, #d, ...) show
- * none, "##" one, a UTF-8 sequence one. */
-static size_t visible(const char *s)
-{
-	size_t n = 0;
-	for (; *s; s++) {
-		if (*s == '#' && s[1]) {
-			n += s[1] == '#';
-			s++;
-			continue;
-		}
-		n += ((unsigned char)*s & 0xc0) != 0x80;
-	}
-	return n;
-}
-
 /* Append an item to the caption: after sep on the line being filled,
  * or at the start of the next line when fresh or when it would not fit
  * (the last line takes what remains). */
@@ -320,7 +304,7 @@ static void put(struct calplot *p, int fresh, const char *sep, const char *fmt, 
 	vsnprintf(item, sizeof item, fmt, ap);
 	va_end(ap);
 	char *line = p->caption[p->caption_line];
-	if (line[0] && (fresh || visible(line) + visible(sep) + visible(item) >
+	if (line[0] && (fresh || plot_visible(line) + plot_visible(sep) + plot_visible(item) >
 	                                 CAPTION_ROOM) &&
 	    p->caption_line + 1 < CAPTION_LINES)
 		line = p->caption[++p->caption_line];
@@ -520,15 +504,9 @@ static const enum plot_colour law_palette[] = {
 };
 #define LAW_PALETTE (sizeof law_palette / sizeof *law_palette)
 
-static int law_ink(size_t k)
+static enum plot_colour law_ink(size_t k)
 {
-	return k < LAW_PALETTE ? (int)law_palette[k] : PLOT_DARK_GREY;
-}
-
-static void style(PLINT line, double width)
-{
-	pllsty(line);
-	plwidth(width);
+	return k < LAW_PALETTE ? law_palette[k] : PLOT_DARK_GREY;
 }
 
 /* ---- the losses --------------------------------------------------------------------- */
@@ -565,7 +543,7 @@ static void draw_bands(const struct calplot *p)
 		group_ink(p, g, 1);
 		plfill((PLINT)(2 * bd->n), x, y);
 	}
-	style(1, 0.6);
+	plot_style(1, 0.6);
 	for (size_t g = 0; g < p->pic->group_count; g++) {
 		const struct ha_cal_picture_band *bd = &p->pic->groups[g].band;
 		group_ink(p, g, 0);
@@ -592,46 +570,20 @@ static void interval(const struct plot_canvas *c, double x, double lo, double hi
 		plot_arrowhead(c, x, hi - 4.0 * plot_px_y(c), 4.0, 1);
 }
 
-static void ring(const struct plot_canvas *c, double x, double y, double r)
-{
-	enum { SIDES = 24 };
-	PLFLT px[SIDES + 1], py[SIDES + 1];
-	for (int i = 0; i <= SIDES; i++) {
-		double a = 2.0 * 3.14159265358979323846 * i / SIDES;
-		px[i] = x + r * plot_px_x(c) * cos(a);
-		py[i] = y + r * plot_px_y(c) * sin(a);
-	}
-	plline(SIDES + 1, px, py);
-}
-
-/* A mark at its place, or an arrowhead at the edge it is beyond. */
-static void mark(const struct plot_canvas *c, const struct calplot *p, double x,
-                 double y, int off, double r)
-{
-	if (off > 0)
-		plot_arrowhead(c, x, p->y1 - 7.0 * plot_px_y(c), r, 1);
-	else if (off < 0)
-		plot_arrowhead(c, x, p->y0 + 7.0 * plot_px_y(c), r, -1);
-	else
-		plot_disc(c, x, y, r, 0);
-}
-
 static void draw_target(const struct plot_canvas *c, const struct calplot *p)
 {
-	plcol0(PLOT_BLACK);
-	style(1, 1.5);
+	plot_pen(PLOT_BLACK, 1, 1.5);
 	curve(p, p->pic->target.x, p->pic->target.y, p->pic->target.n);
 	for (size_t i = 0; i < p->pic->mark_count; i++) {
 		const struct ha_cal_picture_mark *mk = &p->pic->marks[i];
 		int off = off_axis(p, mk->y);
 		if (mk->has_band && !off) {
 			double lo = on_axis(p, mk->lo), hi = on_axis(p, mk->hi);
-			plcol0(PLOT_BLACK);
-			style(1, 1.2);
+			plot_pen(PLOT_BLACK, 1, 1.2);
 			interval(c, mk->x, fmax(lo, p->y0), fmin(hi, p->y1), lo < p->y0, hi > p->y1);
 		}
 		plcol0(mk->feasible ? PLOT_BLACK : PLOT_GREY);
-		mark(c, p, mk->x, on_axis(p, mk->y), off, 4.0);
+		plot_mark(c, mk->x, on_axis(p, mk->y), off, 4.0);
 	}
 }
 
@@ -639,16 +591,15 @@ static void draw_laws(const struct plot_canvas *c, const struct calplot *p)
 {
 	for (size_t k = 0; k < p->pic->law_count; k++) {
 		const struct ha_cal_picture_law *lw = &p->pic->laws[k];
-		plcol0(law_ink(k));
-		style((PLINT)(2 + k % 7), 1.8);
+		plot_pen(law_ink(k), (int)(2 + k % 7), 1.8);
 		curve(p, lw->curve.x, lw->curve.y, lw->curve.n);
-		style(1, 1.5);
+		plot_style(1, 1.5);
 		int off = lw->has_mark ? off_axis(p, lw->mark_y) : 0;
 		double y = on_axis(p, lw->mark_y);
 		if (lw->has_mark && !off)
-			ring(c, lw->mark_x, y, 7.0 + 2.0 * (double)k);
+			plot_ring(c, lw->mark_x, y, 7.0 + 2.0 * (double)k, 24);
 		else if (lw->has_mark)
-			mark(c, p, lw->mark_x, y, off, 4.0);
+			plot_mark(c, lw->mark_x, y, off, 4.0);
 	}
 }
 
@@ -659,7 +610,7 @@ static void draw_runs(const struct plot_canvas *c, const struct calplot *p)
 		if (!r->has_bar)
 			continue;
 		group_ink(p, p->pic->group_of[i], 0);
-		style(1, 1.5);
+		plot_style(1, 1.5);
 		interval(c, r->x, r->lo, r->hi, r->cut_lo, r->cut_hi);
 	}
 	for (size_t i = 0; i < p->m; i++) {
@@ -864,7 +815,7 @@ static void draw(struct plot_canvas *c, const void *data)
 	draw_bands(p);
 	for (size_t g = 0; g < p->pic->group_count; g++) {
 		group_ink(p, g, 0);
-		style(1, 2.0);
+		plot_style(1, 2.0);
 		curve(p, p->pic->groups[g].fit.x, p->pic->groups[g].fit.y, p->pic->groups[g].fit.n);
 	}
 	draw_laws(c, p);
@@ -877,7 +828,7 @@ static void draw(struct plot_canvas *c, const void *data)
 		plot_disc(c, p->optimum_x, p->optimum_y, 8.0, 1);
 	}
 	draw_runs(c, p);
-	style(1, 1.0);
+	plot_style(1, 1.0);
 	draw_axes(c, p);
 	double legend = draw_legend(p);
 	if (p->bar_panel)
@@ -903,12 +854,12 @@ enum ha_status ha_plot_calibration(struct ha_plot_target *target,
                                    const struct ha_plot_calibration_request *req,
                                    struct ha_error *err)
 {
-	enum ha_status st = plot_check_target(target, err);
+	const struct ha_calibration *c = req ? req->calibration : NULL;
+	enum ha_status st = plot_check(target, c && c->fit.runs && c->fit.residuals,
+	                               "a calibration's picture needs a calibration with its runs",
+	                               err);
 	if (st != HA_OK)
 		return st;
-	const struct ha_calibration *c = req ? req->calibration : NULL;
-	if (!c || c->fit.runs == 0 || !c->fit.residuals)
-		return ha_fail(err, HA_EINVAL, "a calibration's picture needs a calibration with its runs");
 	const struct ha_cal_picture *pic = req->picture;
 	if (!pic || pic->runs != c->fit.runs || pic->group_count == 0 ||
 	    pic->law_count != (c->comparison ? c->comparison_count : 0))

@@ -207,6 +207,20 @@ void plot_escape(char *dst, size_t size, const char *src, size_t max_chars)
 	dst[o] = '\0';
 }
 
+size_t plot_visible(const char *s)
+{
+	size_t n = 0;
+	for (; *s; s++) {
+		if (*s == '#' && s[1]) {
+			n += s[1] == '#';
+			s++;
+			continue;
+		}
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	}
+	return n;
+}
+
 void plot_format_log10(char *dst, size_t size, double log10_value)
 {
 	if (isinf(log10_value))
@@ -384,22 +398,50 @@ void plot_describe_kv(char *dst, size_t size, const struct ha_model *model,
 
 /* ---- marks -------------------------------------------------------------------------------- */
 
+/* The sides + 1 corners (the first again last) of a circle of radius r
+ * pixels around world (x, y). */
+static void circle(const struct plot_canvas *c, double x, double y, double r,
+                   int sides, PLFLT *px, PLFLT *py)
+{
+	double rx = r * plot_px_x(c), ry = r * plot_px_y(c);
+	for (int i = 0; i <= sides; i++) {
+		double a = 2.0 * 3.14159265358979323846 * i / sides;
+		px[i] = x + rx * cos(a);
+		py[i] = y + ry * sin(a);
+	}
+}
+
 void plot_disc(const struct plot_canvas *c, double x, double y, double r,
                int outline)
 {
 	enum { SIDES = 24 };
 	PLFLT px[SIDES + 1], py[SIDES + 1];
-	double rx = r * plot_px_x(c), ry = r * plot_px_y(c);
-	for (int i = 0; i <= SIDES; i++) {
-		double a = 2.0 * 3.14159265358979323846 * i / SIDES;
-		px[i] = x + rx * cos(a);
-		py[i] = y + ry * sin(a);
-	}
+	circle(c, x, y, r, SIDES, px, py);
 	plfill(SIDES, px, py);
 	if (outline) {
 		plot_pen(PLOT_BLACK, 1, 1.0);
 		plline(SIDES + 1, px, py);
 	}
+}
+
+void plot_ring(const struct plot_canvas *c, double x, double y, double r,
+               int sides)
+{
+	PLFLT px[33], py[33];
+	sides = sides < 32 ? sides : 32;
+	circle(c, x, y, r, sides, px, py);
+	plline(sides + 1, px, py);
+}
+
+void plot_mark(const struct plot_canvas *c, double x, double y, int off,
+               double r)
+{
+	if (off > 0)
+		plot_arrowhead(c, x, c->axes.y_max - 7.0 * plot_px_y(c), r, 1);
+	else if (off < 0)
+		plot_arrowhead(c, x, c->axes.y_min + 7.0 * plot_px_y(c), r, -1);
+	else
+		plot_disc(c, x, y, r, 0);
 }
 
 void plot_arrowhead(const struct plot_canvas *c, double x, double y,
@@ -414,6 +456,11 @@ void plot_arrowhead(const struct plot_canvas *c, double x, double y,
 void plot_pen(enum plot_colour colour, int style, double width)
 {
 	plcol0(colour);
+	plot_style(style, width);
+}
+
+void plot_style(int style, double width)
+{
 	pllsty(style);
 	plwidth(width);
 }
@@ -422,6 +469,14 @@ void plot_segment(double x0, double y0, double x1, double y1)
 {
 	PLFLT px[2] = {x0, x1}, py[2] = {y0, y1};
 	plline(2, px, py);
+}
+
+void plot_rule(double x0, double y0, double x1, double y1,
+               enum plot_colour colour, int style, double width)
+{
+	plot_pen(colour, style, width);
+	plot_segment(x0, y0, x1, y1);
+	plot_style(1, 1.0);
 }
 
 void plot_rect(double x0, double x1, double y0, double y1)

@@ -155,8 +155,7 @@ static void draw_strip(struct plot_canvas *c, const struct hdi_picture *p)
 			plot_segment((double)i - half - 0.1, p->req->baseline[i],
 			             (double)i + half + 0.1, p->req->baseline[i]);
 		}
-		pllsty(1);
-		plwidth(1.0);
+		plot_style(1, 1.0);
 		plschr(0.0, 0.65);
 		plot_mtex("rv", 1.0, 0.5, 0.0, "- - %s", p->req->baseline_label
 		          ? p->req->baseline_label : "baseline");
@@ -214,12 +213,11 @@ enum ha_status ha_plot_hdi(struct ha_plot_target *target,
                            const struct ha_plot_hdi_request *req,
                            struct ha_error *err)
 {
-	enum ha_status st = plot_check_target(target, err);
+	enum ha_status st = plot_check(target, req && req->file && req->hdi && req->hdi->count &&
+	                               req->hdi->tensors && (!req->layers || req->layer_count),
+	                               "an HDI picture needs its file and at least one layer", err);
 	if (st != HA_OK)
 		return st;
-	if (!req || !req->file || !req->hdi || req->hdi->count == 0 ||
-	    !req->hdi->tensors || (req->layers && req->layer_count == 0))
-		return ha_fail(err, HA_EINVAL, "an HDI picture needs its file and at least one layer");
 	const struct ha_hdi_report *hdi = req->hdi;
 	for (size_t i = 0; req->layers && i < req->layer_count; i++)
 		if (req->layers[i] >= hdi->count)
@@ -281,11 +279,8 @@ static void draw_weights(struct plot_canvas *c, const void *data)
 	plcol0(PLOT_BLUE);
 	for (size_t i = 0; i < w->heads; i++)
 		plot_rect((double)i - half, (double)i + half, 0.0, w->alpha[i]);
-	plot_pen(PLOT_VERMILION, 2, 2.0);
-	plot_segment(-0.6, 1.0 / (double)w->heads, (double)w->heads - 0.4,
-	             1.0 / (double)w->heads);
-	pllsty(1);
-	plwidth(1.0);
+	plot_rule(-0.6, 1.0 / (double)w->heads, (double)w->heads - 0.4,
+	          1.0 / (double)w->heads, PLOT_VERMILION, 2, 2.0);
 	plcol0(PLOT_BLACK);
 	plbox(p->y0 < 0.0 ? "binsta" : "binst", w->heads <= TICK_EACH ? 1.0 : 0.0, 1,
 	      "bcnstv", 0.0, 0);
@@ -316,12 +311,11 @@ enum ha_status ha_plot_head_weights(struct ha_plot_target *target,
                                     const struct ha_plot_head_weights_request *req,
                                     struct ha_error *err)
 {
-	enum ha_status st = plot_check_target(target, err);
+	const struct ha_head_weights *w = req ? req->weights : NULL;
+	enum ha_status st = plot_check(target, w && w->heads && w->alpha,
+	                               "a head-weights picture needs the weights", err);
 	if (st != HA_OK)
 		return st;
-	const struct ha_head_weights *w = req ? req->weights : NULL;
-	if (!w || w->heads == 0 || !w->alpha)
-		return ha_fail(err, HA_EINVAL, "a head-weights picture needs the weights");
 	struct weights_picture p = {.req = req};
 	double lo = 0.0, hi = 1.0 / (double)w->heads;
 	for (size_t i = 0; i < w->heads; i++) {

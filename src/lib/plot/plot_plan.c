@@ -77,17 +77,6 @@ static enum ha_status collect(struct picture *p, struct ha_error *err)
 	return HA_OK;
 }
 
-static void hline(const struct picture *p, double y, enum plot_colour colour,
-                  PLINT style)
-{
-	plcol0(colour);
-	pllsty(style);
-	plwidth(1.5);
-	plot_segment(p->x0, y, p->x1, y);
-	pllsty(1);
-	plwidth(1.0);
-}
-
 static void draw_legend(const struct picture *p)
 {
 	struct plot_legend l = {0};
@@ -124,13 +113,7 @@ static void draw_candidates(struct plot_canvas *c, const struct picture *p)
 		double y = value_of(plan, i);
 		plcol0(PLOT_BLACK);
 		plwidth(2.0);
-		PLFLT rx[33], ry[33];
-		double r = 9.0;
-		for (int a = 0; a <= 32; a++) {
-			rx[a] = p->x[i] + r * plot_px_x(c) * cos(a * 0.19634954084936207);
-			ry[a] = y + r * plot_px_y(c) * sin(a * 0.19634954084936207);
-		}
-		plline(33, rx, ry);
+		plot_ring(c, p->x[i], y, 9.0, 32);
 		plwidth(1.0);
 		plot_ptex(p->x[i] + 12.0 * plot_px_x(c), y + 10.0 * plot_px_y(c), 0.0,
 		          "%zu", k);
@@ -171,9 +154,9 @@ static void draw(struct plot_canvas *c, const void *data)
 	const struct picture *p = data;
 	const struct ha_plan *plan = p->plan;
 	plot_panel(c, 0.085, 0.66, 0.27, 0.84, p->x0, p->x1, p->y0, p->y1, 1, 0);
-	hline(p, 0.0, PLOT_GREY, 3);
+	plot_rule(p->x0, 0.0, p->x1, 0.0, PLOT_GREY, 3, 1.5);
 	if (!plan->initial)
-		hline(p, plan->stop_below, PLOT_GREEN, 2);
+		plot_rule(p->x0, plan->stop_below, p->x1, plan->stop_below, PLOT_GREEN, 2, 1.5);
 	draw_candidates(c, p);
 	plot_box(c, "bcnstl", "bcnstv");
 	plcol0(PLOT_BLACK);
@@ -192,13 +175,11 @@ enum ha_status ha_plot_plan(struct ha_plot_target *target,
                             const struct ha_plot_plan_request *req,
                             struct ha_error *err)
 {
-	enum ha_status st = plot_check_target(target, err);
+	enum ha_status st = plot_check(target, req && req->plan && req->plan->candidate_count &&
+	                               req->plan->candidates, "a plan's picture needs a plan "
+	                               "with its candidates (not --next 0)", err);
 	if (st != HA_OK)
 		return st;
-	if (!req || !req->plan || req->plan->candidate_count == 0 ||
-	    !req->plan->candidates)
-		return ha_fail(err, HA_EINVAL, "a plan's picture needs a plan with "
-		               "its candidates (not --next 0)");
 	struct picture p = {.req = req, .plan = req->plan};
 	st = collect(&p, err);
 	if (st == HA_OK)

@@ -105,20 +105,6 @@ static void format_n(char *buf, size_t size, double log10_n)
 		snprintf(buf, size, "10#u%.4g#d", log10_n);
 }
 
-/* The characters a label shows: PLplot's escapes (#u, #d) show none. */
-static size_t visible(const char *text)
-{
-	size_t n = 0;
-	for (; *text; text++) {
-		if (text[0] == '#' && text[1]) {
-			text++;
-			continue;
-		}
-		n++;
-	}
-	return n;
-}
-
 /* One budget's row up to x1: its regimes as coloured bars, each
  * labelled with its head_dim where it fits, and the switches with their
  * n.  Returns the switches left unlabelled for want of room. */
@@ -162,7 +148,7 @@ static size_t draw_row(const struct plot_canvas *c, const struct regimes *g,
 		plwidth(1.0);
 		char n[48];
 		format_n(n, sizeof n, from);
-		double half = (5.5 * (double)visible(n) + 4.0) * px;
+		double half = (5.5 * (double)plot_visible(n) + 4.0) * px;
 		double at = fmin(fmax(from, half), x1 - half);
 		int level = label_end[0] <= label_end[1] ? 0 : 1;
 		if (at - half <= label_end[level]) {
@@ -287,13 +273,12 @@ enum ha_status ha_plot_regimes(struct ha_plot_target *target,
                                const struct ha_regimes_request *req,
                                struct ha_error *err)
 {
-	enum ha_status st = plot_check_target(target, err);
+	enum ha_status st = plot_check(target, req && req->model && req->budgets &&
+	                               req->budget_count && ha_model_validate(req->model) == HA_OK &&
+	                               ha_constraints_validate(req->constraints) == HA_OK,
+	                               "regimes need a valid model and budgets", err);
 	if (st != HA_OK)
 		return st;
-	if (!req || !req->model || !req->budgets || req->budget_count == 0 ||
-	    ha_model_validate(req->model) != HA_OK ||
-	    ha_constraints_validate(req->constraints) != HA_OK)
-		return ha_fail(err, HA_EINVAL, "regimes need a valid model and budgets");
 	struct regimes g = {.req = req};
 	st = compute(&g, err);
 	if (st == HA_OK) {

@@ -222,12 +222,6 @@ static void map_to_axis(struct sweep *sw)
 
 /* ---- drawing -------------------------------------------------------------------- */
 
-static void style(PLINT line, double width)
-{
-	pllsty(line);
-	plwidth(width);
-}
-
 /* Each kind of line, and its label in the legend (against n, of a
  * grouped sweep where it differs, against D: NULL, none). */
 static const struct {
@@ -312,7 +306,7 @@ static void draw_series(const struct plot_canvas *c, const struct sweep *sw,
 	const struct series *s = &sw->series[b];
 	if (sw->against_budget) {
 		plcol0(PLOT_VERMILION);
-		style(1, 1.5);
+		plot_style(1, 1.5);
 		plot_polyline(s->mark_x, s->mark_y + s->mark_n, s->mark_n);
 		for (size_t i = 0; i < s->mark_n; i++) {
 			plcol0(PLOT_VERMILION);
@@ -330,9 +324,9 @@ static void draw_series(const struct plot_canvas *c, const struct sweep *sw,
 		plot_category(b, sw->count);
 		/* budgets that share a step stay visible: the later, the
 		 * thinner, drawn over the earlier */
-		style(1, sw->count > 1 ? 6.0 - 4.0 * (double)b / (double)(sw->count - 1) : 3.0);
+		plot_style(1, sw->count > 1 ? 6.0 - 4.0 * (double)b / (double)(sw->count - 1) : 3.0);
 		plot_polyline(s->step_x, s->step_y, s->step_n);
-		style(1, 1.2);
+		plot_style(1, 1.2);
 		plot_polyline(s->relaxed_x, s->relaxed_y, CURVE_POINTS);
 		for (size_t i = 0; i < s->mark_n; i++)
 			plot_disc(c, s->mark_x[i], s->mark_y[i], 3.5, 0);
@@ -340,10 +334,10 @@ static void draw_series(const struct plot_canvas *c, const struct sweep *sw,
 			label_grouped(c, sw, b);
 	}
 	for (int k = 0; k < FITS; k++) {
-		style(looks[2 + k].line, looks[2 + k].width);
+		plot_style(looks[2 + k].line, looks[2 + k].width);
 		plot_polyline(s->relaxed_x, s->fit_y[k], CURVE_POINTS);
 	}
-	style(1, 1.0);
+	plot_style(1, 1.0);
 }
 
 static void fit_caption(const struct plot_canvas *c, const struct sweep *sw,
@@ -425,14 +419,13 @@ enum ha_status ha_plot_sweep(struct ha_plot_target *target,
                              const struct ha_plot_sweep_request *req,
                              struct ha_error *err)
 {
-	enum ha_status st = plot_check_target(target, err);
+	const struct ha_sweep_picture *p = req ? req->picture : NULL;
+	int drawable = p && p->series && p->count &&
+	               (p->against_budget ? p->series[0].row_count > 0 : p->regimes != NULL);
+	enum ha_status st = plot_check(target, drawable, "a sweep's picture needs its data "
+	                               "(ha_sweep_picture_new)", err);
 	if (st != HA_OK)
 		return st;
-	const struct ha_sweep_picture *p = req ? req->picture : NULL;
-	if (!p || !p->series || p->count == 0 ||
-	    (p->against_budget ? p->series[0].row_count == 0 : !p->regimes))
-		return ha_fail(err, HA_EINVAL, "a sweep's picture needs its data "
-		               "(ha_sweep_picture_new)");
 	struct sweep sw = {.picture = p, .req = &p->request};
 	sw.against_budget = p->against_budget;
 	sw.grouped = p->request.kv != NULL;
