@@ -21,7 +21,6 @@
 #define GAMMA "\xce\xb3"
 #define KAPPA "\xce\xba"
 #define DELTA "\xce\xb4"
-#define ALPHA "\xce\xb1"
 #define BETA "\xce\xb2"
 
 #define WIDTH 1200
@@ -60,8 +59,7 @@ struct calplot {
 	const struct ha_calibration *c;
 	const struct ha_cal_picture *pic; /* what is drawn, in log10 L */
 	size_t m;                     /* runs */
-	struct run_point *runs;    /* in the runs' order, on the axis */
-	int bar_panel;
+	struct run_point *runs;       /* in the runs' order, on the axis */
 	double panel[2];              /* left and right of the losses' panel */
 	double y0, y1;                /* the loss axis (x: the picture's window) */
 	int y_log;
@@ -339,7 +337,7 @@ static void parameter(struct calplot *p, const struct ha_cal_estimate *e, int k,
                       const char *sep)
 {
 	static const char *const symbol[HA_CAL_PARAMS] = {
-		"E", "c#db#u", "s", "c#dv#u", GAMMA, KAPPA, "hdi", "A", ALPHA, BETA,
+		"E", "c#db#u", "s", "c#dv#u", GAMMA, KAPPA, "hdi", "A", PLOT_ALPHA, BETA,
 	};
 	char number[96], value[64] = "";
 	value_and_range(number, sizeof number, e->value, e->has_ci ? e->ci95 : NULL);
@@ -819,9 +817,8 @@ static void draw(struct plot_canvas *c, const void *data)
 		curve(p, p->pic->groups[g].fit.x, p->pic->groups[g].fit.y, p->pic->groups[g].fit.n);
 	}
 	draw_laws(c, p);
-	if (p->c->prediction.defined)
-		draw_target(c, p);
 	if (p->c->prediction.defined) {
+		draw_target(c, p);
 		/* on the axis, which is chosen to show it; under the runs,
 		 * which may be measured right there */
 		plcol0(PLOT_VERMILION);
@@ -831,7 +828,7 @@ static void draw(struct plot_canvas *c, const void *data)
 	plot_style(1, 1.0);
 	draw_axes(c, p);
 	double legend = draw_legend(p);
-	if (p->bar_panel)
+	if (p->bar_count)
 		draw_bars(c, p, legend);
 
 	/* The title fits the page: the file's name is shortened (ending in
@@ -869,8 +866,6 @@ enum ha_status ha_plot_calibration(struct ha_plot_target *target,
 	                    .panel = {0.08, 0.60}};
 	if (err)
 		ha_error_init(err);
-	const struct ha_cal_prediction *pr = &c->prediction;
-	p.bar_panel = pr->defined && pr->distribution_count > 0;
 	p.runs = calloc(p.m, sizeof *p.runs);
 	st = p.runs ? HA_OK : HA_ENOMEM;
 	if (st == HA_OK) {

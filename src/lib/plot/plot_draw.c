@@ -56,7 +56,6 @@ static double plot_log_step(double span)
 	span = fabs(span);
 	if (span <= 10.0)
 		return 0.0;
-	/* 1, 2 or 5 times a power of ten decades: at most 8 labels */
 	double step = pow(10.0, floor(log10(span / 8.0)));
 	if (span / step > 8.0)
 		step *= 2.0;
@@ -369,7 +368,6 @@ void plot_describe_model(char *dst, size_t size, const struct ha_model *m,
 		append(dst, size, &used, " none");
 }
 
-/* "kv heads auto, max kv_dim 1024; 2 layers, 2 bytes an element" */
 void plot_describe_kv(char *dst, size_t size, const struct ha_model *model,
                       const struct ha_kv_constraints *kv,
                       const struct ha_kv_shape *shape_or_null)

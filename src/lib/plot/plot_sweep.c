@@ -23,7 +23,8 @@
 
 enum { FIT_POWER, FIT_LOG, FIT_CLAIM, FITS };
 
-/* One budget's lines (against n), or the one line of each kind (against D). */
+/* One budget's lines (against n), or the one line of each kind (against
+ * D); each pair of arrays is one allocation, the second in the first's. */
 struct series {
 	const struct ha_sweep_picture_series *data; /* its budget, fits, rows */
 	double *step_x, *step_y;  /* the integer optimum */
@@ -50,11 +51,8 @@ static void free_sweep(struct sweep *s)
 {
 	for (size_t i = 0; s->series && i < s->count; i++) {
 		free(s->series[i].step_x);
-		free(s->series[i].step_y);
 		free(s->series[i].step_d);
-		free(s->series[i].step_kv);
 		free(s->series[i].mark_x);
-		free(s->series[i].mark_y);
 	}
 	free(s->series);
 }
@@ -67,12 +65,12 @@ static enum ha_status steps(struct series *s, const struct ha_budget_regimes *g,
                             double lo, double hi)
 {
 	size_t count = g->count;
-	s->step_x = malloc(2 * count * sizeof *s->step_x);
-	s->step_y = malloc(2 * count * sizeof *s->step_y);
-	s->step_d = malloc(count * sizeof *s->step_d);
-	s->step_kv = malloc(count * sizeof *s->step_kv);
-	if (!s->step_x || !s->step_y || !s->step_d || !s->step_kv)
+	s->step_x = malloc(4 * count * sizeof *s->step_x);
+	s->step_d = malloc(2 * count * sizeof *s->step_d);
+	if (!s->step_x || !s->step_d)
 		return HA_ENOMEM;
+	s->step_y = s->step_x + 2 * count;
+	s->step_kv = s->step_d + count;
 	for (size_t i = 0; i < count; i++) {
 		double from = fmax(g->regimes[i].log_samples_from, lo);
 		double to = fmin(g->regimes[i].log_samples_to, hi);
@@ -100,10 +98,9 @@ static enum ha_status budget_series(struct sweep *sw, struct series *s,
 	                          log(p->samples_high));
 	size_t ns = data->row_count;
 	if (st == HA_OK && ns) {
-		s->mark_x = malloc(ns * sizeof *s->mark_x);
-		s->mark_y = malloc(ns * sizeof *s->mark_y);
-		if (!s->mark_x || !s->mark_y)
-			st = HA_ENOMEM;
+		s->mark_x = malloc(2 * ns * sizeof *s->mark_x);
+		s->mark_y = s->mark_x ? s->mark_x + ns : NULL;
+		st = s->mark_x ? HA_OK : HA_ENOMEM;
 	}
 	for (size_t k = 0; st == HA_OK && k < ns; k++) {
 		s->mark_x[s->mark_n] = log10(data->rows[k].samples);
@@ -131,10 +128,10 @@ static enum ha_status budget_line(struct series *s,
 {
 	size_t nb = data->row_count;
 	s->data = data;
-	s->mark_x = malloc(2 * nb * sizeof *s->mark_x);
-	s->mark_y = malloc(2 * nb * sizeof *s->mark_y);
-	if (!s->mark_x || !s->mark_y)
+	s->mark_x = malloc(4 * nb * sizeof *s->mark_x);
+	if (!s->mark_x)
 		return HA_ENOMEM;
+	s->mark_y = s->mark_x + 2 * nb;
 	/* marks: the integer optimum at each D; after them, the relaxed. */
 	for (size_t i = 0; i < nb; i++) {
 		s->mark_x[i] = log10((double)data->rows[i].budget);
