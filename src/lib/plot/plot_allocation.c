@@ -177,14 +177,16 @@ static void choose_window(struct landscape *l)
 	}
 }
 
+/* Each curve's pen, and its name in the legend. */
+static const struct { enum plot_colour colour; int style; double width; const char *name; } look[] = {
+	[MSE] = {PLOT_BLACK, 1, 2.5, "MSE"},
+	[BIAS] = {PLOT_ORANGE, 2, 2.0, "bias" PLOT_SQUARED},
+	[VARIANCE] = {PLOT_GREEN, 3, 2.0, "variance"},
+	[COVARIANCE] = {PLOT_PURPLE, 4, 2.0, "covariance"},
+};
+
 static void draw_curves(const struct landscape *l)
 {
-	static const struct { enum plot_colour colour; PLINT style; double width; } look[CURVES] = {
-		[MSE] = {PLOT_BLACK, 1, 2.5},
-		[BIAS] = {PLOT_ORANGE, 2, 2.0},
-		[VARIANCE] = {PLOT_GREEN, 3, 2.0},
-		[COVARIANCE] = {PLOT_PURPLE, 4, 2.0},
-	};
 	for (int k = CURVES - 1; k >= 0; k--) {
 		plot_pen(look[k].colour, look[k].style, look[k].width);
 		plot_polyline(l->line_x[k], l->line_y[k], l->line_n[k]);
@@ -210,11 +212,10 @@ static void landscape_legend(const struct landscape *l)
 	                  l->sol.optimum.head_dim);
 	plot_legend_entry(&g, PL_LEGEND_LINE, PLOT_VERMILION, 2, 1.5, NULL, 1.0,
 	                  "relaxed optimum (d#dk#u = %.4g)", l->sol.relaxed.head_dim);
-	plot_legend_entry(&g, PL_LEGEND_LINE, PLOT_ORANGE, 2, 2.0, NULL, 1.0,
-	                  "bias" PLOT_SQUARED);
-	plot_legend_entry(&g, PL_LEGEND_LINE, PLOT_GREEN, 3, 2.0, NULL, 1.0, "variance");
-	plot_legend_entry(&g, PL_LEGEND_LINE, PLOT_PURPLE, 4, 2.0, NULL, 1.0, "%s",
-	                  l->covariance_zero ? "covariance = 0" : "covariance");
+	for (int k = BIAS; k < CURVES; k++)
+		plot_legend_entry(&g, PL_LEGEND_LINE, look[k].colour, look[k].style, look[k].width,
+		                  NULL, 1.0, "%s%s", look[k].name,
+		                  k == COVARIANCE && l->covariance_zero ? " = 0" : "");
 	plot_legend_draw(&g, PL_POSITION_OUTSIDE | PL_POSITION_RIGHT, 0.025, 0.06, 0, 0,
 	                 0.75, 2.0);
 }

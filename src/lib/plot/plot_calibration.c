@@ -227,6 +227,18 @@ static enum ha_status make_bars(struct calplot *p)
 	return HA_OK;
 }
 
+/* A value for a caption: %.4g, or "10^x" for a log10 value beyond 1e15
+ * (from log10 v, never from an overflowed v). */
+static void format_log10(char *dst, size_t size, double log10_value)
+{
+	if (isinf(log10_value))
+		snprintf(dst, size, log10_value > 0 ? "inf" : "0");
+	else if (fabs(log10_value) <= 15.0)
+		snprintf(dst, size, "%.4g", pow(10.0, log10_value));
+	else
+		snprintf(dst, size, "10#u%.5g#d", log10_value);
+}
+
 /* A count for the legend, where width is short: exact up to 7 digits,
  * else %.4g (the caption gives it exactly). */
 static void format_count(char *dst, size_t size, uint64_t v)
@@ -349,7 +361,7 @@ static void parameter(struct calplot *p, const struct ha_cal_estimate *e, int k,
 		/* the coefficient itself, from its logarithm: it may lie far
 		 * beyond a double (ln c_v = -1578 is c_v = 10^-685.3) */
 		char v[48];
-		plot_format_log10(v, sizeof v, e->value / LN10);
+		format_log10(v, sizeof v, e->value / LN10);
 		snprintf(value, sizeof value, " (%s = %s)", symbol[k], v);
 	}
 	put(p, 0, sep, "%s%s = %s%s", e->log_scale ? "ln " : "", symbol[k], number, value);
@@ -390,7 +402,7 @@ static void make_captions(struct calplot *p)
 	if (pr->defined) {
 		char n[32], loss[48];
 		format_samples(n, sizeof n, pr->samples);
-		plot_format_log10(loss, sizeof loss, pr->log_loss / LN10);
+		format_log10(loss, sizeof loss, pr->log_loss / LN10);
 		put(p, 1, "", "target D = %" PRIu64 ", n = %s: optimum %" PRIu64 " heads "
 		    PLOT_TIMES " d#dk#u = %" PRIu64 " (" PLOT_DISC_GLYPH "), loss %s", pr->budget,
 		    n, pr->heads, pr->head_dim, loss);
@@ -441,20 +453,6 @@ static int bar_named(size_t i, size_t best, size_t count, size_t stride)
 		return i % stride == 0;
 	size_t gap = i > best ? i - best : best - i;
 	return gap >= stride && gap % stride == 0;
-}
-
-/* The characters of the runs file's name that fit on the title line of a
- * page width pixels wide after "Calibration of the error model to M runs
- * of ", at least 8. */
-static size_t title_room(unsigned width, size_t runs)
-{
-	char prefix[96];
-	int n = snprintf(prefix, sizeof prefix,
-	                 "Calibration of the error model to %zu runs of ", runs);
-	/* and 3 for the "..." of a shortened name */
-	double room = 0.92 * (double)width / TITLE_CHAR_PX -
-	              (double)(n > 0 ? n : 0) - 3.0;
-	return room > 8.0 ? (size_t)room : 8;
 }
 
 /* Groups take Okabe–Ito's colours but black (the target) and vermilion
@@ -555,15 +553,13 @@ static void interval(const struct plot_canvas *c, double x, double lo, double hi
                      int cut_lo, int cut_hi)
 {
 	double cap = 3.0 * plot_px_x(c);
-	PLFLT vx[2] = {x, x}, vy[2] = {lo, hi};
-	plline(2, vx, vy);
-	PLFLT hx[2] = {x - cap, x + cap};
+	plot_segment(x, lo, x, hi);
 	if (!cut_lo)
-		plline(2, hx, (PLFLT[2]){lo, lo});
+		plot_segment(x - cap, lo, x + cap, lo);
 	else
 		plot_arrowhead(c, x, lo + 4.0 * plot_px_y(c), 4.0, -1);
 	if (!cut_hi)
-		plline(2, hx, (PLFLT[2]){hi, hi});
+		plot_segment(x - cap, hi, x + cap, hi);
 	else
 		plot_arrowhead(c, x, hi - 4.0 * plot_px_y(c), 4.0, 1);
 }
@@ -832,13 +828,14 @@ static void draw(struct plot_canvas *c, const void *data)
 		draw_bars(c, p, legend);
 
 	/* The title fits the page: the file's name is shortened (ending in
-	 * "...") to the characters left on the line. */
-	char file[96] = "";
+	 * "...") to the characters left on the line after the rest and the
+	 * "...", at least 8. */
+	char title[96], file[96] = "";
+	int n = snprintf(title, sizeof title, "Calibration of the error model to %zu runs", p->m);
+	double room = 0.92 * (double)c->width / TITLE_CHAR_PX - (double)(n + 4) - 3.0;
 	if (p->req->runs_file)
-		plot_escape(file, sizeof file, p->req->runs_file,
-		            title_room(c->width, p->m));
-	plot_title(c, "Calibration of the error model to %zu runs%s%s", p->m,
-	           file[0] ? " of " : "", file);
+		plot_escape(file, sizeof file, p->req->runs_file, room > 8.0 ? (size_t)room : 8);
+	plot_title(c, "%s%s%s", title, file[0] ? " of " : "", file);
 	/* up to seven lines, the last at the bottom, 30 points apart: a
 	 * subscript (c_v) and a superscript (10^9) of the next line clear
 	 * each other */

@@ -137,16 +137,6 @@ void plot_viridis_rgb(double t, unsigned rgb[3])
 		rgb[k] = (unsigned)lround(viridis[i][k] + f * (viridis[i + 1][k] - viridis[i][k]));
 }
 
-enum plot_colour plot_text_on_viridis(double t)
-{
-	unsigned rgb[3];
-	plot_viridis_rgb(t, rgb);
-	/* Relative luminance, roughly: the lighter half of viridis takes
-	 * black text. */
-	double y = 0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2];
-	return y > 110.0 ? PLOT_BLACK : PLOT_WHITE_INK;
-}
-
 void plot_viridis_ink(double t)
 {
 	plcol1(unit(t));
@@ -218,16 +208,6 @@ size_t plot_visible(const char *s)
 		n += ((unsigned char)*s & 0xc0) != 0x80;
 	}
 	return n;
-}
-
-void plot_format_log10(char *dst, size_t size, double log10_value)
-{
-	if (isinf(log10_value))
-		snprintf(dst, size, log10_value > 0 ? "inf" : "0");
-	else if (fabs(log10_value) <= 15.0)
-		snprintf(dst, size, "%.4g", pow(10.0, log10_value));
-	else
-		snprintf(dst, size, "10#u%.5g#d", log10_value);
 }
 
 void plot_mtex(const char *side, double disp, double pos, double just,

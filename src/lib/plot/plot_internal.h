@@ -88,10 +88,8 @@ int plot_category(size_t i, size_t count);
 /* Select viridis at t in [0, 1] (colour map 1). */
 void plot_viridis_ink(double t);
 
-/* Viridis at t in [0, 1] as 8-bit RGB, and whether black or white text
- * reads better on it. */
+/* Viridis at t in [0, 1] as 8-bit RGB. */
 void plot_viridis_rgb(double t, unsigned rgb[3]);
-enum plot_colour plot_text_on_viridis(double t);
 
 /* ---- text ---------------------------------------------------------------------- */
 
@@ -103,10 +101,6 @@ void plot_escape(char *dst, size_t size, const char *src, size_t max_chars);
 /* The characters text shows: PLplot's escapes (#u, #d, ...) none, "##"
  * one, a UTF-8 sequence one. */
 size_t plot_visible(const char *text);
-
-/* A value for a caption: %.4g, or "10^x" for a log10 value beyond 1e15
- * (from log10 v, never from an overflowed v). */
-void plot_format_log10(char *dst, size_t size, double log10_value);
 
 /* plmtex and plptex with printf formats (text already escaped). */
 void plot_mtex(const char *side, double disp, double pos, double just,

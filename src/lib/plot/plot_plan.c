@@ -142,11 +142,10 @@ static void draw_captions(struct plot_canvas *c, const struct picture *p)
 		plot_caption(c, 2, "value: the expected rise of P(right decision), "
 		             "%zu simulated outcomes a run over %zu posterior samples "
 		             "(bars: " PLOT_PLUSMINUS "1 s.e.)", m->outcomes, m->samples);
-	plot_caption(c, 3, "%zu candidates; cost %s%s", plan->candidate_count,
+	plot_caption(c, 3, "%zu candidates; cost %s", plan->candidate_count,
 	             m->cost == HA_PLAN_COST_TOKENS ? "n (tokens)"
 	             : m->model_dim ? "6 P n (attention parameters " PLOT_TIMES " tokens)"
-	                            : "D n (budget " PLOT_TIMES " tokens)",
-	             p->req->runs_file ? "" : "");
+	                            : "D n (budget " PLOT_TIMES " tokens)");
 }
 
 static void draw(struct plot_canvas *c, const void *data)

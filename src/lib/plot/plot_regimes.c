@@ -26,8 +26,7 @@ struct regimes {
 	uint64_t *dims;       /* the distinct optimal head_dims, ascending */
 	size_t dim_count;
 	double x1;            /* the axis' end, log10 n */
-	int capped;           /* some regime starts beyond LOG10_N_LIMIT */
-	size_t beyond;        /* how many */
+	size_t beyond;        /* regimes that start beyond LOG10_N_LIMIT */
 	int zoom;             /* draw the zoom panel too */
 };
 
@@ -76,8 +75,7 @@ static enum ha_status compute(struct regimes *g, struct ha_error *err)
 		if (i == 0 || g->dims[i] != g->dims[unique - 1])
 			g->dims[unique++] = g->dims[i];
 	g->dim_count = unique;
-	g->capped = g->beyond > 0;
-	g->x1 = g->capped ? LOG10_N_LIMIT : last + fmax(0.1 * last, 1.0);
+	g->x1 = g->beyond ? LOG10_N_LIMIT : last + fmax(0.1 * last, 1.0);
 	g->zoom = g->x1 > ZOOM_OVER;
 	return HA_OK;
 }
@@ -85,15 +83,20 @@ static enum ha_status compute(struct regimes *g, struct ha_error *err)
 /* The colour of a head_dim: its rank among those in the picture. */
 static double colour_of(const struct regimes *g, uint64_t d)
 {
-	size_t lo = 0, hi = g->dim_count;
-	while (lo + 1 < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (g->dims[mid] <= d)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return g->dim_count > 1 ? (double)lo / (double)(g->dim_count - 1) : 0.5;
+	const uint64_t *at = bsearch(&d, g->dims, g->dim_count, sizeof d, by_value);
+	return at && g->dim_count > 1 ? (double)(at - g->dims) / (double)(g->dim_count - 1)
+	                              : 0.5;
+}
+
+/* Whether black or white text reads better on viridis at t. */
+static enum plot_colour text_on_viridis(double t)
+{
+	unsigned rgb[3];
+	plot_viridis_rgb(t, rgb);
+	/* Relative luminance, roughly: the lighter half of viridis takes
+	 * black text. */
+	double y = 0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2];
+	return y > 110.0 ? PLOT_BLACK : PLOT_WHITE_INK;
 }
 
 /* n for a label: plain below 10^4, else 10^x (from log10 n). */
@@ -134,7 +137,7 @@ static size_t draw_row(const struct plot_canvas *c, const struct regimes *g,
 		/* (a grouped label's comma and spaces: a wider allowance) */
 		double per = g->req->regimes->grouped ? 11.0 : 9.0;
 		if ((to - from) / px > per * (double)strlen(label) + 6.0) {
-			plcol0(plot_text_on_viridis(t));
+			plcol0(text_on_viridis(t));
 			plptex(0.5 * (from + to), 0.5 * (y0 + y1) - 0.04, 1.0, 0.0, 0.5, label);
 		}
 		if (i == 0)
@@ -258,7 +261,7 @@ static void draw(struct plot_canvas *c, const void *data)
 	else
 		plot_caption(c, 1, "bars: where (D / d#dk#u heads, d#dk#u) is optimal;  lines: the exact"
 		             " n of each switch (ties: the smaller d#dk#u)");
-	if (g->capped) {
+	if (g->beyond) {
 		char beyond[PLOT_CAPTION_MAX + 1];
 		beyond_caption(beyond, sizeof beyond, g);
 		plot_caption(c, 2, "%s", beyond);

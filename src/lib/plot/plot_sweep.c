@@ -278,11 +278,10 @@ static void label_grouped(const struct plot_canvas *c, const struct sweep *sw,
 	if (sw->against_budget) {
 		const struct ha_sweep_picture_series *data = &sw->picture->series[0];
 		for (size_t i = 0; i < s->mark_n; i++) {
-			snprintf(label, sizeof label, "%" PRIu64 ", G %" PRIu64,
-			         data->rows[i].head_dim, data->rows[i].kv_heads);
 			/* the ends' labels inward, inside the axes */
 			double just = i == 0 ? 0.1 : i + 1 == s->mark_n ? 0.9 : 0.5;
-			plot_ptex(s->mark_x[i], s->mark_y[i] + 14.0 * py, just, "%s", label);
+			plot_ptex(s->mark_x[i], s->mark_y[i] + 14.0 * py, just, "%" PRIu64 ", G %"
+			          PRIu64, data->rows[i].head_dim, data->rows[i].kv_heads);
 		}
 	} else {
 		for (size_t i = 0; 2 * i + 1 < s->step_n; i++) {
@@ -369,16 +368,13 @@ static void draw(struct plot_canvas *c, const void *data)
 	           sw->y_log);
 	for (size_t b = 0; b < sw->count; b++)
 		draw_series(c, sw, b);
-	if (sw->against_budget && req->budget_count <= 12) {
-		/* a log axis of a decade or two has one label or none: name
-		 * each budget under its optimum instead */
-		plot_box(c, "bcstl", sw->y_log ? "bcnstvl" : "bcnstv");
-		for (size_t b = 0; b < req->budget_count; b++)
-			plot_mtex("b", 1.3, (log10((double)req->budgets[b]) - sw->x0) /
-			          (sw->x1 - sw->x0), 0.5, "%" PRIu64, req->budgets[b]);
-	} else {
-		plot_box(c, "bcnstl", sw->y_log ? "bcnstvl" : "bcnstv");
-	}
+	/* a log axis of a decade or two has one label or none: against D,
+	 * each budget is named under its optimum instead */
+	int named = sw->against_budget && req->budget_count <= 12;
+	plot_box(c, named ? "bcstl" : "bcnstl", sw->y_log ? "bcnstvl" : "bcnstv");
+	for (size_t b = 0; named && b < req->budget_count; b++)
+		plot_mtex("b", 1.3, (log10((double)req->budgets[b]) - sw->x0) /
+		          (sw->x1 - sw->x0), 0.5, "%" PRIu64, req->budgets[b]);
 	plcol0(PLOT_BLACK);
 	plot_mtex("b", 3.0, 0.5, 0.5, sw->against_budget
 	          ? "budget D = H d#dk#u (log scale)" : "samples n (log scale)");
