@@ -247,14 +247,14 @@ static void blank_creation_date(struct sink *s)
 	}
 }
 
-enum ha_status plot_check_target(const struct ha_plot_target *t,
-                                 struct ha_error *err)
+enum ha_status plot_check(const struct ha_plot_target *t, int valid,
+                          const char *needs, struct ha_error *err)
 {
 	if (!t || !t->stream)
 		return ha_fail(err, HA_EINVAL, "a picture needs a target stream");
 	if ((unsigned)t->format >= sizeof formats / sizeof *formats)
 		return ha_fail(err, HA_EINVAL, "unknown picture format %d", (int)t->format);
-	return HA_OK;
+	return valid ? HA_OK : ha_fail(err, HA_EINVAL, "%s", needs);
 }
 
 /* Draw into sink with plplot_lock held (plot_render). */
@@ -311,7 +311,7 @@ enum ha_status plot_render(struct ha_plot_target *t, unsigned width,
                            unsigned height, plot_draw_fn draw,
                            const void *data, struct ha_error *err)
 {
-	enum ha_status st = plot_check_target(t, err);
+	enum ha_status st = plot_check(t, 1, NULL, err);
 	if (st != HA_OK)
 		return st;
 	struct sink sink = {0};

@@ -26,44 +26,6 @@ enum { MSE, BIAS, VARIANCE, COVARIANCE, CURVES };
 /* Curves keep at most 4 points a column of this many. */
 #define COLUMNS 1200
 
-/* ---- legends ---------------------------------------------------------------------- */
-
-/* A legend right of the panel, built an entry at a time. */
-enum { LEGEND_MAX = 9 };
-struct legend {
-	int n;
-	const char *text[LEGEND_MAX], *symbols[LEGEND_MAX];
-	PLINT opts[LEGEND_MAX], text_colours[LEGEND_MAX], colours[LEGEND_MAX],
-	      styles[LEGEND_MAX], numbers[LEGEND_MAX];
-	PLFLT widths[LEGEND_MAX], scales[LEGEND_MAX];
-};
-
-/* A line of style and width, or (symbol not NULL) the symbol at scale. */
-static void entry(struct legend *l, const char *text, enum plot_colour colour,
-                  PLINT style, double width, const char *symbol, double scale)
-{
-	int n = l->n++;
-	l->opts[n] = symbol ? PL_LEGEND_SYMBOL : PL_LEGEND_LINE;
-	l->text[n] = text;
-	l->text_colours[n] = PLOT_BLACK;
-	l->colours[n] = colour;
-	l->styles[n] = style;
-	l->widths[n] = width;
-	l->symbols[n] = symbol ? symbol : "";
-	l->scales[n] = scale;
-	l->numbers[n] = 1;
-}
-
-static void legend_draw(const struct legend *l)
-{
-	PLFLT width = 0, height = 0;
-	pllegend(&width, &height, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
-	         PL_POSITION_OUTSIDE | PL_POSITION_RIGHT, 0.025, 0.0, 0.06,
-	         PLOT_WHITE, PLOT_BLACK, 1, 0, 0, l->n, l->opts, 1.0, 0.75, 2.0,
-	         0.0, l->text_colours, l->text, NULL, NULL, NULL, NULL, l->colours,
-	         l->styles, l->widths, l->colours, l->scales, l->numbers, l->symbols);
-}
-
 /* ---- the landscape ------------------------------------------------------------------ */
 
 struct landscape {
@@ -215,57 +177,47 @@ static void choose_window(struct landscape *l)
 	}
 }
 
-/* A value of the MSE curve at its place, or an arrowhead at the edge of
- * the window it passes. */
-static void mark(const struct plot_canvas *c, const struct landscape *l,
-                 double x, double y, double r)
-{
-	if (y > l->y1)
-		plot_arrowhead(c, x, l->y1 - 7.0 * plot_px_y(c), r, 1);
-	else if (y < l->y0)
-		plot_arrowhead(c, x, l->y0 + 7.0 * plot_px_y(c), r, -1);
-	else
-		plot_disc(c, x, y, r, 0);
-}
+/* Each curve's pen, and its name in the legend. */
+static const struct { enum plot_colour colour; int style; double width; const char *name; } look[] = {
+	[MSE] = {PLOT_BLACK, 1, 2.5, "MSE"},
+	[BIAS] = {PLOT_ORANGE, 2, 2.0, "bias" PLOT_SQUARED},
+	[VARIANCE] = {PLOT_GREEN, 3, 2.0, "variance"},
+	[COVARIANCE] = {PLOT_PURPLE, 4, 2.0, "covariance"},
+};
 
 static void draw_curves(const struct landscape *l)
 {
-	static const struct { enum plot_colour colour; PLINT style; double width; } look[CURVES] = {
-		[MSE] = {PLOT_BLACK, 1, 2.5},
-		[BIAS] = {PLOT_ORANGE, 2, 2.0},
-		[VARIANCE] = {PLOT_GREEN, 3, 2.0},
-		[COVARIANCE] = {PLOT_PURPLE, 4, 2.0},
-	};
 	for (int k = CURVES - 1; k >= 0; k--) {
 		plot_pen(look[k].colour, look[k].style, look[k].width);
 		plot_polyline(l->line_x[k], l->line_y[k], l->line_n[k]);
 	}
-	pllsty(1);
-	plwidth(1.0);
+	plot_style(1, 1.0);
 }
 
 static void landscape_legend(const struct landscape *l)
 {
-	char optimum[64], relaxed[64];
-	snprintf(optimum, sizeof optimum, "integer optimum (d#dk#u = %" PRIu64 ")",
-	         l->sol.optimum.head_dim);
-	snprintf(relaxed, sizeof relaxed, "relaxed optimum (d#dk#u = %.4g)",
-	         l->sol.relaxed.head_dim);
-	struct legend g = {0};
-	entry(&g, "MSE", PLOT_BLACK, 1, 2.5, NULL, 1.0);
+	struct plot_legend g = {0};
+	plot_legend_entry(&g, PL_LEGEND_LINE, PLOT_BLACK, 1, 2.5, NULL, 1.0, "MSE");
 	if (l->count <= MARKER_LIMIT)
-		entry(&g, "feasible divisor", PLOT_BLUE, 1, 1.0, PLOT_DISC_GLYPH, 1.0);
+		plot_legend_entry(&g, PL_LEGEND_SYMBOL, PLOT_BLUE, 1, 1.0, PLOT_DISC_GLYPH,
+		                  1.0, "feasible divisor");
 	if (l->feasible_count < l->count && l->count <= MARKER_LIMIT)
-		entry(&g, "infeasible divisor", PLOT_GREY, 1, 1.0, PLOT_DISC_GLYPH, 1.0);
+		plot_legend_entry(&g, PL_LEGEND_SYMBOL, PLOT_GREY, 1, 1.0, PLOT_DISC_GLYPH,
+		                  1.0, "infeasible divisor");
 	if (l->count <= MARKER_LIMIT && l->mse_off_axis)
-		entry(&g, "MSE off the axis", PLOT_BLUE, 1, 1.0, PLOT_UP_GLYPH, 1.0);
-	entry(&g, optimum, PLOT_VERMILION, 1, 1.0, PLOT_DISC_GLYPH, 1.0);
-	entry(&g, relaxed, PLOT_VERMILION, 2, 1.5, NULL, 1.0);
-	entry(&g, "bias" PLOT_SQUARED, PLOT_ORANGE, 2, 2.0, NULL, 1.0);
-	entry(&g, "variance", PLOT_GREEN, 3, 2.0, NULL, 1.0);
-	entry(&g, l->covariance_zero ? "covariance = 0" : "covariance",
-	      PLOT_PURPLE, 4, 2.0, NULL, 1.0);
-	legend_draw(&g);
+		plot_legend_entry(&g, PL_LEGEND_SYMBOL, PLOT_BLUE, 1, 1.0, PLOT_UP_GLYPH,
+		                  1.0, "MSE off the axis");
+	plot_legend_entry(&g, PL_LEGEND_SYMBOL, PLOT_VERMILION, 1, 1.0, PLOT_DISC_GLYPH,
+	                  1.0, "integer optimum (d#dk#u = %" PRIu64 ")",
+	                  l->sol.optimum.head_dim);
+	plot_legend_entry(&g, PL_LEGEND_LINE, PLOT_VERMILION, 2, 1.5, NULL, 1.0,
+	                  "relaxed optimum (d#dk#u = %.4g)", l->sol.relaxed.head_dim);
+	for (int k = BIAS; k < CURVES; k++)
+		plot_legend_entry(&g, PL_LEGEND_LINE, look[k].colour, look[k].style, look[k].width,
+		                  NULL, 1.0, "%s%s", look[k].name,
+		                  k == COVARIANCE && l->covariance_zero ? " = 0" : "");
+	plot_legend_draw(&g, PL_POSITION_OUTSIDE | PL_POSITION_RIGHT, 0.025, 0.06, 0, 0,
+	                 0.75, 2.0);
 }
 
 static void draw_landscape(struct plot_canvas *c, const void *data)
@@ -283,8 +235,10 @@ static void draw_landscape(struct plot_canvas *c, const void *data)
 
 	if (l->count <= MARKER_LIMIT)
 		for (size_t i = 0; i < l->count; i++) {
+			double y = l->y[MSE][i];
 			plcol0(req->allocation->divisors[i].feasible ? PLOT_BLUE : PLOT_GREY);
-			mark(c, l, l->x[i], l->y[MSE][i], 4.0);
+			/* a value off the window: an arrowhead at the edge it passes */
+			plot_mark(c, l->x[i], y, (y > l->y1) - (y < l->y0), 4.0);
 		}
 	double xo = log10((double)sol->optimum.head_dim);
 	double yo = sol->optimum.terms.log_mse / log(10.0);
@@ -333,13 +287,14 @@ enum ha_status ha_plot_allocation(struct ha_plot_target *target,
                                   const struct ha_plot_allocation_request *req,
                                   struct ha_error *err)
 {
-	enum ha_status st = plot_check_target(target, err);
+	enum ha_status st = plot_check(target, req && req->model && req->budget >= 1 &&
+	                               req->budget <= HA_BUDGET_MAX &&
+	                               ha_model_validate(req->model) == HA_OK &&
+	                               ha_constraints_validate(req->constraints) == HA_OK,
+	                               "a landscape needs a valid model, budget and constraints",
+	                               err);
 	if (st != HA_OK)
 		return st;
-	if (!req || !req->model || req->budget < 1 || req->budget > HA_BUDGET_MAX ||
-	    ha_model_validate(req->model) != HA_OK ||
-	    ha_constraints_validate(req->constraints) != HA_OK)
-		return ha_fail(err, HA_EINVAL, "a landscape needs a valid model, budget and constraints");
 	struct landscape l = {.req = req};
 	st = compute(&l, err);
 	if (st == HA_OK) {
@@ -410,41 +365,33 @@ static enum ha_status collect(struct front *f, struct ha_error *err)
 	return HA_OK;
 }
 
-static void hline(const struct front *f, double y, enum plot_colour colour,
-                  PLINT style)
-{
-	plot_pen(colour, style, 1.5);
-	plot_segment(f->x0, y, f->x1, y);
-	pllsty(1);
-	plwidth(1.0);
-}
-
 static void front_legend(const struct front *f)
 {
-	char optimum[96], pick[96], ratio[64];
 	const struct ha_grouped_allocation *o = &f->sol->optimum;
-	snprintf(optimum, sizeof optimum, "optimum (H %" PRIu64 ", G %" PRIu64
-	         ", d#dk#u %" PRIu64 ")", o->heads, o->kv_heads, o->head_dim);
+	struct plot_legend l = {0};
+	plot_legend_entry(&l, PL_LEGEND_LINE, PLOT_BLACK, 1, 2.0, NULL, 1.0, "the front");
+	if (f->n <= MARKER_LIMIT)
+		plot_legend_entry(&l, PL_LEGEND_SYMBOL, PLOT_BLUE, 1, 1.0, PLOT_DISC_GLYPH,
+		                  1.0, "a non-dominated (H, G, d#dk#u)");
+	plot_legend_entry(&l, PL_LEGEND_SYMBOL, PLOT_VERMILION, 1, 1.0, PLOT_DISC_GLYPH,
+	                  1.4, "optimum (H %" PRIu64 ", G %" PRIu64 ", d#dk#u %" PRIu64 ")",
+	                  o->heads, o->kv_heads, o->head_dim);
 	if (f->has_pick) {
 		const struct ha_grouped_allocation *p = &f->sol->front[f->sol->chosen];
-		snprintf(pick, sizeof pick, "pick (H %" PRIu64 ", G %" PRIu64
-		         ", d#dk#u %" PRIu64 ")", p->heads, p->kv_heads, p->head_dim);
+		plot_legend_entry(&l, PL_LEGEND_SYMBOL, PLOT_GREEN, 1, 1.0, PLOT_DISC_GLYPH,
+		                  1.4, "pick (H %" PRIu64 ", G %" PRIu64 ", d#dk#u %" PRIu64 ")",
+		                  p->heads, p->kv_heads, p->head_dim);
 	}
-	snprintf(ratio, sizeof ratio, "--max-loss-ratio %.4g", f->req->max_loss_ratio);
-	struct legend l = {0};
-	entry(&l, "the front", PLOT_BLACK, 1, 2.0, NULL, 1.0);
-	if (f->n <= MARKER_LIMIT)
-		entry(&l, "a non-dominated (H, G, d#dk#u)", PLOT_BLUE, 1, 1.0,
-		      PLOT_DISC_GLYPH, 1.0);
-	entry(&l, optimum, PLOT_VERMILION, 1, 1.0, PLOT_DISC_GLYPH, 1.4);
-	if (f->has_pick)
-		entry(&l, pick, PLOT_GREEN, 1, 1.0, PLOT_DISC_GLYPH, 1.4);
 	if (f->req->max_loss_ratio > 0.0)
-		entry(&l, ratio, PLOT_GREEN, 2, 1.5, NULL, 1.0);
-	entry(&l, "ratio 1: unconstrained", PLOT_GREY, 3, 1.5, NULL, 1.0);
+		plot_legend_entry(&l, PL_LEGEND_LINE, PLOT_GREEN, 2, 1.5, NULL, 1.0,
+		                  "--max-loss-ratio %.4g", f->req->max_loss_ratio);
+	plot_legend_entry(&l, PL_LEGEND_LINE, PLOT_GREY, 3, 1.5, NULL, 1.0,
+	                  "ratio 1: unconstrained");
 	if (!f->unconstrained_on_front)
-		entry(&l, "unconstrained optimum", PLOT_GREY, 1, 1.0, PLOT_DISC_GLYPH, 1.0);
-	legend_draw(&l);
+		plot_legend_entry(&l, PL_LEGEND_SYMBOL, PLOT_GREY, 1, 1.0, PLOT_DISC_GLYPH,
+		                  1.0, "unconstrained optimum");
+	plot_legend_draw(&l, PL_POSITION_OUTSIDE | PL_POSITION_RIGHT, 0.025, 0.06, 0, 0,
+	                 0.75, 2.0);
 }
 
 static void draw_front(struct plot_canvas *c, const void *data)
@@ -454,9 +401,10 @@ static void draw_front(struct plot_canvas *c, const void *data)
 	const struct ha_grouped_solution *sol = f->sol;
 	plot_panel(c, 0.085, 0.62, 0.27, 0.84, f->x0, f->x1, f->y0, f->y1, 1, 1);
 
-	hline(f, 0.0, PLOT_GREY, 3);
+	plot_rule(f->x0, 0.0, f->x1, 0.0, PLOT_GREY, 3, 1.5);
 	if (req->max_loss_ratio > 0.0)
-		hline(f, log10(req->max_loss_ratio), PLOT_GREEN, 2);
+		plot_rule(f->x0, log10(req->max_loss_ratio), f->x1, log10(req->max_loss_ratio),
+		          PLOT_GREEN, 2, 1.5);
 	plcol0(PLOT_BLACK);
 	plwidth(2.0);
 	plot_polyline(f->x, f->y, f->n);
@@ -513,15 +461,14 @@ enum ha_status ha_plot_grouped(struct ha_plot_target *target,
                                const struct ha_plot_grouped_request *req,
                                struct ha_error *err)
 {
-	enum ha_status st = plot_check_target(target, err);
+	enum ha_status st = plot_check(target, req && req->model && req->solution &&
+	                               req->solution->front && req->solution->front_count &&
+	                               ha_model_validate(req->model) == HA_OK &&
+	                               (req->max_loss_ratio == 0.0 || req->max_loss_ratio >= 1.0),
+	                               "a front's picture needs a valid model and a grouped "
+	                               "solution with its front", err);
 	if (st != HA_OK)
 		return st;
-	if (!req || !req->model || !req->solution || !req->solution->front ||
-	    req->solution->front_count == 0 ||
-	    ha_model_validate(req->model) != HA_OK ||
-	    !(req->max_loss_ratio == 0.0 || req->max_loss_ratio >= 1.0))
-		return ha_fail(err, HA_EINVAL, "a front's picture needs a valid model "
-		               "and a grouped solution with its front");
 	struct front f = {.req = req, .sol = req->solution};
 	st = collect(&f, err);
 	if (st == HA_OK)

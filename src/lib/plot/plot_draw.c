@@ -56,7 +56,6 @@ static double plot_log_step(double span)
 	span = fabs(span);
 	if (span <= 10.0)
 		return 0.0;
-	/* 1, 2 or 5 times a power of ten decades: at most 8 labels */
 	double step = pow(10.0, floor(log10(span / 8.0)));
 	if (span / step > 8.0)
 		step *= 2.0;
@@ -138,16 +137,6 @@ void plot_viridis_rgb(double t, unsigned rgb[3])
 		rgb[k] = (unsigned)lround(viridis[i][k] + f * (viridis[i + 1][k] - viridis[i][k]));
 }
 
-enum plot_colour plot_text_on_viridis(double t)
-{
-	unsigned rgb[3];
-	plot_viridis_rgb(t, rgb);
-	/* Relative luminance, roughly: the lighter half of viridis takes
-	 * black text. */
-	double y = 0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2];
-	return y > 110.0 ? PLOT_BLACK : PLOT_WHITE_INK;
-}
-
 void plot_viridis_ink(double t)
 {
 	plcol1(unit(t));
@@ -207,14 +196,18 @@ void plot_escape(char *dst, size_t size, const char *src, size_t max_chars)
 	dst[o] = '\0';
 }
 
-void plot_format_log10(char *dst, size_t size, double log10_value)
+size_t plot_visible(const char *s)
 {
-	if (isinf(log10_value))
-		snprintf(dst, size, log10_value > 0 ? "inf" : "0");
-	else if (fabs(log10_value) <= 15.0)
-		snprintf(dst, size, "%.4g", pow(10.0, log10_value));
-	else
-		snprintf(dst, size, "10#u%.5g#d", log10_value);
+	size_t n = 0;
+	for (; *s; s++) {
+		if (*s == '#' && s[1]) {
+			n += s[1] == '#';
+			s++;
+			continue;
+		}
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	}
+	return n;
 }
 
 void plot_mtex(const char *side, double disp, double pos, double just,
@@ -355,7 +348,6 @@ void plot_describe_model(char *dst, size_t size, const struct ha_model *m,
 		append(dst, size, &used, " none");
 }
 
-/* "kv heads auto, max kv_dim 1024; 2 layers, 2 bytes an element" */
 void plot_describe_kv(char *dst, size_t size, const struct ha_model *model,
                       const struct ha_kv_constraints *kv,
                       const struct ha_kv_shape *shape_or_null)
@@ -384,22 +376,50 @@ void plot_describe_kv(char *dst, size_t size, const struct ha_model *model,
 
 /* ---- marks -------------------------------------------------------------------------------- */
 
+/* The sides + 1 corners (the first again last) of a circle of radius r
+ * pixels around world (x, y). */
+static void circle(const struct plot_canvas *c, double x, double y, double r,
+                   int sides, PLFLT *px, PLFLT *py)
+{
+	double rx = r * plot_px_x(c), ry = r * plot_px_y(c);
+	for (int i = 0; i <= sides; i++) {
+		double a = 2.0 * 3.14159265358979323846 * i / sides;
+		px[i] = x + rx * cos(a);
+		py[i] = y + ry * sin(a);
+	}
+}
+
 void plot_disc(const struct plot_canvas *c, double x, double y, double r,
                int outline)
 {
 	enum { SIDES = 24 };
 	PLFLT px[SIDES + 1], py[SIDES + 1];
-	double rx = r * plot_px_x(c), ry = r * plot_px_y(c);
-	for (int i = 0; i <= SIDES; i++) {
-		double a = 2.0 * 3.14159265358979323846 * i / SIDES;
-		px[i] = x + rx * cos(a);
-		py[i] = y + ry * sin(a);
-	}
+	circle(c, x, y, r, SIDES, px, py);
 	plfill(SIDES, px, py);
 	if (outline) {
 		plot_pen(PLOT_BLACK, 1, 1.0);
 		plline(SIDES + 1, px, py);
 	}
+}
+
+void plot_ring(const struct plot_canvas *c, double x, double y, double r,
+               int sides)
+{
+	PLFLT px[33], py[33];
+	sides = sides < 32 ? sides : 32;
+	circle(c, x, y, r, sides, px, py);
+	plline(sides + 1, px, py);
+}
+
+void plot_mark(const struct plot_canvas *c, double x, double y, int off,
+               double r)
+{
+	if (off > 0)
+		plot_arrowhead(c, x, c->axes.y_max - 7.0 * plot_px_y(c), r, 1);
+	else if (off < 0)
+		plot_arrowhead(c, x, c->axes.y_min + 7.0 * plot_px_y(c), r, -1);
+	else
+		plot_disc(c, x, y, r, 0);
 }
 
 void plot_arrowhead(const struct plot_canvas *c, double x, double y,
@@ -414,6 +434,11 @@ void plot_arrowhead(const struct plot_canvas *c, double x, double y,
 void plot_pen(enum plot_colour colour, int style, double width)
 {
 	plcol0(colour);
+	plot_style(style, width);
+}
+
+void plot_style(int style, double width)
+{
 	pllsty(style);
 	plwidth(width);
 }
@@ -424,11 +449,60 @@ void plot_segment(double x0, double y0, double x1, double y1)
 	plline(2, px, py);
 }
 
+void plot_rule(double x0, double y0, double x1, double y1,
+               enum plot_colour colour, int style, double width)
+{
+	plot_pen(colour, style, width);
+	plot_segment(x0, y0, x1, y1);
+	plot_style(1, 1.0);
+}
+
 void plot_rect(double x0, double x1, double y0, double y1)
 {
 	PLFLT px[4] = {x0, x1, x1, x0};
 	PLFLT py[4] = {y0, y0, y1, y1};
 	plfill(4, px, py);
+}
+
+/* ---- legends ------------------------------------------------------------------------- */
+
+/* The legend's arrays are passed to pllegend as PLplot's own. */
+_Static_assert(sizeof(PLINT) == sizeof(int32_t) && sizeof(PLFLT) == sizeof(double),
+               "PLplot's PLINT is int32_t and its PLFLT double");
+
+void plot_legend_entry(struct plot_legend *l, int opt, int colour, int style,
+                       double width, const char *symbol, double scale,
+                       const char *fmt, ...)
+{
+	if (l->n == (l->max > 0 && l->max < PLOT_LEGEND_MAX ? l->max : PLOT_LEGEND_MAX))
+		return;
+	int i = l->n++;
+	FORMAT(l->labels[i], fmt);
+	l->opts[i] = opt;
+	l->text[i] = l->labels[i];
+	l->text_colours[i] = PLOT_BLACK;
+	l->colours[i] = colour;
+	l->patterns[i] = 0;
+	l->styles[i] = style;
+	l->widths[i] = width;
+	l->box_widths[i] = 1.0;
+	l->symbols[i] = symbol ? symbol : "";
+	l->scales[i] = scale;
+	l->numbers[i] = 1;
+}
+
+double plot_legend_draw(const struct plot_legend *l, int position, double x,
+                        double plot_width, int rows, int columns,
+                        double text_scale, double spacing)
+{
+	PLFLT width = 0, height = 0;
+	pllegend(&width, &height, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
+	         position, x, 0.0, plot_width, PLOT_WHITE, PLOT_BLACK, 1, rows,
+	         columns, l->n, l->opts, 1.0, text_scale, spacing, 0.0,
+	         l->text_colours, l->text, l->colours, l->patterns, l->scales,
+	         l->box_widths, l->colours, l->styles, l->widths, l->colours,
+	         l->scales, l->numbers, l->symbols);
+	return height;
 }
 
 /* ---- data -------------------------------------------------------------------------------- */

@@ -105,8 +105,7 @@ struct hdi_picture {
 	size_t count;
 	struct heatmap *maps;      /* one per selected layer */
 	unsigned char *selected;   /* per layer of the report */
-	size_t columns, rows;      /* the grid of panels */
-	unsigned width, height;
+	size_t columns;            /* of the grid of panels */
 };
 
 /* Sizes in points: a heatmap's square, its cell of the grid (across,
@@ -124,10 +123,10 @@ static void draw_strip(struct plot_canvas *c, const struct hdi_picture *p)
 	while (p->req->selected_only && !p->selected[last])
 		last--;
 	size_t span = last - first + 1;
-	double left = (double)MARGIN_LEFT / p->width;
-	double right = 1.0 - (double)MARGIN_RIGHT / p->width;
-	double bottom = (double)BOTTOM / p->height;
-	double top = (double)(BOTTOM + STRIP - 40) / p->height;
+	double left = (double)MARGIN_LEFT / c->width;
+	double right = 1.0 - (double)MARGIN_RIGHT / c->width;
+	double bottom = (double)BOTTOM / c->height;
+	double top = (double)(BOTTOM + STRIP - 40) / c->height;
 	/* room above an HDI of 1 for its value */
 	plot_panel(c, left, right, bottom, top, (double)first - 0.6,
 	           (double)last + 0.4, 0.0, 1.15, 0, 0);
@@ -155,8 +154,7 @@ static void draw_strip(struct plot_canvas *c, const struct hdi_picture *p)
 			plot_segment((double)i - half - 0.1, p->req->baseline[i],
 			             (double)i + half + 0.1, p->req->baseline[i]);
 		}
-		pllsty(1);
-		plwidth(1.0);
+		plot_style(1, 1.0);
 		plschr(0.0, 0.65);
 		plot_mtex("rv", 1.0, 0.5, 0.0, "- - %s", p->req->baseline_label
 		          ? p->req->baseline_label : "baseline");
@@ -180,9 +178,9 @@ static void draw_hdi(struct plot_canvas *c, const void *data)
 		size_t col = k % p->columns, row = k / p->columns;
 		const struct ha_hdi_tensor *t = &req->hdi->tensors[p->layers[k]];
 		double x0 = MARGIN_LEFT + (double)col * CELL;
-		double y1 = (double)p->height - TITLE - 40.0 - (double)row * ROW;
-		heatmap_draw(c, &p->maps[k], x0 / p->width, (x0 + size) / p->width,
-		             (y1 - size) / p->height, y1 / p->height);
+		double y1 = (double)c->height - TITLE - 40.0 - (double)row * ROW;
+		heatmap_draw(c, &p->maps[k], x0 / c->width, (x0 + size) / c->width,
+		             (y1 - size) / c->height, y1 / c->height);
 		char name[96];
 		plot_escape(name, sizeof name, t->name, 34);
 		plschr(0.0, 0.65);
@@ -214,12 +212,11 @@ enum ha_status ha_plot_hdi(struct ha_plot_target *target,
                            const struct ha_plot_hdi_request *req,
                            struct ha_error *err)
 {
-	enum ha_status st = plot_check_target(target, err);
+	enum ha_status st = plot_check(target, req && req->file && req->hdi && req->hdi->count &&
+	                               req->hdi->tensors && (!req->layers || req->layer_count),
+	                               "an HDI picture needs its file and at least one layer", err);
 	if (st != HA_OK)
 		return st;
-	if (!req || !req->file || !req->hdi || req->hdi->count == 0 ||
-	    !req->hdi->tensors || (req->layers && req->layer_count == 0))
-		return ha_fail(err, HA_EINVAL, "an HDI picture needs its file and at least one layer");
 	const struct ha_hdi_report *hdi = req->hdi;
 	for (size_t i = 0; req->layers && i < req->layer_count; i++)
 		if (req->layers[i] >= hdi->count)
@@ -245,12 +242,11 @@ enum ha_status ha_plot_hdi(struct ha_plot_target *target,
 	}
 	if (st == HA_OK) {
 		p.columns = p.count <= 3 ? p.count : (size_t)ceil(sqrt((double)p.count));
-		p.rows = (p.count + p.columns - 1) / p.columns;
+		size_t rows = (p.count + p.columns - 1) / p.columns;
 		size_t w = MARGIN_LEFT + p.columns * CELL + MARGIN_RIGHT;
-		size_t h = TITLE + 40 + p.rows * ROW + STRIP + BOTTOM;
-		p.width = w < 1000 ? 1000 : (unsigned)w;
-		p.height = (unsigned)h;
-		st = plot_render(target, p.width, p.height, draw_hdi, &p, err);
+		size_t h = TITLE + 40 + rows * ROW + STRIP + BOTTOM;
+		st = plot_render(target, w < 1000 ? 1000 : (unsigned)w, (unsigned)h, draw_hdi,
+		                 &p, err);
 	} else {
 		st = ha_fail(err, st, "drawing the overlaps: %s", ha_status_str(st));
 	}
@@ -281,11 +277,8 @@ static void draw_weights(struct plot_canvas *c, const void *data)
 	plcol0(PLOT_BLUE);
 	for (size_t i = 0; i < w->heads; i++)
 		plot_rect((double)i - half, (double)i + half, 0.0, w->alpha[i]);
-	plot_pen(PLOT_VERMILION, 2, 2.0);
-	plot_segment(-0.6, 1.0 / (double)w->heads, (double)w->heads - 0.4,
-	             1.0 / (double)w->heads);
-	pllsty(1);
-	plwidth(1.0);
+	plot_rule(-0.6, 1.0 / (double)w->heads, (double)w->heads - 0.4,
+	          1.0 / (double)w->heads, PLOT_VERMILION, 2, 2.0);
 	plcol0(PLOT_BLACK);
 	plbox(p->y0 < 0.0 ? "binsta" : "binst", w->heads <= TICK_EACH ? 1.0 : 0.0, 1,
 	      "bcnstv", 0.0, 0);
@@ -316,12 +309,11 @@ enum ha_status ha_plot_head_weights(struct ha_plot_target *target,
                                     const struct ha_plot_head_weights_request *req,
                                     struct ha_error *err)
 {
-	enum ha_status st = plot_check_target(target, err);
+	const struct ha_head_weights *w = req ? req->weights : NULL;
+	enum ha_status st = plot_check(target, w && w->heads && w->alpha,
+	                               "a head-weights picture needs the weights", err);
 	if (st != HA_OK)
 		return st;
-	const struct ha_head_weights *w = req ? req->weights : NULL;
-	if (!w || w->heads == 0 || !w->alpha)
-		return ha_fail(err, HA_EINVAL, "a head-weights picture needs the weights");
 	struct weights_picture p = {.req = req};
 	double lo = 0.0, hi = 1.0 / (double)w->heads;
 	for (size_t i = 0; i < w->heads; i++) {

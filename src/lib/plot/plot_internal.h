@@ -40,10 +40,11 @@ enum ha_status plot_render(struct ha_plot_target *target, unsigned width,
                            unsigned height, plot_draw_fn draw,
                            const void *data, struct ha_error *err);
 
-/* Check a target before computing anything: HA_EINVAL for a NULL target
- * or stream or an unknown format (err filled). */
-enum ha_status plot_check_target(const struct ha_plot_target *target,
-                                 struct ha_error *err);
+/* Check a picture's target and request before computing anything:
+ * HA_EINVAL (err filled) for a NULL target or stream, an unknown format,
+ * or a request not valid (the message: what it needs). */
+enum ha_status plot_check(const struct ha_plot_target *target, int valid,
+                          const char *needs, struct ha_error *err);
 
 /* Start a panel: its frame at [left, right] x [bottom, top] (fractions
  * of the page), world coordinates x0..x1, y0..y1 (log10 of the value on a
@@ -87,10 +88,8 @@ int plot_category(size_t i, size_t count);
 /* Select viridis at t in [0, 1] (colour map 1). */
 void plot_viridis_ink(double t);
 
-/* Viridis at t in [0, 1] as 8-bit RGB, and whether black or white text
- * reads better on it. */
+/* Viridis at t in [0, 1] as 8-bit RGB. */
 void plot_viridis_rgb(double t, unsigned rgb[3]);
-enum plot_colour plot_text_on_viridis(double t);
 
 /* ---- text ---------------------------------------------------------------------- */
 
@@ -99,9 +98,9 @@ enum plot_colour plot_text_on_viridis(double t);
  * src (then "..."). */
 void plot_escape(char *dst, size_t size, const char *src, size_t max_chars);
 
-/* A value for a caption: %.4g, or "10^x" for a log10 value beyond 1e15
- * (from log10 v, never from an overflowed v). */
-void plot_format_log10(char *dst, size_t size, double log10_value);
+/* The characters text shows: PLplot's escapes (#u, #d, ...) none, "##"
+ * one, a UTF-8 sequence one. */
+size_t plot_visible(const char *text);
 
 /* plmtex and plptex with printf formats (text already escaped). */
 void plot_mtex(const char *side, double disp, double pos, double just,
@@ -151,17 +150,32 @@ void plot_title(const struct plot_canvas *c, const char *fmt, ...)
 void plot_disc(const struct plot_canvas *c, double x, double y, double r,
                int outline);
 
+/* A circle of radius r pixels around world (x, y), as a polygon of sides
+ * sides (at most 32), in the current pen. */
+void plot_ring(const struct plot_canvas *c, double x, double y, double r,
+               int sides);
+
+/* The disc of radius r at (x, y) or, for a value beyond the panel (off
+ * 1: above, -1: below), an arrowhead pointing off it at its edge. */
+void plot_mark(const struct plot_canvas *c, double x, double y, int off,
+               double r);
+
 /* A filled triangle of size r pixels at world (x, y) pointing up (dir =
  * 1) or down (-1): the mark of a value beyond the axis. */
 void plot_arrowhead(const struct plot_canvas *c, double x, double y,
                     double r, int dir);
 
 /* The pen of the lines that follow: colour, style (1 solid, 2 to 8
- * PLplot's dashes) and width. */
+ * PLplot's dashes) and width; plot_style sets the last two only. */
 void plot_pen(enum plot_colour colour, int style, double width);
+void plot_style(int style, double width);
 
 /* The line from (x0, y0) to (x1, y1) in world coordinates. */
 void plot_segment(double x0, double y0, double x1, double y1);
+
+/* The same in a pen of its own, leaving the pen solid and 1 wide. */
+void plot_rule(double x0, double y0, double x1, double y1,
+               enum plot_colour colour, int style, double width);
 
 /* A filled rectangle in world coordinates. */
 void plot_rect(double x0, double x1, double y0, double y1);
@@ -174,6 +188,37 @@ void plot_box(const struct plot_canvas *c, const char *xopt, const char *yopt);
 /* The same for any window: xspan and yspan are its widths. */
 void plot_axes_box(const char *xopt, double xspan, const char *yopt,
                    double yspan);
+
+/* ---- legends -------------------------------------------------------------------- */
+
+/* A legend: the arrays of PLplot's pllegend, filled an entry at a time,
+ * max entries at most (0: PLOT_LEGEND_MAX). */
+#define PLOT_LEGEND_MAX 40
+struct plot_legend {
+	int n, max;
+	int32_t opts[PLOT_LEGEND_MAX], text_colours[PLOT_LEGEND_MAX],
+	        colours[PLOT_LEGEND_MAX], patterns[PLOT_LEGEND_MAX],
+	        styles[PLOT_LEGEND_MAX], numbers[PLOT_LEGEND_MAX];
+	double scales[PLOT_LEGEND_MAX], box_widths[PLOT_LEGEND_MAX],
+	       widths[PLOT_LEGEND_MAX];
+	const char *text[PLOT_LEGEND_MAX], *symbols[PLOT_LEGEND_MAX];
+	char labels[PLOT_LEGEND_MAX][96];
+};
+
+/* An entry of kind opt (PL_LEGEND_LINE, _SYMBOL, _COLOR_BOX, _NONE) in
+ * colour: a line of style and width, the symbol (NULL: none) or a box at
+ * scale; none past the legend's max. */
+void plot_legend_entry(struct plot_legend *l, int opt, int colour, int style,
+                       double width, const char *symbol, double scale,
+                       const char *fmt, ...) HA_PRINTF(8, 9);
+
+/* Draw it at position (pllegend's PL_POSITION_*), x and plot_width as
+ * pllegend's, in rows x columns (0 x 0: one column), its text at
+ * text_scale, spacing lines apart; returns its height (a fraction of
+ * the panel's). */
+double plot_legend_draw(const struct plot_legend *l, int position, double x,
+                        double plot_width, int rows, int columns,
+                        double text_scale, double spacing);
 
 /* ---- data ------------------------------------------------------------------------- */
 

@@ -77,57 +77,20 @@ static enum ha_status collect(struct picture *p, struct ha_error *err)
 	return HA_OK;
 }
 
-static void hline(const struct picture *p, double y, enum plot_colour colour,
-                  PLINT style)
-{
-	plcol0(colour);
-	pllsty(style);
-	plwidth(1.5);
-	plot_segment(p->x0, y, p->x1, y);
-	pllsty(1);
-	plwidth(1.0);
-}
-
 static void draw_legend(const struct picture *p)
 {
-	enum { N = SAMPLE_COLOURS + 2 };
-	char labels[SAMPLE_COLOURS][48];
-	const char *text[N], *symbols[N];
-	PLINT opts[N], text_colours[N], line_colours[N], styles[N],
-	      symbol_colours[N], symbol_numbers[N];
-	PLFLT widths[N], symbol_scales[N];
-	int n = 0;
-#define ENTRY(o, t, colour, style, width, symbol, scale)                      \
-	do {                                                                  \
-		opts[n] = (o);                                                \
-		text[n] = (t);                                                \
-		text_colours[n] = PLOT_BLACK;                                 \
-		line_colours[n] = symbol_colours[n] = (colour);               \
-		styles[n] = (style);                                          \
-		widths[n] = (width);                                          \
-		symbols[n] = (symbol);                                        \
-		symbol_scales[n] = (scale);                                   \
-		symbol_numbers[n] = 1;                                        \
-		n++;                                                          \
-	} while (0)
-	for (size_t i = 0; i < p->sample_count; i++) {
-		snprintf(labels[i], sizeof labels[i], "n = %.4g%s", p->samples[i],
-		         p->more_samples && i + 1 == p->sample_count ? " and more" : "");
-		ENTRY(PL_LEGEND_SYMBOL, labels[i], plot_category(i, p->sample_count), 1,
-		      1.0, PLOT_DISC_GLYPH, 1.0);
-	}
-	ENTRY(PL_LEGEND_SYMBOL, p->plan->initial ? "the initial design"
-	                                         : "a pick (its place)",
-	      PLOT_BLACK, 1, 1.0, PLOT_RING_GLYPH, 1.6);
+	struct plot_legend l = {0};
+	for (size_t i = 0; i < p->sample_count; i++)
+		plot_legend_entry(&l, PL_LEGEND_SYMBOL, plot_category(i, p->sample_count), 1,
+		                  1.0, PLOT_DISC_GLYPH, 1.0, "n = %.4g%s", p->samples[i],
+		                  p->more_samples && i + 1 == p->sample_count ? " and more" : "");
+	plot_legend_entry(&l, PL_LEGEND_SYMBOL, PLOT_BLACK, 1, 1.0, PLOT_RING_GLYPH, 1.6,
+	                  "%s", p->plan->initial ? "the initial design" : "a pick (its place)");
 	if (!p->plan->initial)
-		ENTRY(PL_LEGEND_LINE, "--stop-below", PLOT_GREEN, 2, 1.5, "", 1.0);
-#undef ENTRY
-	PLFLT width = 0, height = 0;
-	pllegend(&width, &height, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
-	         PL_POSITION_OUTSIDE | PL_POSITION_RIGHT, 0.025, 0.0,
-	         0.06, PLOT_WHITE, PLOT_BLACK, 1, 0, 0, n, opts, 1.0, 0.75, 2.0, 0.0,
-	         text_colours, text, NULL, NULL, NULL, NULL, line_colours, styles,
-	         widths, symbol_colours, symbol_scales, symbol_numbers, symbols);
+		plot_legend_entry(&l, PL_LEGEND_LINE, PLOT_GREEN, 2, 1.5, NULL, 1.0,
+		                  "--stop-below");
+	plot_legend_draw(&l, PL_POSITION_OUTSIDE | PL_POSITION_RIGHT, 0.025, 0.06, 0, 0,
+	                 0.75, 2.0);
 }
 
 static void draw_candidates(struct plot_canvas *c, const struct picture *p)
@@ -150,13 +113,7 @@ static void draw_candidates(struct plot_canvas *c, const struct picture *p)
 		double y = value_of(plan, i);
 		plcol0(PLOT_BLACK);
 		plwidth(2.0);
-		PLFLT rx[33], ry[33];
-		double r = 9.0;
-		for (int a = 0; a <= 32; a++) {
-			rx[a] = p->x[i] + r * plot_px_x(c) * cos(a * 0.19634954084936207);
-			ry[a] = y + r * plot_px_y(c) * sin(a * 0.19634954084936207);
-		}
-		plline(33, rx, ry);
+		plot_ring(c, p->x[i], y, 9.0, 32);
 		plwidth(1.0);
 		plot_ptex(p->x[i] + 12.0 * plot_px_x(c), y + 10.0 * plot_px_y(c), 0.0,
 		          "%zu", k);
@@ -185,11 +142,10 @@ static void draw_captions(struct plot_canvas *c, const struct picture *p)
 		plot_caption(c, 2, "value: the expected rise of P(right decision), "
 		             "%zu simulated outcomes a run over %zu posterior samples "
 		             "(bars: " PLOT_PLUSMINUS "1 s.e.)", m->outcomes, m->samples);
-	plot_caption(c, 3, "%zu candidates; cost %s%s", plan->candidate_count,
+	plot_caption(c, 3, "%zu candidates; cost %s", plan->candidate_count,
 	             m->cost == HA_PLAN_COST_TOKENS ? "n (tokens)"
 	             : m->model_dim ? "6 P n (attention parameters " PLOT_TIMES " tokens)"
-	                            : "D n (budget " PLOT_TIMES " tokens)",
-	             p->req->runs_file ? "" : "");
+	                            : "D n (budget " PLOT_TIMES " tokens)");
 }
 
 static void draw(struct plot_canvas *c, const void *data)
@@ -197,9 +153,9 @@ static void draw(struct plot_canvas *c, const void *data)
 	const struct picture *p = data;
 	const struct ha_plan *plan = p->plan;
 	plot_panel(c, 0.085, 0.66, 0.27, 0.84, p->x0, p->x1, p->y0, p->y1, 1, 0);
-	hline(p, 0.0, PLOT_GREY, 3);
+	plot_rule(p->x0, 0.0, p->x1, 0.0, PLOT_GREY, 3, 1.5);
 	if (!plan->initial)
-		hline(p, plan->stop_below, PLOT_GREEN, 2);
+		plot_rule(p->x0, plan->stop_below, p->x1, plan->stop_below, PLOT_GREEN, 2, 1.5);
 	draw_candidates(c, p);
 	plot_box(c, "bcnstl", "bcnstv");
 	plcol0(PLOT_BLACK);
@@ -218,13 +174,11 @@ enum ha_status ha_plot_plan(struct ha_plot_target *target,
                             const struct ha_plot_plan_request *req,
                             struct ha_error *err)
 {
-	enum ha_status st = plot_check_target(target, err);
+	enum ha_status st = plot_check(target, req && req->plan && req->plan->candidate_count &&
+	                               req->plan->candidates, "a plan's picture needs a plan "
+	                               "with its candidates (not --next 0)", err);
 	if (st != HA_OK)
 		return st;
-	if (!req || !req->plan || req->plan->candidate_count == 0 ||
-	    !req->plan->candidates)
-		return ha_fail(err, HA_EINVAL, "a plan's picture needs a plan with "
-		               "its candidates (not --next 0)");
 	struct picture p = {.req = req, .plan = req->plan};
 	st = collect(&p, err);
 	if (st == HA_OK)

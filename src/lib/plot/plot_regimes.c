@@ -26,8 +26,7 @@ struct regimes {
 	uint64_t *dims;       /* the distinct optimal head_dims, ascending */
 	size_t dim_count;
 	double x1;            /* the axis' end, log10 n */
-	int capped;           /* some regime starts beyond LOG10_N_LIMIT */
-	size_t beyond;        /* how many */
+	size_t beyond;        /* regimes that start beyond LOG10_N_LIMIT */
 	int zoom;             /* draw the zoom panel too */
 };
 
@@ -76,8 +75,7 @@ static enum ha_status compute(struct regimes *g, struct ha_error *err)
 		if (i == 0 || g->dims[i] != g->dims[unique - 1])
 			g->dims[unique++] = g->dims[i];
 	g->dim_count = unique;
-	g->capped = g->beyond > 0;
-	g->x1 = g->capped ? LOG10_N_LIMIT : last + fmax(0.1 * last, 1.0);
+	g->x1 = g->beyond ? LOG10_N_LIMIT : last + fmax(0.1 * last, 1.0);
 	g->zoom = g->x1 > ZOOM_OVER;
 	return HA_OK;
 }
@@ -85,15 +83,20 @@ static enum ha_status compute(struct regimes *g, struct ha_error *err)
 /* The colour of a head_dim: its rank among those in the picture. */
 static double colour_of(const struct regimes *g, uint64_t d)
 {
-	size_t lo = 0, hi = g->dim_count;
-	while (lo + 1 < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (g->dims[mid] <= d)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return g->dim_count > 1 ? (double)lo / (double)(g->dim_count - 1) : 0.5;
+	const uint64_t *at = bsearch(&d, g->dims, g->dim_count, sizeof d, by_value);
+	return at && g->dim_count > 1 ? (double)(at - g->dims) / (double)(g->dim_count - 1)
+	                              : 0.5;
+}
+
+/* Whether black or white text reads better on viridis at t. */
+static enum plot_colour text_on_viridis(double t)
+{
+	unsigned rgb[3];
+	plot_viridis_rgb(t, rgb);
+	/* Relative luminance, roughly: the lighter half of viridis takes
+	 * black text. */
+	double y = 0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2];
+	return y > 110.0 ? PLOT_BLACK : PLOT_WHITE_INK;
 }
 
 /* n for a label: plain below 10^4, else 10^x (from log10 n). */
@@ -103,20 +106,6 @@ static void format_n(char *buf, size_t size, double log10_n)
 		snprintf(buf, size, "%.4g", pow(10.0, log10_n));
 	else
 		snprintf(buf, size, "10#u%.4g#d", log10_n);
-}
-
-/* The characters a label shows: PLplot's escapes (#u, #d) show none. */
-static size_t visible(const char *text)
-{
-	size_t n = 0;
-	for (; *text; text++) {
-		if (text[0] == '#' && text[1]) {
-			text++;
-			continue;
-		}
-		n++;
-	}
-	return n;
 }
 
 /* One budget's row up to x1: its regimes as coloured bars, each
@@ -148,7 +137,7 @@ static size_t draw_row(const struct plot_canvas *c, const struct regimes *g,
 		/* (a grouped label's comma and spaces: a wider allowance) */
 		double per = g->req->regimes->grouped ? 11.0 : 9.0;
 		if ((to - from) / px > per * (double)strlen(label) + 6.0) {
-			plcol0(plot_text_on_viridis(t));
+			plcol0(text_on_viridis(t));
 			plptex(0.5 * (from + to), 0.5 * (y0 + y1) - 0.04, 1.0, 0.0, 0.5, label);
 		}
 		if (i == 0)
@@ -162,7 +151,7 @@ static size_t draw_row(const struct plot_canvas *c, const struct regimes *g,
 		plwidth(1.0);
 		char n[48];
 		format_n(n, sizeof n, from);
-		double half = (5.5 * (double)visible(n) + 4.0) * px;
+		double half = (5.5 * (double)plot_visible(n) + 4.0) * px;
 		double at = fmin(fmax(from, half), x1 - half);
 		int level = label_end[0] <= label_end[1] ? 0 : 1;
 		if (at - half <= label_end[level]) {
@@ -177,33 +166,17 @@ static size_t draw_row(const struct plot_canvas *c, const struct regimes *g,
 
 static void draw_legend(const struct regimes *g)
 {
-	enum { N = LEGEND_LIMIT };
-	const char *text[N];
-	char labels[N][32];
-	PLINT opts[N], text_colours[N], box_colours[N], box_patterns[N];
-	PLFLT box_scales[N], box_widths[N];
-	int n = 0;
-	for (size_t i = 0; i < g->dim_count && n < N; i++, n++) {
+	struct plot_legend l = {0};
+	for (size_t i = 0; i < g->dim_count; i++) {
 		unsigned rgb[3];
 		plot_viridis_rgb(colour_of(g, g->dims[i]), rgb);
-		int slot = PLOT_EXTRA + n % PLOT_EXTRAS;
+		int slot = PLOT_EXTRA + l.n % PLOT_EXTRAS;
 		plscol0(slot, (PLINT)rgb[0], (PLINT)rgb[1], (PLINT)rgb[2]);
-		snprintf(labels[n], sizeof labels[n], "d#dk#u = %" PRIu64, g->dims[i]);
-		text[n] = labels[n];
-		opts[n] = PL_LEGEND_COLOR_BOX;
-		text_colours[n] = PLOT_BLACK;
-		box_colours[n] = slot;
-		box_patterns[n] = 0;
-		box_scales[n] = 0.9;
-		box_widths[n] = 1.0;
+		plot_legend_entry(&l, PL_LEGEND_COLOR_BOX, slot, 1, 1.0, NULL, 0.9,
+		                  "d#dk#u = %" PRIu64, g->dims[i]);
 	}
-	PLFLT width = 0, height = 0;
-	pllegend(&width, &height, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
-	         PL_POSITION_OUTSIDE | PL_POSITION_RIGHT, 0.02, 0.0, 0.04,
-	         PLOT_WHITE, PLOT_BLACK, 1, n > 12 ? (n + 1) / 2 : n, n > 12 ? 2 : 1,
-	         n, opts, 1.0, 0.75, 1.8, 0.0, text_colours, text, box_colours,
-	         box_patterns, box_scales, box_widths, NULL, NULL, NULL, NULL, NULL,
-	         NULL, NULL);
+	plot_legend_draw(&l, PL_POSITION_OUTSIDE | PL_POSITION_RIGHT, 0.02, 0.04,
+	                 l.n > 12 ? (l.n + 1) / 2 : l.n, l.n > 12 ? 2 : 1, 0.75, 1.8);
 }
 
 /* " 2 of D = 512 (from 10^312.3)," for each budget. */
@@ -288,7 +261,7 @@ static void draw(struct plot_canvas *c, const void *data)
 	else
 		plot_caption(c, 1, "bars: where (D / d#dk#u heads, d#dk#u) is optimal;  lines: the exact"
 		             " n of each switch (ties: the smaller d#dk#u)");
-	if (g->capped) {
+	if (g->beyond) {
 		char beyond[PLOT_CAPTION_MAX + 1];
 		beyond_caption(beyond, sizeof beyond, g);
 		plot_caption(c, 2, "%s", beyond);
@@ -303,13 +276,12 @@ enum ha_status ha_plot_regimes(struct ha_plot_target *target,
                                const struct ha_regimes_request *req,
                                struct ha_error *err)
 {
-	enum ha_status st = plot_check_target(target, err);
+	enum ha_status st = plot_check(target, req && req->model && req->budgets &&
+	                               req->budget_count && ha_model_validate(req->model) == HA_OK &&
+	                               ha_constraints_validate(req->constraints) == HA_OK,
+	                               "regimes need a valid model and budgets", err);
 	if (st != HA_OK)
 		return st;
-	if (!req || !req->model || !req->budgets || req->budget_count == 0 ||
-	    ha_model_validate(req->model) != HA_OK ||
-	    ha_constraints_validate(req->constraints) != HA_OK)
-		return ha_fail(err, HA_EINVAL, "regimes need a valid model and budgets");
 	struct regimes g = {.req = req};
 	st = compute(&g, err);
 	if (st == HA_OK) {

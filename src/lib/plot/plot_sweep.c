@@ -23,7 +23,8 @@
 
 enum { FIT_POWER, FIT_LOG, FIT_CLAIM, FITS };
 
-/* One budget's lines (against n), or the one line of each kind (against D). */
+/* One budget's lines (against n), or the one line of each kind (against
+ * D); each pair of arrays is one allocation, the second in the first's. */
 struct series {
 	const struct ha_sweep_picture_series *data; /* its budget, fits, rows */
 	double *step_x, *step_y;  /* the integer optimum */
@@ -50,11 +51,8 @@ static void free_sweep(struct sweep *s)
 {
 	for (size_t i = 0; s->series && i < s->count; i++) {
 		free(s->series[i].step_x);
-		free(s->series[i].step_y);
 		free(s->series[i].step_d);
-		free(s->series[i].step_kv);
 		free(s->series[i].mark_x);
-		free(s->series[i].mark_y);
 	}
 	free(s->series);
 }
@@ -67,12 +65,12 @@ static enum ha_status steps(struct series *s, const struct ha_budget_regimes *g,
                             double lo, double hi)
 {
 	size_t count = g->count;
-	s->step_x = malloc(2 * count * sizeof *s->step_x);
-	s->step_y = malloc(2 * count * sizeof *s->step_y);
-	s->step_d = malloc(count * sizeof *s->step_d);
-	s->step_kv = malloc(count * sizeof *s->step_kv);
-	if (!s->step_x || !s->step_y || !s->step_d || !s->step_kv)
+	s->step_x = malloc(4 * count * sizeof *s->step_x);
+	s->step_d = malloc(2 * count * sizeof *s->step_d);
+	if (!s->step_x || !s->step_d)
 		return HA_ENOMEM;
+	s->step_y = s->step_x + 2 * count;
+	s->step_kv = s->step_d + count;
 	for (size_t i = 0; i < count; i++) {
 		double from = fmax(g->regimes[i].log_samples_from, lo);
 		double to = fmin(g->regimes[i].log_samples_to, hi);
@@ -100,10 +98,9 @@ static enum ha_status budget_series(struct sweep *sw, struct series *s,
 	                          log(p->samples_high));
 	size_t ns = data->row_count;
 	if (st == HA_OK && ns) {
-		s->mark_x = malloc(ns * sizeof *s->mark_x);
-		s->mark_y = malloc(ns * sizeof *s->mark_y);
-		if (!s->mark_x || !s->mark_y)
-			st = HA_ENOMEM;
+		s->mark_x = malloc(2 * ns * sizeof *s->mark_x);
+		s->mark_y = s->mark_x ? s->mark_x + ns : NULL;
+		st = s->mark_x ? HA_OK : HA_ENOMEM;
 	}
 	for (size_t k = 0; st == HA_OK && k < ns; k++) {
 		s->mark_x[s->mark_n] = log10(data->rows[k].samples);
@@ -131,10 +128,10 @@ static enum ha_status budget_line(struct series *s,
 {
 	size_t nb = data->row_count;
 	s->data = data;
-	s->mark_x = malloc(2 * nb * sizeof *s->mark_x);
-	s->mark_y = malloc(2 * nb * sizeof *s->mark_y);
-	if (!s->mark_x || !s->mark_y)
+	s->mark_x = malloc(4 * nb * sizeof *s->mark_x);
+	if (!s->mark_x)
 		return HA_ENOMEM;
+	s->mark_y = s->mark_x + 2 * nb;
 	/* marks: the integer optimum at each D; after them, the relaxed. */
 	for (size_t i = 0; i < nb; i++) {
 		s->mark_x[i] = log10((double)data->rows[i].budget);
@@ -222,84 +219,50 @@ static void map_to_axis(struct sweep *sw)
 
 /* ---- drawing -------------------------------------------------------------------- */
 
-static void style(PLINT line, double width)
-{
-	pllsty(line);
-	plwidth(width);
-}
-
-static const struct { PLINT line; double width; const char *label; } looks[] = {
-	{1, 3.0, "integer optimum (exact steps)"},
-	{1, 1.2, "relaxed optimum"},
-	{4, 1.5, "fit ln d = ln a + b ln ln n"},
-	{5, 1.5, "fit d = p + q ln n"},
-	{2, 1.5, "seeds' b = 2/(4+s), fitted a"},
+/* Each kind of line, and its label in the legend (against n, of a
+ * grouped sweep where it differs, against D: NULL, none). */
+static const struct {
+	PLINT line;
+	double width;
+	const char *label, *grouped, *against_budget;
+} looks[] = {
+	{1, 3.0, "integer optimum (exact steps)", "integer optimum, labelled d#dk#u, G",
+	 "integer optimum d#dk#u*"},
+	{1, 1.2, "relaxed optimum", "relaxed optimum over (d#dk#u, G)", "relaxed optimum"},
+	{4, 1.5, "fit ln d = ln a + b ln ln n", NULL, "fit ln H = ln c + e ln D"},
+	{5, 1.5, "fit d = p + q ln n", NULL, NULL},
+	{2, 1.5, "seeds' b = 2/(4+s), fitted a", NULL, "seeds' e = 1, fitted c"},
 };
 
 static void draw_legend(const struct sweep *sw)
 {
-	enum { MAX_ENTRIES = 24 };
-	const char *text[MAX_ENTRIES];
-	char labels[MAX_ENTRIES][48];
-	PLINT opts[MAX_ENTRIES], text_colours[MAX_ENTRIES], line_colours[MAX_ENTRIES],
-	      styles[MAX_ENTRIES], symbol_colours[MAX_ENTRIES], symbol_numbers[MAX_ENTRIES];
-	PLFLT widths[MAX_ENTRIES], symbol_scales[MAX_ENTRIES];
-	const char *symbols[MAX_ENTRIES];
-	int n = 0;
-	size_t kinds = sizeof looks / sizeof *looks;
-	for (size_t k = 0; k < kinds; k++) {
-		if (sw->against_budget && k == 3)
-			continue;
-		opts[n] = PL_LEGEND_LINE;
-		snprintf(labels[n], sizeof labels[n], "%s", looks[k].label);
-		/* the key to the styles in grey: black may be a budget's */
-		line_colours[n] = symbol_colours[n] = PLOT_DARK_GREY;
-		styles[n] = looks[k].line;
-		widths[n] = looks[k].width;
-		symbols[n] = "";
+	struct plot_legend l = {.max = 24}; /* as many as fit beside the panel */
+	for (size_t k = 0; k < sizeof looks / sizeof *looks; k++) {
+		const char *label = sw->grouped && looks[k].grouped ? looks[k].grouped
+		                    : sw->against_budget ? looks[k].against_budget
+		                                         : looks[k].label;
+		/* the key to the styles in grey: black may be a budget's;
+		 * against D, the optima are marks in colour */
+		int opt = PL_LEGEND_LINE, colour = PLOT_DARK_GREY;
+		const char *symbol = NULL;
 		if (sw->against_budget && k == 0) {
-			snprintf(labels[n], sizeof labels[n], "integer optimum d#dk#u*");
-			opts[n] = PL_LEGEND_SYMBOL;
-			symbol_colours[n] = PLOT_BLUE;
-			symbols[n] = PLOT_DISC_GLYPH;
+			opt = PL_LEGEND_SYMBOL;
+			colour = PLOT_BLUE;
+			symbol = PLOT_DISC_GLYPH;
+		} else if (sw->against_budget && k == 1) {
+			opt |= PL_LEGEND_SYMBOL;
+			colour = PLOT_VERMILION;
+			symbol = PLOT_RING_GLYPH;
 		}
-		if (sw->against_budget && k == 1) {
-			snprintf(labels[n], sizeof labels[n], "relaxed optimum");
-			opts[n] = PL_LEGEND_LINE | PL_LEGEND_SYMBOL;
-			line_colours[n] = symbol_colours[n] = PLOT_VERMILION;
-			symbols[n] = PLOT_RING_GLYPH;
-		}
-		if (sw->against_budget && k == 2)
-			snprintf(labels[n], sizeof labels[n], "fit ln H = ln c + e ln D");
-		if (sw->against_budget && k == 4)
-			snprintf(labels[n], sizeof labels[n], "seeds' e = 1, fitted c");
-		if (sw->grouped && k == 0)
-			snprintf(labels[n], sizeof labels[n], "integer optimum, labelled d#dk#u, G");
-		if (sw->grouped && k == 1)
-			snprintf(labels[n], sizeof labels[n], "relaxed optimum over (d#dk#u, G)");
-		n++;
+		if (label)
+			plot_legend_entry(&l, opt, colour, looks[k].line, looks[k].width, symbol,
+			                  1.0, "%s", label);
 	}
-	for (size_t b = 0; !sw->against_budget && b < sw->count && n < MAX_ENTRIES; b++) {
-		opts[n] = PL_LEGEND_LINE;
-		snprintf(labels[n], sizeof labels[n], "D = %" PRIu64, sw->picture->series[b].budget);
-		line_colours[n] = symbol_colours[n] = plot_category(b, sw->count);
-		styles[n] = 1;
-		widths[n] = 3.0;
-		symbols[n] = "";
-		n++;
-	}
-	for (int i = 0; i < n; i++) {
-		text[i] = labels[i];
-		text_colours[i] = PLOT_BLACK;
-		symbol_numbers[i] = 1;
-		symbol_scales[i] = 1.0;
-	}
-	PLFLT width = 0, height = 0;
-	pllegend(&width, &height, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
-	         PL_POSITION_OUTSIDE | PL_POSITION_RIGHT, 0.025, 0.0, 0.06,
-	         PLOT_WHITE, PLOT_BLACK, 1, 0, 0, n, opts, 1.0, 0.7, 2.0, 0.0,
-	         text_colours, text, NULL, NULL, NULL, NULL, line_colours, styles,
-	         widths, symbol_colours, symbol_scales, symbol_numbers, symbols);
+	for (size_t b = 0; !sw->against_budget && b < sw->count; b++)
+		plot_legend_entry(&l, PL_LEGEND_LINE, plot_category(b, sw->count), 1, 3.0, NULL,
+		                  1.0, "D = %" PRIu64, sw->picture->series[b].budget);
+	plot_legend_draw(&l, PL_POSITION_OUTSIDE | PL_POSITION_RIGHT, 0.025, 0.06, 0, 0,
+	                 0.7, 2.0);
 }
 
 /* A grouped sweep's integer optimum named "d, G": over each step wide
@@ -315,11 +278,10 @@ static void label_grouped(const struct plot_canvas *c, const struct sweep *sw,
 	if (sw->against_budget) {
 		const struct ha_sweep_picture_series *data = &sw->picture->series[0];
 		for (size_t i = 0; i < s->mark_n; i++) {
-			snprintf(label, sizeof label, "%" PRIu64 ", G %" PRIu64,
-			         data->rows[i].head_dim, data->rows[i].kv_heads);
 			/* the ends' labels inward, inside the axes */
 			double just = i == 0 ? 0.1 : i + 1 == s->mark_n ? 0.9 : 0.5;
-			plot_ptex(s->mark_x[i], s->mark_y[i] + 14.0 * py, just, "%s", label);
+			plot_ptex(s->mark_x[i], s->mark_y[i] + 14.0 * py, just, "%" PRIu64 ", G %"
+			          PRIu64, data->rows[i].head_dim, data->rows[i].kv_heads);
 		}
 	} else {
 		for (size_t i = 0; 2 * i + 1 < s->step_n; i++) {
@@ -340,7 +302,7 @@ static void draw_series(const struct plot_canvas *c, const struct sweep *sw,
 	const struct series *s = &sw->series[b];
 	if (sw->against_budget) {
 		plcol0(PLOT_VERMILION);
-		style(1, 1.5);
+		plot_style(1, 1.5);
 		plot_polyline(s->mark_x, s->mark_y + s->mark_n, s->mark_n);
 		for (size_t i = 0; i < s->mark_n; i++) {
 			plcol0(PLOT_VERMILION);
@@ -358,9 +320,9 @@ static void draw_series(const struct plot_canvas *c, const struct sweep *sw,
 		plot_category(b, sw->count);
 		/* budgets that share a step stay visible: the later, the
 		 * thinner, drawn over the earlier */
-		style(1, sw->count > 1 ? 6.0 - 4.0 * (double)b / (double)(sw->count - 1) : 3.0);
+		plot_style(1, sw->count > 1 ? 6.0 - 4.0 * (double)b / (double)(sw->count - 1) : 3.0);
 		plot_polyline(s->step_x, s->step_y, s->step_n);
-		style(1, 1.2);
+		plot_style(1, 1.2);
 		plot_polyline(s->relaxed_x, s->relaxed_y, CURVE_POINTS);
 		for (size_t i = 0; i < s->mark_n; i++)
 			plot_disc(c, s->mark_x[i], s->mark_y[i], 3.5, 0);
@@ -368,10 +330,10 @@ static void draw_series(const struct plot_canvas *c, const struct sweep *sw,
 			label_grouped(c, sw, b);
 	}
 	for (int k = 0; k < FITS; k++) {
-		style(looks[2 + k].line, looks[2 + k].width);
+		plot_style(looks[2 + k].line, looks[2 + k].width);
 		plot_polyline(s->relaxed_x, s->fit_y[k], CURVE_POINTS);
 	}
-	style(1, 1.0);
+	plot_style(1, 1.0);
 }
 
 static void fit_caption(const struct plot_canvas *c, const struct sweep *sw,
@@ -406,16 +368,13 @@ static void draw(struct plot_canvas *c, const void *data)
 	           sw->y_log);
 	for (size_t b = 0; b < sw->count; b++)
 		draw_series(c, sw, b);
-	if (sw->against_budget && req->budget_count <= 12) {
-		/* a log axis of a decade or two has one label or none: name
-		 * each budget under its optimum instead */
-		plot_box(c, "bcstl", sw->y_log ? "bcnstvl" : "bcnstv");
-		for (size_t b = 0; b < req->budget_count; b++)
-			plot_mtex("b", 1.3, (log10((double)req->budgets[b]) - sw->x0) /
-			          (sw->x1 - sw->x0), 0.5, "%" PRIu64, req->budgets[b]);
-	} else {
-		plot_box(c, "bcnstl", sw->y_log ? "bcnstvl" : "bcnstv");
-	}
+	/* a log axis of a decade or two has one label or none: against D,
+	 * each budget is named under its optimum instead */
+	int named = sw->against_budget && req->budget_count <= 12;
+	plot_box(c, named ? "bcstl" : "bcnstl", sw->y_log ? "bcnstvl" : "bcnstv");
+	for (size_t b = 0; named && b < req->budget_count; b++)
+		plot_mtex("b", 1.3, (log10((double)req->budgets[b]) - sw->x0) /
+		          (sw->x1 - sw->x0), 0.5, "%" PRIu64, req->budgets[b]);
 	plcol0(PLOT_BLACK);
 	plot_mtex("b", 3.0, 0.5, 0.5, sw->against_budget
 	          ? "budget D = H d#dk#u (log scale)" : "samples n (log scale)");
@@ -453,14 +412,13 @@ enum ha_status ha_plot_sweep(struct ha_plot_target *target,
                              const struct ha_plot_sweep_request *req,
                              struct ha_error *err)
 {
-	enum ha_status st = plot_check_target(target, err);
+	const struct ha_sweep_picture *p = req ? req->picture : NULL;
+	int drawable = p && p->series && p->count &&
+	               (p->against_budget ? p->series[0].row_count > 0 : p->regimes != NULL);
+	enum ha_status st = plot_check(target, drawable, "a sweep's picture needs its data "
+	                               "(ha_sweep_picture_new)", err);
 	if (st != HA_OK)
 		return st;
-	const struct ha_sweep_picture *p = req ? req->picture : NULL;
-	if (!p || !p->series || p->count == 0 ||
-	    (p->against_budget ? p->series[0].row_count == 0 : !p->regimes))
-		return ha_fail(err, HA_EINVAL, "a sweep's picture needs its data "
-		               "(ha_sweep_picture_new)");
 	struct sweep sw = {.picture = p, .req = &p->request};
 	sw.against_budget = p->against_budget;
 	sw.grouped = p->request.kv != NULL;
