@@ -84,9 +84,6 @@ static double larger(double a, double b)
 	return a > b ? a : b;
 }
 
-/* The solve for one n; cholesky_solve calls it with n a constant
- * so that the loops unroll (each entry's arithmetic, and its order, is
- * the same as with a variable n). */
 K_ONLY int factor(double *a, int *perm, const int n)
 {
 	/* The lower triangle is the matrix; the upper one is never read or
@@ -211,7 +208,7 @@ OUT_OF_LINE int cholesky_apply(const double *a, const int *perm, double *b, int 
 
 /* ---- plain Cholesky, for a matrix scaled to a unit-sized diagonal ----
  * The least-squares step's Hessian in variables scaled by the damping
- * scales (calibrate_lm.c): no pivoting, and positive definiteness is
+ * scales: no pivoting, and positive definiteness is
  * tested by each pivot against the largest diagonal entry: the step's
  * matrix is factored at every iteration, and this needs a third of the
  * pivoted factorisation's operations. */
@@ -427,8 +424,7 @@ K_ONLY int solve_model_k(const struct cal_lm *lm, double mu, const double *dd,
 	const int tracked = data->m <= BAND_RUNS;
 	uint64_t band[BAND_RUNS / 64], last[BAND_RUNS / 64];
 	/* h's lower triangle (all the factorisation reads) and the held
-	 * rows and columns are set below: not cleared (clearing all of it
-	 * was an eighth of this file's own time). */
+	 * rows and columns are set below, the rest never read: not cleared. */
 	double h[HA_CAL_PARAMS * HA_CAL_PARAMS];
 	int perm[HA_CAL_PARAMS];
 	for (int it = 0; it < INNER_STEPS; it++) {
