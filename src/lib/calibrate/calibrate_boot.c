@@ -116,10 +116,8 @@ struct space {
 
 static void space_free(struct space *s)
 {
-	free(s->weight);
-	free(s->log_loss);
+	free(s->weight); /* log_loss's and values' block too */
 	free(s->seen);
-	free(s->values);
 	free(s->done);
 }
 
@@ -127,15 +125,15 @@ static int space_init(struct space *s, const struct cal_data *data, size_t laws)
 {
 	size_t m = data->m;
 	s->data = *data;
-	s->weight = malloc(m * sizeof *s->weight);
-	s->log_loss = malloc(m * sizeof *s->log_loss);
+	s->weight = malloc((2 * m + (laws + 1) * HA_CAL_PARAMS) * sizeof *s->weight);
 	s->seen = malloc(m);
-	s->values = malloc((laws + 1) * HA_CAL_PARAMS * sizeof *s->values);
 	s->done = malloc((laws + 1) * sizeof *s->done);
-	if (!s->weight || !s->log_loss || !s->seen || !s->values || !s->done) {
+	if (!s->weight || !s->seen || !s->done) {
 		space_free(s);
 		return 0;
 	}
+	s->log_loss = s->weight + m;
+	s->values = s->log_loss + m;
 	s->data.weight = s->weight;
 	s->data.log_loss = s->log_loss;
 	memcpy(s->log_loss, data->log_loss, m * sizeof *s->log_loss);
@@ -322,17 +320,19 @@ static enum ha_status refit_one(const void *ctx, struct space *s, size_t b)
 	             job->samples, o);
 }
 
-/* The modified residuals e_j / sqrt(1 - h_jj) into e: each run's own
- * (wild), or the centred pool of those whose leverage leaves them a
- * residual (h_jj < 1 - 1e-9: a run the fit passes through has none),
- * whose count is returned; 0 when none is left. */
-static size_t modified_residuals(const struct ha_cal_fit *fit,
-                                 const double *leverage, int wild, double *e)
+/* The modified residuals e_j / sqrt(1 - h_jj) into e, which holds the
+ * leverages h on entry (e[j] is written once h_j and those before it
+ * are read): each run's own (wild), or the centred pool of those whose
+ * leverage leaves them a residual (h_jj < 1 - 1e-9: a run the fit
+ * passes through has none), whose count is returned; 0 when none is
+ * left. */
+static size_t modified_residuals(const struct ha_cal_fit *fit, int wild,
+                                 double *e)
 {
 	size_t m = fit->runs, count = 0;
 	double mean = 0.0;
 	for (size_t i = 0; i < m; i++) {
-		double room = 1.0 - leverage[i];
+		double room = 1.0 - e[i];
 		if (wild) {
 			e[i] = room > 1e-9 ? fit->residuals[i].standardised / sqrt(room) : 0.0;
 			continue;
@@ -386,19 +386,18 @@ enum ha_status cal_bootstrap(const struct ha_run *runs, const struct cal_data *d
 		.kind = o->bootstrap_kind, .seed = o->seed,
 		.solver = solver, .samples = samples,
 	};
-	double *modified = NULL, *leverage = NULL;
+	double *modified = NULL;
 	job.out = malloc(resamples * sizeof *job.out);
 	enum ha_status st = HA_ENOMEM;
 	if (!job.out)
 		goto done;
 	if (o->bootstrap_kind != HA_CAL_BOOT_CASES) {
 		modified = malloc(m * sizeof *modified);
-		leverage = malloc(m * sizeof *leverage);
-		if (!modified || !leverage ||
-		    !cal_leverage(data, &fit->law, fit->law.value, leverage))
+		if (!modified ||
+		    !cal_leverage(data, &fit->law, fit->law.value, modified))
 			goto done;
 		job.wild = o->bootstrap_kind == HA_CAL_BOOT_WILD;
-		job.pool = modified_residuals(fit, leverage, job.wild, modified);
+		job.pool = modified_residuals(fit, job.wild, modified);
 		if (job.pool == 0) { /* every run carries the fit: nothing to draw */
 			modified[0] = 0.0;
 			job.pool = 1;
@@ -443,7 +442,6 @@ enum ha_status cal_bootstrap(const struct ha_run *runs, const struct cal_data *d
 done:
 	free(job.out);
 	free(modified);
-	free(leverage);
 	return st;
 }
 
