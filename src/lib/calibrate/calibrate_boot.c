@@ -199,12 +199,18 @@ int cal_add_share(struct ha_cal_share **rows, size_t *count, size_t *cap,
 	return 1;
 }
 
-static int by_count(const void *a, const void *b)
+static int by_share(const void *a, const void *b)
 {
 	const struct ha_cal_share *x = a, *y = b;
-	if (x->count != y->count)
-		return x->count > y->count ? -1 : 1;
+	if (x->share != y->share)
+		return x->share > y->share ? -1 : 1;
 	return (x->head_dim > y->head_dim) - (x->head_dim < y->head_dim);
+}
+
+void cal_sort_shares(struct ha_cal_share *rows, size_t count)
+{
+	if (count)
+		qsort(rows, count, sizeof *rows, by_share);
 }
 
 /* The fitted outcomes out[b * stride] (one a resample): their parameters
@@ -235,10 +241,9 @@ static enum ha_status gather(const struct outcome *out, size_t stride,
 		if (!cal_add_share(rows, count, &cap, o->heads, o->head_dim, 1, 0.0))
 			return HA_ENOMEM;
 	}
-	if (*count)
-		qsort(*rows, *count, sizeof **rows, by_count);
 	for (size_t i = 0; i < *count; i++)
 		(*rows)[i].share = (double)(*rows)[i].count / (double)resamples;
+	cal_sort_shares(*rows, *count);
 	return HA_OK;
 }
 

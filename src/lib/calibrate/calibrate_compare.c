@@ -247,14 +247,6 @@ static void weights_and_verdict(struct ha_calibration *c)
 
 /* ---- the model-averaged distribution ------------------------------------------ */
 
-static int by_averaged_share(const void *a, const void *b)
-{
-	const struct ha_cal_share *x = a, *y = b;
-	if (x->share != y->share)
-		return x->share > y->share ? -1 : 1;
-	return (x->head_dim > y->head_dim) - (x->head_dim < y->head_dim);
-}
-
 /* c->averaged from the rows' weights and distributions.  HA_ENOMEM only. */
 static enum ha_status average(struct ha_calibration *c)
 {
@@ -283,9 +275,7 @@ static enum ha_status average(struct ha_calibration *c)
 			c->averaged_no_answer += w;
 		}
 	}
-	if (c->averaged_count)
-		qsort(c->averaged, c->averaged_count, sizeof *c->averaged,
-		      by_averaged_share);
+	cal_sort_shares(c->averaged, c->averaged_count);
 	return HA_OK;
 }
 

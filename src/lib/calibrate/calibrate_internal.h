@@ -194,6 +194,10 @@ enum ha_status cal_check_user_laws(const struct ha_cal_options *o,
 int cal_add_share(struct ha_cal_share **rows, size_t *count, size_t *cap,
                   uint64_t heads, uint64_t head_dim, size_t more, double share);
 
+/* Sort rows by share, the largest first, ties by head_dim
+ * (calibrate_boot.c). */
+void cal_sort_shares(struct ha_cal_share *rows, size_t count);
+
 /* The seeds of comparison row r (calibrate_compare.c): the optima
  * (values[row]) of the fitted rows it contains, and `extra` when it lies
  * in r's law; returns their count. */
