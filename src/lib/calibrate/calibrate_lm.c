@@ -61,10 +61,11 @@
  * than the arithmetic. */
 #define AT(i, j) a[(i) * n + (j)]
 
-/* The hot loops are written for a constant k (K_ONLY: the solves below,
- * model_k and solve_model_k are inlined into a copy per k from 1 to 7,
- * so that the loops over the free parameters unroll); each sum's terms
- * and their order are those of the loops over a variable k. */
+/* The hot loops are written for a constant k (K_ONLY: the pivoted
+ * solves, the least-squares model and solve_model_k are inlined into a
+ * copy per k from 1 to 7, so that the loops over the free parameters
+ * unroll); each sum's terms and their order are those of the loops over
+ * a variable k. */
 #define K_ONLY static inline __attribute__((always_inline))
 #define BY_K(k, call_k)                                                     \
 	switch (k) {                                                        \
@@ -260,13 +261,6 @@ K_ONLY int llt_apply(const double *a, double *b, const int n)
 	return 1;
 }
 
-OUT_OF_LINE int cholesky_plain_solve(double *a, double *b, int n)
-{
-#define PLAIN_N(nn) (llt(a, nn) && llt_apply(a, b, nn))
-	BY_K(n, PLAIN_N)
-#undef PLAIN_N
-}
-
 /* ---- the iteration ------------------------------------------------------- */
 
 #define INNER_STEPS 40
@@ -358,13 +352,6 @@ K_ONLY double model_k(const struct cal_lm *lm, const double *d, const int k)
 	return q;
 }
 
-static double model(const struct cal_lm *lm, const double *d)
-{
-#define MODEL_K(kk) model_k(lm, d, kk)
-	BY_K(lm->k, MODEL_K)
-#undef MODEL_K
-}
-
 K_ONLY double damped_k(const struct cal_lm *lm, const double *d, double mu,
                        const double *dd, double *undamped, const int k)
 {
@@ -405,7 +392,7 @@ static void hold(double *h, const int *held, int k)
 #define BAND_RUNS 256
 
 /* Minimise the damped model q over d (held parameters stay 0), *at the
- * undamped model at the d returned (model(lm, d): the same double); 0
+ * undamped model at the d returned (model_k: the same double); 0
  * when the first Newton system is not numerically positive definite
  * (more damping is due). */
 K_ONLY int solve_model_k(const struct cal_lm *lm, double mu, const double *dd,
@@ -572,7 +559,7 @@ static int solve_least_squares(const struct cal_lm *lm, double mu,
 				: (lm->ls_h[j * k + l] + (l == j ? mu * dd[j] : 0.0)) *
 				  scale[j] * scale[l];
 	}
-	if (!cholesky_plain_solve(h, d, k))
+	if (!llt(h, k) || !llt_apply(h, d, k))
 		return 0;
 	for (int j = 0; j < k; j++)
 		d[j] *= scale[j];
@@ -735,7 +722,7 @@ double cal_levenberg(struct cal_lm *lm, double *th, double f)
 			int clamped = memcmp(d0, d, (size_t)k * sizeof *d) != 0;
 			double predicted = f - (!clamped ? at
 			                        : isinf(lm->delta) ? least_squares_at(lm, d)
-			                                           : model(lm, d));
+			                                           : model_k(lm, d, k));
 			if (!moved)
 				return f;
 			/* Least squares: a step the box cut short, to a point the
