@@ -31,7 +31,6 @@ void ha_cal_options_defaults(struct ha_cal_options *o)
 	o->compare = 1;
 	o->collinear = HA_CAL_COLLINEAR_DEFAULT;
 	o->bootstrap_kind = HA_CAL_BOOT_CASES;
-	o->threads = 0;
 }
 
 static enum ha_status check_options(const struct ha_cal_options *o,
@@ -566,8 +565,12 @@ void ha_calibration_free(struct ha_calibration *c)
 	ha_cal_fit_finish(&c->fit);
 	free(c->prediction.distribution);
 	free(c->bootstrap.refits);
-	cal_compare_free(c);
+	for (size_t i = 0; c->comparison && i < c->comparison_count; i++) {
+		free(c->comparison[i].distribution);
+		free(c->comparison[i].refits);
+	}
 	free(c->comparison);
+	free(c->averaged);
 	free(c->warnings);
 	free(c);
 }

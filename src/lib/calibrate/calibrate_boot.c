@@ -116,10 +116,8 @@ struct space {
 
 static void space_free(struct space *s)
 {
-	free(s->weight);
-	free(s->log_loss);
+	free(s->weight); /* log_loss's and values' block too */
 	free(s->seen);
-	free(s->values);
 	free(s->done);
 }
 
@@ -127,15 +125,15 @@ static int space_init(struct space *s, const struct cal_data *data, size_t laws)
 {
 	size_t m = data->m;
 	s->data = *data;
-	s->weight = malloc(m * sizeof *s->weight);
-	s->log_loss = malloc(m * sizeof *s->log_loss);
+	s->weight = malloc((2 * m + (laws + 1) * HA_CAL_PARAMS) * sizeof *s->weight);
 	s->seen = malloc(m);
-	s->values = malloc((laws + 1) * HA_CAL_PARAMS * sizeof *s->values);
 	s->done = malloc((laws + 1) * sizeof *s->done);
-	if (!s->weight || !s->log_loss || !s->seen || !s->values || !s->done) {
+	if (!s->weight || !s->seen || !s->done) {
 		space_free(s);
 		return 0;
 	}
+	s->log_loss = s->weight + m;
+	s->values = s->log_loss + m;
 	s->data.weight = s->weight;
 	s->data.log_loss = s->log_loss;
 	memcpy(s->log_loss, data->log_loss, m * sizeof *s->log_loss);
@@ -201,12 +199,18 @@ int cal_add_share(struct ha_cal_share **rows, size_t *count, size_t *cap,
 	return 1;
 }
 
-static int by_count(const void *a, const void *b)
+static int by_share(const void *a, const void *b)
 {
 	const struct ha_cal_share *x = a, *y = b;
-	if (x->count != y->count)
-		return x->count > y->count ? -1 : 1;
+	if (x->share != y->share)
+		return x->share > y->share ? -1 : 1;
 	return (x->head_dim > y->head_dim) - (x->head_dim < y->head_dim);
+}
+
+void cal_sort_shares(struct ha_cal_share *rows, size_t count)
+{
+	if (count)
+		qsort(rows, count, sizeof *rows, by_share);
 }
 
 /* The fitted outcomes out[b * stride] (one a resample): their parameters
@@ -237,11 +241,29 @@ static enum ha_status gather(const struct outcome *out, size_t stride,
 		if (!cal_add_share(rows, count, &cap, o->heads, o->head_dim, 1, 0.0))
 			return HA_ENOMEM;
 	}
-	if (*count)
-		qsort(*rows, *count, sizeof **rows, by_count);
 	for (size_t i = 0; i < *count; i++)
 		(*rows)[i].share = (double)(*rows)[i].count / (double)resamples;
+	cal_sort_shares(*rows, *count);
 	return HA_OK;
+}
+
+/* The refit of one resample under law (cal_refit_grid) into o, with its
+ * optimum at the target: HA_ENOMEM, else HA_OK whatever the outcome. */
+static enum ha_status refit(const struct cal_data *data,
+                            const struct ha_cal_law *law, double delta,
+                            const double *seeds, size_t seed_count,
+                            const struct ha_solver *solver, double samples,
+                            struct outcome *o)
+{
+	double f;
+	enum ha_status st = cal_refit_grid(data, law, delta, seeds, seed_count,
+	                                   o->th, &f, &o->converged);
+	o->kind = st == HA_OK ? OUT_FITTED : st == HA_ENOMEM ? OUT_NOMEM
+	                                                     : OUT_FAILED;
+	if (st == HA_OK)
+		o->predicted = cal_predict(solver, samples, o->th, &o->heads,
+		                           &o->head_dim, NULL);
+	return st == HA_ENOMEM ? st : HA_OK;
 }
 
 /* ---- the main law's bootstrap -------------------------------------------- */
@@ -249,7 +271,7 @@ static enum ha_status gather(const struct outcome *out, size_t stride,
 struct boot_job {
 	const struct ha_run *runs;
 	const struct cal_data *data;
-	const struct ha_cal_law *law; /* value[] = the full-data optimum */
+	const struct ha_cal_fit *fit; /* law.value[] = the full-data optimum */
 	double delta;
 	enum ha_cal_bootstrap_kind kind;
 	uint64_t seed;
@@ -258,7 +280,6 @@ struct boot_job {
 	int wild;              /* residuals: each run's own, signed */
 	const double *modified; /* residuals: wild: run i's; pooled: centred */
 	size_t pool;            /* pooled: how many of modified to draw from */
-	const double *log_fitted; /* residuals: ln L̂_i; m */
 	struct outcome *out;
 };
 
@@ -274,7 +295,7 @@ static enum ha_status refit_one(const void *ctx, struct space *s, size_t b)
 	if (job->kind == HA_CAL_BOOT_CASES) {
 		cal_rng_cases(&rng, s->weight, m);
 		char msg[HA_CAL_MESSAGE_MAX];
-		if (!cal_identifiable(&s->data, job->runs, cal_free_count(job->law),
+		if (!cal_identifiable(&s->data, job->runs, job->fit->free_count,
 		                      NULL, msg))
 			return HA_OK; /* OUT_UNFITTABLE */
 		memset(s->seen, 0, full->distinct);
@@ -293,39 +314,30 @@ static enum ha_status refit_one(const void *ctx, struct space *s, size_t b)
 				? (cal_rng_next(&rng) >> 63 ? job->modified[i]
 				                            : -job->modified[i])
 				: job->modified[cal_rng_below(&rng, job->pool)];
-			s->log_loss[i] = job->log_fitted[i] + e / full->inv_w[i];
+			s->log_loss[i] = job->fit->residuals[i].log_fitted +
+			                 e / full->inv_w[i];
 			lo = fmin(lo, s->log_loss[i]);
 		}
 		s->data.loss_min = exp(lo);
 	}
-	double f;
-	enum ha_status st = cal_refit_grid(&s->data, job->law, job->delta,
-	                                   job->law->value, 1, o->th, &f,
-	                                   &o->converged);
-	if (st == HA_ENOMEM) {
-		o->kind = OUT_NOMEM;
-		return HA_ENOMEM;
-	}
-	o->kind = st == HA_OK ? OUT_FITTED : OUT_FAILED;
-	if (st == HA_OK)
-		o->predicted = cal_predict(job->solver, job->samples, o->th,
-		                           &o->heads, &o->head_dim, NULL);
-	return HA_OK;
+	const struct ha_cal_law *law = &job->fit->law;
+	return refit(&s->data, law, job->delta, law->value, 1, job->solver,
+	             job->samples, o);
 }
 
-/* The modified residuals e_j / sqrt(1 - h_jj) into e: each run's own
- * (wild), or the centred pool of those whose leverage leaves them a
- * residual (h_jj < 1 - 1e-9: a run the fit passes through has none),
- * whose count is returned; 0 when none is left. */
-static size_t modified_residuals(const struct ha_cal_fit *fit,
-                                 const double *leverage, int wild, double *e,
-                                 double *log_fitted)
+/* The modified residuals e_j / sqrt(1 - h_jj) into e, which holds the
+ * leverages h on entry (e[j] is written once h_j and those before it
+ * are read): each run's own (wild), or the centred pool of those whose
+ * leverage leaves them a residual (h_jj < 1 - 1e-9: a run the fit
+ * passes through has none), whose count is returned; 0 when none is
+ * left. */
+static size_t modified_residuals(const struct ha_cal_fit *fit, int wild,
+                                 double *e)
 {
 	size_t m = fit->runs, count = 0;
 	double mean = 0.0;
 	for (size_t i = 0; i < m; i++) {
-		log_fitted[i] = fit->residuals[i].log_fitted;
-		double room = 1.0 - leverage[i];
+		double room = 1.0 - e[i];
 		if (wild) {
 			e[i] = room > 1e-9 ? fit->residuals[i].standardised / sqrt(room) : 0.0;
 			continue;
@@ -375,31 +387,27 @@ enum ha_status cal_bootstrap(const struct ha_run *runs, const struct cal_data *d
 		return HA_OK;
 
 	struct boot_job job = {
-		.runs = runs, .data = data, .law = &fit->law, .delta = delta,
+		.runs = runs, .data = data, .fit = fit, .delta = delta,
 		.kind = o->bootstrap_kind, .seed = o->seed,
 		.solver = solver, .samples = samples,
 	};
-	double *modified = NULL, *log_fitted = NULL, *leverage = NULL;
+	double *modified = NULL;
 	job.out = malloc(resamples * sizeof *job.out);
 	enum ha_status st = HA_ENOMEM;
 	if (!job.out)
 		goto done;
 	if (o->bootstrap_kind != HA_CAL_BOOT_CASES) {
 		modified = malloc(m * sizeof *modified);
-		log_fitted = malloc(m * sizeof *log_fitted);
-		leverage = malloc(m * sizeof *leverage);
-		if (!modified || !log_fitted || !leverage ||
-		    !cal_leverage(data, &fit->law, fit->law.value, leverage))
+		if (!modified ||
+		    !cal_leverage(data, &fit->law, fit->law.value, modified))
 			goto done;
 		job.wild = o->bootstrap_kind == HA_CAL_BOOT_WILD;
-		job.pool = modified_residuals(fit, leverage, job.wild, modified,
-		                              log_fitted);
+		job.pool = modified_residuals(fit, job.wild, modified);
 		if (job.pool == 0) { /* every run carries the fit: nothing to draw */
 			modified[0] = 0.0;
 			job.pool = 1;
 		}
 		job.modified = modified;
-		job.log_fitted = log_fitted;
 	}
 	st = resample_all(data, 0, resamples, o->threads, &o->progress,
 	                  refit_one, &job);
@@ -439,8 +447,6 @@ enum ha_status cal_bootstrap(const struct ha_run *runs, const struct cal_data *d
 done:
 	free(job.out);
 	free(modified);
-	free(log_fitted);
-	free(leverage);
 	return st;
 }
 
@@ -471,25 +477,16 @@ static enum ha_status refit_row(const struct compare_job *job, struct space *s,
 	    !cal_data_term_identifiable(&s->data, &row->law, msg))
 		return HA_OK;
 	double seeds[(HA_CAL_COMPARE_MAX + 1) * HA_CAL_PARAMS];
-	size_t ns = 1;
 	memcpy(seeds, job->ls_values + HA_CAL_PARAMS * r,
 	       HA_CAL_PARAMS * sizeof *seeds);
-	for (size_t i = 0; i < row->contains_count; i++) {
-		size_t q = row->contains[i];
-		if (s->done[q])
-			memcpy(seeds + HA_CAL_PARAMS * ns++, s->values + HA_CAL_PARAMS * q,
-			       HA_CAL_PARAMS * sizeof *seeds);
-	}
-	double objective;
-	enum ha_status st = cal_refit_grid(&s->data, &row->law, INFINITY, seeds,
-	                                   ns, o->th, &objective, &o->converged);
-	if (st != HA_OK)
-		return st == HA_ENOMEM ? st : HA_OK;
-	s->done[r] = 1;
-	memcpy(s->values + HA_CAL_PARAMS * r, o->th, sizeof o->th);
-	o->kind = OUT_FITTED;
-	o->predicted = cal_predict(job->solver, job->samples, o->th, &o->heads,
-	                           &o->head_dim, NULL);
+	size_t ns = 1 + cal_row_seeds(job->c, r, s->values, s->done, NULL,
+	                              seeds + HA_CAL_PARAMS);
+	if (refit(&s->data, &row->law, INFINITY, seeds, ns, job->solver,
+	          job->samples, o) != HA_OK)
+		return HA_ENOMEM;
+	s->done[r] = o->kind == OUT_FITTED;
+	if (s->done[r])
+		memcpy(s->values + HA_CAL_PARAMS * r, o->th, sizeof o->th);
 	return HA_OK;
 }
 

@@ -247,14 +247,6 @@ static void weights_and_verdict(struct ha_calibration *c)
 
 /* ---- the model-averaged distribution ------------------------------------------ */
 
-static int by_averaged_share(const void *a, const void *b)
-{
-	const struct ha_cal_share *x = a, *y = b;
-	if (x->share != y->share)
-		return x->share > y->share ? -1 : 1;
-	return (x->head_dim > y->head_dim) - (x->head_dim < y->head_dim);
-}
-
 /* c->averaged from the rows' weights and distributions.  HA_ENOMEM only. */
 static enum ha_status average(struct ha_calibration *c)
 {
@@ -283,9 +275,7 @@ static enum ha_status average(struct ha_calibration *c)
 			c->averaged_no_answer += w;
 		}
 	}
-	if (c->averaged_count)
-		qsort(c->averaged, c->averaged_count, sizeof *c->averaged,
-		      by_averaged_share);
+	cal_sort_shares(c->averaged, c->averaged_count);
 	return HA_OK;
 }
 
@@ -345,19 +335,24 @@ enum ha_status cal_least_squares(const struct ha_run *runs,
  * weights. */
 enum loo_kind { LOO_UNFITTABLE, LOO_FAILED, LOO_NOMEM, LOO_FITTED };
 
+struct loo_set {
+	enum loo_kind kind;
+	double error; /* ln L - ln L̂ of the run left out */
+	int converged;
+};
+
 struct loo {
 	const struct ha_run *runs;
 	const struct cal_data *data;
 	const struct ha_cal_fit *fit;
 	double *weights;     /* m a worker */
-	enum loo_kind *kind; /* m */
-	double *error;       /* m: ln L - ln L̂ of the run left out */
-	int *converged;      /* m */
+	struct loo_set *set; /* m */
 };
 
 static enum ha_status loo_one(void *ctx, size_t worker, size_t out)
 {
 	struct loo *x = ctx;
+	struct loo_set *set = &x->set[out];
 	size_t m = x->data->m;
 	struct cal_data local = *x->data;
 	local.weight = x->weights + worker * m;
@@ -365,18 +360,17 @@ static enum ha_status loo_one(void *ctx, size_t worker, size_t out)
 	for (size_t i = 0; i < m; i++)
 		local.weight[i] = i == out ? 0.0 : 1.0;
 	char msg[HA_CAL_MESSAGE_MAX];
-	x->kind[out] = LOO_UNFITTABLE;
+	set->kind = LOO_UNFITTABLE;
 	if (!cal_identifiable(&local, x->runs, x->fit->free_count, NULL, msg))
 		return HA_OK;
 	double th[HA_CAL_PARAMS], objective;
 	enum ha_status st = cal_minimise(&local, &x->fit->law, INFINITY,
 	                                 x->fit->law.value, NULL, 0, th, &objective,
-	                                 NULL, NULL, &x->converged[out]);
-	x->kind[out] = st == HA_OK ? LOO_FITTED : st == HA_ENOMEM ? LOO_NOMEM
-	                                                          : LOO_FAILED;
+	                                 NULL, NULL, &set->converged);
+	set->kind = st == HA_OK ? LOO_FITTED : st == HA_ENOMEM ? LOO_NOMEM
+	                                                       : LOO_FAILED;
 	if (st == HA_OK)
-		x->error[out] = x->data->log_loss[out] -
-		                cal_log_fitted(x->data, th, out);
+		set->error = x->data->log_loss[out] - cal_log_fitted(x->data, th, out);
 	return HA_OK;
 }
 
@@ -391,36 +385,32 @@ static int leave_one_out(const struct ha_run *runs, const struct cal_data *data,
                          enum ha_status *oom)
 {
 	size_t m = data->m, threads = pool_threads(data->threads, m);
-	struct loo x = {runs, data, fit,
-	                malloc(threads * m * sizeof *x.weights),
-	                malloc(m * sizeof *x.kind), malloc(m * sizeof *x.error),
-	                malloc(m * sizeof *x.converged)};
+	struct loo x = {runs, data, fit, malloc(threads * m * sizeof *x.weights),
+	                malloc(m * sizeof *x.set)};
 	*oom = HA_OK;
 	double sum = 0.0;
-	int ok = x.weights && x.kind && x.error && x.converged;
+	int ok = x.weights && x.set;
 	if (!ok)
 		*oom = HA_ENOMEM;
 	else
 		pool_for(m, threads, loo_one, &x, NULL, NULL);
 	for (size_t out = 0; out < m && ok; out++) {
-		if (x.kind[out] != LOO_FITTED) {
-			if (x.kind[out] == LOO_NOMEM)
+		const struct loo_set *set = &x.set[out];
+		if (set->kind != LOO_FITTED) {
+			if (set->kind == LOO_NOMEM)
 				*oom = HA_ENOMEM;
 			ok = 0;
 			break;
 		}
-		*unconverged += !x.converged[out];
-		double e = x.error[out];
-		if (!isfinite(e)) {
+		*unconverged += !set->converged;
+		if (!isfinite(set->error)) {
 			ok = 0;
 			break;
 		}
-		sum += e * e;
+		sum += set->error * set->error;
 	}
 	free(x.weights);
-	free(x.kind);
-	free(x.error);
-	free(x.converged);
+	free(x.set);
 	*rmse = ok ? sqrt(sum / (double)m) : 0.0;
 	return ok;
 }
@@ -442,11 +432,9 @@ static void fit_order(const struct ha_calibration *c, size_t *order)
 		}
 }
 
-/* The seeds of row r: the optima (values[row]) of the fitted rows it
- * contains, and `extra` when it lies in r's law; returns their count. */
-static size_t row_seeds(const struct ha_calibration *c, size_t r,
-                        const double *values, const int *fitted,
-                        const struct ha_cal_law *extra, double *seeds)
+size_t cal_row_seeds(const struct ha_calibration *c, size_t r,
+                     const double *values, const int *fitted,
+                     const struct ha_cal_law *extra, double *seeds)
 {
 	const struct ha_cal_comparison *row = &c->comparison[r];
 	size_t n = 0;
@@ -481,8 +469,8 @@ static enum ha_status fit_row(const struct ha_run *runs,
 	struct ha_cal_fit fit;
 	struct ha_error err;
 	ha_error_init(&err);
-	size_t ns = row_seeds(c, r, ls_values, ls_fitted,
-	                      isinf(delta) ? main_law : NULL, seeds);
+	size_t ns = cal_row_seeds(c, r, ls_values, ls_fitted,
+	                          isinf(delta) ? main_law : NULL, seeds);
 	row->status = cal_fit_data(runs, data, &row->law, INFINITY, seeds,
 	                           ns, &fit, &err);
 	if (row->status == HA_ENOMEM || row->status == HA_ECANCELED)
@@ -528,7 +516,7 @@ static enum ha_status fit_row(const struct ha_run *runs,
 		row->huber_status = HA_EDEGENERATE;
 		return HA_OK;
 	}
-	ns = row_seeds(c, r, huber_values, huber_fitted, main_law, seeds);
+	ns = cal_row_seeds(c, r, huber_values, huber_fitted, main_law, seeds);
 	/* and the least-squares optimum: a start in the same basin, often */
 	memcpy(seeds + HA_CAL_PARAMS * ns++, row->law.value, sizeof row->law.value);
 	row->huber_status = cal_fit_data(runs, data, &row->law, delta,
@@ -558,15 +546,16 @@ enum ha_status cal_compare(const struct ha_run *runs, const struct cal_data *dat
 	size_t count = ha_cal_ladder(&o->law, laws);
 	size_t total = count + o->law_count;
 	c->comparison = calloc(total, sizeof *c->comparison);
-	double *ls_values = calloc(total * HA_CAL_PARAMS, sizeof *ls_values);
-	double *huber_values = calloc(total * HA_CAL_PARAMS, sizeof *huber_values);
-	int *ls_fitted = calloc(total, sizeof *ls_fitted);
-	int *huber_fitted = calloc(total, sizeof *huber_fitted);
+	/* each row's optimum and whether it has one, by least squares and
+	 * by Huber */
+	double *ls_values = calloc(2 * total * HA_CAL_PARAMS, sizeof *ls_values);
+	int *ls_fitted = calloc(2 * total, sizeof *ls_fitted);
 	size_t order[HA_CAL_COMPARE_MAX];
 	enum ha_status st = HA_ENOMEM;
-	if (!c->comparison || !ls_values || !huber_values || !ls_fitted ||
-	    !huber_fitted)
+	if (!c->comparison || !ls_values || !ls_fitted)
 		goto done;
+	double *huber_values = ls_values + total * HA_CAL_PARAMS;
+	int *huber_fitted = ls_fitted + total;
 	c->comparison_count = total;
 	for (size_t l = 0; l < total; l++) {
 		struct ha_cal_comparison *row = &c->comparison[l];
@@ -612,18 +601,6 @@ enum ha_status cal_compare(const struct ha_run *runs, const struct cal_data *dat
 		st = average(c);
 done:
 	free(ls_values);
-	free(huber_values);
 	free(ls_fitted);
-	free(huber_fitted);
 	return st;
-}
-
-void cal_compare_free(struct ha_calibration *c)
-{
-	for (size_t i = 0; c->comparison && i < c->comparison_count; i++) {
-		free(c->comparison[i].distribution);
-		free(c->comparison[i].refits);
-	}
-	free(c->averaged);
-	c->averaged = NULL;
 }

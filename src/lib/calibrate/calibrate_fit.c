@@ -415,10 +415,6 @@ static enum ha_status fill_fit(struct ha_cal_fit *fit, const struct ha_run *runs
 	return HA_OK;
 }
 
-/* HA_EINVAL reasons, msg filled when 0/1: check_weights is 0 when a
- * run's weight (L/se)^2 is not a normal double; trace_nonfinite is 1 when
- * the residuals at th (NULL: at the law's values) are not finite, naming
- * the --fix value or the run. */
 /* Every weighted run's standardised residual, and its square, finite at
  * th: the objective then is too. */
 static int residuals_finite(const struct cal_data *data, const double *th)
@@ -433,6 +429,7 @@ static int residuals_finite(const struct cal_data *data, const double *th)
 	return 1;
 }
 
+/* 0 when a run's weight (L/se)^2 is not a normal double, msg naming it. */
 static int check_weights(const struct cal_data *data, const struct ha_run *runs,
                          char *msg)
 {
@@ -449,6 +446,8 @@ static int check_weights(const struct cal_data *data, const struct ha_run *runs,
 	return 1;
 }
 
+/* 1 when the residuals at th (NULL: at the law's values) are not finite,
+ * msg naming the --fix value or the run. */
 static int trace_nonfinite(const struct cal_data *data, const struct ha_cal_law *law,
                            const double *th, char *msg)
 {

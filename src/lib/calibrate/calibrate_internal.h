@@ -104,8 +104,8 @@ extern const double cal_upper[HA_CAL_PARAMS];
 int cal_identifiable(const struct cal_data *data, const struct ha_run *runs,
                      size_t k, const struct ha_cal_law *law, char *msg);
 
-/* The Gauss–Newton leverages h[m] of the runs at th over the law's free
- * parameters (calibrate_fit.c), each in [0, 1]; 0 on no memory. */
+/* The runs' leverages h[m] at th, each in [0, 1] (calibrate_fit.c);
+ * 0 on no memory. */
 int cal_leverage(const struct cal_data *data, const struct ha_cal_law *law,
                  const double *th, double *h);
 
@@ -120,32 +120,25 @@ int cal_bootstrap_warnings(struct ha_calibration *c, const struct cal_data *data
 int cal_data_term_identifiable(const struct cal_data *data,
                                const struct ha_cal_law *law, char *msg);
 
-/* A n_i^-α / L_i at th: the data term's share of run i's measured loss
- * (0 when A = 0). */
-double cal_data_share(const struct cal_data *data, const double *th, size_t i);
-
 /* The local fit of one law on the weighted data (calibrate_search.c).
- * start = NULL: the full search from the grid (grid_starts; L-BFGS,
- * then Levenberg–Marquardt to convergence), and after it from
- * seed_count seeds (HA_CAL_PARAMS fit-scale values each; the law's
- * fixed values replace theirs): the optima of the laws this one
- * contains, so that its objective cannot end above theirs; *total counts
- * the seeds among the starts.  Else a refit (leave-one-out) from start
- * (fit scale) by Levenberg–Marquardt alone with a looser stop and a step
- * cap.  On HA_OK th[HA_CAL_PARAMS] holds the best parameters, *objective
- * its value; *total and *reached count the starts, *converged says
- * whether the best one stopped by its tolerance rather than its step cap
- * (each may be NULL). */
+ * start = NULL: the full search from the grid (L-BFGS, then
+ * Levenberg–Marquardt to convergence), then from seed_count seeds
+ * (HA_CAL_PARAMS fit-scale values each; the law's fixed values replace
+ * theirs), *total counting them.  Else a refit (leave-one-out) from
+ * start by Levenberg–Marquardt alone with a looser stop and a step cap.
+ * On HA_OK th[HA_CAL_PARAMS] holds the best parameters, *objective its
+ * value; *total and *reached count the starts, *converged says whether
+ * the best one stopped by its tolerance rather than its step cap (each
+ * may be NULL). */
 enum ha_status cal_minimise(const struct cal_data *data,
                             const struct ha_cal_law *law, double delta,
                             const double *start, const double *seeds,
                             size_t seed_count, double *th, double *objective,
                             size_t *total, size_t *reached, int *converged);
 
-/* A bootstrap refit (calibrate_search.c) from every start of
- * the grid and from seed_count seeds (HA_CAL_PARAMS fit-scale values
- * each; the law's fixed values replace theirs), Levenberg–Marquardt
- * alone (the refit's cap and tolerance) from each; the best end into th. */
+/* A bootstrap refit (calibrate_search.c) from seed_count seeds (as
+ * cal_minimise's) and every start of the grid, Levenberg–Marquardt alone
+ * (the refit's cap and tolerance) from each; the best end into th. */
 enum ha_status cal_refit_grid(const struct cal_data *data,
                               const struct ha_cal_law *law, double delta,
                               const double *seeds, size_t seed_count,
@@ -173,23 +166,18 @@ int cal_predict(const struct ha_solver *solver, double samples,
                 const double *th, uint64_t *heads, uint64_t *head_dim,
                 double *loss);
 
-/* The case bootstrap of headalloc-model(7), CALIBRATION (Uncertainty and identifiability) for the fit in c->fit (law
- * value[] = the full-data optimum, the refits' start): fills
+/* The bootstrap of the fit in c->fit (calibrate_boot.c): fills
  * c->bootstrap, the fit's ci95, and with a solver the prediction's
- * distribution.  HA_ENOMEM only. */
+ * distribution.  HA_ENOMEM, or HA_ECANCELED by o->progress. */
 enum ha_status cal_bootstrap(const struct ha_run *runs, const struct cal_data *data,
                              double delta, const struct ha_cal_options *options,
                              const struct ha_solver *solver, double samples,
                              struct ha_calibration *c);
 
-/* The comparison of headalloc-model(7), CALIBRATION (Comparing laws) into c->comparison: the ladder
- * from o->law, then o->laws; each row fitted by least squares and under
- * o->huber_delta, nested laws seeded from the laws they contain; the
- * weights, the verdict, each law's bootstrap and the averaged
- * distribution.  o->progress hears of the laws fitted, then of the
- * comparison's resamples, and may stop the work: HA_ECANCELED.  Else
- * HA_ENOMEM only: a law that cannot be fitted is a row with its status.
- * (calibrate_compare.c) */
+/* The comparison into c->comparison (calibrate_compare.c).
+ * o->progress hears of the laws fitted, then of the comparison's
+ * resamples, and may stop the work: HA_ECANCELED.  Else HA_ENOMEM only:
+ * a law that cannot be fitted is a row with its status. */
 enum ha_status cal_compare(const struct ha_run *runs, const struct cal_data *data,
                            const struct ha_cal_options *o,
                            const struct ha_solver *solver, double samples,
@@ -200,15 +188,22 @@ enum ha_status cal_compare(const struct ha_run *runs, const struct cal_data *dat
 enum ha_status cal_check_user_laws(const struct ha_cal_options *o,
                                    struct ha_error *err);
 
-/* Free the comparison's distributions and the averaged one (not the
- * rows). */
-void cal_compare_free(struct ha_calibration *c);
-
 /* In rows[*count] (room for *cap), the row of head_dim gains more in
  * count and share in share, or is appended (calibrate_boot.c); 0 when
  * out of memory. */
 int cal_add_share(struct ha_cal_share **rows, size_t *count, size_t *cap,
                   uint64_t heads, uint64_t head_dim, size_t more, double share);
+
+/* Sort rows by share, the largest first, ties by head_dim
+ * (calibrate_boot.c). */
+void cal_sort_shares(struct ha_cal_share *rows, size_t count);
+
+/* The seeds of comparison row r (calibrate_compare.c): the optima
+ * (values[row]) of the fitted rows it contains, and `extra` when it lies
+ * in r's law; returns their count. */
+size_t cal_row_seeds(const struct ha_calibration *c, size_t r,
+                     const double *values, const int *fitted,
+                     const struct ha_cal_law *extra, double *seeds);
 
 /* The rows' bootstrap (calibrate_boot.c) with a solver;
  * order is the fitting order, ls_values the rows' least-squares optima

@@ -61,10 +61,11 @@
  * than the arithmetic. */
 #define AT(i, j) a[(i) * n + (j)]
 
-/* The hot loops are written for a constant k (K_ONLY: the solves below,
- * model_k and solve_model_k are inlined into a copy per k from 1 to 7,
- * so that the loops over the free parameters unroll); each sum's terms
- * and their order are those of the loops over a variable k. */
+/* The hot loops are written for a constant k (K_ONLY: the pivoted
+ * solves, the least-squares model and solve_model_k are inlined into a
+ * copy per k from 1 to 7, so that the loops over the free parameters
+ * unroll); each sum's terms and their order are those of the loops over
+ * a variable k. */
 #define K_ONLY static inline __attribute__((always_inline))
 #define BY_K(k, call_k)                                                     \
 	switch (k) {                                                        \
@@ -84,9 +85,6 @@ static double larger(double a, double b)
 	return a > b ? a : b;
 }
 
-/* The solve for one n; cholesky_solve calls it with n a constant
- * so that the loops unroll (each entry's arithmetic, and its order, is
- * the same as with a variable n). */
 K_ONLY int factor(double *a, int *perm, const int n)
 {
 	/* The lower triangle is the matrix; the upper one is never read or
@@ -103,9 +101,8 @@ K_ONLY int factor(double *a, int *perm, const int n)
 		for (int j = 0; j < i; j++)
 			xi = larger(xi, fabs(AT(i, j)));
 	}
-	double beta2 = n == 1 ? larger(larger(gamma, xi), DBL_EPSILON)
-	                      : larger(larger(gamma, xi / sqrt(n * n - 1.0)), DBL_EPSILON);
-	double beta = sqrt(beta2);
+	double nu = n == 1 ? 1.0 : sqrt(n * n - 1.0);
+	double beta = sqrt(larger(larger(gamma, xi / nu), DBL_EPSILON));
 	for (int i = 0; i < n; i++)
 		perm[i] = i;
 	for (int j = 0; j < n; j++) {
@@ -151,11 +148,12 @@ K_ONLY int factor(double *a, int *perm, const int n)
 				if (fabs(AT(i, j)) > theta)
 					theta = fabs(AT(i, j));
 		}
+		/* d_j = max(ε, |a_jj|, u²) other than a_jj: perturbed, not
+		 * positive definite */
 		double u = theta / beta, ajj = AT(j, j);
-		double alpha = larger(larger(DBL_EPSILON, fabs(ajj)), u * u);
-		if (alpha != ajj)
-			return 0; /* perturbed: not positive definite */
-		double inv = 1.0 / alpha;
+		if (!(ajj >= DBL_EPSILON && ajj >= u * u))
+			return 0;
+		double inv = 1.0 / ajj;
 		/* The trailing block minus v v' / alpha, then v / alpha into
 		 * L's column. */
 		for (int r = j + 1; r < n; r++) {
@@ -191,22 +189,9 @@ K_ONLY int apply(const double *a, const int *perm, double *b, const int n)
 	return 1;
 }
 
-K_ONLY int solve(double *a, double *b, const int n)
-{
-	int perm[HA_CAL_PARAMS];
-	return factor(a, perm, n) && apply(a, perm, b, n);
-}
-
 /* The solves are called, not inlined: their eight unrolled copies are
  * each too large to repeat at every call. */
 #define OUT_OF_LINE static __attribute__((noinline))
-
-OUT_OF_LINE int cholesky_solve(double *a, double *b, int n)
-{
-#define SOLVE_N(nn) solve(a, b, nn)
-	BY_K(n, SOLVE_N)
-#undef SOLVE_N
-}
 
 OUT_OF_LINE int cholesky_factor(double *a, int *perm, int n)
 {
@@ -224,7 +209,7 @@ OUT_OF_LINE int cholesky_apply(const double *a, const int *perm, double *b, int 
 
 /* ---- plain Cholesky, for a matrix scaled to a unit-sized diagonal ----
  * The least-squares step's Hessian in variables scaled by the damping
- * scales (calibrate_lm.c): no pivoting, and positive definiteness is
+ * scales: no pivoting, and positive definiteness is
  * tested by each pivot against the largest diagonal entry: the step's
  * matrix is factored at every iteration, and this needs a third of the
  * pivoted factorisation's operations. */
@@ -274,13 +259,6 @@ K_ONLY int llt_apply(const double *a, double *b, const int n)
 		if (!isfinite(b[i]))
 			return 0;
 	return 1;
-}
-
-OUT_OF_LINE int cholesky_plain_solve(double *a, double *b, int n)
-{
-#define PLAIN_N(nn) (llt(a, nn) && llt_apply(a, b, nn))
-	BY_K(n, PLAIN_N)
-#undef PLAIN_N
 }
 
 /* ---- the iteration ------------------------------------------------------- */
@@ -352,28 +330,26 @@ static double psi(double r, double delta)
 	return r > delta ? delta : r < -delta ? -delta : r;
 }
 
+/* Run i's linearised residual r_i + J_i d. */
+K_ONLY double linearised(const struct cal_lm *lm, size_t i, const double *d,
+                         const int k)
+{
+	const double *ji = lm->jk + i * k;
+	double a = lm->r[i];
+	for (int j = 0; j < k; j++)
+		a += ji[j] * d[j];
+	return a;
+}
+
 /* The local model at step d (undamped): sum w huber(r + J d). */
 K_ONLY double model_k(const struct cal_lm *lm, const double *d, const int k)
 {
 	const struct cal_data *data = lm->data;
 	double q = 0.0;
-	for (size_t i = 0; i < data->m; i++) {
-		if (data->weight[i] == 0.0)
-			continue;
-		const double *ji = lm->jk + i * k;
-		double a = lm->r[i];
-		for (int j = 0; j < k; j++)
-			a += ji[j] * d[j];
-		q += data->weight[i] * huber(a, lm->delta);
-	}
+	for (size_t i = 0; i < data->m; i++)
+		if (data->weight[i] != 0.0)
+			q += data->weight[i] * huber(linearised(lm, i, d, k), lm->delta);
 	return q;
-}
-
-static double model(const struct cal_lm *lm, const double *d)
-{
-#define MODEL_K(kk) model_k(lm, d, kk)
-	BY_K(lm->k, MODEL_K)
-#undef MODEL_K
 }
 
 K_ONLY double damped_k(const struct cal_lm *lm, const double *d, double mu,
@@ -387,7 +363,7 @@ K_ONLY double damped_k(const struct cal_lm *lm, const double *d, double mu,
 }
 
 /* Run i's term w J_i' J_i of the Newton matrix, into its lower
- * triangle (all the solve reads). */
+ * triangle (all the solves read). */
 K_ONLY void add_run(double *h, double w, const double *ji, const int k)
 {
 	for (int j = 0; j < k; j++) {
@@ -397,10 +373,26 @@ K_ONLY void add_run(double *h, double w, const double *ji, const int k)
 	}
 }
 
+K_ONLY void clear_lower(double *h, const int k)
+{
+	for (int j = 0; j < k; j++)
+		for (int l = 0; l <= j; l++)
+			h[j * k + l] = 0.0;
+}
+
+/* A held parameter's row and column of the Newton matrix: I's. */
+static void hold(double *h, const int *held, int k)
+{
+	for (int j = 0; j < k; j++)
+		if (held[j])
+			for (int l = 0; l < k; l++)
+				h[j * k + l] = h[l * k + j] = l == j ? 1.0 : 0.0;
+}
+
 #define BAND_RUNS 256
 
 /* Minimise the damped model q over d (held parameters stay 0), *at the
- * undamped model at the d returned (model(lm, d): the same double); 0
+ * undamped model at the d returned (model_k: the same double); 0
  * when the first Newton system is not numerically positive definite
  * (more damping is due). */
 K_ONLY int solve_model_k(const struct cal_lm *lm, double mu, const double *dd,
@@ -419,8 +411,7 @@ K_ONLY int solve_model_k(const struct cal_lm *lm, double mu, const double *dd,
 	const int tracked = data->m <= BAND_RUNS;
 	uint64_t band[BAND_RUNS / 64], last[BAND_RUNS / 64];
 	/* h's lower triangle (all the factorisation reads) and the held
-	 * rows and columns are set below: not cleared (clearing all of it
-	 * was an eighth of this file's own time). */
+	 * rows and columns are set below, the rest never read: not cleared. */
 	double h[HA_CAL_PARAMS * HA_CAL_PARAMS];
 	int perm[HA_CAL_PARAMS];
 	for (int it = 0; it < INNER_STEPS; it++) {
@@ -429,9 +420,7 @@ K_ONLY int solve_model_k(const struct cal_lm *lm, double mu, const double *dd,
 		for (int j = 0; j < k; j++)
 			g[j] = mu * dd[j] * d[j];
 		if (build && !tracked)
-			for (int j = 0; j < k; j++)
-				for (int l = 0; l <= j; l++) /* the lower triangle */
-					h[j * k + l] = 0.0;
+			clear_lower(h, k);
 		if (tracked)
 			memset(band, 0, sizeof band);
 		for (size_t i = 0; i < data->m; i++) {
@@ -439,9 +428,7 @@ K_ONLY int solve_model_k(const struct cal_lm *lm, double mu, const double *dd,
 			if (w == 0.0)
 				continue;
 			const double *ji = lm->jk + i * k;
-			double a = lm->r[i];
-			for (int j = 0; j < k; j++)
-				a += ji[j] * d[j];
+			double a = linearised(lm, i, d, k);
 			double p = psi(a, lm->delta);
 			for (int j = 0; j < k; j++)
 				g[j] += w * p * ji[j];
@@ -458,9 +445,7 @@ K_ONLY int solve_model_k(const struct cal_lm *lm, double mu, const double *dd,
 			build = build || memcmp(band, last, sizeof band) != 0;
 			memcpy(last, band, sizeof band);
 			if (build) {
-				for (int j = 0; j < k; j++)
-					for (int l = 0; l <= j; l++)
-						h[j * k + l] = 0.0;
+				clear_lower(h, k);
 				for (size_t i = 0; i < data->m; i++)
 					if (band[i / 64] >> (i % 64) & 1)
 						add_run(h, data->weight[i], lm->jk + i * k, k);
@@ -472,12 +457,7 @@ K_ONLY int solve_model_k(const struct cal_lm *lm, double mu, const double *dd,
 		if (build) {
 			for (int j = 0; j < k; j++)
 				h[j * k + j] += mu * dd[j];
-			for (int j = 0; j < k; j++)
-				if (held[j])
-					for (int l = 0; l < k; l++) {
-						h[j * k + l] = l == j ? 1.0 : 0.0;
-						h[l * k + j] = l == j ? 1.0 : 0.0;
-					}
+			hold(h, held, k);
 			if (!cholesky_factor(h, perm, k))
 				return it > 0;
 		}
@@ -514,11 +494,9 @@ K_ONLY double least_squares_model_k(struct cal_lm *lm, const int k)
 {
 	const struct cal_data *data = lm->data;
 	double *h = lm->ls_h, *g = lm->ls_g, q0 = 0.0;
-	for (int j = 0; j < k; j++) {
+	clear_lower(h, k);
+	for (int j = 0; j < k; j++)
 		g[j] = 0.0;
-		for (int l = 0; l <= j; l++) /* the lower triangle */
-			h[j * k + l] = 0.0;
-	}
 	for (size_t i = 0; i < data->m; i++) {
 		double w = data->weight[i];
 		if (w == 0.0)
@@ -581,7 +559,7 @@ static int solve_least_squares(const struct cal_lm *lm, double mu,
 				: (lm->ls_h[j * k + l] + (l == j ? mu * dd[j] : 0.0)) *
 				  scale[j] * scale[l];
 	}
-	if (!cholesky_plain_solve(h, d, k))
+	if (!llt(h, k) || !llt_apply(h, d, k))
 		return 0;
 	for (int j = 0; j < k; j++)
 		d[j] *= scale[j];
@@ -621,38 +599,27 @@ static int correction(const struct cal_lm *lm, const double *trial,
 	if (!cal_residuals(data, trial, kept, lm->index, k, r2, NULL))
 		return 0;
 	double h[HA_CAL_PARAMS * HA_CAL_PARAMS], g[HA_CAL_PARAMS] = {0};
-	memset(h, 0, (size_t)(k * k) * sizeof *h); /* the k x k it reads */
-	int inside = 0;
+	clear_lower(h, k);
+	int inside = 0, perm[HA_CAL_PARAMS];
 	for (size_t i = 0; i < data->m; i++) {
 		double w = data->weight[i];
-		if (w == 0.0)
-			continue;
-		const double *ji = lm->jk + i * k;
-		double a = lm->r[i];
-		for (int j = 0; j < k; j++)
-			a += ji[j] * d[j];
-		if (fabs(a) > lm->delta)
+		double a = linearised(lm, i, d, k);
+		if (w == 0.0 || fabs(a) > lm->delta)
 			continue;
 		inside++;
-		double e = r2[i] - a;
-		for (int j = 0; j < k; j++) {
-			double wj = w * ji[j];
-			g[j] -= wj * e;
-			for (int l = 0; l <= j; l++) /* the lower triangle */
-				h[j * k + l] += wj * ji[l];
-		}
+		const double *ji = lm->jk + i * k;
+		for (int j = 0; j < k; j++)
+			g[j] -= w * ji[j] * (r2[i] - a);
+		add_run(h, w, ji, k);
 	}
 	if (inside == 0)
 		return 0;
 	for (int j = 0; j < k; j++) {
 		h[j * k + j] += 1e-10 * dd[j];
-		if (held[j]) {
-			for (int l = 0; l < k; l++)
-				h[j * k + l] = h[l * k + j] = l == j ? 1.0 : 0.0;
-			g[j] = 0.0;
-		}
+		g[j] = held[j] ? 0.0 : g[j];
 	}
-	if (!cholesky_solve(h, g, k))
+	hold(h, held, k);
+	if (!cholesky_factor(h, perm, k) || !cholesky_apply(h, perm, g, k))
 		return 0;
 	memcpy(c, g, (size_t)k * sizeof *c);
 	return 1;
@@ -755,7 +722,7 @@ double cal_levenberg(struct cal_lm *lm, double *th, double f)
 			int clamped = memcmp(d0, d, (size_t)k * sizeof *d) != 0;
 			double predicted = f - (!clamped ? at
 			                        : isinf(lm->delta) ? least_squares_at(lm, d)
-			                                           : model(lm, d));
+			                                           : model_k(lm, d, k));
 			if (!moved)
 				return f;
 			/* Least squares: a step the box cut short, to a point the

@@ -237,11 +237,3 @@ size_t cal_free_count(const struct ha_cal_law *law)
 	return k;
 }
 
-double cal_data_share(const struct cal_data *data, const double *th, size_t i)
-{
-	if (th[HA_CAL_DATA_COEF] == 0.0)
-		return 0.0;
-	return exp(log(th[HA_CAL_DATA_COEF]) - th[HA_CAL_DATA_POWER] * data->log_n[i] -
-	           data->log_loss[i]);
-}
-

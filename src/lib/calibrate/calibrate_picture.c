@@ -24,10 +24,6 @@ typedef struct ha_cal_picture pic_t;
 
 /* ---- the fitted curves and their bootstrap bands ------------------------------------- */
 
-/* ln L̂ at a real head dimension (H = D/d), and its quantiles over the
- * kept refits, point by point, in one double a refit of memory.  A point is
- * evaluated as a run of the fit is (cal_log_fitted), so that at a run
- * the curve passes through the run's fitted value, bit for bit. */
 static int point_ok(const struct ha_cal_point *p)
 {
 	return isfinite(p->budget) && p->budget >= 1.0 &&

@@ -138,6 +138,10 @@ static void log_columns(const struct cal_data *data, const double *th,
 	x[0] = -data->log_loss[i];
 }
 
+/* The parameters of the linear start's three columns. */
+static const int slot[3] = {HA_CAL_IRREDUCIBLE, HA_CAL_BIAS_COEF,
+                            HA_CAL_VAR_COEF};
+
 /* Least squares over the columns in use (the others free ones are zero,
  * the fixed ones move to the target); 0 when singular or a coefficient
  * in use is not positive.  cols: each weighted run's three columns
@@ -147,8 +151,6 @@ static int linear_solve(const struct cal_data *data, const double *th,
                         const int *use, const double *cols, double *sol,
                         double *rss)
 {
-	static const int slot[3] = {HA_CAL_IRREDUCIBLE, HA_CAL_BIAS_COEF,
-	                            HA_CAL_VAR_COEF};
 	int idx[3], n = 0;
 	for (int c = 0; c < 3; c++)
 		if (use[c])
@@ -195,6 +197,16 @@ static int linear_solve(const struct cal_data *data, const double *th,
 	return isfinite(*rss);
 }
 
+/* A n_i^-α / L_i at th: the data term's share of run i's measured loss
+ * (0 when A = 0). */
+static double data_share(const struct cal_data *data, const double *th, size_t i)
+{
+	if (th[HA_CAL_DATA_COEF] == 0.0)
+		return 0.0;
+	return exp(log(th[HA_CAL_DATA_COEF]) - th[HA_CAL_DATA_POWER] * data->log_n[i] -
+	           data->log_loss[i]);
+}
+
 static void linear_columns(const struct cal_data *data, const double *th,
                         double *work)
 {
@@ -217,7 +229,7 @@ static void linear_columns(const struct cal_data *data, const double *th,
 		double *col = cols + 4 * i;
 		for (int c = 0; c < 3; c++)
 			col[c] = exp(col[c] - shift[c]);
-		col[3] = 1.0 - cal_data_share(data, th, i);
+		col[3] = 1.0 - data_share(data, th, i);
 	}
 }
 
@@ -229,8 +241,6 @@ static void linear_columns(const struct cal_data *data, const double *th,
 static void linear_start(const struct cal_data *data, const int *free, int e_free,
                       double *th, const double *work)
 {
-	static const int slot[3] = {HA_CAL_IRREDUCIBLE, HA_CAL_BIAS_COEF,
-	                            HA_CAL_VAR_COEF};
 	int is_free[3] = {e_free, free[HA_CAL_BIAS_COEF], free[HA_CAL_VAR_COEF]};
 	const double *shift = work;
 	/* Try each set of free coefficients held at zero (at most 4), keep
@@ -411,19 +421,13 @@ static double run_lbfgs(struct local *l, double *th)
 	if (!opt)
 		return f0;
 	double f = f0;
-	nlopt_result r = nlopt_set_min_objective(opt, local_objective, l);
-	if (r > 0)
-		r = nlopt_set_lower_bounds(opt, lo);
-	if (r > 0)
-		r = nlopt_set_upper_bounds(opt, hi);
-	if (r > 0)
-		r = nlopt_set_ftol_rel(opt, 1e-10);
-	if (r > 0)
-		r = nlopt_set_xtol_abs1(opt, 1e-12);
-	if (r > 0)
-		r = nlopt_set_maxeval(opt, LBFGS_MAXEVAL);
-	if (r > 0)
-		r = nlopt_optimize(opt, z, &f);
+	if (nlopt_set_min_objective(opt, local_objective, l) > 0 &&
+	    nlopt_set_lower_bounds(opt, lo) > 0 &&
+	    nlopt_set_upper_bounds(opt, hi) > 0 &&
+	    nlopt_set_ftol_rel(opt, 1e-10) > 0 &&
+	    nlopt_set_xtol_abs1(opt, 1e-12) > 0 &&
+	    nlopt_set_maxeval(opt, LBFGS_MAXEVAL) > 0)
+		nlopt_optimize(opt, z, &f);
 	nlopt_destroy(opt);
 	/* Any result but an outright failure leaves a usable point. */
 	if (isfinite(f) && f <= f0) {
@@ -602,17 +606,18 @@ enum ha_status cal_minimise(const struct cal_data *data,
 	size_t grid = start ? 1 : grid_starts(data, law, NULL, NULL);
 	size_t count = grid + (start ? 0 : seed_count);
 	size_t threads = pool_threads(data->threads, count), ready = 0;
-	double *starts = malloc(count * HA_CAL_PARAMS * sizeof *starts);
-	double *ends = malloc(count * sizeof *ends);
-	double *end_th = malloc(count * HA_CAL_PARAMS * sizeof *end_th);
-	size_t *twin = malloc(count * sizeof *twin);
-	size_t *tasks = malloc(count * sizeof *tasks);
+	/* starts and end_th count x HA_CAL_PARAMS, ends count; twin and
+	 * tasks count each */
+	double *starts = malloc(count * (2 * HA_CAL_PARAMS + 1) * sizeof *starts);
+	size_t *twin = malloc(2 * count * sizeof *twin);
 	int *end_converged = malloc(count * sizeof *end_converged);
 	double *work = start ? NULL : malloc(grid_work(data) * sizeof *work);
 	enum ha_status st = HA_ENOMEM;
-	if (!starts || !ends || !end_th || !twin || !tasks || !end_converged ||
-	    (!start && !work))
+	if (!starts || !twin || !end_converged || (!start && !work))
 		goto done;
+	double *end_th = starts + count * HA_CAL_PARAMS;
+	double *ends = end_th + count * HA_CAL_PARAMS;
+	size_t *tasks = twin + count;
 	while (ready < threads) {
 		locals[ready] = l;
 		if (!local_alloc(&locals[ready++]))
@@ -693,10 +698,7 @@ enum ha_status cal_minimise(const struct cal_data *data,
 	st = HA_OK;
 done:
 	free(starts);
-	free(ends);
-	free(end_th);
 	free(twin);
-	free(tasks);
 	free(end_converged);
 	free(work);
 	for (size_t w = 0; w < ready; w++)
