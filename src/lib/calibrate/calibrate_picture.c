@@ -5,7 +5,6 @@
  * curves, their bootstrap bands, the target's curve and divisors and the
  * compared laws' curves — computed here so that ha_plot_calibration only
  * draws.  Every loss is computed as its logarithm (log10 L). */
-#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -404,11 +403,8 @@ static enum ha_status compute(pic_t *p, const struct ha_calibration *c, struct h
 	const uint64_t *feasible = NULL;
 	if (st == HA_OK && pr->defined) {
 		st = ha_solver_new(pr->budget, &pr->constraints, &solver);
-		if (st == HA_EINFEASIBLE)
-			return ha_fail(err, st, "no (heads, head_dim) pair of budget %" PRIu64
-			               " meets the constraints", pr->budget);
 		if (st != HA_OK)
-			return ha_fail(err, st, "solving: %s", ha_status_str(st));
+			return ha_solve_failed(err, st, pr->budget);
 		feasible = ha_solver_feasible(solver, &feasible_count);
 	}
 	if (st == HA_OK)
