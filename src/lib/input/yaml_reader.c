@@ -153,8 +153,6 @@ static const char *describe(const yaml_event_t *ev,
 	}
 }
 
-/* A plain number with a leading zero ("0512", "-007.5"), which the number
- * grammar refuses because YAML 1.1 reads it as octal. */
 int ha_yr_leading_zero(const struct ha_yr *r)
 {
 	if (!r->have_event || r->ev.type != YAML_SCALAR_EVENT ||

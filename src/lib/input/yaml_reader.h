@@ -25,32 +25,8 @@
  * and FOUND describes what is there ("'abc'", "a list", "the quoted
  * string '512'", "an empty value"...).
  *
- * A schema reads a document like this (a calibration runs file):
- *
- *   static const struct ha_yr_key run_keys[] = {
- *           {"heads", HA_YR_REQUIRED}, {"loss", HA_YR_REQUIRED},
- *           {"loss_se", HA_YR_OPTIONAL}};
- *   static enum ha_status run_field(struct ha_yr *r, void *ctx, size_t key,
- *                                   const char *where)
- *   {       // the key's value is the current event
- *           struct run *run = ctx;
- *           if (key == 0)
- *                   return ha_yr_uint(r, where, NULL, 1, HA_BUDGET_MAX,
- *                                     &run->heads);
- *           ...
- *   }
- *   static enum ha_status run_item(struct ha_yr *r, void *ctx,
- *                                  size_t i, const char *where)
- *   {       // grow the array, then read the mapping
- *           struct ha_yr_map map = HA_YR_MAP(run_keys);
- *           return ha_yr_read_map(r, where, "a mapping {heads, ...}",
- *                                 &map, run_field, &runs[i]);
- *   }
- *   ...
- *   ha_yr_open_file(&r, path, &options, err);
- *   st = ha_yr_begin_document(&r, "a mapping with the key 'runs'");
- *   then ha_yr_read_map over {"runs"}, whose field calls ha_yr_read_seq
- *   with run_item; then ha_yr_end_document(&r); ha_yr_close(&r). */
+ * A schema is a key table per mapping and a field function per key
+ * (scenario.c, runs.c are examples). */
 #ifndef HEADALLOC_YAML_READER_H
 #define HEADALLOC_YAML_READER_H
 
