@@ -81,20 +81,19 @@ void ckpt_key_cut(double *data, size_t width, size_t model_dim,
                   enum ha_layout layout, size_t key_heads,
                   const struct ckpt_key_slice *s)
 {
-	/* Every destination precedes its source, since key_stride >=
-	 * head_dim: memmove in increasing order is safe. */
+	/* Every destination precedes its source, since a group's stride
+	 * spans its heads: memmove in increasing order is safe. */
 	size_t dk = s->head_dim, kd = key_heads * dk, md = model_dim;
 	if (layout == HA_LAYOUT_OUT_IN) {
 		for (size_t h = 0; h < key_heads; h++)
-			memmove(data + h * dk * md,
-			        data + (s->key_offset + h * s->key_stride) * md,
+			memmove(data + h * dk * md, data + ckpt_head_at(s, h) * md,
 			        dk * md * sizeof *data);
 		return;
 	}
 	for (size_t i = 0; i < md; i++)
 		for (size_t h = 0; h < key_heads; h++)
 			memmove(data + i * kd + h * dk,
-			        data + i * width + s->key_offset + h * s->key_stride,
+			        data + i * width + ckpt_head_at(s, h),
 			        dk * sizeof *data);
 }
 
