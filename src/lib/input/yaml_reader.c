@@ -56,17 +56,6 @@ enum ha_status ha_yr_fail_at(struct ha_yr *r, yaml_mark_t at,
 	return status;
 }
 
-enum ha_status ha_yr_fail_here(struct ha_yr *r, enum ha_status status,
-                               const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vfail(r, (long)r->ev.start_mark.line + 1,
-	      (long)r->ev.start_mark.column + 1, status, fmt, ap);
-	va_end(ap);
-	return status;
-}
-
 /* An error without a position (line and column 0). */
 static enum ha_status fail_nopos(struct ha_yr *r, enum ha_status status,
                                  const char *fmt, ...) HA_PRINTF(3, 4);

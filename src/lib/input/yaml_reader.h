@@ -112,8 +112,8 @@ enum ha_status ha_yr_fail_at(struct ha_yr *r, yaml_mark_t at,
                              enum ha_status status, const char *fmt, ...)
 	HA_PRINTF(4, 5);
 /* The same at the current event. */
-enum ha_status ha_yr_fail_here(struct ha_yr *r, enum ha_status status,
-                               const char *fmt, ...) HA_PRINTF(3, 4);
+#define ha_yr_fail_here(r, status, ...) \
+	ha_yr_fail_at((r), (r)->ev.start_mark, (status), __VA_ARGS__)
 /* HA_ENOMEM, "out of memory", no position. */
 enum ha_status ha_yr_nomem(struct ha_yr *r);
 
