@@ -53,9 +53,10 @@ static char *key_name(const char *outer, const struct ckpt_stack *s, size_t bloc
 	return name;
 }
 
-static void describe_heads(const struct ckpt_shape *s, char *out, size_t size)
+static void describe_heads(const struct ha_checkpoint *c, char *out,
+                           size_t size)
 {
-	size_t q = s->query_heads, k = s->key_heads;
+	size_t q = c->query_heads, k = c->key_heads;
 	if (k == q)
 		snprintf(out, size, "%zu key head%s (one per query head)", k,
 		         k == 1 ? "" : "s");
@@ -71,6 +72,7 @@ static void describe_heads(const struct ckpt_shape *s, char *out, size_t size)
 
 /* Check tensor `name` in shard `file` and fill layer *ly. */
 static enum ha_status check_tensor(const struct ckpt_dir *d,
+                                   const struct ha_checkpoint *c,
                                    const struct ckpt_shape *s, const char *file,
                                    const char *name, struct ckpt_shard *o,
                                    struct ha_checkpoint_layer *ly,
@@ -90,8 +92,8 @@ static enum ha_status check_tensor(const struct ckpt_dir *d,
 		                 (unsigned long long)(info.ndim > 1 ? info.shape[1] : 0),
 		                 info.ndim > 2 ? ", ..." : "",
 		                 (unsigned long long)s->rows,
-		                 (unsigned long long)s->cols, s->key_heads,
-		                 s->head_dim, s->model_dim);
+		                 (unsigned long long)s->cols, c->key_heads,
+		                 c->head_dim, c->model_dim);
 	return ckpt_layer_set(ly, o, name, s->rows, s->cols, err);
 }
 
@@ -183,7 +185,7 @@ static enum ha_status plan_stack(const struct ckpt_dir *d,
 		struct ha_checkpoint_layer *ly = &c->layers[c->count++];
 		ly->block = b;
 		ly->role = s->role;
-		st = check_tensor(d, sh, file, name, o, ly, err);
+		st = check_tensor(d, c, sh, file, name, o, ly, err);
 	}
 out:
 	free(name);
@@ -245,23 +247,15 @@ static enum ha_status plan(const struct ckpt_dir *d, json_object *cfg,
 	if (!p)
 		return ckpt_fail(d, err, HA_EUNSUPPORTED, CKPT_CONFIG,
 		                 "model_type '%.64s' has no preset (known: %s)", type,
-		                 ckpt_preset_list());
+		                 ckpt_preset_list);
 	c->model_type = strdup(type);
 	if (!c->model_type)
 		return ha_fail(err, HA_ENOMEM, "out of memory");
 	struct ckpt_shape sh;
-	st = ckpt_read_shape(d, cfg, section, p, &sh, err);
+	st = ckpt_read_shape(d, cfg, section, p, c, &sh, err);
 	if (st != HA_OK)
 		return st;
-	c->model_dim = sh.model_dim;
-	c->query_heads = sh.query_heads;
-	c->key_heads = sh.key_heads;
-	c->head_dim = sh.head_dim;
-	c->layout = sh.layout;
-	c->fusion = sh.fusion;
-	c->key_offset = sh.key_offset;
-	c->key_stride = sh.key_stride;
-	describe_heads(&sh, c->reason, sizeof c->reason);
+	describe_heads(c, c->reason, sizeof c->reason);
 
 	c->layers = calloc(sh.layers + 2 * sh.decoder, sizeof *c->layers);
 	if (!c->layers)

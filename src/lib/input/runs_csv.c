@@ -485,7 +485,7 @@ enum ha_status runs_parse_csv(const char *text, size_t length,
 	csv_free(&p);
 	if (r.st == HA_OK && !r.header_done)
 		stop(&r, fail_at(&r.c, r.c.line, r.c.column, "expected %s, found an "
-		                 "empty file", runs_header_need()));
+		                 "empty file", runs_header_need));
 	if (r.st == HA_OK && r.n == 0)
 		stop(&r, fail_at(&r.c, r.header_line, 1, "expected at least one run "
 		                 "after the header row, found none"));

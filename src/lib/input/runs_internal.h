@@ -64,7 +64,7 @@ enum ha_status ha_runs_read_string_named(const char *text, size_t length,
 extern const char *const runs_key_what[HA_RUNS_KEYS];
 
 /* "a header row naming the columns heads, ...": what a header needs. */
-const char *runs_header_need(void);
+extern const char runs_header_need[];
 
 /* A table's columns: each key's name, whether the caller named it, and
  * whether the table has it; pool: a pool (no loss required). */
