@@ -108,9 +108,11 @@ enum ha_status ha_yr_end_document(struct ha_yr *r);
 
 /* Fill the error at a position and return status (messages are one line:
  * control characters become '?'). */
-enum ha_status ha_yr_fail_at(struct ha_yr *r, yaml_mark_t at,
-                             enum ha_status status, const char *fmt, ...)
-	HA_PRINTF(4, 5);
+#define ha_yr_fail_at(r, at, status, ...) \
+	ha_yr_placed((r), (at), ha_fail((r)->err, (status), __VA_ARGS__))
+/* The error's position `at` and file the reader's; returns status. */
+enum ha_status ha_yr_placed(struct ha_yr *r, yaml_mark_t at,
+                            enum ha_status status);
 /* The same at the current event. */
 #define ha_yr_fail_here(r, status, ...) \
 	ha_yr_fail_at((r), (r)->ev.start_mark, (status), __VA_ARGS__)
