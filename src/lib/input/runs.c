@@ -19,17 +19,8 @@
 
 /* The keys of a run in a YAML file. */
 enum runs_column {
-	RUNS_HEADS,
-	RUNS_HEAD_DIM,
-	RUNS_SAMPLES,
-	RUNS_LOSS,
-	RUNS_LOSS_SE,
-	RUNS_KV_HEADS,
-	RUNS_COLUMNS
-};
-
-static const char *const runs_column_name[RUNS_COLUMNS] = {
-	"heads", "head_dim", "samples", "loss", "loss_se", "kv_heads",
+	RUNS_HEADS, RUNS_HEAD_DIM, RUNS_SAMPLES, RUNS_LOSS, RUNS_LOSS_SE,
+	RUNS_KV_HEADS, RUNS_COLUMNS
 };
 
 /* The key of the runs tables (runs_key_what) each is. */
@@ -73,7 +64,7 @@ static enum ha_status run_field(struct ha_yr *r, void *ctx, size_t key,
 		return ha_yr_fail_at(r, r->ev.start_mark, HA_EFORMAT,
 		                     "%s: expected no %s in a pool (its runs are "
 		                     "not trained yet), found one", where,
-		                     runs_column_name[key]);
+		                     pool_keys[key].name);
 	if (key == POOL_COST)
 		return ha_yr_real(r, where, "a number > 0", HA_YR_ABOVE, 0.0,
 		                  HUGE_VAL, &run->loss);
