@@ -142,12 +142,6 @@ void ckpt_key_cut(double *data, size_t width, size_t model_dim,
                   enum ha_layout layout, size_t key_heads,
                   const struct ckpt_key_slice *s);
 
-/* Parse "qkv", "kv", "none"; "concat", "per-head" (HA_EINVAL for
- * anything else or NULL). */
-enum ha_status ha_fused_parse(const char *text, enum ha_fused *out);
-enum ha_status ha_fused_order_parse(const char *text,
-                                    enum ha_fused_order *out);
-
 /* Read layer `layer` of the plan and cut out its key block: a new array,
  * freed with free(), of key_heads * head_dim x model_dim (out-in) or
  * model_dim x key_heads * head_dim (in-out) doubles, as c->layout says;

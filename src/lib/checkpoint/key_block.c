@@ -6,35 +6,6 @@
 #include "base/error_internal.h"
 #include "checkpoint/checkpoint_internal.h"
 
-enum ha_status ha_fused_parse(const char *text, enum ha_fused *out)
-{
-	if (!text || !out)
-		return HA_EINVAL;
-	if (strcmp(text, "qkv") == 0)
-		*out = HA_FUSED_QKV;
-	else if (strcmp(text, "kv") == 0)
-		*out = HA_FUSED_KV;
-	else if (strcmp(text, "none") == 0)
-		*out = HA_FUSED_NONE;
-	else
-		return HA_EINVAL;
-	return HA_OK;
-}
-
-enum ha_status ha_fused_order_parse(const char *text,
-                                    enum ha_fused_order *out)
-{
-	if (!text || !out)
-		return HA_EINVAL;
-	if (strcmp(text, "concat") == 0)
-		*out = HA_FUSED_CONCAT;
-	else if (strcmp(text, "per-head") == 0)
-		*out = HA_FUSED_PER_HEAD;
-	else
-		return HA_EINVAL;
-	return HA_OK;
-}
-
 enum ha_status ckpt_key_slice(const char *name, enum ha_fused fused,
                               enum ha_fused_order order, uint64_t outputs,
                               size_t heads, struct ckpt_key_slice *s,
