@@ -10,7 +10,9 @@
 #include <headalloc/runs.h>
 #include <headalloc/status.h>
 
-/* The largest samples value, as ha_model_validate() has it. */
+/* The largest samples value, as ha_model_validate() has it (and a
+ * scenario's sample sizes); spelled once so that the message states the
+ * value compared with. */
 #define RUNS_SAMPLES_MAX 1e300
 
 /* Parse the CSV text of length bytes (runs.h has the format) with libcsv,

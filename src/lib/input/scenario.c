@@ -11,16 +11,10 @@
 #include <headalloc/scenario.h>
 #include <headalloc/sweep.h>
 
+#include "input/runs_internal.h"
 #include "input/yaml_reader.h"
 #include "alloc/grouped_internal.h"
 #include "alloc/model_internal.h"
-
-/* The largest sample size, as ha_model_validate() has it; spelled once so
- * that the message states the value compared with. */
-#define SAMPLES_MAX 1e300
-#define TEXT(x) #x
-#define STRINGIFY(x) TEXT(x)
-static const char SAMPLES_WHAT[] = "a number > 1 and <= " STRINGIFY(SAMPLES_MAX);
 
 /* "an integer budget from 1 to HA_BUDGET_MAX", and the like. */
 #define WHAT_SIZE 96
@@ -28,12 +22,12 @@ static const char SAMPLES_WHAT[] = "a number > 1 and <= " STRINGIFY(SAMPLES_MAX)
 static const struct ha_yr_options OPTIONS = {.max_bytes =
                                                      HA_SCENARIO_MAX_FILE};
 
-/* The current event as a sample size. */
+/* The current event as a sample size, in the domain of a run's. */
 static enum ha_status sample_value(struct ha_yr *r, const char *where,
                                    double *out)
 {
-	return ha_yr_real(r, where, SAMPLES_WHAT, HA_YR_ABOVE, 1.0, SAMPLES_MAX,
-	                  out);
+	return ha_yr_real(r, where, runs_key_what[HA_RUNS_KEY_SAMPLES],
+	                  HA_YR_ABOVE, 1.0, RUNS_SAMPLES_MAX, out);
 }
 
 /* ---- model and constraints --------------------------------------------- */
