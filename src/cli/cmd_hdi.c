@@ -130,17 +130,27 @@ static int apply(void *options, int code, const char *arg)
 			return cli_bad_word("--layout", arg, CLI_WORDS_LAYOUT);
 		o->have_layout = 1;
 		return EXIT_OK;
-	case OPT_FUSED:
-		if (cli_word_index(CLI_WORDS_FUSED, arg) < 0 ||
-		    ha_fused_parse(arg, &o->fused) != HA_OK)
+	case OPT_FUSED: {
+		/* in the order of CLI_WORDS_FUSED: qkv, kv, none */
+		static const enum ha_fused fused[] = {HA_FUSED_QKV, HA_FUSED_KV,
+		                                      HA_FUSED_NONE};
+		int i = cli_word_index(CLI_WORDS_FUSED, arg);
+		if (i < 0)
 			return cli_bad_word("--fused", arg, CLI_WORDS_FUSED);
+		o->fused = fused[i];
 		return EXIT_OK;
-	case OPT_FUSED_ORDER:
-		if (cli_word_index(CLI_WORDS_FUSED_ORDER, arg) < 0 ||
-		    ha_fused_order_parse(arg, &o->fused_order) != HA_OK)
+	}
+	case OPT_FUSED_ORDER: {
+		/* in the order of CLI_WORDS_FUSED_ORDER: concat, per-head */
+		static const enum ha_fused_order orders[] = {HA_FUSED_CONCAT,
+		                                             HA_FUSED_PER_HEAD};
+		int i = cli_word_index(CLI_WORDS_FUSED_ORDER, arg);
+		if (i < 0)
 			return cli_bad_word("--fused-order", arg, CLI_WORDS_FUSED_ORDER);
+		o->fused_order = orders[i];
 		o->have_fused_order = 1;
 		return EXIT_OK;
+	}
 	case OPT_OVERLAP:
 		o->overlap = 1;
 		return EXIT_OK;

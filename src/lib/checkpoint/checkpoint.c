@@ -53,9 +53,10 @@ static char *key_name(const char *outer, const struct ckpt_stack *s, size_t bloc
 	return name;
 }
 
-static void describe_heads(const struct ckpt_shape *s, char *out, size_t size)
+static void describe_heads(const struct ha_checkpoint *c, char *out,
+                           size_t size)
 {
-	size_t q = s->query_heads, k = s->key_heads;
+	size_t q = c->query_heads, k = c->key_heads;
 	if (k == q)
 		snprintf(out, size, "%zu key head%s (one per query head)", k,
 		         k == 1 ? "" : "s");
@@ -71,6 +72,7 @@ static void describe_heads(const struct ckpt_shape *s, char *out, size_t size)
 
 /* Check tensor `name` in shard `file` and fill layer *ly. */
 static enum ha_status check_tensor(const struct ckpt_dir *d,
+                                   const struct ha_checkpoint *c,
                                    const struct ckpt_shape *s, const char *file,
                                    const char *name, struct ckpt_shard *o,
                                    struct ha_checkpoint_layer *ly,
@@ -90,8 +92,8 @@ static enum ha_status check_tensor(const struct ckpt_dir *d,
 		                 (unsigned long long)(info.ndim > 1 ? info.shape[1] : 0),
 		                 info.ndim > 2 ? ", ..." : "",
 		                 (unsigned long long)s->rows,
-		                 (unsigned long long)s->cols, s->key_heads,
-		                 s->head_dim, s->model_dim);
+		                 (unsigned long long)s->cols, c->key_heads,
+		                 c->head_dim, c->model_dim);
 	return ckpt_layer_set(ly, o, name, s->rows, s->cols, err);
 }
 
@@ -183,7 +185,7 @@ static enum ha_status plan_stack(const struct ckpt_dir *d,
 		struct ha_checkpoint_layer *ly = &c->layers[c->count++];
 		ly->block = b;
 		ly->role = s->role;
-		st = check_tensor(d, sh, file, name, o, ly, err);
+		st = check_tensor(d, c, sh, file, name, o, ly, err);
 	}
 out:
 	free(name);
@@ -245,23 +247,15 @@ static enum ha_status plan(const struct ckpt_dir *d, json_object *cfg,
 	if (!p)
 		return ckpt_fail(d, err, HA_EUNSUPPORTED, CKPT_CONFIG,
 		                 "model_type '%.64s' has no preset (known: %s)", type,
-		                 ckpt_preset_list());
+		                 ckpt_preset_list);
 	c->model_type = strdup(type);
 	if (!c->model_type)
 		return ha_fail(err, HA_ENOMEM, "out of memory");
 	struct ckpt_shape sh;
-	st = ckpt_read_shape(d, cfg, section, p, &sh, err);
+	st = ckpt_read_shape(d, cfg, section, p, c, &sh, err);
 	if (st != HA_OK)
 		return st;
-	c->model_dim = sh.model_dim;
-	c->query_heads = sh.query_heads;
-	c->key_heads = sh.key_heads;
-	c->head_dim = sh.head_dim;
-	c->layout = sh.layout;
-	c->fusion = sh.fusion;
-	c->key_offset = sh.key_offset;
-	c->key_stride = sh.key_stride;
-	describe_heads(&sh, c->reason, sizeof c->reason);
+	describe_heads(c, c->reason, sizeof c->reason);
 
 	c->layers = calloc(sh.layers + 2 * sh.decoder, sizeof *c->layers);
 	if (!c->layers)
@@ -350,6 +344,22 @@ static enum ha_status find_in(struct ha_checkpoint *plan, const char *path,
 	return HA_OK;
 }
 
+/* Compact `heads` heads, as s places them among the `width` outputs of
+ * the layer's tensor in data, to the front; *out is the array shrunk to
+ * them, *rows x *cols. */
+static void cut_heads(const struct ha_checkpoint *c, double *data,
+                      size_t width, size_t heads,
+                      const struct ckpt_key_slice *s, double **out,
+                      size_t *rows, size_t *cols)
+{
+	size_t kd = heads * c->head_dim, md = c->model_dim;
+	ckpt_key_cut(data, width, md, c->layout, heads, s);
+	*rows = c->layout == HA_LAYOUT_OUT_IN ? kd : md;
+	*cols = c->layout == HA_LAYOUT_OUT_IN ? md : kd;
+	double *shrunk = realloc(data, kd * md * sizeof *data);
+	*out = shrunk ? shrunk : data;
+}
+
 enum ha_status ha_checkpoint_read_keys(const struct ha_checkpoint *c,
                                        size_t layer, double **out,
                                        size_t *rows, size_t *cols,
@@ -385,16 +395,11 @@ enum ha_status ha_checkpoint_read_keys(const struct ha_checkpoint *c,
 	}
 
 	/* The key block to the front, as --fused does for any file. */
-	size_t kd = c->key_heads * c->head_dim, md = c->model_dim;
 	struct ckpt_key_slice slice = {c->fusion, c->head_dim, c->key_offset,
-	                               c->key_stride};
-	ckpt_key_cut(data, c->layout == HA_LAYOUT_OUT_IN ? (size_t)ly->rows
+	                               c->key_stride, 1};
+	cut_heads(c, data, c->layout == HA_LAYOUT_OUT_IN ? (size_t)ly->rows
 	                                                 : (size_t)ly->cols,
-	             md, c->layout, c->key_heads, &slice);
-	*rows = c->layout == HA_LAYOUT_OUT_IN ? kd : md;
-	*cols = c->layout == HA_LAYOUT_OUT_IN ? md : kd;
-	double *shrunk = realloc(data, kd * md * sizeof *data);
-	*out = shrunk ? shrunk : data;
+	          c->key_heads, &slice, out, rows, cols);
 	return HA_OK;
 }
 
@@ -458,17 +463,19 @@ static enum ha_status query_tensor(const struct ha_checkpoint *c, size_t layer,
 	return st;
 }
 
-/* Where query head q starts among the outputs of its tensor. */
-static size_t query_offset(const struct ha_checkpoint *c, size_t q)
+/* Where the query heads are among the outputs of their tensor, in the
+ * order that puts the queries of key head h at h g .. h g + g - 1. */
+static struct ckpt_key_slice query_slice(const struct ha_checkpoint *c)
 {
-	size_t dk = c->head_dim, g = c->query_heads / c->key_heads;
-	switch (c->fusion) {
-	case HA_FUSION_PER_HEAD: return q * 3 * dk;
-	case HA_FUSION_GROUPED: return q / g * c->key_stride + q % g * dk;
-	case HA_FUSION_SEPARATE:
-	case HA_FUSION_CONCATENATED: break;
+	size_t dk = c->head_dim;
+	struct ckpt_key_slice s = {c->fusion, dk, 0, dk, 1};
+	if (c->fusion == HA_FUSION_PER_HEAD) {
+		s.key_stride = 3 * dk;
+	} else if (c->fusion == HA_FUSION_GROUPED) {
+		s.group = c->query_heads / c->key_heads;
+		s.key_stride = c->key_stride;
 	}
-	return q * dk;
+	return s;
 }
 
 enum ha_status ha_checkpoint_read_queries(const struct ha_checkpoint *c,
@@ -487,12 +494,12 @@ enum ha_status ha_checkpoint_read_queries(const struct ha_checkpoint *c,
 	char *name = NULL;
 	st = query_tensor(c, layer, &w, &index, &name, err);
 	size_t dk = c->head_dim, md = c->model_dim;
-	size_t qd = c->query_heads * dk;
 	int out_in = c->layout == HA_LAYOUT_OUT_IN;
+	struct ckpt_key_slice qs = query_slice(c);
 	struct ha_tensor_info info;
 	if (st == HA_OK) {
 		ha_weights_info(w, index, &info);
-		size_t last = query_offset(c, c->query_heads - 1) + dk;
+		size_t last = ckpt_head_at(&qs, c->query_heads - 1) + dk;
 		int flat = info.ndim == 2;
 		uint64_t outputs = !flat ? 0 : info.shape[out_in ? 0 : 1];
 		uint64_t model = !flat ? 0 : info.shape[out_in ? 1 : 0];
@@ -512,25 +519,7 @@ enum ha_status ha_checkpoint_read_queries(const struct ha_checkpoint *c,
 			err->file = c->layers[layer].shard;
 		return st;
 	}
-	/* Compact the query heads to the front in head order, in place:
-	 * every destination precedes its source. */
-	if (out_in) {
-		for (size_t q = 0; q < c->query_heads; q++)
-			memmove(data + q * dk * md, data + query_offset(c, q) * md,
-			        dk * md * sizeof *data);
-		*rows = qd;
-		*cols = md;
-	} else {
-		size_t width = (size_t)info.shape[1];
-		for (size_t i = 0; i < md; i++)
-			for (size_t q = 0; q < c->query_heads; q++)
-				memmove(data + i * qd + q * dk,
-				        data + i * width + query_offset(c, q),
-				        dk * sizeof *data);
-		*rows = md;
-		*cols = qd;
-	}
-	double *shrunk = realloc(data, qd * md * sizeof *data);
-	*out = shrunk ? shrunk : data;
+	cut_heads(c, data, (size_t)info.shape[out_in ? 0 : 1], c->query_heads,
+	          &qs, out, rows, cols);
 	return HA_OK;
 }

@@ -11,7 +11,6 @@
 #include <headalloc/checkpoint.h>
 #include <headalloc/weights.h>
 
-#include "base/text.h"
 #include "base/error_internal.h"
 #include "checkpoint/checkpoint_internal.h"
 #include "tensors/weights_internal.h"
@@ -25,13 +24,9 @@ static enum ha_status check_map_names(const struct ckpt_dir *d,
 {
 	json_object_object_foreach(map, key, val) {
 		(void)val;
-		const char *fault = ha_name_fault(key, strlen(key), NULL);
-		if (fault) {
-			char shown[128];
+		if (ha_weights_check_name(key, strlen(key), err) != HA_OK)
 			return ckpt_fail(d, err, HA_EFORMAT, CKPT_INDEX,
-			                 "weight_map: tensor name '%s' %s",
-			                 ha_text_safe(key, shown, sizeof shown), fault);
-		}
+			                 "weight_map: %s", err ? err->message : "");
 	}
 	return HA_OK;
 }

@@ -106,13 +106,21 @@ int ckpt_key_name(const char *name, int fused);
  * key.weight, k.weight or k_lin.weight". */
 const char *ckpt_key_names(int fused);
 
-/* Where the keys are in a tensor's outputs. */
+/* Where the keys (or queries) are in a tensor's outputs: head h starts
+ * at ckpt_head_at(s, h). */
 struct ckpt_key_slice {
 	enum ha_key_fusion fusion;
 	size_t head_dim;   /* d_k */
-	size_t key_offset; /* key head h starts at output */
-	size_t key_stride; /*   key_offset + h key_stride */
+	size_t key_offset; /* head h starts at output key_offset + */
+	size_t key_stride; /*   h / group key_stride + h % group head_dim, */
+	size_t group;      /*   a group 0 meaning 1 (keys) */
 };
+
+static inline size_t ckpt_head_at(const struct ckpt_key_slice *s, size_t h)
+{
+	size_t g = s->group ? s->group : 1;
+	return s->key_offset + h / g * s->key_stride + h % g * s->head_dim;
+}
 
 /* The slice of the keys cut into `heads` heads of a tensor named name with
  * `outputs` outputs that holds what `fused` says in `order`: q|k|v
@@ -125,20 +133,14 @@ enum ha_status ckpt_key_slice(const char *name, enum ha_fused fused,
                               size_t heads, struct ckpt_key_slice *s,
                               struct ha_error *err);
 
-/* Compact the key block (key_heads heads of head_dim outputs, head h at
- * output key_offset + h key_stride) of a tensor of `width` outputs and
- * model_dim inputs in `layout`, row-major, to the front of data, in
- * place: it becomes key_heads * head_dim x model_dim (out-in) or
- * model_dim x key_heads * head_dim (in-out). */
+/* Compact the key block (key_heads heads of head_dim outputs, as s
+ * places them) of a tensor of `width` outputs and model_dim inputs in
+ * `layout`, row-major, to the front of data, in place: it becomes
+ * key_heads * head_dim x model_dim (out-in) or model_dim x key_heads *
+ * head_dim (in-out). */
 void ckpt_key_cut(double *data, size_t width, size_t model_dim,
                   enum ha_layout layout, size_t key_heads,
                   const struct ckpt_key_slice *s);
-
-/* Parse "qkv", "kv", "none"; "concat", "per-head" (HA_EINVAL for
- * anything else or NULL). */
-enum ha_status ha_fused_parse(const char *text, enum ha_fused *out);
-enum ha_status ha_fused_order_parse(const char *text,
-                                    enum ha_fused_order *out);
 
 /* Read layer `layer` of the plan and cut out its key block: a new array,
  * freed with free(), of key_heads * head_dim x model_dim (out-in) or

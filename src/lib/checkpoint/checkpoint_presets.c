@@ -97,14 +97,10 @@ const struct ckpt_wrapper *ckpt_wrapper_find(const char *type)
 	return NULL;
 }
 
-const char *ckpt_preset_list(void)
-{
-	static const char list[] =
-		"llama, mistral, mixtral, qwen2, qwen3, gemma, gemma2, "
-		"gemma3_text, phi, phi3, starcoder2, olmo, opt, gptj, gpt2, "
-		"gpt_neox, bloom, falcon, mpt, bert, roberta, distilbert, t5";
-	return list;
-}
+const char ckpt_preset_list[] =
+	"llama, mistral, mixtral, qwen2, qwen3, gemma, gemma2, gemma3_text, "
+	"phi, phi3, starcoder2, olmo, opt, gptj, gpt2, gpt_neox, bloom, "
+	"falcon, mpt, bert, roberta, distilbert, t5";
 
 /* ------------------------------------------- key projections by name */
 
@@ -274,7 +270,8 @@ static enum ha_status mpt_key_heads(const struct ckpt_dir *d,
 enum ha_status ckpt_read_shape(const struct ckpt_dir *d, json_object *cfg,
                                const char *section,
                                const struct ckpt_preset *p,
-                               struct ckpt_shape *s, struct ha_error *err)
+                               struct ha_checkpoint *c, struct ckpt_shape *s,
+                               struct ha_error *err)
 {
 	const size_t D = HA_CHECKPOINT_MAX_DIM, H = HA_CHECKPOINT_MAX_HEADS;
 	const size_t L = HA_CHECKPOINT_MAX_LAYERS;
@@ -289,52 +286,52 @@ enum ha_status ckpt_read_shape(const struct ckpt_dir *d, json_object *cfg,
 			return st;                                            \
 	} while (0)
 	NEED(KEYS("hidden_size", "n_embd", "d_model", "n_embed", "dim"), 1, 0,
-	     1, D, &s->model_dim);
+	     1, D, &c->model_dim);
 	NEED(KEYS("num_attention_heads", "n_head", "num_heads", "n_heads"), 1,
-	     0, 1, H, &s->query_heads);
+	     0, 1, H, &c->query_heads);
 	NEED(KEYS("num_hidden_layers", "n_layer", "num_layers", "n_layers"), 1,
 	     0, 1, L, &s->layers);
 	/* head_dim wherever a config gives one (Gemma, Qwen3: not always
 	 * hidden / heads); T5's is d_kv. */
 	if (fam == FAM_T5) {
-		NEED(KEYS("d_kv"), 1, 0, 1, D, &s->head_dim);
+		NEED(KEYS("d_kv"), 1, 0, 1, D, &c->head_dim);
 		NEED(KEYS("num_decoder_layers"), 0, s->layers, 0, L,
 		     &s->decoder);
 	} else {
-		NEED(KEYS("head_dim"), 0, 0, 1, D, &s->head_dim);
+		NEED(KEYS("head_dim"), 0, 0, 1, D, &c->head_dim);
 	}
-	if (s->head_dim == 0) {
-		if (s->model_dim % s->query_heads != 0)
+	if (c->head_dim == 0) {
+		if (c->model_dim % c->query_heads != 0)
 			return ckpt_fail(d, err, HA_EFORMAT, CKPT_CONFIG,
 			                 "hidden size %zu is not a multiple of the "
 			                 "%zu attention heads, and there is no "
-			                 "head_dim", s->model_dim, s->query_heads);
-		s->head_dim = s->model_dim / s->query_heads;
+			                 "head_dim", c->model_dim, c->query_heads);
+		c->head_dim = c->model_dim / c->query_heads;
 	}
-	size_t hq = s->query_heads, dk = s->head_dim;
-	s->key_heads = hq;
-	s->layout = HA_LAYOUT_OUT_IN;
-	s->fusion = HA_FUSION_SEPARATE;
-	s->key_offset = 0;
-	s->key_stride = dk;
+	size_t hq = c->query_heads, dk = c->head_dim;
+	c->key_heads = hq;
+	c->layout = HA_LAYOUT_OUT_IN;
+	c->fusion = HA_FUSION_SEPARATE;
+	c->key_offset = 0;
+	c->key_stride = dk;
 	if (strcmp(p->type, "mpt") == 0) {
-		st = mpt_key_heads(d, cfg, hq, &s->key_heads, err);
+		st = mpt_key_heads(d, cfg, hq, &c->key_heads, err);
 		if (st != HA_OK)
 			return st;
 	} else if (fam == FAM_LLAMA || fam == FAM_QKV) {
-		NEED(KEYS("num_key_value_heads"), 0, hq, 1, H, &s->key_heads);
+		NEED(KEYS("num_key_value_heads"), 0, hq, 1, H, &c->key_heads);
 	}
 	if (fam == FAM_GPT2) {
-		s->layout = HA_LAYOUT_IN_OUT;
-		s->fusion = HA_FUSION_CONCATENATED;
-		s->key_offset = hq * dk;
+		c->layout = HA_LAYOUT_IN_OUT;
+		c->fusion = HA_FUSION_CONCATENATED;
+		c->key_offset = hq * dk;
 	} else if (fam == FAM_QKV) {
-		s->fusion = HA_FUSION_CONCATENATED;
-		s->key_offset = hq * dk;
+		c->fusion = HA_FUSION_CONCATENATED;
+		c->key_offset = hq * dk;
 	} else if (fam == FAM_NEOX) {
-		s->fusion = HA_FUSION_PER_HEAD;
-		s->key_offset = dk;
-		s->key_stride = 3 * dk;
+		c->fusion = HA_FUSION_PER_HEAD;
+		c->key_offset = dk;
+		c->key_stride = 3 * dk;
 	} else if (fam == FAM_FALCON) {
 		int newarch, mq;
 		st = config_bool(d, cfg, "new_decoder_architecture",
@@ -346,36 +343,36 @@ enum ha_status ckpt_read_shape(const struct ckpt_dir *d, json_object *cfg,
 			return st;
 		if (newarch) {
 			NEED(KEYS("num_kv_heads", "n_head_kv"), 0, hq, 1, H,
-			     &s->key_heads);
-			s->fusion = HA_FUSION_GROUPED;
+			     &c->key_heads);
+			c->fusion = HA_FUSION_GROUPED;
 		} else if (mq) {
-			s->key_heads = 1;
-			s->fusion = HA_FUSION_CONCATENATED;
-			s->key_offset = hq * dk;
+			c->key_heads = 1;
+			c->fusion = HA_FUSION_CONCATENATED;
+			c->key_offset = hq * dk;
 		} else {
-			s->fusion = HA_FUSION_PER_HEAD;
-			s->key_offset = dk;
-			s->key_stride = 3 * dk;
+			c->fusion = HA_FUSION_PER_HEAD;
+			c->key_offset = dk;
+			c->key_stride = 3 * dk;
 		}
 	}
-	size_t kv = s->key_heads;
+	size_t kv = c->key_heads;
 	if (hq % kv != 0)
 		return ckpt_fail(d, err, HA_EFORMAT, CKPT_CONFIG,
 		                 "%zu attention heads cannot share %zu key heads "
 		                 "evenly", hq, kv);
-	if (s->fusion == HA_FUSION_GROUPED) {
-		s->key_offset = hq / kv * dk;
-		s->key_stride = (hq / kv + 2) * dk;
+	if (c->fusion == HA_FUSION_GROUPED) {
+		c->key_offset = hq / kv * dk;
+		c->key_stride = (hq / kv + 2) * dk;
 	}
 	/* The outputs of the tensor holding the keys. */
 	uint64_t outputs = (uint64_t)kv * dk;
-	if (s->fusion == HA_FUSION_CONCATENATED ||
-	    s->fusion == HA_FUSION_GROUPED)
+	if (c->fusion == HA_FUSION_CONCATENATED ||
+	    c->fusion == HA_FUSION_GROUPED)
 		outputs = ((uint64_t)hq + 2 * (uint64_t)kv) * dk;
-	else if (s->fusion == HA_FUSION_PER_HEAD)
+	else if (c->fusion == HA_FUSION_PER_HEAD)
 		outputs = 3 * (uint64_t)hq * dk;
-	s->rows = s->layout == HA_LAYOUT_OUT_IN ? outputs : s->model_dim;
-	s->cols = s->layout == HA_LAYOUT_OUT_IN ? s->model_dim : outputs;
+	s->rows = c->layout == HA_LAYOUT_OUT_IN ? outputs : c->model_dim;
+	s->cols = c->layout == HA_LAYOUT_OUT_IN ? c->model_dim : outputs;
 	return HA_OK;
 #undef NEED
 }

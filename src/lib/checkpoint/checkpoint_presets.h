@@ -41,7 +41,7 @@ struct ckpt_preset {
 const struct ckpt_preset *ckpt_preset_find(const char *type);
 
 /* "llama, mistral, ...": every model type with a preset. */
-const char *ckpt_preset_list(void);
+extern const char ckpt_preset_list[];
 
 /* A multimodal configuration whose text model is a preset's: the text
  * model's fields are under `section` of config.json (and its own
@@ -55,22 +55,20 @@ struct ckpt_wrapper {
 /* The wrapper of model_type `type`, or NULL. */
 const struct ckpt_wrapper *ckpt_wrapper_find(const char *type);
 
-/* What config.json says about the keys of a preset. */
+/* What config.json says of a preset's layers beside the plan's fields. */
 struct ckpt_shape {
-	size_t model_dim, query_heads, key_heads, head_dim, layers, decoder;
-	enum ha_layout layout;
-	enum ha_key_fusion fusion;
-	size_t key_offset, key_stride;
+	size_t layers, decoder;
 	uint64_t rows, cols; /* of every key tensor */
 };
 
 /* Read the shape of preset p's keys from cfg, config.json's object
- * `section` (NULL: config.json itself; named in the messages).
- * HA_EFORMAT (a missing or ill-typed field, heads that do not divide),
- * naming the field. */
+ * `section` (NULL: config.json itself; named in the messages), into the
+ * plan's model_dim .. key_stride and *s.  HA_EFORMAT (a missing or
+ * ill-typed field, heads that do not divide), naming the field. */
 enum ha_status ckpt_read_shape(const struct ckpt_dir *d, json_object *cfg,
                                const char *section,
                                const struct ckpt_preset *p,
-                               struct ckpt_shape *s, struct ha_error *err);
+                               struct ha_checkpoint *c, struct ckpt_shape *s,
+                               struct ha_error *err);
 
 #endif

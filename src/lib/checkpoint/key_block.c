@@ -6,35 +6,6 @@
 #include "base/error_internal.h"
 #include "checkpoint/checkpoint_internal.h"
 
-enum ha_status ha_fused_parse(const char *text, enum ha_fused *out)
-{
-	if (!text || !out)
-		return HA_EINVAL;
-	if (strcmp(text, "qkv") == 0)
-		*out = HA_FUSED_QKV;
-	else if (strcmp(text, "kv") == 0)
-		*out = HA_FUSED_KV;
-	else if (strcmp(text, "none") == 0)
-		*out = HA_FUSED_NONE;
-	else
-		return HA_EINVAL;
-	return HA_OK;
-}
-
-enum ha_status ha_fused_order_parse(const char *text,
-                                    enum ha_fused_order *out)
-{
-	if (!text || !out)
-		return HA_EINVAL;
-	if (strcmp(text, "concat") == 0)
-		*out = HA_FUSED_CONCAT;
-	else if (strcmp(text, "per-head") == 0)
-		*out = HA_FUSED_PER_HEAD;
-	else
-		return HA_EINVAL;
-	return HA_OK;
-}
-
 enum ha_status ckpt_key_slice(const char *name, enum ha_fused fused,
                               enum ha_fused_order order, uint64_t outputs,
                               size_t heads, struct ckpt_key_slice *s,
@@ -81,20 +52,19 @@ void ckpt_key_cut(double *data, size_t width, size_t model_dim,
                   enum ha_layout layout, size_t key_heads,
                   const struct ckpt_key_slice *s)
 {
-	/* Every destination precedes its source, since key_stride >=
-	 * head_dim: memmove in increasing order is safe. */
+	/* Every destination precedes its source, since a group's stride
+	 * spans its heads: memmove in increasing order is safe. */
 	size_t dk = s->head_dim, kd = key_heads * dk, md = model_dim;
 	if (layout == HA_LAYOUT_OUT_IN) {
 		for (size_t h = 0; h < key_heads; h++)
-			memmove(data + h * dk * md,
-			        data + (s->key_offset + h * s->key_stride) * md,
+			memmove(data + h * dk * md, data + ckpt_head_at(s, h) * md,
 			        dk * md * sizeof *data);
 		return;
 	}
 	for (size_t i = 0; i < md; i++)
 		for (size_t h = 0; h < key_heads; h++)
 			memmove(data + i * kd + h * dk,
-			        data + i * width + s->key_offset + h * s->key_stride,
+			        data + i * width + ckpt_head_at(s, h),
 			        dk * sizeof *data);
 }
 

@@ -19,17 +19,8 @@
 
 /* The keys of a run in a YAML file. */
 enum runs_column {
-	RUNS_HEADS,
-	RUNS_HEAD_DIM,
-	RUNS_SAMPLES,
-	RUNS_LOSS,
-	RUNS_LOSS_SE,
-	RUNS_KV_HEADS,
-	RUNS_COLUMNS
-};
-
-static const char *const runs_column_name[RUNS_COLUMNS] = {
-	"heads", "head_dim", "samples", "loss", "loss_se", "kv_heads",
+	RUNS_HEADS, RUNS_HEAD_DIM, RUNS_SAMPLES, RUNS_LOSS, RUNS_LOSS_SE,
+	RUNS_KV_HEADS, RUNS_COLUMNS
 };
 
 /* The key of the runs tables (runs_key_what) each is. */
@@ -73,7 +64,7 @@ static enum ha_status run_field(struct ha_yr *r, void *ctx, size_t key,
 		return ha_yr_fail_at(r, r->ev.start_mark, HA_EFORMAT,
 		                     "%s: expected no %s in a pool (its runs are "
 		                     "not trained yet), found one", where,
-		                     runs_column_name[key]);
+		                     pool_keys[key].name);
 	if (key == POOL_COST)
 		return ha_yr_real(r, where, "a number > 0", HA_YR_ABOVE, 0.0,
 		                  HUGE_VAL, &run->loss);
@@ -284,7 +275,10 @@ enum ha_status ha_runs_read_file(const char *path, enum ha_runs_format format,
 	return ha_runs_read_file_named(path, format, NULL, runs, count, err);
 }
 
-static enum ha_status read_file(const char *path, enum ha_runs_format format,
+/* A runs file at path (from_file), or the length bytes at text. */
+static enum ha_status read_runs(int from_file, const char *path,
+                                const char *text, size_t length,
+                                enum ha_runs_format format,
                                 const struct ha_runs_names *names, int pool,
                                 struct ha_run **runs, size_t *count,
                                 struct ha_error *err)
@@ -292,27 +286,36 @@ static enum ha_status read_file(const char *path, enum ha_runs_format format,
 	enum ha_status st = start(runs, count, err);
 	if (st != HA_OK)
 		return st;
-	if (!path)
+	if (from_file && !path)
 		return ha_fail(err, HA_EINVAL, "expected a path, found NULL");
-	if (format == HA_RUNS_AUTO)
+	if (!from_file && !text && length > 0)
+		return ha_fail(err, HA_EINVAL, "expected a text, found NULL");
+	if (from_file && format == HA_RUNS_AUTO)
 		format = ha_runs_format_of(path);
 	if (format == HA_RUNS_YAML) {
 		struct ha_yr r;
 		if (yaml_names(names, err) != HA_OK)
 			return HA_EINVAL;
-		return read_yaml(&r, ha_yr_open_file(&r, path, &OPTIONS, err), pool,
-		                 runs, count);
+		st = from_file ? ha_yr_open_file(&r, path, &OPTIONS, err)
+		               : ha_yr_open_text(&r, text, length, &OPTIONS, err);
+		return read_yaml(&r, st, pool, runs, count);
 	}
 	if (format != HA_RUNS_CSV)
 		return ha_fail(err, HA_EINVAL, "unknown runs format %d", (int)format);
-	char *text = NULL;
-	size_t length = 0;
-	st = slurp(path, &text, &length, err);
+	char *buf = NULL;
+	if (from_file) {
+		st = slurp(path, &buf, &length, err);
+		text = buf;
+		if (st != HA_OK && err)
+			err->file = path;
+	} else if (length > HA_RUNS_MAX_FILE) {
+		st = ha_fail(err, HA_EFORMAT, "expected at most %zu bytes of "
+		             "input, found more", HA_RUNS_MAX_FILE);
+	}
 	if (st == HA_OK)
-		st = runs_parse_csv(text, length, path, names, pool, runs, count, err);
-	else if (err)
-		err->file = path;
-	free(text);
+		st = runs_parse_csv(text ? text : "", length, path, names, pool,
+		                    runs, count, err);
+	free(buf);
 	return st;
 }
 
@@ -322,7 +325,8 @@ enum ha_status ha_runs_read_file_named(const char *path,
                                        struct ha_run **runs, size_t *count,
                                        struct ha_error *err)
 {
-	return read_file(path, format, names, 0, runs, count, err);
+	return read_runs(1, path, NULL, 0, format, names, 0, runs, count,
+	                 err);
 }
 
 enum ha_status ha_runs_read_pool(const char *path, enum ha_runs_format format,
@@ -337,7 +341,8 @@ enum ha_status ha_runs_read_pool(const char *path, enum ha_runs_format format,
 		return st != HA_OK ? st : ha_fail(err, HA_EINVAL, "expected a result "
 		                                  "pointer, found NULL");
 	}
-	enum ha_status st = read_file(path, format, names, 1, runs, count, err);
+	enum ha_status st = read_runs(1, path, NULL, 0, format, names, 1, runs,
+	                              count, err);
 	if (st != HA_OK)
 		return st;
 	*costs = malloc(*count * sizeof **costs);
@@ -360,23 +365,6 @@ enum ha_status ha_runs_read_string_named(const char *text, size_t length,
                                          struct ha_run **runs, size_t *count,
                                          struct ha_error *err)
 {
-	enum ha_status st = start(runs, count, err);
-	if (st != HA_OK)
-		return st;
-	if (!text && length > 0)
-		return ha_fail(err, HA_EINVAL, "expected a text, found NULL");
-	if (format == HA_RUNS_YAML) {
-		struct ha_yr r;
-		if (yaml_names(names, err) != HA_OK)
-			return HA_EINVAL;
-		return read_yaml(&r, ha_yr_open_text(&r, text, length, &OPTIONS, err),
-		                 0, runs, count);
-	}
-	if (format != HA_RUNS_CSV)
-		return ha_fail(err, HA_EINVAL, "unknown runs format %d", (int)format);
-	if (length > HA_RUNS_MAX_FILE)
-		return ha_fail(err, HA_EFORMAT, "expected at most %zu bytes of "
-		               "input, found more", HA_RUNS_MAX_FILE);
-	return runs_parse_csv(text ? text : "", length, NULL, names, 0, runs,
-	                      count, err);
+	return read_runs(0, NULL, text, length, format, names, 0, runs, count,
+	                 err);
 }

@@ -14,7 +14,6 @@
  * them). */
 #include <float.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,35 +46,23 @@ struct cell {
 	char text[HA_RUNS_MAX_CELL + 1];   /* the first bytes, NUL-terminated */
 };
 
-static enum ha_status fail_at(struct csv *c, long line, long column,
-                              const char *fmt, ...) HA_PRINTF(4, 5);
-
-static enum ha_status fail_at(struct csv *c, long line, long column,
-                              const char *fmt, ...)
-{
-	char message[HA_ERROR_MESSAGE_MAX];
-	va_list ap;
-	va_start(ap, fmt);
-	if (vsnprintf(message, sizeof message, fmt, ap) < 0)
-		message[0] = '\0';
-	va_end(ap);
-	ha_fail_at(c->err, HA_EFORMAT, line, column, "%s", message);
-	if (c->err)
-		c->err->file = c->path;
-	return HA_EFORMAT;
-}
-
 /* A refusal already in err (runs_rules.c's words) placed at line and
- * column of the file. */
-static enum ha_status placed(struct csv *c, long line, long column)
+ * column of the file: status. */
+static enum ha_status placed(struct csv *c, long line, long column,
+                             enum ha_status status)
 {
 	if (c->err) {
 		c->err->line = line;
 		c->err->column = column;
 		c->err->file = c->path;
 	}
-	return HA_EFORMAT;
+	return status;
 }
+
+/* "FMT..." at line and column of the file, HA_EFORMAT. */
+#define fail_at(c, line, column, ...) \
+	placed((c), (line), (column), \
+	       ha_fail((c)->err, HA_EFORMAT, __VA_ARGS__))
 
 /* ---- the text ---------------------------------------------------------- */
 
@@ -200,7 +187,7 @@ static void header_end(struct reader *r)
 		h.present[k] = r->where[k] != SIZE_MAX;
 	}
 	if (runs_header_check(&h, r->c.err) != HA_OK)
-		stop(r, placed(&r->c, r->header_line, 1));
+		stop(r, placed(&r->c, r->header_line, 1, HA_EFORMAT));
 }
 
 /* ---- the rows ------------------------------------------------------------ */
@@ -248,7 +235,7 @@ static enum ha_status cell_value(struct reader *r, size_t row, int k,
 		               r->pool && k == HA_RUNS_KEY_LOSS ? "cost"
 		                                                : ha_runs_key_str(k),
 		               what, describe(cell, buf));
-		return placed(&r->c, cell->line, cell->column);
+		return placed(&r->c, cell->line, cell->column, HA_EFORMAT);
 	}
 	return HA_OK;
 }
@@ -271,7 +258,8 @@ static enum ha_status row_values(struct reader *r, size_t row, struct ha_run *ru
 	              has_width, width,
 	              has_width ? describe(&r->kept[HA_RUNS_KEY_MODEL_DIM], buf) : "",
 	              &at, r->c.err) != HA_OK)
-		return placed(&r->c, r->kept[at].line, r->kept[at].column);
+		return placed(&r->c, r->kept[at].line, r->kept[at].column,
+		              HA_EFORMAT);
 	return HA_OK;
 }
 
@@ -485,7 +473,7 @@ enum ha_status runs_parse_csv(const char *text, size_t length,
 	csv_free(&p);
 	if (r.st == HA_OK && !r.header_done)
 		stop(&r, fail_at(&r.c, r.c.line, r.c.column, "expected %s, found an "
-		                 "empty file", runs_header_need()));
+		                 "empty file", runs_header_need));
 	if (r.st == HA_OK && r.n == 0)
 		stop(&r, fail_at(&r.c, r.header_line, 1, "expected at least one run "
 		                 "after the header row, found none"));

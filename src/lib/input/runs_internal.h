@@ -10,7 +10,9 @@
 #include <headalloc/runs.h>
 #include <headalloc/status.h>
 
-/* The largest samples value, as ha_model_validate() has it. */
+/* The largest samples value, as ha_model_validate() has it (and a
+ * scenario's sample sizes); spelled once so that the message states the
+ * value compared with. */
 #define RUNS_SAMPLES_MAX 1e300
 
 /* Parse the CSV text of length bytes (runs.h has the format) with libcsv,
@@ -64,7 +66,7 @@ enum ha_status ha_runs_read_string_named(const char *text, size_t length,
 extern const char *const runs_key_what[HA_RUNS_KEYS];
 
 /* "a header row naming the columns heads, ...": what a header needs. */
-const char *runs_header_need(void);
+extern const char runs_header_need[];
 
 /* A table's columns: each key's name, whether the caller named it, and
  * whether the table has it; pool: a pool (no loss required). */

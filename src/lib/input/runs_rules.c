@@ -137,14 +137,9 @@ const char *const runs_key_what[HA_RUNS_KEYS] = {
 	"an integer from 1 to 9223372036854775807",
 };
 
-static const char need[] =
+const char runs_header_need[] =
 	"a header row naming the columns heads, head_dim (or model_dim), "
 	"samples and loss (and optionally loss_se and kv_heads)";
-
-const char *runs_header_need(void)
-{
-	return need;
-}
 
 static void missing(const struct runs_header *h, int k, struct ha_error *err)
 {
@@ -153,7 +148,7 @@ static void missing(const struct runs_header *h, int k, struct ha_error *err)
 		        "for %s), found none", h->name[k], ha_runs_key_str(k));
 	else
 		ha_fail(err, HA_EFORMAT, "header: expected the column '%s' (%s), "
-		        "found none", h->name[k], need);
+		        "found none", h->name[k], runs_header_need);
 }
 
 enum ha_status runs_header_check(const struct runs_header *h,

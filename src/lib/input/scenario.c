@@ -11,16 +11,10 @@
 #include <headalloc/scenario.h>
 #include <headalloc/sweep.h>
 
+#include "input/runs_internal.h"
 #include "input/yaml_reader.h"
 #include "alloc/solver_internal.h"
 #include "alloc/model_internal.h"
-
-/* The largest sample size, as ha_model_validate() has it; spelled once so
- * that the message states the value compared with. */
-#define SAMPLES_MAX 1e300
-#define TEXT(x) #x
-#define STRINGIFY(x) TEXT(x)
-static const char SAMPLES_WHAT[] = "a number > 1 and <= " STRINGIFY(SAMPLES_MAX);
 
 /* "an integer budget from 1 to HA_BUDGET_MAX", and the like. */
 #define WHAT_SIZE 96
@@ -28,12 +22,12 @@ static const char SAMPLES_WHAT[] = "a number > 1 and <= " STRINGIFY(SAMPLES_MAX)
 static const struct ha_yr_options OPTIONS = {.max_bytes =
                                                      HA_SCENARIO_MAX_FILE};
 
-/* The current event as a sample size. */
+/* The current event as a sample size, in the domain of a run's. */
 static enum ha_status sample_value(struct ha_yr *r, const char *where,
                                    double *out)
 {
-	return ha_yr_real(r, where, SAMPLES_WHAT, HA_YR_ABOVE, 1.0, SAMPLES_MAX,
-	                  out);
+	return ha_yr_real(r, where, runs_key_what[HA_RUNS_KEY_SAMPLES],
+	                  HA_YR_ABOVE, 1.0, RUNS_SAMPLES_MAX, out);
 }
 
 /* ---- model and constraints --------------------------------------------- */
@@ -206,54 +200,45 @@ struct list_ctx {
 	size_t *count;
 	size_t size;
 	size_t cap;
-	const char *what; /* one item */
+	const char *what; /* one budget */
+	int budgets;        /* budgets, else sample sizes */
 	yaml_mark_t *marks; /* budgets: where each item is, for duplicates */
 	size_t marks_cap;
 };
 
 /* Room for item i, then *count = i + 1 once the item reads. */
-static enum ha_status budget_item(struct ha_yr *r, void *ctx, size_t i,
-                                  const char *where)
+static enum ha_status list_item(struct ha_yr *r, void *ctx, size_t i,
+                                const char *where)
 {
 	struct list_ctx *l = ctx;
 	enum ha_status st = ha_yr_grow(r, l->array, &l->cap, i, l->size);
-	if (st == HA_OK)
+	if (st == HA_OK && l->budgets)
 		st = ha_yr_grow(r, (void **)&l->marks, &l->marks_cap, i,
 		                sizeof *l->marks);
-	if (st == HA_OK)
+	if (st == HA_OK && l->budgets) {
 		l->marks[i] = r->ev.start_mark;
-	if (st == HA_OK)
 		st = ha_yr_uint(r, where, l->what, 1, HA_BUDGET_MAX,
 		                (uint64_t *)*l->array + i);
-	if (st == HA_OK)
-		*l->count = i + 1;
-	return st;
-}
-
-static enum ha_status sample_item(struct ha_yr *r, void *ctx, size_t i,
-                                  const char *where)
-{
-	struct list_ctx *l = ctx;
-	enum ha_status st = ha_yr_grow(r, l->array, &l->cap, i, l->size);
-	if (st == HA_OK)
+	} else if (st == HA_OK) {
 		st = sample_value(r, where, (double *)*l->array + i);
+	}
 	if (st == HA_OK)
 		*l->count = i + 1;
 	return st;
 }
 
-/* A scalar, or a non-empty list of scalars, each read by item.  Anything
- * else is "expected WHAT"; an empty list "expected at least one ONE". */
+/* A scalar, or a non-empty list of scalars.  Anything else is "expected
+ * WHAT"; an empty list "expected at least one ONE". */
 static enum ha_status read_scalar_or_list(struct ha_yr *r, const char *where,
                                           const char *what, const char *one,
-                                          size_t max, ha_yr_item_fn item,
-                                          struct list_ctx *l)
+                                          size_t max, struct list_ctx *l)
 {
 	if (ha_yr_at(r, YAML_SCALAR_EVENT))
-		return item(r, l, 0, where);
+		return list_item(r, l, 0, where);
 	yaml_mark_t start = r->ev.start_mark;
 	size_t n;
-	enum ha_status st = ha_yr_read_seq(r, where, what, max, item, l, &n);
+	enum ha_status st = ha_yr_read_seq(r, where, what, max, list_item, l,
+	                                   &n);
 	if (st == HA_OK && n == 0)
 		return ha_yr_fail_at(r, start, HA_EFORMAT,
 		                     "%s: expected at least one %s, found an empty "
@@ -311,10 +296,10 @@ static enum ha_status read_budgets(struct ha_yr *r, const char *where,
 	snprintf(what, sizeof what, "an integer budget from 1 to %llu",
 	         (unsigned long long)HA_BUDGET_MAX);
 	struct list_ctx l = {(void **)&sc->budgets, &sc->budget_count,
-	                     sizeof *sc->budgets, 0, what, NULL, 0};
+	                     sizeof *sc->budgets, 0, what, 1, NULL, 0};
 	enum ha_status st = read_scalar_or_list(
 		r, where, "an integer budget or a list of them", "budget",
-		HA_SCENARIO_MAX_BUDGETS, budget_item, &l);
+		HA_SCENARIO_MAX_BUDGETS, &l);
 	if (st == HA_OK)
 		st = check_repeated(r, where, sc->budgets, sc->budget_count,
 		                    l.marks);
@@ -375,11 +360,10 @@ static enum ha_status read_samples(struct ha_yr *r, const char *where,
 	if (ha_yr_at(r, YAML_MAPPING_START_EVENT))
 		return read_sweep(r, where, sc);
 	struct list_ctx l = {(void **)&sc->samples, &sc->sample_count,
-	                     sizeof *sc->samples, 0, SAMPLES_WHAT, NULL, 0};
+	                     sizeof *sc->samples, 0, NULL, 0, NULL, 0};
 	return read_scalar_or_list(r, where,
 	                           "a number, a list or {from, to, points}",
-	                           "sample size", HA_SCENARIO_MAX_POINTS,
-	                           sample_item, &l);
+	                           "sample size", HA_SCENARIO_MAX_POINTS, &l);
 }
 
 /* ---- report ------------------------------------------------------------ */

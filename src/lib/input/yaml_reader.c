@@ -4,7 +4,6 @@
  * table, sequences, skipping, growing arrays). */
 #include <errno.h>
 #include <float.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,56 +29,24 @@ static const char *const DEFAULT_OPEN_LABEL = "cannot open the file";
 
 /* ---- errors ---------------------------------------------------------- */
 
-static enum ha_status vfail(struct ha_yr *r, long line, long column,
-                            enum ha_status status, const char *fmt,
-                            va_list ap) HA_PRINTF(5, 0);
-
-static enum ha_status vfail(struct ha_yr *r, long line, long column,
-                            enum ha_status status, const char *fmt,
-                            va_list ap)
+enum ha_status ha_yr_placed(struct ha_yr *r, yaml_mark_t at,
+                            enum ha_status status)
 {
-	char message[HA_ERROR_MESSAGE_MAX];
-	if (vsnprintf(message, sizeof message, fmt, ap) < 0)
-		message[0] = '\0';
-	ha_fail_at(r->err, status, line, column, "%s", message);
+	r->err->line = (long)at.line + 1;
+	r->err->column = (long)at.column + 1;
 	r->err->file = r->path;
 	return status;
 }
 
-enum ha_status ha_yr_fail_at(struct ha_yr *r, yaml_mark_t at,
-                             enum ha_status status, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vfail(r, (long)at.line + 1, (long)at.column + 1, status, fmt, ap);
-	va_end(ap);
-	return status;
-}
-
-enum ha_status ha_yr_fail_here(struct ha_yr *r, enum ha_status status,
-                               const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vfail(r, (long)r->ev.start_mark.line + 1,
-	      (long)r->ev.start_mark.column + 1, status, fmt, ap);
-	va_end(ap);
-	return status;
-}
-
 /* An error without a position (line and column 0). */
-static enum ha_status fail_nopos(struct ha_yr *r, enum ha_status status,
-                                 const char *fmt, ...) HA_PRINTF(3, 4);
-
-static enum ha_status fail_nopos(struct ha_yr *r, enum ha_status status,
-                                 const char *fmt, ...)
+static enum ha_status in_file(struct ha_yr *r, enum ha_status status)
 {
-	va_list ap;
-	va_start(ap, fmt);
-	vfail(r, 0, 0, status, fmt, ap);
-	va_end(ap);
+	r->err->file = r->path;
 	return status;
 }
+
+#define fail_nopos(r, status, ...) \
+	in_file((r), ha_fail((r)->err, (status), __VA_ARGS__))
 
 enum ha_status ha_yr_nomem(struct ha_yr *r)
 {
@@ -153,8 +120,6 @@ static const char *describe(const yaml_event_t *ev,
 	}
 }
 
-/* A plain number with a leading zero ("0512", "-007.5"), which the number
- * grammar refuses because YAML 1.1 reads it as octal. */
 int ha_yr_leading_zero(const struct ha_yr *r)
 {
 	if (!r->have_event || r->ev.type != YAML_SCALAR_EVENT ||

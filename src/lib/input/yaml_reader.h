@@ -25,32 +25,8 @@
  * and FOUND describes what is there ("'abc'", "a list", "the quoted
  * string '512'", "an empty value"...).
  *
- * A schema reads a document like this (a calibration runs file):
- *
- *   static const struct ha_yr_key run_keys[] = {
- *           {"heads", HA_YR_REQUIRED}, {"loss", HA_YR_REQUIRED},
- *           {"loss_se", HA_YR_OPTIONAL}};
- *   static enum ha_status run_field(struct ha_yr *r, void *ctx, size_t key,
- *                                   const char *where)
- *   {       // the key's value is the current event
- *           struct run *run = ctx;
- *           if (key == 0)
- *                   return ha_yr_uint(r, where, NULL, 1, HA_BUDGET_MAX,
- *                                     &run->heads);
- *           ...
- *   }
- *   static enum ha_status run_item(struct ha_yr *r, void *ctx,
- *                                  size_t i, const char *where)
- *   {       // grow the array, then read the mapping
- *           struct ha_yr_map map = HA_YR_MAP(run_keys);
- *           return ha_yr_read_map(r, where, "a mapping {heads, ...}",
- *                                 &map, run_field, &runs[i]);
- *   }
- *   ...
- *   ha_yr_open_file(&r, path, &options, err);
- *   st = ha_yr_begin_document(&r, "a mapping with the key 'runs'");
- *   then ha_yr_read_map over {"runs"}, whose field calls ha_yr_read_seq
- *   with run_item; then ha_yr_end_document(&r); ha_yr_close(&r). */
+ * A schema is a key table per mapping and a field function per key
+ * (scenario.c, runs.c are examples). */
 #ifndef HEADALLOC_YAML_READER_H
 #define HEADALLOC_YAML_READER_H
 
@@ -132,12 +108,14 @@ enum ha_status ha_yr_end_document(struct ha_yr *r);
 
 /* Fill the error at a position and return status (messages are one line:
  * control characters become '?'). */
-enum ha_status ha_yr_fail_at(struct ha_yr *r, yaml_mark_t at,
-                             enum ha_status status, const char *fmt, ...)
-	HA_PRINTF(4, 5);
+#define ha_yr_fail_at(r, at, status, ...) \
+	ha_yr_placed((r), (at), ha_fail((r)->err, (status), __VA_ARGS__))
+/* The error's position `at` and file the reader's; returns status. */
+enum ha_status ha_yr_placed(struct ha_yr *r, yaml_mark_t at,
+                            enum ha_status status);
 /* The same at the current event. */
-enum ha_status ha_yr_fail_here(struct ha_yr *r, enum ha_status status,
-                               const char *fmt, ...) HA_PRINTF(3, 4);
+#define ha_yr_fail_here(r, status, ...) \
+	ha_yr_fail_at((r), (r)->ev.start_mark, (status), __VA_ARGS__)
 /* HA_ENOMEM, "out of memory", no position. */
 enum ha_status ha_yr_nomem(struct ha_yr *r);
 

@@ -97,6 +97,24 @@ static int string(struct parser *p)
 	return fail(p, start, "a string without its closing quote");
 }
 
+/* Room in *array (*cap elements of size bytes) for element n, starting
+ * at first elements; out of memory fails at byte start. */
+static int grow(struct parser *p, void **array, size_t *cap, size_t n,
+                size_t first, size_t size, size_t start)
+{
+	if (n < *cap)
+		return 1;
+	size_t next = *cap ? 2 * *cap : first;
+	void *grown = realloc(*array, next * size);
+	if (!grown) {
+		p->nomem = 1;
+		return fail(p, start, "out of memory");
+	}
+	*array = grown;
+	*cap = next;
+	return 1;
+}
+
 /* "18446744073709551615" < digits, both without sign or leading zero. */
 static int beyond(const char *digits, size_t len, const char *limit)
 {
@@ -144,16 +162,9 @@ static int number(struct parser *p)
 	if (!beyond(p->s + digits, ndigits,
 	            negative ? "9223372036854775808" : "18446744073709551615"))
 		return 1;
-	if (p->nbig == p->cap_big) {
-		size_t cap = p->cap_big ? 2 * p->cap_big : 8;
-		struct big_int *b = realloc(p->big, cap * sizeof *b);
-		if (!b) {
-			p->nomem = 1;
-			return fail(p, start, "out of memory");
-		}
-		p->big = b;
-		p->cap_big = cap;
-	}
+	if (!grow(p, (void **)&p->big, &p->cap_big, p->nbig, 8,
+	          sizeof *p->big, start))
+		return 0;
 	p->big[p->nbig++] = (struct big_int){ordinal, p->s + start,
 	                                     p->i - start};
 	return 1;
@@ -193,16 +204,9 @@ static int distinct_keys(struct parser *p, size_t first)
 
 static int push_key(struct parser *p, size_t start)
 {
-	if (p->nkeys == p->cap_keys) {
-		size_t cap = p->cap_keys ? 2 * p->cap_keys : 64;
-		struct raw_key *k = realloc(p->keys, cap * sizeof *k);
-		if (!k) {
-			p->nomem = 1;
-			return fail(p, start, "out of memory");
-		}
-		p->keys = k;
-		p->cap_keys = cap;
-	}
+	if (!grow(p, (void **)&p->keys, &p->cap_keys, p->nkeys, 64,
+	          sizeof *p->keys, start))
+		return 0;
 	p->keys[p->nkeys++] = (struct raw_key){p->s + start + 1,
 	                                       p->i - start - 2};
 	p->text_keys++;

@@ -18,10 +18,11 @@
 #define PREAMBLE_V1 (HA_NPY_MAGIC_LEN + 2 + 2)
 #define PREAMBLE_V2 (HA_NPY_MAGIC_LEN + 2 + 4)
 
-/* The format versions read: major NPY_MAJOR_MIN..NPY_MAJOR_MAX, minor 0
- * (the message refusing another lists them). */
+/* The format versions read: major NPY_MAJOR_MIN..NPY_MAJOR_MAX, minor 0,
+ * as the message refusing another lists them. */
 #define NPY_MAJOR_MIN 1u
 #define NPY_MAJOR_MAX 3u
+#define KNOWN_VERSIONS "1.0, 2.0, 3.0"
 
 /* Capacity of a dict key, with its NUL: the longest key read is
  * "fortran_order"; a longer one is refused as not a key. */
@@ -222,20 +223,6 @@ static enum ha_status parse_npy_dict(struct ha_weights_tensor *t, const char *h,
 	return parse_descr(t, descr, err);
 }
 
-/* The versions read, "1.0, 2.0, 3.0", into out (cap bytes). */
-static void known_versions(char *out, size_t cap)
-{
-	size_t at = 0;
-	out[0] = '\0';
-	for (unsigned v = NPY_MAJOR_MIN; v <= NPY_MAJOR_MAX && at < cap; v++) {
-		int k = snprintf(out + at, cap - at, "%s%u.0",
-		                 v > NPY_MAJOR_MIN ? ", " : "", v);
-		if (k < 0)
-			break;
-		at += (size_t)k;
-	}
-}
-
 enum ha_status ha_npy_open(struct ha_weights *w, const char *name,
                            struct ha_error *err)
 {
@@ -254,11 +241,9 @@ enum ha_status ha_npy_open(struct ha_weights *w, const char *name,
 	const unsigned char *version = pre + HA_NPY_MAGIC_LEN;
 	unsigned major = version[0], minor = version[1];
 	if (major < NPY_MAJOR_MIN || major > NPY_MAJOR_MAX || minor != 0) {
-		char known[64];
-		known_versions(known, sizeof known);
 		return ha_fail(err, HA_EUNSUPPORTED,
 		               "npy format version %u.%u is not supported (%s)",
-		               major, minor, known);
+		               major, minor, KNOWN_VERSIONS);
 	}
 	uint64_t prefix = major == 1 ? PREAMBLE_V1 : PREAMBLE_V2, hlen;
 	const unsigned char *length = version + 2;

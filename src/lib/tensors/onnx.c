@@ -558,12 +558,6 @@ static enum ha_status read_graph(struct reader *r, const Onnx__GraphProto *g,
 	return st;
 }
 
-static int by_name(const void *a, const void *b)
-{
-	const struct ha_weights_tensor *x = a, *y = b;
-	return strcmp(x->name, y->name);
-}
-
 /* ---------------------------------------------------------- the model */
 
 static enum ha_status unpack(struct ha_weights *w, struct onnx_model *m,
@@ -635,13 +629,5 @@ enum ha_status ha_onnx_open(struct ha_weights *w, const char *path,
 		free((char *)r.dir.dir);
 		ckpt_dir_close(&r.dir);
 	}
-	if (st != HA_OK)
-		return st;
-	if (w->count > 1)
-		qsort(w->tensors, w->count, sizeof *w->tensors, by_name);
-	for (size_t i = 1; i < w->count; i++)
-		if (strcmp(w->tensors[i - 1].name, w->tensors[i].name) == 0)
-			return ha_fail(err, HA_EFORMAT, "two tensors are named "
-			               "'%s'", w->tensors[i].name);
-	return HA_OK;
+	return st;
 }

@@ -456,9 +456,11 @@ static enum ha_status open_any(struct ha_weights *w,
                                const char *npy_name, const char *path,
                                struct ha_error *err)
 {
+	enum ha_status st = HA_OK;
 	if (format == HA_WEIGHTS_FORMAT_ONNX) {
 		ha_error_init(err);
-		return ha_onnx_open(w, path, err); /* in name order */
+		st = ha_onnx_open(w, path, err);
+		goto sort;
 	}
 	const char *other;
 	enum sniffed looks = sniff(w, &other);
@@ -481,14 +483,22 @@ static enum ha_status open_any(struct ha_weights *w,
 		return ha_fail(err, HA_EFORMAT, "not %s: it looks like %s", want,
 		               other);
 	ha_error_init(err);
-	enum ha_status st = format == HA_WEIGHTS_FORMAT_NPY
-	                  ? ha_npy_open(w, npy_name, err)
-	                  : ha_safetensors_open(w, err);
+	st = format == HA_WEIGHTS_FORMAT_NPY ? ha_npy_open(w, npy_name, err)
+	                                     : ha_safetensors_open(w, err);
+sort:
 	/* The directory is in name order whatever the file's order (the
-	 * index contract of weights.h). */
-	if (st == HA_OK)
-		qsort(w->tensors, w->count, sizeof *w->tensors, cmp_tensor_name);
-	return st;
+	 * index contract of weights.h), each name once (a safetensors
+	 * header's JSON has each key once already). */
+	if (st != HA_OK)
+		return st;
+	if (w->count > 1)
+		qsort(w->tensors, w->count, sizeof *w->tensors,
+		      cmp_tensor_name);
+	for (size_t i = 1; i < w->count; i++)
+		if (strcmp(w->tensors[i - 1].name, w->tensors[i].name) == 0)
+			return ha_fail(err, HA_EFORMAT, "two tensors are named "
+			               "'%s'", w->tensors[i].name);
+	return HA_OK;
 }
 
 enum ha_status ha_weights_open_memory(const void *data, size_t size,

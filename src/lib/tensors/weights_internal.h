@@ -104,15 +104,10 @@ enum ha_status ha_safetensors_open(struct ha_weights *w, struct ha_error *err);
 enum ha_status ha_npy_open(struct ha_weights *w, const char *name,
                            struct ha_error *err);
 
-/* The same for an ONNX model: onnx.c maps the file, checks its framing,
- * unpacks it with protobuf-c under a bounded allocator and fills the
- * directory, each tensor's bytes either in memory (the unpacked model's
- * raw_data or typed field, or a little-endian copy of int32_data for the
- * 16-bit types) or in an external data file of the model's directory,
- * read on demand.  path is the file's (its directory holds the external
- * data), or NULL for an image in memory, whose external data is refused.
- * The unpacked model is kept in w->onnx, freed by ha_onnx_free (NULL is
- * accepted). */
+/* The same for an ONNX model (onnx.c), each tensor's bytes either in
+ * the unpacked model, kept in w->onnx and freed by ha_onnx_free (NULL is
+ * accepted), or in an external data file of path's directory, read on
+ * demand; path NULL: an image in memory, whose external data is refused. */
 enum ha_status ha_onnx_open(struct ha_weights *w, const char *path,
                             struct ha_error *err);
 void ha_onnx_free(void *onnx);
