@@ -11,7 +11,7 @@
 #include <headalloc/report.h>
 
 #include "base/error_internal.h"
-#include "report/yaml_writer_internal.h"
+#include "report/yaml_writer.h"
 
 struct ha_report {
 	FILE *stream;

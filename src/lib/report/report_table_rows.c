@@ -14,7 +14,7 @@
 
 #include "report/format_double.h"
 #include "report/report_table.h"
-#include "report/yaml_writer_internal.h"
+#include "report/yaml_writer.h"
 
 /* The most bytes one row's text takes: a YAML row is at most ~330 bytes
  * (eight keys, three integers, five doubles of at most 24 characters), a
@@ -30,7 +30,7 @@ static char *put_uint(char *p, uint64_t value)
 }
 
 /* A row after the first, by the writer's fast path for flat rows
- * (yaml_writer_internal.h); samples_text is n's. */
+ * (yaml_writer.h); samples_text is n's. */
 static char *put_yaml_row(char *p, uint64_t budget, const char *samples_text,
                           size_t samples_length, const struct ha_sweep_row *row)
 {

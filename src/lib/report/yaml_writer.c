@@ -21,8 +21,7 @@
 
 #include "report_events.h"
 
-#include "format_double.h"
-#include "yaml_writer_internal.h"
+#include "yaml_writer.h"
 
 /* JSON: the open containers, innermost last. */
 #define JSON_MAX_DEPTH 64
@@ -416,11 +415,8 @@ void ha_yaml_uint(struct ha_yaml_writer *w, uint64_t value)
 
 const char *ha_yaml_double_text(double value, char buf[32])
 {
-	if (isnan(value))
-		return ".nan";
-	if (isinf(value))
-		return value > 0 ? ".inf" : "-.inf";
-	return ha_format_double(value, buf);
+	*yaml_flat_double(buf, value) = '\0';
+	return buf;
 }
 
 /* JSON has no infinity and no NaN: null stands for them (the reports
@@ -465,26 +461,11 @@ void ha_yaml_null(struct ha_yaml_writer *w)
 
 char *ha_format_double(double value, char buf[32])
 {
-	if (isnan(value)) {
+	if (isnan(value))
 		strcpy(buf, "nan");
-		return buf;
-	}
-	if (isinf(value)) {
-		strcpy(buf, value > 0 ? "inf" : "-inf");
-		return buf;
-	}
-	/* The shortest of "%.15g", "%.16g", "%.17g" that reads back exactly
-	 * (16 first, then 15 if that reads back too, else 17), printed
-	 * without snprintf and checked without strtod: see format_double.c.
-	 * YAML 1.1 readers (PyYAML) take a float only with a dot in the
-	 * mantissa: it writes 1.0e+08 and 3.0, never 1e+08 or 3. */
-	ha_fd_format_dotted(value, buf);
+	else
+		ha_fd_format_dotted(value, buf);
 	return buf;
-}
-
-char *yaml_flat_double(char *p, double value)
-{
-	return yaml_flat_double_inline(p, value);
 }
 
 /* ha_yaml_key_string, _uint, _double and _bool: the key, then the value. */
