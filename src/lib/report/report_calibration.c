@@ -65,8 +65,7 @@ static void yaml_shares(struct ha_yaml_writer *w, const struct ha_cal_share *s,
 
 static void yaml_goodness(struct ha_yaml_writer *w, const struct ha_cal_goodness *g)
 {
-	ha_yaml_key(w, "goodness");
-	ha_yaml_begin_map(w, 1);
+	ha_yaml_key_map(w, "goodness", 1);
 	ha_yaml_key_double(w, "rms_log_residual", g->rms_log_residual);
 	ha_yaml_key_double(w, "loss_spread", g->loss_spread);
 	put_maybe(w, "chi2", g->has_chi2, g->chi2);
@@ -98,11 +97,9 @@ static void yaml_support(struct ha_yaml_writer *w, const struct ha_calibration *
 	const struct ha_cal_prediction *p = &c->prediction;
 	const struct ha_cal_support *s = &p->support;
 	put_maybe(w, "no_answer_share", c->bootstrap.resamples > 0, p->no_answer_share);
-	ha_yaml_key(w, "support");
-	ha_yaml_begin_map(w, 0);
+	ha_yaml_key_map(w, "support", 0);
 	ha_yaml_key_bool(w, "inside_measured_head_dims", s->inside_measured_head_dims);
-	ha_yaml_key(w, "measured_head_dims");
-	ha_yaml_begin_seq(w, 1);
+	ha_yaml_key_seq(w, "measured_head_dims", 1);
 	ha_yaml_uint(w, s->measured_head_dims[0]);
 	ha_yaml_uint(w, s->measured_head_dims[1]);
 	ha_yaml_end_seq(w);
@@ -131,8 +128,7 @@ static void yaml_support(struct ha_yaml_writer *w, const struct ha_calibration *
 		ha_yaml_bool(w, s->beats_best_measured);
 	else
 		ha_yaml_null(w);
-	ha_yaml_key(w, "unidentified");
-	ha_yaml_begin_seq(w, 1);
+	ha_yaml_key_seq(w, "unidentified", 1);
 	for (size_t i = 0; i < s->unidentified_count; i++)
 		ha_yaml_string(w, ha_cal_param_str((enum ha_cal_param)s->unidentified[i]));
 	ha_yaml_end_seq(w);
@@ -143,8 +139,7 @@ static void yaml_support(struct ha_yaml_writer *w, const struct ha_calibration *
 static void yaml_parameter(struct ha_yaml_writer *w,
                            const struct ha_cal_estimate *e)
 {
-	ha_yaml_key(w, e->name);
-	ha_yaml_begin_map(w, 1);
+	ha_yaml_key_map(w, e->name, 1);
 	ha_yaml_key_string(w, "scale", e->log_scale ? "log" : "linear");
 	ha_yaml_key_double(w, "value", e->value);
 	ha_yaml_key_bool(w, "free", e->free);
@@ -165,8 +160,7 @@ static void yaml_parameter(struct ha_yaml_writer *w,
 static void yaml_bootstrap(struct ha_yaml_writer *w,
                            const struct ha_cal_bootstrap *b)
 {
-	ha_yaml_key(w, "bootstrap");
-	ha_yaml_begin_map(w, 1);
+	ha_yaml_key_map(w, "bootstrap", 1);
 	ha_yaml_key_uint(w, "resamples", b->resamples);
 	ha_yaml_key_uint(w, "seed", b->seed);
 	ha_yaml_key_uint(w, "fitted", b->fitted);
@@ -201,8 +195,7 @@ static void yaml_least_squares(struct ha_yaml_writer *w,
 static void yaml_fit(struct ha_yaml_writer *w, const struct ha_calibration *c)
 {
 	const struct ha_cal_fit *fit = &c->fit;
-	ha_yaml_key(w, "calibration");
-	ha_yaml_begin_map(w, 0);
+	ha_yaml_key_map(w, "calibration", 0);
 	ha_yaml_key_uint(w, "runs", fit->runs);
 	ha_yaml_key_double(w, "huber_delta", fit->huber_delta);
 	ha_yaml_key_double(w, "objective", fit->objective);
@@ -211,21 +204,18 @@ static void yaml_fit(struct ha_yaml_writer *w, const struct ha_calibration *c)
 	put_maybe(w, "aicc", fit->aicc_defined, fit->aicc);
 	put_maybe(w, "bic", fit->bic_defined, fit->bic);
 	yaml_least_squares(w, c);
-	ha_yaml_key(w, "starts");
-	ha_yaml_begin_map(w, 1);
+	ha_yaml_key_map(w, "starts", 1);
 	ha_yaml_key_uint(w, "total", fit->starts);
 	ha_yaml_key_uint(w, "reached_best", fit->reached_best);
 	ha_yaml_end_map(w);
-	ha_yaml_key(w, "parameters");
-	ha_yaml_begin_map(w, 0);
+	ha_yaml_key_map(w, "parameters", 0);
 	for (int p = 0; p < HA_CAL_PARAMS; p++)
 		if (ha_cal_param_reported((enum ha_cal_param)p, &fit->param[p]))
 			yaml_parameter(w, &fit->param[p]);
 	ha_yaml_end_map(w);
 	yaml_goodness(w, &c->goodness);
 	yaml_bootstrap(w, &c->bootstrap);
-	ha_yaml_key(w, "residuals");
-	ha_yaml_begin_seq(w, 0);
+	ha_yaml_key_seq(w, "residuals", 0);
 	for (size_t i = 0; i < fit->runs; i++) {
 		const struct ha_cal_residual *res = &fit->residuals[i];
 		ha_yaml_begin_map(w, 1);
@@ -245,8 +235,7 @@ static void yaml_prediction(struct ha_yaml_writer *w,
                             const struct ha_calibration *c)
 {
 	const struct ha_cal_prediction *p = &c->prediction;
-	ha_yaml_key(w, "prediction");
-	ha_yaml_begin_map(w, 0);
+	ha_yaml_key_map(w, "prediction", 0);
 	ha_yaml_key_uint(w, "budget", p->budget);
 	ha_yaml_key_double(w, "samples", p->samples);
 	put_pair(w, 1, p->heads, p->head_dim);
@@ -264,14 +253,12 @@ static void yaml_law(struct ha_yaml_writer *w, const struct ha_calibration *c,
 	ha_yaml_begin_map(w, 0);
 	ha_yaml_key_string(w, "law", row->law.name);
 	ha_yaml_key_bool(w, "user", row->user);
-	ha_yaml_key(w, "free");
-	ha_yaml_begin_seq(w, 1);
+	ha_yaml_key_seq(w, "free", 1);
 	for (int p = 0; p < HA_CAL_PARAMS; p++)
 		if (row->law.free[p])
 			ha_yaml_string(w, ha_cal_param_str((enum ha_cal_param)p));
 	ha_yaml_end_seq(w);
-	ha_yaml_key(w, "contains");
-	ha_yaml_begin_seq(w, 1);
+	ha_yaml_key_seq(w, "contains", 1);
 	for (size_t i = 0; i < row->contains_count; i++)
 		ha_yaml_string(w, c->comparison[row->contains[i]].law.name);
 	ha_yaml_end_seq(w);
@@ -288,8 +275,7 @@ static void yaml_law(struct ha_yaml_writer *w, const struct ha_calibration *c,
 	put_maybe(w, "share", fitted && row->has_prediction && row->resamples > 0,
 	          row->share);
 	ha_yaml_key_uint(w, "resamples", row->resamples);
-	ha_yaml_key(w, "huber");
-	ha_yaml_begin_map(w, 1);
+	ha_yaml_key_map(w, "huber", 1);
 	put_maybe(w, "objective", row->huber_status == HA_OK, row->huber_objective);
 	put_pair(w, row->huber_status == HA_OK && row->huber_has_prediction,
 	         row->huber_heads, row->huber_head_dim);
@@ -301,11 +287,9 @@ static void yaml_law(struct ha_yaml_writer *w, const struct ha_calibration *c,
 /* The comparison of laws: the laws, the verdict, the average over laws. */
 static void yaml_comparison(struct ha_yaml_writer *w, const struct ha_calibration *c)
 {
-	ha_yaml_key(w, "comparison");
-	ha_yaml_begin_map(w, 0);
+	ha_yaml_key_map(w, "comparison", 0);
 	ha_yaml_key_string(w, "criteria", "least squares");
-	ha_yaml_key(w, "laws");
-	ha_yaml_begin_seq(w, 0);
+	ha_yaml_key_seq(w, "laws", 0);
 	for (size_t i = 0; i < c->comparison_count; i++)
 		yaml_law(w, c, &c->comparison[i]);
 	ha_yaml_end_seq(w);

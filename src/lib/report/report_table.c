@@ -10,7 +10,6 @@
 
 #include "report_internal.h"
 #include "report/format_double.h"
-#include "report/report_table.h"
 
 static void write_budget_fits(const struct ha_sweep_result *result,
                               struct ha_report *r, size_t b)
@@ -29,8 +28,7 @@ static void write_budget_fits(const struct ha_sweep_result *result,
 		return;
 	}
 	ha_yaml_begin_map(r->yaml, 0);
-	ha_yaml_key(r->yaml, "budget");
-	ha_yaml_uint(r->yaml, req->budgets[b]);
+	ha_yaml_key_uint(r->yaml, "budget", req->budgets[b]);
 	ha_yaml_key(r->yaml, "power_law");
 	report_yaml_fit(r->yaml, &power);
 	ha_yaml_key(r->yaml, "log_law");
@@ -116,8 +114,7 @@ static void write_samples_fits(struct ha_sweep_result *result, struct ha_report 
 				/* Through the emitter, after the text before it. */
 				flush(r, text, &p);
 				ha_yaml_begin_map(r->yaml, 0);
-				ha_yaml_key(r->yaml, "samples");
-				ha_yaml_double(r->yaml, n);
+				ha_yaml_key_double(r->yaml, "samples", n);
 				ha_yaml_key(r->yaml, "heads_law");
 				report_yaml_fit(r->yaml, &f);
 				ha_yaml_end_map(r->yaml);
@@ -132,10 +129,8 @@ static void write_samples_fits(struct ha_sweep_result *result, struct ha_report 
 static void write_fits(struct ha_sweep_result *result, struct ha_report *r)
 {
 	if (r->yaml) {
-		ha_yaml_key(r->yaml, "fits");
-		ha_yaml_begin_map(r->yaml, 0);
-		ha_yaml_key(r->yaml, "by_budget");
-		ha_yaml_begin_seq(r->yaml, 0);
+		ha_yaml_key_map(r->yaml, "fits", 0);
+		ha_yaml_key_seq(r->yaml, "by_budget", 0);
 	} else {
 		fputc('\n', r->stream);
 	}
@@ -143,8 +138,7 @@ static void write_fits(struct ha_sweep_result *result, struct ha_report *r)
 		write_budget_fits(result, r, b);
 	if (r->yaml) {
 		ha_yaml_end_seq(r->yaml);
-		ha_yaml_key(r->yaml, "by_samples");
-		ha_yaml_begin_seq(r->yaml, 0);
+		ha_yaml_key_seq(r->yaml, "by_samples", 0);
 	}
 	write_samples_fits(result, r);
 	if (r->yaml) {

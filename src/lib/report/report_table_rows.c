@@ -1,5 +1,8 @@
 /* The sweep table's rows: read from the sweep's result (sweep.h) a batch
- * at a time, formatted here without printf.
+ * at a time, formatted here without printf.  A grouped sweep's rows
+ * (ha_sweep_request.kv) add kv_heads, kv_dim and kv_cache_bytes_per_token
+ * to the columns, and (each the cost of a solve over every divisor
+ * triple) take the emitter in YAML.
  *
  * YAML rows after the first are formatted by the writer's fast path for
  * flat rows (yaml_flat_item: a new line, "- ", a flow map of plain
@@ -13,12 +16,13 @@
 #include <string.h>
 
 #include "report/format_double.h"
-#include "report/report_table.h"
+#include "report/report_internal.h"
 #include "report/yaml_writer.h"
 
 /* The most bytes one row's text takes: a YAML row is at most ~330 bytes
  * (eight keys, three integers, five doubles of at most 24 characters), a
- * text row at most ~430 (fixed widths, %.6f of a log10 at most 316). */
+ * text row at most ~490 (fixed widths, %.6f of a log10 at most 316, a
+ * grouped row's three integers). */
 #define ROW_MAX ((size_t)512)
 
 /* Rows formatted before they are written together. */
@@ -94,9 +98,11 @@ static char *put_f6(char *p, double value, size_t width)
 /* A text row, as fprintf(f, "%20" PRIu64 " %12.6g %20" PRIu64 " %10"
  * PRIu64 " %13s %12.6f %16.6g %14.6g\n", budget, samples, heads,
  * head_dim, report_human(mse), log10 mse, x*, H*) writes it, without
- * printf's cost (a fifth of a text sweep's). */
+ * printf's cost (a fifth of a text sweep's); grouped, with " %10" PRIu64
+ * " %12" PRIu64 " %16" PRIu64 " of kv_heads, kv_dim and the cache bytes
+ * before the newline. */
 static char *put_text_row(char *p, uint64_t budget, double samples,
-                          const struct ha_sweep_row *row)
+                          const struct ha_sweep_row *row, int grouped)
 {
 	p = put_uint_padded(p, budget, 20);
 	*p++ = ' ';
@@ -117,41 +123,42 @@ static char *put_text_row(char *p, uint64_t budget, double samples,
 	p = put_g6(p, row->relaxed_head_dim, 16);
 	*p++ = ' ';
 	p = put_g6(p, row->relaxed_heads, 14);
+	if (grouped) {
+		*p++ = ' ';
+		p = put_uint_padded(p, row->kv_heads, 10);
+		*p++ = ' ';
+		p = put_uint_padded(p, row->kv_dim, 12);
+		*p++ = ' ';
+		p = put_uint_padded(p, row->kv_cache_bytes_per_token, 16);
+	}
 	*p++ = '\n';
 	return p;
 }
 
-void table_yaml_row_items(struct ha_yaml_writer *w, const struct ha_sweep_row *row)
-{
-	ha_yaml_key(w, "budget");
-	ha_yaml_uint(w, row->budget);
-	ha_yaml_key(w, "samples");
-	ha_yaml_double(w, row->samples);
-	ha_yaml_key(w, "heads");
-	ha_yaml_uint(w, row->heads);
-	ha_yaml_key(w, "head_dim");
-	ha_yaml_uint(w, row->head_dim);
-	ha_yaml_key(w, "mse");
-	ha_yaml_double(w, row->mse);
-	ha_yaml_key(w, "log10_mse");
-	ha_yaml_double(w, report_log10(row->log_mse));
-	ha_yaml_key(w, "relaxed_head_dim");
-	ha_yaml_double(w, row->relaxed_head_dim);
-	ha_yaml_key(w, "relaxed_heads");
-	ha_yaml_double(w, row->relaxed_heads);
-}
-
-/* The first row of the table, through the emitter. */
-static void emit_first_row(struct ha_yaml_writer *w, const struct ha_sweep_row *row)
+/* A row through the emitter: the table's first, and every row in JSON or
+ * of a grouped sweep. */
+static void emit_row(struct ha_yaml_writer *w, const struct ha_sweep_row *row, int grouped)
 {
 	ha_yaml_begin_map(w, 1);
-	table_yaml_row_items(w, row);
+	ha_yaml_key_uint(w, "budget", row->budget);
+	ha_yaml_key_double(w, "samples", row->samples);
+	ha_yaml_key_uint(w, "heads", row->heads);
+	ha_yaml_key_uint(w, "head_dim", row->head_dim);
+	ha_yaml_key_double(w, "mse", row->mse);
+	ha_yaml_key_double(w, "log10_mse", report_log10(row->log_mse));
+	ha_yaml_key_double(w, "relaxed_head_dim", row->relaxed_head_dim);
+	ha_yaml_key_double(w, "relaxed_heads", row->relaxed_heads);
+	if (grouped) {
+		ha_yaml_key_uint(w, "kv_heads", row->kv_heads);
+		ha_yaml_key_uint(w, "kv_dim", row->kv_dim);
+		ha_yaml_key_uint(w, "kv_cache_bytes_per_token", row->kv_cache_bytes_per_token);
+	}
 	ha_yaml_end_map(w);
 }
 
 /* Write the rows of a batch; at is the first one's index. */
 static void write_batch(struct ha_report *r, const struct ha_sweep_row *rows,
-                        size_t count, size_t at, char *text)
+                        size_t count, size_t at, char *text, int grouped)
 {
 	int yaml = r->yaml != NULL, json = yaml && !r->yaml_text;
 	/* One n has a row a budget: its YAML text is made once. */
@@ -162,10 +169,10 @@ static void write_batch(struct ha_report *r, const struct ha_sweep_row *rows,
 	for (size_t k = 0; k < count; k++, at++) {
 		const struct ha_sweep_row *row = &rows[k];
 		if (!yaml) {
-			p = put_text_row(p, row->budget, row->samples, row);
-		} else if (at == 0 || json) {
+			p = put_text_row(p, row->budget, row->samples, row, grouped);
+		} else if (at == 0 || json || grouped) {
 			/* p == text: nothing is held before an emitted row */
-			emit_first_row(r->yaml, row);
+			emit_row(r->yaml, row, grouped);
 		} else {
 			if (!(samples_of_text == row->samples)) {
 				samples_length = (size_t)(yaml_flat_double(samples_text, row->samples) -
@@ -198,14 +205,15 @@ enum ha_status table_write_rows(struct ha_sweep_result *result,
 	}
 	int grouped = ha_sweep_result_request(result)->kv != NULL;
 	if (r->yaml) {
-		ha_yaml_key(r->yaml, "table");
-		ha_yaml_begin_seq(r->yaml, 0);
-	} else if (grouped) {
-		table_grouped_heading(r);
+		ha_yaml_key_seq(r->yaml, "table", 0);
 	} else {
-		fprintf(r->stream, "\n%20s %12s %20s %10s %13s %12s %16s %14s\n",
+		fprintf(r->stream, "\n%20s %12s %20s %10s %13s %12s %16s %14s",
 		        "budget", "samples", "heads", "head_dim", "mse", "log10_mse",
 		        "relaxed_head_dim", "relaxed_heads");
+		if (grouped)
+			fprintf(r->stream, " %10s %12s %16s", "kv_heads", "kv_dim",
+			        "cache_bytes");
+		fputc('\n', r->stream);
 	}
 	enum ha_status st = HA_OK;
 	/* A closed pipe need not cost the rest of a long table. */
@@ -219,10 +227,7 @@ enum ha_status table_write_rows(struct ha_sweep_result *result,
 			st = report_fail(r, err, read, "%s", why.message);
 			break;
 		}
-		if (grouped)
-			table_grouped_rows(r, rows, count);
-		else
-			write_batch(r, rows, count, written, text);
+		write_batch(r, rows, count, written, text, grouped);
 		written += count;
 	}
 	free(text);
