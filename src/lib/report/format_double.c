@@ -821,38 +821,46 @@ static ALWAYS_INLINE char *render_rounded(char *out, const struct scaled *c, uin
  * integers when too close to tell; exact != 0 takes every decision with
  * big integers: slow, for the tests to check the fixed-point paths
  * against. */
+/* The sign, and the text of the values without digits ("%g"'s, or with
+ * ".0" after a zero when dotted); NULL for a finite nonzero value, with
+ * *c scaled (every decision with big integers when exact) and out past
+ * the sign. */
+static char *start(double value, char *buf, struct scaled *c, char **out,
+                   size_t *length, int exact, int dotted)
+{
+	uint64_t bits;
+	memcpy(&bits, &value, sizeof bits);
+	*out = buf;
+	if (bits >> 63)
+		*(*out)++ = '-';
+	unsigned biased = (unsigned)(bits >> 52) & 0x7ff;
+	uint64_t fraction = bits & ((UINT64_C(1) << 52) - 1);
+	if (biased == 0x7ff || (biased == 0 && fraction == 0)) {
+		const char *text = biased ? fraction ? "nan" : "inf" : dotted ? "0.0" : "0";
+		size_t n = strlen(text);
+		memcpy(*out, text, n + 1);
+		*length = (size_t)(*out + n - buf);
+		return buf;
+	}
+	c->exact = exact;
+	c->lower_closer = fraction == 0 && biased > 1;
+	if (biased)
+		scale(c, fraction | UINT64_C(1) << 52, (int)biased - 1075);
+	else
+		scale(c, fraction, -1074);
+	return NULL;
+}
+
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((noinline))
 #endif
 static size_t format_general(double value, char *buf, int exact, int dotted)
 {
-	uint64_t bits;
-	memcpy(&bits, &value, sizeof bits);
-	char *out = buf;
-	if (bits >> 63)
-		*out++ = '-';
-	unsigned biased = (unsigned)(bits >> 52) & 0x7ff;
-	uint64_t fraction = bits & ((UINT64_C(1) << 52) - 1);
-	if (biased == 0x7ff) {
-		memcpy(out, fraction ? "nan" : "inf", 4);
-		return (size_t)(out + 3 - buf);
-	}
-	if (biased == 0 && fraction == 0) {
-		if (dotted) {
-			memcpy(out, "0.0", 4);
-			return (size_t)(out + 3 - buf);
-		}
-		memcpy(out, "0", 2);
-		return (size_t)(out + 1 - buf);
-	}
-	struct scaled c;
-	c.exact = exact;
-	c.lower_closer = fraction == 0 && biased > 1;
-	if (biased)
-		scale(&c, fraction | UINT64_C(1) << 52, (int)biased - 1075);
-	else
-		scale(&c, fraction, -1074);
-
+	struct scaled c = {0}; /* set by start() (the compiler may not see it) */
+	char *out;
+	size_t length;
+	if (start(value, buf, &c, &out, &length, exact, dotted))
+		return length;
 	/* The old snprintf/strtod order: 16 digits; if they read back, 15
 	 * when those do too; if not, 17, which always do. */
 	int j16 = 1 + c.shift;
@@ -897,45 +905,9 @@ static size_t format_dotted(double value, char *buf, int exact, int dotted)
 	return format_general(value, buf, exact, dotted);
 }
 
-size_t ha_fd_format(double value, char *buf)
-{
-	return format_dotted(value, buf, 0, 0);
-}
-
 size_t ha_fd_format_dotted(double value, char *buf)
 {
 	return format_dotted(value, buf, 0, 1);
-}
-
-/* The sign, and the text of the values without digits; NULL for a
- * finite nonzero value, with *c scaled and out past the sign. */
-static char *start(double value, char *buf, struct scaled *c, char **out,
-                   size_t *length)
-{
-	uint64_t bits;
-	memcpy(&bits, &value, sizeof bits);
-	*out = buf;
-	if (bits >> 63)
-		*(*out)++ = '-';
-	unsigned biased = (unsigned)(bits >> 52) & 0x7ff;
-	uint64_t fraction = bits & ((UINT64_C(1) << 52) - 1);
-	if (biased == 0x7ff) {
-		memcpy(*out, fraction ? "nan" : "inf", 4);
-		*length = (size_t)(*out + 3 - buf);
-		return buf;
-	}
-	if (biased == 0 && fraction == 0) {
-		memcpy(*out, "0", 2);
-		*length = (size_t)(*out + 1 - buf);
-		return buf;
-	}
-	c->exact = 0;
-	c->lower_closer = fraction == 0 && biased > 1;
-	if (biased)
-		scale(c, fraction | UINT64_C(1) << 52, (int)biased - 1075);
-	else
-		scale(c, fraction, -1074);
-	return NULL;
 }
 
 size_t ha_fd_format_g(double value, int precision, char *buf)
@@ -943,7 +915,7 @@ size_t ha_fd_format_g(double value, int precision, char *buf)
 	struct scaled c = {0}; /* set by start() (the compiler may not see it) */
 	char *out;
 	size_t length;
-	if (start(value, buf, &c, &out, &length))
+	if (start(value, buf, &c, &out, &length, 0, 0))
 		return length; /* "%g" of 0 is "0", as of inf and nan */
 	/* S has 17 digits (18 with shift): round off the last 17 - P. */
 	int j = 17 - precision + c.shift;
@@ -957,7 +929,7 @@ size_t ha_fd_format_f(double value, int precision, char *buf)
 	struct scaled c = {0}; /* set by start() (the compiler may not see it) */
 	char *out;
 	size_t length;
-	if (start(value, buf, &c, &out, &length))
+	if (start(value, buf, &c, &out, &length, 0, 0))
 		return 0; /* not here: "%f" writes 0.000000 and such */
 	/* The unit of the last decimal is 10^-P = 10^(j - n) in S. */
 	int j = c.n - precision;
