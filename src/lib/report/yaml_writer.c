@@ -482,6 +482,27 @@ KEY_VALUE(uint, uint64_t)
 KEY_VALUE(double, double)
 KEY_VALUE(bool, int)
 
+int yaml_key_defined(struct ha_yaml_writer *w, const char *key, int defined)
+{
+	ha_yaml_key(w, key);
+	if (!defined)
+		ha_yaml_null(w);
+	return defined;
+}
+
+void yaml_maybe(struct ha_yaml_writer *w, const char *key, int defined, double value)
+{
+	if (yaml_key_defined(w, key, defined))
+		ha_yaml_double(w, value);
+}
+
+void yaml_maybe_uint(struct ha_yaml_writer *w, const char *key, int defined,
+                     uint64_t value)
+{
+	if (yaml_key_defined(w, key, defined))
+		ha_yaml_uint(w, value);
+}
+
 void ha_yaml_key_map(struct ha_yaml_writer *w, const char *key, int flow)
 {
 	if (key)

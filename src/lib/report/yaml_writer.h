@@ -71,6 +71,15 @@ void ha_yaml_key_bool(struct ha_yaml_writer *w, const char *key, int value);
 void ha_yaml_key_map(struct ha_yaml_writer *w, const char *key, int flow);
 void ha_yaml_key_seq(struct ha_yaml_writer *w, const char *key, int flow);
 
+/* The key, then null for its value when defined is 0.  Returns defined:
+ * when it is not 0, the caller writes the value. */
+int yaml_key_defined(struct ha_yaml_writer *w, const char *key, int defined);
+
+/* A key and its value, or null when defined is 0. */
+void yaml_maybe(struct ha_yaml_writer *w, const char *key, int defined, double value);
+void yaml_maybe_uint(struct ha_yaml_writer *w, const char *key, int defined,
+                     uint64_t value);
+
 /* The plain scalar ha_yaml_double writes for value: ha_format_double's
  * text, or .nan, .inf, -.inf.  Returns buf (at least 32 bytes). */
 const char *ha_yaml_double_text(double value, char buf[32]);
