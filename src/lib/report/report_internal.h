@@ -66,14 +66,6 @@ void report_text_model(FILE *f, const struct ha_model *model);
  * headalloc calibrate; nothing otherwise. */
 void report_text_caution(FILE *f, const struct ha_model *m);
 
-/* ---- the sweep table ---------------------------------------------------- */
-
-/* Write every row of a sweep's result, n outer (YAML: the key table and
- * its list); report_table_rows.c.  HA_OK, or the report's failure (the
- * rows' reading back, or HA_EIO once writing failed). */
-enum ha_status table_write_rows(struct ha_sweep_result *result,
-                                struct ha_report *r, struct ha_error *err);
-
 /* ---- fits (headalloc-model(7), SCALING LAWS) --------------------------------------------------- */
 
 /* What a fit is of, for its report. */

@@ -19,8 +19,6 @@
 
 #include <yaml.h>
 
-#include "report_events.h"
-
 #include "yaml_writer.h"
 
 /* JSON: the open containers, innermost last. */

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <headalloc/report.h>
 #include <headalloc/status.h>
 
 #include "report/format_double.h"
@@ -93,22 +94,46 @@ enum ha_status ha_yaml_writer_status(const struct ha_yaml_writer *w);
  * bytes); "inf", "-inf", "nan" for the non-finite.  Returns buf. */
 char *ha_format_double(double value, char buf[32]);
 
-/* The writer's fast paths for long runs of items (library-internal: a
- * caller's text must be the emitter's bytes, which only the sweep's
- * writers, tested byte for byte against the emitter in
- * tests/test_table.c, guarantee).  YAML only: in the JSON
- * syntax it fails with HA_EINVAL, and the report's long sections write
- * their items through the events instead (report->yaml_text says which). */
-struct ha_report_events;
+/* The values of a report as events instead of text, for a front end
+ * that builds its own objects (the Python package's dicts; the tests
+ * compare them with the YAML report): the document's maps and
+ * sequences, keys, and each scalar typed as the report has it (a double
+ * as the double, never its text).  The events are those of the YAML
+ * document, the document itself one map.  Each callback returns 0 to go
+ * on, anything else to fail the report as a failed write does (HA_EIO,
+ * "writing the report failed"): no event follows. */
+struct ha_report_events {
+	int (*begin)(void *ctx, int map); /* a map (1) or a sequence (0) opens */
+	int (*end)(void *ctx);            /* the innermost one closes */
+	int (*key)(void *ctx, const char *key);
+	int (*string)(void *ctx, const char *value);
+	int (*uint)(void *ctx, uint64_t value);
+	int (*real)(void *ctx, double value);
+	int (*boolean)(void *ctx, int value);
+	int (*null)(void *ctx);
+};
 
-/* A writer whose events go to the callbacks of events (report.h) with
+/* Start a report whose values go to events (every callback required,
+ * called on the calling thread with ctx) rather than to a stream; the
+ * sections write to it as to a YAML report.  Errors as ha_report_new's. */
+enum ha_status ha_report_new_events(const struct ha_report_events *events,
+                                    void *ctx, struct ha_report **out);
+
+/* A writer whose events go to the callbacks of events with
  * ctx, in place of a syntax: ha_report_new_events's.  Errors as
  * ha_yaml_writer_new's; a callback's nonzero return is a sticky
  * HA_EIO, as a failed write.  yaml_writer_raw fails in it as in JSON. */
 enum ha_status yaml_writer_new_events(const struct ha_report_events *events,
                                       void *ctx, struct ha_yaml_writer **out);
 
-/* Write length bytes of text as they are, after everything emitted so
+/* The writer's fast paths for long runs of items (library-internal: a
+ * caller's text must be the emitter's bytes, which only the sweep's
+ * writers, tested byte for byte against the emitter in
+ * tests/test_table.c, guarantee).  YAML only: in the JSON syntax it
+ * fails with HA_EINVAL, and the report's long sections write their items
+ * through the events instead (report->yaml_text says which).
+ *
+ * Write length bytes of text as they are, after everything emitted so
  * far, bypassing the emitter (which is flushed first and never learns of
  * them).  For long runs of items a caller formats itself, such as the
  * rows of a sweep: text must be exactly what the emitter would write
