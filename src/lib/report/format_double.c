@@ -696,14 +696,6 @@ size_t ha_fd_format_uint(uint64_t value, char *buf)
 			buf[i] = digits[n - 1 - i];
 		return n;
 	}
-	if (value < 10000) { /* the common case: a head count, a budget */
-		char text[8];
-		memcpy(text, digit_pairs + 2 * (value / 100), 2);
-		memcpy(text + 2, digit_pairs + 2 * (value % 100), 2);
-		unsigned n = 1 + (value >= 10) + (value >= 100) + (value >= 1000);
-		memcpy(buf, text + 4 - n, 4);
-		return n;
-	}
 	/* 8 digits, then the last n of them: n = 1 + floor(log10 value) */
 	char text[16] = {0};
 	put8(text, (uint32_t)value);
@@ -728,7 +720,8 @@ static ALWAYS_INLINE void put17(char *p, uint64_t d)
  * "%g" prints it with that precision: trailing zeros dropped, the
  * exponent form when x < -4 or x >= digits.  dotted != 0 writes ".0"
  * after a mantissa without a point (before its exponent), as YAML 1.1's
- * floats need.  Runs of digits are copied whole, not a byte at a time. */
+ * floats need.  roomy != 0: out has room for render_in_registers' 24
+ * bytes, where bytes are stored low first. */
 static ALWAYS_INLINE char *render(char *out, uint64_t d, int digits, int x, int dotted,
                                    int roomy)
 {
@@ -736,8 +729,7 @@ static ALWAYS_INLINE char *render(char *out, uint64_t d, int digits, int x, int 
 	if (roomy)
 		return render_in_registers(out, d, digits, x, dotted);
 #endif
-	/* The digits, then room for the fixed-size copies below to read. */
-	char text[17 + 17];
+	char text[17];
 	put17(text, d);
 	const char *first = text + 17 - digits;
 	int used = digits;
@@ -747,10 +739,7 @@ static ALWAYS_INLINE char *render(char *out, uint64_t d, int digits, int x, int 
 		*out++ = first[0];
 		if (used > 1) {
 			*out = '.';
-			if (roomy) /* at most 1 + 1 + 16 + 5 bytes of out */
-				memcpy(out + 1, first + 1, 16);
-			else
-				memcpy(out + 1, first + 1, (size_t)(used - 1));
+			memcpy(out + 1, first + 1, (size_t)(used - 1));
 			out += used;
 		} else if (dotted) {
 			memcpy(out, ".0", 2);
@@ -770,25 +759,10 @@ static ALWAYS_INLINE char *render(char *out, uint64_t d, int digits, int x, int 
 		/* "0." and -x - 1 zeros (at most 3), then the digits */
 		memcpy(out, "0.000", 5);
 		out += 1 - x;
-		if (roomy) /* out is at most 5 bytes in */
-			memcpy(out, first, 17);
-		else
-			memcpy(out, first, (size_t)used);
+		memcpy(out, first, (size_t)used);
 		return out + used;
 	}
 	int whole = x + 1;
-	if (used > whole && roomy) {
-		/* whole <= 16 and used <= 17 here: copies of fixed size (no call)
-		 * into a scratch line, then 24 bytes of it, within the
-		 * HA_FD_BUFSIZE bytes of out (after a sign); what lies past
-		 * the text's end is the caller's to overwrite. */
-		char line[17 + 17];
-		memcpy(line, first, 16);
-		line[whole] = '.';
-		memcpy(line + whole + 1, first + whole, 16);
-		memcpy(out, line, 24);
-		return out + used + 1;
-	}
 	if (used > whole) {
 		memcpy(out, first, (size_t)whole);
 		out[whole] = '.';
