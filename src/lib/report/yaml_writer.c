@@ -163,11 +163,6 @@ static void json_put(struct ha_yaml_writer *w, const char *text, size_t length)
 		w->status = HA_EIO;
 }
 
-static void json_puts(struct ha_yaml_writer *w, const char *text)
-{
-	json_put(w, text, strlen(text));
-}
-
 /* A new line and the indentation of the current depth. */
 static void json_newline(struct ha_yaml_writer *w)
 {
@@ -207,7 +202,7 @@ static void json_string(struct ha_yaml_writer *w, const char *text)
 		}
 		run = p + 1;
 	}
-	json_puts(w, run);
+	json_put(w, run, strlen(run));
 	json_put(w, "\"", 1);
 }
 
@@ -351,7 +346,7 @@ static void plain_scalar(struct ha_yaml_writer *w, const char *text)
 {
 	if (w->json) {
 		json_before(w, 0);
-		json_puts(w, text); /* a number, true, false or null as it is */
+		json_put(w, text, strlen(text)); /* a number, true, false or null as it is */
 	} else {
 		scalar(w, text, 1);
 	}
