@@ -381,7 +381,7 @@ static int exact_sign(uint64_t ahi, uint64_t alo, int a5, int a2,
 }
 
 /* Every 5^n the formatter scales with, each an entry of its table
- * (format_double_pow5.h): the mantissa's top bit set, below the exact
+ * (computed at first use): the mantissa's top bit set, below the exact
  * value by under one unit, never above (exact where 5^n has at most 128
  * bits), and the table covers exactly the exponents scale() asks for. */
 Test(format_double, pow5_table_entries)

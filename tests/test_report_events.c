@@ -16,7 +16,7 @@
 
 #include <headalloc/headalloc.h>
 
-#include "report/report_events.h"
+#include "report/yaml_writer.h"
 
 /* The events as recorded: kind and value. */
 enum kind { BEGIN_MAP, BEGIN_SEQ, END, KEY, STRING, UINT, REAL, BOOL, NUL };

@@ -18,14 +18,14 @@
 #include "report/report_internal.h"
 #include "report/format_double.h"
 
-static struct report_law_fit random_fit(uint64_t *rng)
+static struct ha_sweep_fit random_fit(uint64_t *rng, enum report_law *law)
 {
 	static const enum ha_status failures[] = {
 		HA_EDEGENERATE, HA_ENUMERIC, HA_EINVAL, HA_ENOMEM,
 	};
-	struct report_law_fit f;
+	struct ha_sweep_fit f;
 	memset(&f, 0, sizeof f);
-	f.law = (enum report_law)(next_random(rng) % 3);
+	*law = (enum report_law)(next_random(rng) % 3);
 	f.status = next_random(rng) % 5 ? HA_OK : failures[next_random(rng) % 4];
 	f.points = next_random(rng) % 3 ? next_random(rng) % 100 : next_random(rng);
 	double *values[] = {
@@ -43,7 +43,7 @@ static struct report_law_fit random_fit(uint64_t *rng)
 /* A list of maps {samples, heads_law: FIT} in a map, as fits.by_samples:
  * the first item and the failed fits through the emitter, the others
  * (with raw != 0) as report_raw_fit's raw text. */
-static char *fits_document(const struct report_law_fit *fits,
+static char *fits_document(const struct ha_sweep_fit *fits, const enum report_law *laws,
                            const double *samples, size_t count, int raw)
 {
 	struct yaml_memory m;
@@ -57,7 +57,7 @@ static char *fits_document(const struct report_law_fit *fits,
 			char item[REPORT_RAW_FIT_MAX + 96], buf[32];
 			int n = snprintf(item, sizeof item, "\n  - samples: %s\n    heads_law:",
 			                 ha_yaml_double_text(samples[i], buf));
-			char *end = report_raw_fit(item + n, 6, &fits[i]);
+			char *end = report_raw_fit(item + n, 6, laws[i], &fits[i]);
 			cr_assert_not_null(end);
 			cr_assert_leq((size_t)(end - item - n), REPORT_RAW_FIT_MAX);
 			yaml_writer_raw(w, item, (size_t)(end - item));
@@ -65,12 +65,12 @@ static char *fits_document(const struct report_law_fit *fits,
 		}
 		cr_assert(i == 0 || fits[i].status != HA_OK || !raw);
 		if (fits[i].status != HA_OK)
-			cr_assert_null(report_raw_fit(NULL, 6, &fits[i]));
+			cr_assert_null(report_raw_fit(NULL, 6, laws[i], &fits[i]));
 		ha_yaml_begin_map(w, 0);
 		ha_yaml_key(w, "samples");
 		ha_yaml_double(w, samples[i]);
 		ha_yaml_key(w, "heads_law");
-		report_yaml_fit(w, &fits[i]);
+		report_yaml_fit(w, laws[i], &fits[i]);
 		ha_yaml_end_map(w);
 	}
 	ha_yaml_end_seq(w);
@@ -86,14 +86,15 @@ Test(table_numbers, raw_fits_are_the_bytes_the_emitter_writes)
 	uint64_t rng = 99;
 	for (int c = 0; c < 200; c++) {
 		enum { COUNT = 40 };
-		struct report_law_fit fits[COUNT];
+		struct ha_sweep_fit fits[COUNT];
+		enum report_law laws[COUNT];
 		double samples[COUNT];
 		for (size_t i = 0; i < COUNT; i++) {
-			fits[i] = random_fit(&rng);
+			fits[i] = random_fit(&rng, &laws[i]);
 			samples[i] = c % 2 ? random_value(&rng) : log_uniform(&rng, 1.0001, 1e300);
 		}
-		char *emitted = fits_document(fits, samples, COUNT, 0);
-		char *raw = fits_document(fits, samples, COUNT, 1);
+		char *emitted = fits_document(fits, laws, samples, COUNT, 0);
+		char *raw = fits_document(fits, laws, samples, COUNT, 1);
 		cr_assert_str_eq(raw, emitted);
 		free(emitted);
 		free(raw);

@@ -1,4 +1,4 @@
-/* The YAML writer's fast path for flat rows (yaml_writer_internal.h,
+/* The YAML writer's fast path for flat rows (yaml_writer.h,
  * library-internal: this suite links the library's objects), byte for
  * byte against libyaml's emitter. */
 #include <math.h>
@@ -14,7 +14,7 @@
 #include "test_random.h"
 #include "yaml_memory.h"
 
-#include "report/yaml_writer_internal.h"
+#include "report/yaml_writer.h"
 
 /* Random tables (1 to 10 keys, up to 60 rows) of unsigned integers and
  * doubles of every kind (.inf, -.inf, .nan, 0 and -0, integers, huge,

@@ -8,7 +8,7 @@
 
 #include <headalloc/report.h>
 
-#include "report/report_events.h"
+#include "report/yaml_writer.h"
 
 /* Containers open, innermost last (the reports nest a few deep). */
 #define TREE_MAX_DEPTH 32

@@ -18,15 +18,11 @@
 /* Room for the longest text, "-2.2250738585072014e-308", and its NUL. */
 #define HA_FD_BUFSIZE 32
 
-/* Write the text of value into buf (HA_FD_BUFSIZE bytes) and return its
- * length.  Non-finite values come out as "%g" prints them: "inf",
- * "-inf", "nan", "-nan". */
-size_t ha_fd_format(double value, char *buf);
-
-/* ha_fd_format's text of a finite value with ".0" after a mantissa that
+/* The text of value (the format above) with ".0" after a mantissa that
  * has no point (3.0, 1.0e+08, -0.0), as YAML 1.1 readers need for a
- * float: ha_format_double's text, in one pass (HA_FD_BUFSIZE bytes of
- * room).  Non-finite values come out as ha_fd_format writes them. */
+ * float, into buf (HA_FD_BUFSIZE bytes of room); returns its length.
+ * Non-finite values come out as "%g" prints them: "inf", "-inf", "nan",
+ * "-nan". */
 size_t ha_fd_format_dotted(double value, char *buf);
 
 /* snprintf's "%.{precision}g" of value (1 <= precision <= 17), byte for

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_events.h"
 #include "report_internal.h"
 
 /* A report in format to stream, or (stream NULL) through events. */

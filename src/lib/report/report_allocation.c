@@ -359,10 +359,8 @@ static void yaml_grouped(struct ha_yaml_writer *w,
 		ha_yaml_key_double(w, "max_loss_ratio", req->max_loss_ratio);
 		if (sol->front && sol->chosen < sol->front_count)
 			yaml_allocation(w, "chosen", 0, &sol->front[sol->chosen], params);
-		else {
-			ha_yaml_key(w, "chosen");
-			ha_yaml_null(w);
-		}
+		else
+			yaml_key_defined(w, "chosen", 0); /* null: none chosen */
 	}
 }
 

@@ -13,33 +13,12 @@
 
 /* ---- YAML ------------------------------------------------------------------ */
 
-/* A value, or null when it is not defined. */
-static void put_maybe(struct ha_yaml_writer *w, const char *key, int defined,
-                      double v)
-{
-	ha_yaml_key(w, key);
-	if (defined)
-		ha_yaml_double(w, v);
-	else
-		ha_yaml_null(w);
-}
-
-static void put_maybe_uint(struct ha_yaml_writer *w, const char *key,
-                           int defined, uint64_t v)
-{
-	ha_yaml_key(w, key);
-	if (defined)
-		ha_yaml_uint(w, v);
-	else
-		ha_yaml_null(w);
-}
-
 /* The keys heads and head_dim, or null values when not defined. */
 static void put_pair(struct ha_yaml_writer *w, int defined, uint64_t heads,
                      uint64_t head_dim)
 {
-	put_maybe_uint(w, "heads", defined, heads);
-	put_maybe_uint(w, "head_dim", defined, head_dim);
+	yaml_maybe_uint(w, "heads", defined, heads);
+	yaml_maybe_uint(w, "head_dim", defined, head_dim);
 }
 
 /* %.6g, or "-" when not defined. */
@@ -65,13 +44,12 @@ static void yaml_shares(struct ha_yaml_writer *w, const struct ha_cal_share *s,
 
 static void yaml_goodness(struct ha_yaml_writer *w, const struct ha_cal_goodness *g)
 {
-	ha_yaml_key(w, "goodness");
-	ha_yaml_begin_map(w, 1);
+	ha_yaml_key_map(w, "goodness", 1);
 	ha_yaml_key_double(w, "rms_log_residual", g->rms_log_residual);
 	ha_yaml_key_double(w, "loss_spread", g->loss_spread);
-	put_maybe(w, "chi2", g->has_chi2, g->chi2);
-	put_maybe_uint(w, "dof", g->has_chi2, g->dof);
-	put_maybe(w, "p_value", g->has_p, g->p_value);
+	yaml_maybe(w, "chi2", g->has_chi2, g->chi2);
+	yaml_maybe_uint(w, "dof", g->has_chi2, g->dof);
+	yaml_maybe(w, "p_value", g->has_p, g->p_value);
 	ha_yaml_key_string(w, "verdict", g->lack_of_fit ? "lack of fit" : "fits");
 	ha_yaml_end_map(w);
 }
@@ -97,42 +75,30 @@ static void yaml_support(struct ha_yaml_writer *w, const struct ha_calibration *
 {
 	const struct ha_cal_prediction *p = &c->prediction;
 	const struct ha_cal_support *s = &p->support;
-	put_maybe(w, "no_answer_share", c->bootstrap.resamples > 0, p->no_answer_share);
-	ha_yaml_key(w, "support");
-	ha_yaml_begin_map(w, 0);
+	yaml_maybe(w, "no_answer_share", c->bootstrap.resamples > 0, p->no_answer_share);
+	ha_yaml_key_map(w, "support", 0);
 	ha_yaml_key_bool(w, "inside_measured_head_dims", s->inside_measured_head_dims);
-	ha_yaml_key(w, "measured_head_dims");
-	ha_yaml_begin_seq(w, 1);
+	ha_yaml_key_seq(w, "measured_head_dims", 1);
 	ha_yaml_uint(w, s->measured_head_dims[0]);
 	ha_yaml_uint(w, s->measured_head_dims[1]);
 	ha_yaml_end_seq(w);
-	ha_yaml_key(w, "runner_up");
-	if (s->has_runner_up) {
+	if (yaml_key_defined(w, "runner_up", s->has_runner_up)) {
 		ha_yaml_begin_map(w, 1);
 		put_pair(w, 1, s->runner_heads, s->runner_head_dim);
 		ha_yaml_key_double(w, "loss_gap", s->loss_gap);
-		put_maybe(w, "probability_better", s->has_probability, s->probability_better);
+		yaml_maybe(w, "probability_better", s->has_probability, s->probability_better);
 		ha_yaml_end_map(w);
-	} else {
-		ha_yaml_null(w);
 	}
 	ha_yaml_key_double(w, "noise", s->noise);
-	ha_yaml_key(w, "best_measured");
-	if (s->has_best_measured) {
+	if (yaml_key_defined(w, "best_measured", s->has_best_measured)) {
 		ha_yaml_begin_map(w, 1);
 		put_pair(w, 1, s->best_heads, s->best_head_dim);
 		ha_yaml_key_double(w, "loss", s->best_loss);
 		ha_yaml_end_map(w);
-	} else {
-		ha_yaml_null(w);
 	}
-	ha_yaml_key(w, "beats_best_measured");
-	if (s->has_best_measured)
+	if (yaml_key_defined(w, "beats_best_measured", s->has_best_measured))
 		ha_yaml_bool(w, s->beats_best_measured);
-	else
-		ha_yaml_null(w);
-	ha_yaml_key(w, "unidentified");
-	ha_yaml_begin_seq(w, 1);
+	ha_yaml_key_seq(w, "unidentified", 1);
 	for (size_t i = 0; i < s->unidentified_count; i++)
 		ha_yaml_string(w, ha_cal_param_str((enum ha_cal_param)s->unidentified[i]));
 	ha_yaml_end_seq(w);
@@ -143,20 +109,16 @@ static void yaml_support(struct ha_yaml_writer *w, const struct ha_calibration *
 static void yaml_parameter(struct ha_yaml_writer *w,
                            const struct ha_cal_estimate *e)
 {
-	ha_yaml_key(w, e->name);
-	ha_yaml_begin_map(w, 1);
+	ha_yaml_key_map(w, e->name, 1);
 	ha_yaml_key_string(w, "scale", e->log_scale ? "log" : "linear");
 	ha_yaml_key_double(w, "value", e->value);
 	ha_yaml_key_bool(w, "free", e->free);
-	put_maybe(w, "se", e->has_se, e->se);
-	ha_yaml_key(w, "ci95");
-	if (e->has_ci) {
+	yaml_maybe(w, "se", e->has_se, e->se);
+	if (yaml_key_defined(w, "ci95", e->has_ci)) {
 		ha_yaml_begin_seq(w, 1);
 		ha_yaml_double(w, e->ci95[0]);
 		ha_yaml_double(w, e->ci95[1]);
 		ha_yaml_end_seq(w);
-	} else {
-		ha_yaml_null(w);
 	}
 	ha_yaml_key_bool(w, "at_bound", e->at_bound);
 	ha_yaml_end_map(w);
@@ -165,8 +127,7 @@ static void yaml_parameter(struct ha_yaml_writer *w,
 static void yaml_bootstrap(struct ha_yaml_writer *w,
                            const struct ha_cal_bootstrap *b)
 {
-	ha_yaml_key(w, "bootstrap");
-	ha_yaml_begin_map(w, 1);
+	ha_yaml_key_map(w, "bootstrap", 1);
 	ha_yaml_key_uint(w, "resamples", b->resamples);
 	ha_yaml_key_uint(w, "seed", b->seed);
 	ha_yaml_key_uint(w, "fitted", b->fitted);
@@ -184,11 +145,8 @@ static void yaml_least_squares(struct ha_yaml_writer *w,
                                const struct ha_calibration *c)
 {
 	const struct ha_cal_least_squares *ls = &c->least_squares;
-	ha_yaml_key(w, "least_squares");
-	if (!ls->defined) {
-		ha_yaml_null(w);
+	if (!yaml_key_defined(w, "least_squares", ls->defined))
 		return;
-	}
 	ha_yaml_begin_map(w, 1);
 	ha_yaml_key_double(w, "rss", ls->rss);
 	ha_yaml_key_double(w, "residual_scale", ls->residual_scale);
@@ -201,31 +159,27 @@ static void yaml_least_squares(struct ha_yaml_writer *w,
 static void yaml_fit(struct ha_yaml_writer *w, const struct ha_calibration *c)
 {
 	const struct ha_cal_fit *fit = &c->fit;
-	ha_yaml_key(w, "calibration");
-	ha_yaml_begin_map(w, 0);
+	ha_yaml_key_map(w, "calibration", 0);
 	ha_yaml_key_uint(w, "runs", fit->runs);
 	ha_yaml_key_double(w, "huber_delta", fit->huber_delta);
 	ha_yaml_key_double(w, "objective", fit->objective);
 	ha_yaml_key_double(w, "rss", fit->rss);
 	ha_yaml_key_double(w, "rms", fit->rms);
-	put_maybe(w, "aicc", fit->aicc_defined, fit->aicc);
-	put_maybe(w, "bic", fit->bic_defined, fit->bic);
+	yaml_maybe(w, "aicc", fit->aicc_defined, fit->aicc);
+	yaml_maybe(w, "bic", fit->bic_defined, fit->bic);
 	yaml_least_squares(w, c);
-	ha_yaml_key(w, "starts");
-	ha_yaml_begin_map(w, 1);
+	ha_yaml_key_map(w, "starts", 1);
 	ha_yaml_key_uint(w, "total", fit->starts);
 	ha_yaml_key_uint(w, "reached_best", fit->reached_best);
 	ha_yaml_end_map(w);
-	ha_yaml_key(w, "parameters");
-	ha_yaml_begin_map(w, 0);
+	ha_yaml_key_map(w, "parameters", 0);
 	for (int p = 0; p < HA_CAL_PARAMS; p++)
 		if (ha_cal_param_reported((enum ha_cal_param)p, &fit->param[p]))
 			yaml_parameter(w, &fit->param[p]);
 	ha_yaml_end_map(w);
 	yaml_goodness(w, &c->goodness);
 	yaml_bootstrap(w, &c->bootstrap);
-	ha_yaml_key(w, "residuals");
-	ha_yaml_begin_seq(w, 0);
+	ha_yaml_key_seq(w, "residuals", 0);
 	for (size_t i = 0; i < fit->runs; i++) {
 		const struct ha_cal_residual *res = &fit->residuals[i];
 		ha_yaml_begin_map(w, 1);
@@ -245,8 +199,7 @@ static void yaml_prediction(struct ha_yaml_writer *w,
                             const struct ha_calibration *c)
 {
 	const struct ha_cal_prediction *p = &c->prediction;
-	ha_yaml_key(w, "prediction");
-	ha_yaml_begin_map(w, 0);
+	ha_yaml_key_map(w, "prediction", 0);
 	ha_yaml_key_uint(w, "budget", p->budget);
 	ha_yaml_key_double(w, "samples", p->samples);
 	put_pair(w, 1, p->heads, p->head_dim);
@@ -264,14 +217,12 @@ static void yaml_law(struct ha_yaml_writer *w, const struct ha_calibration *c,
 	ha_yaml_begin_map(w, 0);
 	ha_yaml_key_string(w, "law", row->law.name);
 	ha_yaml_key_bool(w, "user", row->user);
-	ha_yaml_key(w, "free");
-	ha_yaml_begin_seq(w, 1);
+	ha_yaml_key_seq(w, "free", 1);
 	for (int p = 0; p < HA_CAL_PARAMS; p++)
 		if (row->law.free[p])
 			ha_yaml_string(w, ha_cal_param_str((enum ha_cal_param)p));
 	ha_yaml_end_seq(w);
-	ha_yaml_key(w, "contains");
-	ha_yaml_begin_seq(w, 1);
+	ha_yaml_key_seq(w, "contains", 1);
 	for (size_t i = 0; i < row->contains_count; i++)
 		ha_yaml_string(w, c->comparison[row->contains[i]].law.name);
 	ha_yaml_end_seq(w);
@@ -279,18 +230,17 @@ static void yaml_law(struct ha_yaml_writer *w, const struct ha_calibration *c,
 	if (!fitted)
 		ha_yaml_key_string(w, "error", row->message[0] ? row->message
 		                                       : ha_status_str(row->status));
-	put_maybe(w, "rss", fitted, row->rss);
-	put_maybe(w, "aicc", fitted && row->aicc_defined, row->aicc);
-	put_maybe(w, "bic", fitted && row->bic_defined, row->bic);
-	put_maybe(w, "loo_rmse", fitted && row->loo_defined, row->loo_rmse);
-	put_maybe(w, "weight", row->weight_defined, row->weight);
+	yaml_maybe(w, "rss", fitted, row->rss);
+	yaml_maybe(w, "aicc", fitted && row->aicc_defined, row->aicc);
+	yaml_maybe(w, "bic", fitted && row->bic_defined, row->bic);
+	yaml_maybe(w, "loo_rmse", fitted && row->loo_defined, row->loo_rmse);
+	yaml_maybe(w, "weight", row->weight_defined, row->weight);
 	put_pair(w, fitted && row->has_prediction, row->heads, row->head_dim);
-	put_maybe(w, "share", fitted && row->has_prediction && row->resamples > 0,
+	yaml_maybe(w, "share", fitted && row->has_prediction && row->resamples > 0,
 	          row->share);
 	ha_yaml_key_uint(w, "resamples", row->resamples);
-	ha_yaml_key(w, "huber");
-	ha_yaml_begin_map(w, 1);
-	put_maybe(w, "objective", row->huber_status == HA_OK, row->huber_objective);
+	ha_yaml_key_map(w, "huber", 1);
+	yaml_maybe(w, "objective", row->huber_status == HA_OK, row->huber_objective);
 	put_pair(w, row->huber_status == HA_OK && row->huber_has_prediction,
 	         row->huber_heads, row->huber_head_dim);
 	ha_yaml_key_bool(w, "prediction_changes", row->prediction_changes);
@@ -301,11 +251,9 @@ static void yaml_law(struct ha_yaml_writer *w, const struct ha_calibration *c,
 /* The comparison of laws: the laws, the verdict, the average over laws. */
 static void yaml_comparison(struct ha_yaml_writer *w, const struct ha_calibration *c)
 {
-	ha_yaml_key(w, "comparison");
-	ha_yaml_begin_map(w, 0);
+	ha_yaml_key_map(w, "comparison", 0);
 	ha_yaml_key_string(w, "criteria", "least squares");
-	ha_yaml_key(w, "laws");
-	ha_yaml_begin_seq(w, 0);
+	ha_yaml_key_seq(w, "laws", 0);
 	for (size_t i = 0; i < c->comparison_count; i++)
 		yaml_law(w, c, &c->comparison[i]);
 	ha_yaml_end_seq(w);

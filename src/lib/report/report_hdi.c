@@ -156,11 +156,8 @@ static void yaml_pair(struct ha_yaml_writer *w, const char *key,
                       const struct ha_hdi_tensor *t,
                       const struct ha_head_pair *p)
 {
-	ha_yaml_key(w, key);
-	if (t->pairs == 0) {
-		ha_yaml_null(w);
+	if (!yaml_key_defined(w, key, t->pairs != 0))
 		return;
-	}
 	ha_yaml_begin_map(w, 1);
 	ha_yaml_key_seq(w, "heads", 1);
 	ha_yaml_uint(w, p->first);

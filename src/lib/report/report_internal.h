@@ -9,9 +9,10 @@
 #include <headalloc/error.h>
 #include <headalloc/fit.h>
 #include <headalloc/report.h>
+#include <headalloc/sweep.h>
 
 #include "base/error_internal.h"
-#include "report/yaml_writer_internal.h"
+#include "report/yaml_writer.h"
 
 struct ha_report {
 	FILE *stream;
@@ -74,28 +75,10 @@ enum report_law {
 	LAW_HEADS_POWER  /* ln H* = ln c + e ln D            (HA_FIT_POWER) */
 };
 
-/* A finished fit: status is HA_OK (result valid), HA_EDEGENERATE (fewer
- * than 3 distinct points: reported in words), or another failure.
- * points is the number of points offered.  largest_at is the abscissa n
- * of the point with the largest residual (largest_budget, its D, for
- * LAW_HEADS_POWER).  claimed is the seeds' value of the slope (b =
- * 2/(4+s), or e = 1); NaN for none. */
-struct report_law_fit {
-	enum report_law law;
-	enum ha_status status;
-	size_t points;
-	struct ha_fit_result result;
-	double largest_at;
-	uint64_t largest_budget;
-	double claimed;
-};
-
-/* A sweep's finished fit (sweep.h) as the law it is of. */
-void report_law_fit_of(struct report_law_fit *out, enum report_law law,
-                       const struct ha_sweep_fit *fit);
-
-/* The fit as a YAML map (open it with a key first). */
-void report_yaml_fit(struct ha_yaml_writer *w, const struct report_law_fit *fit);
+/* A sweep's finished fit (sweep.h) of the law as a YAML map (open it
+ * with a key first); a failed one's status in words. */
+void report_yaml_fit(struct ha_yaml_writer *w, enum report_law law,
+                     const struct ha_sweep_fit *fit);
 
 /* The fit as report_yaml_fit writes it as the value of a key in a block
  * map, as raw text at p: the bytes the emitter writes, each of the fit's
@@ -104,16 +87,7 @@ void report_yaml_fit(struct ha_yaml_writer *w, const struct report_law_fit *fit)
  * through the emitter).  At most REPORT_RAW_FIT_MAX bytes for an indent
  * of at most 16. */
 #define REPORT_RAW_FIT_MAX ((size_t)2048)
-char *report_raw_fit(char *p, size_t indent, const struct report_law_fit *fit);
-
-/* The fit in one line for people, prefixed by label ("budget 512"). */
-void report_text_fit(FILE *f, const char *label, const struct report_law_fit *fit);
-
-/* The same line into buf (of REPORT_TEXT_FIT_MAX bytes, for a label of at
- * most 64 characters): returns its end (not terminated).  The bytes of
- * report_text_fit, written without printf. */
-#define REPORT_TEXT_FIT_MAX ((size_t)1024)
-char *report_text_fit_buf(char *buf, const char *label,
-                          const struct report_law_fit *fit);
+char *report_raw_fit(char *p, size_t indent, enum report_law law,
+                     const struct ha_sweep_fit *fit);
 
 #endif

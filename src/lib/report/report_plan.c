@@ -26,21 +26,10 @@ static void yaml_run(struct ha_yaml_writer *w, const struct ha_plan_candidate *r
 	ha_yaml_key_double(w, "cost", r->cost);
 }
 
-static void yaml_maybe(struct ha_yaml_writer *w, const char *key, int defined,
-                       double v)
-{
-	ha_yaml_key(w, key);
-	if (defined)
-		ha_yaml_double(w, v);
-	else
-		ha_yaml_null(w);
-}
-
 static void yaml_picks(struct ha_yaml_writer *w, const struct ha_plan *p)
 {
 	int valued = !p->initial;
-	ha_yaml_key(w, "plan");
-	ha_yaml_begin_seq(w, p->pick_count == 0);
+	ha_yaml_key_seq(w, "plan", p->pick_count == 0);
 	for (size_t i = 0; i < p->pick_count; i++) {
 		const struct ha_plan_pick *k = &p->picks[i];
 		ha_yaml_begin_map(w, 1);
@@ -66,17 +55,11 @@ static void yaml_picks(struct ha_yaml_writer *w, const struct ha_plan *p)
 
 static void yaml_decision(struct ha_yaml_writer *w, const struct ha_plan_decision *d)
 {
-	ha_yaml_key(w, "decision");
-	ha_yaml_begin_map(w, 1);
+	ha_yaml_key_map(w, "decision", 1);
 	static const char *const keys[] = {"heads", "head_dim", "kv_heads"};
 	const uint64_t v[] = {d->heads, d->head_dim, d->kv_heads};
-	for (size_t i = 0; i < 3; i++) {
-		ha_yaml_key(w, keys[i]);
-		if (d->defined)
-			ha_yaml_uint(w, v[i]);
-		else
-			ha_yaml_null(w);
-	}
+	for (size_t i = 0; i < 3; i++)
+		yaml_maybe_uint(w, keys[i], d->defined, v[i]);
 	yaml_maybe(w, "p_correct", d->defined, d->p_correct);
 	yaml_maybe(w, "expected_regret", d->defined, d->expected_regret);
 	if (d->defined)
@@ -88,8 +71,7 @@ static void yaml_decision(struct ha_yaml_writer *w, const struct ha_plan_decisio
 
 static void yaml_candidates(struct ha_yaml_writer *w, const struct ha_plan *p)
 {
-	ha_yaml_key(w, "candidates");
-	ha_yaml_begin_seq(w, p->candidate_count == 0);
+	ha_yaml_key_seq(w, "candidates", p->candidate_count == 0);
 	for (size_t i = 0; i < p->candidate_count; i++) {
 		const struct ha_plan_value *v = &p->candidates[i];
 		ha_yaml_begin_map(w, 1);
@@ -109,14 +91,12 @@ static void yaml_candidates(struct ha_yaml_writer *w, const struct ha_plan *p)
 static void yaml_method(struct ha_yaml_writer *w, const struct ha_plan *p)
 {
 	const struct ha_plan_method *m = &p->method;
-	ha_yaml_key(w, "method");
-	ha_yaml_begin_map(w, 0);
+	ha_yaml_key_map(w, "method", 0);
 	ha_yaml_key_string(w, "posterior", p->initial ? "none (no fit yet)"
 	                   : m->main_law_only ? "the main law's bootstrap refits"
 	                                      : "the laws' refits by Akaike weight");
 	ha_yaml_key_uint(w, "samples", m->samples);
-	ha_yaml_key(w, "laws");
-	ha_yaml_begin_seq(w, m->law_count == 0);
+	ha_yaml_key_seq(w, "laws", m->law_count == 0);
 	for (size_t i = 0; i < m->law_count; i++) {
 		ha_yaml_begin_map(w, 1);
 		ha_yaml_key_string(w, "law", m->laws[i].name);
@@ -136,13 +116,8 @@ static void yaml_method(struct ha_yaml_writer *w, const struct ha_plan *p)
 	ha_yaml_key_uint(w, "refits", m->refits);
 	ha_yaml_key_uint(w, "seed", m->seed);
 	ha_yaml_key_string(w, "cost", cost_name(m->cost));
-	ha_yaml_key(w, "model_dim");
-	if (m->model_dim)
-		ha_yaml_uint(w, m->model_dim);
-	else
-		ha_yaml_null(w);
-	ha_yaml_key(w, "pool_samples");
-	ha_yaml_begin_seq(w, 1);
+	yaml_maybe_uint(w, "model_dim", m->model_dim != 0, m->model_dim);
+	ha_yaml_key_seq(w, "pool_samples", 1);
 	for (size_t i = 0; i < m->pool_samples_count; i++)
 		ha_yaml_double(w, m->pool_samples[i]);
 	ha_yaml_end_seq(w);
@@ -152,19 +127,15 @@ static void yaml_method(struct ha_yaml_writer *w, const struct ha_plan *p)
 
 static void yaml_plan(struct ha_yaml_writer *w, const struct ha_plan *p)
 {
-	ha_yaml_key(w, "target");
-	ha_yaml_begin_map(w, 1);
+	ha_yaml_key_map(w, "target", 1);
 	ha_yaml_key_uint(w, "budget", p->budget);
 	ha_yaml_key_double(w, "samples", p->samples);
 	ha_yaml_key_uint(w, "runs", p->runs);
-	ha_yaml_key(w, "measured_head_dims");
-	if (p->runs) {
+	if (yaml_key_defined(w, "measured_head_dims", p->runs != 0)) {
 		ha_yaml_begin_seq(w, 1);
 		ha_yaml_uint(w, p->measured_head_dims[0]);
 		ha_yaml_uint(w, p->measured_head_dims[1]);
 		ha_yaml_end_seq(w);
-	} else {
-		ha_yaml_null(w);
 	}
 	ha_yaml_end_map(w);
 	yaml_picks(w, p);

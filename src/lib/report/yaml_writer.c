@@ -19,10 +19,7 @@
 
 #include <yaml.h>
 
-#include "report_events.h"
-
-#include "format_double.h"
-#include "yaml_writer_internal.h"
+#include "yaml_writer.h"
 
 /* JSON: the open containers, innermost last. */
 #define JSON_MAX_DEPTH 64
@@ -166,11 +163,6 @@ static void json_put(struct ha_yaml_writer *w, const char *text, size_t length)
 		w->status = HA_EIO;
 }
 
-static void json_puts(struct ha_yaml_writer *w, const char *text)
-{
-	json_put(w, text, strlen(text));
-}
-
 /* A new line and the indentation of the current depth. */
 static void json_newline(struct ha_yaml_writer *w)
 {
@@ -210,7 +202,7 @@ static void json_string(struct ha_yaml_writer *w, const char *text)
 		}
 		run = p + 1;
 	}
-	json_puts(w, run);
+	json_put(w, run, strlen(run));
 	json_put(w, "\"", 1);
 }
 
@@ -354,7 +346,7 @@ static void plain_scalar(struct ha_yaml_writer *w, const char *text)
 {
 	if (w->json) {
 		json_before(w, 0);
-		json_puts(w, text); /* a number, true, false or null as it is */
+		json_put(w, text, strlen(text)); /* a number, true, false or null as it is */
 	} else {
 		scalar(w, text, 1);
 	}
@@ -416,11 +408,8 @@ void ha_yaml_uint(struct ha_yaml_writer *w, uint64_t value)
 
 const char *ha_yaml_double_text(double value, char buf[32])
 {
-	if (isnan(value))
-		return ".nan";
-	if (isinf(value))
-		return value > 0 ? ".inf" : "-.inf";
-	return ha_format_double(value, buf);
+	*yaml_flat_double(buf, value) = '\0';
+	return buf;
 }
 
 /* JSON has no infinity and no NaN: null stands for them (the reports
@@ -465,26 +454,11 @@ void ha_yaml_null(struct ha_yaml_writer *w)
 
 char *ha_format_double(double value, char buf[32])
 {
-	if (isnan(value)) {
+	if (isnan(value))
 		strcpy(buf, "nan");
-		return buf;
-	}
-	if (isinf(value)) {
-		strcpy(buf, value > 0 ? "inf" : "-inf");
-		return buf;
-	}
-	/* The shortest of "%.15g", "%.16g", "%.17g" that reads back exactly
-	 * (16 first, then 15 if that reads back too, else 17), printed
-	 * without snprintf and checked without strtod: see format_double.c.
-	 * YAML 1.1 readers (PyYAML) take a float only with a dot in the
-	 * mantissa: it writes 1.0e+08 and 3.0, never 1e+08 or 3. */
-	ha_fd_format_dotted(value, buf);
+	else
+		ha_fd_format_dotted(value, buf);
 	return buf;
-}
-
-char *yaml_flat_double(char *p, double value)
-{
-	return yaml_flat_double_inline(p, value);
 }
 
 /* ha_yaml_key_string, _uint, _double and _bool: the key, then the value. */
@@ -500,6 +474,27 @@ KEY_VALUE(string, const char *)
 KEY_VALUE(uint, uint64_t)
 KEY_VALUE(double, double)
 KEY_VALUE(bool, int)
+
+int yaml_key_defined(struct ha_yaml_writer *w, const char *key, int defined)
+{
+	ha_yaml_key(w, key);
+	if (!defined)
+		ha_yaml_null(w);
+	return defined;
+}
+
+void yaml_maybe(struct ha_yaml_writer *w, const char *key, int defined, double value)
+{
+	if (yaml_key_defined(w, key, defined))
+		ha_yaml_double(w, value);
+}
+
+void yaml_maybe_uint(struct ha_yaml_writer *w, const char *key, int defined,
+                     uint64_t value)
+{
+	if (yaml_key_defined(w, key, defined))
+		ha_yaml_uint(w, value);
+}
 
 void ha_yaml_key_map(struct ha_yaml_writer *w, const char *key, int flow)
 {
